@@ -1,0 +1,103 @@
+/* config.h - the loaded LiteLLM-compatible config.yaml, as an immutable snapshot.
+ *
+ * sy_config_load() reads the YAML file (libyaml), applies LiteLLM's rules
+ * (include:, anchors/aliases/merge keys, YAML 1.1 scalars, duplicate keys keep
+ * the last, os.environ/VAR substitution in map values at any depth,
+ * environment_variables exported), validates types and fills this struct.
+ * Unknown keys are warnings naming the key and its line; wrong types are
+ * errors naming the line. The snapshot is shared read-only by all worker
+ * threads and reference counted: SIGHUP loads a new one and swaps the pointer;
+ * in-flight requests keep the one they started with.
+ *
+ * All strings are owned by the snapshot (NUL-terminated, never NULL unless the
+ * field comment says "may be NULL").
+ */
+#ifndef SY_CONFIG_H
+#define SY_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One entry of model_list. */
+struct sy_deployment {
+    const char *model_name;     /* public alias = model group */
+    const char *id;             /* model_info.id, else sha256 hex as LiteLLM's Router._generate_model_id */
+    const char *model;          /* litellm_params.model as written, e.g. "azure/my-gpt4o" (may be NULL: entry without litellm_params) */
+    const char *provider;       /* the prefix before '/', or custom_llm_provider, or "openai" if unprefixed */
+    const char *upstream_model; /* the part after the provider prefix, e.g. "my-gpt4o" */
+    const char *api_base;       /* may be NULL */
+    const char *api_key;        /* may be NULL */
+    const char *api_version;    /* may be NULL */
+    const char *organization;   /* may be NULL */
+    double rpm, tpm, weight;    /* < 0 when absent */
+    double timeout_s;           /* < 0 when absent */
+    double stream_timeout_s;    /* < 0 when absent */
+    int max_retries;            /* < 0 when absent */
+    int order;                  /* < 0 when absent */
+    const char *mock_response;  /* may be NULL */
+    /* model_info */
+    const char *mode;           /* "chat" (default), "embedding", "completion", ... */
+    int64_t max_input_tokens;   /* < 0 when absent */
+    int64_t max_tokens;         /* < 0 when absent */
+    double input_cost_per_token, output_cost_per_token; /* < 0 when absent (litellm_params wins over model_info) */
+    const char *tokenizer;      /* model_info.tokenizer: "cl100k_base" | "o200k_base" | NULL */
+    int line;                   /* line of the entry in its file, for messages */
+    const char *file;           /* file the entry came from */
+};
+
+struct sy_config {
+    int refs;                   /* atomic; see sy_config_ref/unref */
+    const char *path;           /* main file, may be NULL for the built-in default */
+
+    struct sy_deployment *deployments;
+    size_t n_deployments;
+
+    /* litellm_settings */
+    int drop_params;                       /* bool, default 0 */
+    int num_retries;                       /* < 0 when absent */
+    double request_timeout_s;              /* default 6000 */
+    const char **callbacks;                /* union of callbacks + success_callback + failure_callback */
+    size_t n_callbacks;
+    int prometheus;                        /* "prometheus" appears in callbacks/success_callback */
+    int require_auth_for_metrics_endpoint; /* bool, default 0 */
+    int ssl_verify;                        /* default 1; 0 when ssl_verify: false */
+    const char *ssl_ca_file;               /* ssl_verify given as a path; may be NULL */
+    const char *access_log;                /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
+
+    /* router_settings */
+    const char *routing_strategy;          /* default "simple-shuffle" */
+    int router_num_retries;                /* < 0 when absent */
+    double router_timeout_s;               /* < 0 when absent */
+
+    /* general_settings */
+    const char *master_key;                /* may be NULL (auth off); env LITELLM_MASTER_KEY when absent */
+    double max_request_size_mb;            /* default 32 */
+
+    /* switchyard server limits (general_settings.switchyard_* or CLI) */
+    size_t max_header_bytes;               /* default 65536 */
+    double header_timeout_s;               /* default 30: whole request head must arrive */
+    double body_timeout_s;                 /* default 60: idle time between body bytes */
+    double keepalive_timeout_s;            /* default 75 */
+
+    int n_warnings;                        /* warnings printed while loading */
+    void *priv;                            /* loader's private allocations */
+};
+
+/* Load and validate `path`. On success returns 0 and sets *out (refs = 1).
+ * On failure returns a negative SY_E* and writes a one-line reason naming the
+ * file and line into err (size errlen). Warnings go to the log. */
+int sy_config_load(const char *path, struct sy_config **out, char *err, size_t errlen);
+
+/* Load from an in-memory YAML string (used for the built-in default and tests);
+ * `name` is used in messages and `dir` to resolve include: paths (may be NULL). */
+int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir,
+                          struct sy_config **out, char *err, size_t errlen);
+
+void sy_config_ref(struct sy_config *c);
+void sy_config_unref(struct sy_config *c);
+
+/* Print the model groups (secrets redacted) as --check-config does. */
+void sy_config_print(const struct sy_config *c, FILE *out);
+
+#endif

@@ -1,0 +1,46 @@
+/* buf.h - growable byte buffers with a mandatory cap (after curl's dynbuf).
+ *
+ * A buffer never grows past `cap`; an append that would is refused with
+ * SY_ENOSPC and leaves the buffer unchanged. Contents are always followed by a
+ * NUL byte (not counted in len) so they can be handed to C string APIs.
+ *
+ *   struct sy_buf b; sy_buf_init(&b, 1 << 20);
+ *   sy_buf_append(&b, "data: ", 6); sy_buf_printf(&b, "%d\n", 42);
+ *   ... b.p, b.len ...
+ *   sy_buf_free(&b);
+ */
+#ifndef SY_BUF_H
+#define SY_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sy_buf {
+    char *p;     /* NULL until the first append */
+    size_t len;  /* bytes used */
+    size_t size; /* bytes allocated */
+    size_t cap;  /* hard limit on len */
+};
+
+void sy_buf_init(struct sy_buf *b, size_t cap);
+void sy_buf_free(struct sy_buf *b);
+static inline void sy_buf_reset(struct sy_buf *b) { b->len = 0; if (b->p) b->p[0] = 0; }
+/* Make room for n more bytes; returns 0 or SY_ENOSPC / SY_ENOMEM. */
+int sy_buf_reserve(struct sy_buf *b, size_t n);
+int sy_buf_append(struct sy_buf *b, const void *p, size_t n);
+static inline int sy_buf_puts(struct sy_buf *b, const char *s);
+int sy_buf_printf(struct sy_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sy_buf_vprintf(struct sy_buf *b, const char *fmt, va_list ap);
+/* Append s as the inside of a JSON string (escaped, without quotes). */
+int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n);
+/* Append a decimal integer. */
+int sy_buf_u64(struct sy_buf *b, uint64_t v);
+/* Drop the first n bytes. */
+void sy_buf_consume(struct sy_buf *b, size_t n);
+
+#include <string.h>
+static inline int sy_buf_puts(struct sy_buf *b, const char *s) { return sy_buf_append(b, s, strlen(s)); }
+#define SY_BUF_LIT(b, lit) sy_buf_append((b), (lit), sizeof(lit) - 1)
+
+#endif

@@ -1,0 +1,55 @@
+/* metrics.h - Prometheus metrics with LiteLLM's names, counted per worker without locks.
+ *
+ * Each worker owns one shard and is its only writer; sy_metrics_render() sums
+ * all shards when /metrics is scraped (readers see each counter atomically).
+ * Series are keyed by their label values; a shard adds a new series rarely
+ * (first request for a model group/status) and publishes it safely to readers.
+ */
+#ifndef SY_METRICS_H
+#define SY_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sy_buf;
+struct sy_metrics_shard;
+
+/* One finished request, as the gateway saw it. Strings may be NULL (-> ""). */
+struct sy_metric_req {
+    const char *route;           /* "/v1/chat/completions" */
+    const char *requested_model; /* model group asked for */
+    const char *model;           /* upstream model of the deployment used ("" when none) */
+    const char *model_id;        /* deployment id */
+    const char *api_provider;    /* "openai", "azure", "mock" ... */
+    const char *api_base;
+    const char *hashed_api_key;  /* sha256 of the key used, "" when none */
+    int status;                  /* HTTP status sent to the client */
+    int llm_called;              /* 1 when an upstream/mock call was made (litellm_requests_metric etc.) */
+    int llm_failed;              /* 1 when that call failed */
+    const char *exception_class; /* for failed requests, e.g. "RateLimitError" (may be NULL) */
+    double total_s;              /* request received -> response finished */
+    double llm_s;                /* upstream call duration (0 when none) */
+    double ttft_s;               /* time to first token for streams (< 0 when not a stream) */
+    double overhead_s;           /* total - llm */
+    uint64_t prompt_tokens, completion_tokens;
+    double spend;                /* USD, 0 when unknown */
+};
+
+/* Create n shards (call once, before workers start). 0 or SY_ENOMEM. */
+int sy_metrics_init(int nshards);
+struct sy_metrics_shard *sy_metrics_shard(int i);
+void sy_metrics_record(struct sy_metrics_shard *s, const struct sy_metric_req *r);
+/* In-flight gauge (litellm_in_flight_requests): +1 at request start, -1 at end. */
+void sy_metrics_inflight(struct sy_metrics_shard *s, int delta);
+/* Render every metric in Prometheus text format 0.0.4. 0 or SY_ENOSPC. */
+int sy_metrics_render(struct sy_buf *out);
+
+/* JSON access log: one line per request, written by a background thread
+ * (never on the request path). Off unless opened. path "-" means stderr. */
+int sy_accesslog_open(const char *path);
+/* Queue one line (the record is formatted by the caller's thread into a small
+ * buffer, then handed over; drops and counts lines if the queue is full). */
+void sy_accesslog_write(const struct sy_metric_req *r, const char *call_id, const char *deployment);
+void sy_accesslog_close(void);
+
+#endif

@@ -1,0 +1,82 @@
+/* client.h - switchyard's own HTTP/1.1 upstream client on a worker's libuv loop.
+ *
+ * One sy_upool per worker thread (never shared): keep-alive connection pools per
+ * origin (scheme, host, port), a short non-blocking DNS cache (uv_getaddrinfo,
+ * 30 s TTL), TLS by OpenSSL memory BIOs (SNI, ALPN "http/1.1", certificate and
+ * hostname verification against the system CA store or a configured bundle).
+ * Responses are parsed by http-parser; bodies arrive de-chunked.
+ *
+ * Lifecycle of a request:
+ *   sy_ureq_start() -> on_head() once -> on_body() 0..n times -> on_done() once.
+ * on_done is always called exactly once unless sy_ureq_cancel() was called
+ * first. After on_done or cancel the sy_ureq pointer is invalid.
+ * Callbacks are never called from inside sy_ureq_start() (errors found there
+ * are reported on the next loop iteration).
+ *
+ * A request sent on a reused keep-alive connection that closes before any
+ * response byte is retried once on a fresh connection (the classic stale
+ * keep-alive race); nothing else is retried here (retries are the router's).
+ */
+#ifndef SY_UPSTREAM_CLIENT_H
+#define SY_UPSTREAM_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+struct sy_upool;
+struct sy_ureq;
+
+struct sy_upool_opts {
+    int ssl_verify;           /* 1: verify certificates (default); 0: accept anything */
+    const char *ca_file;      /* PEM bundle to trust instead of the system store; may be NULL */
+    unsigned max_idle_per_origin; /* idle keep-alive connections kept per origin (default 64) */
+    double idle_timeout_s;    /* close idle pooled connections after this (default 60) */
+};
+
+/* Create the pool for this loop; NULL on failure (TLS context setup). */
+struct sy_upool *sy_upool_new(uv_loop_t *loop, const struct sy_upool_opts *opts);
+/* Close every connection; in-flight requests get on_done(SY_ECANCELED).
+ * The pool frees itself once its handles are closed (needs the loop to run). */
+void sy_upool_close(struct sy_upool *p);
+
+struct sy_uheader {
+    const char *name, *value;
+    size_t name_len, value_len;
+};
+
+struct sy_ureq_cbs {
+    /* Status line and headers parsed. Header views are valid only during the call.
+     * Return 0 to continue, nonzero to cancel (no on_done then). */
+    int (*on_head)(void *ud, int status, const struct sy_uheader *h, size_t nh);
+    /* De-chunked body bytes, valid only during the call. Return 0 to continue,
+     * nonzero to cancel (no on_done then). */
+    int (*on_body)(void *ud, const char *p, size_t n);
+    /* Exactly once: 0 when the response completed, else a negative SY_E*
+     * (SY_EUPCONNECT, SY_EDNS, SY_ETLS, SY_EUPTIMEOUT, SY_EUPRESET, SY_EUPPROTO). */
+    void (*on_done)(void *ud, int err);
+};
+
+struct sy_ureq_opts {
+    const char *url;          /* absolute: http[s]://host[:port]/path?query (copied) */
+    const char *method;       /* "POST", "GET" */
+    const char *headers;      /* extra raw header lines "Name: v\r\n..." (copied); may be NULL.
+                                 Host, Content-Length and Connection are added by the client. */
+    size_t headers_len;
+    const uv_buf_t *body;     /* body pieces, sent in order (NOT copied: must stay valid until on_done/cancel) */
+    unsigned nbody;
+    double connect_timeout_s; /* DNS + TCP + TLS handshake (default 10 when 0) */
+    double first_byte_timeout_s; /* from request sent to response head (0 = none) */
+    double idle_timeout_s;    /* max gap between received bytes once the head arrived (0 = none) */
+};
+
+/* Start a request. Returns NULL only on invalid arguments (bad URL). */
+struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o,
+                              const struct sy_ureq_cbs *cbs, void *ud);
+/* Backpressure: stop/restart reading the response (client write queue full/drained). */
+void sy_ureq_pause(struct sy_ureq *r);
+void sy_ureq_resume(struct sy_ureq *r);
+/* Abandon the request: the connection is closed (not pooled), no callback follows. */
+void sy_ureq_cancel(struct sy_ureq *r);
+
+#endif
