@@ -1,3 +1,171 @@
-/* main.c - placeholder until the server lands. */
+/* main.c - switchyard's entry point: command line, config load, workers,
+ * signals (SIGTERM/SIGINT drain and exit 0; SIGHUP reloads the config).
+ *
+ * Without --config (or CONFIG_FILE_PATH) switchyard starts on a built-in
+ * config whose model groups are served by the in-process mock model, so it
+ * answers at once with no API keys.
+ */
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
-int main(void) { puts("switchyard " SY_VERSION); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "config/config.h"
+#include "core/log.h"
+#include "gateway/gateway.h"
+#include "metrics/metrics.h"
+#include "tokenizer/tokenizer.h"
+
+static const char default_config[] =
+    "# switchyard's built-in default: model groups served by the in-process mock model.\n"
+    "model_list:\n"
+    "  - model_name: mock-gpt\n"
+    "    litellm_params: {model: mock/gpt-4o-mini}\n"
+    "  - model_name: gpt-4o-mini\n"
+    "    litellm_params: {model: mock/gpt-4o-mini}\n"
+    "  - model_name: gpt-4o\n"
+    "    litellm_params: {model: mock/gpt-4o}\n"
+    "  - model_name: text-embedding-3-small\n"
+    "    litellm_params: {model: mock/text-embedding-3-small}\n"
+    "    model_info: {mode: embedding}\n"
+    "litellm_settings:\n"
+    "  callbacks: [\"prometheus\"]\n";
+
+static const char *config_path;
+static uv_signal_t sig_term, sig_int, sig_hup;
+static int stopping;
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: switchyard [options]\n"
+            "  --config FILE      LiteLLM-compatible config.yaml (env CONFIG_FILE_PATH); default: built-in mock models\n"
+            "  --host HOST        listen address (default 0.0.0.0)\n"
+            "  --port PORT        listen port (default 4000)\n"
+            "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
+            "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
+            "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
+            "  --version          print the version\n");
+}
+
+static struct sy_gwconf *load(const char *path, char *err, size_t errlen)
+{
+    struct sy_config *cfg = NULL;
+    int rc = path ? sy_config_load(path, &cfg, err, errlen)
+                  : sy_config_load_string(default_config, sizeof default_config - 1, "<built-in default>", NULL, &cfg,
+                                          err, errlen);
+    if (rc != 0)
+        return NULL;
+    return sy_gwconf_build(cfg, err, errlen);
+}
+
+static void on_stop_signal(uv_signal_t *s, int signum)
+{
+    if (stopping++) {
+        sy_warn("second signal: exiting now");
+        _exit(1);
+    }
+    sy_info("%s: draining in-flight requests", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    sy_workers_drain(30);
+    uv_close((uv_handle_t *)&sig_term, NULL);
+    uv_close((uv_handle_t *)&sig_int, NULL);
+    uv_close((uv_handle_t *)&sig_hup, NULL);
+}
+
+static void on_hup(uv_signal_t *s, int signum)
+{
+    char err[1024] = "";
+    sy_info("SIGHUP: reloading %s", config_path ? config_path : "the built-in config");
+    struct sy_gwconf *g = load(config_path, err, sizeof err);
+    if (!g) {
+        sy_error("config reload failed, keeping the old config: %s", err);
+        return;
+    }
+    sy_workers_swap_conf(g);
+    sy_gwconf_unref(g); /* sy_workers_swap_conf took its own references */
+    sy_info("config reloaded: %zu model group(s)", g->ngroups);
+}
+
+int main(int argc, char **argv)
+{
+    const char *host = "0.0.0.0";
+    int port = 4000, workers = 0, check = 0;
+    const char *lvl = getenv("SWITCHYARD_LOG");
+    static const struct option opts[] = {
+        {"config", required_argument, 0, 'c'}, {"host", required_argument, 0, 'H'},
+        {"port", required_argument, 0, 'p'},   {"workers", required_argument, 0, 'w'},
+        {"num_workers", required_argument, 0, 'w'}, {"check-config", no_argument, 0, 'k'},
+        {"log-level", required_argument, 0, 'l'}, {"version", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "c:H:p:w:l:vh", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': config_path = optarg; break;
+        case 'H': host = optarg; break;
+        case 'p': port = atoi(optarg); break;
+        case 'w': workers = atoi(optarg); break;
+        case 'k': check = 1; break;
+        case 'l': lvl = optarg; break;
+        case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (lvl) {
+        if (!strcmp(lvl, "debug")) sy_log_level = SY_LOG_DEBUG;
+        else if (!strcmp(lvl, "warn")) sy_log_level = SY_LOG_WARN;
+        else if (!strcmp(lvl, "error")) sy_log_level = SY_LOG_ERROR;
+    }
+    if (!config_path && getenv("CONFIG_FILE_PATH") && *getenv("CONFIG_FILE_PATH"))
+        config_path = getenv("CONFIG_FILE_PATH");
+    if (port <= 0 || port > 65535) {
+        fprintf(stderr, "switchyard: invalid --port\n");
+        return 2;
+    }
+    if (workers <= 0)
+        workers = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (workers <= 0)
+        workers = 1;
+    if (sy_tok_init() != 0) {
+        fprintf(stderr, "switchyard: cannot load the tokenizer vocabularies\n");
+        return 1;
+    }
+    char err[1024] = "";
+    struct sy_gwconf *g = load(config_path, err, sizeof err);
+    if (!g) {
+        fprintf(stderr, "switchyard: config error: %s\n", err);
+        return 1;
+    }
+    if (check) {
+        sy_config_print(g->cfg, stdout);
+        sy_gwconf_print(g, stdout);
+        printf("config OK\n");
+        sy_gwconf_unref(g);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (sy_metrics_init(workers) != 0)
+        return 1;
+    if (g->cfg->access_log && sy_accesslog_open(g->cfg->access_log) != 0)
+        sy_warn("cannot open access log %s", g->cfg->access_log);
+    uv_loop_t *loop = uv_default_loop();
+    uv_signal_init(loop, &sig_term);
+    uv_signal_init(loop, &sig_int);
+    uv_signal_init(loop, &sig_hup);
+    uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
+    uv_signal_start(&sig_int, on_stop_signal, SIGINT);
+    uv_signal_start(&sig_hup, on_hup, SIGHUP);
+    if (sy_workers_start(workers, host, port, g) != 0)
+        return 1;
+    sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port,
+            workers, g->ngroups, config_path ? "" : " (built-in mock config)");
+    uv_run(loop, UV_RUN_DEFAULT);
+    sy_workers_join();
+    sy_accesslog_close();
+    uv_loop_close(loop);
+    sy_info("stopped");
+    return 0;
+}

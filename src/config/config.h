@@ -19,6 +19,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* One key of a deployment's litellm_params, as text (see sy_deployment.params). */
+struct sy_kv {
+    const char *key;
+    const char *value;
+};
+
 /* One entry of model_list. */
 struct sy_deployment {
     const char *model_name;     /* public alias = model group */
@@ -44,6 +50,12 @@ struct sy_deployment {
     const char *tokenizer;      /* model_info.tokenizer: "cl100k_base" | "o200k_base" | NULL */
     int line;                   /* line of the entry in its file, for messages */
     const char *file;           /* file the entry came from */
+    /* added by the loader (not in the original interface) */
+    const struct sy_kv *params; /* every litellm_params key (plus router_settings.default_litellm_params
+                                   keys the entry lacks), value as text: strings as written, other
+                                   values as JSON; null values left out */
+    size_t n_params;
+    const char *credential_name; /* litellm_params.litellm_credential_name; may be NULL */
 };
 
 struct sy_config {
@@ -93,6 +105,22 @@ int sy_config_load(const char *path, struct sy_config **out, char *err, size_t e
  * `name` is used in messages and `dir` to resolve include: paths (may be NULL). */
 int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir,
                           struct sy_config **out, char *err, size_t errlen);
+
+/* Flags for sy_config_load_string_ex(). */
+#define SY_CONFIG_NO_SETENV 0x1  /* do not export environment_variables (fuzzing, tests) */
+#define SY_CONFIG_QUIET 0x2      /* do not log warnings/errors (they are still counted and kept) */
+#define SY_CONFIG_NO_INCLUDE 0x4 /* refuse include: (fuzzing) */
+
+/* sy_config_load_string() with flags. */
+int sy_config_load_string_ex(const char *yaml, size_t len, const char *name, const char *dir, unsigned flags,
+                             struct sy_config **out, char *err, size_t errlen);
+
+/* The i-th warning printed while loading ("file:line: message"), or NULL when
+ * i is out of range. Owned by the snapshot. */
+const char *sy_config_warning(const struct sy_config *c, int i);
+
+/* Value of litellm_params key `key` of a deployment as text, or NULL. */
+const char *sy_deployment_param(const struct sy_deployment *d, const char *key);
 
 void sy_config_ref(struct sy_config *c);
 void sy_config_unref(struct sy_config *c);

@@ -33,23 +33,57 @@ struct sy_metric_req {
     double overhead_s;           /* total - llm */
     uint64_t prompt_tokens, completion_tokens;
     double spend;                /* USD, 0 when unknown */
+    /* Identity labels from auth (added; NULL or "" is rendered as "None", as
+     * LiteLLM's Python client renders a missing value). */
+    const char *api_key_alias;
+    const char *team, *team_alias;
+    const char *user, *user_email;
+    const char *end_user;        /* the request body's "user" */
 };
 
-/* Create n shards (call once, before workers start). 0 or SY_ENOMEM. */
+/* Create n shards (call once, before workers start). 0 or SY_ENOMEM.
+ * Calling it again without sy_metrics_shutdown() in between is SY_EINVAL. */
 int sy_metrics_init(int nshards);
+/* Shard i (0 <= i < nshards), or NULL when out of range / not initialised.
+ * The shard belongs to one worker thread: only that thread may pass it to
+ * sy_metrics_record() (the record path takes no lock). */
 struct sy_metrics_shard *sy_metrics_shard(int i);
+/* Count one finished request. Copies what it keeps (label strings are cut to
+ * SY_METRICS_LABEL_MAX bytes); the caller's strings may die after the call.
+ * A shard keeps at most sy_metrics_max_series() distinct label tuples; later
+ * new tuples are counted under label values "__overflow__". s NULL: no-op. */
 void sy_metrics_record(struct sy_metrics_shard *s, const struct sy_metric_req *r);
-/* In-flight gauge (litellm_in_flight_requests): +1 at request start, -1 at end. */
+/* In-flight gauge (litellm_in_flight_requests): +1 at request start, -1 at end.
+ * Atomic add, so any thread may call it. */
 void sy_metrics_inflight(struct sy_metrics_shard *s, int delta);
-/* Render every metric in Prometheus text format 0.0.4. 0 or SY_ENOSPC. */
+/* Render every metric in Prometheus text format 0.0.4. 0 or SY_ENOSPC
+ * (SY_ENOMEM if scratch memory runs out). Appends to out. Any thread, any
+ * time between init and shutdown; never blocks the writers. */
 int sy_metrics_render(struct sy_buf *out);
+
+/* Longest label value kept, in bytes (longer ones are cut at a UTF-8 boundary). */
+#define SY_METRICS_LABEL_MAX 256
+/* Default bound on distinct label tuples per shard. */
+#define SY_METRICS_MAX_SERIES 10000
+/* Change the per-shard series bound for shards made by the next
+ * sy_metrics_init() (tests use small values). n >= 1. */
+void sy_metrics_set_max_series(unsigned n);
+unsigned sy_metrics_max_series(void);
+/* Records counted under "__overflow__" so far, all shards. */
+uint64_t sy_metrics_overflowed(void);
+/* Free all shards. Only when no worker records and no render runs. */
+void sy_metrics_shutdown(void);
 
 /* JSON access log: one line per request, written by a background thread
  * (never on the request path). Off unless opened. path "-" means stderr. */
+/* 0, SY_EINVAL (already open), or SY_EINTERNAL (open/thread failed; logged).
+ * The file is opened O_APPEND|O_CREAT. Call before workers start. */
 int sy_accesslog_open(const char *path);
 /* Queue one line (the record is formatted by the caller's thread into a small
  * buffer, then handed over; drops and counts lines if the queue is full). */
 void sy_accesslog_write(const struct sy_metric_req *r, const char *call_id, const char *deployment);
 void sy_accesslog_close(void);
+/* Lines dropped so far (queue full or write errors). */
+uint64_t sy_accesslog_dropped(void);
 
 #endif

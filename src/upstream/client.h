@@ -79,4 +79,17 @@ void sy_ureq_resume(struct sy_ureq *r);
 /* Abandon the request: the connection is closed (not pooled), no callback follows. */
 void sy_ureq_cancel(struct sy_ureq *r);
 
+/* Counters of one pool (monotonic except idle_conns), for tests and metrics. */
+struct sy_upool_stats {
+    uint64_t requests;    /* sy_ureq_start calls accepted */
+    uint64_t connects;    /* TCP connections opened (attempted) */
+    uint64_t reuses;      /* requests sent on a pooled keep-alive connection */
+    uint64_t retries;     /* stale keep-alive retries */
+    uint64_t dns_lookups; /* uv_getaddrinfo calls (cache misses) */
+    uint64_t tls_resumed; /* TLS handshakes that resumed a session */
+    uint64_t idle_conns;  /* connections parked idle right now */
+};
+/* Copy the pool's counters into *st. */
+void sy_upool_stats(const struct sy_upool *p, struct sy_upool_stats *st);
+
 #endif

@@ -1,0 +1,750 @@
+/* schema.c - the config.yaml schema: key tables, type checks, filling struct sy_config.
+ *
+ * Each section has a table saying what every LiteLLM key means to switchyard:
+ *   USED   read here;
+ *   QUIET  a LiteLLM key with nothing to do in switchyard (logging verbosity,
+ *          telemetry): accepted silently;
+ *   UNSUP  a LiteLLM feature switchyard does not have yet: "not supported yet,
+ *          ignored" warning (none when the value is false/null/empty, which
+ *          asks for nothing).
+ * A key in no table is "unknown": a warning naming the key path and line
+ * (LiteLLM itself ignores such keys silently). A wrong type for a key we read
+ * is an error naming file:line. Numbers may be written as numeric strings
+ * ("6379"), as pydantic accepts them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/loader.h"
+#include "core/buf.h"
+
+enum kclass { USED, QUIET, UNSUP };
+struct kdef {
+    const char *name;
+    enum kclass cls;
+};
+
+static const struct kdef top_keys[] = {
+    {"model_list", USED}, {"litellm_settings", USED}, {"general_settings", USED}, {"router_settings", USED},
+    {"environment_variables", USED}, {"credential_list", USED}, {"include", USED},
+    {"guardrails", UNSUP}, {"prompts", UNSUP}, {"finetune_settings", UNSUP}, {"files_settings", UNSUP},
+    {"assistant_settings", UNSUP}, {"default_vertex_config", UNSUP}, {"mcp_servers", UNSUP},
+    {"mcp_tools", UNSUP}, {"agent_list", UNSUP}, {"vector_store_registry", UNSUP},
+    {"callback_settings", UNSUP}, {"search_tools", UNSUP}, {NULL, USED}};
+
+static const struct kdef litellm_keys[] = {
+    {"drop_params", USED}, {"num_retries", USED}, {"request_timeout", USED}, {"callbacks", USED},
+    {"success_callback", USED}, {"failure_callback", USED}, {"require_auth_for_metrics_endpoint", USED},
+    {"ssl_verify", USED}, {"switchyard_access_log", USED},
+    {"set_verbose", QUIET}, {"json_logs", QUIET}, {"telemetry", QUIET}, {"suppress_debug_info", QUIET},
+    {"turn_off_message_logging", QUIET}, {"redact_user_api_key_info", QUIET}, {"log_raw_request_response", QUIET},
+    {"cache", UNSUP}, {"cache_params", UNSUP}, {"fallbacks", UNSUP}, {"default_fallbacks", UNSUP},
+    {"context_window_fallbacks", UNSUP}, {"content_policy_fallbacks", UNSUP}, {"max_fallbacks", UNSUP},
+    {"service_callback", UNSUP}, {"service_callbacks", UNSUP}, {"enable_redis_auth_cache", UNSUP},
+    {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
+    {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
+    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", UNSUP},
+    {"budget_duration", UNSUP}, {"allowed_fails", UNSUP}, {"network_mock", UNSUP},
+    {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
+    {"s3_callback_params", UNSUP}, {"default_internal_user_params", UNSUP},
+    {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
+    {"guardrails", UNSUP}, {"include_cost_in_streaming_usage", UNSUP}, {"internal_user_budget_duration", UNSUP},
+    {"max_internal_user_budget", UNSUP}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
+    {"vertex_location", UNSUP}, {"vertex_project", UNSUP}, {"upperbound_key_generate_params", UNSUP},
+    {"default_key_generate_params", UNSUP}, {"public_model_groups", UNSUP}, {"callback_settings", UNSUP},
+    {"datadog_params", UNSUP}, {"langfuse_default_tags", UNSUP}, {"ssl_certificate", UNSUP},
+    {"enable_json_schema_validation", UNSUP}, {"enable_preview_features", UNSUP}, {"tag_budget_config", UNSUP},
+    {"model_alias_map", UNSUP}, {"max_user_budget", UNSUP}, {"enable_loadbalancing_on_batch_endpoints", UNSUP},
+    {"cache_responses", UNSUP}, {"prometheus_metrics_config", UNSUP}, {"custom_prometheus_metadata_labels", UNSUP},
+    {NULL, USED}};
+
+static const struct kdef router_keys[] = {
+    {"routing_strategy", USED}, {"num_retries", USED}, {"timeout", USED}, {"default_litellm_params", USED},
+    {"set_verbose", QUIET}, {"debug_level", QUIET},
+    {"routing_strategy_args", UNSUP}, {"retry_after", UNSUP}, {"retry_policy", UNSUP},
+    {"model_group_retry_policy", UNSUP}, {"allowed_fails", UNSUP}, {"allowed_fails_policy", UNSUP},
+    {"cooldown_time", UNSUP}, {"disable_cooldowns", UNSUP}, {"stream_timeout", UNSUP}, {"max_fallbacks", UNSUP},
+    {"fallbacks", UNSUP}, {"context_window_fallbacks", UNSUP}, {"content_policy_fallbacks", UNSUP},
+    {"default_fallbacks", UNSUP}, {"redis_host", UNSUP}, {"redis_port", UNSUP}, {"redis_password", UNSUP},
+    {"redis_db", UNSUP}, {"redis_url", UNSUP}, {"cache_kwargs", UNSUP}, {"cache_responses", UNSUP},
+    {"caching_groups", UNSUP}, {"client_ttl", UNSUP}, {"enable_pre_call_checks", UNSUP},
+    {"optional_pre_call_checks", UNSUP}, {"enable_tag_filtering", UNSUP}, {"tag_filtering_match_any", UNSUP},
+    {"model_group_alias", UNSUP}, {"default_max_parallel_requests", UNSUP}, {"provider_budget_config", UNSUP},
+    {"enable_health_check_routing", UNSUP}, {"ignore_invalid_deployments", UNSUP}, {"polling_interval", UNSUP},
+    {"default_priority", UNSUP}, {"router_general_settings", UNSUP}, {"alerting_config", UNSUP},
+    {"assistants_config", UNSUP}, {"max_parallel_requests", UNSUP}, {"deployment_affinity_ttl", UNSUP},
+    {NULL, USED}};
+
+static const struct kdef general_keys[] = {
+    {"master_key", USED}, {"max_request_size_mb", USED}, {"switchyard_max_header_bytes", USED},
+    {"switchyard_header_timeout_s", USED}, {"switchyard_body_timeout_s", USED},
+    {"switchyard_keepalive_timeout_s", USED},
+    {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
+    {"database_url", UNSUP}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
+    {"store_model_in_db", UNSUP}, {"disable_spend_logs", UNSUP}, {"disable_spend_updates", UNSUP},
+    {"disable_error_logs", UNSUP}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", UNSUP},
+    {"use_redis_transaction_buffer", UNSUP}, {"maximum_spend_logs_retention_period", UNSUP},
+    {"maximum_spend_logs_retention_interval", UNSUP}, {"alerting", UNSUP}, {"alerting_threshold", UNSUP},
+    {"alert_types", UNSUP}, {"alert_to_webhook_url", UNSUP}, {"alerting_args", UNSUP},
+    {"background_health_checks", UNSUP}, {"health_check_interval", UNSUP}, {"health_check_details", UNSUP},
+    {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", UNSUP}, {"token_rate_limit_type", UNSUP},
+    {"proxy_budget_rescheduler_min_time", UNSUP}, {"proxy_budget_rescheduler_max_time", UNSUP},
+    {"allow_requests_on_db_unavailable", UNSUP}, {"user_api_key_cache_ttl", UNSUP},
+    {"litellm_key_header_name", UNSUP}, {"custom_auth", UNSUP}, {"custom_auth_settings", UNSUP},
+    {"enable_jwt_auth", UNSUP}, {"litellm_jwtauth", UNSUP}, {"enforce_user_param", UNSUP},
+    {"allowed_routes", UNSUP}, {"public_routes", UNSUP}, {"admin_only_routes", UNSUP}, {"allowed_ips", UNSUP},
+    {"forward_client_headers_to_llm_api", UNSUP}, {"max_response_size_mb", UNSUP},
+    {"pass_through_endpoints", UNSUP}, {"key_management_system", UNSUP}, {"key_management_settings", UNSUP},
+    {"otel", UNSUP}, {"reject_clientside_metadata_tags", UNSUP}, {"custom_key_generate", UNSUP},
+    {"infer_model_from_keys", UNSUP}, {"ui_access_mode", UNSUP}, {"enable_oauth2_auth", UNSUP},
+    {"service_account_settings", UNSUP}, {"disable_master_key_return", UNSUP}, {"disable_reset_budget", UNSUP},
+    {"disable_retry_on_max_parallel_request_limit_error", UNSUP}, {"enable_public_model_hub", UNSUP},
+    {"disable_prisma_schema_update", UNSUP}, {"custom_sso", UNSUP}, {"allowed_user_roles", UNSUP},
+    {"enforced_params", UNSUP}, {"use_x_forwarded_for", UNSUP}, {"user_header_name", UNSUP},
+    {"mcp_client_side_auth_header_name", UNSUP}, {"spend_report_frequency", UNSUP},
+    {"store_audit_logs", UNSUP}, {"embedding_model", UNSUP}, {"use_shared_health_check", UNSUP},
+    {"health_check_ignore_transient_errors", UNSUP}, {"enable_health_check_routing", UNSUP},
+    {NULL, USED}};
+
+static const struct kdef entry_keys[] = {
+    {"model_name", USED}, {"litellm_params", USED}, {"model_info", USED}, {"rpm", USED}, {"tpm", USED},
+    {NULL, USED}};
+
+/* litellm_params keys read here; others are passed through in params[], except
+ * those below that name a router feature switchyard lacks. */
+static const struct kdef params_keys[] = {
+    {"model", USED}, {"api_base", USED}, {"api_key", USED}, {"api_version", USED}, {"organization", USED},
+    {"custom_llm_provider", USED}, {"litellm_provider", USED}, {"rpm", USED}, {"tpm", USED}, {"weight", USED},
+    {"order", USED}, {"timeout", USED}, {"stream_timeout", USED}, {"max_retries", USED},
+    {"mock_response", USED}, {"input_cost_per_token", USED}, {"output_cost_per_token", USED},
+    {"litellm_credential_name", USED},
+    {"max_parallel_requests", UNSUP}, {"tags", UNSUP}, {"max_budget", UNSUP}, {"budget_duration", UNSUP},
+    {"cooldown_time", UNSUP}, {"use_in_pass_through", UNSUP}, {"num_retries", UNSUP},
+    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", UNSUP},
+    {NULL, USED}};
+
+static const struct kdef *kfind(const struct kdef *t, const struct sy_ynode *k)
+{
+    if (k->kind != SY_Y_STR)
+        return NULL;
+    for (; t->name; t++)
+        if (strlen(t->name) == k->len && memcmp(t->name, k->s, k->len) == 0)
+            return t;
+    return NULL;
+}
+
+static int asks_nothing(const struct sy_ynode *v)
+{
+    return v->kind == SY_Y_NULL || (v->kind == SY_Y_BOOL && !v->i) ||
+           ((v->kind == SY_Y_MAP || v->kind == SY_Y_SEQ || v->kind == SY_Y_STR) && v->n == 0 && v->len == 0);
+}
+
+static const char *key_text(struct sy_ld *ld, const struct sy_ynode *k)
+{
+    if (k->kind == SY_Y_STR)
+        return k->s;
+    struct sy_buf b;
+    sy_buf_init(&b, 256);
+    sy__py_str(&b, k);
+    const char *s = sy_arena_strndup(ld->a, b.p ? b.p : "", b.len);
+    sy_buf_free(&b);
+    return s;
+}
+
+/* Warn about every key of `map` that is not USED/QUIET. `section` is the path
+ * prefix; `once` makes a key warn only the first time in this load. */
+static void check_keys(struct sy_ld *ld, const struct sy_ynode *map, const struct kdef *t, const char *section,
+                       int once, int warn_unknown)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const struct sy_ynode *k = map->pairs[i].key, *v = map->pairs[i].val;
+        const struct kdef *d = kfind(t, k);
+        const char *name = key_text(ld, k);
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", section, *section ? "." : "", name);
+        if (d && d->cls != UNSUP)
+            continue;
+        if (once && !sy__ld_first(ld, path))
+            continue;
+        if (d) {
+            if (!asks_nothing(v))
+                sy__ld_warn(ld, k->file, k->line, "%s: not supported yet, ignored", path);
+        } else if (warn_unknown) {
+            sy__ld_warn(ld, k->file, k->line, "unknown key %s (not a LiteLLM key), ignored", path);
+        }
+    }
+}
+
+/* ---- typed getters: absent/null -> 0; wrong type -> error, -1 ---- */
+
+static int num_from_str(const struct sy_ynode *n, double *out)
+{
+    const char *s = n->s;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return -1;
+    char *end;
+    double d = strtod(s, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (*end || end == s || (size_t)(end - n->s) != n->len)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+static int get_num(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, double *out)
+{
+    if (!n || n->kind == SY_Y_NULL)
+        return 0;
+    double d;
+    if (n->kind == SY_Y_INT || n->kind == SY_Y_FLOAT)
+        d = n->d;
+    else if (n->kind == SY_Y_STR && num_from_str(n, &d) == 0)
+        ;
+    else {
+        sy__ld_error(ld, n->file, n->line, "%s: expected %s, found %s%s%.40s%s", path,
+                     integer ? "an integer" : "a number", sy__ykind_name(n->kind),
+                     n->kind == SY_Y_STR ? " '" : "", n->kind == SY_Y_STR ? n->s : "",
+                     n->kind == SY_Y_STR ? "'" : "");
+        return -1;
+    }
+    if (isnan(d) || (integer && (d != floor(d) || isinf(d)))) {
+        sy__ld_error(ld, n->file, n->line, "%s: expected %s", path, integer ? "an integer" : "a number");
+        return -1;
+    }
+    *out = d;
+    return 1;
+}
+
+static int get_bool(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int *out)
+{
+    if (!n || n->kind == SY_Y_NULL)
+        return 0;
+    if (n->kind == SY_Y_BOOL) {
+        *out = (int)n->i;
+        return 1;
+    }
+    if (n->kind == SY_Y_INT && (n->i == 0 || n->i == 1)) {
+        *out = (int)n->i;
+        return 1;
+    }
+    if (n->kind == SY_Y_STR) {
+        static const char *const t[] = {"true", "yes", "on", "1", "t", "y"};
+        static const char *const f[] = {"false", "no", "off", "0", "f", "n"};
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+            if (strcasecmp(n->s, t[i]) == 0) {
+                *out = 1;
+                return 1;
+            }
+            if (strcasecmp(n->s, f[i]) == 0) {
+                *out = 0;
+                return 1;
+            }
+        }
+    }
+    sy__ld_error(ld, n->file, n->line, "%s: expected true or false, found %s", path, sy__ykind_name(n->kind));
+    return -1;
+}
+
+static const char *get_str(struct sy_ld *ld, const struct sy_ynode *n, const char *path)
+{
+    if (!n || n->kind == SY_Y_NULL)
+        return NULL;
+    if (n->kind != SY_Y_STR) {
+        sy__ld_error(ld, n->file, n->line, "%s: expected a string, found %s", path, sy__ykind_name(n->kind));
+        return NULL;
+    }
+    return n->s;
+}
+
+static const struct sy_ynode *section(struct sy_ld *ld, const struct sy_ynode *root, const char *name)
+{
+    const struct sy_ynode *s = sy__ymap_get(root, name);
+    if (!s || s->kind == SY_Y_NULL)
+        return NULL;
+    if (s->kind != SY_Y_MAP) {
+        sy__ld_error(ld, s->file, s->line, "%s: expected a map, found %s", name, sy__ykind_name(s->kind));
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- callbacks ---- */
+
+static void add_callback(struct sy_ld *ld, const char ***list, size_t *n, size_t *cap, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i], name) == 0)
+            return;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        const char **l = sy_arena_alloc(ld->a, nc * sizeof *l);
+        if (*list)
+            memcpy(l, *list, *n * sizeof *l);
+        *list = l;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = name;
+}
+
+static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list,
+                           size_t *n, size_t *cap)
+{
+    const struct sy_ynode *v = sy__ymap_get(ls, key);
+    char path[96];
+    snprintf(path, sizeof path, "litellm_settings.%s", key);
+    if (!v || v->kind == SY_Y_NULL)
+        return;
+    if (v->kind == SY_Y_STR) { /* a single string is allowed (corpus 14) */
+        add_callback(ld, list, n, cap, v->s);
+        return;
+    }
+    if (v->kind != SY_Y_SEQ) {
+        sy__ld_error(ld, v->file, v->line, "%s: expected a list of callback names, found %s", path,
+                     sy__ykind_name(v->kind));
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        const struct sy_ynode *it = v->items[i];
+        if (it->kind == SY_Y_STR)
+            add_callback(ld, list, n, cap, it->s);
+        else
+            sy__ld_warn(ld, it->file, it->line, "%s: item is %s, not a callback name; ignored", path,
+                        sy__ykind_name(it->kind));
+    }
+}
+
+/* ---- sections ---- */
+
+static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
+{
+    check_keys(ld, ls, litellm_keys, "litellm_settings", 0, 1);
+    double d;
+    int b;
+    if (get_bool(ld, sy__ymap_get(ls, "drop_params"), "litellm_settings.drop_params", &b) > 0)
+        c->drop_params = b;
+    if (get_num(ld, sy__ymap_get(ls, "num_retries"), "litellm_settings.num_retries", 1, &d) > 0)
+        c->num_retries = (int)d;
+    if (get_num(ld, sy__ymap_get(ls, "request_timeout"), "litellm_settings.request_timeout", 0, &d) > 0)
+        c->request_timeout_s = d;
+    if (get_bool(ld, sy__ymap_get(ls, "require_auth_for_metrics_endpoint"),
+                 "litellm_settings.require_auth_for_metrics_endpoint", &b) > 0)
+        c->require_auth_for_metrics_endpoint = b;
+    const struct sy_ynode *sv = sy__ymap_get(ls, "ssl_verify");
+    if (sv && sv->kind == SY_Y_STR && sv->len) {
+        c->ssl_verify = 1;
+        c->ssl_ca_file = sv->s;
+    } else if (get_bool(ld, sv, "litellm_settings.ssl_verify", &b) > 0) {
+        c->ssl_verify = b;
+    }
+    c->access_log = get_str(ld, sy__ymap_get(ls, "switchyard_access_log"), "litellm_settings.switchyard_access_log");
+
+    const char **list = NULL;
+    size_t n = 0, cap = 0;
+    read_callbacks(ld, ls, "callbacks", &list, &n, &cap);
+    read_callbacks(ld, ls, "success_callback", &list, &n, &cap);
+    read_callbacks(ld, ls, "failure_callback", &list, &n, &cap);
+    c->callbacks = list;
+    c->n_callbacks = n;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], "prometheus") == 0)
+            c->prometheus = 1;
+        else
+            sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored",
+                        list[i]);
+    }
+}
+
+static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *rs)
+{
+    check_keys(ld, rs, router_keys, "router_settings", 0, 1);
+    double d;
+    const struct sy_ynode *st = sy__ymap_get(rs, "routing_strategy");
+    const char *s = get_str(ld, st, "router_settings.routing_strategy");
+    if (s && strcmp(s, "simple-shuffle") != 0)
+        sy__ld_warn(ld, st->file, st->line,
+                    "router_settings.routing_strategy: '%s' not supported yet, using simple-shuffle", s);
+    if (get_num(ld, sy__ymap_get(rs, "num_retries"), "router_settings.num_retries", 1, &d) > 0)
+        c->router_num_retries = (int)d;
+    if (get_num(ld, sy__ymap_get(rs, "timeout"), "router_settings.timeout", 0, &d) > 0)
+        c->router_timeout_s = d;
+    const struct sy_ynode *dp = sy__ymap_get(rs, "default_litellm_params");
+    if (dp && dp->kind != SY_Y_NULL && dp->kind != SY_Y_MAP)
+        sy__ld_error(ld, dp->file, dp->line, "router_settings.default_litellm_params: expected a map, found %s",
+                     sy__ykind_name(dp->kind));
+}
+
+static int positive(struct sy_ld *ld, const struct sy_ynode *gs, const char *key, int integer, double *out)
+{
+    char path[96];
+    snprintf(path, sizeof path, "general_settings.%s", key);
+    const struct sy_ynode *n = sy__ymap_get(gs, key);
+    double d;
+    int r = get_num(ld, n, path, integer, &d);
+    if (r <= 0)
+        return 0;
+    if (d <= 0) {
+        sy__ld_error(ld, n->file, n->line, "%s: must be greater than 0", path);
+        return 0;
+    }
+    *out = d;
+    return 1;
+}
+
+static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *gs)
+{
+    check_keys(ld, gs, general_keys, "general_settings", 0, 1);
+    const struct sy_ynode *mk = sy__ymap_get(gs, "master_key");
+    c->master_key = get_str(ld, mk, "general_settings.master_key");
+    if (c->master_key && strncmp(c->master_key, "sk-", 3) != 0)
+        sy__ld_warn(ld, mk->file, mk->line, "general_settings.master_key does not start with 'sk-' (LiteLLM requires it)");
+    double d;
+    if (positive(ld, gs, "max_request_size_mb", 0, &d))
+        c->max_request_size_mb = d;
+    if (positive(ld, gs, "switchyard_max_header_bytes", 1, &d))
+        c->max_header_bytes = (size_t)d;
+    if (positive(ld, gs, "switchyard_header_timeout_s", 0, &d))
+        c->header_timeout_s = d;
+    if (positive(ld, gs, "switchyard_body_timeout_s", 0, &d))
+        c->body_timeout_s = d;
+    if (positive(ld, gs, "switchyard_keepalive_timeout_s", 0, &d))
+        c->keepalive_timeout_s = d;
+}
+
+/* ---- model_list ---- */
+
+struct fill_ctx {
+    const struct sy_ynode *creds;    /* credential_list (SEQ) or NULL */
+    const struct sy_ynode *defaults; /* router_settings.default_litellm_params (MAP) or NULL */
+};
+
+static const struct sy_ynode *credential(struct fill_ctx *fc, const char *name)
+{
+    if (!fc->creds)
+        return NULL;
+    for (size_t i = 0; i < fc->creds->n; i++) {
+        const struct sy_ynode *cr = fc->creds->items[i];
+        const struct sy_ynode *nm = sy__ymap_get(cr, "credential_name");
+        if (nm && nm->kind == SY_Y_STR && strcmp(nm->s, name) == 0) {
+            const struct sy_ynode *v = sy__ymap_get(cr, "credential_values");
+            return v && v->kind == SY_Y_MAP ? v : NULL;
+        }
+    }
+    return NULL;
+}
+
+static const char *value_text(struct sy_ld *ld, const struct sy_ynode *v)
+{
+    if (v->kind == SY_Y_STR)
+        return v->s;
+    struct sy_buf b;
+    sy_buf_init(&b, 16u << 20);
+    sy__py_json(&b, v);
+    const char *s = sy_arena_strndup(ld->a, b.p ? b.p : "", b.len);
+    sy_buf_free(&b);
+    return s;
+}
+
+static void collect_params(struct sy_ld *ld, struct sy_deployment *d, const struct sy_ynode *lp,
+                           const struct sy_ynode *defaults)
+{
+    size_t cap = (lp ? lp->n : 0) + (defaults ? defaults->n : 0);
+    struct sy_kv *kv = sy_arena_alloc(ld->a, (cap ? cap : 1) * sizeof *kv);
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const struct sy_ynode *m = pass ? defaults : lp;
+        if (!m)
+            continue;
+        for (size_t i = 0; i < m->n; i++) {
+            const struct sy_ynode *k = m->pairs[i].key, *v = m->pairs[i].val;
+            if (k->kind != SY_Y_STR || v->kind == SY_Y_NULL)
+                continue;
+            int dup = 0;
+            for (size_t j = 0; j < n && !dup; j++)
+                dup = strcmp(kv[j].key, k->s) == 0;
+            if (!dup)
+                kv[n++] = (struct sy_kv){k->s, value_text(ld, v)};
+        }
+    }
+    d->params = kv;
+    d->n_params = n;
+}
+
+/* A string param from litellm_params, then the credential, then router defaults. */
+static const char *param_str(struct sy_ld *ld, const struct sy_ynode *lp, const struct sy_ynode *cred,
+                             const struct sy_ynode *defaults, const char *key, const char *where)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s.%s", where, key);
+    const struct sy_ynode *v = sy__ymap_get(lp, key);
+    if (v && v->kind != SY_Y_NULL)
+        return get_str(ld, v, path);
+    if (cred && (v = sy__ymap_get(cred, key)) && v->kind == SY_Y_STR)
+        return v->s;
+    if (defaults && (v = sy__ymap_get(defaults, key)) && v->kind != SY_Y_NULL) {
+        snprintf(path, sizeof path, "router_settings.default_litellm_params.%s", key);
+        return get_str(ld, v, path);
+    }
+    return NULL;
+}
+
+static double param_num(struct sy_ld *ld, const struct sy_ynode *m, const char *key, const char *where, int integer)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s.%s", where, key);
+    double d;
+    return get_num(ld, sy__ymap_get(m, key), path, integer, &d) > 0 ? d : -1;
+}
+
+static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_deployment *d,
+                            const struct sy_ynode *e, size_t idx)
+{
+    char where[96], lpw[128], miw[128];
+    snprintf(where, sizeof where, "model_list[%zu]", idx);
+    snprintf(lpw, sizeof lpw, "%s.litellm_params", where);
+    snprintf(miw, sizeof miw, "%s.model_info", where);
+    d->line = e->line;
+    d->file = e->file;
+    d->rpm = d->tpm = d->weight = d->timeout_s = d->stream_timeout_s = -1;
+    d->max_retries = d->order = -1;
+    d->max_input_tokens = d->max_tokens = -1;
+    d->input_cost_per_token = d->output_cost_per_token = -1;
+    d->mode = "chat";
+    check_keys(ld, e, entry_keys, "model_list[]", 1, 1);
+
+    const struct sy_ynode *mn = sy__ymap_get(e, "model_name");
+    char path[160];
+    snprintf(path, sizeof path, "%s.model_name", where);
+    if (!mn || mn->kind == SY_Y_NULL) {
+        sy__ld_error(ld, e->file, e->line, "%s: model_name is required", where);
+        d->model_name = "";
+    } else {
+        d->model_name = get_str(ld, mn, path);
+        if (!d->model_name)
+            d->model_name = "";
+    }
+
+    const struct sy_ynode *lp = sy__ymap_get(e, "litellm_params");
+    if (lp && lp->kind == SY_Y_NULL)
+        lp = NULL;
+    if (lp && lp->kind != SY_Y_MAP) {
+        sy__ld_error(ld, lp->file, lp->line, "%s: expected a map, found %s", lpw, sy__ykind_name(lp->kind));
+        lp = NULL;
+    }
+    if (lp)
+        check_keys(ld, lp, params_keys, "model_list[].litellm_params", 1, 0);
+    const struct sy_ynode *mi = sy__ymap_get(e, "model_info");
+    if (mi && mi->kind == SY_Y_NULL)
+        mi = NULL;
+    if (mi && mi->kind != SY_Y_MAP) {
+        sy__ld_error(ld, mi->file, mi->line, "%s: expected a map, found %s", miw, sy__ykind_name(mi->kind));
+        mi = NULL;
+    }
+
+    /* credentials */
+    const struct sy_ynode *cred = NULL;
+    d->credential_name = lp ? get_str(ld, sy__ymap_get(lp, "litellm_credential_name"), "litellm_credential_name")
+                            : NULL;
+    if (d->credential_name) {
+        cred = credential(fc, d->credential_name);
+        if (!cred)
+            sy__ld_warn(ld, e->file, e->line, "%s: credential '%s' is not in credential_list", lpw,
+                        d->credential_name);
+    }
+
+    snprintf(path, sizeof path, "%s.model", lpw);
+    d->model = lp ? get_str(ld, sy__ymap_get(lp, "model"), path) : NULL;
+    if (!d->model)
+        sy__ld_warn(ld, e->file, e->line, "%s (%s): no litellm_params.model; the deployment cannot serve requests",
+                    where, d->model_name);
+
+    /* provider */
+    const char *prov = lp ? param_str(ld, lp, NULL, NULL, "custom_llm_provider", lpw) : NULL;
+    if (!prov && lp)
+        prov = param_str(ld, lp, NULL, NULL, "litellm_provider", lpw);
+    if (d->model) {
+        const char *slash = strchr(d->model, '/');
+        if (prov) {
+            size_t pl = strlen(prov);
+            d->upstream_model = (strncmp(d->model, prov, pl) == 0 && d->model[pl] == '/') ? d->model + pl + 1
+                                                                                         : d->model;
+        } else if (slash) {
+            prov = sy_arena_strndup(ld->a, d->model, (size_t)(slash - d->model));
+            d->upstream_model = slash + 1;
+        } else {
+            d->upstream_model = d->model;
+        }
+    }
+    d->provider = prov ? prov : "openai";
+
+    d->api_base = param_str(ld, lp, cred, fc->defaults, "api_base", lpw);
+    d->api_key = param_str(ld, lp, cred, fc->defaults, "api_key", lpw);
+    d->api_version = param_str(ld, lp, cred, fc->defaults, "api_version", lpw);
+    d->organization = param_str(ld, lp, cred, fc->defaults, "organization", lpw);
+    d->mock_response = NULL;
+    const struct sy_ynode *mr = sy__ymap_get(lp, "mock_response");
+    if (mr && mr->kind == SY_Y_STR)
+        d->mock_response = mr->s;
+    else if (mr && mr->kind != SY_Y_NULL)
+        sy__ld_warn(ld, mr->file, mr->line, "%s.mock_response: only a string is supported, ignored", lpw);
+
+    d->rpm = param_num(ld, lp, "rpm", lpw, 0);
+    if (d->rpm < 0)
+        d->rpm = param_num(ld, e, "rpm", where, 0);
+    d->tpm = param_num(ld, lp, "tpm", lpw, 0);
+    if (d->tpm < 0)
+        d->tpm = param_num(ld, e, "tpm", where, 0);
+    d->weight = param_num(ld, lp, "weight", lpw, 0);
+    d->order = (int)param_num(ld, lp, "order", lpw, 1);
+    d->timeout_s = param_num(ld, lp, "timeout", lpw, 0);
+    d->stream_timeout_s = param_num(ld, lp, "stream_timeout", lpw, 0);
+    d->max_retries = (int)param_num(ld, lp, "max_retries", lpw, 1);
+    d->input_cost_per_token = param_num(ld, lp, "input_cost_per_token", lpw, 0);
+    d->output_cost_per_token = param_num(ld, lp, "output_cost_per_token", lpw, 0);
+
+    if (mi) {
+        snprintf(path, sizeof path, "%s.mode", miw);
+        const char *mode = get_str(ld, sy__ymap_get(mi, "mode"), path);
+        if (mode)
+            d->mode = mode;
+        double v = param_num(ld, mi, "max_input_tokens", miw, 1);
+        if (v >= 0)
+            d->max_input_tokens = (int64_t)v;
+        v = param_num(ld, mi, "max_tokens", miw, 1);
+        if (v >= 0)
+            d->max_tokens = (int64_t)v;
+        if (d->input_cost_per_token < 0)
+            d->input_cost_per_token = param_num(ld, mi, "input_cost_per_token", miw, 0);
+        if (d->output_cost_per_token < 0)
+            d->output_cost_per_token = param_num(ld, mi, "output_cost_per_token", miw, 0);
+        snprintf(path, sizeof path, "%s.tokenizer", miw);
+        d->tokenizer = get_str(ld, sy__ymap_get(mi, "tokenizer"), path);
+        const struct sy_ynode *id = sy__ymap_get(mi, "id");
+        if (id && id->kind == SY_Y_INT) {
+            d->id = value_text(ld, id);
+        } else if (id && id->kind != SY_Y_NULL) {
+            snprintf(path, sizeof path, "%s.id", miw);
+            d->id = get_str(ld, id, path);
+        }
+    }
+    if (!d->id)
+        d->id = sy__model_id(ld->a, d->model_name, lp);
+    collect_params(ld, d, lp, fc->defaults);
+}
+
+static void fill_models(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *root)
+{
+    const struct sy_ynode *ml = sy__ymap_get(root, "model_list");
+    if (!ml || ml->kind == SY_Y_NULL)
+        return;
+    if (ml->kind != SY_Y_SEQ) {
+        sy__ld_error(ld, ml->file, ml->line, "model_list: expected a list, found %s", sy__ykind_name(ml->kind));
+        return;
+    }
+    struct fill_ctx fc = {0};
+    const struct sy_ynode *cl = sy__ymap_get(root, "credential_list");
+    if (cl && cl->kind == SY_Y_SEQ)
+        fc.creds = cl;
+    const struct sy_ynode *rs = sy__ymap_get(root, "router_settings");
+    const struct sy_ynode *dp = rs && rs->kind == SY_Y_MAP ? sy__ymap_get(rs, "default_litellm_params") : NULL;
+    if (dp && dp->kind == SY_Y_MAP)
+        fc.defaults = dp;
+
+    c->deployments = sy_arena_alloc(ld->a, (ml->n ? ml->n : 1) * sizeof *c->deployments);
+    memset(c->deployments, 0, (ml->n ? ml->n : 1) * sizeof *c->deployments);
+    for (size_t i = 0; i < ml->n; i++) {
+        const struct sy_ynode *e = ml->items[i];
+        if (e->kind != SY_Y_MAP) {
+            sy__ld_error(ld, e->file, e->line, "model_list[%zu]: expected a map with model_name and "
+                         "litellm_params, found %s", i, sy__ykind_name(e->kind));
+            continue;
+        }
+        struct sy_deployment *d = &c->deployments[c->n_deployments];
+        fill_deployment(ld, &fc, d, e, i);
+        for (size_t j = 0; j < c->n_deployments; j++)
+            if (strcmp(c->deployments[j].id, d->id) == 0) {
+                sy__ld_warn(ld, e->file, e->line, "model_list[%zu] (%s): same id %.12s... as the deployment "
+                            "at %s:%d", i, d->model_name, d->id, c->deployments[j].file, c->deployments[j].line);
+                break;
+            }
+        c->n_deployments++;
+    }
+}
+
+static void check_credentials(struct sy_ld *ld, const struct sy_ynode *root)
+{
+    const struct sy_ynode *cl = sy__ymap_get(root, "credential_list");
+    if (!cl || cl->kind == SY_Y_NULL)
+        return;
+    if (cl->kind != SY_Y_SEQ) {
+        sy__ld_error(ld, cl->file, cl->line, "credential_list: expected a list, found %s",
+                     sy__ykind_name(cl->kind));
+        return;
+    }
+    for (size_t i = 0; i < cl->n; i++) {
+        const struct sy_ynode *cr = cl->items[i];
+        char path[96];
+        snprintf(path, sizeof path, "credential_list[%zu]", i);
+        if (cr->kind != SY_Y_MAP) {
+            sy__ld_error(ld, cr->file, cr->line, "%s: expected a map, found %s", path, sy__ykind_name(cr->kind));
+            continue;
+        }
+        char p2[128];
+        snprintf(p2, sizeof p2, "%s.credential_name", path);
+        if (!get_str(ld, sy__ymap_get(cr, "credential_name"), p2))
+            sy__ld_error(ld, cr->file, cr->line, "%s: credential_name is required", path);
+        const struct sy_ynode *v = sy__ymap_get(cr, "credential_values");
+        if (v && v->kind != SY_Y_MAP && v->kind != SY_Y_NULL)
+            sy__ld_error(ld, v->file, v->line, "%s.credential_values: expected a map, found %s", path,
+                         sy__ykind_name(v->kind));
+    }
+}
+
+void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
+{
+    struct sy_config *c = ld->c;
+    c->num_retries = -1;
+    c->request_timeout_s = 6000;
+    c->ssl_verify = 1;
+    c->routing_strategy = "simple-shuffle";
+    c->router_num_retries = -1;
+    c->router_timeout_s = -1;
+    c->max_request_size_mb = 32;
+    c->max_header_bytes = 65536;
+    c->header_timeout_s = 30;
+    c->body_timeout_s = 60;
+    c->keepalive_timeout_s = 75;
+
+    for (size_t i = 0; i < root->n; i++) {
+        const struct sy_ynode *k = root->pairs[i].key, *v = root->pairs[i].val;
+        const struct kdef *d = kfind(top_keys, k);
+        if (d && d->cls == USED)
+            continue;
+        if (d) {
+            if (!asks_nothing(v))
+                sy__ld_warn(ld, k->file, k->line, "%s: not supported yet, ignored", k->s);
+        } else {
+            sy__ld_warn(ld, k->file, k->line, "unknown top-level key %s (LiteLLM ignores it too)",
+                        key_text(ld, k));
+        }
+    }
+    const struct sy_ynode *s;
+    if ((s = section(ld, root, "litellm_settings")))
+        fill_litellm(ld, c, s);
+    if ((s = section(ld, root, "router_settings")))
+        fill_router(ld, c, s);
+    if ((s = section(ld, root, "general_settings")))
+        fill_general(ld, c, s);
+    check_credentials(ld, root);
+    fill_models(ld, c, root);
+
+    if (!c->master_key) {
+        const char *env = getenv("LITELLM_MASTER_KEY");
+        if (env && *env)
+            c->master_key = sy_arena_strndup(ld->a, env, strlen(env));
+    }
+}

@@ -1,0 +1,202 @@
+/* gateway.h - switchyard's request path: compiled config, workers, calls.
+ *
+ * A config snapshot (config/config.h) is compiled once per load into a
+ * sy_gwconf: model groups with their deployments' resolved upstream URLs and
+ * auth headers, and for each route a flat array of only the stages enabled by
+ * that config (DESIGN §1, "build, don't check"). Workers hold a reference to
+ * the current sy_gwconf; each request takes one too, so SIGHUP can swap the
+ * config under in-flight requests.
+ */
+#ifndef SY_GATEWAY_H
+#define SY_GATEWAY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config/config.h"
+#include "core/buf.h"
+#include "core/str.h"
+#include "gateway/jscan.h"
+#include "providers/provider.h"
+
+struct sy_req;
+struct sy_call;
+struct sy_worker;
+struct sy_ureq;
+
+/* What a route does once its stages have run. */
+enum sy_route_kind {
+    SY_RK_CHAT, SY_RK_COMPLETIONS, SY_RK_EMBEDDINGS, SY_RK_MODELS, SY_RK_MODEL_ONE,
+    SY_RK_LIVENESS, SY_RK_READINESS, SY_RK_METRICS, SY_RK_TOKEN_COUNTER, SY_RK__COUNT
+};
+
+/* A stage returns SY_OK (next stage), SY_AGAIN (suspended: sy_call_resume()
+ * continues it) or SY_DONE (the response was sent). */
+typedef int (*sy_stage_fn)(struct sy_call *c);
+
+struct sy_pipeline {
+    sy_stage_fn stages[8];
+    unsigned n;
+    const char *names[8]; /* for --check-config and docs */
+};
+
+/* A deployment with everything the hot path needs resolved at load time. */
+struct sy_drt {
+    const struct sy_deployment *d;
+    const struct sy_provider *prov; /* NULL: provider not supported */
+    const char *url[3];             /* chat, completions, embeddings */
+    const char *headers;            /* "Content-Type...\r\nAuthorization: Bearer ...\r\n" */
+    size_t headers_len;
+    const char *model_json;         /* upstream model as a JSON string literal, with quotes */
+    size_t model_json_len;
+    double timeout_s, stream_timeout_s;
+    int tls;
+    int enc;                        /* tokenizer encoding */
+};
+
+struct sy_group {
+    const char *name;
+    size_t name_len;
+    struct sy_drt **d;
+    size_t n;
+    double *weights; /* NULL: uniform pick */
+    double wsum;
+};
+
+struct sy_gwconf {
+    atomic_int refs;
+    struct sy_config *cfg;
+    struct sy_drt *drts;
+    size_t ndrts;
+    struct sy_group *groups; /* sorted by name */
+    size_t ngroups;
+    struct sy_pipeline routes[SY_RK__COUNT];
+    const char *master_key;
+    size_t master_key_len;
+    int num_retries;
+    size_t max_body;
+    char *models_json; /* GET /v1/models body, prebuilt */
+    size_t models_json_len;
+};
+
+/* Compile a loaded config; logs warnings (unsupported providers...). Takes
+ * over the caller's reference to cfg. NULL on error (err filled). */
+struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errlen);
+void sy_gwconf_ref(struct sy_gwconf *g);
+void sy_gwconf_unref(struct sy_gwconf *g);
+const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len);
+/* Print the per-route pipelines (for --check-config). */
+void sy_gwconf_print(const struct sy_gwconf *g, FILE *out);
+
+/* One worker thread: loop, server, upstream pool, metrics shard. */
+struct sy_worker {
+    int id;
+    uv_loop_t loop;
+    uv_thread_t thread;
+    uv_async_t wake;               /* config swap / drain requests */
+    struct sy_server *server;
+    struct sy_upool *upool;
+    struct sy_metrics_shard *metrics;
+    struct sy_gwconf *conf;        /* current (owned reference) */
+    struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
+    atomic_int drain_requested;
+    int draining;
+    uv_timer_t drain_timer;
+    uint64_t rng;
+    size_t inflight;
+    const char *host;
+    int port;
+    int listen_rc;
+    uv_sem_t ready;
+};
+
+/* Per-request state (lives in the request's arena). */
+struct sy_call {
+    struct sy_req *req;
+    struct sy_worker *w;
+    struct sy_gwconf *g;
+    const struct sy_pipeline *pl;
+    enum sy_route_kind kind;
+    unsigned stage;
+    char call_id[37];
+    struct sy_str route_path;   /* matched route, for metrics */
+    struct sy_str path_model;   /* /openai/deployments/{model}/..., /v1/models/{id} */
+    struct sy_jscan scan;
+    char *model;                /* requested model group (decoded) */
+    const struct sy_group *group;
+    struct sy_drt *drt;         /* deployment in use */
+    int stream;
+    int include_usage;
+    const char *hashed_key;
+    /* upstream */
+    struct sy_ureq *ureq;
+    uv_buf_t body_parts[3];
+    int attempt;
+    int up_status;
+    double retry_after_s;
+    uv_timer_t *retry_timer;
+    struct sy_buf up_body;      /* non-stream response / error body */
+    struct sy_buf sse;          /* current SSE event (streams) */
+    int client_started;         /* bytes sent to the client */
+    int aborted;
+    int finished;
+    int paused;
+    uint64_t t_up_start, t_up_first, t_up_end;
+    uint64_t prompt_tokens, completion_tokens;
+    int have_usage;
+    int llm_failed;
+    const char *exception_class;
+    int final_status;
+    int counted_inflight;
+    int in_cb;
+    char retry_after_hdr[32];
+};
+
+/* Globals shared by all workers (set before workers start). */
+struct sy_gateway {
+    int nworkers;
+    struct sy_worker *workers;
+    struct sy_gwconf *_Atomic conf; /* latest config, for readers outside workers */
+};
+extern struct sy_gateway sy_gw;
+
+/* Pipeline plumbing (gateway/pipeline.c). */
+void sy_handle_request(struct sy_req *r, void *ud);
+void sy_call_resume(struct sy_call *c);
+/* End a call: record metrics and access log; the response must be complete. */
+void sy_call_account(struct sy_call *c, int status);
+/* Reply with a LiteLLM-shaped error (x-litellm headers added), account it, end the request. */
+void sy_call_error(struct sy_call *c, int status, const char *type, const char *param, const char *msg,
+                   const char *extra, size_t extra_len);
+/* Standard x-litellm-* response headers for c into b. */
+void sy_call_headers(struct sy_call *c, struct sy_buf *b, int include_durations);
+
+/* Stages (one file each). */
+int sy_stage_auth(struct sy_call *c);          /* auth.c */
+int sy_stage_metrics_auth(struct sy_call *c);  /* auth.c */
+int sy_stage_parse(struct sy_call *c);         /* parse.c */
+int sy_stage_route(struct sy_call *c);         /* router.c */
+int sy_stage_upstream(struct sy_call *c);      /* proxy.c */
+int sy_stage_models(struct sy_call *c);        /* handlers.c */
+int sy_stage_model_one(struct sy_call *c);
+int sy_stage_liveness(struct sy_call *c);
+int sy_stage_readiness(struct sy_call *c);
+int sy_stage_metrics(struct sy_call *c);
+int sy_stage_token_counter(struct sy_call *c);
+
+/* The built-in mock model (mock.c): answers c entirely in-process. */
+int sy_mock_answer(struct sy_call *c);
+
+/* Workers (worker.c). */
+int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g);
+void sy_workers_swap_conf(struct sy_gwconf *g);
+void sy_workers_drain(double timeout_s);
+void sy_workers_join(void);
+
+uint64_t sy_rand(struct sy_worker *w);
+/* Pick a deployment of c->group (router.c); avoid may be NULL. */
+struct sy_drt *sy_pick(struct sy_call *c, const struct sy_drt *avoid);
+
+#endif

@@ -1,0 +1,331 @@
+/* gwconf.c - compile a config snapshot into what the request path reads.
+ *
+ * Done once per load, never per request: provider presets resolved, upstream
+ * URLs and auth header lines pre-formatted, model groups sorted for binary
+ * search, simple-shuffle weights precomputed, the /v1/models body prebuilt, and
+ * each route's stage array assembled from only the enabled stages.
+ */
+#include "gateway/gateway.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "core/log.h"
+#include "tokenizer/tokenizer.h"
+
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *out = NULL;
+    if (vasprintf(&out, f, ap) < 0)
+        out = NULL;
+    va_end(ap);
+    return out;
+}
+
+static const char *env_first(const char *const names[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (names[i]) {
+            const char *v = getenv(names[i]);
+            if (v && *v)
+                return v;
+        }
+    return NULL;
+}
+
+static int cmp_drt_group(const void *a, const void *b)
+{
+    const struct sy_drt *x = *(struct sy_drt *const *)a, *y = *(struct sy_drt *const *)b;
+    int c = strcmp(x->d->model_name, y->d->model_name);
+    if (c)
+        return c;
+    return (x > y) - (x < y); /* keep config order within a group */
+}
+
+/* Resolve URLs and headers for one deployment. 0, or -1 (warned) when unusable. */
+static int resolve(struct sy_gwconf *g, struct sy_drt *r)
+{
+    const struct sy_deployment *d = r->d;
+    const struct sy_config *cfg = g->cfg;
+    r->prov = d->provider ? sy_provider_find(d->provider) : NULL;
+    r->timeout_s = d->timeout_s > 0 ? d->timeout_s : cfg->router_timeout_s > 0 ? cfg->router_timeout_s
+                                                                           : cfg->request_timeout_s;
+    r->stream_timeout_s = d->stream_timeout_s > 0 ? d->stream_timeout_s : r->timeout_s;
+    const char *um = d->upstream_model ? d->upstream_model : "";
+    r->enc = d->tokenizer && sy_tok_encoding_by_name(d->tokenizer, strlen(d->tokenizer)) >= 0
+                 ? sy_tok_encoding_by_name(d->tokenizer, strlen(d->tokenizer))
+                 : (int)sy_tok_encoding_for_model(um, strlen(um));
+    if (d->mock_response) { /* answered in-process whatever the provider */
+        r->prov = sy_provider_find("mock");
+        return 0;
+    }
+    if (!d->model) {
+        sy_warn("config: model_name '%s' has no litellm_params.model; requests to it will fail", d->model_name);
+        return -1;
+    }
+    if (!r->prov) {
+        sy_warn("config: %s:%d: provider '%s' (model '%s') is %s; requests to model group '%s' will fail",
+                d->file ? d->file : "config", d->line, d->provider ? d->provider : "?", d->model,
+                d->provider && sy_provider_known_unsupported(d->provider) ? "not supported by switchyard yet"
+                                                                          : "unknown",
+                d->model_name);
+        return -1;
+    }
+    if (r->prov->flags & SY_PRESET_MOCK)
+        return 0;
+    if (strchr(um, '*')) {
+        sy_warn("config: %s:%d: wildcard model '%s' is not supported yet; group '%s' ignored",
+                d->file ? d->file : "config", d->line, d->model, d->model_name);
+        r->prov = NULL;
+        return -1;
+    }
+    const char *base = d->api_base ? d->api_base : env_first(r->prov->base_env);
+    if (!base)
+        base = r->prov->default_base;
+    if (!base) {
+        sy_warn("config: %s:%d: deployment '%s' (%s) needs api_base", d->file ? d->file : "config", d->line,
+                d->model_name, d->model);
+        r->prov = NULL;
+        return -1;
+    }
+    size_t bl = strlen(base);
+    while (bl && base[bl - 1] == '/')
+        bl--;
+    const char *v1 = "";
+    if ((r->prov->flags & SY_PRESET_APPEND_V1) && !(bl >= 3 && memcmp(base + bl - 3, "/v1", 3) == 0))
+        v1 = "/v1";
+    r->tls = strncmp(base, "https://", 8) == 0;
+    static const char *ops[3] = {"chat/completions", "completions", "embeddings"};
+    for (int i = 0; i < 3; i++) {
+        if (r->prov->flags & SY_PRESET_AZURE) {
+            const char *ver = d->api_version ? d->api_version : getenv("AZURE_API_VERSION");
+            if (!ver)
+                ver = "2024-10-21";
+            r->url[i] = fmt("%.*s/openai/deployments/%s/%s?api-version=%s", (int)bl, base, um, ops[i], ver);
+        } else {
+            r->url[i] = fmt("%.*s%s/%s", (int)bl, base, v1, ops[i]);
+        }
+    }
+    const char *key = d->api_key ? d->api_key : env_first(r->prov->key_env);
+    if (!key)
+        key = r->prov->default_key;
+    struct sy_buf h;
+    sy_buf_init(&h, 1 << 16);
+    SY_BUF_LIT(&h, "Content-Type: application/json\r\nUser-Agent: switchyard/" SY_VERSION "\r\n");
+    if (key && *key) {
+        if (r->prov->auth == SY_AUTH_API_KEY_HEADER)
+            sy_buf_printf(&h, "api-key: %s\r\n", key);
+        else if (r->prov->auth == SY_AUTH_BEARER)
+            sy_buf_printf(&h, "Authorization: Bearer %s\r\n", key);
+    }
+    if (d->organization)
+        sy_buf_printf(&h, "OpenAI-Organization: %s\r\n", d->organization);
+    if (strcmp(r->prov->name, "openrouter") == 0) {
+        const char *site = getenv("OR_SITE_URL"), *app = getenv("OR_APP_NAME");
+        if (site)
+            sy_buf_printf(&h, "HTTP-Referer: %s\r\n", site);
+        if (app)
+            sy_buf_printf(&h, "X-Title: %s\r\n", app);
+    }
+    if (r->prov->extra_headers)
+        sy_buf_puts(&h, r->prov->extra_headers);
+    r->headers = h.p;
+    r->headers_len = h.len;
+    struct sy_buf m;
+    sy_buf_init(&m, 1 << 16);
+    SY_BUF_LIT(&m, "\"");
+    sy_buf_json_escape(&m, um, strlen(um));
+    SY_BUF_LIT(&m, "\"");
+    r->model_json = m.p;
+    r->model_json_len = m.len;
+    return 0;
+}
+
+static void build_pipelines(struct sy_gwconf *g)
+{
+    const struct sy_config *cfg = g->cfg;
+    int auth = g->master_key != NULL;
+#define ADD(rk, fn)                                                                                                    \
+    do {                                                                                                               \
+        struct sy_pipeline *p = &g->routes[rk];                                                                       \
+        p->names[p->n] = #fn;                                                                                          \
+        p->stages[p->n++] = fn;                                                                                        \
+    } while (0)
+    for (int k = SY_RK_CHAT; k <= SY_RK_EMBEDDINGS; k++) {
+        if (auth)
+            ADD(k, sy_stage_auth);
+        ADD(k, sy_stage_parse);
+        ADD(k, sy_stage_route);
+        ADD(k, sy_stage_upstream);
+    }
+    if (auth) {
+        ADD(SY_RK_MODELS, sy_stage_auth);
+        ADD(SY_RK_MODEL_ONE, sy_stage_auth);
+        ADD(SY_RK_TOKEN_COUNTER, sy_stage_auth);
+    }
+    ADD(SY_RK_MODELS, sy_stage_models);
+    ADD(SY_RK_MODEL_ONE, sy_stage_model_one);
+    ADD(SY_RK_LIVENESS, sy_stage_liveness);
+    ADD(SY_RK_READINESS, sy_stage_readiness);
+    if (cfg->require_auth_for_metrics_endpoint)
+        ADD(SY_RK_METRICS, sy_stage_metrics_auth);
+    ADD(SY_RK_METRICS, sy_stage_metrics);
+    ADD(SY_RK_TOKEN_COUNTER, sy_stage_token_counter);
+#undef ADD
+}
+
+static void build_models_json(struct sy_gwconf *g)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 64u << 20);
+    SY_BUF_LIT(&b, "{\"data\":[");
+    for (size_t i = 0; i < g->ngroups; i++) {
+        if (i)
+            SY_BUF_LIT(&b, ",");
+        SY_BUF_LIT(&b, "{\"id\":\"");
+        sy_buf_json_escape(&b, g->groups[i].name, g->groups[i].name_len);
+        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    }
+    SY_BUF_LIT(&b, "],\"object\":\"list\"}");
+    g->models_json = b.p;
+    g->models_json_len = b.len;
+}
+
+struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errlen)
+{
+    struct sy_gwconf *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        sy_config_unref(cfg);
+        return NULL;
+    }
+    atomic_init(&g->refs, 1);
+    g->cfg = cfg;
+    if (cfg->master_key && *cfg->master_key) {
+        g->master_key = cfg->master_key;
+        g->master_key_len = strlen(cfg->master_key);
+        if (strncmp(cfg->master_key, "sk-", 3) != 0)
+            sy_warn("config: general_settings.master_key should start with 'sk-' (LiteLLM requires it)");
+    }
+    g->num_retries = cfg->router_num_retries >= 0 ? cfg->router_num_retries
+                     : cfg->num_retries >= 0      ? cfg->num_retries
+                                                  : 2; /* openai's default, as LiteLLM */
+    g->max_body = (size_t)(cfg->max_request_size_mb * 1024 * 1024);
+    if (cfg->routing_strategy && strcmp(cfg->routing_strategy, "simple-shuffle") != 0)
+        sy_warn("config: router_settings.routing_strategy '%s' is not supported yet; using simple-shuffle",
+                cfg->routing_strategy);
+    if (!cfg->ssl_verify)
+        sy_warn("config: litellm_settings.ssl_verify is false: upstream TLS certificates are NOT verified");
+
+    g->ndrts = cfg->n_deployments;
+    g->drts = calloc(g->ndrts ? g->ndrts : 1, sizeof *g->drts);
+    struct sy_drt **order = calloc(g->ndrts ? g->ndrts : 1, sizeof *order);
+    size_t nuse = 0;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        g->drts[i].d = &cfg->deployments[i];
+        resolve(g, &g->drts[i]);
+        if (cfg->deployments[i].model_name)
+            order[nuse++] = &g->drts[i];
+    }
+    qsort(order, nuse, sizeof *order, cmp_drt_group);
+    g->groups = calloc(nuse ? nuse : 1, sizeof *g->groups);
+    for (size_t i = 0; i < nuse;) {
+        size_t j = i;
+        while (j < nuse && strcmp(order[j]->d->model_name, order[i]->d->model_name) == 0)
+            j++;
+        struct sy_group *gr = &g->groups[g->ngroups++];
+        gr->name = order[i]->d->model_name;
+        gr->name_len = strlen(gr->name);
+        gr->n = j - i;
+        gr->d = calloc(gr->n, sizeof *gr->d);
+        memcpy(gr->d, order + i, gr->n * sizeof *gr->d);
+        /* simple-shuffle: weight, then rpm, then tpm - looked up on the first deployment */
+        const struct sy_deployment *f = gr->d[0]->d;
+        int field = f->weight >= 0 ? 1 : f->rpm >= 0 ? 2 : f->tpm >= 0 ? 3 : 0;
+        if (field && gr->n > 1) {
+            gr->weights = calloc(gr->n, sizeof(double));
+            for (size_t k = 0; k < gr->n; k++) {
+                const struct sy_deployment *dd = gr->d[k]->d;
+                double v = field == 1 ? dd->weight : field == 2 ? dd->rpm : dd->tpm;
+                gr->weights[k] = v > 0 ? v : 0;
+                gr->wsum += gr->weights[k];
+            }
+            if (gr->wsum <= 0) {
+                free(gr->weights);
+                gr->weights = NULL;
+            }
+        }
+        i = j;
+    }
+    free(order);
+    build_pipelines(g);
+    build_models_json(g);
+    return g;
+}
+
+const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len)
+{
+    size_t lo = 0, hi = g->ngroups;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const struct sy_group *gr = &g->groups[mid];
+        size_t m = gr->name_len < len ? gr->name_len : len;
+        int c = memcmp(gr->name, name, m);
+        if (c == 0)
+            c = (gr->name_len > len) - (gr->name_len < len);
+        if (c == 0)
+            return gr;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void sy_gwconf_ref(struct sy_gwconf *g) { atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); }
+
+void sy_gwconf_unref(struct sy_gwconf *g)
+{
+    if (!g || atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        for (int k = 0; k < 3; k++)
+            free((char *)g->drts[i].url[k]);
+        free((char *)g->drts[i].headers);
+        free((char *)g->drts[i].model_json);
+    }
+    for (size_t i = 0; i < g->ngroups; i++) {
+        free(g->groups[i].d);
+        free(g->groups[i].weights);
+    }
+    free(g->groups);
+    free(g->drts);
+    free(g->models_json);
+    sy_config_unref(g->cfg);
+    free(g);
+}
+
+void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
+{
+    static const char *names[SY_RK__COUNT] = {"chat", "completions", "embeddings", "models", "model_one",
+                                              "liveness", "readiness", "metrics", "token_counter"};
+    fprintf(out, "pipelines:\n");
+    for (int k = 0; k < SY_RK__COUNT; k++) {
+        fprintf(out, "  %-14s", names[k]);
+        for (unsigned i = 0; i < g->routes[k].n; i++)
+            fprintf(out, "%s%s", i ? " -> " : "", g->routes[k].names[i] + strlen("sy_stage_"));
+        fprintf(out, "\n");
+    }
+    size_t ok = 0;
+    for (size_t i = 0; i < g->ndrts; i++)
+        ok += g->drts[i].prov != NULL;
+    fprintf(out, "deployments: %zu usable of %zu, model groups: %zu\n", ok, g->ndrts, g->ngroups);
+}

@@ -1,0 +1,104 @@
+/* handlers.c - routes answered by the gateway itself: models, health, metrics,
+ * token counter. Each is the last stage of its route's pipeline. */
+#include "gateway/gateway.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "metrics/metrics.h"
+#include "tokenizer/tokenizer.h"
+
+int sy_stage_models(struct sy_call *c)
+{
+    sy_reply_json(c->req, 200, c->g->models_json, c->g->models_json_len);
+    return SY_DONE;
+}
+
+int sy_stage_model_one(struct sy_call *c)
+{
+    const struct sy_group *gr = sy_gwconf_group(c->g, c->path_model.p, c->path_model.n);
+    if (!gr) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "The model '%.*s' does not exist", (int)(c->path_model.n > 300 ? 300 : c->path_model.n),
+                 c->path_model.p);
+        sy_reply_error(c->req, 404, "invalid_request_error", "model", msg);
+        return SY_DONE;
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    SY_BUF_LIT(&b, "{\"id\":\"");
+    sy_buf_json_escape(&b, gr->name, gr->name_len);
+    SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_buf_free(&b);
+    return SY_DONE;
+}
+
+int sy_stage_liveness(struct sy_call *c)
+{
+    static const char body[] = "\"I'm alive!\"";
+    sy_reply_json(c->req, 200, body, sizeof body - 1);
+    return SY_DONE;
+}
+
+int sy_stage_readiness(struct sy_call *c)
+{
+    const struct sy_config *cfg = c->g->cfg;
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    SY_BUF_LIT(&b, "{\"status\":\"healthy\",\"db\":\"Not connected\",\"cache\":null,\"litellm_version\":\"" SY_VERSION
+                   "\",\"switchyard_version\":\"" SY_VERSION "\",\"success_callbacks\":[");
+    for (size_t i = 0; i < cfg->n_callbacks; i++) {
+        if (i)
+            SY_BUF_LIT(&b, ",");
+        SY_BUF_LIT(&b, "\"");
+        sy_buf_json_escape(&b, cfg->callbacks[i], strlen(cfg->callbacks[i]));
+        SY_BUF_LIT(&b, "\"");
+    }
+    sy_buf_printf(&b, "],\"workers\":%d,\"model_groups\":%zu}", sy_gw.nworkers, c->g->ngroups);
+    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_buf_free(&b);
+    return SY_DONE;
+}
+
+int sy_stage_metrics(struct sy_call *c)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 256u << 20);
+    if (sy_metrics_render(&b) != 0) {
+        sy_buf_free(&b);
+        sy_reply_error(c->req, 500, "internal_server_error", NULL, "metrics too large to render");
+        return SY_DONE;
+    }
+    sy_resp_simple(c->req, 200, NULL, 0, "text/plain; version=0.0.4; charset=utf-8", b.p, b.len);
+    sy_buf_free(&b);
+    return SY_DONE;
+}
+
+int sy_stage_token_counter(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    struct sy_jscan s;
+    const char *model_used = NULL, *enc = NULL;
+    char *model = NULL;
+    if (sy_jscan(r->body.p, r->body.len, &s) == 0 && s.model.type == 's') {
+        model = sy_arena_alloc(&r->arena, s.model.len + 8);
+        if (sy_jstr_decode(r->body.p + s.model.off, s.model.len, model, s.model.len + 8) >= 0) {
+            const struct sy_group *gr = sy_gwconf_group(c->g, model, strlen(model));
+            if (gr) {
+                const struct sy_deployment *d = gr->d[0]->d;
+                model_used = d->upstream_model ? d->upstream_model : d->model_name;
+                enc = d->tokenizer;
+            }
+        }
+    }
+    struct sy_buf out;
+    sy_buf_init(&out, 256u << 20);
+    int st = sy_tok_counter_response(r->body.p, r->body.len, model_used, enc, &out);
+    sy_reply_json(r, st, out.p, out.len);
+    sy_buf_free(&out);
+    return SY_DONE;
+}

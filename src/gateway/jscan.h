@@ -1,0 +1,44 @@
+/* jscan.h - zero-allocation JSON validation and top-level key scan.
+ *
+ * The pass-through path never builds a JSON tree: it validates the request
+ * body strictly (RFC 8259) in one pass and reports where the top-level keys
+ * it cares about ("model", "stream", "stream_options", ...) and their values
+ * are. Nesting depth is capped (SY_JSCAN_MAX_DEPTH) so hostile input cannot
+ * recurse the stack. Why not jsmn: jsmn needs a token array proportional to
+ * the body (16 bytes per token; a 32 MB body needs hundreds of MB) and is lax
+ * about syntax in its default mode; this scanner needs no memory at all.
+ */
+#ifndef SY_JSCAN_H
+#define SY_JSCAN_H
+
+#include <stddef.h>
+
+#define SY_JSCAN_MAX_DEPTH 128
+
+struct sy_jspan {
+    size_t off, len; /* byte range of the value (strings include their quotes) */
+    char type;       /* 's' string, 'n' number, 'o' object, 'a' array, 't' true, 'f' false, 'z' null; 0 absent */
+};
+
+/* Top-level keys of interest to the gateway. */
+struct sy_jscan {
+    struct sy_jspan model, stream, stream_options, input, messages, prompt, user, n;
+    int top_is_object;
+    size_t err_off;   /* where parsing failed */
+    const char *err;  /* static reason, NULL on success */
+};
+
+/* Validate p[0..n) as one JSON value and fill s. 0 on success, SY_EJSON on error
+ * (s->err and s->err_off describe it). */
+int sy_jscan(const char *p, size_t n, struct sy_jscan *s);
+
+/* Decode a JSON string value span (with quotes) into out (NUL-terminated,
+ * at most cap-1 bytes). Returns the decoded length or -1 if it does not fit or
+ * contains \u0000. Handles all escapes including surrogate pairs. */
+long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap);
+
+/* Find "key": in a JSON object span and return the value span (type 0 if
+ * absent). Only direct members of the object are matched. */
+struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *key);
+
+#endif

@@ -1,0 +1,272 @@
+/* pipeline.c - route matching and the stage run loop (after nginx's phase engine).
+ *
+ * A request is matched against the route table once; its pipeline is the
+ * config's flat stage array for that route. The loop runs stages until one
+ * suspends (SY_AGAIN: an async completion calls sy_call_resume) or answers
+ * (SY_DONE). Stages a config does not enable are absent, never skipped.
+ */
+#include "gateway/gateway.h"
+
+#include <http_parser.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "metrics/metrics.h"
+
+struct route {
+    const char *path;
+    size_t len;
+    int method;
+    enum sy_route_kind kind;
+};
+
+#define R(p, m, k) {p, sizeof(p) - 1, m, k}
+static const struct route routes[] = {
+    R("/v1/chat/completions", HTTP_POST, SY_RK_CHAT),
+    R("/chat/completions", HTTP_POST, SY_RK_CHAT),
+    R("/v1/completions", HTTP_POST, SY_RK_COMPLETIONS),
+    R("/completions", HTTP_POST, SY_RK_COMPLETIONS),
+    R("/v1/embeddings", HTTP_POST, SY_RK_EMBEDDINGS),
+    R("/embeddings", HTTP_POST, SY_RK_EMBEDDINGS),
+    R("/v1/models", HTTP_GET, SY_RK_MODELS),
+    R("/models", HTTP_GET, SY_RK_MODELS),
+    R("/health/liveliness", HTTP_GET, SY_RK_LIVENESS),
+    R("/health/liveness", HTTP_GET, SY_RK_LIVENESS),
+    R("/health/readiness", HTTP_GET, SY_RK_READINESS),
+    R("/metrics", HTTP_GET, SY_RK_METRICS),
+    R("/metrics/", HTTP_GET, SY_RK_METRICS),
+    R("/utils/token_counter", HTTP_POST, SY_RK_TOKEN_COUNTER),
+};
+#undef R
+
+/* Prefix routes with a path parameter. */
+struct proute {
+    const char *prefix, *suffix;
+    int method;
+    enum sy_route_kind kind;
+};
+static const struct proute proutes[] = {
+    {"/openai/deployments/", "/chat/completions", HTTP_POST, SY_RK_CHAT},
+    {"/engines/", "/chat/completions", HTTP_POST, SY_RK_CHAT},
+    {"/openai/deployments/", "/completions", HTTP_POST, SY_RK_COMPLETIONS},
+    {"/engines/", "/completions", HTTP_POST, SY_RK_COMPLETIONS},
+    {"/openai/deployments/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS},
+    {"/engines/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS},
+    {"/v1/models/", "", HTTP_GET, SY_RK_MODEL_ONE},
+    {"/models/", "", HTTP_GET, SY_RK_MODEL_ONE},
+};
+
+/* Returns the route kind, -1 unknown path, -2 known path with another method. */
+static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_path)
+{
+    struct sy_str p = r->path;
+    int path_known = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (p.n == routes[i].len && memcmp(p.p, routes[i].path, p.n) == 0) {
+            path_known = 1;
+            if (r->method == routes[i].method) {
+                *route_path = (struct sy_str){routes[i].path, routes[i].len};
+                return routes[i].kind;
+            }
+        }
+    }
+    for (size_t i = 0; i < sizeof proutes / sizeof proutes[0]; i++) {
+        size_t pl = strlen(proutes[i].prefix), sl = strlen(proutes[i].suffix);
+        if (p.n <= pl + sl || memcmp(p.p, proutes[i].prefix, pl) != 0 ||
+            memcmp(p.p + p.n - sl, proutes[i].suffix, sl) != 0)
+            continue;
+        struct sy_str prm = {p.p + pl, p.n - pl - sl};
+        if (!sl && memchr(prm.p, '/', prm.n) && proutes[i].kind != SY_RK_MODEL_ONE)
+            continue;
+        if (sl && memchr(prm.p, '/', prm.n))
+            continue;
+        path_known = 1;
+        if (r->method == proutes[i].method) {
+            *param = prm;
+            *route_path = p;
+            return proutes[i].kind;
+        }
+    }
+    return path_known ? -2 : -1;
+}
+
+static void run(struct sy_call *c)
+{
+    while (c->stage < c->pl->n) {
+        int rc = c->pl->stages[c->stage](c);
+        if (rc == SY_OK) {
+            c->stage++;
+            continue;
+        }
+        return; /* SY_AGAIN or SY_DONE */
+    }
+}
+
+void sy_call_resume(struct sy_call *c)
+{
+    c->stage++;
+    run(c);
+}
+
+static void call_cleanup(void *p)
+{
+    struct sy_call *c = p;
+    sy_buf_free(&c->up_body);
+    sy_buf_free(&c->sse);
+    sy_gwconf_unref(c->g);
+}
+
+static void make_call_id(struct sy_worker *w, char out[37])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint64_t a = sy_rand(w), b = sy_rand(w);
+    unsigned char u[16];
+    memcpy(u, &a, 8);
+    memcpy(u + 8, &b, 8);
+    u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
+    u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
+    int o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[u[i] >> 4];
+        out[o++] = hex[u[i] & 15];
+    }
+    out[o] = 0;
+}
+
+void sy_handle_request(struct sy_req *r, void *ud)
+{
+    struct sy_worker *w = ud;
+    struct sy_str param = SY_STR_NULL, rpath = SY_STR_NULL;
+    int k = match(r, &param, &rpath);
+    if (k == -1) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Route not found: %.*s", (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p);
+        sy_reply_error(r, 404, "invalid_request_error", NULL, msg);
+        return;
+    }
+    if (k == -2) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Method %s not allowed on %.*s", http_method_str((enum http_method)r->method),
+                 (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p);
+        sy_reply_error_h(r, 405, "invalid_request_error", NULL, msg, "allow: POST, GET\r\n", 18);
+        return;
+    }
+    struct sy_call *c = sy_arena_alloc(&r->arena, sizeof *c);
+    memset(c, 0, sizeof *c);
+    c->req = r;
+    c->w = w;
+    c->g = w->conf;
+    sy_gwconf_ref(c->g);
+    c->kind = (enum sy_route_kind)k;
+    c->pl = &c->g->routes[k];
+    c->path_model = param;
+    c->route_path = rpath;
+    c->final_status = 0;
+    sy_buf_init(&c->up_body, 0);
+    sy_buf_init(&c->sse, 0);
+    make_call_id(w, c->call_id);
+    r->handler_data = c;
+    sy_arena_defer(&r->arena, call_cleanup, c);
+    if (c->kind <= SY_RK_EMBEDDINGS) {
+        sy_metrics_inflight(w->metrics, 1);
+        c->counted_inflight = 1;
+    }
+    run(c);
+}
+
+void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
+{
+    sy_buf_printf(b, "x-litellm-call-id: %s\r\n", c->call_id);
+    if (c->drt) {
+        sy_buf_printf(b, "x-litellm-model-id: %s\r\n", c->drt->d->id ? c->drt->d->id : "");
+        if (c->drt->d->api_base)
+            sy_buf_printf(b, "x-litellm-model-api-base: %s\r\n", c->drt->d->api_base);
+    }
+    if (c->group)
+        sy_buf_printf(b, "x-litellm-model-group: %s\r\n", c->group->name);
+    sy_buf_printf(b, "x-litellm-version: %s\r\n", SY_VERSION);
+    if (c->attempt > 1)
+        sy_buf_printf(b, "x-litellm-attempted-retries: %d\r\n", c->attempt - 1);
+    if (durations) {
+        uint64_t now = sy_now_ns();
+        double total_ms = (double)(now - c->req->t_start_ns) / 1e6;
+        double llm_ms = c->t_up_start ? (double)((c->t_up_first ? c->t_up_first : now) - c->t_up_start) / 1e6 : 0;
+        sy_buf_printf(b, "x-litellm-response-duration-ms: %.3f\r\nx-litellm-overhead-duration-ms: %.3f\r\n",
+                      total_ms, total_ms - llm_ms > 0 ? total_ms - llm_ms : 0);
+    }
+}
+
+static const char *class_for(int status)
+{
+    switch (status) {
+    case 400: return "BadRequestError";
+    case 401: return "AuthenticationError";
+    case 403: return "PermissionDeniedError";
+    case 404: return "NotFoundError";
+    case 408: return "Timeout";
+    case 413: return "BadRequestError";
+    case 422: return "UnprocessableEntityError";
+    case 429: return "RateLimitError";
+    case 503: return "ServiceUnavailableError";
+    default: return status >= 500 ? "InternalServerError" : "APIError";
+    }
+}
+
+void sy_call_account(struct sy_call *c, int status)
+{
+    if (c->finished)
+        return;
+    c->finished = 1;
+    if (c->counted_inflight)
+        sy_metrics_inflight(c->w->metrics, -1);
+    if (c->kind > SY_RK_EMBEDDINGS)
+        return; /* only LLM routes are counted, as in LiteLLM */
+    uint64_t now = sy_now_ns();
+    struct sy_metric_req m = {0};
+    char route[128];
+    snprintf(route, sizeof route, "%.*s", (int)c->route_path.n, c->route_path.p);
+    m.route = route;
+    m.requested_model = c->model ? c->model : "";
+    m.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
+    m.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
+    m.api_provider = c->drt && c->drt->prov ? c->drt->prov->name : "";
+    m.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
+    m.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    m.status = status;
+    m.llm_called = c->t_up_start != 0;
+    m.llm_failed = c->llm_failed;
+    m.exception_class = status >= 400 ? (c->exception_class ? c->exception_class : class_for(status)) : NULL;
+    m.total_s = (double)(now - c->req->t_start_ns) / 1e9;
+    m.llm_s = c->t_up_start ? (double)((c->t_up_end ? c->t_up_end : now) - c->t_up_start) / 1e9 : 0;
+    m.ttft_s = c->stream && c->t_up_first ? (double)(c->t_up_first - c->t_up_start) / 1e9 : -1;
+    m.overhead_s = m.total_s - m.llm_s > 0 ? m.total_s - m.llm_s : 0;
+    m.prompt_tokens = c->prompt_tokens;
+    m.completion_tokens = c->completion_tokens;
+    if (c->drt && c->drt->d->input_cost_per_token > 0)
+        m.spend += (double)c->prompt_tokens * c->drt->d->input_cost_per_token;
+    if (c->drt && c->drt->d->output_cost_per_token > 0)
+        m.spend += (double)c->completion_tokens * c->drt->d->output_cost_per_token;
+    sy_metrics_record(c->w->metrics, &m);
+    if (c->g->cfg->access_log)
+        sy_accesslog_write(&m, c->call_id, m.model_id);
+}
+
+void sy_call_error(struct sy_call *c, int status, const char *type, const char *param, const char *msg,
+                   const char *extra, size_t extra_len)
+{
+    struct sy_buf h;
+    sy_buf_init(&h, 8192);
+    sy_call_headers(c, &h, 1);
+    if (extra_len)
+        sy_buf_append(&h, extra, extra_len);
+    sy_call_account(c, status);
+    sy_reply_error_h(c->req, status, type, param, msg, h.p, h.len);
+    sy_buf_free(&h);
+}

@@ -1,0 +1,426 @@
+/* proxy.c - the upstream stage for OpenAI-compatible providers (pass-through).
+ *
+ * The request body is forwarded as three pieces without copying or parsing:
+ * the bytes before the `model` value, the deployment's upstream model as a
+ * JSON string, and the bytes after it. Non-streaming responses are buffered
+ * (capped) so `usage` can be read and errors rewritten into LiteLLM's shape;
+ * streaming responses are written to the client as each piece arrives, never
+ * held back, with backpressure: when the client's write queue passes
+ * HIGH_WATER the upstream read is paused until it drains. A client that goes
+ * away cancels the upstream transfer. Retries (router semantics, reference
+ * §3.5) happen only before any byte reached the client.
+ *
+ *   attempt:  pick deployment -> sy_ureq_start -> on_head -> on_body* -> on_done
+ *   on_done:  success -> reply/end | retryable & attempts left -> timer -> attempt
+ *             | error -> LiteLLM error JSON (or an SSE error frame mid-stream)
+ */
+#include "gateway/gateway.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "gateway/usage.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "upstream/client.h"
+
+#define HIGH_WATER (1u << 20)
+#define MAX_RESPONSE (256u << 20)
+#define MAX_ERROR_BODY (1u << 20)
+
+static void start_attempt(struct sy_call *c);
+
+static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
+{
+    const char *n = d->prov ? d->prov->name : "OpenAI";
+    if (strcmp(n, "openai") == 0 || strcmp(n, "text-completion-openai") == 0)
+        return "OpenAI";
+    if (strcmp(n, "azure") == 0)
+        return "Azure";
+    snprintf(buf, cap, "%s", n);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 32);
+    return buf;
+}
+
+static const char *class_for(int status)
+{
+    switch (status) {
+    case 400: return "BadRequestError";
+    case 401: return "AuthenticationError";
+    case 403: return "PermissionDeniedError";
+    case 404: return "NotFoundError";
+    case 408: return "Timeout";
+    case 422: return "UnprocessableEntityError";
+    case 429: return "RateLimitError";
+    case 503: return "ServiceUnavailableError";
+    default: return status >= 500 ? "InternalServerError" : "APIError";
+    }
+}
+
+static int retryable_status(int st) { return st == 408 || st == 409 || st == 429 || st >= 500; }
+
+/* ---- finishing --------------------------------------------------------- */
+
+static void finish_error(struct sy_call *c, int status, const char *cls, const char *type, const char *param,
+                         const char *upmsg)
+{
+    char pl[64];
+    char *msg = NULL;
+    if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, provider_label(c->drt, pl, sizeof pl),
+                 upmsg ? upmsg : "") < 0)
+        msg = NULL;
+    c->exception_class = cls;
+    c->llm_failed = 1;
+    if (c->client_started) {
+        /* mid-stream: an SSE error frame, then the end of the stream */
+        struct sy_buf b;
+        sy_buf_init(&b, 1 << 20);
+        SY_BUF_LIT(&b, "data: ");
+        sy_error_json(&b, status, type, param, msg);
+        SY_BUF_LIT(&b, "\n\n");
+        sy_resp_chunk(c->req, b.p, b.len);
+        sy_buf_free(&b);
+        sy_call_account(c, status);
+        sy_resp_end(c->req);
+    } else {
+        char extra[64];
+        size_t el = 0;
+        if (c->retry_after_hdr[0])
+            el = (size_t)snprintf(extra, sizeof extra, "retry-after: %s\r\n", c->retry_after_hdr);
+        sy_call_error(c, status, type, param, msg, el ? extra : NULL, el);
+    }
+    free(msg);
+}
+
+static void finish_upstream_error(struct sy_call *c)
+{
+    int st = c->up_status;
+    const char *cls = class_for(st);
+    json_object *root = c->up_body.len ? json_tokener_parse(c->up_body.p) : NULL;
+    json_object *err = NULL, *v;
+    const char *message = NULL, *type = NULL, *param = NULL;
+    if (root && json_object_object_get_ex(root, "error", &err)) {
+        if (json_object_is_type(err, json_type_object)) {
+            if (json_object_object_get_ex(err, "message", &v) && json_object_is_type(v, json_type_string))
+                message = json_object_get_string(v);
+            if (json_object_object_get_ex(err, "type", &v) && json_object_is_type(v, json_type_string))
+                type = json_object_get_string(v);
+            if (json_object_object_get_ex(err, "param", &v) && json_object_is_type(v, json_type_string))
+                param = json_object_get_string(v);
+        } else if (json_object_is_type(err, json_type_string)) {
+            message = json_object_get_string(err);
+        }
+    }
+    char fallback[512];
+    if (!message) {
+        snprintf(fallback, sizeof fallback, "Error code: %d - %.400s", st, c->up_body.len ? c->up_body.p : "");
+        message = fallback;
+    }
+    if (st == 400 && message && (strstr(message, "context length") || strstr(message, "maximum context")))
+        cls = "ContextWindowExceededError";
+    finish_error(c, st, cls, type ? type : "None", param, message);
+    if (root)
+        json_object_put(root);
+}
+
+static void finish_transport_error(struct sy_call *c, int err)
+{
+    char m[256];
+    if (err == SY_EUPTIMEOUT) {
+        double t = c->stream && !c->client_started ? c->drt->stream_timeout_s : c->drt->timeout_s;
+        snprintf(m, sizeof m, "Request timed out after %.1f seconds.", t);
+        finish_error(c, 408, "Timeout", "timeout", NULL, m);
+        return;
+    }
+    snprintf(m, sizeof m, "Connection error (%s).", sy_err_name(err));
+    finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, m);
+}
+
+static void finish_success(struct sy_call *c)
+{
+    uint64_t pt = 0, ct = 0;
+    if (sy_usage_scan(c->up_body.p, c->up_body.len, &pt, &ct)) {
+        c->prompt_tokens = pt;
+        c->completion_tokens = ct;
+        c->have_usage = 1;
+    }
+    struct sy_buf h;
+    sy_buf_init(&h, 8192);
+    sy_call_headers(c, &h, 1);
+    sy_call_account(c, c->up_status);
+    sy_resp_simple(c->req, c->up_status, h.p, h.len, "application/json", c->up_body.p, c->up_body.len);
+    sy_buf_free(&h);
+}
+
+/* ---- retries ----------------------------------------------------------- */
+
+static void timer_close_cb(uv_handle_t *h) { free(h); }
+
+static void on_retry_timer(uv_timer_t *t)
+{
+    struct sy_call *c = t->data;
+    uv_close((uv_handle_t *)t, timer_close_cb);
+    c->retry_timer = NULL;
+    c->drt = sy_pick(c, c->drt);
+    start_attempt(c);
+}
+
+static int usable_deployments(const struct sy_group *g)
+{
+    int n = 0;
+    for (size_t i = 0; i < g->n; i++)
+        n += g->d[i]->prov != NULL;
+    return n;
+}
+
+/* Schedule another attempt if allowed; 1 when scheduled. */
+static int maybe_retry(struct sy_call *c)
+{
+    if (c->aborted || c->client_started || c->attempt > c->g->num_retries)
+        return 0;
+    double delay = 0;
+    if (usable_deployments(c->group) <= 1) {
+        if (c->retry_after_s > 0 && c->retry_after_s <= 60)
+            delay = c->retry_after_s;
+        else
+            delay = fmin(0.5 * pow(2, c->attempt - 1), 8.0);
+        delay += (double)(sy_rand(c->w) % 250) / 1000.0; /* jitter */
+    }
+    uv_timer_t *t = malloc(sizeof *t);
+    if (!t)
+        return 0;
+    uv_timer_init(&c->w->loop, t);
+    t->data = c;
+    c->retry_timer = t;
+    uv_timer_start(t, on_retry_timer, (uint64_t)(delay * 1000), 0);
+    return 1;
+}
+
+/* ---- upstream callbacks ------------------------------------------------- */
+
+static void on_client_drain(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    if (c->paused && c->ureq) {
+        c->paused = 0;
+        sy_ureq_resume(c->ureq);
+    }
+}
+
+static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
+{
+    struct sy_call *c = ud;
+    c->up_status = status;
+    c->t_up_first = sy_now_ns();
+    c->retry_after_s = 0;
+    c->retry_after_hdr[0] = 0;
+    int is_sse = 0;
+    for (size_t i = 0; i < nh; i++) {
+        if (h[i].name_len == 11 && strncasecmp(h[i].name, "retry-after", 11) == 0 && h[i].value_len < 31) {
+            memcpy(c->retry_after_hdr, h[i].value, h[i].value_len);
+            c->retry_after_hdr[h[i].value_len] = 0;
+            c->retry_after_s = atof(c->retry_after_hdr);
+        } else if (h[i].name_len == 14 && strncasecmp(h[i].name, "retry-after-ms", 14) == 0 && !c->retry_after_s) {
+            c->retry_after_s = atof(h[i].value) / 1000.0;
+        } else if (h[i].name_len == 12 && strncasecmp(h[i].name, "content-type", 12) == 0) {
+            is_sse = h[i].value_len >= 17 && strncasecmp(h[i].value, "text/event-stream", 17) == 0;
+        }
+    }
+    sy_buf_reset(&c->up_body);
+    if (status >= 200 && status < 300 && c->stream && is_sse) {
+        struct sy_buf hb;
+        sy_buf_init(&hb, 8192);
+        sy_call_headers(c, &hb, 1);
+        SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+        c->in_cb = 1;
+        sy_resp_start(c->req, status, hb.p, hb.len, "text/event-stream");
+        c->in_cb = 0;
+        sy_buf_free(&hb);
+        c->client_started = 1;
+        if (c->aborted) {
+            c->ureq = NULL;
+            c->llm_failed = 1;
+            sy_call_account(c, 499);
+            sy_resp_end(c->req);
+            return 1;
+        }
+        sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
+        sy_buf_init(&c->sse, 1 << 20);
+    } else {
+        c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
+    }
+    return 0;
+}
+
+/* Look at complete SSE events for a usage object (the last chunk of OpenAI streams). */
+static void sse_scan(struct sy_call *c, const char *p, size_t n)
+{
+    if (sy_buf_append(&c->sse, p, n)) {
+        sy_buf_reset(&c->sse); /* a single event over 1 MB: skip it */
+        return;
+    }
+    const char *s = c->sse.p, *end = s + c->sse.len, *ev;
+    size_t consumed = 0;
+    while ((ev = memmem(s, (size_t)(end - s), "\n\n", 2)) != NULL) {
+        size_t el = (size_t)(ev - s);
+        if (el > 20 && memmem(s, el, "\"usage\"", 7)) {
+            uint64_t pt, ct;
+            if (sy_usage_scan(s, el, &pt, &ct)) {
+                c->prompt_tokens = pt;
+                c->completion_tokens = ct;
+                c->have_usage = 1;
+            }
+        }
+        s = ev + 2;
+        consumed = (size_t)(s - c->sse.p);
+    }
+    if (consumed)
+        sy_buf_consume(&c->sse, consumed);
+}
+
+static int on_body(void *ud, const char *p, size_t n)
+{
+    struct sy_call *c = ud;
+    if (c->client_started) {
+        c->in_cb = 1;
+        size_t q = sy_resp_chunk(c->req, p, n);
+        c->in_cb = 0;
+        if (c->aborted) { /* the client went away during the write */
+            c->ureq = NULL;
+            c->llm_failed = 1;
+            sy_call_account(c, 499);
+            sy_resp_end(c->req);
+            return 1;
+        }
+        sse_scan(c, p, n);
+        if (q > HIGH_WATER && !c->paused) {
+            c->paused = 1;
+            sy_ureq_pause(c->ureq);
+        }
+        return 0;
+    }
+    if (sy_buf_append(&c->up_body, p, n)) {
+        if (c->up_status >= 400)
+            return 0; /* keep the first MB of an error body */
+        c->ureq = NULL;
+        finish_error(c, 502, "APIError", "api_error", NULL, "Upstream response too large");
+        return 1;
+    }
+    return 0;
+}
+
+static void on_done(void *ud, int err)
+{
+    struct sy_call *c = ud;
+    c->ureq = NULL;
+    c->t_up_end = sy_now_ns();
+    if (err) {
+        if (maybe_retry(c))
+            return;
+        finish_transport_error(c, err);
+        return;
+    }
+    if (c->up_status >= 400) {
+        if (retryable_status(c->up_status) && maybe_retry(c))
+            return;
+        finish_upstream_error(c);
+        return;
+    }
+    if (c->client_started) {
+        sy_call_account(c, c->up_status);
+        sy_resp_end(c->req);
+        return;
+    }
+    finish_success(c);
+}
+
+static const struct sy_ureq_cbs cbs = {on_head, on_body, on_done};
+
+static void on_abort(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    c->aborted = 1;
+    if (c->in_cb)
+        return; /* on_body finishes the call after its write returns */
+    if (c->ureq) {
+        sy_ureq_cancel(c->ureq);
+        c->ureq = NULL;
+    }
+    if (c->retry_timer) {
+        uv_timer_stop(c->retry_timer);
+        uv_close((uv_handle_t *)c->retry_timer, timer_close_cb);
+        c->retry_timer = NULL;
+    }
+    c->llm_failed = 1;
+    sy_call_account(c, 499);
+    sy_resp_end(r);
+}
+
+static void start_attempt(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    const struct sy_drt *d = c->drt;
+    c->attempt++;
+    if (d->prov->flags & SY_PRESET_MOCK) { /* a retry may land on a mock deployment */
+        r->on_abort = NULL;
+        sy_mock_answer(c);
+        return;
+    }
+    const char *b = r->body.p;
+    size_t n = r->body.len;
+    if (c->scan.model.type) {
+        size_t mo = c->scan.model.off, ml = c->scan.model.len;
+        c->body_parts[0] = uv_buf_init((char *)b, (unsigned)mo);
+        c->body_parts[1] = uv_buf_init((char *)d->model_json, (unsigned)d->model_json_len);
+        c->body_parts[2] = uv_buf_init((char *)b + mo + ml, (unsigned)(n - mo - ml));
+    } else { /* model from the path: insert it as the first member */
+        const char *brace = memchr(b, '{', n);
+        size_t after = (size_t)(brace - b) + 1;
+        size_t k = after;
+        while (k < n && (b[k] == ' ' || b[k] == '\n' || b[k] == '\r' || b[k] == '\t'))
+            k++;
+        int empty = k < n && b[k] == '}';
+        size_t pl = 10 + d->model_json_len + 1;
+        char *pre = sy_arena_alloc(&r->arena, pl + 1);
+        int w = snprintf(pre, pl + 1, "{\"model\":%s%s", d->model_json, empty ? "" : ",");
+        c->body_parts[0] = uv_buf_init(pre, (unsigned)w);
+        c->body_parts[1] = uv_buf_init((char *)b + after, (unsigned)(n - after));
+        c->body_parts[2] = uv_buf_init(NULL, 0);
+    }
+    int kind = c->kind == SY_RK_CHAT ? 0 : c->kind == SY_RK_COMPLETIONS ? 1 : 2;
+    struct sy_ureq_opts o = {0};
+    o.url = d->url[kind];
+    o.method = "POST";
+    o.headers = d->headers;
+    o.headers_len = d->headers_len;
+    o.body = c->body_parts;
+    o.nbody = c->body_parts[2].len ? 3 : 2;
+    o.connect_timeout_s = d->timeout_s < 10 ? d->timeout_s : 10;
+    o.first_byte_timeout_s = c->stream ? d->stream_timeout_s : d->timeout_s;
+    o.idle_timeout_s = d->timeout_s;
+    c->up_status = 0;
+    c->t_up_start = sy_now_ns();
+    c->t_up_first = 0;
+    sy_buf_reset(&c->up_body);
+    c->ureq = sy_ureq_start(c->w->upool, &o, &cbs, c);
+    if (!c->ureq) {
+        finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, "Invalid upstream URL");
+        return;
+    }
+    r->on_abort = on_abort;
+}
+
+int sy_stage_upstream(struct sy_call *c)
+{
+    if (c->drt->prov->flags & SY_PRESET_MOCK)
+        return sy_mock_answer(c);
+    start_attempt(c);
+    return SY_AGAIN;
+}

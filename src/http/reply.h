@@ -1,0 +1,27 @@
+/* reply.h - OpenAI/LiteLLM-shaped JSON replies.
+ *
+ * Every error a client sees has LiteLLM's shape:
+ *   {"error":{"message":"...","type":"...","param":"..."|null,"code":"<status>"}}
+ * with the HTTP status equal to code. Streams that already started get the
+ * same object as an SSE frame instead (see gateway/proxy.c).
+ */
+#ifndef SY_HTTP_REPLY_H
+#define SY_HTTP_REPLY_H
+
+#include <stddef.h>
+
+struct sy_req;
+struct sy_buf;
+
+/* Write the error JSON into out. message NULL -> a default for the status. */
+int sy_error_json(struct sy_buf *out, int status, const char *type, const char *param, const char *message);
+/* Reply with an error and end the request. Extra headers may be NULL. */
+void sy_reply_error(struct sy_req *r, int status, const char *type, const char *param, const char *message);
+void sy_reply_error_h(struct sy_req *r, int status, const char *type, const char *param, const char *message,
+                      const char *extra_headers, size_t extra_len);
+/* Reply with an SY_E* code's status/type and a message. */
+void sy_reply_errcode(struct sy_req *r, int err, const char *message);
+/* Reply 200 JSON. */
+void sy_reply_json(struct sy_req *r, int status, const char *json, size_t len);
+
+#endif

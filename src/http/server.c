@@ -1,0 +1,876 @@
+/* server.c - one worker's HTTP/1.1 server: accept, parse, limits, timers, writes.
+ *
+ * DESIGN. A connection is in one of four states:
+ *   IDLE     between requests (keep-alive timer armed)
+ *   HEAD     request line/headers arriving (header timer armed at first byte)
+ *   BODY     body arriving (idle-body timer re-armed on every byte)
+ *   SERVING  the handler owns the request; further bytes are buffered, not parsed
+ * The parser is paused at each message end, so pipelined requests are served
+ * one at a time, in order. Header fields, values and the URL are copied out of
+ * the read buffer as http-parser reports them, so read buffers can be reused
+ * at once. Writes copy their bytes (one malloc per write) and count queued
+ * bytes for backpressure. A connection is freed only after its request ended
+ * and both its uv handles are closed (deferred destruction as in libuv).
+ */
+#include "http/server.h"
+
+#include <errno.h>
+#include <http_parser.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "http/reply.h"
+
+enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
+
+#define MAX_HEADERS 128
+#define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
+
+struct sy_conn {
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    struct sy_server *srv;
+    struct sy_conn *prev, *next;
+    http_parser parser;
+    int state;
+    int closing;        /* close after the current response */
+    int dead;           /* socket gone: drop writes */
+    int close_started;
+    int handles_open;
+    int reading;
+    int msg_done;       /* on_message_complete fired during this execute */
+    int parse_error;    /* an error reply was already sent */
+    struct sy_server_limits lim;
+    struct sy_buf in;   /* unparsed bytes */
+    struct sy_req *req; /* request being parsed or served */
+    /* head accumulation */
+    struct sy_buf url;
+    struct sy_buf hraw; /* "name\0value\0" pairs */
+    size_t hoff[MAX_HEADERS * 2];
+    size_t nh;          /* number of fields started */
+    int in_value;
+    size_t head_bytes;
+    /* writes */
+    size_t queued;
+    size_t high_water;
+    int over_high;
+    void (*drain_cb)(struct sy_req *);
+};
+
+struct sy_server {
+    uv_loop_t *loop;
+    uv_tcp_t listener;
+    int listening;
+    sy_req_handler handler;
+    sy_limits_cb limits;
+    void *ud;
+    struct sy_conn *conns;
+    size_t nconns;
+    int draining;
+    void (*drain_done)(void *);
+    void *drain_arg;
+    char rbuf[65536]; /* shared read buffer: data is parsed or copied in read_cb */
+    int rbuf_busy;
+};
+
+static http_parser_settings settings;
+static void conn_close(struct sy_conn *c);
+static void conn_parse(struct sy_conn *c, const char *p, size_t n);
+static void conn_next(struct sy_conn *c);
+
+/* ---- timers ---------------------------------------------------------- */
+
+static void on_timer(uv_timer_t *t)
+{
+    struct sy_conn *c = t->data;
+    switch (c->state) {
+    case ST_IDLE:
+        conn_close(c);
+        break;
+    case ST_HEAD:
+    case ST_BODY: {
+        if (!c->req) {
+            conn_close(c);
+            break;
+        }
+        const char *msg = c->state == ST_HEAD ? "Request timeout: the request head did not arrive in time"
+                                              : "Request timeout: the request body did not arrive in time";
+        c->closing = 1;
+        c->parse_error = 1;
+        c->state = ST_SERVING;
+        if (c->reading) {
+            uv_read_stop((uv_stream_t *)&c->tcp);
+            c->reading = 0;
+        }
+        sy_reply_error(c->req, 408, "timeout", NULL, msg);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void arm(struct sy_conn *c, uint64_t ms)
+{
+    if (ms)
+        uv_timer_start(&c->timer, on_timer, ms, 0);
+    else
+        uv_timer_stop(&c->timer);
+}
+
+/* ---- request objects --------------------------------------------------- */
+
+static struct sy_req *req_new(struct sy_conn *c)
+{
+    struct sy_req *r = malloc(sizeof *r);
+    if (!r)
+        return NULL;
+    memset(r, 0, offsetof(struct sy_req, arena));
+    sy_arena_init(&r->arena);
+    r->conn = c;
+    sy_buf_init(&r->body, c->lim.max_body_bytes);
+    r->t_start_ns = sy_now_ns();
+    return r;
+}
+
+static void req_free(struct sy_req *r)
+{
+    sy_buf_free(&r->body);
+    sy_arena_free(&r->arena);
+    free(r);
+}
+
+/* ---- parser callbacks ------------------------------------------------------ */
+
+static int head_add(struct sy_conn *c, size_t n)
+{
+    c->head_bytes += n;
+    return c->head_bytes > c->lim.max_header_bytes;
+}
+
+static void head_error(struct sy_conn *c, int status, const char *msg)
+{
+    c->parse_error = 1;
+    c->closing = 1;
+    c->state = ST_SERVING;
+    uv_timer_stop(&c->timer);
+    sy_reply_error(c->req, status, "invalid_request_error", NULL, msg);
+}
+
+static int on_message_begin(http_parser *p)
+{
+    struct sy_conn *c = p->data;
+    c->req = req_new(c);
+    if (!c->req)
+        return -1;
+    c->state = ST_HEAD;
+    c->nh = 0;
+    c->in_value = 0;
+    c->head_bytes = 0;
+    sy_buf_reset(&c->url);
+    sy_buf_reset(&c->hraw);
+    arm(c, c->lim.header_timeout_ms);
+    return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t n)
+{
+    struct sy_conn *c = p->data;
+    if (head_add(c, n) || sy_buf_append(&c->url, at, n)) {
+        head_error(c, 431, "Request header fields too large");
+        return -1;
+    }
+    return 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t n)
+{
+    struct sy_conn *c = p->data;
+    if (head_add(c, n)) {
+        head_error(c, 431, "Request header fields too large");
+        return -1;
+    }
+    if (c->in_value || c->nh == 0) {
+        if (c->nh == MAX_HEADERS) {
+            head_error(c, 431, "Too many request headers");
+            return -1;
+        }
+        if (c->nh && sy_buf_append(&c->hraw, "", 1))
+            goto big;
+        c->hoff[2 * c->nh] = c->hraw.len;
+        c->hoff[2 * c->nh + 1] = (size_t)-1;
+        c->nh++;
+        c->in_value = 0;
+    }
+    if (sy_buf_append(&c->hraw, at, n))
+        goto big;
+    return 0;
+big:
+    head_error(c, 431, "Request header fields too large");
+    return -1;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t n)
+{
+    struct sy_conn *c = p->data;
+    if (head_add(c, n)) {
+        head_error(c, 431, "Request header fields too large");
+        return -1;
+    }
+    if (!c->in_value) {
+        if (sy_buf_append(&c->hraw, "", 1))
+            goto big;
+        c->hoff[2 * c->nh - 1] = c->hraw.len;
+        c->in_value = 1;
+    }
+    if (sy_buf_append(&c->hraw, at, n))
+        goto big;
+    return 0;
+big:
+    head_error(c, 431, "Request header fields too large");
+    return -1;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct sy_conn *c = p->data;
+    struct sy_req *r = c->req;
+    if (c->nh && c->in_value == 0) { /* field without value */
+        if (sy_buf_append(&c->hraw, "", 1)) {
+            head_error(c, 431, "Request header fields too large");
+            return -1;
+        }
+        c->hoff[2 * c->nh - 1] = c->hraw.len;
+    }
+    /* copy URL and headers into the request's arena */
+    char *u = sy_arena_strndup(&r->arena, c->url.p ? c->url.p : "", c->url.len);
+    char *q = memchr(u, '?', c->url.len);
+    if (q) {
+        r->path = (struct sy_str){u, (size_t)(q - u)};
+        r->query = (struct sy_str){q + 1, c->url.len - (size_t)(q - u) - 1};
+    } else {
+        r->path = (struct sy_str){u, c->url.len};
+    }
+    char *h = c->hraw.len ? sy_arena_strndup(&r->arena, c->hraw.p, c->hraw.len) : NULL;
+    r->headers = sy_arena_alloc(&r->arena, (c->nh ? c->nh : 1) * sizeof *r->headers);
+    r->nheaders = c->nh;
+    for (size_t i = 0; i < c->nh; i++) {
+        size_t fo = c->hoff[2 * i], vo = c->hoff[2 * i + 1];
+        size_t vend = (i + 1 < c->nh ? c->hoff[2 * (i + 1)] - 1 : c->hraw.len);
+        r->headers[i].name = (struct sy_str){h + fo, vo - 1 - fo};
+        /* trim trailing whitespace of the value */
+        size_t vl = vend - vo;
+        while (vl && (h[vo + vl - 1] == ' ' || h[vo + vl - 1] == '\t'))
+            vl--;
+        r->headers[i].value = (struct sy_str){h + vo, vl};
+    }
+    r->method = p->method;
+    r->http_minor = p->http_minor;
+    r->keep_alive = http_should_keep_alive(p);
+    if ((p->flags & F_CONTENTLENGTH) && p->content_length > c->lim.max_body_bytes) {
+        head_error(c, 413, NULL);
+        return -1;
+    }
+    struct sy_str ex = sy_req_header(r, "expect");
+    if (ex.p && SY_STR_CASEEQ(ex, "100-continue") && !c->dead) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        uv_buf_t b = uv_buf_init((char *)cont, sizeof cont - 1);
+        uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    }
+    c->state = ST_BODY;
+    arm(c, c->lim.body_timeout_ms);
+    return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t n)
+{
+    struct sy_conn *c = p->data;
+    if (sy_buf_append(&c->req->body, at, n)) {
+        head_error(c, 413, NULL);
+        return -1;
+    }
+    arm(c, c->lim.body_timeout_ms);
+    return 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct sy_conn *c = p->data;
+    c->msg_done = 1;
+    c->state = ST_SERVING;
+    uv_timer_stop(&c->timer);
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+static void dispatch(struct sy_conn *c)
+{
+    struct sy_req *r = c->req;
+    r->t_ready_ns = sy_now_ns();
+    if (!r->body.p)
+        sy_buf_append(&r->body, "", 0);
+    c->srv->handler(r, c->srv->ud);
+}
+
+/* Parse bytes p[0..n) (which may alias c->in); leftovers stay in c->in. */
+static void conn_parse(struct sy_conn *c, const char *p, size_t n)
+{
+    c->msg_done = 0;
+    if (c->state == ST_IDLE && n) {
+        /* limits are taken per request from the current config */
+        c->srv->limits(&c->lim, c->srv->ud);
+    }
+    size_t done = http_parser_execute(&c->parser, &settings, p, n);
+    enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+    int from_in = (p == c->in.p);
+    if (c->msg_done) {
+        http_parser_pause(&c->parser, 0);
+        /* keep the unparsed rest for after this response */
+        if (from_in) {
+            sy_buf_consume(&c->in, done);
+        } else if (done < n) {
+            if (sy_buf_append(&c->in, p + done, n - done))
+                c->closing = 1;
+        }
+        dispatch(c);
+        return;
+    }
+    if (from_in)
+        sy_buf_reset(&c->in);
+    if (e != HPE_OK && e != HPE_PAUSED) {
+        if (c->parse_error || c->state == ST_SERVING)
+            return; /* a reply is already going out */
+        if (!c->req)
+            c->req = req_new(c);
+        if (!c->req) {
+            conn_close(c);
+            return;
+        }
+        char msg[160];
+        snprintf(msg, sizeof msg, "Malformed HTTP request: %s", http_errno_description(e));
+        head_error(c, 400, msg);
+    }
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static void alloc_cb(uv_handle_t *h, size_t sug, uv_buf_t *b)
+{
+    struct sy_conn *c = h->data;
+    struct sy_server *s = c->srv;
+    if (!s->rbuf_busy) {
+        s->rbuf_busy = 1;
+        *b = uv_buf_init(s->rbuf, sizeof s->rbuf);
+    } else {
+        *b = uv_buf_init(malloc(16384), 16384);
+        if (!b->base)
+            b->len = 0;
+    }
+}
+
+static void release_rbuf(struct sy_server *s, const uv_buf_t *b)
+{
+    if (b->base == s->rbuf)
+        s->rbuf_busy = 0;
+    else
+        free(b->base);
+}
+
+static void on_client_gone(struct sy_conn *c)
+{
+    c->dead = 1;
+    if (c->reading) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+    if (c->req && c->state == ST_SERVING && !c->parse_error) {
+        if (c->req->on_abort) {
+            sy_req_abort_cb cb = c->req->on_abort;
+            c->req->on_abort = NULL;
+            cb(c->req); /* ends the request now or later */
+        }
+        /* without on_abort the handler is about to end the request itself */
+        return;
+    }
+    conn_close(c);
+}
+
+static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
+{
+    struct sy_conn *c = st->data;
+    if (nread < 0) {
+        release_rbuf(c->srv, b);
+        on_client_gone(c);
+        return;
+    }
+    if (nread == 0) {
+        release_rbuf(c->srv, b);
+        return;
+    }
+    if (c->state == ST_SERVING || c->in.len) {
+        /* busy, or leftovers: append and (if not busy) parse from c->in */
+        int rc = sy_buf_append(&c->in, b->base, (size_t)nread);
+        release_rbuf(c->srv, b);
+        if (rc) { /* a client pipelining far ahead of us: stop reading for now */
+            c->closing = 1;
+            uv_read_stop(st);
+            c->reading = 0;
+            return;
+        }
+        if (c->state != ST_SERVING)
+            conn_parse(c, c->in.p, c->in.len);
+        return;
+    }
+    conn_parse(c, b->base, (size_t)nread);
+    release_rbuf(c->srv, b);
+}
+
+/* ---- lifecycle ------------------------------------------------------------- */
+
+static void conn_free(struct sy_conn *c)
+{
+    struct sy_server *s = c->srv;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    s->nconns--;
+    sy_buf_free(&c->in);
+    sy_buf_free(&c->url);
+    sy_buf_free(&c->hraw);
+    free(c);
+    if (s->draining && s->nconns == 0 && s->drain_done) {
+        void (*d)(void *) = s->drain_done;
+        s->drain_done = NULL;
+        d(s->drain_arg);
+    }
+}
+
+static void close_cb(uv_handle_t *h)
+{
+    struct sy_conn *c = h->data;
+    if (--c->handles_open == 0)
+        conn_free(c);
+}
+
+static void conn_close(struct sy_conn *c)
+{
+    if (c->close_started)
+        return;
+    if (c->req && c->state == ST_SERVING) {
+        /* the handler still owns the request: close when it ends */
+        c->dead = 1;
+        c->closing = 1;
+        if (c->req->on_abort) {
+            sy_req_abort_cb cb = c->req->on_abort;
+            c->req->on_abort = NULL;
+            cb(c->req);
+        }
+        return;
+    }
+    c->close_started = 1;
+    if (c->req) {
+        req_free(c->req);
+        c->req = NULL;
+    }
+    uv_close((uv_handle_t *)&c->tcp, close_cb);
+    uv_close((uv_handle_t *)&c->timer, close_cb);
+}
+
+static void on_connection(uv_stream_t *ls, int status)
+{
+    struct sy_server *s = ls->data;
+    if (status < 0)
+        return;
+    struct sy_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->srv = s;
+    uv_tcp_init(s->loop, &c->tcp);
+    c->tcp.data = c;
+    if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0) {
+        c->handles_open = 1;
+        c->close_started = 1;
+        s->nconns++;
+        c->next = s->conns;
+        if (s->conns)
+            s->conns->prev = c;
+        s->conns = c;
+        uv_close((uv_handle_t *)&c->tcp, close_cb);
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    uv_timer_init(s->loop, &c->timer);
+    c->timer.data = c;
+    c->handles_open = 2;
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+    s->limits(&c->lim, s->ud);
+    sy_buf_init(&c->in, c->lim.max_header_bytes + PIPELINE_CAP);
+    sy_buf_init(&c->url, c->lim.max_header_bytes + 1);
+    sy_buf_init(&c->hraw, c->lim.max_header_bytes + MAX_HEADERS * 2 + 2);
+    c->next = s->conns;
+    if (s->conns)
+        s->conns->prev = c;
+    s->conns = c;
+    s->nconns++;
+    c->state = ST_IDLE;
+    arm(c, c->lim.keepalive_timeout_ms);
+    if (s->draining) {
+        conn_close(c);
+        return;
+    }
+    c->reading = 1;
+    uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+}
+
+/* After a response: next pipelined request, keep-alive wait, or close. */
+static void conn_next(struct sy_conn *c)
+{
+    if (c->dead || c->closing || c->srv->draining) {
+        if (c->queued == 0)
+            conn_close(c);
+        else
+            c->closing = 1; /* closed by the last write callback */
+        return;
+    }
+    c->state = ST_IDLE;
+    c->parse_error = 0;
+    if (!c->reading) {
+        c->reading = 1;
+        uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+    }
+    if (c->in.len)
+        conn_parse(c, c->in.p, c->in.len);
+    else
+        arm(c, c->lim.keepalive_timeout_ms);
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+struct wreq {
+    uv_write_t w;
+    struct sy_conn *c;
+    size_t len;
+    char data[];
+};
+
+static void write_cb(uv_write_t *w, int status)
+{
+    struct wreq *wr = (struct wreq *)w;
+    struct sy_conn *c = wr->c;
+    c->queued -= wr->len;
+    free(wr);
+    if (status < 0 && !c->dead) {
+        on_client_gone(c);
+        return;
+    }
+    if (c->over_high && c->queued <= c->high_water / 4 && c->req && c->drain_cb) {
+        c->over_high = 0;
+        c->drain_cb(c->req);
+    }
+    if (c->queued == 0 && !c->req && (c->closing || c->dead || c->srv->draining) && !c->close_started)
+        conn_close(c);
+}
+
+/* Queue a write of the concatenation of up to 3 pieces (copied). */
+static void conn_write3(struct sy_conn *c, const char *a, size_t an, const char *b, size_t bn, const char *d,
+                        size_t dn)
+{
+    if (c->dead || c->close_started)
+        return;
+    size_t len = an + bn + dn;
+    struct wreq *wr = malloc(sizeof *wr + len);
+    if (!wr) {
+        on_client_gone(c);
+        return;
+    }
+    memcpy(wr->data, a, an);
+    if (bn)
+        memcpy(wr->data + an, b, bn);
+    if (dn)
+        memcpy(wr->data + an + bn, d, dn);
+    wr->c = c;
+    wr->len = len;
+    uv_buf_t ub = uv_buf_init(wr->data, (unsigned)len);
+    c->queued += len;
+    if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &ub, 1, write_cb) != 0) {
+        c->queued -= len;
+        free(wr);
+        on_client_gone(c);
+    }
+}
+
+static const char *reason(int st)
+{
+    switch (st) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 499: return "Client Closed Request";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
+    }
+}
+
+static size_t format_head(char *out, size_t cap, struct sy_req *r, int status, const char *ctype, long long clen,
+                          int chunked, int close)
+{
+    int n = snprintf(out, cap, "HTTP/1.1 %d %s\r\ncontent-type: %s\r\n", status, reason(status), ctype);
+    if (clen >= 0)
+        n += snprintf(out + n, cap - (size_t)n, "content-length: %lld\r\n", clen);
+    if (chunked)
+        n += snprintf(out + n, cap - (size_t)n, "transfer-encoding: chunked\r\n");
+    if (close)
+        n += snprintf(out + n, cap - (size_t)n, "connection: close\r\n");
+    else if (r->http_minor == 0)
+        n += snprintf(out + n, cap - (size_t)n, "connection: keep-alive\r\n");
+    return (size_t)n;
+}
+
+static int want_close(struct sy_req *r)
+{
+    struct sy_conn *c = r->conn;
+    return !r->keep_alive || c->closing || c->srv->draining;
+}
+
+static void req_finish(struct sy_req *r)
+{
+    struct sy_conn *c = r->conn;
+    r->resp_done = 1;
+    c->req = NULL;
+    c->drain_cb = NULL;
+    c->over_high = 0;
+    if (!r->keep_alive)
+        c->closing = 1;
+    req_free(r);
+    conn_next(c);
+}
+
+void sy_resp_simple(struct sy_req *r, int status, const char *extra, size_t extra_len, const char *ctype,
+                    const char *body, size_t body_len)
+{
+    struct sy_conn *c = r->conn;
+    int close = want_close(r);
+    char head[512];
+    size_t hn = format_head(head, sizeof head, r, status, ctype, (long long)body_len, 0, close);
+    r->status = status;
+    r->resp_started = 1;
+    r->bytes_out = body_len;
+    if (!close)
+        ; /* keep-alive */
+    else
+        c->closing = 1;
+    /* head + extra headers + "\r\n" + body in one write */
+    if (!c->dead) {
+        size_t len = hn + extra_len + 2 + body_len;
+        struct wreq *wr = malloc(sizeof *wr + len);
+        if (wr) {
+            char *o = wr->data;
+            memcpy(o, head, hn);
+            o += hn;
+            if (extra_len)
+                memcpy(o, extra, extra_len);
+            o += extra_len;
+            memcpy(o, "\r\n", 2);
+            o += 2;
+            if (body_len)
+                memcpy(o, body, body_len);
+            wr->c = c;
+            wr->len = len;
+            uv_buf_t ub = uv_buf_init(wr->data, (unsigned)len);
+            c->queued += len;
+            if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &ub, 1, write_cb) != 0) {
+                c->queued -= len;
+                free(wr);
+                c->dead = 1;
+            }
+        } else {
+            c->dead = 1;
+        }
+    }
+    req_finish(r);
+}
+
+void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra_len, const char *ctype)
+{
+    struct sy_conn *c = r->conn;
+    int chunked = r->http_minor >= 1;
+    int close = want_close(r) || !chunked;
+    if (close)
+        c->closing = 1;
+    char head[512];
+    size_t hn = format_head(head, sizeof head, r, status, ctype, -1, chunked, close);
+    r->status = status;
+    r->resp_started = 1;
+    r->resp_chunked = chunked;
+    conn_write3(c, head, hn, extra, extra_len, "\r\n", 2);
+}
+
+size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
+{
+    struct sy_conn *c = r->conn;
+    if (!n)
+        return c->queued;
+    r->bytes_out += n;
+    if (r->resp_chunked) {
+        char sz[24];
+        int k = snprintf(sz, sizeof sz, "%zx\r\n", n);
+        conn_write3(c, sz, (size_t)k, p, n, "\r\n", 2);
+    } else {
+        conn_write3(c, p, n, NULL, 0, NULL, 0);
+    }
+    if (c->high_water && c->queued > c->high_water)
+        c->over_high = 1;
+    return c->queued;
+}
+
+void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t high_water)
+{
+    r->conn->drain_cb = cb;
+    r->conn->high_water = high_water;
+}
+
+size_t sy_resp_queued(const struct sy_req *r) { return r->conn->queued; }
+
+void sy_resp_end(struct sy_req *r)
+{
+    struct sy_conn *c = r->conn;
+    if (r->resp_started && r->resp_chunked && !c->dead)
+        conn_write3(c, "0\r\n\r\n", 5, NULL, 0, NULL, 0);
+    req_finish(r);
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+struct sy_str sy_req_header(const struct sy_req *r, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (sy_str_caseeq(r->headers[i].name, name, n))
+            return r->headers[i].value;
+    return SY_STR_NULL;
+}
+
+struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb lim, void *ud)
+{
+    static int inited;
+    if (!inited) { /* settings is constant; racing writers store the same values */
+        settings.on_message_begin = on_message_begin;
+        settings.on_url = on_url;
+        settings.on_header_field = on_header_field;
+        settings.on_header_value = on_header_value;
+        settings.on_headers_complete = on_headers_complete;
+        settings.on_body = on_body;
+        settings.on_message_complete = on_message_complete;
+        inited = 1;
+    }
+    struct sy_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->loop = loop;
+    s->handler = h;
+    s->limits = lim;
+    s->ud = ud;
+    return s;
+}
+
+int sy_server_listen(struct sy_server *s, const char *host, int port)
+{
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int rc = getaddrinfo(host, ps, &hints, &ai);
+    if (rc != 0)
+        return -EINVAL;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        freeaddrinfo(ai);
+        return -errno;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1024) != 0) {
+        int e = errno;
+        close(fd);
+        freeaddrinfo(ai);
+        return -e;
+    }
+    freeaddrinfo(ai);
+    uv_tcp_init(s->loop, &s->listener);
+    s->listener.data = s;
+    if ((rc = uv_tcp_open(&s->listener, fd)) != 0)
+        return rc;
+    if ((rc = uv_listen((uv_stream_t *)&s->listener, 1024, on_connection)) != 0)
+        return rc;
+    s->listening = 1;
+    return 0;
+}
+
+void sy_server_drain(struct sy_server *s, void (*done)(void *), void *arg)
+{
+    s->draining = 1;
+    s->drain_done = done;
+    s->drain_arg = arg;
+    if (s->listening) {
+        uv_close((uv_handle_t *)&s->listener, NULL);
+        s->listening = 0;
+    }
+    struct sy_conn *c = s->conns, *nx;
+    for (; c; c = nx) {
+        nx = c->next;
+        if (c->state == ST_IDLE && !c->in.len)
+            conn_close(c);
+        else
+            c->closing = 1;
+    }
+    if (s->nconns == 0 && s->drain_done) {
+        s->drain_done = NULL;
+        done(arg);
+    }
+}
+
+void sy_server_close_all(struct sy_server *s)
+{
+    struct sy_conn *c = s->conns, *nx;
+    for (; c; c = nx) {
+        nx = c->next;
+        on_client_gone(c);
+        if (!c->close_started && !c->req)
+            conn_close(c);
+    }
+}
+
+size_t sy_server_nconns(const struct sy_server *s) { return s->nconns; }

@@ -1,0 +1,108 @@
+/* server.h - the client-facing HTTP/1.1 server of one worker (libuv + http-parser).
+ *
+ * Each worker thread owns one sy_server: a listening socket bound with
+ * SO_REUSEPORT (the kernel spreads connections over workers), its connections,
+ * and their requests. Keep-alive and pipelining are supported: requests on one
+ * connection are parsed and answered strictly in order, one at a time (bytes of
+ * the next request are buffered, capped, while the current one is served, so a
+ * client disconnect is still noticed). Request bodies may use Content-Length
+ * or chunked encoding.
+ *
+ * Limits (all from the config snapshot in effect when the request began):
+ *   request head > max_header_bytes      -> 431, connection closed
+ *   body > max_body_bytes                -> 413, connection closed
+ *   head not complete in header_timeout  -> 408, connection closed
+ *   no body byte for body_timeout        -> 408, connection closed
+ *   idle keep-alive > keepalive_timeout  -> connection closed silently
+ *
+ * Responses: sy_resp_simple() for a whole response in one write, or
+ * sy_resp_start() + sy_resp_chunk()* + sy_resp_end() for a streamed
+ * (chunked) one. Every request ends with exactly one of sy_resp_simple() or
+ * sy_resp_end(); the server then frees the request (its arena) and moves on.
+ */
+#ifndef SY_HTTP_SERVER_H
+#define SY_HTTP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/str.h"
+
+struct sy_server;
+struct sy_conn;
+struct sy_req;
+
+struct sy_header {
+    struct sy_str name, value;
+};
+
+struct sy_server_limits {
+    size_t max_header_bytes;
+    size_t max_body_bytes;
+    uint64_t header_timeout_ms, body_timeout_ms, keepalive_timeout_ms;
+};
+
+/* Called when a request's head and whole body have arrived. The handler owns
+ * the request until it calls sy_resp_simple() or sy_resp_end(). */
+typedef void (*sy_req_handler)(struct sy_req *req, void *ud);
+/* Called when the client went away while the handler owns the request. The
+ * handler must stop all work for it (cancel upstream I/O) and then call
+ * sy_resp_end() (no bytes are sent) - now or later. */
+typedef void (*sy_req_abort_cb)(struct sy_req *req);
+/* Limits for a new request (config may change between requests on SIGHUP). */
+typedef void (*sy_limits_cb)(struct sy_server_limits *out, void *ud);
+
+struct sy_req {
+    struct sy_conn *conn;
+    int method;                    /* http_parser enum http_method */
+    struct sy_str path;            /* without query */
+    struct sy_str query;           /* after '?', may be empty */
+    struct sy_header *headers;
+    size_t nheaders;
+    struct sy_buf body;
+    int http_minor;
+    int keep_alive;                /* client allows it */
+    uint64_t t_start_ns;           /* first byte of the request seen */
+    uint64_t t_ready_ns;           /* head+body complete */
+    /* response state (owned by the server) */
+    int status;
+    int resp_started, resp_chunked, resp_done;
+    size_t bytes_out;
+    sy_req_abort_cb on_abort;      /* set by the handler if it does async work */
+    void *handler_data;            /* the handler's per-request state */
+    struct sy_arena arena;         /* freed when the response ends; keep last (not zeroed) */
+};
+
+struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb lim, void *ud);
+/* Bind and listen (SO_REUSEPORT, TCP_NODELAY on accepted sockets). 0 or -errno. */
+int sy_server_listen(struct sy_server *s, const char *host, int port);
+/* Graceful stop: close the listener and idle connections; busy connections
+ * close after their current response. done() runs when none are left. */
+void sy_server_drain(struct sy_server *s, void (*done)(void *), void *arg);
+/* Force-close everything (after a drain timeout). */
+void sy_server_close_all(struct sy_server *s);
+size_t sy_server_nconns(const struct sy_server *s);
+
+/* Look up a request header (case-insensitive); NULL view when absent. */
+struct sy_str sy_req_header(const struct sy_req *r, const char *name);
+
+/* One-shot response: status, extra header lines ("Name: v\r\n"..., may be
+ * NULL), content type and body. Ends the request. */
+void sy_resp_simple(struct sy_req *r, int status, const char *extra_headers, size_t extra_len,
+                    const char *content_type, const char *body, size_t body_len);
+/* Streamed response: head now, body as chunks. */
+void sy_resp_start(struct sy_req *r, int status, const char *extra_headers, size_t extra_len,
+                   const char *content_type);
+/* Queue one chunk (copied). Returns the bytes queued on the socket so far, so
+ * callers can apply backpressure (see sy_resp_set_drain_cb). */
+size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n);
+/* Called once the queued bytes drop below low water after exceeding high water. */
+void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t high_water);
+void sy_resp_end(struct sy_req *r);
+/* Bytes written by the kernel not yet acknowledged by uv (write queue size). */
+size_t sy_resp_queued(const struct sy_req *r);
+
+#endif

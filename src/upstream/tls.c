@@ -1,0 +1,176 @@
+/* tls.c - upstream TLS with OpenSSL memory BIOs driven by libuv reads/writes.
+ *
+ * Bytes read from the socket are pushed into rbio (client.c); whatever SSL
+ * writes into wbio is moved into one heap block per flush and handed to a
+ * single uv_write (freed in its callback). Verification: the system CA store
+ * or opts.ca_file, SSL_set1_host (or the IP) for the name, SNI for names,
+ * ALPN "http/1.1". The last session of each origin is kept for resumption.
+ */
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <stdlib.h>
+
+#include "core/errors.h"
+#include "core/log.h"
+#include "upstream/up_int.h"
+
+struct tls_write {
+    uv_write_t w;
+    struct sy__conn *c;
+    char data[];
+};
+
+static int new_session(SSL *ssl, SSL_SESSION *sess)
+{
+    struct sy__conn *c = SSL_get_app_data(ssl);
+    if (!c || !SSL_SESSION_is_resumable(sess))
+        return 0;
+    if (c->origin->sess)
+        SSL_SESSION_free(c->origin->sess);
+    c->origin->sess = sess; /* we keep the reference */
+    return 1;
+}
+
+SSL_CTX *sy__tls_ctx_new(const struct sy_upool_opts *o)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx)
+        return NULL;
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+    static const unsigned char alpn[] = "\x08http/1.1";
+    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, new_session);
+    if (o->ssl_verify) {
+        int ok = o->ca_file && *o->ca_file
+                     ? SSL_CTX_load_verify_locations(ctx, o->ca_file, NULL)
+                     : SSL_CTX_set_default_verify_paths(ctx);
+        if (!ok) {
+            sy_error("upstream: cannot load CA certificates%s%s", o->ca_file ? " from " : "",
+                     o->ca_file ? o->ca_file : "");
+            SSL_CTX_free(ctx);
+            return NULL;
+        }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    }
+    return ctx;
+}
+
+int sy__tls_conn_init(struct sy__conn *c)
+{
+    struct sy__origin *o = c->origin;
+    SSL *ssl = SSL_new(c->pool->ssl_ctx);
+    if (!ssl)
+        return SY_ETLS;
+    BIO *rb = BIO_new(BIO_s_mem()), *wb = BIO_new(BIO_s_mem());
+    if (!rb || !wb) {
+        BIO_free(rb);
+        BIO_free(wb);
+        SSL_free(ssl);
+        return SY_ENOMEM;
+    }
+    BIO_set_mem_eof_return(rb, -1); /* empty rbio means "want read", not EOF */
+    SSL_set_bio(ssl, rb, wb);
+    SSL_set_connect_state(ssl);
+    SSL_set_app_data(ssl, c);
+    c->ssl = ssl;
+    c->rbio = rb;
+    c->wbio = wb;
+    if (o->is_ip) {
+        if (c->pool->opts.ssl_verify &&
+            !X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), o->host))
+            return SY_ETLS;
+    } else {
+        SSL_set_tlsext_host_name(ssl, o->host);
+        if (c->pool->opts.ssl_verify && !SSL_set1_host(ssl, o->host))
+            return SY_ETLS;
+    }
+    if (o->sess)
+        SSL_set_session(ssl, o->sess);
+    return 0;
+}
+
+static void tls_write_cb(uv_write_t *w, int status)
+{
+    struct tls_write *t = (struct tls_write *)w;
+    struct sy__conn *c = t->c;
+    free(t);
+    sy__conn_wrote(c, status);
+}
+
+int sy__tls_flush(struct sy__conn *c)
+{
+    size_t n = BIO_ctrl_pending(c->wbio);
+    if (!n)
+        return 0;
+    struct tls_write *t = malloc(sizeof *t + n);
+    if (!t)
+        return UV_ENOMEM;
+    t->c = c;
+    int got = BIO_read(c->wbio, t->data, (int)n);
+    if (got <= 0) {
+        free(t);
+        return 0;
+    }
+    uv_buf_t b = uv_buf_init(t->data, (unsigned)got);
+    int rc = uv_write(&t->w, (uv_stream_t *)&c->tcp, &b, 1, tls_write_cb);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    c->wpending++;
+    return 0;
+}
+
+static void log_tls_error(struct sy__conn *c)
+{
+    unsigned long e = ERR_peek_last_error();
+    long v = SSL_get_verify_result(c->ssl);
+    char msg[256];
+    ERR_error_string_n(e, msg, sizeof msg);
+    if (v != X509_V_OK)
+        sy_warn("upstream TLS %s:%u: certificate verify failed: %s", c->origin->host,
+                c->origin->port, X509_verify_cert_error_string(v));
+    else
+        sy_warn("upstream TLS %s:%u: %s", c->origin->host, c->origin->port, msg);
+    ERR_clear_error();
+}
+
+int sy__tls_handshake(struct sy__conn *c)
+{
+    int rc = SSL_do_handshake(c->ssl);
+    int err = rc == 1 ? SSL_ERROR_NONE : SSL_get_error(c->ssl, rc);
+    if (sy__tls_flush(c) < 0)
+        return SY_ETLS;
+    if (rc == 1) {
+        if (SSL_session_reused(c->ssl))
+            c->pool->stats.tls_resumed++;
+        return 1;
+    }
+    if (err == SSL_ERROR_WANT_READ)
+        return 0;
+    log_tls_error(c);
+    return SY_ETLS;
+}
+
+int sy__tls_write(struct sy__conn *c, const uv_buf_t *b, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const char *p = b[i].base;
+        size_t left = b[i].len;
+        while (left) {
+            int chunk = left > (1u << 30) ? 1 << 30 : (int)left;
+            int w = SSL_write(c->ssl, p, chunk);
+            if (w <= 0) {
+                log_tls_error(c);
+                return SY_ETLS;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    return sy__tls_flush(c) < 0 ? SY_EUPRESET : 0;
+}

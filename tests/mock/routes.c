@@ -1,0 +1,280 @@
+/* routes.c - what the mock answers: path dispatch, API-key check, Azure rules,
+ * fault selection, and the request log behind GET /__mock/requests.
+ *
+ *   POST /v1/chat/completions, /chat/completions          chat (JSON or SSE)
+ *   POST /v1/completions, /completions                    legacy text completion
+ *   POST /v1/embeddings, /embeddings                      embeddings
+ *   GET  /v1/models, /models, /v1/models/{id}             model list / one model
+ *   POST /openai/deployments/{dep}/{chat/completions|completions|embeddings}?api-version=…
+ *   GET  /__mock/requests    last 100 requests, oldest first (JSON array)
+ *   POST /__mock/reset       clear that log
+ *
+ * The log is the only state shared between worker threads (one mutex); each
+ * entry is rendered to JSON when recorded so that reading it is a join.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define RING 100
+
+static pthread_mutex_t ring_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *ring[RING];
+static size_t ring_len[RING];
+static unsigned ring_head, ring_count;
+
+int mock_record_init(void) { return 0; }
+
+static void record(struct mock_conn *c)
+{
+    struct mock_http_req *h = &c->req;
+    struct sy_buf s;
+    sy_buf_init(&s, MOCK_MAX_BODY * 7);
+    SY_BUF_LIT(&s, "{\"method\":\"");
+    sy_buf_puts(&s, http_method_str(c->parser.method));
+    SY_BUF_LIT(&s, "\",\"path\":\"");
+    sy_buf_json_escape(&s, h->url.p ? h->url.p : "", h->url.len);
+    SY_BUF_LIT(&s, "\",\"headers\":{");
+    for (int i = 0; i < h->nh; i++) {
+        const char *n = h->hdrs.p + h->name_off[i], *v = h->hdrs.p + h->val_off[i];
+        SY_BUF_LIT(&s, "\"");
+        sy_buf_json_escape(&s, n, strlen(n));
+        SY_BUF_LIT(&s, "\":\"");
+        sy_buf_json_escape(&s, v, strlen(v));
+        sy_buf_puts(&s, i + 1 < h->nh ? "\"," : "\"");
+    }
+    SY_BUF_LIT(&s, "},\"body\":\"");
+    sy_buf_json_escape(&s, h->body.p ? h->body.p : "", h->body.len);
+    SY_BUF_LIT(&s, "\"}");
+    pthread_mutex_lock(&ring_mu);
+    unsigned slot = (ring_head + ring_count) % RING;
+    if (ring_count == RING) {
+        free(ring[ring_head]);
+        ring_head = (ring_head + 1) % RING;
+    } else {
+        ring_count++;
+    }
+    ring[slot] = s.p;
+    ring_len[slot] = s.len;
+    pthread_mutex_unlock(&ring_mu);
+}
+
+static void dump(struct mock_resp *r)
+{
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "[");
+    pthread_mutex_lock(&ring_mu);
+    for (unsigned i = 0; i < ring_count; i++) {
+        unsigned k = (ring_head + i) % RING;
+        if (i)
+            SY_BUF_LIT(s, ",");
+        sy_buf_append(s, ring[k] ? ring[k] : "null", ring[k] ? ring_len[k] : 4);
+    }
+    pthread_mutex_unlock(&ring_mu);
+    SY_BUF_LIT(s, "]");
+    mock_body_json(r, 200, s, NULL);
+}
+
+static void reset_log(struct mock_resp *r)
+{
+    pthread_mutex_lock(&ring_mu);
+    for (unsigned i = 0; i < RING; i++) {
+        free(ring[i]);
+        ring[i] = NULL;
+    }
+    ring_head = ring_count = 0;
+    pthread_mutex_unlock(&ring_mu);
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"ok\":true}");
+    mock_body_json(r, 200, s, NULL);
+}
+
+enum route { R_NONE, R_CHAT, R_TEXT, R_EMB, R_MODELS, R_MODEL };
+
+static enum route classify(struct sy_str p, struct sy_str *arg)
+{
+    if (SY_STR_EQ(p, "/v1/chat/completions") || SY_STR_EQ(p, "/chat/completions"))
+        return R_CHAT;
+    if (SY_STR_EQ(p, "/v1/completions") || SY_STR_EQ(p, "/completions"))
+        return R_TEXT;
+    if (SY_STR_EQ(p, "/v1/embeddings") || SY_STR_EQ(p, "/embeddings"))
+        return R_EMB;
+    if (SY_STR_EQ(p, "/v1/models") || SY_STR_EQ(p, "/models"))
+        return R_MODELS;
+    if (sy_str_startswith(p, "/v1/models/", 11) && p.n > 11) {
+        *arg = (struct sy_str){p.p + 11, p.n - 11};
+        return R_MODEL;
+    }
+    return R_NONE;
+}
+
+/* "/openai/deployments/{dep}/{rest}" -> dep and the route of "/{rest}". */
+static enum route classify_azure(struct sy_str p, struct sy_str *dep)
+{
+    static const char pre[] = "/openai/deployments/";
+    if (!sy_str_startswith(p, pre, sizeof pre - 1))
+        return R_NONE;
+    const char *d = p.p + sizeof pre - 1, *end = p.p + p.n;
+    const char *slash = memchr(d, '/', (size_t)(end - d));
+    if (!slash || slash == d)
+        return R_NONE;
+    *dep = (struct sy_str){d, (size_t)(slash - d)};
+    struct sy_str rest = {slash, (size_t)(end - slash)}, unused;
+    enum route rt = classify(rest, &unused);
+    return rt == R_CHAT || rt == R_TEXT || rt == R_EMB ? rt : R_NONE;
+}
+
+static int has_query_param(struct sy_str q, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < q.n;) {
+        if (q.n - i > n && memcmp(q.p + i, name, n) == 0 && q.p[i + n] == '=' &&
+            i + n + 1 < q.n && q.p[i + n + 1] != '&')
+            return 1;
+        const char *amp = memchr(q.p + i, '&', q.n - i);
+        if (!amp)
+            break;
+        i = (size_t)(amp - q.p) + 1;
+    }
+    return 0;
+}
+
+static int authorized(struct mock_conn *c, int azure)
+{
+    const char *k = mock_opts.require_key;
+    if (!k)
+        return 1;
+    const char *a = mock_header(c, "authorization");
+    if (a && strncmp(a, "Bearer ", 7) == 0 && strcmp(a + 7, k) == 0)
+        return 1;
+    const char *ak = azure ? mock_header(c, "api-key") : NULL;
+    return ak && strcmp(ak, k) == 0;
+}
+
+static int needs_async(const struct mock_fault *f)
+{
+    return f->delay_ms > 0 || f->chunk_delay_ms > 0 || f->reset_after_chunks >= 0 ||
+           f->trickle_bytes_per_s > 0 || f->close_without_response;
+}
+
+static void azure_error(struct mock_resp *r, int status, const char *code, const char *msg)
+{
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    sy_buf_printf(s, "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}", code, msg);
+    mock_body_json(r, status, s, NULL);
+}
+
+void mock_route(struct mock_conn *c)
+{
+    struct mock_http_req *h = &c->req;
+    struct mock_resp r = {.c = c, .b = &c->out, .track = 0};
+    struct sy_str url = {h->url.p ? h->url.p : "", h->url.len}, path = url, query = {"", 0};
+    const char *qm = memchr(url.p, '?', url.n);
+    if (qm) {
+        path.n = (size_t)(qm - url.p);
+        query = (struct sy_str){qm + 1, url.n - path.n - 1};
+    }
+    int is_get = c->parser.method == HTTP_GET, is_post = c->parser.method == HTTP_POST;
+
+    if (sy_str_startswith(path, "/__mock/", 8)) {
+        if (is_get && SY_STR_EQ(path, "/__mock/requests"))
+            dump(&r);
+        else if (is_post && SY_STR_EQ(path, "/__mock/reset"))
+            reset_log(&r);
+        else
+            mock_error(&r, 404, "Unknown mock control endpoint.", NULL, "unknown_url", NULL);
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+    if (mock_opts.record)
+        record(c);
+    if (h->too_big) {
+        mock_error(&r, 413, NULL, NULL, NULL, NULL);
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+
+    struct sy_str arg = {0}, dep = {0};
+    enum route rt = classify(path, &arg);
+    int azure = 0;
+    if (rt == R_NONE && (rt = classify_azure(path, &dep)) != R_NONE)
+        azure = 1;
+    if (rt == R_NONE || ((rt == R_MODELS || rt == R_MODEL) ? !is_get : !is_post)) {
+        struct sy_buf msg;
+        sy_buf_init(&msg, 8192);
+        sy_buf_printf(&msg, "Invalid URL (%s %.*s)", http_method_str(c->parser.method),
+                      (int)(path.n > 4096 ? 4096 : path.n), path.p);
+        mock_error(&r, 404, msg.p, "invalid_request_error", "", NULL);
+        sy_buf_free(&msg);
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+    if (!authorized(c, azure)) {
+        if (azure)
+            azure_error(&r, 401, "401",
+                        "Access denied due to invalid subscription key or wrong API endpoint. "
+                        "Make sure to provide a valid key for an active subscription and use a "
+                        "correct regional API endpoint for your resource.");
+        else
+            mock_error(&r, 401, NULL, NULL, NULL, NULL);
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+    if (azure && !has_query_param(query, "api-version")) {
+        azure_error(&r, 400, "MissingApiVersionParameter",
+                    "The api-version query parameter (?api-version=) is required for all "
+                    "requests.");
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+    if (rt == R_MODELS || rt == R_MODEL) {
+        mock_models(&r, rt == R_MODEL ? arg : SY_STR_NULL);
+        mock_commit(&r, NULL, 0);
+        return;
+    }
+
+    struct mock_req q;
+    if (mock_scan(h->body.p ? h->body.p : "", h->body.len, &q) < 0) {
+        mock_error(&r, 400,
+                   "We could not parse the JSON body of your request. (HINT: This likely means "
+                   "you aren't using your HTTP library correctly. The OpenAI API expects a JSON "
+                   "payload, but what was sent was not valid JSON.)",
+                   "invalid_request_error", NULL, NULL);
+        mock_commit(&r, NULL, 0);
+        free(q.items);
+        return;
+    }
+    if (azure) /* directives may also ride on the deployment name */
+        q.model = mock_model_split(dep, &q.fault);
+
+    const struct mock_fault *f = &q.fault;
+    if (needs_async(f)) {
+        sy_buf_reset(&c->rbuf);
+        c->nsegs = 0;
+        r.b = &c->rbuf;
+        r.track = 1;
+    }
+    int ok = 0;
+    if (f->status > 0 && f->status != 200) {
+        mock_error(&r, (int)f->status, NULL, NULL, NULL, f);
+    } else if (!q.model.n && rt != R_EMB) {
+        mock_error(&r, 400, "you must provide a model parameter", "invalid_request_error", NULL,
+                   NULL);
+    } else if (rt == R_EMB && q.n_items == 0) {
+        mock_error(&r, 400, "'input' is a required property", "invalid_request_error", NULL,
+                   NULL);
+    } else if (rt == R_EMB) {
+        mock_embeddings(&r, &q);
+        ok = 1;
+    } else {
+        mock_completion(&r, &q, rt == R_CHAT ? MOCK_CHAT : MOCK_TEXT);
+        ok = 1;
+    }
+    mock_commit(&r, f, ok && q.stream && rt != R_EMB);
+    free(q.items);
+}
