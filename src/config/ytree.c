@@ -501,10 +501,14 @@ static struct sy_ynode *mapping(struct yb *b, yaml_event_t *start, int line, int
         for (size_t j = 0; j < merges[i]->n; j++)
             map_put(b->a, m, merges[i]->pairs[j].key, merges[i]->pairs[j].val, 0, &was);
     for (size_t i = 0; i < n_own; i++) {
+        int first_line = 0;
+        struct sy_ypair *prev = find_key(m, own[i].key);
+        if (prev)
+            first_line = prev->key->line;
         if (map_put(b->a, m, own[i].key, own[i].val, 1, &was) && was && b->warn) {
             const struct sy_ynode *k = own[i].key;
-            b->warn(b->ud, b->file, k->line, "duplicate key '%.*s' (line %d): the last value is kept",
-                    (int)(k->len > 80 ? 80 : k->len), k->s, line);
+            b->warn(b->ud, b->file, k->line, "duplicate key '%.*s' (first at line %d): the last value is kept",
+                    (int)(k->len > 80 ? 80 : k->len), k->s, first_line);
         }
     }
     if (m->weight > MAX_WEIGHT) {

@@ -41,6 +41,6 @@ void sy_buf_consume(struct sy_buf *b, size_t n);
 
 #include <string.h>
 static inline int sy_buf_puts(struct sy_buf *b, const char *s) { return sy_buf_append(b, s, strlen(s)); }
-#define SY_BUF_LIT(b, lit) sy_buf_append((b), (lit), sizeof(lit) - 1)
+#define SY_BUF_LIT(b, lit) sy_buf_append((b), "" lit, sizeof(lit) - 1) /* literals only */
 
 #endif

@@ -195,11 +195,11 @@ int sy_mock_answer(struct sy_call *c)
         else
             SY_BUF_LIT(&b, ",\"choices\":[{\"index\":0,\"text\":");
         put_str(&b, text + i, j - i);
-        SY_BUF_LIT(&b, chat ? "},\"finish_reason\":null}]}\n\n" : ",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
+        sy_buf_puts(&b, chat ? "},\"finish_reason\":null}]}\n\n" : ",\"logprobs\":null,\"finish_reason\":null}]}\n\n");
         i = j;
     }
     chunk_head(&b, c, obj, created, model);
-    SY_BUF_LIT(&b, chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+    sy_buf_puts(&b, chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
                         : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
     if (c->include_usage) {
         chunk_head(&b, c, obj, created, model);

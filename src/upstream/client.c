@@ -35,8 +35,12 @@ static uint64_t to_ms(double s) { return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.
 static void conn_free(struct sy__conn *c)
 {
     struct sy_upool *p = c->pool;
-    if (c->ssl)
+    if (c->ssl) {
+        /* Mark the TLS shutdown done so OpenSSL keeps the session resumable
+         * (an unclean SSL_free would invalidate the origin's saved ticket). */
+        SSL_set_shutdown(c->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
         SSL_free(c->ssl); /* frees both BIOs */
+    }
     free(c);
     p->nconns--;
     sy__pool_maybe_free(p);

@@ -250,9 +250,8 @@ static void stream(struct mock_resp *r, struct comp *x, long nchunks, int trunca
     }
     mock_mark(r);
     long i;
-    size_t start = r->b->len;
-    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)(r->b->len - start) < f->body_bytes);
-         i++) {
+    size_t payload = 0; /* decoded body bytes so far (for body_bytes) */
+    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)payload < f->body_bytes); i++) {
         sy_buf_reset(s);
         head_fields(s, x, 1);
         if (x->kind == MOCK_CHAT) {
@@ -266,6 +265,7 @@ static void stream(struct mock_resp *r, struct comp *x, long nchunks, int trunca
         }
         sy_buf_puts(s, tail);
         event(r, s);
+        payload += s->len + 8;
         mock_mark(r);
     }
     sy_buf_reset(s);
@@ -303,7 +303,7 @@ static void whole(struct mock_resp *r, struct comp *x, long nchunks, int truncat
     else
         SY_BUF_LIT(s, "{\"text\":\"");
     long i;
-    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)s->len + 600 < f->body_bytes); i++)
+    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)s->len < f->body_bytes); i++)
         word(s, x, i);
     if (x->kind == MOCK_CHAT)
         SY_BUF_LIT(s, "\",\"refusal\":null,\"annotations\":[]},\"logprobs\":null,");

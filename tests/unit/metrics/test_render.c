@@ -149,6 +149,23 @@ static void test_label_escaping(void **st)
     free(t);
 }
 
+static void test_float_format(void **st)
+{
+    (void)st;
+    struct sy_metric_req r = ok_req("tiny");
+    r.spend = 0.00001; /* Python: repr(1e-05) == "1e-05" */
+    sy_metrics_record(sy_metrics_shard(0), &r);
+    r = ok_req("big");
+    r.model = "big"; /* spend's labels have the upstream model, not the group */
+    r.spend = 1e16;
+    sy_metrics_record(sy_metrics_shard(0), &r);
+    char *t = render();
+    expect(t, "model_id=\"dep-1\"} 1e-05\n");
+    expect(t, "model=\"big\",team=\"None\",team_alias=\"None\",user=\"None\",user_email=\"None\","
+              "model_id=\"dep-1\"} 1e+16\n");
+    free(t);
+}
+
 static void test_long_label_cut(void **st)
 {
     (void)st;
@@ -260,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_counters_summed_across_shards, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_label_escaping, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_float_format, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_long_label_cut, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_histogram_buckets, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_overflow_bound, setup2, teardown),

@@ -204,7 +204,7 @@ static int serve(struct tconn *c)
     int rc = 0;
     if (c->close_next) {
         rc = -1; /* a stale keep-alive: close without answering */
-    } else if (!strncmp(path, "/cl", 3)) {
+    } else if (!strncmp(path, "/cl?", 4)) {
         send_cl(c, "", (size_t)qparam(path, "n", 2));
     } else if (!strncmp(path, "/echo", 5)) {
         char h[128];

@@ -1,0 +1,34 @@
+-- chat.lua - wrk script for bench/run.sh: POSTs a ~1 KB chat-completions body.
+-- BENCH_STREAM=1 asks for an SSE stream of BENCH_CHUNKS (default 20) chunks.
+-- done() prints one parseable line: "BENCH rps=… p50_us=… p99_us=… errors=… requests=…".
+local stream = os.getenv("BENCH_STREAM") == "1"
+local chunks = tonumber(os.getenv("BENCH_CHUNKS") or "20")
+
+local system = "You are a helpful assistant for a railway operations team. Answer concisely, " ..
+  "cite the relevant section of the operating manual when you can, and say so plainly when " ..
+  "you do not know. Use metric units and 24-hour times. When a question involves safety, " ..
+  "remind the reader to follow the possession and isolation procedures before any work on the track."
+local user = "Our night shift keeps seeing a signal fault on the approach to platform 4 between " ..
+  "02:10 and 02:40. The track circuit reports occupied although no train is there, and it clears " ..
+  "by itself after a few minutes. We already replaced the relay last month. What are the three " ..
+  "most likely causes, in order, and what should the technician check first on site tonight? " ..
+  "Please keep it under 150 words."
+
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer sk-bench"
+local body = '{"model":"bench-model","messages":[' ..
+  '{"role":"system","content":"' .. system .. '"},' ..
+  '{"role":"user","content":"' .. user .. '"}],' ..
+  '"temperature":0.2,"max_tokens":300,"user":"bench-client-0001"'
+if stream then
+  body = body .. ',"stream":true,"stream_options":{"include_usage":true},"mock":{"chunks":' .. chunks .. '}'
+end
+wrk.body = body .. '}'
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("BENCH rps=%.1f p50_us=%d p99_us=%d errors=%d requests=%d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(50), latency:percentile(99),
+    e.connect + e.read + e.write + e.status + e.timeout, summary.requests))
+end
