@@ -491,28 +491,9 @@ static void conn_close(struct sy_conn *c)
     uv_close((uv_handle_t *)&c->timer, close_cb);
 }
 
-static void on_connection(uv_stream_t *ls, int status)
+/* Set up a connection whose tcp handle is initialised and connected. */
+static void conn_setup(struct sy_server *s, struct sy_conn *c)
 {
-    struct sy_server *s = ls->data;
-    if (status < 0)
-        return;
-    struct sy_conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
-    c->srv = s;
-    uv_tcp_init(s->loop, &c->tcp);
-    c->tcp.data = c;
-    if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0) {
-        c->handles_open = 1;
-        c->close_started = 1;
-        s->nconns++;
-        c->next = s->conns;
-        if (s->conns)
-            s->conns->prev = c;
-        s->conns = c;
-        uv_close((uv_handle_t *)&c->tcp, close_cb);
-        return;
-    }
     uv_tcp_nodelay(&c->tcp, 1);
     uv_timer_init(s->loop, &c->timer);
     c->timer.data = c;
@@ -536,6 +517,55 @@ static void on_connection(uv_stream_t *ls, int status)
     }
     c->reading = 1;
     uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+}
+
+static void on_connection(uv_stream_t *ls, int status)
+{
+    struct sy_server *s = ls->data;
+    if (status < 0)
+        return;
+    struct sy_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->srv = s;
+    uv_tcp_init(s->loop, &c->tcp);
+    c->tcp.data = c;
+    if (uv_accept(ls, (uv_stream_t *)&c->tcp) != 0) {
+        c->handles_open = 1;
+        c->close_started = 1;
+        s->nconns++;
+        c->next = s->conns;
+        if (s->conns)
+            s->conns->prev = c;
+        s->conns = c;
+        uv_close((uv_handle_t *)&c->tcp, close_cb);
+        return;
+    }
+    conn_setup(s, c);
+}
+
+int sy_server_adopt(struct sy_server *s, int fd)
+{
+    struct sy_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return SY_ENOMEM;
+    c->srv = s;
+    uv_tcp_init(s->loop, &c->tcp);
+    c->tcp.data = c;
+    int rc = uv_tcp_open(&c->tcp, fd);
+    if (rc != 0) {
+        c->handles_open = 1;
+        c->close_started = 1;
+        s->nconns++;
+        c->next = s->conns;
+        if (s->conns)
+            s->conns->prev = c;
+        s->conns = c;
+        uv_close((uv_handle_t *)&c->tcp, close_cb);
+        return rc;
+    }
+    conn_setup(s, c);
+    return 0;
 }
 
 /* After a response: next pipelined request, keep-alive wait, or close. */

@@ -285,6 +285,32 @@ void sy__conn_wrote(struct sy__conn *c, int status)
         conn_broken(c, SY_EUPRESET);
 }
 
+/* Write synchronously when the socket takes it all (the usual case): no
+ * uv_write_t, no completion callback, and none of the epoll_ctl that libuv
+ * does after every queued write. Only a remainder is queued. */
+static int plain_write(struct sy__conn *c, uv_buf_t *b, unsigned n)
+{
+    uv_stream_t *s = (uv_stream_t *)&c->tcp;
+    int w = uv_try_write(s, b, n);
+    if (w < 0 && w != UV_EAGAIN)
+        return w;
+    size_t done = w < 0 ? 0 : (size_t)w;
+    unsigned i = 0;
+    while (i < n && done >= b[i].len)
+        done -= b[i++].len;
+    if (i == n)
+        return 0;
+    uv_buf_t keep = b[i]; /* uv_write copies the array: adjust, queue, restore */
+    b[i].base += done;
+    b[i].len -= done;
+    c->wreq.data = c;
+    int rc = uv_write(&c->wreq, s, b + i, n - i, on_write);
+    b[i] = keep;
+    if (rc == 0)
+        c->wpending++;
+    return rc;
+}
+
 static void conn_send(struct sy__conn *c)
 {
     struct sy_ureq *r = c->req;
@@ -300,10 +326,7 @@ static void conn_send(struct sy__conn *c)
     if (c->ssl) {
         rc = sy__tls_write(c, r->bufs, r->nbufs);
     } else {
-        c->wreq.data = c;
-        rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, r->bufs, r->nbufs, on_write);
-        if (rc == 0)
-            c->wpending++;
+        rc = plain_write(c, r->bufs, r->nbufs);
     }
     r->sent = 1;
     if (rc < 0)

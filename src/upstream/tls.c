@@ -9,6 +9,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/errors.h"
 #include "core/log.h"
@@ -103,19 +104,28 @@ static void tls_write_cb(uv_write_t *w, int status)
 
 int sy__tls_flush(struct sy__conn *c)
 {
-    size_t n = BIO_ctrl_pending(c->wbio);
-    if (!n)
+    char *data;
+    long n = BIO_get_mem_data(c->wbio, &data);
+    if (n <= 0)
         return 0;
-    struct tls_write *t = malloc(sizeof *t + n);
+    /* Try the socket straight from the BIO's memory; queue only what is left. */
+    uv_buf_t b = uv_buf_init(data, (unsigned)n);
+    int w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (w < 0 && w != UV_EAGAIN)
+        return w;
+    size_t done = w < 0 ? 0 : (size_t)w;
+    if (done == (size_t)n) {
+        (void)BIO_reset(c->wbio);
+        return 0;
+    }
+    size_t left = (size_t)n - done;
+    struct tls_write *t = malloc(sizeof *t + left);
     if (!t)
         return UV_ENOMEM;
     t->c = c;
-    int got = BIO_read(c->wbio, t->data, (int)n);
-    if (got <= 0) {
-        free(t);
-        return 0;
-    }
-    uv_buf_t b = uv_buf_init(t->data, (unsigned)got);
+    memcpy(t->data, data + done, left);
+    (void)BIO_reset(c->wbio);
+    b = uv_buf_init(t->data, (unsigned)left);
     int rc = uv_write(&t->w, (uv_stream_t *)&c->tcp, &b, 1, tls_write_cb);
     if (rc) {
         free(t);

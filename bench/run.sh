@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# run.sh - switchyard's overhead against the mock upstream directly and against
+# nginx proxy_pass, measured in the same run (docs/bench.md explains the output).
+#
+#   bench/run.sh [--quick] [--rounds N] [--duration S] [--builddir DIR] [--no-pin]
+#
+# Builds a release tree (build-release/ by default), starts on loopback:
+#   mock_upstream (1 thread, --no-record)
+#   nginx          (1 worker, proxy_pass to the mock, upstream keepalive 64)
+#   switchyard     (--workers 1, bench/switchyard.yaml -> the mock)
+# then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 32, 256
+# for a JSON case and an SSE case (20 chunks), interleaving targets within each
+# round. Prints a table, the ratios and switchyard's RSS; writes the same text
+# to bench/results/latest.txt. A switchyard that does not answer is reported
+# and skipped; no numbers are made up for it.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+builddir=$root/build-release
+quick=0 rounds= dur= pin=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --rounds) rounds=$2; shift ;;
+    --duration) dur=$2; shift ;;
+    --builddir) builddir=$2; shift ;;
+    --no-pin) pin=0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "unknown option: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ $quick = 1 ]; then dur=${dur:-3} rounds=${rounds:-1}; else dur=${dur:-10} rounds=${rounds:-2}; fi
+WRK=${WRK:-/usr/bin/wrk}
+NGINX=${NGINX:-/usr/sbin/nginx}
+CONCS=(1 32 256)
+CASES=(chat stream)
+TARGETS=(direct nginx switchyard)
+
+# ---- build ----
+if [ ! -f "$builddir/build.ninja" ]; then
+  meson setup "$builddir" "$root" --buildtype=release >/dev/null
+fi
+ninja -C "$builddir" tests/mock/mock_upstream >/dev/null
+mock_bin=$builddir/tests/mock/mock_upstream
+sy_bin=$builddir/switchyard
+sy_built=1
+if ! ninja -C "$builddir" switchyard >"$builddir/bench-switchyard-build.log" 2>&1; then
+  sy_built=0
+  echo "switchyard: build failed (see $builddir/bench-switchyard-build.log)"
+fi
+
+# ---- processes ----
+tmp=$(mktemp -d /tmp/switchyard-bench.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+srv=() gen=() pin_note="none"
+ncpu=$(nproc)
+if [ $pin = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+  srv=(taskset -c "0-$((ncpu - 2))") gen=(taskset -c "$((ncpu - 1))")
+  pin_note="servers on CPU 0-$((ncpu - 2)), wrk on CPU $((ncpu - 1))"
+fi
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    port_open "$p" || { echo "$p"; return; }
+  done
+}
+wait_port() { for _ in $(seq 100); do port_open "$1" && return 0; sleep 0.05; done; return 1; }
+
+"${srv[@]}" "$mock_bin" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>"$tmp/mock.err" &
+pids+=($!)
+for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 0.05; done
+mock_port=$(awk '/^listening on/{print $3}' "$tmp/mock.out")
+[ -n "$mock_port" ] || { echo "mock_upstream did not start"; cat "$tmp/mock.err"; exit 1; }
+
+nginx_port=$(free_port)
+mkdir -p "$tmp/nginx"
+cat >"$tmp/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx/body;
+  proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi;
+  uwsgi_temp_path $tmp/nginx/uwsgi;
+  scgi_temp_path $tmp/nginx/scgi;
+  keepalive_requests 1000000;
+  upstream mock {
+    server 127.0.0.1:$mock_port;
+    keepalive 64;
+    keepalive_requests 1000000;
+  }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    client_max_body_size 10m;
+    location / {
+      proxy_pass http://mock;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+    # the stream case: same upstream, no response buffering
+    location /stream/ {
+      proxy_pass http://mock/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+EOF
+"${srv[@]}" "$NGINX" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx/" -e "$tmp/nginx/error.log" &
+pids+=($!)
+wait_port "$nginx_port" || { echo "nginx did not start"; cat "$tmp/nginx/error.log"; exit 1; }
+
+sy_port=$(free_port) sy_pid= sy_ok=0 rss_idle=
+if [ $sy_built = 1 ]; then
+  BENCH_MOCK_BASE=http://127.0.0.1:$mock_port/v1 "${srv[@]}" "$sy_bin" \
+    --config "$here/switchyard.yaml" --port "$sy_port" --workers 1 >"$tmp/switchyard.log" 2>&1 &
+  sy_pid=$!
+  pids+=($sy_pid)
+  for _ in $(seq 50); do
+    if curl -s -m 2 "http://127.0.0.1:$sy_port/v1/chat/completions" -H 'Content-Type: application/json' \
+      -d '{"model":"bench-model","messages":[{"role":"user","content":"hi"}]}' 2>/dev/null |
+      grep -q '"chat.completion"'; then
+      sy_ok=1
+      break
+    fi
+    kill -0 "$sy_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ $sy_ok = 1 ]; then
+    rss_idle=$(awk '/^VmRSS/{print $2}' "/proc/$sy_pid/status")
+  else
+    echo "switchyard: not answering (last lines of its log follow; skipping it)"
+    tail -5 "$tmp/switchyard.log" | sed 's/^/  | /'
+  fi
+fi
+
+url() { # target case
+  local path=/v1/chat/completions
+  case $1 in
+    direct) echo "http://127.0.0.1:$mock_port$path" ;;
+    nginx) [ "$2" = stream ] && path=/stream$path; echo "http://127.0.0.1:$nginx_port$path" ;;
+    switchyard) echo "http://127.0.0.1:$sy_port$path" ;;
+  esac
+}
+active() { [ "$1" != switchyard ] || [ $sy_ok = 1 ]; }
+
+# Sanity: every active target answers both cases correctly before we time it.
+for t in "${TARGETS[@]}"; do
+  active "$t" || continue
+  body='{"model":"bench-model","messages":[{"role":"user","content":"hi"}]'
+  curl -s -m 5 "$(url "$t" chat)" -H 'Content-Type: application/json' -d "$body}" |
+    grep -q '"chat.completion"' || { echo "$t: bad JSON answer"; exit 1; }
+  curl -s -m 5 "$(url "$t" stream)" -H 'Content-Type: application/json' \
+    -d "$body,\"stream\":true,\"mock\":{\"chunks\":20}}" |
+    grep -q 'data: \[DONE\]' || { echo "$t: bad stream answer"; exit 1; }
+done
+
+declare -A rps p50 p99 errs runs
+run_wrk() { # target case conc seconds -> sets $line
+  local threads=1 stream=0
+  [ "$2" = stream ] && stream=1
+  line=$(BENCH_STREAM=$stream "${gen[@]}" "$WRK" -t$threads -c"$3" -d"$4"s --latency \
+    -s "$here/chat.lua" "$(url "$1" "$2")" 2>&1 | grep '^BENCH ' || true)
+}
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$line"; }
+
+echo "warming up..."
+for t in "${TARGETS[@]}"; do
+  active "$t" || continue
+  for c in "${CASES[@]}"; do run_wrk "$t" "$c" 32 1; done
+done
+
+total=$((rounds * ${#CONCS[@]} * ${#CASES[@]}))
+n=0
+for r in $(seq "$rounds"); do
+  for conc in "${CONCS[@]}"; do
+    for cs in "${CASES[@]}"; do
+      n=$((n + 1))
+      echo "round $r/$rounds: $cs c=$conc ($n/$total)"
+      for t in "${TARGETS[@]}"; do
+        active "$t" || continue
+        run_wrk "$t" "$cs" "$conc" "$dur"
+        [ -n "$line" ] || { echo "  $t: wrk gave no result"; continue; }
+        k="$t|$cs|$conc"
+        rps[$k]=$(awk -v a="${rps[$k]:-0}" -v b="$(field rps)" 'BEGIN{print a+b}')
+        p50[$k]=$(( ${p50[$k]:-0} + $(field p50_us) ))
+        p99[$k]=$(( ${p99[$k]:-0} + $(field p99_us) ))
+        errs[$k]=$(( ${errs[$k]:-0} + $(field errors) ))
+        runs[$k]=$(( ${runs[$k]:-0} + 1 ))
+      done
+    done
+  done
+done
+rss_load= rss_peak=
+if [ $sy_ok = 1 ] && [ -r "/proc/$sy_pid/status" ]; then
+  rss_load=$(awk '/^VmRSS/{print $2}' "/proc/$sy_pid/status")
+  rss_peak=$(awk '/^VmHWM/{print $2}' "/proc/$sy_pid/status")
+fi
+
+# ---- report ----
+avg_rps() { awk -v s="${rps[$1]}" -v n="${runs[$1]}" 'BEGIN{printf "%.0f", s/n}'; }
+avg_us() { local -n a=$1; echo $(( ${a[$2]} / ${runs[$2]} )); }
+ms() { awk -v u="$1" 'BEGIN{printf "%.3f", u/1000}'; }
+report() {
+  echo "switchyard bench  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  ${ncpu} CPUs"
+  echo "wrk -t1 --latency, ${dur}s per run, $rounds round(s) interleaved; pinning: $pin_note"
+  echo "body: bench/chat.lua (~1 KB chat request); stream case: SSE, 20 content chunks + usage"
+  echo
+  printf "%-11s %-7s %5s %10s %10s %10s %8s\n" target case conc rps p50_ms p99_ms errors
+  for cs in "${CASES[@]}"; do
+    for conc in "${CONCS[@]}"; do
+      for t in "${TARGETS[@]}"; do
+        k="$t|$cs|$conc"
+        if [ -z "${runs[$k]:-}" ]; then
+          [ "$t" = switchyard ] && printf "%-11s %-7s %5s %10s\n" "$t" "$cs" "$conc" "not answering"
+          continue
+        fi
+        printf "%-11s %-7s %5s %10s %10s %10s %8s\n" "$t" "$cs" "$conc" "$(avg_rps "$k")" \
+          "$(ms "$(avg_us p50 "$k")")" "$(ms "$(avg_us p99 "$k")")" "${errs[$k]}"
+      done
+    done
+  done
+  echo
+  echo "throughput ratios (rps):"
+  printf "  %-7s %5s %16s %16s %16s\n" case conc switchyard/nginx nginx/direct switchyard/direct
+  for cs in "${CASES[@]}"; do
+    for conc in "${CONCS[@]}"; do
+      local d="direct|$cs|$conc" ng="nginx|$cs|$conc" sy="switchyard|$cs|$conc" a=- b=- c=-
+      [ -n "${runs[$sy]:-}" ] && [ -n "${runs[$ng]:-}" ] &&
+        a=$(awk -v x="$(avg_rps "$sy")" -v y="$(avg_rps "$ng")" 'BEGIN{printf "%.2f", x/y}')
+      [ -n "${runs[$ng]:-}" ] && [ -n "${runs[$d]:-}" ] &&
+        b=$(awk -v x="$(avg_rps "$ng")" -v y="$(avg_rps "$d")" 'BEGIN{printf "%.2f", x/y}')
+      [ -n "${runs[$sy]:-}" ] && [ -n "${runs[$d]:-}" ] &&
+        c=$(awk -v x="$(avg_rps "$sy")" -v y="$(avg_rps "$d")" 'BEGIN{printf "%.2f", x/y}')
+      printf "  %-7s %5s %16s %16s %16s\n" "$cs" "$conc" "$a" "$b" "$c"
+    done
+  done
+  echo
+  echo "added latency at c=1 (ms, proxy minus direct):"
+  printf "  %-7s %-11s %10s %10s\n" case proxy p50 p99
+  for cs in "${CASES[@]}"; do
+    local d="direct|$cs|1"
+    [ -n "${runs[$d]:-}" ] || continue
+    for t in nginx switchyard; do
+      local k="$t|$cs|1"
+      if [ -z "${runs[$k]:-}" ]; then printf "  %-7s %-11s %10s\n" "$cs" "$t" "-"; continue; fi
+      printf "  %-7s %-11s %10s %10s\n" "$cs" "$t" \
+        "$(ms $(( $(avg_us p50 "$k") - $(avg_us p50 "$d") )))" \
+        "$(ms $(( $(avg_us p99 "$k") - $(avg_us p99 "$d") )))"
+    done
+  done
+  echo
+  if [ $sy_ok = 1 ]; then
+    echo "switchyard RSS: idle ${rss_idle:-?} kB, after load ${rss_load:-?} kB, peak ${rss_peak:-?} kB"
+  else
+    echo "switchyard RSS: - (not answering)"
+  fi
+}
+mkdir -p "$here/results"
+report | tee "$here/results/latest.txt"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The one command to run every test tier. Installs what it needs (Debian
+# packages, npm test clients), builds twice (gcc; clang with ASan+UBSan and
+# libFuzzer), and runs: unit tests, integration tests of the real binary
+# against the mock upstream, the OpenAI Node SDK end-to-end tests, the config
+# corpus check, the tokenizer differential test against tiktoken, the same
+# unit+integration tests under sanitizers, and each fuzz harness briefly.
+# Ends with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+bash scripts/setup.sh || exit 1
+
+PASS=0; FAIL=0; FAILED_TIERS=()
+LOG=$(mktemp -d)
+count_meson() { # parse "Ok: N" / "Fail: N" from meson test output
+  local f=$1 ok fl to
+  ok=$(grep -E '^Ok: ' "$f" | tail -1 | awk '{print $2}'); fl=$(grep -E '^Fail: ' "$f" | tail -1 | awk '{print $2}')
+  to=$(grep -E '^Timeout: ' "$f" | tail -1 | awk '{print $2}')
+  PASS=$((PASS + ${ok:-0})); FAIL=$((FAIL + ${fl:-0} + ${to:-0}))
+}
+count_node() { # parse "# pass N" / "# fail N" from node --test output
+  local f=$1 ok fl
+  ok=$(grep -E '^# pass ' "$f" | tail -1 | awk '{print $3}'); fl=$(grep -E '^# fail ' "$f" | tail -1 | awk '{print $3}')
+  PASS=$((PASS + ${ok:-0})); FAIL=$((FAIL + ${fl:-0}))
+}
+tier() { # tier NAME KIND COMMAND...
+  local name=$1 kind=$2; shift 2
+  echo "=== $name"
+  local out="$LOG/$name.log"
+  "$@" >"$out" 2>&1; local rc=$?
+  if [ "$kind" = meson ]; then count_meson "$out"; elif [ "$kind" = node ]; then count_node "$out"; else
+    if [ $rc -eq 0 ]; then PASS=$((PASS+1)); else FAIL=$((FAIL+1)); fi; fi
+  if [ $rc -ne 0 ]; then
+    FAILED_TIERS+=("$name"); tail -60 "$out"
+  else
+    grep -E '^(Ok|Fail|Timeout):|^# (pass|fail) |checked|passed' "$out" | tail -4
+  fi
+}
+
+# --- build (gcc) -------------------------------------------------------------
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null || exit 1
+ninja -C build >"$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
+export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests/mock/mock_upstream
+
+# --- npm test clients (official SDKs, tiktoken reference) --------------------
+for d in tests/e2e tests/tokenizer; do
+  [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
+done
+
+tier unit meson meson test -C build --suite unit --print-errorlogs
+tier integration node node --test --test-concurrency=1 tests/integration/
+tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/
+tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
+if [ -x tests/tokenizer/run.sh ]; then
+  tier tokenizer-differential node env SY_TOKENIZE="$ROOT/build/tests/unit/tokenizer/sy-tokenize" tests/tokenizer/run.sh
+fi
+
+# --- sanitizers + fuzzing (clang) ----------------------------------------------
+if [ ! -f build-asan/build.ninja ]; then
+  CC=clang meson setup build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true >/dev/null || exit 1
+fi
+ninja -C build-asan >"$LOG/build-asan.log" 2>&1 || { tail -40 "$LOG/build-asan.log"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+tier unit-asan meson meson test -C build-asan --suite unit --print-errorlogs
+tier integration-asan node env SWITCHYARD_BIN="$ROOT/build-asan/switchyard" MOCK_UPSTREAM_BIN="$ROOT/build-asan/tests/mock/mock_upstream" \
+  node --test --test-concurrency=1 tests/integration/
+tier fuzz meson meson test -C build-asan --suite fuzz --print-errorlogs
+
+echo
+[ ${#FAILED_TIERS[@]} -eq 0 ] || echo "failed tiers: ${FAILED_TIERS[*]}"
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ] && [ ${#FAILED_TIERS[@]} -eq 0 ]
