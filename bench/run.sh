@@ -10,7 +10,9 @@
 #   switchyard     (--workers 1, bench/switchyard.yaml -> the mock)
 # then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 32, 256
 # for a JSON case and an SSE case (20 chunks), interleaving targets within each
-# round. Prints a table, the ratios and switchyard's RSS; writes the same text
+# round, then times the first content chunk of a paced stream (bench/ttft.mjs,
+# if node is installed). Prints a table, the ratios, the added latency and
+# switchyard's RSS; writes the same text
 # to bench/results/latest.txt. A switchyard that does not answer is reported
 # and skipped; no numbers are made up for it.
 set -euo pipefail
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
     --duration) dur=$2; shift ;;
     --builddir) builddir=$2; shift ;;
     --no-pin) pin=0 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -208,6 +210,18 @@ for r in $(seq "$rounds"); do
     done
   done
 done
+# Time to first token on a paced stream (needs node; optional).
+declare -A ttft50 ttft99
+if command -v node >/dev/null; then
+  echo "time to first token..."
+  for t in "${TARGETS[@]}"; do
+    active "$t" || continue
+    line=$("${gen[@]}" node "$here/ttft.mjs" "$(url "$t" stream)" $([ $quick = 1 ] && echo 20 || echo 50) 2>&1 |
+      grep '^TTFT ' || true)
+    [ -n "$line" ] && [ "$(field errors)" = 0 ] || { echo "  $t: ttft failed: $line"; continue; }
+    ttft50[$t]=$(field p50_us) ttft99[$t]=$(field p99_us)
+  done
+fi
 rss_load= rss_peak=
 if [ $sy_ok = 1 ] && [ -r "/proc/$sy_pid/status" ]; then
   rss_load=$(awk '/^VmRSS/{print $2}' "/proc/$sy_pid/status")
@@ -267,6 +281,16 @@ report() {
     done
   done
   echo
+  if [ -n "${ttft50[direct]:-}" ]; then
+    echo "time to first content chunk, paced stream (20 chunks, 5 ms apart), sequential (ms):"
+    printf "  %-11s %10s %10s %14s %14s\n" target p50 p99 "p50 - direct" "p99 - direct"
+    for t in "${TARGETS[@]}"; do
+      if [ -z "${ttft50[$t]:-}" ]; then printf "  %-11s %10s\n" "$t" "-"; continue; fi
+      printf "  %-11s %10s %10s %14s %14s\n" "$t" "$(ms "${ttft50[$t]}")" "$(ms "${ttft99[$t]}")" \
+        "$(ms $(( ttft50[$t] - ttft50[direct] )))" "$(ms $(( ttft99[$t] - ttft99[direct] )))"
+    done
+    echo
+  fi
   if [ $sy_ok = 1 ]; then
     echo "switchyard RSS: idle ${rss_idle:-?} kB, after load ${rss_load:-?} kB, peak ${rss_peak:-?} kB"
   else

@@ -84,9 +84,9 @@ static void on_hup(uv_signal_t *s, int signum)
         sy_error("config reload failed, keeping the old config: %s", err);
         return;
     }
-    sy_workers_swap_conf(g);
-    sy_gwconf_unref(g); /* sy_workers_swap_conf took its own references */
-    sy_info("config reloaded: %zu model group(s)", g->ngroups);
+    size_t ngroups = g->ngroups;
+    sy_workers_swap_conf(g); /* takes over our reference as the global one */
+    sy_info("config reloaded: %zu model group(s)", ngroups);
 }
 
 int main(int argc, char **argv)

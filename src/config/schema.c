@@ -216,6 +216,10 @@ static int get_num(struct sy_ld *ld, const struct sy_ynode *n, const char *path,
         sy__ld_error(ld, n->file, n->line, "%s: expected %s", path, integer ? "an integer" : "a number");
         return -1;
     }
+    if (integer && fabs(d) > 2147483647.0) {
+        sy__ld_error(ld, n->file, n->line, "%s: integer out of range", path);
+        return -1;
+    }
     *out = d;
     return 1;
 }

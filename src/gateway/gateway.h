@@ -191,6 +191,7 @@ int sy_mock_answer(struct sy_call *c);
 
 /* Workers (worker.c). */
 int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g);
+/* Publish g to every worker; takes over the caller's reference. */
 void sy_workers_swap_conf(struct sy_gwconf *g);
 void sy_workers_drain(double timeout_s);
 void sy_workers_join(void);

@@ -50,6 +50,9 @@ struct sy_conn {
     int reading;
     int msg_done;       /* on_message_complete fired during this execute */
     int parse_error;    /* an error reply was already sent */
+    int linger;         /* close by lingering: the client may still be sending */
+    int lingering;      /* write side shut down, discarding input until EOF */
+    uv_shutdown_t shut;
     struct sy_server_limits lim;
     struct sy_buf in;   /* unparsed bytes */
     struct sy_req *req; /* request being parsed or served */
@@ -93,6 +96,10 @@ static void conn_next(struct sy_conn *c);
 static void on_timer(uv_timer_t *t)
 {
     struct sy_conn *c = t->data;
+    if (c->lingering) {
+        conn_close(c);
+        return;
+    }
     switch (c->state) {
     case ST_IDLE:
         conn_close(c);
@@ -160,8 +167,15 @@ static int head_add(struct sy_conn *c, size_t n)
 
 static void head_error(struct sy_conn *c, int status, const char *msg)
 {
+    char m[160];
+    if (status == 413 && !msg) {
+        snprintf(m, sizeof m, "Request size is too large. Max size is %.2f MB",
+                 (double)c->lim.max_body_bytes / (1024.0 * 1024.0));
+        msg = m;
+    }
     c->parse_error = 1;
     c->closing = 1;
+    c->linger = 1;
     c->state = ST_SERVING;
     uv_timer_stop(&c->timer);
     sy_reply_error(c->req, status, "invalid_request_error", NULL, msg);
@@ -410,6 +424,12 @@ static void on_client_gone(struct sy_conn *c)
 static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
 {
     struct sy_conn *c = st->data;
+    if (c->lingering) { /* discard until the client closes or the timer fires */
+        release_rbuf(c->srv, b);
+        if (nread < 0)
+            conn_close(c);
+        return;
+    }
     if (nread < 0) {
         release_rbuf(c->srv, b);
         on_client_gone(c);
@@ -568,9 +588,39 @@ int sy_server_adopt(struct sy_server *s, int fd)
     return 0;
 }
 
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    struct sy_conn *c = req->data;
+    if (status < 0)
+        conn_close(c);
+}
+
+/* Lingering close (as nginx's lingering_close): after an error reply sent
+ * while the client may still be writing its body, shut down our side and
+ * drain its input for a while, so the client reads the reply instead of a
+ * reset. */
+static void start_linger(struct sy_conn *c)
+{
+    c->lingering = 1;
+    c->shut.data = c;
+    if (uv_shutdown(&c->shut, (uv_stream_t *)&c->tcp, on_shutdown) != 0) {
+        conn_close(c);
+        return;
+    }
+    if (!c->reading) {
+        c->reading = 1;
+        uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+    }
+    arm(c, 2000);
+}
+
 /* After a response: next pipelined request, keep-alive wait, or close. */
 static void conn_next(struct sy_conn *c)
 {
+    if (c->linger && !c->dead && !c->lingering) {
+        start_linger(c);
+        return;
+    }
     if (c->dead || c->closing || c->srv->draining) {
         if (c->queued == 0)
             conn_close(c);
@@ -613,7 +663,8 @@ static void write_cb(uv_write_t *w, int status)
         c->over_high = 0;
         c->drain_cb(c->req);
     }
-    if (c->queued == 0 && !c->req && (c->closing || c->dead || c->srv->draining) && !c->close_started)
+    if (c->queued == 0 && !c->req && !c->lingering && (c->closing || c->dead || c->srv->draining) &&
+        !c->close_started)
         conn_close(c);
 }
 

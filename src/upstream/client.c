@@ -198,6 +198,8 @@ static void on_connect(uv_connect_t *cr, int status)
             c->addr_i++;
             conn_connect(c);
         } else {
+            if (!c->origin->is_ip) /* resolve again next time: the address may have moved */
+                c->origin->dns_expire = 0;
             conn_fail(c, SY_EUPCONNECT);
         }
         return;

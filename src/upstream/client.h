@@ -70,10 +70,15 @@ struct sy_ureq_opts {
     double idle_timeout_s;    /* max gap between received bytes once the head arrived (0 = none) */
 };
 
-/* Start a request. Returns NULL only on invalid arguments (bad URL). */
+/* Start a request. Returns NULL only on invalid arguments (bad URL, missing
+ * on_done, or a pool that sy_upool_close() already closed). The first-byte
+ * timer starts when the request is handed to the socket. */
 struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o,
                               const struct sy_ureq_cbs *cbs, void *ud);
-/* Backpressure: stop/restart reading the response (client write queue full/drained). */
+/* Backpressure: stop/restart reading the response (client write queue full/drained).
+ * Pausing from inside on_body stops the socket; the rest of the bytes already
+ * read (at most one 64 KiB read, plus what TLS decrypted from it) is still
+ * delivered. The idle timeout does not run while paused. */
 void sy_ureq_pause(struct sy_ureq *r);
 void sy_ureq_resume(struct sy_ureq *r);
 /* Abandon the request: the connection is closed (not pooled), no callback follows. */

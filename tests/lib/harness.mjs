@@ -89,6 +89,7 @@ export async function startGateway(configYaml, { args = [], env = {}, workers = 
       const [code] = await done;
       clearTimeout(t);
       children.delete(proc);
+      if (code !== 0) process.stderr.write(`switchyard exited with ${code}; its log:\n${log}\n`);
       return code;
     },
   };

@@ -155,6 +155,31 @@ static int authorized(struct mock_conn *c, int azure)
     return ak && strcmp(ak, k) == 0;
 }
 
+/* OpenAI's 401, with the offered key masked the way OpenAI masks it. */
+static void unauthorized(struct mock_resp *r)
+{
+    const char *a = mock_header(r->c, "authorization");
+    if (!a || strncmp(a, "Bearer ", 7) != 0) {
+        mock_error(r, 401,
+                   "You didn't provide an API key. You need to provide your API key in an "
+                   "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+                   "invalid_request_error", "invalid_api_key", NULL);
+        return;
+    }
+    const char *k = a + 7;
+    size_t n = strlen(k);
+    struct sy_buf m;
+    sy_buf_init(&m, 1024);
+    SY_BUF_LIT(&m, "Incorrect API key provided: ");
+    if (n > 8)
+        sy_buf_printf(&m, "%.3s%s%s", k, "****************", k + n - 4);
+    else
+        SY_BUF_LIT(&m, "********");
+    SY_BUF_LIT(&m, ". You can find your API key at https://platform.openai.com/account/api-keys.");
+    mock_error(r, 401, m.p, "invalid_request_error", "invalid_api_key", NULL);
+    sy_buf_free(&m);
+}
+
 static int needs_async(const struct mock_fault *f)
 {
     return f->delay_ms > 0 || f->chunk_delay_ms > 0 || f->reset_after_chunks >= 0 ||
@@ -221,7 +246,7 @@ void mock_route(struct mock_conn *c)
                         "Make sure to provide a valid key for an active subscription and use a "
                         "correct regional API endpoint for your resource.");
         else
-            mock_error(&r, 401, NULL, NULL, NULL, NULL);
+            unauthorized(&r);
         mock_commit(&r, NULL, 0);
         return;
     }

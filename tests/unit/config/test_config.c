@@ -138,6 +138,7 @@ static void test_type_errors(void **state)
     bad("a: !custom 1\n", "constructor", NULL);
     bad("{[1]: 2}\n", "unhashable", NULL);
     bad("general_settings:\n  switchyard_max_header_bytes: 0\n", "t.yaml:2:", "greater than 0");
+    bad("litellm_settings:\n  num_retries: 99999999999\n", "t.yaml:2:", "out of range");
     /* billion laughs */
     bad("a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
         "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
