@@ -46,9 +46,10 @@ if [ ! -f "$builddir/build.ninja" ]; then
 fi
 ninja -C "$builddir" tests/mock/mock_upstream >/dev/null
 mock_bin=$builddir/tests/mock/mock_upstream
-sy_bin=$builddir/switchyard
+sy_bin=${SWITCHYARD:-$builddir/switchyard}
 sy_built=1
-if ! ninja -C "$builddir" switchyard >"$builddir/bench-switchyard-build.log" 2>&1; then
+if [ -z "${SWITCHYARD:-}" ] &&
+  ! ninja -C "$builddir" switchyard >"$builddir/bench-switchyard-build.log" 2>&1; then
   sy_built=0
   echo "switchyard: build failed (see $builddir/bench-switchyard-build.log)"
 fi

@@ -57,9 +57,11 @@ static inline uint64_t sy__tok_hash(const uint8_t *p, size_t n)
         uint64_t v = 0;
         memcpy(&v, p, n);
         h = (h ^ v) * 0x94d049bb133111ebull;
-        h ^= h >> 29;
     }
-    return h ^ (h >> 32);
+    h ^= h >> 33; /* murmur3 finaliser: every input bit reaches the low bits */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
 }
 
 /* Rank of the byte string p[0..n), or SY__TOK_NONE. */

@@ -41,8 +41,9 @@ export const SAMPLES = {
 };
 
 export function prose(r, bytes) {
-  let out = '';
-  while (Buffer.byteLength(out) < bytes) {
+  let out = '', total = 0;
+  while (total < bytes) {
+    const before = out.length;
     let sent = [];
     const n = 5 + Math.floor(r() * 20);
     for (let i = 0; i < n; i++) sent.push(WORDS[Math.floor(r() * WORDS.length)]);
@@ -50,14 +51,13 @@ export function prose(r, bytes) {
     const punct = ['.', '.', '.', '?', '!', ';', ' -', ',', ':'][Math.floor(r() * 9)];
     out += sent.join(' ') + punct + (r() < 0.15 ? '\n\n' : ' ');
     if (r() < 0.1) out += `It's ${Math.floor(r() * 100000)} dollars (we've checked, they'll agree). `;
+    total += Buffer.byteLength(out.slice(before));
   }
   return out;
 }
 
 export function repeatTo(s, bytes) {
-  let out = '';
-  while (Buffer.byteLength(out) < bytes) out += s;
-  return out;
+  return s.repeat(Math.ceil(bytes / Buffer.byteLength(s)));
 }
 
 function randomJson(r, depth) {
