@@ -324,7 +324,9 @@ void mock_completion(struct mock_resp *r, const struct mock_req *q, enum mock_ki
     x.words = (struct sy_str *)default_words;
     x.nw = sizeof default_words / sizeof default_words[0];
     if (f->content.p) { /* split the scripted content on spaces */
-        own = malloc(sizeof *own * (f->content.n / 2 + 2));
+        own = malloc(sizeof *own * (f->content.n + 2)); /* n spaces make n + 1 words */
+        if (!own)
+            return;
         x.words = own;
         x.nw = 0;
         for (size_t i = 0; i <= f->content.n;) {

@@ -1,0 +1,110 @@
+/* test_gateway.c - unit tests for the gateway's pure parts: the request-body
+ * scan (jscan), JSON string decoding, usage scanning, provider presets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "gateway/jscan.h"
+#include "gateway/usage.h"
+#include "providers/provider.h"
+
+#define SCAN(s, out) sy_jscan((s), strlen(s), (out))
+
+static void scan_finds_top_level_members(void **st)
+{
+    const char *b = "{\"messages\":[{\"model\":\"inner\"}],\"model\" : \"gpt-4o\",\"stream\":true,"
+                    "\"stream_options\":{\"include_usage\":true}}";
+    struct sy_jscan s;
+    assert_int_equal(SCAN(b, &s), 0);
+    assert_int_equal(s.model.type, 's');
+    assert_memory_equal(b + s.model.off, "\"gpt-4o\"", 8);
+    assert_int_equal(s.stream.type, 't');
+    assert_int_equal(s.messages.type, 'a');
+    struct sy_jspan iu = sy_jscan_member(b, s.stream_options, "include_usage");
+    assert_int_equal(iu.type, 't');
+    assert_int_equal(sy_jscan_member(b, s.stream_options, "nope").type, 0);
+}
+
+static void scan_rejects_invalid(void **st)
+{
+    static const char *bad[] = {"", "{", "{\"a\":}", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "01", "1.", "-", "tru",
+                                "\"\\x\"", "\"a\nb\"", "{} {}", "\"\xff\"", "\"\xed\xa0\x80\"", "{\"a\":\"\\u12g4\"}",
+                                "nul", "[1 2]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct sy_jscan s;
+        assert_int_equal(SCAN(bad[i], &s), -4);
+        assert_non_null(s.err);
+    }
+    static const char *good[] = {"{}", "[]", " 1 ", "-0.5e+10", "\"\\u00e9\\ud83d\\ude00\"", "null", "[[[]]]",
+                                 "{\"a\":{\"b\":[true,false,null]}}", "\"\xc3\xa9\xf0\x9f\x98\x80\""};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct sy_jscan s;
+        assert_int_equal(SCAN(good[i], &s), 0);
+    }
+}
+
+static void scan_depth_is_capped(void **st)
+{
+    char deep[1000];
+    memset(deep, '[', sizeof deep);
+    struct sy_jscan s;
+    assert_int_equal(sy_jscan(deep, sizeof deep, &s), -4);
+    assert_string_equal(s.err, "nesting too deep");
+}
+
+static void decode_strings(void **st)
+{
+    char out[64];
+    const char *s = "\"a\\\"b\\n\\u00e9\\ud83d\\ude00\"";
+    long n = sy_jstr_decode(s, strlen(s), out, sizeof out);
+    assert_int_equal(n, 10);
+    assert_string_equal(out, "a\"b\n\xc3\xa9\xf0\x9f\x98\x80");
+    assert_int_equal(sy_jstr_decode("\"\\u0000\"", 8, out, sizeof out), -1);
+    assert_int_equal(sy_jstr_decode("\"abcdef\"", 8, out, 4), -1);
+}
+
+static void usage_scan(void **st)
+{
+    const char *r = "{\"choices\":[{\"message\":{\"content\":\"the \\\"usage\\\" word\"}}],"
+                    "\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":34,\"total_tokens\":46,"
+                    "\"prompt_tokens_details\":{\"cached_tokens\":0}}}";
+    uint64_t p = 0, c = 0;
+    assert_int_equal(sy_usage_scan(r, strlen(r), &p, &c), 1);
+    assert_int_equal(p, 12);
+    assert_int_equal(c, 34);
+    const char *none = "{\"usage\":null}";
+    assert_int_equal(sy_usage_scan(none, strlen(none), &p, &c), 0);
+    const char *emb = "{\"data\":[],\"usage\":{\"prompt_tokens\":5,\"total_tokens\":5}}";
+    assert_int_equal(sy_usage_scan(emb, strlen(emb), &p, &c), 1);
+    assert_int_equal(p, 5);
+    assert_int_equal(c, 0);
+}
+
+static void presets(void **st)
+{
+    const struct sy_provider *p = sy_provider_find("azure");
+    assert_non_null(p);
+    assert_true(p->flags & SY_PRESET_AZURE);
+    assert_int_equal(p->auth, SY_AUTH_API_KEY_HEADER);
+    assert_string_equal(sy_provider_find("groq")->default_base, "https://api.groq.com/openai/v1");
+    assert_string_equal(sy_provider_find("hosted_vllm")->default_key, "fake-api-key");
+    assert_null(sy_provider_find("anthropic"));
+    assert_true(sy_provider_known_unsupported("anthropic"));
+    static const char *all[] = {"openai", "azure", "hosted_vllm", "groq", "mistral", "deepseek", "together_ai",
+                                "fireworks_ai", "openrouter", "xai", "lm_studio", "ollama_chat", "mock"};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        assert_non_null(sy_provider_find(all[i]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scan_finds_top_level_members), cmocka_unit_test(scan_rejects_invalid),
+        cmocka_unit_test(scan_depth_is_capped), cmocka_unit_test(decode_strings), cmocka_unit_test(usage_scan),
+        cmocka_unit_test(presets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
