@@ -139,6 +139,8 @@ struct sy_call {
     uv_timer_t *retry_timer;
     struct sy_buf up_body;      /* non-stream response / error body */
     struct sy_buf sse;          /* current SSE event (streams) */
+    struct sy_buf stream_text;  /* streamed content, for counting usage when the upstream sends none */
+    int usage_counted;          /* usage came from our tokenizer, not the upstream */
     int client_started;         /* bytes sent to the client */
     int aborted;
     int finished;

@@ -28,6 +28,7 @@
 #include "gateway/usage.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
 
 #define HIGH_WATER (1u << 20)
@@ -143,6 +144,8 @@ static void finish_transport_error(struct sy_call *c, int err)
     finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, m);
 }
 
+static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out);
+
 static void finish_success(struct sy_call *c)
 {
     uint64_t pt = 0, ct = 0;
@@ -150,6 +153,21 @@ static void finish_success(struct sy_call *c)
         c->prompt_tokens = pt;
         c->completion_tokens = ct;
         c->have_usage = 1;
+    } else if (c->up_status == 200) { /* no usage reported: count it ourselves, as LiteLLM */
+        struct sy_buf text;
+        sy_buf_init(&text, c->up_body.len + 16);
+        if (c->kind != SY_RK_EMBEDDINGS) {
+            collect_strings(c->up_body.p, c->up_body.len, "\"content\"", 9, &text);
+            collect_strings(c->up_body.p, c->up_body.len, "\"arguments\"", 11, &text);
+            if (c->kind == SY_RK_COMPLETIONS)
+                collect_strings(c->up_body.p, c->up_body.len, "\"text\"", 6, &text);
+        }
+        const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+        long p = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+        c->prompt_tokens = p > 0 ? (uint64_t)p : 0;
+        c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
+        c->usage_counted = 1;
+        sy_buf_free(&text);
     }
     struct sy_buf h;
     sy_buf_init(&h, 8192);
@@ -253,13 +271,42 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
         }
         sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
         sy_buf_init(&c->sse, 1 << 20);
+        sy_buf_init(&c->stream_text, 16u << 20);
     } else {
         c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
     }
     return 0;
 }
 
-/* Look at complete SSE events for a usage object (the last chunk of OpenAI streams). */
+/* Append the decoded value of every `"key":"..."` string in ev to out. */
+static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out)
+{
+    const char *end = ev + n, *k = ev;
+    while ((k = memmem(k, (size_t)(end - k), key, kl)) != NULL) {
+        const char *q = k + kl;
+        while (q < end && (*q == ' ' || *q == ':'))
+            q++;
+        k = q;
+        if (q >= end || *q != '"')
+            continue;
+        const char *e = q + 1;
+        while (e < end && *e != '"')
+            e += *e == '\\' ? 2 : 1;
+        if (e >= end)
+            return;
+        size_t sl = (size_t)(e + 1 - q);
+        if (sy_buf_reserve(out, sl + 8) == 0) {
+            long d = sy_jstr_decode(q, sl, out->p + out->len, sl + 8);
+            if (d > 0)
+                out->len += (size_t)d;
+        }
+        k = e + 1;
+    }
+}
+
+/* Look at complete SSE events for a usage object (the last chunk of OpenAI
+ * streams), and keep the streamed text so usage can be counted with the
+ * tokenizer when the upstream reports none. */
 static void sse_scan(struct sy_call *c, const char *p, size_t n)
 {
     if (sy_buf_append(&c->sse, p, n)) {
@@ -270,6 +317,12 @@ static void sse_scan(struct sy_call *c, const char *p, size_t n)
     size_t consumed = 0;
     while ((ev = memmem(s, (size_t)(end - s), "\n\n", 2)) != NULL) {
         size_t el = (size_t)(ev - s);
+        if (!c->have_usage) {
+            collect_strings(s, el, "\"content\"", 9, &c->stream_text);
+            collect_strings(s, el, "\"arguments\"", 11, &c->stream_text);
+            if (c->kind == SY_RK_COMPLETIONS)
+                collect_strings(s, el, "\"text\"", 6, &c->stream_text);
+        }
         if (el > 20 && memmem(s, el, "\"usage\"", 7)) {
             uint64_t pt, ct;
             if (sy_usage_scan(s, el, &pt, &ct)) {
@@ -316,6 +369,17 @@ static int on_body(void *ud, const char *p, size_t n)
     return 0;
 }
 
+/* The upstream streamed no usage: count it as LiteLLM does (token_counter on
+ * the request messages, and on the streamed text for the completion). */
+static void count_stream_usage(struct sy_call *c)
+{
+    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    long pt = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+    c->prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
+    c->completion_tokens = sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+    c->usage_counted = 1;
+}
+
 static void on_done(void *ud, int err)
 {
     struct sy_call *c = ud;
@@ -334,6 +398,8 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->client_started) {
+        if (!c->have_usage)
+            count_stream_usage(c);
         sy_call_account(c, c->up_status);
         sy_resp_end(c->req);
         return;

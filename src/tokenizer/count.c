@@ -443,7 +443,6 @@ static void fmt_tools(struct sy_buf *b, struct json_object *tools)
     SY_BUF_LIT(b, "} // namespace functions");
 }
 
-long sy__tok_tools_render(struct json_object *tools, struct sy_buf *b);
 long sy__tok_tools_render(struct json_object *tools, struct sy_buf *b)
 {
     fmt_tools(b, tools);
@@ -498,7 +497,6 @@ static long count_text(const struct sy_tok *t, struct json_object *v)
     return n;
 }
 
-long sy__tok_count_parsed(const struct sy_tok *t, struct json_object *req, int with_tools);
 long sy__tok_count_parsed(const struct sy_tok *t, struct json_object *req, int with_tools)
 {
     struct json_object *msgs = get(req, "messages");

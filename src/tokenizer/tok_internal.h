@@ -99,4 +99,12 @@ int sy__tok_image_size(const char *url, size_t len, unsigned *w, unsigned *h);
 /* LiteLLM's calculate_img_tokens for detail "high" given the image size. */
 long sy__tok_image_high_tokens(unsigned w, unsigned h);
 
+struct json_object;
+struct sy_buf;
+/* Count a parsed request (see sy_tok_count_request); with_tools = 0 ignores
+ * tools/tool_choice as LiteLLM's /utils/token_counter does. */
+long sy__tok_count_parsed(const struct sy_tok *t, struct json_object *req, int with_tools);
+/* Append LiteLLM's TypeScript-like rendering of a `tools` array to b. */
+long sy__tok_tools_render(struct json_object *tools, struct sy_buf *b);
+
 #endif
