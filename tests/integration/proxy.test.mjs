@@ -216,6 +216,31 @@ test('a client that disconnects mid-stream does not hurt the gateway', async () 
   assert.equal(ok.status, 200);
 });
 
+test('stream without upstream usage: tokens counted by the tokenizer', async () => {
+  const before = await (await fetch(`${gw.url}/metrics`, { headers: auth })).text();
+  const read = (t) => Number((t.match(/litellm_output_tokens_metric_total\{[^}]*model="meta-llama\/Llama-3.1-8B-Instruct"[^}]*\} ([0-9.e+]+)/) || [0, 0])[1]);
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify(chatBody('vllm-llama', { stream: true, mock: { content: 'one two three four five' } })),
+  });
+  const text = await res.text();
+  assert.ok(!text.includes('"usage":{'), 'upstream sent no usage');
+  const after = await (await fetch(`${gw.url}/metrics`, { headers: auth })).text();
+  assert.equal(read(after) - read(before), 5, 'five words, five tokens');
+});
+
+test('token counter endpoint in LiteLLM shape', async () => {
+  const r = await postJSON(`${gw.url}/utils/token_counter`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello world' }] }, auth);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.total_tokens, 9);
+  assert.equal(r.json.request_model, 'gpt-4o');
+  assert.equal(r.json.model_used, 'gpt-4o-2024-08-06');
+  assert.equal(r.json.tokenizer_type, 'openai_tokenizer');
+  const ids = await postJSON(`${gw.url}/utils/token_counter`, { model: 'gpt-4o', prompt: 'hello world', return_token_ids: true }, auth);
+  assert.deepEqual(ids.json.token_ids, [24912, 2375]);
+  assertErrorShape(assert, await postJSON(`${gw.url}/utils/token_counter`, '{"model":', auth), 400);
+});
+
 test('SIGHUP reloads the config; a broken config keeps the old one', async () => {
   const orig = fs.readFileSync(gw.configPath, 'utf8');
   fs.writeFileSync(gw.configPath, orig.replace('model_name: canned', 'model_name: canned2'));
