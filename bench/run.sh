@@ -6,7 +6,7 @@
 #
 # Builds a release tree (build-release/ by default), starts on loopback:
 #   mock_upstream (1 thread, --no-record)
-#   nginx          (1 worker, proxy_pass to the mock, upstream keepalive 64)
+#   nginx          (1 worker, proxy_pass to the mock, upstream keepalive 256, as switchyard's idle pool cap)
 #   switchyard     (--workers 1, bench/switchyard.yaml -> the mock)
 # then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 32, 256
 # for a JSON case and an SSE case (20 chunks), interleaving targets within each
@@ -105,7 +105,7 @@ http {
   keepalive_requests 1000000;
   upstream mock {
     server 127.0.0.1:$mock_port;
-    keepalive 64;
+    keepalive 256;
     keepalive_requests 1000000;
   }
   server {

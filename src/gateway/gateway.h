@@ -138,8 +138,8 @@ struct sy_call {
     double retry_after_s;
     uv_timer_t *retry_timer;
     struct sy_buf up_body;      /* non-stream response / error body */
-    struct sy_buf sse;          /* current SSE event (streams) */
-    struct sy_buf stream_text;  /* streamed content, for counting usage when the upstream sends none */
+    struct sy_buf stream_text;  /* streamed bytes (capped): usage is read from their tail, or counted */
+    int stream_overflow;
     int usage_counted;          /* usage came from our tokenizer, not the upstream */
     int client_started;         /* bytes sent to the client */
     int aborted;

@@ -117,7 +117,6 @@ static void call_cleanup(void *p)
 {
     struct sy_call *c = p;
     sy_buf_free(&c->up_body);
-    sy_buf_free(&c->sse);
     sy_buf_free(&c->stream_text);
     sy_gwconf_unref(c->g);
 }
@@ -171,7 +170,6 @@ void sy_handle_request(struct sy_req *r, void *ud)
     c->route_path = rpath;
     c->final_status = 0;
     sy_buf_init(&c->up_body, 0);
-    sy_buf_init(&c->sse, 0);
     sy_buf_init(&c->stream_text, 0);
     make_call_id(w, c->call_id);
     r->handler_data = c;

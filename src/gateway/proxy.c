@@ -270,7 +270,6 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
             return 1;
         }
         sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
-        sy_buf_init(&c->sse, 1 << 20);
         sy_buf_init(&c->stream_text, 16u << 20);
     } else {
         c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
@@ -304,38 +303,14 @@ static void collect_strings(const char *ev, size_t n, const char *key, size_t kl
     }
 }
 
-/* Look at complete SSE events for a usage object (the last chunk of OpenAI
- * streams), and keep the streamed text so usage can be counted with the
- * tokenizer when the upstream reports none. */
-static void sse_scan(struct sy_call *c, const char *p, size_t n)
+/* Keep the streamed bytes (capped) so usage can be read from the last events
+ * at the end of the stream, or counted from the streamed text when the
+ * upstream reports none. One copy per piece; all parsing happens once, at the
+ * end, and only the tail is looked at when the upstream sent usage. */
+static void stream_keep(struct sy_call *c, const char *p, size_t n)
 {
-    if (sy_buf_append(&c->sse, p, n)) {
-        sy_buf_reset(&c->sse); /* a single event over 1 MB: skip it */
-        return;
-    }
-    const char *s = c->sse.p, *end = s + c->sse.len, *ev;
-    size_t consumed = 0;
-    while ((ev = memmem(s, (size_t)(end - s), "\n\n", 2)) != NULL) {
-        size_t el = (size_t)(ev - s);
-        if (!c->have_usage) {
-            collect_strings(s, el, "\"content\"", 9, &c->stream_text);
-            collect_strings(s, el, "\"arguments\"", 11, &c->stream_text);
-            if (c->kind == SY_RK_COMPLETIONS)
-                collect_strings(s, el, "\"text\"", 6, &c->stream_text);
-        }
-        if (el > 20 && memmem(s, el, "\"usage\"", 7)) {
-            uint64_t pt, ct;
-            if (sy_usage_scan(s, el, &pt, &ct)) {
-                c->prompt_tokens = pt;
-                c->completion_tokens = ct;
-                c->have_usage = 1;
-            }
-        }
-        s = ev + 2;
-        consumed = (size_t)(s - c->sse.p);
-    }
-    if (consumed)
-        sy_buf_consume(&c->sse, consumed);
+    if (!c->stream_overflow && sy_buf_append(&c->stream_text, p, n) != 0)
+        c->stream_overflow = 1;
 }
 
 static int on_body(void *ud, const char *p, size_t n)
@@ -352,7 +327,7 @@ static int on_body(void *ud, const char *p, size_t n)
             sy_resp_end(c->req);
             return 1;
         }
-        sse_scan(c, p, n);
+        stream_keep(c, p, n);
         if (q > HIGH_WATER && !c->paused) {
             c->paused = 1;
             sy_ureq_pause(c->ureq);
@@ -373,11 +348,26 @@ static int on_body(void *ud, const char *p, size_t n)
  * the request messages, and on the streamed text for the completion). */
 static void count_stream_usage(struct sy_call *c)
 {
+    const char *raw = c->stream_text.p ? c->stream_text.p : "";
+    uint64_t pt = 0, ct = 0;
+    if (sy_usage_scan(raw, c->stream_text.len, &pt, &ct)) {
+        c->prompt_tokens = pt;
+        c->completion_tokens = ct;
+        c->have_usage = 1;
+        return;
+    }
+    struct sy_buf text;
+    sy_buf_init(&text, c->stream_text.len + 16);
+    collect_strings(raw, c->stream_text.len, "\"content\"", 9, &text);
+    collect_strings(raw, c->stream_text.len, "\"arguments\"", 11, &text);
+    if (c->kind == SY_RK_COMPLETIONS)
+        collect_strings(raw, c->stream_text.len, "\"text\"", 6, &text);
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
-    long pt = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-    c->prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
-    c->completion_tokens = sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+    long p = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+    c->prompt_tokens = p > 0 ? (uint64_t)p : 0;
+    c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
     c->usage_counted = 1;
+    sy_buf_free(&text);
 }
 
 static void on_done(void *ud, int err)
@@ -398,8 +388,7 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->client_started) {
-        if (!c->have_usage)
-            count_stream_usage(c);
+        count_stream_usage(c);
         sy_call_account(c, c->up_status);
         sy_resp_end(c->req);
         return;

@@ -39,6 +39,7 @@ static void on_drained(void *arg)
     uv_timer_stop(&w->drain_timer);
     uv_close((uv_handle_t *)&w->drain_timer, NULL);
     uv_close((uv_handle_t *)&w->wake, NULL);
+    sy_server_close_handles(w->server);
     if (w->upool) {
         sy_upool_close(w->upool);
         w->upool = NULL;

@@ -64,6 +64,10 @@ struct sy_conn {
     int in_value;
     size_t head_bytes;
     /* writes */
+    struct sy_buf out;  /* bytes collected this loop iteration (see writing) */
+    struct sy_conn *flush_next;
+    int in_flush;
+    int gone_pending;   /* a write failed: run on_client_gone from the check callback */
     size_t queued;
     size_t high_water;
     int over_high;
@@ -82,6 +86,8 @@ struct sy_server {
     int draining;
     void (*drain_done)(void *);
     void *drain_arg;
+    uv_check_t check;               /* flushes connections' output once per loop iteration */
+    struct sy_conn *flush_head;
     char rbuf[65536]; /* shared read buffer: data is parsed or copied in read_cb */
     int rbuf_busy;
 };
@@ -90,6 +96,7 @@ static http_parser_settings settings;
 static void conn_close(struct sy_conn *c);
 static void conn_parse(struct sy_conn *c, const char *p, size_t n);
 static void conn_next(struct sy_conn *c);
+static void unschedule_flush(struct sy_conn *c);
 
 /* ---- timers ---------------------------------------------------------- */
 
@@ -469,6 +476,8 @@ static void conn_free(struct sy_conn *c)
     if (c->next)
         c->next->prev = c->prev;
     s->nconns--;
+    unschedule_flush(c);
+    sy_buf_free(&c->out);
     sy_buf_free(&c->in);
     sy_buf_free(&c->url);
     sy_buf_free(&c->hraw);
@@ -524,6 +533,7 @@ static void conn_setup(struct sy_server *s, struct sy_conn *c)
     sy_buf_init(&c->in, c->lim.max_header_bytes + PIPELINE_CAP);
     sy_buf_init(&c->url, c->lim.max_header_bytes + 1);
     sy_buf_init(&c->hraw, c->lim.max_header_bytes + MAX_HEADERS * 2 + 2);
+    sy_buf_init(&c->out, 4u << 20);
     c->next = s->conns;
     if (s->conns)
         s->conns->prev = c;
@@ -640,7 +650,17 @@ static void conn_next(struct sy_conn *c)
         arm(c, c->lim.keepalive_timeout_ms);
 }
 
-/* ---- writing -------------------------------------------------------------- */
+/* ---- writing ----------------------------------------------------------------
+ *
+ * Bytes for a connection collect in c->out during one loop iteration and go to
+ * the socket once, from the server's uv_check handle (it runs after all I/O
+ * callbacks of the iteration, before the loop blocks again): an upstream read
+ * that carries 20 SSE events becomes one write, and nothing is held for a
+ * later iteration. A write first tries uv_try_write; only what the kernel does
+ * not take is copied into a queued uv_write. Write errors are never reported
+ * from inside a sy_resp_* call: the connection is marked and the client-gone
+ * path (on_abort) runs from the check callback.
+ */
 
 struct wreq {
     uv_write_t w;
@@ -663,36 +683,131 @@ static void write_cb(uv_write_t *w, int status)
         c->over_high = 0;
         c->drain_cb(c->req);
     }
-    if (c->queued == 0 && !c->req && !c->lingering && (c->closing || c->dead || c->srv->draining) &&
+    if (c->queued == 0 && !c->out.len && !c->req && !c->lingering && (c->closing || c->dead || c->srv->draining) &&
         !c->close_started)
         conn_close(c);
 }
 
-/* Queue a write of the concatenation of up to 3 pieces (copied). */
-static void conn_write3(struct sy_conn *c, const char *a, size_t an, const char *b, size_t bn, const char *d,
-                        size_t dn)
+static void schedule_flush(struct sy_conn *c)
+{
+    if (c->in_flush)
+        return;
+    c->in_flush = 1;
+    c->flush_next = c->srv->flush_head;
+    c->srv->flush_head = c;
+}
+
+static void unschedule_flush(struct sy_conn *c)
+{
+    if (!c->in_flush)
+        return;
+    struct sy_conn **pp = &c->srv->flush_head;
+    while (*pp && *pp != c)
+        pp = &(*pp)->flush_next;
+    if (*pp)
+        *pp = c->flush_next;
+    c->in_flush = 0;
+}
+
+/* Write the concatenation of bufs now (try_write, then queue the rest). */
+static void write_bufs(struct sy_conn *c, uv_buf_t *b, unsigned nb)
 {
     if (c->dead || c->close_started)
         return;
-    size_t len = an + bn + dn;
-    struct wreq *wr = malloc(sizeof *wr + len);
+    size_t total = 0, done = 0;
+    for (unsigned i = 0; i < nb; i++)
+        total += b[i].len;
+    if (!total)
+        return;
+    if (c->queued == 0) {
+        int w = uv_try_write((uv_stream_t *)&c->tcp, b, nb);
+        if (w > 0)
+            done = (size_t)w;
+        else if (w < 0 && w != UV_EAGAIN && w != UV_ENOSYS) {
+            c->dead = 1;
+            c->gone_pending = 1;
+            schedule_flush(c);
+            return;
+        }
+    }
+    if (done == total)
+        return;
+    size_t rem = total - done;
+    struct wreq *wr = malloc(sizeof *wr + rem);
     if (!wr) {
-        on_client_gone(c);
+        c->dead = 1;
+        c->gone_pending = 1;
+        schedule_flush(c);
         return;
     }
-    memcpy(wr->data, a, an);
-    if (bn)
-        memcpy(wr->data + an, b, bn);
-    if (dn)
-        memcpy(wr->data + an + bn, d, dn);
+    char *o = wr->data;
+    size_t skip = done;
+    for (unsigned i = 0; i < nb; i++) {
+        size_t l = b[i].len;
+        if (skip >= l) {
+            skip -= l;
+            continue;
+        }
+        memcpy(o, b[i].base + skip, l - skip);
+        o += l - skip;
+        skip = 0;
+    }
     wr->c = c;
-    wr->len = len;
-    uv_buf_t ub = uv_buf_init(wr->data, (unsigned)len);
-    c->queued += len;
+    wr->len = rem;
+    uv_buf_t ub = uv_buf_init(wr->data, (unsigned)rem);
+    c->queued += rem;
     if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &ub, 1, write_cb) != 0) {
-        c->queued -= len;
+        c->queued -= rem;
         free(wr);
-        on_client_gone(c);
+        c->dead = 1;
+        c->gone_pending = 1;
+        schedule_flush(c);
+    }
+}
+
+static void conn_flush(struct sy_conn *c)
+{
+    if (!c->out.len)
+        return;
+    uv_buf_t b = uv_buf_init(c->out.p, (unsigned)c->out.len);
+    write_bufs(c, &b, 1);
+    sy_buf_reset(&c->out);
+}
+
+/* Append bytes to the connection's output for this iteration. */
+static void conn_out(struct sy_conn *c, const char *p, size_t n)
+{
+    if (c->dead || c->close_started || !n)
+        return;
+    if (sy_buf_append(&c->out, p, n) != 0) { /* over the cap: write what we have, then this */
+        conn_flush(c);
+        uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+        write_bufs(c, &b, 1);
+        return;
+    }
+    if (c->out.len >= 65536)
+        conn_flush(c);
+    else
+        schedule_flush(c);
+}
+
+static void on_check(uv_check_t *h)
+{
+    struct sy_server *s = h->data;
+    while (s->flush_head) {
+        struct sy_conn *c = s->flush_head;
+        s->flush_head = c->flush_next;
+        c->in_flush = 0;
+        if (c->close_started)
+            continue;
+        if (c->gone_pending) {
+            c->gone_pending = 0;
+            sy_buf_reset(&c->out);
+            c->dead = 0; /* let on_client_gone run its course */
+            on_client_gone(c);
+            continue;
+        }
+        conn_flush(c);
     }
 }
 
@@ -766,38 +881,12 @@ void sy_resp_simple(struct sy_req *r, int status, const char *extra, size_t extr
     r->status = status;
     r->resp_started = 1;
     r->bytes_out = body_len;
-    if (!close)
-        ; /* keep-alive */
-    else
+    if (close)
         c->closing = 1;
-    /* head + extra headers + "\r\n" + body in one write */
-    if (!c->dead) {
-        size_t len = hn + extra_len + 2 + body_len;
-        struct wreq *wr = malloc(sizeof *wr + len);
-        if (wr) {
-            char *o = wr->data;
-            memcpy(o, head, hn);
-            o += hn;
-            if (extra_len)
-                memcpy(o, extra, extra_len);
-            o += extra_len;
-            memcpy(o, "\r\n", 2);
-            o += 2;
-            if (body_len)
-                memcpy(o, body, body_len);
-            wr->c = c;
-            wr->len = len;
-            uv_buf_t ub = uv_buf_init(wr->data, (unsigned)len);
-            c->queued += len;
-            if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &ub, 1, write_cb) != 0) {
-                c->queued -= len;
-                free(wr);
-                c->dead = 1;
-            }
-        } else {
-            c->dead = 1;
-        }
-    }
+    conn_flush(c); /* keep order behind anything still pending */
+    uv_buf_t b[4] = {uv_buf_init(head, (unsigned)hn), uv_buf_init((char *)extra, (unsigned)extra_len),
+                     uv_buf_init("\r\n", 2), uv_buf_init((char *)body, (unsigned)body_len)};
+    write_bufs(c, b, 4);
     req_finish(r);
 }
 
@@ -813,25 +902,30 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra
     r->status = status;
     r->resp_started = 1;
     r->resp_chunked = chunked;
-    conn_write3(c, head, hn, extra, extra_len, "\r\n", 2);
+    conn_out(c, head, hn);
+    conn_out(c, extra, extra_len);
+    conn_out(c, "\r\n", 2);
 }
 
 size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
 {
     struct sy_conn *c = r->conn;
     if (!n)
-        return c->queued;
+        return c->queued + c->out.len;
     r->bytes_out += n;
     if (r->resp_chunked) {
         char sz[24];
         int k = snprintf(sz, sizeof sz, "%zx\r\n", n);
-        conn_write3(c, sz, (size_t)k, p, n, "\r\n", 2);
+        conn_out(c, sz, (size_t)k);
+        conn_out(c, p, n);
+        conn_out(c, "\r\n", 2);
     } else {
-        conn_write3(c, p, n, NULL, 0, NULL, 0);
+        conn_out(c, p, n);
     }
-    if (c->high_water && c->queued > c->high_water)
+    size_t q = c->queued + c->out.len;
+    if (c->high_water && q > c->high_water)
         c->over_high = 1;
-    return c->queued;
+    return q;
 }
 
 void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t high_water)
@@ -840,13 +934,14 @@ void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t 
     r->conn->high_water = high_water;
 }
 
-size_t sy_resp_queued(const struct sy_req *r) { return r->conn->queued; }
+size_t sy_resp_queued(const struct sy_req *r) { return r->conn->queued + r->conn->out.len; }
 
 void sy_resp_end(struct sy_req *r)
 {
     struct sy_conn *c = r->conn;
     if (r->resp_started && r->resp_chunked && !c->dead)
-        conn_write3(c, "0\r\n\r\n", 5, NULL, 0, NULL, 0);
+        conn_out(c, "0\r\n\r\n", 5);
+    conn_flush(c);
     req_finish(r);
 }
 
@@ -878,6 +973,10 @@ struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb 
     if (!s)
         return NULL;
     s->loop = loop;
+    uv_check_init(loop, &s->check);
+    s->check.data = s;
+    uv_check_start(&s->check, on_check);
+    uv_unref((uv_handle_t *)&s->check);
     s->handler = h;
     s->limits = lim;
     s->ud = ud;
@@ -955,3 +1054,13 @@ void sy_server_close_all(struct sy_server *s)
 }
 
 size_t sy_server_nconns(const struct sy_server *s) { return s->nconns; }
+
+void sy_server_close_handles(struct sy_server *s)
+{
+    if (!uv_is_closing((uv_handle_t *)&s->check))
+        uv_close((uv_handle_t *)&s->check, NULL);
+    if (s->listening) {
+        uv_close((uv_handle_t *)&s->listener, NULL);
+        s->listening = 0;
+    }
+}

@@ -57,7 +57,7 @@ static void collect(const struct sy_tok *t, struct json_object *o, struct ids *i
         for (size_t i = 0; i < json_object_array_length(o); i++)
             collect(t, json_object_array_get_idx(o, i), ids, depth + 1);
         break;
-    case json_type_object:
+    case json_type_object: {
         json_object_object_foreach(o, k, v) {
             if (strcmp(k, "type") == 0 || strcmp(k, "id") == 0 || strcmp(k, "image_url") == 0 ||
                 strcmp(k, "tool_call_id") == 0 || strcmp(k, "cache_control") == 0)
@@ -65,6 +65,7 @@ static void collect(const struct sy_tok *t, struct json_object *o, struct ids *i
             collect(t, v, ids, depth + 1);
         }
         break;
+    }
     default:
         break;
     }

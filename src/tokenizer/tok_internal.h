@@ -15,9 +15,12 @@
 
 #define SY__TOK_NONE UINT32_MAX
 
+/* One hash slot: the token's first 8 bytes (zero padded) inline, so most
+ * lookups (tokens up to 8 bytes) finish without touching the byte array. */
 struct sy__tok_slot {
-    uint32_t hash; /* low 32 bits of the key's hash */
-    uint32_t rank; /* SY__TOK_NONE when the slot is empty */
+    uint64_t key8; /* first min(len, 8) bytes, little-endian, zero padded */
+    uint32_t rl;   /* rank | length << 24; SY__TOK_NONE when the slot is empty */
+    uint32_t off;  /* offset of the token's bytes */
 };
 
 struct sy__tok_special {
@@ -25,15 +28,24 @@ struct sy__tok_special {
     uint32_t id;
 };
 
+/* Header of the build-time vocabulary image (see vocab_gen.c). */
+#define SY__TOK_MAGIC "SYTOKV1"
+struct sy__tok_image {
+    char magic[8];
+    uint32_t nranks, nslots, nbytes, maxlen;
+};
+
+/* All table pointers point into the embedded, read-only image. */
 struct sy_tok {
     enum sy_tok_encoding enc;
     uint32_t nranks;              /* ranks are 0..nranks-1 */
-    uint8_t *bytes;               /* token bytes in rank order */
-    uint32_t *off;                /* nranks + 1 offsets into bytes */
-    struct sy__tok_slot *tab;     /* mask + 1 slots */
+    const uint8_t *bytes;         /* token bytes in rank order */
+    const uint32_t *off;          /* nranks + 1 offsets into bytes */
+    const struct sy__tok_slot *tab; /* mask + 1 slots */
     uint32_t mask;
-    uint32_t byte_rank[256];      /* rank of each single byte */
-    uint32_t *pair_rank;          /* 65536: rank of each 2-byte string or NONE */
+    uint32_t maxlen;              /* longest token, bytes */
+    const uint32_t *byte_rank;    /* 256: rank of each single byte */
+    const uint32_t *pair_rank;    /* 65536: rank of each 2-byte string or NONE */
     const struct sy__tok_special *special;
     size_t nspecial;
 };
@@ -42,26 +54,50 @@ struct sy_tok {
  * class of an invalid UTF-8 byte (none: it splits like U+FFFD). */
 extern uint8_t sy__uc_class[0x110001];
 
-static inline uint64_t sy__tok_hash(const uint8_t *p, size_t n)
+static inline uint64_t sy__tok_rd64(const uint8_t *p)
 {
-    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull;
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t v = 0;
-        memcpy(&v, p, n);
-        h = (h ^ v) * 0x94d049bb133111ebull;
-    }
-    h ^= h >> 33; /* murmur3 finaliser: every input bit reaches the low bits */
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint64_t sy__tok_rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t sy__tok_mum(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* First min(n, 8) bytes of p as a zero-padded little-endian word. */
+static inline uint64_t sy__tok_key8(const uint8_t *p, size_t n)
+{
+    if (n >= 8)
+        return sy__tok_rd64(p);
+    if (n >= 4)
+        return sy__tok_rd32(p) | sy__tok_rd32(p + n - 4) << (8 * (n - 4));
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Hash of a byte string whose key8 is k (wyhash-style multiply-fold). The
+ * build-time generator uses the same function, so changing it changes the
+ * vocabulary image too (it is rebuilt). Never reads outside p[0..n). */
+static inline uint64_t sy__tok_hash(const uint8_t *p, size_t n, uint64_t k)
+{
+    const uint64_t k1 = 0xe7037ed1a0b428dbull, k2 = 0x8ebc6af09c88c6e3ull;
+    if (n <= 8)
+        return sy__tok_mum(k ^ k1 ^ n, k2);
+    uint64_t seed = n;
+    size_t i = 8;
+    for (; i + 16 <= n; i += 16)
+        seed = sy__tok_mum(sy__tok_rd64(p + i) ^ k1, sy__tok_rd64(p + i + 8) ^ seed);
+    return sy__tok_mum(k ^ k1 ^ seed, sy__tok_rd64(p + n - 8) ^ k2);
 }
 
 /* Rank of the byte string p[0..n), or SY__TOK_NONE. */
@@ -71,14 +107,18 @@ static inline uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p, si
         return t->pair_rank[(unsigned)p[0] << 8 | p[1]];
     if (n == 1)
         return t->byte_rank[p[0]];
-    uint32_t h = (uint32_t)sy__tok_hash(p, n);
-    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    if (n > t->maxlen)
+        return SY__TOK_NONE;
+    uint64_t k = sy__tok_key8(p, n);
+    uint64_t hh = sy__tok_hash(p, n, k);
+    uint32_t want = (uint32_t)n << 24;
+    for (uint32_t i = (uint32_t)(hh >> 32) & t->mask;; i = (i + 1) & t->mask) {
         const struct sy__tok_slot *s = &t->tab[i];
-        if (s->rank == SY__TOK_NONE)
+        if (s->rl == SY__TOK_NONE)
             return SY__TOK_NONE;
-        if (s->hash == h && t->off[s->rank + 1] - t->off[s->rank] == n &&
-            memcmp(t->bytes + t->off[s->rank], p, n) == 0)
-            return s->rank;
+        if (s->key8 == k && (s->rl & 0xff000000u) == want &&
+            (n <= 8 || memcmp(t->bytes + s->off + 8, p + 8, n - 8) == 0))
+            return s->rl & 0xffffffu;
     }
 }
 

@@ -1,10 +1,12 @@
-/* vocab.c - loading the embedded .tiktoken rank files, decode, model map.
+/* vocab.c - the embedded vocabularies, decode, the model -> encoding map.
  *
- * The build embeds OpenAI's cl100k_base / o200k_base files unchanged
- * (vocab_blob.S, .incbin). Each line is "<base64 token bytes> <rank>\n".
- * sy_tok_init() parses both once (pthread_once) into struct sy_tok and builds
- * the Unicode class table the pre-tokeniser uses. After that everything here
- * is read-only and thread-safe.
+ * At build time OpenAI's cl100k_base / o200k_base .tiktoken files (fetched
+ * and sha256-verified by scripts/fetch-vocab.sh) are turned into ready-made
+ * tables by vocab_gen.c and embedded read-only with .incbin (vocab_blob.S).
+ * sy_tok_init() (once, pthread_once) only checks the image headers, points
+ * struct sy_tok into them and expands the Unicode class table (1.1 MB): a
+ * few milliseconds, and the vocabulary pages are shared, read-only memory.
+ * After init everything here is read-only and thread-safe.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -33,127 +35,33 @@ static struct sy_tok toks[SY_TOK__COUNT];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_rc = SY_EINTERNAL;
 
-static int b64val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
-/* Decode base64 p[0..n) into out; returns the byte count or -1. */
-static long b64dec(const char *p, size_t n, uint8_t *out)
-{
-    uint32_t acc = 0;
-    int bits = 0;
-    long o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '=')
-            break;
-        int v = b64val((unsigned char)p[i]);
-        if (v < 0)
-            return -1;
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-        }
-    }
-    return o;
-}
-
 static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const char *end)
 {
-    /* Pass 1: line count and largest rank. */
-    size_t lines = 0, b64bytes = 0;
-    uint32_t maxrank = 0;
-    for (const char *q = p; q < end;) {
-        const char *nl = memchr(q, '\n', (size_t)(end - q));
-        if (!nl)
-            nl = end;
-        const char *sp = memchr(q, ' ', (size_t)(nl - q));
-        if (!sp)
-            return SY_EINTERNAL;
-        uint32_t r = 0;
-        for (const char *d = sp + 1; d < nl; d++)
-            r = r * 10 + (uint32_t)(*d - '0');
-        if (r > maxrank)
-            maxrank = r;
-        b64bytes += (size_t)(sp - q);
-        lines++;
-        q = nl + 1;
-    }
+    struct sy__tok_image hd;
+    if ((size_t)(end - p) < sizeof hd || ((uintptr_t)p & 3))
+        return SY_EINTERNAL;
+    memcpy(&hd, p, sizeof hd);
+    size_t need = sizeof hd + 4 * ((size_t)hd.nranks + 1) + sizeof(struct sy__tok_slot) * hd.nslots +
+                  4 * (65536 + 256) + hd.nbytes;
+    if (memcmp(hd.magic, SY__TOK_MAGIC, sizeof hd.magic) != 0 || (size_t)(end - p) < need ||
+        (hd.nslots & (hd.nslots - 1)))
+        return SY_EINTERNAL;
+    const char *q = p + sizeof hd;
     t->enc = e;
-    t->nranks = maxrank + 1;
-    t->bytes = malloc(b64bytes / 4 * 3 + 8);
-    t->off = calloc((size_t)t->nranks + 1, sizeof *t->off);
-    uint32_t *len = calloc(t->nranks, sizeof *len);
-    const char **src = calloc(t->nranks, sizeof *src);
-    uint32_t slots = 1;
-    while (slots < lines * 2)
-        slots <<= 1;
-    t->tab = malloc(sizeof *t->tab * slots);
-    t->mask = slots - 1;
-    t->pair_rank = malloc(sizeof *t->pair_rank * 65536);
-    if (!t->bytes || !t->off || !len || !src || !t->tab || !t->pair_rank) {
-        free(len);
-        free(src);
-        return SY_ENOMEM;
-    }
-    /* Pass 2: remember where each rank's base64 is, then decode in rank order. */
-    for (const char *q = p; q < end;) {
-        const char *nl = memchr(q, '\n', (size_t)(end - q));
-        if (!nl)
-            nl = end;
-        const char *sp = memchr(q, ' ', (size_t)(nl - q));
-        uint32_t r = 0;
-        for (const char *d = sp + 1; d < nl; d++)
-            r = r * 10 + (uint32_t)(*d - '0');
-        src[r] = q;
-        len[r] = (uint32_t)(sp - q);
-        q = nl + 1;
-    }
-    uint32_t o = 0;
-    for (uint32_t r = 0; r < t->nranks; r++) {
-        t->off[r] = o;
-        if (src[r]) {
-            long k = b64dec(src[r], len[r], t->bytes + o);
-            if (k <= 0) {
-                free(len);
-                free(src);
-                return SY_EINTERNAL;
-            }
-            o += (uint32_t)k;
-        }
-    }
-    t->off[t->nranks] = o;
-    free(len);
-    free(src);
-    memset(t->tab, 0xff, sizeof *t->tab * slots);
-    memset(t->pair_rank, 0xff, sizeof *t->pair_rank * 65536);
-    memset(t->byte_rank, 0xff, sizeof t->byte_rank);
-    for (uint32_t r = 0; r < t->nranks; r++) {
-        const uint8_t *b = t->bytes + t->off[r];
-        uint32_t n = t->off[r + 1] - t->off[r];
-        if (n == 0)
-            continue;
-        if (n == 1)
-            t->byte_rank[b[0]] = r;
-        if (n == 2)
-            t->pair_rank[(unsigned)b[0] << 8 | b[1]] = r;
-        uint32_t h = (uint32_t)sy__tok_hash(b, n);
-        uint32_t i = h & t->mask;
-        while (t->tab[i].rank != SY__TOK_NONE)
-            i = (i + 1) & t->mask;
-        t->tab[i].hash = h;
-        t->tab[i].rank = r;
-    }
-    for (int b = 0; b < 256; b++)
-        if (t->byte_rank[b] == SY__TOK_NONE)
-            return SY_EINTERNAL; /* byte-level BPE needs every byte */
+    t->nranks = hd.nranks;
+    t->off = (const uint32_t *)(const void *)q;
+    q += 4 * ((size_t)hd.nranks + 1);
+    t->tab = (const struct sy__tok_slot *)(const void *)q;
+    t->mask = hd.nslots - 1;
+    t->maxlen = hd.maxlen;
+    q += sizeof(struct sy__tok_slot) * hd.nslots;
+    t->pair_rank = (const uint32_t *)(const void *)q;
+    q += 4 * 65536;
+    t->byte_rank = (const uint32_t *)(const void *)q;
+    q += 4 * 256;
+    t->bytes = (const uint8_t *)q;
+    if (t->off[hd.nranks] != hd.nbytes)
+        return SY_EINTERNAL;
     if (e == SY_TOK_CL100K) {
         t->special = special_cl100k;
         t->nspecial = sizeof special_cl100k / sizeof special_cl100k[0];

@@ -63,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uv_run(&loop, UV_RUN_NOWAIT);
     }
     sy_server_close_all(s);
+    sy_server_close_handles(s);
     while (sy_server_nconns(s) > 0 && uv_run(&loop, UV_RUN_NOWAIT))
         ;
     uv_run(&loop, UV_RUN_DEFAULT);

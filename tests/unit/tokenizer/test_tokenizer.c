@@ -1,0 +1,251 @@
+/* test_tokenizer.c - unit tests for src/tokenizer: known tiktoken ids in both
+ * encodings, byte round trips (including invalid UTF-8), the model map,
+ * LiteLLM chat counting rules (names, tools, tool_choice, images, tool calls,
+ * prompt/input) and the /utils/token_counter response. Expected ids come
+ * from npm tiktoken 1.0.22. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "core/buf.h"
+#include "core/errors.h"
+#include "tokenizer/tok_internal.h"
+#include "tokenizer/tokenizer.h"
+
+static const struct sy_tok *cl, *o2;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (sy_tok_init() != 0)
+        return -1;
+    cl = sy_tok_get(SY_TOK_CL100K);
+    o2 = sy_tok_get(SY_TOK_O200K);
+    return 0;
+}
+
+static void expect_ids(const struct sy_tok *t, const char *s, const uint32_t *want, size_t nwant)
+{
+    uint32_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    assert_int_equal(sy_tok_encode(t, s, strlen(s), &ids, &n, &cap), 0);
+    assert_int_equal(n, nwant);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ids[i], want[i]);
+    assert_int_equal(sy_tok_count(t, s, strlen(s)), nwant);
+    free(ids);
+}
+#define IDS(t, s, ...)                                                                                  \
+    do {                                                                                                \
+        static const uint32_t w_[] = {__VA_ARGS__};                                                     \
+        expect_ids(t, s, w_, sizeof w_ / sizeof w_[0]);                                                 \
+    } while (0)
+
+static void test_known_ids(void **state)
+{
+    (void)state;
+    IDS(cl, "hello world", 15339, 1917);
+    IDS(o2, "hello world", 24912, 2375);
+    IDS(cl, "I'm here, they'LL see 12345678!", 40, 2846, 1618, 11, 814, 6, 4178, 1518, 220, 4513, 10961, 2495, 0);
+    IDS(o2, "I'm here, they'LL see 12345678!", 15390, 2105, 11, 1023, 6, 7454, 1921, 220, 7633, 19354, 4388, 0);
+    IDS(cl, "  indented\n\n\tcode();", 220, 1280, 16243, 271, 44443, 2178);
+    IDS(o2, "  indented\n\n\tcode();", 220, 1383, 23537, 279, 86873, 4177);
+    IDS(cl, "中文テキスト 🙂", 16325, 17161, 57933, 62903, 71634, 28584);
+    IDS(o2, "中文テキスト 🙂", 10667, 16056, 18368, 38236, 26192);
+    IDS(cl, "<|endoftext|>", 27, 91, 8862, 728, 428, 91, 29); /* special tokens are text */
+    IDS(o2, "<|endoftext|>", 27, 91, 419, 1440, 919, 91, 29);
+    IDS(cl, "don't", 15357, 956);
+    IDS(o2, "don't", 91418);
+    IDS(cl, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 70540, 70540, 70540, 70540, 70540, 70540);
+    IDS(o2, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 117525, 117525, 117525, 117525, 117525, 117525);
+    assert_int_equal(sy_tok_count(cl, "", 0), 0);
+}
+
+static void roundtrip(const struct sy_tok *t, const char *s, size_t n)
+{
+    uint32_t *ids = NULL;
+    size_t k = 0, cap = 0;
+    assert_int_equal(sy_tok_encode(t, s, n, &ids, &k, &cap), 0);
+    struct sy_buf b;
+    sy_buf_init(&b, n + 16);
+    assert_int_equal(sy_tok_decode(t, ids, k, &b), 0);
+    assert_int_equal(b.len, n);
+    assert_memory_equal(b.p ? b.p : "", s, n);
+    sy_buf_free(&b);
+    free(ids);
+}
+
+static void test_roundtrip_bytes(void **state)
+{
+    (void)state;
+    roundtrip(cl, "\xff\xfe\x80 abc \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82", 26);
+    roundtrip(o2, "\xff\xfe\x80 abc \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82", 26);
+    char buf[4096];
+    unsigned x = 12345;
+    for (int round = 0; round < 50; round++) {
+        size_t n = (size_t)(round * 81 % 4096);
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u;
+            buf[i] = (char)(x >> 16);
+        }
+        roundtrip(cl, buf, n);
+        roundtrip(o2, buf, n);
+    }
+    uint32_t bad = 300000;
+    struct sy_buf b;
+    sy_buf_init(&b, 64);
+    assert_int_equal(sy_tok_decode(cl, &bad, 1, &b), SY_EINVAL);
+    uint32_t eot = 100257;
+    assert_int_equal(sy_tok_decode(cl, &eot, 1, &b), 0);
+    assert_string_equal(b.p, "<|endoftext|>");
+    sy_buf_free(&b);
+}
+
+static void test_long_word(void **state)
+{
+    (void)state;
+    size_t n = 1 << 20;
+    char *s = malloc(n);
+    memset(s, 'a', n);
+    assert_int_equal(sy_tok_count(cl, s, n), n / 8); /* "aaaaaaaa" is one token */
+    roundtrip(o2, s, n);
+    for (size_t i = 0; i < n; i++)
+        s[i] = "ab"[i % 2];
+    roundtrip(cl, s, n);
+    free(s);
+}
+
+static void test_model_map(void **state)
+{
+    (void)state;
+#define M(s) sy_tok_encoding_for_model(s, strlen(s))
+    assert_int_equal(M("gpt-4o"), SY_TOK_O200K);
+    assert_int_equal(M("openai/gpt-4o-mini"), SY_TOK_O200K);
+    assert_int_equal(M("azure/my-gpt-4o-deploy"), SY_TOK_O200K);
+    assert_int_equal(M("gpt-4.1-nano"), SY_TOK_O200K);
+    assert_int_equal(M("gpt-5"), SY_TOK_O200K);
+    assert_int_equal(M("o1"), SY_TOK_O200K);
+    assert_int_equal(M("o3-mini"), SY_TOK_O200K);
+    assert_int_equal(M("o4-mini"), SY_TOK_O200K);
+    assert_int_equal(M("chatgpt-4o-latest"), SY_TOK_O200K);
+    assert_int_equal(M("gpt-4"), SY_TOK_CL100K);
+    assert_int_equal(M("gpt-3.5-turbo"), SY_TOK_CL100K);
+    assert_int_equal(M("text-embedding-3-small"), SY_TOK_CL100K);
+    assert_int_equal(M("anthropic/claude-3-5-sonnet"), SY_TOK_CL100K);
+    assert_int_equal(M("o100-foo"), SY_TOK_CL100K);
+    assert_int_equal(sy_tok_encoding_by_name("o200k_base", 10), SY_TOK_O200K);
+    assert_int_equal(sy_tok_encoding_by_name("p50k_base", 9), -1);
+#undef M
+}
+
+static long req(const struct sy_tok *t, const char *json) { return sy_tok_count_request(t, json, strlen(json)); }
+
+#define TOOLS                                                                                             \
+    "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Get weather\"," \
+    "\"parameters\":{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\",\"description\":"  \
+    "\"City\"},\"unit\":{\"type\":\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"location\"]}}}]"
+
+static void test_chat_counts(void **state)
+{
+    (void)state;
+    /* 3 per message + role + content + 3 priming */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]}"), 3 + 1 + 2 + 3);
+    /* name: its tokens + 1 */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"name\":\"Alice\",\"content\":\"hello world\"}]}"),
+                     3 + 1 + 1 + 1 + 2 + 3);
+    /* tools rendering */
+    struct json_object *req_obj = json_tokener_parse("{" TOOLS "}");
+    struct sy_buf b;
+    sy_buf_init(&b, 4096);
+    sy__tok_tools_render(json_object_object_get(req_obj, "tools"), &b);
+    json_object_put(req_obj);
+    assert_string_equal(b.p, "namespace functions {\n\n// Get weather\ntype get_weather = (_: {\n// City\n"
+                             "location: string,\nunit?: \"c\" | \"f\",\n}) => any;\n\n} // namespace functions");
+    sy_buf_free(&b);
+    /* tools: + render (38 cl100k / 36 o200k) + 9, - 4 with a system message */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]," TOOLS "}"),
+                     3 + 1 + 2 + 3 + 38 + 9);
+    assert_int_equal(req(o2, "{\"messages\":[{\"role\":\"system\",\"content\":\"hello world\"}]," TOOLS "}"),
+                     3 + 1 + 2 + 3 + 36 + 9 - 4);
+    /* tool_choice */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"none\"}"),
+                     9 + 1);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":"
+                             "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}"),
+                     9 + 7 + 2);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"auto\"}"), 9);
+    /* tool_calls count their arguments */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                             "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"hello world\"}}]}]}"),
+                     3 + 1 + 2 + 3);
+    /* images: text part + low (85) / high from a data: URL's size */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello world\"},"
+                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/y.png\",\"detail\":\"low\"}}]}]}"),
+                     3 + 1 + 2 + 85 + 3);
+    /* PNG 1024x2048 -> 768x1536 -> 6 tiles -> 85 + 1020 */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
+                             "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABAAAAAgACAYAAAA=\",\"detail\":\"high\"}}]}]}"),
+                     3 + 1 + 1105 + 3);
+    /* GIF 100x50 -> 1 tile; JPEG 4000x3000 -> 1024x768 -> 4 tiles; remote high -> 85 */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
+                             "\"data:image/gif;base64,R0lGODlhZAAyAAAAAA==\",\"detail\":\"high\"}},"
+                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/jpeg;base64,"
+                             "/9j/4AAQSkZJRgABAQEBAQEBAQH/wAARCAu4D6ADAAAAAAAAAAAA\",\"detail\":\"high\"}},"
+                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/a.png\",\"detail\":\"high\"}}]}]}"),
+                     3 + 1 + 255 + 765 + 85 + 3);
+    /* Anthropic blocks: tool_use counts name + str(input); tool_result its content */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\","
+                             "\"content\":\"hello world\"}]}]}"),
+                     3 + 1 + 2 + 3);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\","
+                             "\"name\":\"get_weather\",\"input\":{\"a\":1}}]}]}"),
+                     3 + 1 + 2 + (long)sy_tok_count(cl, "{'a': 1}", 8) + 3);
+    /* prompt / input */
+    assert_int_equal(req(cl, "{\"prompt\":\"hello world\"}"), 2);
+    assert_int_equal(req(cl, "{\"prompt\":[\"hello\",\" world\"]}"), 2);
+    assert_int_equal(req(cl, "{\"input\":[1,2,3]}"), 3);
+    /* errors */
+    assert_int_equal(req(cl, "{not json"), SY_EJSON);
+    assert_int_equal(req(cl, "{\"model\":\"x\"}"), SY_EINVAL);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"bogus\"}]}]}"), SY_EINVAL);
+}
+
+static void test_endpoint(void **state)
+{
+    (void)state;
+    struct sy_buf out;
+    sy_buf_init(&out, 1 << 20);
+    const char *body = "{\"model\":\"my-group\",\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]}";
+    assert_int_equal(sy_tok_counter_response(body, strlen(body), "openai/gpt-4o", NULL, &out), 200);
+    assert_string_equal(out.p, "{\"total_tokens\":9,\"request_model\":\"my-group\",\"model_used\":\"gpt-4o\","
+                               "\"tokenizer_type\":\"openai_tokenizer\"}");
+    body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"return_token_ids\":true}";
+    assert_int_equal(sy_tok_counter_response(body, strlen(body), NULL, NULL, &out), 200);
+    assert_string_equal(out.p, "{\"total_tokens\":9,\"request_model\":\"gpt-4o\",\"model_used\":\"gpt-4o\","
+                               "\"tokenizer_type\":\"openai_tokenizer\",\"token_ids\":[1428,24912,2375]}");
+    body = "{\"model\":\"gpt-4o\",\"prompt\":\"don't\"}";
+    assert_int_equal(sy_tok_counter_response(body, strlen(body), NULL, "cl100k_base", &out), 200);
+    assert_string_equal(out.p, "{\"total_tokens\":2,\"request_model\":\"gpt-4o\",\"model_used\":\"gpt-4o\","
+                               "\"tokenizer_type\":\"openai_tokenizer\"}");
+    body = "{\"model\":\"gpt-4o\"}";
+    assert_int_equal(sy_tok_counter_response(body, strlen(body), NULL, NULL, &out), 400);
+    assert_string_equal(out.p, "{\"error\":{\"message\":\"prompt or messages must be provided\","
+                               "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"400\"}}");
+    assert_int_equal(sy_tok_counter_response("[", 1, NULL, NULL, &out), 400);
+    sy_buf_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_ids),  cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
+        cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts),     cmocka_unit_test(test_endpoint),
+    };
+    return cmocka_run_group_tests_name("tokenizer", tests, setup, NULL);
+}
