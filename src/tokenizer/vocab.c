@@ -38,10 +38,11 @@ static int init_rc = SY_EINTERNAL;
 static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const char *end)
 {
     struct sy__tok_image hd;
-    if ((size_t)(end - p) < sizeof hd || ((uintptr_t)p & 3))
+    if ((size_t)(end - p) < sizeof hd || ((uintptr_t)p & 7))
         return SY_EINTERNAL;
     memcpy(&hd, p, sizeof hd);
-    size_t need = sizeof hd + 4 * ((size_t)hd.nranks + 1) + sizeof(struct sy__tok_slot) * hd.nslots +
+    size_t offsz = 4 * ((size_t)hd.nranks + 1 + (hd.nranks + 1) % 2);
+    size_t need = sizeof hd + offsz + sizeof(struct sy__tok_slot) * hd.nslots +
                   4 * (65536 + 256) + hd.nbytes;
     if (memcmp(hd.magic, SY__TOK_MAGIC, sizeof hd.magic) != 0 || (size_t)(end - p) < need ||
         (hd.nslots & (hd.nslots - 1)))
@@ -50,7 +51,7 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
     t->enc = e;
     t->nranks = hd.nranks;
     t->off = (const uint32_t *)(const void *)q;
-    q += 4 * ((size_t)hd.nranks + 1);
+    q += offsz;
     t->tab = (const struct sy__tok_slot *)(const void *)q;
     t->mask = hd.nslots - 1;
     t->maxlen = hd.maxlen;

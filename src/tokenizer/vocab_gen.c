@@ -7,6 +7,7 @@
  * Image layout (native endianness, every section 8-byte aligned):
  *   struct sy__tok_image header (magic "SYTOKV1", counts)
  *   uint32_t off[nranks + 1]          token bytes of rank r: bytes[off[r]..off[r+1])
+ *                                     (+ 4 zero bytes when nranks + 1 is odd)
  *   struct sy__tok_slot tab[nslots]   {key8, rank | len << 24, offset}, linear probing
  *   uint32_t pair_rank[65536]         rank of each 2-byte string or SY__TOK_NONE
  *   uint32_t byte_rank[256]
@@ -166,7 +167,9 @@ int main(int argc, char **argv)
     if (!w)
         return die("cannot open output");
     static const uint8_t zero[4];
+    size_t offpad = ((nranks + 1) % 2) * 4; /* keep tab 8-byte aligned */
     int ok = fwrite(&hd, sizeof hd, 1, w) == 1 && fwrite(off, sizeof *off, nranks + 1, w) == nranks + 1 &&
+             fwrite(zero, 1, offpad, w) == offpad &&
              fwrite(tab, sizeof *tab, nslots, w) == nslots && fwrite(pair, sizeof *pair, 65536, w) == 65536 &&
              fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 && fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
