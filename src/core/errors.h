@@ -51,6 +51,9 @@ enum {
 int sy_err_status(int err);
 /* OpenAI/LiteLLM error.type for an error code. */
 const char *sy_err_type(int err);
+/* LiteLLM's exception class for an HTTP status (litellm/exceptions.py):
+ * 400 BadRequestError, 401 AuthenticationError, 429 RateLimitError, ... */
+const char *sy_status_exception_class(int status);
 /* Short symbolic name ("EUPTIMEOUT"), for logs. */
 const char *sy_err_name(int err);
 

@@ -203,21 +203,6 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     }
 }
 
-static const char *class_for(int status)
-{
-    switch (status) {
-    case 400: return "BadRequestError";
-    case 401: return "AuthenticationError";
-    case 403: return "PermissionDeniedError";
-    case 404: return "NotFoundError";
-    case 408: return "Timeout";
-    case 413: return "BadRequestError";
-    case 422: return "UnprocessableEntityError";
-    case 429: return "RateLimitError";
-    case 503: return "ServiceUnavailableError";
-    default: return status >= 500 ? "InternalServerError" : "APIError";
-    }
-}
 
 void sy_call_account(struct sy_call *c, int status)
 {
@@ -242,7 +227,7 @@ void sy_call_account(struct sy_call *c, int status)
     m.status = status;
     m.llm_called = c->t_up_start != 0;
     m.llm_failed = c->llm_failed;
-    m.exception_class = status >= 400 ? (c->exception_class ? c->exception_class : class_for(status)) : NULL;
+    m.exception_class = status >= 400 ? (c->exception_class ? c->exception_class : sy_status_exception_class(status)) : NULL;
     m.total_s = (double)(now - c->req->t_start_ns) / 1e9;
     m.llm_s = c->t_up_start ? (double)((c->t_up_end ? c->t_up_end : now) - c->t_up_start) / 1e9 : 0;
     m.ttft_s = c->stream && c->t_up_first ? (double)(c->t_up_first - c->t_up_start) / 1e9 : -1;

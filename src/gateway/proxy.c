@@ -50,20 +50,6 @@ static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
     return buf;
 }
 
-static const char *class_for(int status)
-{
-    switch (status) {
-    case 400: return "BadRequestError";
-    case 401: return "AuthenticationError";
-    case 403: return "PermissionDeniedError";
-    case 404: return "NotFoundError";
-    case 408: return "Timeout";
-    case 422: return "UnprocessableEntityError";
-    case 429: return "RateLimitError";
-    case 503: return "ServiceUnavailableError";
-    default: return status >= 500 ? "InternalServerError" : "APIError";
-    }
-}
 
 static int retryable_status(int st) { return st == 408 || st == 409 || st == 429 || st >= 500; }
 
@@ -103,7 +89,7 @@ static void finish_error(struct sy_call *c, int status, const char *cls, const c
 static void finish_upstream_error(struct sy_call *c)
 {
     int st = c->up_status;
-    const char *cls = class_for(st);
+    const char *cls = sy_status_exception_class(st);
     json_object *root = c->up_body.len ? json_tokener_parse(c->up_body.p) : NULL;
     json_object *err = NULL, *v;
     const char *message = NULL, *type = NULL, *param = NULL;

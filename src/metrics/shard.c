@@ -166,21 +166,6 @@ static void key_hash(struct key *k)
     k->hash = h;
 }
 
-/* LiteLLM-style exception class for a status when the caller gave none. */
-static const char *default_exc_class(int status)
-{
-    switch (status) {
-    case 400: return "BadRequestError";
-    case 401: return "AuthenticationError";
-    case 403: return "PermissionDeniedError";
-    case 404: return "NotFoundError";
-    case 408: return "Timeout";
-    case 422: return "UnprocessableEntityError";
-    case 429: return "RateLimitError";
-    case 503: return "ServiceUnavailableError";
-    default: return status >= 500 ? "InternalServerError" : "APIError";
-    }
-}
 
 static void key_fill(struct key *k, const struct sy_metric_req *r)
 {
@@ -204,7 +189,7 @@ static void key_fill(struct key *k, const struct sy_metric_req *r)
     k->failed = r->llm_called && r->llm_failed ? 1 : 0;
     if (k->status >= 400 || k->failed)
         v[SY__K_EXC_CLASS] = (r->exception_class && *r->exception_class) ? r->exception_class
-                                                                         : default_exc_class(k->status);
+                                                                         : sy_status_exception_class(k->status);
     for (int i = 0; i < SY__K_COUNT; i++) {
         k->s[i] = v[i] ? v[i] : "";
         k->len[i] = cut_len(k->s[i]);

@@ -31,6 +31,8 @@
 
 #define INVALID_CP 0x110000u
 
+__thread struct sy__tok_cache_ent sy__tok_cache[SY__TOK_CACHE];
+
 /* Decode one character at s[i] (i < n); returns its length, sets *cp. */
 static inline size_t dec(const uint8_t *s, size_t i, size_t n, uint32_t *cp)
 {
@@ -276,53 +278,58 @@ static inline void emit(struct sy__tok_sink *k, uint32_t id)
     k->n++;
 }
 
-#define SMALL 128
+#define SMALL 16
 
-/* tiktoken's byte_pair_merge on an array of part starts; m <= SMALL. */
+/* tiktoken's byte_pair_merge on an array of parts; m <= SMALL. part[i]
+ * starts at byte part[i].start; part[i].rank is the rank of merging parts i
+ * and i + 1 (NONE when impossible). */
+struct part {
+    uint32_t start, rank;
+};
+
 static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
 {
-    uint32_t start[SMALL + 1], rk[SMALL];
-    size_t parts = m; /* number of parts; start[parts] == m */
-    for (size_t i = 0; i <= m; i++)
-        start[i] = (uint32_t)i;
+    struct part pt[SMALL + 1];
+    size_t parts = m; /* pt[parts].start == m */
     for (size_t i = 0; i + 1 < m; i++)
-        rk[i] = t->pair_rank[(unsigned)p[i] << 8 | p[i + 1]];
-    rk[m - 1] = SY__TOK_NONE;
+        pt[i] = (struct part){(uint32_t)i, t->pair_rank[(unsigned)p[i] << 8 | p[i + 1]]};
+    pt[m - 1] = (struct part){(uint32_t)m - 1, SY__TOK_NONE};
+    pt[m] = (struct part){(uint32_t)m, SY__TOK_NONE};
     while (parts > 1) {
         uint32_t best = SY__TOK_NONE;
         size_t bi = 0;
         for (size_t i = 0; i + 1 < parts; i++)
-            if (rk[i] < best) {
-                best = rk[i];
+            if (pt[i].rank < best) {
+                best = pt[i].rank;
                 bi = i;
             }
         if (best == SY__TOK_NONE)
             break;
-        /* merge parts bi and bi+1 */
-        memmove(&start[bi + 1], &start[bi + 2], (parts - bi - 1) * sizeof start[0]);
-        memmove(&rk[bi + 1], &rk[bi + 2], (parts - bi - 2) * sizeof rk[0]);
+        /* merge parts bi and bi+1: drop entry bi+1 */
+        memmove(&pt[bi + 1], &pt[bi + 2], (parts - bi - 1) * sizeof pt[0]);
         parts--;
-        rk[parts - 1] = SY__TOK_NONE;
-        if (bi + 1 < parts)
-            rk[bi] = sy__tok_rank(t, p + start[bi], start[bi + 2] - start[bi]);
-        else
-            rk[bi] = SY__TOK_NONE;
-        if (bi > 0)
-            rk[bi - 1] = sy__tok_rank(t, p + start[bi - 1], start[bi + 1] - start[bi - 1]);
+        uint32_t s0 = pt[bi].start, s2 = pt[bi + 1].start;
+        if (bi > 0 && bi + 1 < parts) {
+            uint32_t sp = pt[bi - 1].start, s3 = pt[bi + 2].start;
+            sy__tok_rank2(t, p + s0, s3 - s0, &pt[bi].rank, p + sp, s2 - sp, &pt[bi - 1].rank);
+        } else {
+            pt[bi].rank = bi + 1 < parts ? sy__tok_rank(t, p + s0, pt[bi + 2].start - s0) : SY__TOK_NONE;
+            if (bi > 0)
+                pt[bi - 1].rank = sy__tok_rank(t, p + pt[bi - 1].start, s2 - pt[bi - 1].start);
+        }
     }
     for (size_t i = 0; i < parts; i++)
-        emit(k, sy__tok_rank(t, p + start[i], start[i + 1] - start[i]));
+        emit(k, sy__tok_rank(t, p + pt[i].start, pt[i + 1].start - pt[i].start));
 }
 
 /* Long pieces: doubly linked parts + binary heap of (rank, start) with lazy
  * invalidation through a per-part version. Same merge order as bpe_small. */
 struct hent {
-    uint32_t rank, pos, ver;
+    uint64_t key; /* rank << 32 | start: the order tiktoken merges in */
+    uint32_t ver;
 };
-static inline int hless(const struct hent *a, const struct hent *b)
-{
-    return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
-}
+static inline int hless(const struct hent *a, const struct hent *b) { return a->key < b->key; }
+#define HENT(rank, pos, v) ((struct hent){(uint64_t)(rank) << 32 | (pos), (v)})
 static void hpush(struct hent *h, size_t *hn, struct hent e)
 {
     size_t i = (*hn)++;
@@ -355,31 +362,61 @@ static struct hent hpop(struct hent *h, size_t *hn)
     return top;
 }
 
+static void hsift(struct hent *h, size_t n, size_t i)
+{
+    struct hent e = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && hless(&h[c + 1], &h[c]))
+            c++;
+        if (!hless(&h[c], &e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+#define STACK_PARTS 256
+
 static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
 {
     /* part i starts at byte i; nxt/prv link live parts; end of part = nxt. */
-    uint32_t *nxt = malloc((m + 1) * sizeof *nxt), *prv = malloc((m + 1) * sizeof *prv);
-    uint32_t *ver = calloc(m + 1, sizeof *ver), *cur = malloc((m + 1) * sizeof *cur);
-    struct hent *h = malloc(3 * m * sizeof *h); /* live pairs + one per merge */
-    if (!nxt || !prv || !ver || !cur || !h) {
-        k->err = SY_ENOMEM;
-        goto out;
+    uint32_t s_nxt[STACK_PARTS + 1], s_prv[STACK_PARTS + 1], s_ver[STACK_PARTS + 1], s_cur[STACK_PARTS + 1];
+    struct hent s_h[3 * STACK_PARTS];
+    uint32_t *nxt = s_nxt, *prv = s_prv, *ver = s_ver, *cur = s_cur;
+    struct hent *h = s_h;
+    if (m > STACK_PARTS) {
+        nxt = malloc((m + 1) * sizeof *nxt);
+        prv = malloc((m + 1) * sizeof *prv);
+        ver = malloc((m + 1) * sizeof *ver);
+        cur = malloc((m + 1) * sizeof *cur);
+        h = malloc(3 * m * sizeof *h); /* live pairs + two per merge */
+        if (!nxt || !prv || !ver || !cur || !h) {
+            k->err = SY_ENOMEM;
+            goto out;
+        }
     }
     size_t hn = 0;
     for (size_t i = 0; i <= m; i++) {
         nxt[i] = (uint32_t)i + 1;
         prv[i] = (uint32_t)i - 1;
+        ver[i] = 0;
     }
     for (size_t i = 0; i + 1 < m; i++) {
         cur[i] = t->pair_rank[(unsigned)p[i] << 8 | p[i + 1]];
         if (cur[i] != SY__TOK_NONE)
-            hpush(h, &hn, (struct hent){cur[i], (uint32_t)i, 0});
+            h[hn++] = HENT(cur[i], (uint32_t)i, 0);
     }
     cur[m - 1] = SY__TOK_NONE;
+    for (size_t i = hn / 2; i-- > 0;)
+        hsift(h, hn, i);
     while (hn) {
         struct hent e = hpop(h, &hn);
-        uint32_t a = e.pos;
-        if (e.ver != ver[a] || cur[a] != e.rank || nxt[a] >= m)
+        uint32_t a = (uint32_t)e.key, rank = (uint32_t)(e.key >> 32);
+        if (e.ver != ver[a] || cur[a] != rank || nxt[a] >= m)
             continue;
         uint32_t b = nxt[a], c = nxt[b];
         nxt[a] = c;
@@ -387,27 +424,37 @@ static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t m, struct
             prv[c] = a;
         ver[b]++; /* part b is gone */
         cur[b] = SY__TOK_NONE;
-        /* new pair (a, next) */
+        /* new pairs (a, c) and (prev, a) */
         ver[a]++;
-        cur[a] = c < m ? sy__tok_rank(t, p + a, nxt[c] - a) : SY__TOK_NONE;
-        if (cur[a] != SY__TOK_NONE)
-            hpush(h, &hn, (struct hent){cur[a], a, ver[a]});
-        if (a > 0) {
+        if (a > 0 && c < m) {
             uint32_t z = prv[a];
             ver[z]++;
+            sy__tok_rank2(t, p + a, nxt[c] - a, &cur[a], p + z, c - z, &cur[z]);
+            if (cur[z] != SY__TOK_NONE)
+                hpush(h, &hn, HENT(cur[z], z, ver[z]));
+        } else if (a > 0) {
+            uint32_t z = prv[a];
+            ver[z]++;
+            cur[a] = SY__TOK_NONE;
             cur[z] = sy__tok_rank(t, p + z, c - z);
             if (cur[z] != SY__TOK_NONE)
-                hpush(h, &hn, (struct hent){cur[z], z, ver[z]});
+                hpush(h, &hn, HENT(cur[z], z, ver[z]));
+        } else {
+            cur[a] = c < m ? sy__tok_rank(t, p + a, nxt[c] - a) : SY__TOK_NONE;
         }
+        if (cur[a] != SY__TOK_NONE)
+            hpush(h, &hn, HENT(cur[a], a, ver[a]));
     }
     for (uint32_t i = 0; i < m; i = nxt[i])
         emit(k, sy__tok_rank(t, p + i, nxt[i] - i));
 out:
-    free(nxt);
-    free(prv);
-    free(ver);
-    free(cur);
-    free(h);
+    if (m > STACK_PARTS) {
+        free(nxt);
+        free(prv);
+        free(ver);
+        free(cur);
+        free(h);
+    }
 }
 
 static inline void piece(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)

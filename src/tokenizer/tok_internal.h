@@ -46,6 +46,7 @@ struct sy_tok {
     uint32_t maxlen;              /* longest token, bytes */
     const uint32_t *byte_rank;    /* 256: rank of each single byte */
     const uint32_t *pair_rank;    /* 65536: rank of each 2-byte string or NONE */
+    const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
     const struct sy__tok_special *special;
     size_t nspecial;
 };
@@ -100,19 +101,43 @@ static inline uint64_t sy__tok_hash(const uint8_t *p, size_t n, uint64_t k)
     return sy__tok_mum(k ^ k1 ^ seed, sy__tok_rd64(p + n - 8) ^ k2);
 }
 
-/* Rank of the byte string p[0..n), or SY__TOK_NONE. */
-static inline uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p, size_t n)
+/* Bloom filter over the tokens longer than 8 bytes (two bits from the
+ * hash): most failed lookups of long strings stop here instead of missing
+ * the cache on the big table. */
+#define SY__TOK_BLOOM_BITS (1u << 19)
+static inline uint32_t sy__tok_bloom1(uint64_t hh) { return (uint32_t)hh & (SY__TOK_BLOOM_BITS - 1); }
+static inline uint32_t sy__tok_bloom2(uint64_t hh) { return (uint32_t)(hh >> 13) & (SY__TOK_BLOOM_BITS - 1); }
+static inline int sy__tok_maybe(const uint64_t *bloom, uint64_t hh)
 {
-    if (n == 2)
-        return t->pair_rank[(unsigned)p[0] << 8 | p[1]];
-    if (n == 1)
-        return t->byte_rank[p[0]];
-    if (n > t->maxlen)
-        return SY__TOK_NONE;
-    uint64_t k = sy__tok_key8(p, n);
-    uint64_t hh = sy__tok_hash(p, n, k);
+    uint32_t a = sy__tok_bloom1(hh), b = sy__tok_bloom2(hh);
+    return (bloom[a >> 6] >> (a & 63) & 1) && (bloom[b >> 6] >> (b & 63) & 1);
+}
+
+/* A prepared lookup: its first slot can be prefetched before probing, so
+ * two lookups overlap their cache misses. */
+struct sy__tok_probe {
+    uint64_t k;
+    uint32_t i;
+};
+static inline struct sy__tok_probe sy__tok_prep(const struct sy_tok *t, const uint8_t *p, size_t n)
+{
+    struct sy__tok_probe q = {sy__tok_key8(p, n), 0};
+    uint64_t hh = sy__tok_hash(p, n, q.k);
+    if (n > 8 && !sy__tok_maybe(t->bloom, hh)) {
+        q.i = UINT32_MAX; /* certainly absent */
+        return q;
+    }
+    q.i = (uint32_t)(hh >> 32) & t->mask;
+    __builtin_prefetch(&t->tab[q.i]);
+    return q;
+}
+static inline uint32_t sy__tok_probe(const struct sy_tok *t, struct sy__tok_probe q, const uint8_t *p, size_t n)
+{
+    uint64_t k = q.k;
     uint32_t want = (uint32_t)n << 24;
-    for (uint32_t i = (uint32_t)(hh >> 32) & t->mask;; i = (i + 1) & t->mask) {
+    if (q.i == UINT32_MAX)
+        return SY__TOK_NONE;
+    for (uint32_t i = q.i;; i = (i + 1) & t->mask) {
         const struct sy__tok_slot *s = &t->tab[i];
         if (s->rl == SY__TOK_NONE)
             return SY__TOK_NONE;
@@ -120,6 +145,57 @@ static inline uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p, si
             (n <= 8 || memcmp(t->bytes + s->off + 8, p + 8, n - 8) == 0))
             return s->rl & 0xffffffu;
     }
+}
+
+/* Per-thread direct-mapped cache of recent lookups of 3..8-byte strings
+ * (the merges inside and between CJK/Indic characters): it keeps the hot part
+ * of the multi-megabyte hash table in L1/L2. An entry is valid for the
+ * encoding and length in its tag. */
+#define SY__TOK_CACHE 4096
+struct sy__tok_cache_ent {
+    uint64_t key8;
+    uint32_t rank;
+    uint32_t tag; /* length | (encoding + 1) << 8; 0 = empty */
+};
+extern __thread struct sy__tok_cache_ent sy__tok_cache[SY__TOK_CACHE];
+
+/* Rank of the byte string p[0..n), or SY__TOK_NONE. */
+static inline __attribute__((always_inline)) uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p,
+                                                                 size_t n)
+{
+    if (n == 2)
+        return t->pair_rank[(unsigned)p[0] << 8 | p[1]];
+    if (n == 1)
+        return t->byte_rank[p[0]];
+    if (n > t->maxlen)
+        return SY__TOK_NONE;
+    if (n <= 8) {
+        uint64_t k = sy__tok_key8(p, n);
+        uint64_t hh = sy__tok_hash(p, n, k);
+        uint32_t tag = (uint32_t)n | ((uint32_t)t->enc + 1) << 8;
+        struct sy__tok_cache_ent *c = &sy__tok_cache[hh & (SY__TOK_CACHE - 1)];
+        if (c->key8 == k && c->tag == tag)
+            return c->rank;
+        struct sy__tok_probe q = {k, (uint32_t)(hh >> 32) & t->mask};
+        uint32_t r = sy__tok_probe(t, q, p, n);
+        *c = (struct sy__tok_cache_ent){k, r, tag};
+        return r;
+    }
+    return sy__tok_probe(t, sy__tok_prep(t, p, n), p, n);
+}
+
+/* Ranks of two strings at once (their cache misses overlap). */
+static inline void sy__tok_rank2(const struct sy_tok *t, const uint8_t *p1, size_t n1, uint32_t *r1,
+                                 const uint8_t *p2, size_t n2, uint32_t *r2)
+{
+    if (n1 <= 8 || n1 > t->maxlen || n2 <= 8 || n2 > t->maxlen) {
+        *r1 = sy__tok_rank(t, p1, n1);
+        *r2 = sy__tok_rank(t, p2, n2);
+        return;
+    }
+    struct sy__tok_probe a = sy__tok_prep(t, p1, n1), b = sy__tok_prep(t, p2, n2);
+    *r1 = sy__tok_probe(t, a, p1, n1);
+    *r2 = sy__tok_probe(t, b, p2, n2);
 }
 
 /* Calls for each token id of text; used by encode and count. */

@@ -11,6 +11,7 @@
  *   struct sy__tok_slot tab[nslots]   {key8, rank | len << 24, offset}, linear probing
  *   uint32_t pair_rank[65536]         rank of each 2-byte string or SY__TOK_NONE
  *   uint32_t byte_rank[256]
+ *   uint64_t bloom[SY__TOK_BLOOM_BITS / 64]  tokens longer than 8 bytes
  *   uint8_t bytes[nbytes]
  * Fails (exit 1) on a malformed file, a duplicate or missing byte token.
  */
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
     struct sy__tok_slot *tab = malloc(sizeof *tab * nslots);
     uint32_t *pair = malloc(sizeof *pair * 65536);
     uint32_t byte_rank[256];
-    if (!src || !srclen || !off || !bytes || !tab || !pair)
+    uint64_t *bloom = calloc(SY__TOK_BLOOM_BITS / 64, sizeof *bloom);
+    if (!src || !srclen || !off || !bytes || !tab || !pair || !bloom)
         return die("out of memory");
     for (const char *q = txt; q < end;) {
         const char *nl = memchr(q, '\n', (size_t)(end - q));
@@ -155,6 +157,11 @@ int main(int argc, char **argv)
                 return die("duplicate token bytes");
             i = (i + 1) & (nslots - 1);
         }
+        if (n > 8) {
+            uint32_t b1 = sy__tok_bloom1(hh), b2 = sy__tok_bloom2(hh);
+            bloom[b1 >> 6] |= 1ull << (b1 & 63);
+            bloom[b2 >> 6] |= 1ull << (b2 & 63);
+        }
         tab[i].key8 = k;
         tab[i].off = off[r];
         tab[i].rl = r | n << 24;
@@ -171,7 +178,9 @@ int main(int argc, char **argv)
     int ok = fwrite(&hd, sizeof hd, 1, w) == 1 && fwrite(off, sizeof *off, nranks + 1, w) == nranks + 1 &&
              fwrite(zero, 1, offpad, w) == offpad &&
              fwrite(tab, sizeof *tab, nslots, w) == nslots && fwrite(pair, sizeof *pair, 65536, w) == 65536 &&
-             fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 && fwrite(bytes, 1, o, w) == o &&
+             fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 &&
+             fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
+             fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
         return die("write failed");

@@ -134,7 +134,7 @@ export function buildCorpus() {
   add(repeatTo(prose(r, 20000), 100000)); add(repeatTo(SAMPLES.code, 100000)); add(repeatTo(SAMPLES.cjk, 100000));
   add(randomUnicode(r, 30000));
   // random strings
-  for (let i = 0; i < 600; i++) add(randomTricky(r, 1 + Math.floor(r() * 40)));
-  for (let i = 0; i < 300; i++) add(randomUnicode(r, 1 + Math.floor(r() * 60)));
+  for (let i = 0; i < 4000; i++) add(randomTricky(r, 1 + Math.floor(r() * 40)));
+  for (let i = 0; i < 2000; i++) add(randomUnicode(r, 1 + Math.floor(r() * 60)));
   return texts;
 }

@@ -1,0 +1,14 @@
+#!/bin/sh
+# run.sh - tokenizer benchmark: switchyard's C tokenizer vs npm tiktoken on
+# prose, code, CJK (4 MB each) and a single 1 MB "word", one core each.
+# Builds what it needs in ${BUILD:-/tmp/switchyard-bench-tok} and prints a table.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-/tmp/switchyard-bench-tok}
+[ -f "$build/build.ninja" ] || meson setup "$build" "$root" -Dtests=false >/dev/null
+ninja -C "$build" libsy_tokenizer.a libsy_core.a >/dev/null
+cc -O2 -I"$root/src" "$root/bench/tokenizer/bench_tok.c" "$build/libsy_tokenizer.a" "$build/libsy_core.a" \
+    $(pkg-config --libs json-c) -lpthread -o "$build/sy-tok-bench"
+(cd "$root/tests/tokenizer" && npm ci --silent --no-audit --no-fund)
+node "$root/bench/tokenizer/gen-texts.mjs" "$build/texts"
+node "$root/bench/tokenizer/bench.mjs" "$build/sy-tok-bench" "$build/texts"
