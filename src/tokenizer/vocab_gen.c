@@ -184,5 +184,13 @@ int main(int argc, char **argv)
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
         return die("write failed");
+    free(txt);
+    free(src);
+    free(srclen);
+    free(off);
+    free(bytes);
+    free(tab);
+    free(pair);
+    free(bloom);
     return 0;
 }

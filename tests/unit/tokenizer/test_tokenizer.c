@@ -84,8 +84,9 @@ static void roundtrip(const struct sy_tok *t, const char *s, size_t n)
 static void test_roundtrip_bytes(void **state)
 {
     (void)state;
-    roundtrip(cl, "\xff\xfe\x80 abc \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82", 26);
-    roundtrip(o2, "\xff\xfe\x80 abc \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82", 26);
+    static const char invalid[] = "\xff\xfe\x80 abc \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82";
+    roundtrip(cl, invalid, sizeof invalid - 1);
+    roundtrip(o2, invalid, sizeof invalid - 1);
     char buf[4096];
     unsigned x = 12345;
     for (int round = 0; round < 50; round++) {
