@@ -34,7 +34,7 @@ if (process.argv[2] === '--tiktoken') {
 }
 
 const [bin, dir] = process.argv.slice(2);
-const files = ['prose.txt', 'code.txt', 'cjk.txt', 'word.txt'];
+const files = ['prose.txt', 'code.txt', 'cjk.txt', 'cjk-rep.txt', 'word.txt'];
 const rows = [];
 for (const enc of ['cl100k_base', 'o200k_base']) {
   const c = spawnSync(bin, [enc, ...files.map((f) => `${dir}/${f}`)], { encoding: 'utf8' });
