@@ -29,7 +29,7 @@ struct sy__tok_special {
 };
 
 /* Header of the build-time vocabulary image (see vocab_gen.c). */
-#define SY__TOK_MAGIC "SYTOKV1"
+#define SY__TOK_MAGIC "SYTOKV2"
 struct sy__tok_image {
     char magic[8];
     uint32_t nranks, nslots, nbytes, maxlen;
@@ -47,6 +47,7 @@ struct sy_tok {
     const uint32_t *byte_rank;    /* 256: rank of each single byte */
     const uint32_t *pair_rank;    /* 65536: rank of each 2-byte string or NONE */
     const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
+    const uint64_t *sbloom;       /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
     const struct sy__tok_special *special;
     size_t nspecial;
 };
@@ -113,6 +114,18 @@ static inline int sy__tok_maybe(const uint64_t *bloom, uint64_t hh)
     return (bloom[a >> 6] >> (a & 63) & 1) && (bloom[b >> 6] >> (b & 63) & 1);
 }
 
+/* Blocked Bloom filter over the tokens of 3..8 bytes: one 64-bit word per
+ * string, three bits in it. 256 KB, so it stays in L2 while the big table
+ * does not; most candidate pairs in a CJK/Indic merge are not tokens, and
+ * this turns their L3/TLB-missing probe into an L2 hit. The bits used are
+ * disjoint from the per-thread cache index (low 12 bits). */
+#define SY__TOK_SBLOOM_WORDS (1u << 15)
+static inline uint64_t sy__tok_sbloom_mask(uint64_t hh)
+{
+    return 1ull << (hh >> 46 & 63) | 1ull << (hh >> 52 & 63) | 1ull << (hh >> 58 & 63);
+}
+static inline uint32_t sy__tok_sbloom_word(uint64_t hh) { return (uint32_t)(hh >> 12) & (SY__TOK_SBLOOM_WORDS - 1); }
+
 /* A prepared lookup: its first slot can be prefetched before probing, so
  * two lookups overlap their cache misses. */
 struct sy__tok_probe {
@@ -176,8 +189,12 @@ static inline __attribute__((always_inline)) uint32_t sy__tok_rank(const struct 
         struct sy__tok_cache_ent *c = &sy__tok_cache[hh & (SY__TOK_CACHE - 1)];
         if (c->key8 == k && c->tag == tag)
             return c->rank;
-        struct sy__tok_probe q = {k, (uint32_t)(hh >> 32) & t->mask};
-        uint32_t r = sy__tok_probe(t, q, p, n);
+        uint64_t bm = sy__tok_sbloom_mask(hh);
+        uint32_t r = SY__TOK_NONE;
+        if ((t->sbloom[sy__tok_sbloom_word(hh)] & bm) == bm) {
+            struct sy__tok_probe q = {k, (uint32_t)(hh >> 32) & t->mask};
+            r = sy__tok_probe(t, q, p, n);
+        }
         *c = (struct sy__tok_cache_ent){k, r, tag};
         return r;
     }

@@ -12,6 +12,7 @@
  *   uint32_t pair_rank[65536]         rank of each 2-byte string or SY__TOK_NONE
  *   uint32_t byte_rank[256]
  *   uint64_t bloom[SY__TOK_BLOOM_BITS / 64]  tokens longer than 8 bytes
+ *   uint64_t sbloom[SY__TOK_SBLOOM_WORDS]    tokens of 3..8 bytes (blocked)
  *   uint8_t bytes[nbytes]
  * Fails (exit 1) on a malformed file, a duplicate or missing byte token.
  */
@@ -103,7 +104,8 @@ int main(int argc, char **argv)
     uint32_t *pair = malloc(sizeof *pair * 65536);
     uint32_t byte_rank[256];
     uint64_t *bloom = calloc(SY__TOK_BLOOM_BITS / 64, sizeof *bloom);
-    if (!src || !srclen || !off || !bytes || !tab || !pair || !bloom)
+    uint64_t *sbloom = calloc(SY__TOK_SBLOOM_WORDS, sizeof *sbloom);
+    if (!src || !srclen || !off || !bytes || !tab || !pair || !bloom || !sbloom)
         return die("out of memory");
     for (const char *q = txt; q < end;) {
         const char *nl = memchr(q, '\n', (size_t)(end - q));
@@ -161,6 +163,8 @@ int main(int argc, char **argv)
             uint32_t b1 = sy__tok_bloom1(hh), b2 = sy__tok_bloom2(hh);
             bloom[b1 >> 6] |= 1ull << (b1 & 63);
             bloom[b2 >> 6] |= 1ull << (b2 & 63);
+        } else if (n >= 3) {
+            sbloom[sy__tok_sbloom_word(hh)] |= sy__tok_sbloom_mask(hh);
         }
         tab[i].key8 = k;
         tab[i].off = off[r];
@@ -180,6 +184,7 @@ int main(int argc, char **argv)
              fwrite(tab, sizeof *tab, nslots, w) == nslots && fwrite(pair, sizeof *pair, 65536, w) == 65536 &&
              fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 &&
              fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
+             fwrite(sbloom, sizeof *sbloom, SY__TOK_SBLOOM_WORDS, w) == SY__TOK_SBLOOM_WORDS &&
              fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
@@ -192,5 +197,6 @@ int main(int argc, char **argv)
     free(tab);
     free(pair);
     free(bloom);
+    free(sbloom);
     return 0;
 }
