@@ -106,3 +106,29 @@ test('--check-config: 0 on a good config (secrets redacted), 1 on a type error w
   const v = spawnSync(SWITCHYARD, ['--version'], { encoding: 'utf8' });
   assert.match(v.stdout, /^switchyard \d+\.\d+\.\d+/);
 });
+
+test('a client that stops reading a stream applies backpressure (memory stays bounded)', async () => {
+  const m = await startMock();
+  const g = await startGateway(`
+model_list:
+  - model_name: big
+    litellm_params: {model: openai/gpt-4o, api_base: "${m.base}", api_key: sk-x}
+`);
+  const rss = () => Number(fs.readFileSync(`/proc/${g.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+  try {
+    const before = rss();
+    const body = JSON.stringify(chatBody('big', { stream: true, mock: { body_bytes: 96 * 1024 * 1024 } }));
+    const net = await import('node:net');
+    const sock = net.connect(g.port, '127.0.0.1');
+    await new Promise((r) => sock.on('connect', r));
+    sock.pause(); // read nothing
+    sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await new Promise((r) => setTimeout(r, 1500));
+    const during = rss();
+    sock.destroy();
+    assert.ok(during - before < 32 * 1024, `RSS grew by ${during - before} kB while the client was not reading`);
+    await new Promise((r) => setTimeout(r, 300));
+    const ok = await postJSON(`${g.url}/v1/chat/completions`, chatBody('big'));
+    assert.equal(ok.status, 200);
+  } finally { await g.stop(); await m.stop(); }
+});
