@@ -450,8 +450,14 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
         /* busy, or leftovers: append and (if not busy) parse from c->in */
         int rc = sy_buf_append(&c->in, b->base, (size_t)nread);
         release_rbuf(c->srv, b);
-        if (rc) { /* a client pipelining far ahead of us: stop reading for now */
+        if (rc) { /* cannot happen while reads stop at PIPELINE_CAP; be safe */
             c->closing = 1;
+            uv_read_stop(st);
+            c->reading = 0;
+            return;
+        }
+        if (c->state == ST_SERVING && c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
+            /* a client pipelining far ahead of us: stop reading until this response ends */
             uv_read_stop(st);
             c->reading = 0;
             return;
@@ -530,7 +536,7 @@ static void conn_setup(struct sy_server *s, struct sy_conn *c)
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
     s->limits(&c->lim, s->ud);
-    sy_buf_init(&c->in, c->lim.max_header_bytes + PIPELINE_CAP);
+    sy_buf_init(&c->in, c->lim.max_header_bytes + PIPELINE_CAP + sizeof s->rbuf);
     sy_buf_init(&c->url, c->lim.max_header_bytes + 1);
     sy_buf_init(&c->hraw, c->lim.max_header_bytes + MAX_HEADERS * 2 + 2);
     sy_buf_init(&c->out, 4u << 20);

@@ -132,3 +132,20 @@ model_list:
     assert.equal(ok.status, 200);
   } finally { await g.stop(); await m.stop(); }
 });
+
+test('a large request pipelined behind a slow one is served, not dropped', async () => {
+  const m = await startMock();
+  const g = await startGateway(`
+model_list:
+  - model_name: m
+    litellm_params: {model: openai/gpt-4o, api_base: "${m.base}", api_key: sk-x}
+`);
+  try {
+    const slow = JSON.stringify(chatBody('m', { mock: { delay_ms: 400 } }));
+    const big = JSON.stringify(chatBody('m', { messages: [{ role: 'user', content: 'y'.repeat(900 * 1024) }] }));
+    const req = (b, last) => `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${last ? 'Connection: close\r\n' : ''}Content-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
+    const r = await rawRequest(g.port, req(slow, false) + req(big, true), { timeoutMs: 10000 });
+    const statuses = [...r.data.matchAll(/HTTP\/1\.1 (\d+)/g)].map((x) => x[1]);
+    assert.deepEqual(statuses, ['200', '200']);
+  } finally { await g.stop(); await m.stop(); }
+});
