@@ -40,15 +40,15 @@ static int stopping;
 
 static void usage(FILE *o)
 {
-    fprintf(o,
-            "usage: switchyard [options]\n"
-            "  --config FILE      LiteLLM-compatible config.yaml (env CONFIG_FILE_PATH); default: built-in mock models\n"
-            "  --host HOST        listen address (default 0.0.0.0)\n"
-            "  --port PORT        listen port (default 4000)\n"
-            "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
-            "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
-            "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
-            "  --version          print the version\n");
+    fprintf(
+        o, "usage: switchyard [options]\n"
+           "  --config FILE      LiteLLM-compatible config.yaml (env CONFIG_FILE_PATH); default: built-in mock models\n"
+           "  --host HOST        listen address (default 0.0.0.0)\n"
+           "  --port PORT        listen port (default 4000)\n"
+           "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
+           "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
+           "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
+           "  --version          print the version\n");
 }
 
 static struct sy_gwconf *load(const char *path, char *err, size_t errlen)
@@ -94,12 +94,16 @@ int main(int argc, char **argv)
     const char *host = "0.0.0.0";
     int port = 4000, workers = 0, check = 0;
     const char *lvl = getenv("SWITCHYARD_LOG");
-    static const struct option opts[] = {
-        {"config", required_argument, 0, 'c'}, {"host", required_argument, 0, 'H'},
-        {"port", required_argument, 0, 'p'},   {"workers", required_argument, 0, 'w'},
-        {"num_workers", required_argument, 0, 'w'}, {"check-config", no_argument, 0, 'k'},
-        {"log-level", required_argument, 0, 'l'}, {"version", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"config", required_argument, 0, 'c'},
+                                         {"host", required_argument, 0, 'H'},
+                                         {"port", required_argument, 0, 'p'},
+                                         {"workers", required_argument, 0, 'w'},
+                                         {"num_workers", required_argument, 0, 'w'},
+                                         {"check-config", no_argument, 0, 'k'},
+                                         {"log-level", required_argument, 0, 'l'},
+                                         {"version", no_argument, 0, 'v'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "c:H:p:w:l:vh", opts, NULL)) != -1) {
         switch (o) {
@@ -115,9 +119,12 @@ int main(int argc, char **argv)
         }
     }
     if (lvl) {
-        if (!strcmp(lvl, "debug")) sy_log_level = SY_LOG_DEBUG;
-        else if (!strcmp(lvl, "warn")) sy_log_level = SY_LOG_WARN;
-        else if (!strcmp(lvl, "error")) sy_log_level = SY_LOG_ERROR;
+        if (!strcmp(lvl, "debug"))
+            sy_log_level = SY_LOG_DEBUG;
+        else if (!strcmp(lvl, "warn"))
+            sy_log_level = SY_LOG_WARN;
+        else if (!strcmp(lvl, "error"))
+            sy_log_level = SY_LOG_ERROR;
     }
     if (!config_path && getenv("CONFIG_FILE_PATH") && *getenv("CONFIG_FILE_PATH"))
         config_path = getenv("CONFIG_FILE_PATH");
@@ -160,8 +167,8 @@ int main(int argc, char **argv)
     uv_signal_start(&sig_hup, on_hup, SIGHUP);
     if (sy_workers_start(workers, host, port, g) != 0)
         return 1;
-    sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port,
-            workers, g->ngroups, config_path ? "" : " (built-in mock config)");
+    sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port, workers,
+            g->ngroups, config_path ? "" : " (built-in mock config)");
     uv_run(loop, UV_RUN_DEFAULT);
     sy_workers_join();
     sy_accesslog_close();

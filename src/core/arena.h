@@ -16,7 +16,7 @@ struct sy_arena_cleanup;
 struct sy_arena {
     struct sy_arena_chunk *chunks; /* extra chunks, newest first */
     struct sy_arena_cleanup *cleanups;
-    char *cur, *end;               /* free space in the current chunk */
+    char *cur, *end; /* free space in the current chunk */
     char first[4096];
 };
 

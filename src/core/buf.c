@@ -100,15 +100,22 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
         case '\f': rep = "\\f"; break;
         default:
             if (c < 0x20) {
-                u[0] = '\\'; u[1] = 'u'; u[2] = '0'; u[3] = '0';
-                u[4] = hex[c >> 4]; u[5] = hex[c & 15];
-                rep = u; rn = 6;
+                u[0] = '\\';
+                u[1] = 'u';
+                u[2] = '0';
+                u[3] = '0';
+                u[4] = hex[c >> 4];
+                u[5] = hex[c & 15];
+                rep = u;
+                rn = 6;
             }
         }
         if (rep) {
             int rc = sy_buf_append(b, s + start, i - start);
-            if (!rc) rc = sy_buf_append(b, rep, rn);
-            if (rc) return rc;
+            if (!rc)
+                rc = sy_buf_append(b, rep, rn);
+            if (rc)
+                return rc;
             start = i + 1;
         }
     }

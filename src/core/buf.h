@@ -25,7 +25,12 @@ struct sy_buf {
 
 void sy_buf_init(struct sy_buf *b, size_t cap);
 void sy_buf_free(struct sy_buf *b);
-static inline void sy_buf_reset(struct sy_buf *b) { b->len = 0; if (b->p) b->p[0] = 0; }
+static inline void sy_buf_reset(struct sy_buf *b)
+{
+    b->len = 0;
+    if (b->p)
+        b->p[0] = 0;
+}
 /* Make room for n more bytes; returns 0 or SY_ENOSPC / SY_ENOMEM. */
 int sy_buf_reserve(struct sy_buf *b, size_t n);
 int sy_buf_append(struct sy_buf *b, const void *p, size_t n);
@@ -40,7 +45,10 @@ int sy_buf_u64(struct sy_buf *b, uint64_t v);
 void sy_buf_consume(struct sy_buf *b, size_t n);
 
 #include <string.h>
-static inline int sy_buf_puts(struct sy_buf *b, const char *s) { return sy_buf_append(b, s, strlen(s)); }
+static inline int sy_buf_puts(struct sy_buf *b, const char *s)
+{
+    return sy_buf_append(b, s, strlen(s));
+}
 #define SY_BUF_LIT(b, lit) sy_buf_append((b), "" lit, sizeof(lit) - 1) /* literals only */
 
 #endif

@@ -11,7 +11,13 @@ static inline uint64_t sy_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-static inline uint64_t sy_now_us(void) { return sy_now_ns() / 1000u; }
-static inline uint64_t sy_wall_s(void) { return (uint64_t)time(NULL); }
+static inline uint64_t sy_now_us(void)
+{
+    return sy_now_ns() / 1000u;
+}
+static inline uint64_t sy_wall_s(void)
+{
+    return (uint64_t)time(NULL);
+}
 
 #endif

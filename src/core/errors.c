@@ -3,7 +3,10 @@
 
 #include <stddef.h>
 
-struct row { int code, status; const char *type, *name; };
+struct row {
+    int code, status;
+    const char *type, *name;
+};
 static const struct row rows[] = {
 #define SY__E(name, val, st, ty) {val, st, ty, #name},
     SY_ERRNO_MAP(SY__E)
@@ -18,9 +21,21 @@ static const struct row *find(int err)
     return NULL;
 }
 
-int sy_err_status(int err) { const struct row *r = find(err); return r ? r->status : 500; }
-const char *sy_err_type(int err) { const struct row *r = find(err); return r ? r->type : "internal_server_error"; }
-const char *sy_err_name(int err) { const struct row *r = find(err); return r ? r->name : "EUNKNOWN"; }
+int sy_err_status(int err)
+{
+    const struct row *r = find(err);
+    return r ? r->status : 500;
+}
+const char *sy_err_type(int err)
+{
+    const struct row *r = find(err);
+    return r ? r->type : "internal_server_error";
+}
+const char *sy_err_name(int err)
+{
+    const struct row *r = find(err);
+    return r ? r->name : "EUNKNOWN";
+}
 
 const char *sy_status_exception_class(int status)
 {

@@ -8,6 +8,7 @@
 #ifndef SY_ERRORS_H
 #define SY_ERRORS_H
 
+/* clang-format off */
 /*       name            value  status  type                         */
 #define SY_ERRNO_MAP(X)                                                        \
     X(EINVAL,             -1,   400, "invalid_request_error")                 \
@@ -35,6 +36,7 @@
     X(ECLOSED,            -23,  500, "api_connection_error")                  \
     X(ECONFIG,            -24,  500, "internal_server_error")                 \
     X(EUNAVAIL,           -25,  503, "service_unavailable")
+/* clang-format on */
 
 enum {
 #define SY__E(name, val, st, ty) SY_##name = (val),
@@ -43,9 +45,9 @@ enum {
 };
 
 /* Flow codes for resumable stages; positive, never errors. */
-#define SY_OK 0
+#define SY_OK    0
 #define SY_AGAIN 1
-#define SY_DONE 2
+#define SY_DONE  2
 
 /* HTTP status for an error code (500 for unknown codes). */
 int sy_err_status(int err);

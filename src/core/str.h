@@ -17,7 +17,10 @@ struct sy_str {
 #define SY_STR(lit) ((struct sy_str){(lit), sizeof(lit) - 1})
 #define SY_STR_NULL ((struct sy_str){NULL, 0})
 
-static inline struct sy_str sy_str_c(const char *s) { return (struct sy_str){s, s ? strlen(s) : 0}; }
+static inline struct sy_str sy_str_c(const char *s)
+{
+    return (struct sy_str){s, s ? strlen(s) : 0};
+}
 
 static inline int sy_str_eq(struct sy_str a, const char *lit, size_t n)
 {

@@ -94,7 +94,8 @@ int sy_stage_metrics_auth(struct sy_call *c)
     struct sy_str k = find_key(c->req);
     if (k.p && k.n && key_ok(c->g, k))
         return SY_OK;
-    static const char body[] = "Unauthorized access to metrics endpoint: Authentication Error, Invalid proxy server token passed.";
+    static const char body[] =
+        "Unauthorized access to metrics endpoint: Authentication Error, Invalid proxy server token passed.";
     sy_resp_simple(c->req, 401, NULL, 0, "text/plain; charset=utf-8", body, sizeof body - 1);
     return SY_DONE;
 }

@@ -28,8 +28,16 @@ struct sy_ureq;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
-    SY_RK_CHAT, SY_RK_COMPLETIONS, SY_RK_EMBEDDINGS, SY_RK_MODELS, SY_RK_MODEL_ONE,
-    SY_RK_LIVENESS, SY_RK_READINESS, SY_RK_METRICS, SY_RK_TOKEN_COUNTER, SY_RK__COUNT
+    SY_RK_CHAT,
+    SY_RK_COMPLETIONS,
+    SY_RK_EMBEDDINGS,
+    SY_RK_MODELS,
+    SY_RK_MODEL_ONE,
+    SY_RK_LIVENESS,
+    SY_RK_READINESS,
+    SY_RK_METRICS,
+    SY_RK_TOKEN_COUNTER,
+    SY_RK__COUNT
 };
 
 /* A stage returns SY_OK (next stage), SY_AGAIN (suspended: sy_call_resume()
@@ -49,11 +57,11 @@ struct sy_drt {
     const char *url[3];             /* chat, completions, embeddings */
     const char *headers;            /* "Content-Type...\r\nAuthorization: Bearer ...\r\n" */
     size_t headers_len;
-    const char *model_json;         /* upstream model as a JSON string literal, with quotes */
+    const char *model_json; /* upstream model as a JSON string literal, with quotes */
     size_t model_json_len;
     double timeout_s, stream_timeout_s;
     int tls;
-    int enc;                        /* tokenizer encoding */
+    int enc; /* tokenizer encoding */
 };
 
 struct sy_group {
@@ -95,11 +103,11 @@ struct sy_worker {
     int id;
     uv_loop_t loop;
     uv_thread_t thread;
-    uv_async_t wake;               /* config swap / drain requests */
+    uv_async_t wake; /* config swap / drain requests */
     struct sy_server *server;
     struct sy_upool *upool;
     struct sy_metrics_shard *metrics;
-    struct sy_gwconf *conf;        /* current (owned reference) */
+    struct sy_gwconf *conf;            /* current (owned reference) */
     struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
     atomic_int drain_requested;
     int draining;
@@ -121,12 +129,12 @@ struct sy_call {
     enum sy_route_kind kind;
     unsigned stage;
     char call_id[37];
-    struct sy_str route_path;   /* matched route, for metrics */
-    struct sy_str path_model;   /* /openai/deployments/{model}/..., /v1/models/{id} */
+    struct sy_str route_path; /* matched route, for metrics */
+    struct sy_str path_model; /* /openai/deployments/{model}/..., /v1/models/{id} */
     struct sy_jscan scan;
-    char *model;                /* requested model group (decoded) */
+    char *model; /* requested model group (decoded) */
     const struct sy_group *group;
-    struct sy_drt *drt;         /* deployment in use */
+    struct sy_drt *drt; /* deployment in use */
     int stream;
     int include_usage;
     const char *hashed_key;
@@ -137,11 +145,11 @@ struct sy_call {
     int up_status;
     double retry_after_s;
     uv_timer_t *retry_timer;
-    struct sy_buf up_body;      /* non-stream response / error body */
-    struct sy_buf stream_text;  /* streamed bytes (capped): usage is read from their tail, or counted */
+    struct sy_buf up_body;     /* non-stream response / error body */
+    struct sy_buf stream_text; /* streamed bytes (capped): usage is read from their tail, or counted */
     int stream_overflow;
-    int usage_counted;          /* usage came from our tokenizer, not the upstream */
-    int client_started;         /* bytes sent to the client */
+    int usage_counted;  /* usage came from our tokenizer, not the upstream */
+    int client_started; /* bytes sent to the client */
     int aborted;
     int finished;
     int paused;
@@ -176,12 +184,12 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
 void sy_call_headers(struct sy_call *c, struct sy_buf *b, int include_durations);
 
 /* Stages (one file each). */
-int sy_stage_auth(struct sy_call *c);          /* auth.c */
-int sy_stage_metrics_auth(struct sy_call *c);  /* auth.c */
-int sy_stage_parse(struct sy_call *c);         /* parse.c */
-int sy_stage_route(struct sy_call *c);         /* router.c */
-int sy_stage_upstream(struct sy_call *c);      /* proxy.c */
-int sy_stage_models(struct sy_call *c);        /* handlers.c */
+int sy_stage_auth(struct sy_call *c);         /* auth.c */
+int sy_stage_metrics_auth(struct sy_call *c); /* auth.c */
+int sy_stage_parse(struct sy_call *c);        /* parse.c */
+int sy_stage_route(struct sy_call *c);        /* router.c */
+int sy_stage_upstream(struct sy_call *c);     /* proxy.c */
+int sy_stage_models(struct sy_call *c);       /* handlers.c */
 int sy_stage_model_one(struct sy_call *c);
 int sy_stage_liveness(struct sy_call *c);
 int sy_stage_readiness(struct sy_call *c);

@@ -16,7 +16,6 @@
 #include "core/log.h"
 #include "tokenizer/tokenizer.h"
 
-
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)
 {
@@ -55,8 +54,9 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     const struct sy_deployment *d = r->d;
     const struct sy_config *cfg = g->cfg;
     r->prov = d->provider ? sy_provider_find(d->provider) : NULL;
-    r->timeout_s = d->timeout_s > 0 ? d->timeout_s : cfg->router_timeout_s > 0 ? cfg->router_timeout_s
-                                                                           : cfg->request_timeout_s;
+    r->timeout_s = d->timeout_s > 0            ? d->timeout_s
+                   : cfg->router_timeout_s > 0 ? cfg->router_timeout_s
+                                               : cfg->request_timeout_s;
     r->stream_timeout_s = d->stream_timeout_s > 0 ? d->stream_timeout_s : r->timeout_s;
     const char *um = d->upstream_model ? d->upstream_model : "";
     r->enc = d->tokenizer && sy_tok_encoding_by_name(d->tokenizer, strlen(d->tokenizer)) >= 0
@@ -152,11 +152,11 @@ static void build_pipelines(struct sy_gwconf *g)
 {
     const struct sy_config *cfg = g->cfg;
     int auth = g->master_key != NULL;
-#define ADD(rk, fn)                                                                                                    \
-    do {                                                                                                               \
-        struct sy_pipeline *p = &g->routes[rk];                                                                       \
-        p->names[p->n] = #fn;                                                                                          \
-        p->stages[p->n++] = fn;                                                                                        \
+#define ADD(rk, fn)                             \
+    do {                                        \
+        struct sy_pipeline *p = &g->routes[rk]; \
+        p->names[p->n] = #fn;                   \
+        p->stages[p->n++] = fn;                 \
     } while (0)
     for (int k = SY_RK_CHAT; k <= SY_RK_EMBEDDINGS; k++) {
         if (auth)
@@ -290,7 +290,10 @@ const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *na
     return NULL;
 }
 
-void sy_gwconf_ref(struct sy_gwconf *g) { atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed); }
+void sy_gwconf_ref(struct sy_gwconf *g)
+{
+    atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
+}
 
 void sy_gwconf_unref(struct sy_gwconf *g)
 {
@@ -315,8 +318,8 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
-    static const char *names[SY_RK__COUNT] = {"chat", "completions", "embeddings", "models", "model_one",
-                                              "liveness", "readiness", "metrics", "token_counter"};
+    static const char *names[SY_RK__COUNT] = {"chat",     "completions", "embeddings", "models",       "model_one",
+                                              "liveness", "readiness",   "metrics",    "token_counter"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

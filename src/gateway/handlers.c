@@ -22,8 +22,8 @@ int sy_stage_model_one(struct sy_call *c)
     const struct sy_group *gr = sy_gwconf_group(c->g, c->path_model.p, c->path_model.n);
     if (!gr) {
         char msg[512];
-        snprintf(msg, sizeof msg, "The model '%.*s' does not exist", (int)(c->path_model.n > 300 ? 300 : c->path_model.n),
-                 c->path_model.p);
+        snprintf(msg, sizeof msg, "The model '%.*s' does not exist",
+                 (int)(c->path_model.n > 300 ? 300 : c->path_model.n), c->path_model.p);
         sy_reply_error(c->req, 404, "invalid_request_error", "model", msg);
         return SY_DONE;
     }

@@ -31,9 +31,12 @@ static int fail(struct st *s, const char *why)
 
 static int hexv(char c)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
@@ -166,15 +169,29 @@ static int object(struct st *s, int depth, struct sy_jscan *top)
             return -1;
         if (top) {
             struct sy_jspan sp = {vs, s->i - vs,
-                                  c == '"' ? 's' : c == '{' ? 'o' : c == '[' ? 'a' : c == 't' ? 't' : c == 'f' ? 'f' : c == 'n' ? 'z' : 'n'};
-            if (key_is(s, ks, ke, "model")) top->model = sp;
-            else if (key_is(s, ks, ke, "stream")) top->stream = sp;
-            else if (key_is(s, ks, ke, "stream_options")) top->stream_options = sp;
-            else if (key_is(s, ks, ke, "messages")) top->messages = sp;
-            else if (key_is(s, ks, ke, "input")) top->input = sp;
-            else if (key_is(s, ks, ke, "prompt")) top->prompt = sp;
-            else if (key_is(s, ks, ke, "user")) top->user = sp;
-            else if (key_is(s, ks, ke, "n")) top->n = sp;
+                                  c == '"'   ? 's'
+                                  : c == '{' ? 'o'
+                                  : c == '[' ? 'a'
+                                  : c == 't' ? 't'
+                                  : c == 'f' ? 'f'
+                                  : c == 'n' ? 'z'
+                                             : 'n'};
+            if (key_is(s, ks, ke, "model"))
+                top->model = sp;
+            else if (key_is(s, ks, ke, "stream"))
+                top->stream = sp;
+            else if (key_is(s, ks, ke, "stream_options"))
+                top->stream_options = sp;
+            else if (key_is(s, ks, ke, "messages"))
+                top->messages = sp;
+            else if (key_is(s, ks, ke, "input"))
+                top->input = sp;
+            else if (key_is(s, ks, ke, "prompt"))
+                top->prompt = sp;
+            else if (key_is(s, ks, ke, "user"))
+                top->user = sp;
+            else if (key_is(s, ks, ke, "n"))
+                top->n = sp;
         }
         ws(s);
         if (s->i >= s->n)
@@ -255,14 +272,25 @@ int sy_jscan(const char *p, size_t n, struct sy_jscan *out)
 
 static int put_utf8(char *o, unsigned cp)
 {
-    if (cp < 0x80) { o[0] = (char)cp; return 1; }
-    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F)); return 3;
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
     }
-    o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    if (cp < 0x800) {
+        o[0] = (char)(0xC0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
     return 4;
 }
 
@@ -288,11 +316,13 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
         case 'f': out[o++] = '\f'; break;
         case 'u': {
             unsigned cp = 0;
-            for (int k = 1; k <= 4; k++) cp = cp * 16 + (unsigned)hexv(p[i + k]);
+            for (int k = 1; k <= 4; k++)
+                cp = cp * 16 + (unsigned)hexv(p[i + k]);
             i += 4;
             if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < len && p[i + 1] == '\\' && p[i + 2] == 'u') {
                 unsigned lo = 0;
-                for (int k = 3; k <= 6; k++) lo = lo * 16 + (unsigned)hexv(p[i + k]);
+                for (int k = 3; k <= 6; k++)
+                    lo = lo * 16 + (unsigned)hexv(p[i + k]);
                 if (lo >= 0xDC00 && lo < 0xE000) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     i += 6;
@@ -336,7 +366,13 @@ struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *
             return none;
         if (key_is(&s, ks, ke, key))
             return (struct sy_jspan){obj.off + vs, s.i - vs,
-                                     c == '"' ? 's' : c == '{' ? 'o' : c == '[' ? 'a' : c == 't' ? 't' : c == 'f' ? 'f' : c == 'n' ? 'z' : 'n'};
+                                     c == '"'   ? 's'
+                                     : c == '{' ? 'o'
+                                     : c == '[' ? 'a'
+                                     : c == 't' ? 't'
+                                     : c == 'f' ? 'f'
+                                     : c == 'n' ? 'z'
+                                                : 'n'};
         ws(&s);
         if (s.i >= s.n || s.p[s.i] != ',')
             return none;

@@ -24,8 +24,8 @@ struct sy_jspan {
 struct sy_jscan {
     struct sy_jspan model, stream, stream_options, input, messages, prompt, user, n;
     int top_is_object;
-    size_t err_off;   /* where parsing failed */
-    const char *err;  /* static reason, NULL on success */
+    size_t err_off;  /* where parsing failed */
+    const char *err; /* static reason, NULL on success */
 };
 
 /* Validate p[0..n) as one JSON value and fill s. 0 on success, SY_EJSON on error

@@ -103,7 +103,9 @@ static int mock_embeddings(struct sy_call *c, const struct sy_tok *tok, const ch
         float *vec = malloc(sizeof(float) * (size_t)dims);
         double norm = 0;
         for (int k = 0; k < dims; k++) {
-            x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
             vec[k] = (float)((double)((x * 0x2545F4914F6CDD1DULL) >> 40) / 16777216.0 - 0.5);
             norm += (double)vec[k] * vec[k];
         }
@@ -115,10 +117,10 @@ static int mock_embeddings(struct sy_call *c, const struct sy_tok *tok, const ch
             size_t len = sizeof(float) * (size_t)dims;
             SY_BUF_LIT(&b, "\"");
             for (size_t k = 0; k < len; k += 3) {
-                unsigned v3 = (unsigned)p[k] << 16 | (k + 1 < len ? (unsigned)p[k + 1] << 8 : 0) |
-                              (k + 2 < len ? p[k + 2] : 0);
-                char q[4] = {b64c[(v3 >> 18) & 63], b64c[(v3 >> 12) & 63],
-                             k + 1 < len ? b64c[(v3 >> 6) & 63] : '=', k + 2 < len ? b64c[v3 & 63] : '='};
+                unsigned v3 =
+                    (unsigned)p[k] << 16 | (k + 1 < len ? (unsigned)p[k + 1] << 8 : 0) | (k + 2 < len ? p[k + 2] : 0);
+                char q[4] = {b64c[(v3 >> 18) & 63], b64c[(v3 >> 12) & 63], k + 1 < len ? b64c[(v3 >> 6) & 63] : '=',
+                             k + 2 < len ? b64c[v3 & 63] : '='};
                 sy_buf_append(&b, q, 4);
             }
             SY_BUF_LIT(&b, "\"");
@@ -164,7 +166,8 @@ int sy_mock_answer(struct sy_call *c)
                       c->call_id, chat ? "chat.completion" : "text_completion", created);
         put_str(&b, model, strlen(model));
         if (chat) {
-            SY_BUF_LIT(&b, ",\"system_fingerprint\":null,\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":");
+            SY_BUF_LIT(&b, ",\"system_fingerprint\":null,\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                           "\"content\":");
             put_str(&b, text, tl);
             SY_BUF_LIT(&b, ",\"tool_calls\":null,\"function_call\":null},\"finish_reason\":\"stop\"}],\"usage\":");
         } else {
@@ -181,7 +184,8 @@ int sy_mock_answer(struct sy_call *c)
     const char *obj = chat ? "chat.completion.chunk" : "text_completion";
     if (chat) {
         chunk_head(&b, c, obj, created, model);
-        SY_BUF_LIT(&b, ",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n");
+        SY_BUF_LIT(&b, ",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_"
+                       "reason\":null}]}\n\n");
     }
     /* one chunk per word, keeping the separating space with the word */
     size_t i = 0;
@@ -199,8 +203,9 @@ int sy_mock_answer(struct sy_call *c)
         i = j;
     }
     chunk_head(&b, c, obj, created, model);
-    sy_buf_puts(&b, chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-                        : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
+    sy_buf_puts(&b,
+                chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+                     : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
     if (c->include_usage) {
         chunk_head(&b, c, obj, created, model);
         SY_BUF_LIT(&b, ",\"choices\":[],\"usage\":");

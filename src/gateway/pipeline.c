@@ -25,7 +25,10 @@ struct route {
     enum sy_route_kind kind;
 };
 
-#define R(p, m, k) {p, sizeof(p) - 1, m, k}
+#define R(p, m, k)             \
+    {                          \
+        p, sizeof(p) - 1, m, k \
+    }
 static const struct route routes[] = {
     R("/v1/chat/completions", HTTP_POST, SY_RK_CHAT),
     R("/chat/completions", HTTP_POST, SY_RK_CHAT),
@@ -198,11 +201,10 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
         uint64_t now = sy_now_ns();
         double total_ms = (double)(now - c->req->t_start_ns) / 1e6;
         double llm_ms = c->t_up_start ? (double)((c->t_up_first ? c->t_up_first : now) - c->t_up_start) / 1e6 : 0;
-        sy_buf_printf(b, "x-litellm-response-duration-ms: %.3f\r\nx-litellm-overhead-duration-ms: %.3f\r\n",
-                      total_ms, total_ms - llm_ms > 0 ? total_ms - llm_ms : 0);
+        sy_buf_printf(b, "x-litellm-response-duration-ms: %.3f\r\nx-litellm-overhead-duration-ms: %.3f\r\n", total_ms,
+                      total_ms - llm_ms > 0 ? total_ms - llm_ms : 0);
     }
 }
-
 
 void sy_call_account(struct sy_call *c, int status)
 {
@@ -227,7 +229,8 @@ void sy_call_account(struct sy_call *c, int status)
     m.status = status;
     m.llm_called = c->t_up_start != 0;
     m.llm_failed = c->llm_failed;
-    m.exception_class = status >= 400 ? (c->exception_class ? c->exception_class : sy_status_exception_class(status)) : NULL;
+    m.exception_class =
+        status >= 400 ? (c->exception_class ? c->exception_class : sy_status_exception_class(status)) : NULL;
     m.total_s = (double)(now - c->req->t_start_ns) / 1e9;
     m.llm_s = c->t_up_start ? (double)((c->t_up_end ? c->t_up_end : now) - c->t_up_start) / 1e9 : 0;
     m.ttft_s = c->stream && c->t_up_first ? (double)(c->t_up_first - c->t_up_start) / 1e9 : -1;

@@ -31,8 +31,8 @@
 #include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
 
-#define HIGH_WATER (1u << 20)
-#define MAX_RESPONSE (256u << 20)
+#define HIGH_WATER     (1u << 20)
+#define MAX_RESPONSE   (256u << 20)
 #define MAX_ERROR_BODY (1u << 20)
 
 static void start_attempt(struct sy_call *c);
@@ -50,8 +50,10 @@ static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
     return buf;
 }
 
-
-static int retryable_status(int st) { return st == 408 || st == 409 || st == 429 || st >= 500; }
+static int retryable_status(int st)
+{
+    return st == 408 || st == 409 || st == 429 || st >= 500;
+}
 
 /* ---- finishing --------------------------------------------------------- */
 
@@ -165,7 +167,10 @@ static void finish_success(struct sy_call *c)
 
 /* ---- retries ----------------------------------------------------------- */
 
-static void timer_close_cb(uv_handle_t *h) { free(h); }
+static void timer_close_cb(uv_handle_t *h)
+{
+    free(h);
+}
 
 static void on_retry_timer(uv_timer_t *t)
 {

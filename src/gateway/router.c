@@ -24,7 +24,10 @@ uint64_t sy_rand(struct sy_worker *w)
     return x * 0x2545F4914F6CDD1DULL;
 }
 
-static double unit(struct sy_worker *w) { return (double)(sy_rand(w) >> 11) / 9007199254740992.0; }
+static double unit(struct sy_worker *w)
+{
+    return (double)(sy_rand(w) >> 11) / 9007199254740992.0;
+}
 
 struct sy_drt *sy_pick(struct sy_call *c, const struct sy_drt *avoid)
 {
@@ -59,8 +62,9 @@ int sy_stage_route(struct sy_call *c)
     c->group = sy_gwconf_group(c->g, c->model, strlen(c->model));
     if (!c->group) {
         char msg[1024];
-        const char *route = c->kind == SY_RK_CHAT ? "/chat/completions"
-                            : c->kind == SY_RK_COMPLETIONS ? "/completions" : "/embeddings";
+        const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
+                            : c->kind == SY_RK_COMPLETIONS ? "/completions"
+                                                           : "/embeddings";
         snprintf(msg, sizeof msg,
                  "%s: Invalid model name passed in model=%.400s. Call `/v1/models` to view available models for "
                  "your key.",

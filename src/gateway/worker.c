@@ -104,8 +104,10 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
         sy_gwconf_ref(g);
         w->conf = g;
         w->metrics = sy_metrics_shard(i);
-        struct sy_upool_opts uo = {.ssl_verify = cfg->ssl_verify, .ca_file = cfg->ssl_ca_file,
-                                   .max_idle_per_origin = 256, .idle_timeout_s = 60};
+        struct sy_upool_opts uo = {.ssl_verify = cfg->ssl_verify,
+                                   .ca_file = cfg->ssl_ca_file,
+                                   .max_idle_per_origin = 256,
+                                   .idle_timeout_s = 60};
         w->upool = sy_upool_new(&w->loop, &uo);
         if (!w->upool) {
             sy_error("worker %d: cannot create the upstream pool (TLS setup failed)", i);

@@ -33,7 +33,7 @@
 
 enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 
-#define MAX_HEADERS 128
+#define MAX_HEADERS  128
 #define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
 
 struct sy_conn {
@@ -43,15 +43,15 @@ struct sy_conn {
     struct sy_conn *prev, *next;
     http_parser parser;
     int state;
-    int closing;        /* close after the current response */
-    int dead;           /* socket gone: drop writes */
+    int closing; /* close after the current response */
+    int dead;    /* socket gone: drop writes */
     int close_started;
     int handles_open;
     int reading;
-    int msg_done;       /* on_message_complete fired during this execute */
-    int parse_error;    /* an error reply was already sent */
-    int linger;         /* close by lingering: the client may still be sending */
-    int lingering;      /* write side shut down, discarding input until EOF */
+    int msg_done;    /* on_message_complete fired during this execute */
+    int parse_error; /* an error reply was already sent */
+    int linger;      /* close by lingering: the client may still be sending */
+    int lingering;   /* write side shut down, discarding input until EOF */
     uv_shutdown_t shut;
     struct sy_server_limits lim;
     struct sy_buf in;   /* unparsed bytes */
@@ -60,14 +60,14 @@ struct sy_conn {
     struct sy_buf url;
     struct sy_buf hraw; /* "name\0value\0" pairs */
     size_t hoff[MAX_HEADERS * 2];
-    size_t nh;          /* number of fields started */
+    size_t nh; /* number of fields started */
     int in_value;
     size_t head_bytes;
     /* writes */
-    struct sy_buf out;  /* bytes collected this loop iteration (see writing) */
+    struct sy_buf out; /* bytes collected this loop iteration (see writing) */
     struct sy_conn *flush_next;
     int in_flush;
-    int gone_pending;   /* a write failed: run on_client_gone from the check callback */
+    int gone_pending; /* a write failed: run on_client_gone from the check callback */
     size_t queued;
     size_t high_water;
     int over_high;
@@ -86,7 +86,7 @@ struct sy_server {
     int draining;
     void (*drain_done)(void *);
     void *drain_arg;
-    uv_check_t check;               /* flushes connections' output once per loop iteration */
+    uv_check_t check; /* flushes connections' output once per loop iteration */
     struct sy_conn *flush_head;
     char rbuf[65536]; /* shared read buffer: data is parsed or copied in read_cb */
     int rbuf_busy;
@@ -108,9 +108,7 @@ static void on_timer(uv_timer_t *t)
         return;
     }
     switch (c->state) {
-    case ST_IDLE:
-        conn_close(c);
-        break;
+    case ST_IDLE: conn_close(c); break;
     case ST_HEAD:
     case ST_BODY: {
         if (!c->req) {
@@ -129,8 +127,7 @@ static void on_timer(uv_timer_t *t)
         sy_reply_error(c->req, 408, "timeout", NULL, msg);
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -940,7 +937,10 @@ void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t 
     r->conn->high_water = high_water;
 }
 
-size_t sy_resp_queued(const struct sy_req *r) { return r->conn->queued + r->conn->out.len; }
+size_t sy_resp_queued(const struct sy_req *r)
+{
+    return r->conn->queued + r->conn->out.len;
+}
 
 void sy_resp_end(struct sy_req *r)
 {
@@ -1059,7 +1059,10 @@ void sy_server_close_all(struct sy_server *s)
     }
 }
 
-size_t sy_server_nconns(const struct sy_server *s) { return s->nconns; }
+size_t sy_server_nconns(const struct sy_server *s)
+{
+    return s->nconns;
+}
 
 void sy_server_close_handles(struct sy_server *s)
 {

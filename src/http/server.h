@@ -57,23 +57,23 @@ typedef void (*sy_limits_cb)(struct sy_server_limits *out, void *ud);
 
 struct sy_req {
     struct sy_conn *conn;
-    int method;                    /* http_parser enum http_method */
-    struct sy_str path;            /* without query */
-    struct sy_str query;           /* after '?', may be empty */
+    int method;          /* http_parser enum http_method */
+    struct sy_str path;  /* without query */
+    struct sy_str query; /* after '?', may be empty */
     struct sy_header *headers;
     size_t nheaders;
     struct sy_buf body;
     int http_minor;
-    int keep_alive;                /* client allows it */
-    uint64_t t_start_ns;           /* first byte of the request seen */
-    uint64_t t_ready_ns;           /* head+body complete */
+    int keep_alive;      /* client allows it */
+    uint64_t t_start_ns; /* first byte of the request seen */
+    uint64_t t_ready_ns; /* head+body complete */
     /* response state (owned by the server) */
     int status;
     int resp_started, resp_chunked, resp_done;
     size_t bytes_out;
-    sy_req_abort_cb on_abort;      /* set by the handler if it does async work */
-    void *handler_data;            /* the handler's per-request state */
-    struct sy_arena arena;         /* freed when the response ends; keep last (not zeroed) */
+    sy_req_abort_cb on_abort; /* set by the handler if it does async work */
+    void *handler_data;       /* the handler's per-request state */
+    struct sy_arena arena;    /* freed when the response ends; keep last (not zeroed) */
 };
 
 struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb lim, void *ud);
@@ -95,11 +95,10 @@ struct sy_str sy_req_header(const struct sy_req *r, const char *name);
 
 /* One-shot response: status, extra header lines ("Name: v\r\n"..., may be
  * NULL), content type and body. Ends the request. */
-void sy_resp_simple(struct sy_req *r, int status, const char *extra_headers, size_t extra_len,
-                    const char *content_type, const char *body, size_t body_len);
+void sy_resp_simple(struct sy_req *r, int status, const char *extra_headers, size_t extra_len, const char *content_type,
+                    const char *body, size_t body_len);
 /* Streamed response: head now, body as chunks. */
-void sy_resp_start(struct sy_req *r, int status, const char *extra_headers, size_t extra_len,
-                   const char *content_type);
+void sy_resp_start(struct sy_req *r, int status, const char *extra_headers, size_t extra_len, const char *content_type);
 /* Queue one chunk (copied). Returns the bytes queued on the socket so far, so
  * callers can apply backpressure (see sy_resp_set_drain_cb). */
 size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n);

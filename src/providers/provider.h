@@ -15,17 +15,17 @@
 
 enum sy_auth_style { SY_AUTH_BEARER, SY_AUTH_API_KEY_HEADER, SY_AUTH_NONE };
 
-#define SY_PRESET_AZURE 0x1      /* {base}/openai/deployments/{model}/{op}?api-version=V */
-#define SY_PRESET_APPEND_V1 0x2  /* append /v1 to api_base when missing (mistral, ollama) */
-#define SY_PRESET_MOCK 0x4       /* answered in-process (gateway/mock.c) */
+#define SY_PRESET_AZURE      0x1 /* {base}/openai/deployments/{model}/{op}?api-version=V */
+#define SY_PRESET_APPEND_V1  0x2 /* append /v1 to api_base when missing (mistral, ollama) */
+#define SY_PRESET_MOCK       0x4 /* answered in-process (gateway/mock.c) */
 #define SY_PRESET_NEEDS_BASE 0x8 /* no default base URL: api_base or env required */
 
 struct sy_provider {
-    const char *name;          /* config prefix and metric label, e.g. "groq" */
-    const char *default_base;  /* may be NULL with SY_PRESET_NEEDS_BASE */
-    const char *base_env[2];   /* env vars consulted when api_base is absent */
-    const char *key_env[2];    /* env vars consulted when api_key is absent */
-    const char *default_key;   /* key used when none is configured (may be NULL) */
+    const char *name;         /* config prefix and metric label, e.g. "groq" */
+    const char *default_base; /* may be NULL with SY_PRESET_NEEDS_BASE */
+    const char *base_env[2];  /* env vars consulted when api_base is absent */
+    const char *key_env[2];   /* env vars consulted when api_key is absent */
+    const char *default_key;  /* key used when none is configured (may be NULL) */
     enum sy_auth_style auth;
     unsigned flags;
     const char *extra_headers; /* constant header lines (may be NULL) */

@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         json_object *o = json_tokener_parse_ex(tok, p, (int)size);
         enum json_tokener_error e = json_tokener_get_error(tok);
-        if (!o && e != json_tokener_success && e != json_tokener_continue && e != json_tokener_error_depth && memchr(p, 0, size) == NULL)
+        if (!o && e != json_tokener_success && e != json_tokener_continue && e != json_tokener_error_depth &&
+            memchr(p, 0, size) == NULL)
             abort();
         if (o)
             json_object_put(o);

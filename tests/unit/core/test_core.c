@@ -50,7 +50,10 @@ static void json_escape(void **st)
 }
 
 static int cleaned;
-static void cleanup(void *p) { cleaned += *(int *)p; }
+static void cleanup(void *p)
+{
+    cleaned += *(int *)p;
+}
 
 static void arena_alloc_and_cleanup(void **st)
 {
@@ -83,7 +86,7 @@ static void error_table(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buf_cap_is_hard), cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
+        cmocka_unit_test(buf_cap_is_hard),         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
         cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,16 +30,38 @@ static void scan_finds_top_level_members(void **st)
 
 static void scan_rejects_invalid(void **st)
 {
-    static const char *bad[] = {"", "{", "{\"a\":}", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "01", "1.", "-", "tru",
-                                "\"\\x\"", "\"a\nb\"", "{} {}", "\"\xff\"", "\"\xed\xa0\x80\"", "{\"a\":\"\\u12g4\"}",
-                                "nul", "[1 2]"};
+    static const char *bad[] = {"",
+                                "{",
+                                "{\"a\":}",
+                                "{\"a\":1,}",
+                                "[1,]",
+                                "{\"a\" 1}",
+                                "01",
+                                "1.",
+                                "-",
+                                "tru",
+                                "\"\\x\"",
+                                "\"a\nb\"",
+                                "{} {}",
+                                "\"\xff\"",
+                                "\"\xed\xa0\x80\"",
+                                "{\"a\":\"\\u12g4\"}",
+                                "nul",
+                                "[1 2]"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct sy_jscan s;
         assert_int_equal(SCAN(bad[i], &s), -4);
         assert_non_null(s.err);
     }
-    static const char *good[] = {"{}", "[]", " 1 ", "-0.5e+10", "\"\\u00e9\\ud83d\\ude00\"", "null", "[[[]]]",
-                                 "{\"a\":{\"b\":[true,false,null]}}", "\"\xc3\xa9\xf0\x9f\x98\x80\""};
+    static const char *good[] = {"{}",
+                                 "[]",
+                                 " 1 ",
+                                 "-0.5e+10",
+                                 "\"\\u00e9\\ud83d\\ude00\"",
+                                 "null",
+                                 "[[[]]]",
+                                 "{\"a\":{\"b\":[true,false,null]}}",
+                                 "\"\xc3\xa9\xf0\x9f\x98\x80\""};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         struct sy_jscan s;
         assert_int_equal(SCAN(good[i], &s), 0);
@@ -93,8 +115,9 @@ static void presets(void **st)
     assert_string_equal(sy_provider_find("hosted_vllm")->default_key, "fake-api-key");
     assert_null(sy_provider_find("anthropic"));
     assert_true(sy_provider_known_unsupported("anthropic"));
-    static const char *all[] = {"openai", "azure", "hosted_vllm", "groq", "mistral", "deepseek", "together_ai",
-                                "fireworks_ai", "openrouter", "xai", "lm_studio", "ollama_chat", "mock"};
+    static const char *all[] = {"openai",    "azure",       "hosted_vllm",  "groq",       "mistral",
+                                "deepseek",  "together_ai", "fireworks_ai", "openrouter", "xai",
+                                "lm_studio", "ollama_chat", "mock"};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         assert_non_null(sy_provider_find(all[i]));
 }
@@ -102,8 +125,11 @@ static void presets(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(scan_finds_top_level_members), cmocka_unit_test(scan_rejects_invalid),
-        cmocka_unit_test(scan_depth_is_capped), cmocka_unit_test(decode_strings), cmocka_unit_test(usage_scan),
+        cmocka_unit_test(scan_finds_top_level_members),
+        cmocka_unit_test(scan_rejects_invalid),
+        cmocka_unit_test(scan_depth_is_capped),
+        cmocka_unit_test(decode_strings),
+        cmocka_unit_test(usage_scan),
         cmocka_unit_test(presets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
