@@ -48,6 +48,11 @@ model_list:
     litellm_params:
       model: openai/gpt-4o
       api_base: http://127.0.0.1:9/v1
+  - model_name: slow
+    litellm_params:
+      model: openai/gpt-4o@delay_ms=3000
+      api_base: ${mockBase}
+      timeout: 0.3
   - model_name: canned
     litellm_params:
       model: openai/whatever
@@ -175,6 +180,26 @@ test('connection refused upstream -> 500 APIConnectionError', async () => {
   const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('dead'), auth);
   assertErrorShape(assert, r, 500);
   assert.match(r.json.error.message, /APIConnectionError/);
+});
+
+test('upstream reset mid-stream becomes an SSE error frame', async () => {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify(chatBody('gpt-4o', { stream: true, mock: { chunks: 10, reset_after_chunks: 3 } })),
+  });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  const events = text.split('\n\n').filter(Boolean);
+  const last = JSON.parse(events.at(-1).slice(6));
+  assert.ok(last.error, text);
+  assert.match(last.error.message, /APIConnectionError/);
+  assert.ok(!text.includes('[DONE]'));
+});
+
+test('upstream slower than the deployment timeout -> 408 Timeout', async () => {
+  const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('slow'), auth);
+  assertErrorShape(assert, r, 408);
+  assert.match(r.json.error.message, /^litellm\.Timeout/);
 });
 
 test('mock_response deployment answers in-process', async () => {
