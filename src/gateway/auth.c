@@ -49,13 +49,27 @@ static struct sy_str find_key(const struct sy_req *r)
     return SY_STR_NULL;
 }
 
-static int key_ok(const struct sy_gwconf *g, struct sy_str k)
+/* Constant time in the key length: compare a digest of each side. The
+ * presented key's digest is kept in `a` (it labels metrics, as LiteLLM's
+ * hashed_api_key). */
+static int key_ok(const struct sy_gwconf *g, struct sy_str k, unsigned char a[SHA256_DIGEST_LENGTH])
 {
-    /* constant time in the key length: compare a digest of each side */
-    unsigned char a[SHA256_DIGEST_LENGTH], b[SHA256_DIGEST_LENGTH];
+    unsigned char b[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)(k.p ? k.p : ""), k.n, a);
     SHA256((const unsigned char *)g->master_key, g->master_key_len, b);
-    return CRYPTO_memcmp(a, b, sizeof a) == 0;
+    return CRYPTO_memcmp(a, b, SHA256_DIGEST_LENGTH) == 0;
+}
+
+static const char *hex_digest(struct sy_arena *ar, const unsigned char d[SHA256_DIGEST_LENGTH])
+{
+    static const char hx[] = "0123456789abcdef";
+    char *o = sy_arena_alloc(ar, 2 * SHA256_DIGEST_LENGTH + 1);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+        o[2 * i] = hx[d[i] >> 4];
+        o[2 * i + 1] = hx[d[i] & 15];
+    }
+    o[2 * SHA256_DIGEST_LENGTH] = 0;
+    return o;
 }
 
 static void masked(struct sy_str k, char *out, size_t cap)
@@ -69,8 +83,11 @@ static void masked(struct sy_str k, char *out, size_t cap)
 int sy_stage_auth(struct sy_call *c)
 {
     struct sy_str k = find_key(c->req);
-    if (k.p && k.n && key_ok(c->g, k))
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    if (k.p && k.n && key_ok(c->g, k, d)) {
+        c->hashed_key = hex_digest(&c->req->arena, d);
         return SY_OK;
+    }
     char msg[512];
     if (!k.p || !k.n) {
         snprintf(msg, sizeof msg, "Authentication Error, No api key passed in.");
@@ -92,7 +109,8 @@ int sy_stage_metrics_auth(struct sy_call *c)
     if (!c->g->master_key) /* require_auth_for_metrics_endpoint without a master key: open, as LiteLLM */
         return SY_OK;
     struct sy_str k = find_key(c->req);
-    if (k.p && k.n && key_ok(c->g, k))
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    if (k.p && k.n && key_ok(c->g, k, d))
         return SY_OK;
     static const char body[] =
         "Unauthorized access to metrics endpoint: Authentication Error, Invalid proxy server token passed.";

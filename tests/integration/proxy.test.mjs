@@ -254,6 +254,13 @@ test('stream without upstream usage: tokens counted by the tokenizer', async () 
   assert.equal(read(after) - read(before), 5, 'five words, five tokens');
 });
 
+test('metrics label requests with the sha256 of the key, as LiteLLM', async () => {
+  const { createHash } = await import('node:crypto');
+  const h = createHash('sha256').update(KEY).digest('hex');
+  const m = await (await fetch(`${gw.url}/metrics`, { headers: auth })).text();
+  assert.ok(m.includes(`hashed_api_key="${h}"`));
+});
+
 test('token counter endpoint in LiteLLM shape', async () => {
   const r = await postJSON(`${gw.url}/utils/token_counter`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello world' }] }, auth);
   assert.equal(r.status, 200, r.text);
