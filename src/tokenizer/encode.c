@@ -19,10 +19,15 @@
  *
  * Each piece is first looked up whole (most pieces are one token); otherwise
  * BPE merges the lowest-ranked adjacent pair, leftmost first, like tiktoken's
- * byte_pair_merge: an O(m^2) array scan for pieces of <= 16 bytes, a binary
- * heap over a linked list for longer ones (O(m log m): a 1 MB "word" takes
- * ~0.3 s where tiktoken's quadratic merge does not finish). Rank lookups go
- * through tok_internal.h (direct tables, per-thread cache, Bloom filter).
+ * byte_pair_merge. In a valid UTF-8 piece, a 2- or 3-byte character whose
+ * own merges all rank below every token that could join it to its
+ * neighbours starts as one token (char_tok, built by vocab_gen.c; the result
+ * is provably the same), which removes most merges and lookups on CJK text.
+ * Then: an O(n^2) array scan for <= 16 parts, a binary heap over a linked
+ * list for more (O(n log n): a 1 MB "word" takes ~0.3 s where tiktoken's
+ * quadratic merge does not finish). Parts carry their token id, so the
+ * result needs no final lookups. Rank lookups go through tok_internal.h
+ * (direct tables, per-thread cache, Bloom filters).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -280,100 +285,156 @@ static inline void emit(struct sy__tok_sink *k, uint32_t id)
     k->n++;
 }
 
+/* Initial parts of piece p[0..m): single bytes, except that in a piece of
+ * valid UTF-8 a 2- or 3-byte character whose char_tok entry allows its
+ * neighbours starts as its own token (vocab_gen.c explains why exactly the
+ * same merges follow). st[j] is the start of part j, tok[j] its token;
+ * returns the number of parts (st[np] = m). st and tok have m + 2 slots. */
+static size_t init_parts(const struct sy_tok *t, const uint8_t *p, size_t m, uint32_t *st, uint32_t *tok)
+{
+    size_t nc = 0, mb = 0, i0 = 0;
+    while (i0 < m && p[i0] < 0x80)
+        i0++;
+    /* pass 1: characters (st = start, tok = char_tok entry or byte rank) */
+    for (size_t i = i0 == m ? m : 0; i < m;) {
+        uint32_t cp;
+        size_t l = dec(p, i, m, &cp);
+        if (cp == INVALID_CP) {
+            nc = 0;
+            break; /* not valid UTF-8: bytes only */
+        }
+        st[nc] = (uint32_t)i;
+        tok[nc++] = l == 1 ? t->byte_rank[p[i]] : l < 4 ? t->char_tok[cp] : SY__TOK_NONE;
+        mb += l > 1;
+        i += l;
+    }
+    if (!nc || !mb) {
+        for (size_t i = 0; i < m; i++) {
+            st[i] = (uint32_t)i;
+            tok[i] = t->byte_rank[p[i]];
+        }
+        st[m] = (uint32_t)m;
+        return m;
+    }
+    /* pass 2: keep a character whole when both neighbours allow it */
+    size_t np = 0;
+    for (size_t j = 0; j < nc; j++) {
+        size_t len = (j + 1 < nc ? st[j + 1] : m) - st[j];
+        if (len > 1 && tok[j] != SY__TOK_NONE) {
+            uint32_t need = 0;
+            if (j > 0)
+                need |= p[st[j] - 1] < 0x80 ? SY__TOK_CT_LASCII : SY__TOK_CT_LMB;
+            if (j + 1 < nc)
+                need |= p[st[j + 1]] < 0x80 ? SY__TOK_CT_RASCII : SY__TOK_CT_RMB;
+            if ((tok[j] & need) == need)
+                len = 1;
+            else
+                tok[j] = SY__TOK_NONE;
+        } else if (len > 1) {
+            tok[j] = SY__TOK_NONE;
+        }
+        np += len;
+    }
+    /* pass 3 (backwards, parts never move left): expand split characters */
+    size_t o = np;
+    st[np] = (uint32_t)m;
+    for (size_t j = nc; j-- > 0;) {
+        uint32_t s0 = st[j], e = j + 1 < nc ? st[j + 1] : (uint32_t)m;
+        if (e - s0 == 1 || tok[j] != SY__TOK_NONE) {
+            o--;
+            tok[o] = e - s0 == 1 ? tok[j] : tok[j] & 0xffffffu;
+            st[o] = s0;
+        } else {
+            for (uint32_t i = e; i-- > s0;) {
+                o--;
+                st[o] = i;
+                tok[o] = t->byte_rank[p[i]];
+            }
+        }
+    }
+    return np;
+}
+
+/* Rank of joining the parts [a, b) and [b, e). */
+static inline __attribute__((always_inline)) uint32_t join_rank(const struct sy_tok *t, const uint8_t *p, uint32_t a, uint32_t e)
+{
+    return sy__tok_rank(t, p + a, e - a);
+}
+
 #define SMALL 16
 
-/* tiktoken's byte_pair_merge on an array of parts; m <= SMALL. part[i]
- * starts at byte part[i].start; part[i].rank is the rank of merging parts i
- * and i + 1 (NONE when impossible). */
-struct part {
-    uint32_t start, rank;
-};
-
-static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
+/* tiktoken's byte_pair_merge on an array of np <= SMALL parts: merge the
+ * lowest-ranked adjacent pair, leftmost first. rk[j] is the rank of joining
+ * parts j and j + 1 (NONE when impossible). */
+static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t np, uint32_t *st, uint32_t *tok,
+                      struct sy__tok_sink *k)
 {
-    struct part pt[SMALL + 1];
-    size_t parts = m; /* pt[parts].start == m */
-    for (size_t i = 0; i + 1 < m; i++)
-        pt[i] = (struct part){(uint32_t)i, t->pair_rank[(unsigned)p[i] << 8 | p[i + 1]]};
-    pt[m - 1] = (struct part){(uint32_t)m - 1, SY__TOK_NONE};
-    pt[m] = (struct part){(uint32_t)m, SY__TOK_NONE};
-    while (parts > 1) {
+    uint32_t rk[SMALL + 1];
+    for (size_t i = 0; i + 1 < np; i++)
+        rk[i] = join_rank(t, p, st[i], st[i + 2]);
+    rk[np - 1] = SY__TOK_NONE;
+    while (np > 1) {
         uint32_t best = SY__TOK_NONE;
         size_t bi = 0;
-        for (size_t i = 0; i + 1 < parts; i++)
-            if (pt[i].rank < best) {
-                best = pt[i].rank;
+        for (size_t i = 0; i + 1 < np; i++)
+            if (rk[i] < best) {
+                best = rk[i];
                 bi = i;
             }
         if (best == SY__TOK_NONE)
             break;
         /* merge parts bi and bi+1: drop entry bi+1 */
-        memmove(&pt[bi + 1], &pt[bi + 2], (parts - bi - 1) * sizeof pt[0]);
-        parts--;
-        uint32_t s0 = pt[bi].start, s2 = pt[bi + 1].start;
-        if (bi > 0 && bi + 1 < parts) {
-            uint32_t sp = pt[bi - 1].start, s3 = pt[bi + 2].start;
-            sy__tok_rank2(t, p + s0, s3 - s0, &pt[bi].rank, p + sp, s2 - sp, &pt[bi - 1].rank);
+        tok[bi] = best;
+        for (size_t i = bi + 1; i + 1 < np; i++) { /* short: a loop beats memmove */
+            st[i] = st[i + 1];
+            tok[i] = tok[i + 1];
+            rk[i] = rk[i + 1];
+        }
+        st[np - 1] = st[np];
+        np--;
+        if (bi > 0 && bi + 1 < np) {
+            sy__tok_rank2(t, p + st[bi], st[bi + 2] - st[bi], &rk[bi], p + st[bi - 1], st[bi + 1] - st[bi - 1],
+                          &rk[bi - 1]);
         } else {
-            pt[bi].rank = bi + 1 < parts ? sy__tok_rank(t, p + s0, pt[bi + 2].start - s0) : SY__TOK_NONE;
+            rk[bi] = bi + 1 < np ? join_rank(t, p, st[bi], st[bi + 2]) : SY__TOK_NONE;
             if (bi > 0)
-                pt[bi - 1].rank = sy__tok_rank(t, p + pt[bi - 1].start, s2 - pt[bi - 1].start);
+                rk[bi - 1] = join_rank(t, p, st[bi - 1], st[bi + 1]);
         }
     }
-    for (size_t i = 0; i < parts; i++)
-        emit(k, sy__tok_rank(t, p + pt[i].start, pt[i + 1].start - pt[i].start));
+    for (size_t i = 0; i < np; i++)
+        emit(k, tok[i]);
 }
 
-/* Long pieces: doubly linked parts + binary heap of (rank, start) with lazy
- * invalidation through a per-part version. Same merge order as bpe_small. */
-struct hent {
-    uint64_t key; /* rank << 32 | start: the order tiktoken merges in */
-    uint32_t ver;
-};
-static inline int hless(const struct hent *a, const struct hent *b) { return a->key < b->key; }
-#define HENT(rank, pos, v) ((struct hent){(uint64_t)(rank) << 32 | (pos), (v)})
-static void hpush(struct hent *h, size_t *hn, struct hent e)
+/* Long pieces: doubly linked parts + binary heap of (rank, part) with lazy
+ * invalidation. Same merge order as bpe_small. A heap entry (rank, a) is
+ * current iff cur[a] == rank: a part only grows to the right, so each
+ * recomputation of cur[a] is for a longer string, i.e. a different rank
+ * (or NONE), and a dead part has cur = NONE. */
+static inline int hless(uint64_t a, uint64_t b) { return a < b; }
+#define HENT(rank, part) ((uint64_t)(rank) << 32 | (part))
+static void hpush(uint64_t *h, size_t *hn, uint64_t e)
 {
     size_t i = (*hn)++;
     while (i > 0) {
         size_t pa = (i - 1) / 2;
-        if (!hless(&e, &h[pa]))
+        if (!hless(e, h[pa]))
             break;
         h[i] = h[pa];
         i = pa;
     }
     h[i] = e;
 }
-static struct hent hpop(struct hent *h, size_t *hn)
-{
-    struct hent top = h[0], e = h[--(*hn)];
-    size_t i = 0, n = *hn;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && hless(&h[c + 1], &h[c]))
-            c++;
-        if (!hless(&h[c], &e))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (n)
-        h[i] = e;
-    return top;
-}
 
-static void hsift(struct hent *h, size_t n, size_t i)
+static void hsift(uint64_t *h, size_t n, size_t i)
 {
-    struct hent e = h[i];
+    uint64_t e = h[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && hless(&h[c + 1], &h[c]))
+        if (c + 1 < n && hless(h[c + 1], h[c]))
             c++;
-        if (!hless(&h[c], &e))
+        if (!hless(h[c], e))
             break;
         h[i] = h[c];
         i = c;
@@ -381,93 +442,96 @@ static void hsift(struct hent *h, size_t n, size_t i)
     h[i] = e;
 }
 
-#define STACK_PARTS 256
-
-static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
+static uint64_t hpop(uint64_t *h, size_t *hn)
 {
-    /* part i starts at byte i; nxt/prv link live parts; end of part = nxt. */
-    uint32_t s_nxt[STACK_PARTS + 1], s_prv[STACK_PARTS + 1], s_ver[STACK_PARTS + 1], s_cur[STACK_PARTS + 1];
-    struct hent s_h[3 * STACK_PARTS];
-    uint32_t *nxt = s_nxt, *prv = s_prv, *ver = s_ver, *cur = s_cur;
-    struct hent *h = s_h;
-    if (m > STACK_PARTS) {
-        nxt = malloc((m + 1) * sizeof *nxt);
-        prv = malloc((m + 1) * sizeof *prv);
-        ver = malloc((m + 1) * sizeof *ver);
-        cur = malloc((m + 1) * sizeof *cur);
-        h = malloc(3 * m * sizeof *h); /* live pairs + two per merge */
-        if (!nxt || !prv || !ver || !cur || !h) {
-            k->err = SY_ENOMEM;
-            goto out;
-        }
-    }
+    uint64_t top = h[0];
+    h[0] = h[--(*hn)];
+    if (*hn)
+        hsift(h, *hn, 0);
+    return top;
+}
+
+static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t np, const uint32_t *st, uint32_t *tok,
+                      uint32_t *scratch, struct sy__tok_sink *k)
+{
+    /* part j spans st[j]..st[nxt[j]]; nxt/prv link live parts */
+    uint32_t *nxt = scratch, *prv = nxt + np + 1, *cur = prv + np + 1;
+    uint64_t *h = (uint64_t *)(((uintptr_t)(cur + np + 1) + 7) & ~(uintptr_t)7); /* live pairs + 2 per merge */
     size_t hn = 0;
-    for (size_t i = 0; i <= m; i++) {
+    for (size_t i = 0; i <= np; i++) {
         nxt[i] = (uint32_t)i + 1;
         prv[i] = (uint32_t)i - 1;
-        ver[i] = 0;
     }
-    for (size_t i = 0; i + 1 < m; i++) {
-        cur[i] = t->pair_rank[(unsigned)p[i] << 8 | p[i + 1]];
+    for (size_t i = 0; i + 1 < np; i++) {
+        cur[i] = join_rank(t, p, st[i], st[i + 2]);
         if (cur[i] != SY__TOK_NONE)
-            h[hn++] = HENT(cur[i], (uint32_t)i, 0);
+            h[hn++] = HENT(cur[i], i);
     }
-    cur[m - 1] = SY__TOK_NONE;
+    cur[np - 1] = SY__TOK_NONE;
     for (size_t i = hn / 2; i-- > 0;)
         hsift(h, hn, i);
     while (hn) {
-        struct hent e = hpop(h, &hn);
-        uint32_t a = (uint32_t)e.key, rank = (uint32_t)(e.key >> 32);
-        if (e.ver != ver[a] || cur[a] != rank || nxt[a] >= m)
+        uint64_t e = hpop(h, &hn);
+        uint32_t a = (uint32_t)e, rank = (uint32_t)(e >> 32);
+        if (cur[a] != rank)
             continue;
         uint32_t b = nxt[a], c = nxt[b];
         nxt[a] = c;
-        if (c <= m)
+        if (c <= np)
             prv[c] = a;
-        ver[b]++; /* part b is gone */
-        cur[b] = SY__TOK_NONE;
+        cur[b] = SY__TOK_NONE; /* part b is gone */
+        tok[a] = rank;
         /* new pairs (a, c) and (prev, a) */
-        ver[a]++;
-        if (a > 0 && c < m) {
+        if (a > 0 && c < np) {
             uint32_t z = prv[a];
-            ver[z]++;
-            sy__tok_rank2(t, p + a, nxt[c] - a, &cur[a], p + z, c - z, &cur[z]);
+            sy__tok_rank2(t, p + st[a], st[nxt[c]] - st[a], &cur[a], p + st[z], st[c] - st[z], &cur[z]);
             if (cur[z] != SY__TOK_NONE)
-                hpush(h, &hn, HENT(cur[z], z, ver[z]));
+                hpush(h, &hn, HENT(cur[z], z));
         } else if (a > 0) {
             uint32_t z = prv[a];
-            ver[z]++;
             cur[a] = SY__TOK_NONE;
-            cur[z] = sy__tok_rank(t, p + z, c - z);
+            cur[z] = join_rank(t, p, st[z], st[c]);
             if (cur[z] != SY__TOK_NONE)
-                hpush(h, &hn, HENT(cur[z], z, ver[z]));
+                hpush(h, &hn, HENT(cur[z], z));
         } else {
-            cur[a] = c < m ? sy__tok_rank(t, p + a, nxt[c] - a) : SY__TOK_NONE;
+            cur[a] = c < np ? join_rank(t, p, st[a], st[nxt[c]]) : SY__TOK_NONE;
         }
         if (cur[a] != SY__TOK_NONE)
-            hpush(h, &hn, HENT(cur[a], a, ver[a]));
+            hpush(h, &hn, HENT(cur[a], a));
     }
-    for (uint32_t i = 0; i < m; i = nxt[i])
-        emit(k, sy__tok_rank(t, p + i, nxt[i] - i));
-out:
-    if (m > STACK_PARTS) {
-        free(nxt);
-        free(prv);
-        free(ver);
-        free(cur);
-        free(h);
-    }
+    for (uint32_t i = 0; i < np; i = nxt[i])
+        emit(k, tok[i]);
 }
 
-static inline void piece(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
+#define STACK_PARTS 256
+/* scratch words per part: st, tok, nxt, prv, cur (+ alignment) and 3 heap
+ * entries of 2 words */
+#define SCRATCH_WORDS(n) (12 * ((n) + 2))
+
+static void piece(const struct sy_tok *t, const uint8_t *p, size_t m, struct sy__tok_sink *k)
 {
     uint32_t r = sy__tok_rank(t, p, m);
-    if (r != SY__TOK_NONE)
+    if (r != SY__TOK_NONE) {
         emit(k, r);
-    else if (m <= SMALL)
-        bpe_small(t, p, m, k);
+        return;
+    }
+    uint64_t stack[SCRATCH_WORDS(STACK_PARTS) / 2];
+    uint32_t *w = (uint32_t *)(void *)stack;
+    if (m > STACK_PARTS) {
+        w = malloc(SCRATCH_WORDS(m) * sizeof *w);
+        if (!w) {
+            k->err = SY_ENOMEM;
+            return;
+        }
+    }
+    uint32_t *st = w, *tok = st + m + 2;
+    size_t np = init_parts(t, p, m, st, tok);
+    if (np <= SMALL)
+        bpe_small(t, p, np, st, tok, k);
     else
-        bpe_large(t, p, m, k);
+        bpe_large(t, p, np, st, tok, tok + m + 2, k);
+    if (w != (uint32_t *)(void *)stack)
+        free(w);
 }
 
 void sy__tok_run(const struct sy_tok *t, const uint8_t *s, size_t len, struct sy__tok_sink *k)

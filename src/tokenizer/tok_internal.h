@@ -29,11 +29,19 @@ struct sy__tok_special {
 };
 
 /* Header of the build-time vocabulary image (see vocab_gen.c). */
-#define SY__TOK_MAGIC "SYTOKV2"
+#define SY__TOK_MAGIC "SYTOKV4"
 struct sy__tok_image {
     char magic[8];
     uint32_t nranks, nslots, nbytes, maxlen;
 };
+
+/* char_tok flags (vocab_gen.c): BPE may start from the character's token
+ * when its left neighbour in the piece is nothing / ASCII / a multi-byte
+ * character with LASCII / LMB set, and likewise on the right. */
+#define SY__TOK_CT_LASCII (1u << 24)
+#define SY__TOK_CT_LMB (1u << 25)
+#define SY__TOK_CT_RASCII (1u << 26)
+#define SY__TOK_CT_RMB (1u << 27)
 
 /* All table pointers point into the embedded, read-only image. */
 struct sy_tok {
@@ -48,6 +56,7 @@ struct sy_tok {
     const uint32_t *pair_rank;    /* 65536: rank of each 2-byte string or NONE */
     const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
     const uint64_t *sbloom;       /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
+    const uint32_t *char_tok;     /* 65536: token | SY__TOK_CT_* of each BMP character, or NONE */
     const struct sy__tok_special *special;
     size_t nspecial;
 };

@@ -43,7 +43,7 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
     memcpy(&hd, p, sizeof hd);
     size_t offsz = 4 * ((size_t)hd.nranks + 1 + (hd.nranks + 1) % 2);
     size_t need = sizeof hd + offsz + sizeof(struct sy__tok_slot) * hd.nslots +
-                  4 * (65536 + 256) + SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + hd.nbytes;
+                  4 * (65536 + 256) + SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + 4 * 65536 + hd.nbytes;
     if (memcmp(hd.magic, SY__TOK_MAGIC, sizeof hd.magic) != 0 || (size_t)(end - p) < need ||
         (hd.nslots & (hd.nslots - 1)))
         return SY_EINTERNAL;
@@ -64,6 +64,8 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
     q += SY__TOK_BLOOM_BITS / 8;
     t->sbloom = (const uint64_t *)(const void *)q;
     q += 8 * SY__TOK_SBLOOM_WORDS;
+    t->char_tok = (const uint32_t *)(const void *)q;
+    q += 4 * 65536;
     t->bytes = (const uint8_t *)q;
     if (t->off[hd.nranks] != hd.nbytes)
         return SY_EINTERNAL;

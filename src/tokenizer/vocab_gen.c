@@ -13,6 +13,8 @@
  *   uint32_t byte_rank[256]
  *   uint64_t bloom[SY__TOK_BLOOM_BITS / 64]  tokens longer than 8 bytes
  *   uint64_t sbloom[SY__TOK_SBLOOM_WORDS]    tokens of 3..8 bytes (blocked)
+ *   uint32_t char_tok[65536]          per BMP code point: its token when the
+ *                                     character may be pre-merged (see below)
  *   uint8_t bytes[nbytes]
  * Fails (exit 1) on a malformed file, a duplicate or missing byte token.
  */
@@ -49,6 +51,148 @@ static long b64dec(const char *p, size_t n, uint8_t *out)
         }
     }
     return o;
+}
+
+/* Rank of p[0..n) in the finished table, or SY__TOK_NONE. */
+static uint32_t lookup(const struct sy__tok_slot *tab, uint32_t nslots, const uint8_t *bytes, const uint32_t *off,
+                       const uint8_t *p, size_t n)
+{
+    uint64_t k = sy__tok_key8(p, n);
+    uint32_t i = (uint32_t)(sy__tok_hash(p, n, k) >> 32) & (nslots - 1);
+    for (;; i = (i + 1) & (nslots - 1)) {
+        uint32_t r = tab[i].rl & 0xffffffu;
+        if (tab[i].rl == SY__TOK_NONE)
+            return SY__TOK_NONE;
+        if (off[r + 1] - off[r] == n && memcmp(bytes + off[r], p, n) == 0)
+            return r;
+    }
+}
+
+static void minr(uint32_t *a, uint32_t r)
+{
+    if (r < *a)
+        *a = r;
+}
+
+/* The character pre-merge table. In a piece that is valid UTF-8, BPE may
+ * start from a whole character c instead of its bytes when every merge that
+ * BPE performs on c's bytes alone (ending in one token; highest rank M_c)
+ * ranks below every token that could join a byte of c with a byte outside
+ * c next to it ("straddling" tokens: one ending with a proper prefix of c,
+ * one starting with a proper suffix of c, or one holding c and more). Proof
+ * sketch: while c is unfinished, one of its own merges (rank <= M_c) is
+ * available, so no straddling merge (rank > M_c) can be the minimum; every
+ * merge touching c from outside thus happens after c is one token, and the
+ * other merges are unaffected. Straddling tokens are split by the side they
+ * extend to and the kind of neighbour byte there (ASCII, or a multi-byte
+ * character), so the test is made per context:
+ *   char_tok[cp] = token | SY__TOK_CT_* flags (contexts where it holds),
+ *   or SY__TOK_NONE (c is not one token alone, or U+0000..U+007F, surrogates).
+ */
+static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const uint8_t *bytes, const uint32_t *off,
+                       uint32_t nranks, uint32_t *char_tok)
+{
+    /* [k]: k = 0 the neighbour is ASCII, 1 it is (part of) a multi-byte character */
+    static uint32_t lfull[2][65536], rfull[2][65536], suf1[2][256], suf2[2][65536], pre1[2][256], pre2[2][65536];
+    memset(lfull, 0xff, sizeof lfull);
+    memset(rfull, 0xff, sizeof rfull);
+    memset(suf1, 0xff, sizeof suf1);
+    memset(suf2, 0xff, sizeof suf2);
+    memset(pre1, 0xff, sizeof pre1);
+    memset(pre2, 0xff, sizeof pre2);
+    for (uint32_t r = 0; r < nranks; r++) {
+        const uint8_t *b = bytes + off[r];
+        size_t n = off[r + 1] - off[r], i = 0;
+        while (i < n && (b[i] & 0xC0) == 0x80)
+            i++;
+        if (i > 3)
+            continue; /* never occurs in valid UTF-8 */
+        if (i > 0 && i < n) {
+            int k = b[i] >= 0x80;
+            if (i == 1)
+                minr(&suf1[k][b[0]], r);
+            else if (i == 2)
+                minr(&suf2[k][b[0] << 8 | b[1]], r);
+        }
+        while (i < n) {
+            uint8_t c = b[i];
+            size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                                                        : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+            if (!len)
+                break; /* cannot occur in valid UTF-8 from here on */
+            size_t have = 1;
+            while (have < len && i + have < n && (b[i + have] & 0xC0) == 0x80)
+                have++;
+            int kl = i > 0 && b[i - 1] >= 0x80;
+            if (have < len) {
+                if (i + have == n && i > 0) { /* ends with a proper prefix of a character */
+                    if (have == 1)
+                        minr(&pre1[kl][c], r);
+                    else if (have == 2)
+                        minr(&pre2[kl][c << 8 | b[i + 1]], r);
+                }
+                break;
+            }
+            if (len == 2 || len == 3) {
+                uint32_t cp = len == 2 ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
+                                       : (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 |
+                                             (b[i + 2] & 0x3F);
+                if (i > 0)
+                    minr(&lfull[kl][cp], r);
+                else if (n > len)
+                    minr(&rfull[b[len] >= 0x80][cp], r);
+            }
+            i += len;
+        }
+    }
+    for (uint32_t cp = 0; cp < 65536; cp++) {
+        char_tok[cp] = SY__TOK_NONE;
+        if (cp < 0x80 || (cp >= 0xD800 && cp <= 0xDFFF))
+            continue;
+        uint8_t u[3];
+        size_t n;
+        if (cp < 0x800) {
+            u[0] = (uint8_t)(0xC0 | cp >> 6), u[1] = (uint8_t)(0x80 | (cp & 0x3F)), n = 2;
+        } else {
+            u[0] = (uint8_t)(0xE0 | cp >> 12), u[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+            u[2] = (uint8_t)(0x80 | (cp & 0x3F)), n = 3;
+        }
+        /* BPE of the character alone (leftmost lowest-ranked pair first) */
+        uint32_t st[4] = {0, 1, 2, 3}, parts = (uint32_t)n, maxr = 0;
+        while (parts > 1) {
+            uint32_t best = SY__TOK_NONE, bi = 0;
+            for (uint32_t j = 0; j + 1 < parts; j++) {
+                uint32_t rr = lookup(tab, nslots, bytes, off, u + st[j], st[j + 2] - st[j]);
+                if (rr < best)
+                    best = rr, bi = j;
+            }
+            if (best == SY__TOK_NONE)
+                break;
+            if (best > maxr)
+                maxr = best;
+            for (uint32_t j = bi + 1; j < parts; j++)
+                st[j] = st[j + 1];
+            parts--;
+            st[parts] = (uint32_t)n;
+        }
+        if (parts != 1)
+            continue;
+        uint32_t flags = 0;
+        for (int k = 0; k < 2; k++) {
+            uint32_t left = lfull[k][cp], right = rfull[k][cp];
+            minr(&left, pre1[k][u[0]]);
+            minr(&right, suf1[k][u[n - 1]]);
+            if (n == 3) {
+                minr(&left, pre2[k][u[0] << 8 | u[1]]);
+                minr(&right, suf2[k][u[1] << 8 | u[2]]);
+            }
+            if (maxr < left)
+                flags |= k ? SY__TOK_CT_LMB : SY__TOK_CT_LASCII;
+            if (maxr < right)
+                flags |= k ? SY__TOK_CT_RMB : SY__TOK_CT_RASCII;
+        }
+        char_tok[cp] = lookup(tab, nslots, bytes, off, u, n) | flags;
+    }
 }
 
 static int die(const char *m)
@@ -173,6 +317,10 @@ int main(int argc, char **argv)
     for (int b = 0; b < 256; b++)
         if (byte_rank[b] == SY__TOK_NONE)
             return die("a single byte has no rank");
+    uint32_t *char_tok = malloc(sizeof *char_tok * 65536);
+    if (!char_tok)
+        return die("out of memory");
+    char_table(tab, nslots, bytes, off, nranks, char_tok);
     struct sy__tok_image hd = {.magic = SY__TOK_MAGIC, .nranks = nranks, .nslots = nslots, .nbytes = o, .maxlen = maxlen};
     FILE *w = fopen(argv[2], "wb");
     if (!w)
@@ -185,6 +333,7 @@ int main(int argc, char **argv)
              fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 &&
              fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
              fwrite(sbloom, sizeof *sbloom, SY__TOK_SBLOOM_WORDS, w) == SY__TOK_SBLOOM_WORDS &&
+             fwrite(char_tok, sizeof *char_tok, 65536, w) == 65536 &&
              fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
@@ -198,5 +347,6 @@ int main(int argc, char **argv)
     free(pair);
     free(bloom);
     free(sbloom);
+    free(char_tok);
     return 0;
 }

@@ -1,7 +1,8 @@
 /* test_tokenizer.c - unit tests for src/tokenizer: known tiktoken ids in both
  * encodings, byte round trips (including invalid UTF-8), the model map,
  * LiteLLM chat counting rules (names, tools, tool_choice, images, tool calls,
- * prompt/input) and the /utils/token_counter response. Expected ids come
+ * prompt/input), the /utils/token_counter response, and the encoder against
+ * a plain byte-level reference BPE on random multi-script text. Expected ids come
  * from npm tiktoken 1.0.22. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -120,6 +121,91 @@ static void test_long_word(void **state)
         s[i] = "ab"[i % 2];
     roundtrip(cl, s, n);
     free(s);
+}
+
+/* tiktoken's byte_pair_merge from single bytes, O(n^2), as the reference
+ * for the encoder's shortcuts (whole-character start, heap, caches). */
+static size_t ref_bpe(const struct sy_tok *t, const uint8_t *p, size_t m, uint32_t *out)
+{
+    size_t *st = malloc((m + 1) * sizeof *st), np = m;
+    for (size_t i = 0; i <= m; i++)
+        st[i] = i;
+    for (;;) {
+        uint32_t best = SY__TOK_NONE;
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < np; i++) {
+            uint32_t r = sy__tok_rank(t, p + st[i], st[i + 2] - st[i]);
+            if (r < best)
+                best = r, bi = i;
+        }
+        if (best == SY__TOK_NONE)
+            break;
+        memmove(&st[bi + 1], &st[bi + 2], (np - bi - 1) * sizeof *st);
+        np--;
+    }
+    for (size_t i = 0; i < np; i++)
+        out[i] = sy__tok_rank(t, p + st[i], st[i + 1] - st[i]);
+    free(st);
+    return np;
+}
+
+/* Random text from CJK, kana, Hangul, Latin-1, Cyrillic, Arabic, Thai,
+ * emoji, ASCII letters, spaces and punctuation (sometimes an invalid
+ * byte), encoded by sy_tok_encode and by split + ref_bpe: equal ids. */
+static void test_reference_bpe(void **state)
+{
+    (void)state;
+    static const uint32_t ranges[][2] = {
+        {0x4E00, 0x9FFF}, {0x4E00, 0x5FFF}, {0x3040, 0x30FF}, {0xAC00, 0xD7A3}, {0x00C0, 0x00FF},
+        {0x0400, 0x04FF}, {0x0600, 0x06FF}, {0x0E00, 0x0E7F}, {0x3000, 0x303F}, {0x1F300, 0x1F64F},
+        {'a', 'z'},       {' ', ' '},       {'0', '9'},       {0xFF01, 0xFF5E}, {0x0300, 0x036F},
+    };
+    const size_t nr = sizeof ranges / sizeof ranges[0];
+    uint64_t rnd = 0x9E3779B97F4A7C15ull;
+    uint8_t *s = malloc(4096);
+    uint32_t *want = malloc(4096 * sizeof *want);
+    for (int round = 0; round < 3000; round++) {
+        size_t n = 0, len = 1 + (round % 7 == 0 ? 1500 : round % 60);
+        while (n < len) {
+            rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t x = (uint32_t)(rnd >> 33);
+            const uint32_t *rg = ranges[(x >> 20) % (round % 3 ? 3 : nr)];
+            uint32_t cp = rg[0] + x % (rg[1] - rg[0] + 1);
+            if (x % 97 == 0) {
+                s[n++] = (uint8_t)(0x80 + x % 64); /* stray continuation byte */
+                continue;
+            }
+            if (cp < 0x80) {
+                s[n++] = (uint8_t)cp;
+            } else if (cp < 0x800) {
+                s[n++] = (uint8_t)(0xC0 | cp >> 6), s[n++] = (uint8_t)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                s[n++] = (uint8_t)(0xE0 | cp >> 12), s[n++] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+                s[n++] = (uint8_t)(0x80 | (cp & 0x3F));
+            } else {
+                s[n++] = (uint8_t)(0xF0 | cp >> 18), s[n++] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+                s[n++] = (uint8_t)(0x80 | (cp >> 6 & 0x3F)), s[n++] = (uint8_t)(0x80 | (cp & 0x3F));
+            }
+        }
+        for (int e = 0; e < 2; e++) {
+            const struct sy_tok *t = e ? o2 : cl;
+            size_t nw = 0;
+            for (size_t i = 0; i < n;) {
+                size_t j = sy__tok_split_next(t->enc, s, i, n);
+                nw += ref_bpe(t, s + i, j - i, want + nw);
+                i = j;
+            }
+            uint32_t *ids = NULL;
+            size_t nid = 0, cap = 0;
+            assert_int_equal(sy_tok_encode(t, (const char *)s, n, &ids, &nid, &cap), 0);
+            assert_int_equal(nid, nw);
+            assert_memory_equal(ids, want, nw * sizeof *want);
+            assert_int_equal(sy_tok_count(t, (const char *)s, n), nw);
+            free(ids);
+        }
+    }
+    free(s);
+    free(want);
 }
 
 static void test_model_map(void **state)
@@ -246,6 +332,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_ids),  cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
+        cmocka_unit_test(test_reference_bpe),
         cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts),     cmocka_unit_test(test_endpoint),
     };
     return cmocka_run_group_tests_name("tokenizer", tests, setup, NULL);
