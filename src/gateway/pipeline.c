@@ -226,6 +226,21 @@ void sy_call_account(struct sy_call *c, int status)
     m.api_provider = c->drt && c->drt->prov ? c->drt->prov->name : "";
     m.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
     m.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    /* end user, as LiteLLM: the body's `user`, else x-litellm-end-user-id / x-litellm-customer-id */
+    char end_user[128] = "";
+    if (c->scan.user.type == 's' && c->scan.user.len < sizeof end_user)
+        sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, end_user, sizeof end_user);
+    if (!end_user[0]) {
+        struct sy_str h = sy_req_header(c->req, "x-litellm-end-user-id");
+        if (!h.p)
+            h = sy_req_header(c->req, "x-litellm-customer-id");
+        if (h.p && h.n < sizeof end_user) {
+            memcpy(end_user, h.p, h.n);
+            end_user[h.n] = 0;
+        }
+    }
+    if (end_user[0])
+        m.end_user = end_user;
     m.status = status;
     m.llm_called = c->t_up_start != 0;
     m.llm_failed = c->llm_failed;

@@ -75,7 +75,9 @@ test('models, health and metrics', async () => {
   assert.equal((await fetch(`${gw.url}/health/liveness`)).status, 200);
   const ready = await (await fetch(`${gw.url}/health/readiness`)).json();
   assert.equal(ready.status, 'healthy');
+  await postJSON(`${gw.url}/v1/chat/completions`, chatBody('mock-gpt', { user: 'alice' }));
   const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  assert.match(metrics, /litellm_proxy_total_requests_metric_total\{end_user="alice"/);
   for (const name of ['litellm_proxy_total_requests_metric', 'litellm_requests_metric', 'litellm_request_total_latency_metric',
     'litellm_llm_api_latency_metric', 'litellm_overhead_latency_metric', 'litellm_input_tokens_metric',
     'litellm_output_tokens_metric', 'litellm_total_tokens_metric', 'litellm_in_flight_requests']) {
