@@ -234,8 +234,11 @@ test('a client that disconnects mid-stream does not hurt the gateway', async () 
   const reader = res.body.getReader();
   await reader.read();
   ac.abort();
-  await new Promise((r) => setTimeout(r, 300));
-  const m = await (await fetch(`${gw.url}/metrics`, { headers: auth })).text();
+  let m = '';
+  for (let i = 0; i < 60 && !/litellm_in_flight_requests 0/.test(m); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    m = await (await fetch(`${gw.url}/metrics`, { headers: auth })).text();
+  }
   assert.match(m, /litellm_in_flight_requests 0/);
   const ok = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), auth);
   assert.equal(ok.status, 200);
@@ -285,10 +288,10 @@ test('SIGHUP reloads the config; a broken config keeps the old one', async () =>
   assert.ok(ids.includes('canned2') && !ids.includes('canned'));
   fs.writeFileSync(gw.configPath, 'model_list: [ {model_name: x, litellm_params: {rpm: notanumber');
   gw.proc.kill('SIGHUP');
-  await new Promise((r) => setTimeout(r, 300));
+  for (let i = 0; i < 60 && !/reload failed/.test(gw.log()); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(gw.log(), /reload failed/);
   ids = (await (await fetch(`${gw.url}/v1/models`, { headers: auth })).json()).data.map((m) => m.id);
   assert.ok(ids.includes('canned2'));
-  assert.match(gw.log(), /reload failed/);
   fs.writeFileSync(gw.configPath, orig);
 });
 
