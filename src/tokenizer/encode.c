@@ -23,6 +23,9 @@
  * own merges all rank below every token that could join it to its
  * neighbours starts as one token (char_tok, built by vocab_gen.c; the result
  * is provably the same), which removes most merges and lookups on CJK text.
+ * Parts made of whole non-ASCII characters are flagged PURE; two pure parts
+ * join through the small word-pair table (vocab_gen.c, word_pairs) keyed by
+ * their token ids instead of a byte lookup.
  * Then: an O(n^2) array scan for <= 16 parts, a binary heap over a linked
  * list for more (O(n log n): a 1 MB "word" takes ~0.3 s where tiktoken's
  * quadratic merge does not finish). Parts carry their token id, so the
@@ -37,6 +40,16 @@
 #include "tokenizer/unicode_tables.h"
 
 #define INVALID_CP 0x110000u
+/* Flags on a part's token in a valid UTF-8 piece: NOASC, the part has no
+ * ASCII byte; PURE, it is whole non-ASCII characters (a pre-merged character,
+ * or a part with NOASC from a lead byte to a character boundary), so its
+ * joins with other pure parts go through the word-pair table. */
+#define PURE (1u << 31)
+#define NOASC (1u << 30)
+#define ID 0xffffffu
+/* Smallest word-pair table (slots) the encoder uses: cl100k's (922 pairs,
+ * 2048 slots) joins too few words to pay for the flag checks. */
+#define PAIRS_MIN 8192u
 
 __thread struct sy__tok_cache_ent sy__tok_cache[SY__TOK_CACHE];
 
@@ -335,30 +348,60 @@ static size_t init_parts(const struct sy_tok *t, const uint8_t *p, size_t m, uin
         }
         np += len;
     }
-    /* pass 3 (backwards, parts never move left): expand split characters */
+    /* pass 3 (backwards, parts never move left): expand split characters;
+     * flag parts for the word-pair table when it is worth its checks */
+    const uint32_t pf = t->pmask >= PAIRS_MIN - 1 ? PURE | NOASC : 0, nf = pf & NOASC;
     size_t o = np;
     st[np] = (uint32_t)m;
     for (size_t j = nc; j-- > 0;) {
         uint32_t s0 = st[j], e = j + 1 < nc ? st[j + 1] : (uint32_t)m;
         if (e - s0 == 1 || tok[j] != SY__TOK_NONE) {
             o--;
-            tok[o] = e - s0 == 1 ? tok[j] : tok[j] & 0xffffffu;
+            tok[o] = e - s0 == 1 ? tok[j] : (tok[j] & ID) | pf;
             st[o] = s0;
         } else {
             for (uint32_t i = e; i-- > s0;) {
                 o--;
                 st[o] = i;
-                tok[o] = t->byte_rank[p[i]];
+                tok[o] = t->byte_rank[p[i]] | nf;
             }
         }
     }
     return np;
 }
 
-/* Rank of joining the parts [a, b) and [b, e). */
-static inline __attribute__((always_inline)) uint32_t join_rank(const struct sy_tok *t, const uint8_t *p, uint32_t a, uint32_t e)
+/* Rank of joining the parts [a, b) and [b, e) whose tokens are tl and tr:
+ * through the word-pair table when both are pure, else by their bytes. */
+static inline __attribute__((always_inline)) uint32_t join_rank(const struct sy_tok *t, const uint8_t *p, uint32_t a,
+                                                              uint32_t e, uint32_t tl, uint32_t tr)
 {
+    if (tl & tr & PURE)
+        return sy__tok_pair(t, tl & ID, tr & ID);
     return sy__tok_rank(t, p + a, e - a);
+}
+
+/* Flags of the part [a, e) joined from parts with tokens tl and tr (m: the
+ * piece's length). */
+static inline uint32_t join_flags(const uint8_t *p, uint32_t a, uint32_t e, uint32_t m, uint32_t tl, uint32_t tr)
+{
+    uint32_t f = tl & tr & (PURE | NOASC);
+    if (f == NOASC && p[a] >= 0xC0 && (e == m || (p[e] & 0xC0) != 0x80))
+        f |= PURE;
+    return f;
+}
+
+/* Two joins at once: [a1, e1) and [a2, e2) (overlapping their misses). */
+static inline __attribute__((always_inline)) void join_rank2(const struct sy_tok *t, const uint8_t *p, uint32_t a1,
+                                                           uint32_t e1, uint32_t tl1, uint32_t tr1, uint32_t *r1,
+                                                           uint32_t a2, uint32_t e2, uint32_t tl2, uint32_t tr2,
+                                                           uint32_t *r2)
+{
+    if ((tl1 & tr1 & PURE) || (tl2 & tr2 & PURE)) {
+        *r1 = join_rank(t, p, a1, e1, tl1, tr1);
+        *r2 = join_rank(t, p, a2, e2, tl2, tr2);
+    } else {
+        sy__tok_rank2(t, p + a1, e1 - a1, r1, p + a2, e2 - a2, r2);
+    }
 }
 
 #define SMALL 16
@@ -371,7 +414,7 @@ static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t np, uint3
 {
     uint32_t rk[SMALL + 1];
     for (size_t i = 0; i + 1 < np; i++)
-        rk[i] = join_rank(t, p, st[i], st[i + 2]);
+        rk[i] = join_rank(t, p, st[i], st[i + 2], tok[i], tok[i + 1]);
     rk[np - 1] = SY__TOK_NONE;
     while (np > 1) {
         uint32_t best = SY__TOK_NONE;
@@ -384,7 +427,7 @@ static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t np, uint3
         if (best == SY__TOK_NONE)
             break;
         /* merge parts bi and bi+1: drop entry bi+1 */
-        tok[bi] = best;
+        tok[bi] = best | join_flags(p, st[bi], st[bi + 2], st[np], tok[bi], tok[bi + 1]);
         for (size_t i = bi + 1; i + 1 < np; i++) { /* short: a loop beats memmove */
             st[i] = st[i + 1];
             tok[i] = tok[i + 1];
@@ -393,16 +436,16 @@ static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t np, uint3
         st[np - 1] = st[np];
         np--;
         if (bi > 0 && bi + 1 < np) {
-            sy__tok_rank2(t, p + st[bi], st[bi + 2] - st[bi], &rk[bi], p + st[bi - 1], st[bi + 1] - st[bi - 1],
-                          &rk[bi - 1]);
+            join_rank2(t, p, st[bi], st[bi + 2], tok[bi], tok[bi + 1], &rk[bi], st[bi - 1], st[bi + 1], tok[bi - 1],
+                       tok[bi], &rk[bi - 1]);
         } else {
-            rk[bi] = bi + 1 < np ? join_rank(t, p, st[bi], st[bi + 2]) : SY__TOK_NONE;
+            rk[bi] = bi + 1 < np ? join_rank(t, p, st[bi], st[bi + 2], tok[bi], tok[bi + 1]) : SY__TOK_NONE;
             if (bi > 0)
-                rk[bi - 1] = join_rank(t, p, st[bi - 1], st[bi + 1]);
+                rk[bi - 1] = join_rank(t, p, st[bi - 1], st[bi + 1], tok[bi - 1], tok[bi]);
         }
     }
     for (size_t i = 0; i < np; i++)
-        emit(k, tok[i]);
+        emit(k, tok[i] & ID);
 }
 
 /* Long pieces: doubly linked parts + binary heap of (rank, part) with lazy
@@ -463,7 +506,7 @@ static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t np, const
         prv[i] = (uint32_t)i - 1;
     }
     for (size_t i = 0; i + 1 < np; i++) {
-        cur[i] = join_rank(t, p, st[i], st[i + 2]);
+        cur[i] = join_rank(t, p, st[i], st[i + 2], tok[i], tok[i + 1]);
         if (cur[i] != SY__TOK_NONE)
             h[hn++] = HENT(cur[i], i);
     }
@@ -480,27 +523,27 @@ static void bpe_large(const struct sy_tok *t, const uint8_t *p, size_t np, const
         if (c <= np)
             prv[c] = a;
         cur[b] = SY__TOK_NONE; /* part b is gone */
-        tok[a] = rank;
+        tok[a] = rank | join_flags(p, st[a], st[c], st[np], tok[a], tok[b]);
         /* new pairs (a, c) and (prev, a) */
         if (a > 0 && c < np) {
             uint32_t z = prv[a];
-            sy__tok_rank2(t, p + st[a], st[nxt[c]] - st[a], &cur[a], p + st[z], st[c] - st[z], &cur[z]);
+            join_rank2(t, p, st[a], st[nxt[c]], tok[a], tok[c], &cur[a], st[z], st[c], tok[z], tok[a], &cur[z]);
             if (cur[z] != SY__TOK_NONE)
                 hpush(h, &hn, HENT(cur[z], z));
         } else if (a > 0) {
             uint32_t z = prv[a];
             cur[a] = SY__TOK_NONE;
-            cur[z] = join_rank(t, p, st[z], st[c]);
+            cur[z] = join_rank(t, p, st[z], st[c], tok[z], tok[a]);
             if (cur[z] != SY__TOK_NONE)
                 hpush(h, &hn, HENT(cur[z], z));
         } else {
-            cur[a] = c < np ? join_rank(t, p, st[a], st[nxt[c]]) : SY__TOK_NONE;
+            cur[a] = c < np ? join_rank(t, p, st[a], st[nxt[c]], tok[a], tok[c]) : SY__TOK_NONE;
         }
         if (cur[a] != SY__TOK_NONE)
             hpush(h, &hn, HENT(cur[a], a));
     }
     for (uint32_t i = 0; i < np; i = nxt[i])
-        emit(k, tok[i]);
+        emit(k, tok[i] & ID);
 }
 
 #define STACK_PARTS 256

@@ -29,10 +29,11 @@ struct sy__tok_special {
 };
 
 /* Header of the build-time vocabulary image (see vocab_gen.c). */
-#define SY__TOK_MAGIC "SYTOKV4"
+#define SY__TOK_MAGIC "SYTOKV5"
 struct sy__tok_image {
     char magic[8];
     uint32_t nranks, nslots, nbytes, maxlen;
+    uint32_t npslots, npbloom; /* word-pair table slots, its filter's words (powers of two) */
 };
 
 /* char_tok flags (vocab_gen.c): BPE may start from the character's token
@@ -57,6 +58,9 @@ struct sy_tok {
     const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
     const uint64_t *sbloom;       /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
     const uint32_t *char_tok;     /* 65536: token | SY__TOK_CT_* of each BMP character, or NONE */
+    const uint64_t *ptab;         /* word-pair table, pmask + 1 slots */
+    const uint64_t *pbloom;       /* its filter, pbmask + 1 words */
+    uint32_t pmask, pbmask;
     const struct sy__tok_special *special;
     size_t nspecial;
 };
@@ -81,6 +85,24 @@ static inline uint64_t sy__tok_mum(uint64_t a, uint64_t b)
 {
     __uint128_t r = (__uint128_t)a * b;
     return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* Word-pair table (vocab_gen.c, word_pairs): 64-bit slots holding
+ * left | right << 21 | merged << 42 (token ids of 21 bits); all ones = empty.
+ * Keyed by the ids of two "pure" tokens (whole non-ASCII characters). */
+#define SY__TOK_PMAX ((1u << 21) - 1) /* most ranks */
+static inline uint64_t sy__tok_pkey(uint32_t l, uint32_t r) { return (uint64_t)l | (uint64_t)r << 21; }
+static inline uint32_t sy__tok_phash(uint64_t key)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+/* Its blocked Bloom filter (one 64-bit word per pair, three bits in it;
+ * ~16 bits per pair): most candidate pairs are not tokens, and the filter
+ * answers them from L1/L2 without touching the table. */
+static inline uint64_t sy__tok_pbhash(uint64_t key) { return sy__tok_mum(key ^ 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull); }
+static inline uint64_t sy__tok_pbmask(uint64_t h)
+{
+    return 1ull << (h >> 46 & 63) | 1ull << (h >> 52 & 63) | 1ull << (h >> 58 & 63);
 }
 
 /* First min(n, 8) bytes of p as a zero-padded little-endian word. */
@@ -208,6 +230,22 @@ static inline __attribute__((always_inline)) uint32_t sy__tok_rank(const struct 
         return r;
     }
     return sy__tok_probe(t, sy__tok_prep(t, p, n), p, n);
+}
+
+/* Rank of the concatenation of two pure tokens l and r (ids), or
+ * SY__TOK_NONE: one probe of the small word-pair table. */
+static inline uint32_t sy__tok_pair(const struct sy_tok *t, uint32_t l, uint32_t r)
+{
+    uint64_t key = sy__tok_pkey(l, r), h = sy__tok_pbhash(key), bm = sy__tok_pbmask(h);
+    if ((t->pbloom[h & t->pbmask] & bm) != bm)
+        return SY__TOK_NONE;
+    for (uint32_t i = sy__tok_phash(key) & t->pmask;; i = (i + 1) & t->pmask) {
+        uint64_t s = t->ptab[i];
+        if (s == UINT64_MAX)
+            return SY__TOK_NONE;
+        if ((s & ((1ull << 42) - 1)) == key)
+            return (uint32_t)(s >> 42);
+    }
 }
 
 /* Ranks of two strings at once (their cache misses overlap). */

@@ -5,7 +5,7 @@
  *   sy-tok-vocab-gen IN.tiktoken OUT.bin
  *
  * Image layout (native endianness, every section 8-byte aligned):
- *   struct sy__tok_image header (magic "SYTOKV1", counts)
+ *   struct sy__tok_image header (magic SY__TOK_MAGIC, counts)
  *   uint32_t off[nranks + 1]          token bytes of rank r: bytes[off[r]..off[r+1])
  *                                     (+ 4 zero bytes when nranks + 1 is odd)
  *   struct sy__tok_slot tab[nslots]   {key8, rank | len << 24, offset}, linear probing
@@ -15,6 +15,8 @@
  *   uint64_t sbloom[SY__TOK_SBLOOM_WORDS]    tokens of 3..8 bytes (blocked)
  *   uint32_t char_tok[65536]          per BMP code point: its token when the
  *                                     character may be pre-merged (see below)
+ *   uint64_t ptab[npslots]            CJK word table (see word_pairs below)
+ *   uint64_t pbloom[npbloom]          its blocked Bloom filter
  *   uint8_t bytes[nbytes]
  * Fails (exit 1) on a malformed file, a duplicate or missing byte token.
  */
@@ -195,6 +197,107 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
     }
 }
 
+/* Length of the UTF-8 character starting with lead byte c at b[0..n), or
+ * 0 when it is not a whole, valid character of 2..4 bytes (the encoder's
+ * dec() rules: no overlongs, surrogates or code points above U+10FFFF). */
+static size_t mbchar(const uint8_t *b, size_t n)
+{
+    uint8_t c = b[0];
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((b[i] & 0xC0) != 0x80)
+            return 0;
+    if (len == 3) {
+        uint32_t v = (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[1] & 0x3F) << 6 | (b[2] & 0x3F);
+        if (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))
+            return 0;
+    } else if (len == 4) {
+        uint32_t v = (uint32_t)(c & 0x07) << 18 | (uint32_t)(b[1] & 0x3F) << 12 | (uint32_t)(b[2] & 0x3F) << 6 |
+                     (b[3] & 0x3F);
+        if (v < 0x10000 || v > 0x10FFFF)
+            return 0;
+    }
+    return len;
+}
+
+/* The word-pair table. A "pure" token is a whole sequence of valid 2..4-byte
+ * UTF-8 characters (no ASCII). For every pure token T and every character
+ * boundary splitting it into two tokens L | R, the table maps (L, R) -> T.
+ * Both L and R are then pure, and conversely the concatenation of two pure
+ * tokens is a token iff the table has their pair, so the encoder can join two
+ * parts it knows to be pure with one probe of this small table (it stays in
+ * L2) instead of hashing their bytes into the multi-megabyte table. Open
+ * addressing, linear probing, load <= 0.6; returns the slot count (a power
+ * of two) and the table in *out. */
+static uint32_t word_pairs(const struct sy__tok_slot *tab, uint32_t nslots, const uint8_t *bytes, const uint32_t *off,
+                           uint32_t nranks, uint64_t **out, uint64_t **bloom_out, uint32_t *nbloom)
+{
+    uint32_t cnt = 0, cap = 1024, *ent = malloc(sizeof *ent * 3 * cap);
+    for (uint32_t r = 0; ent && r < nranks; r++) {
+        const uint8_t *b = bytes + off[r];
+        size_t n = off[r + 1] - off[r], i = 0, bounds[64], nb = 0;
+        while (i < n) {
+            size_t l = mbchar(b + i, n - i);
+            if (!l)
+                break;
+            i += l;
+            if (i < n && nb < 64)
+                bounds[nb++] = i;
+        }
+        if (i != n || nb == 0 || nb == 64)
+            continue; /* not pure, a single character, or absurdly long */
+        for (size_t j = 0; j < nb; j++) {
+            uint32_t lr = lookup(tab, nslots, bytes, off, b, bounds[j]);
+            uint32_t rr = lookup(tab, nslots, bytes, off, b + bounds[j], n - bounds[j]);
+            if (lr == SY__TOK_NONE || rr == SY__TOK_NONE)
+                continue;
+            if (cnt == cap) {
+                cap *= 2;
+                uint32_t *ne = realloc(ent, sizeof *ent * 3 * cap);
+                if (!ne) {
+                    free(ent);
+                    ent = NULL;
+                    break;
+                }
+                ent = ne;
+            }
+            ent[3 * cnt] = lr, ent[3 * cnt + 1] = rr, ent[3 * cnt + 2] = r, cnt++;
+        }
+    }
+    if (!ent)
+        return 0;
+    uint32_t ns = 64;
+    while (ns * 3 < cnt * 5) /* load <= 0.6 */
+        ns <<= 1;
+    uint32_t nw = 64;
+    while (nw * 4 < cnt) /* ~16 bits per pair */
+        nw <<= 1;
+    uint64_t *pt = malloc(sizeof *pt * ns), *pb = calloc(nw, sizeof *pb);
+    if (!pt || !pb) {
+        free(ent);
+        free(pt);
+        free(pb);
+        return 0;
+    }
+    memset(pt, 0xff, sizeof *pt * ns);
+    for (uint32_t e = 0; e < cnt; e++) {
+        uint64_t key = sy__tok_pkey(ent[3 * e], ent[3 * e + 1]);
+        uint32_t i = sy__tok_phash(key) & (ns - 1);
+        while (pt[i] != UINT64_MAX)
+            i = (i + 1) & (ns - 1);
+        pt[i] = key | (uint64_t)ent[3 * e + 2] << 42;
+        uint64_t h = sy__tok_pbhash(key);
+        pb[h & (nw - 1)] |= sy__tok_pbmask(h);
+    }
+    free(ent);
+    *out = pt;
+    *bloom_out = pb;
+    *nbloom = nw;
+    return ns;
+}
+
 static int die(const char *m)
 {
     fprintf(stderr, "sy-tok-vocab-gen: %s\n", m);
@@ -321,7 +424,14 @@ int main(int argc, char **argv)
     if (!char_tok)
         return die("out of memory");
     char_table(tab, nslots, bytes, off, nranks, char_tok);
-    struct sy__tok_image hd = {.magic = SY__TOK_MAGIC, .nranks = nranks, .nslots = nslots, .nbytes = o, .maxlen = maxlen};
+    if (nranks > SY__TOK_PMAX)
+        return die("too many ranks for the word-pair table");
+    uint64_t *ptab = NULL, *pbloom = NULL;
+    uint32_t npbloom = 0, npslots = word_pairs(tab, nslots, bytes, off, nranks, &ptab, &pbloom, &npbloom);
+    if (!npslots)
+        return die("out of memory");
+    struct sy__tok_image hd = {.magic = SY__TOK_MAGIC, .nranks = nranks, .nslots = nslots, .nbytes = o,
+                               .maxlen = maxlen, .npslots = npslots, .npbloom = npbloom};
     FILE *w = fopen(argv[2], "wb");
     if (!w)
         return die("cannot open output");
@@ -334,6 +444,8 @@ int main(int argc, char **argv)
              fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
              fwrite(sbloom, sizeof *sbloom, SY__TOK_SBLOOM_WORDS, w) == SY__TOK_SBLOOM_WORDS &&
              fwrite(char_tok, sizeof *char_tok, 65536, w) == 65536 &&
+             fwrite(ptab, sizeof *ptab, npslots, w) == npslots &&
+             fwrite(pbloom, sizeof *pbloom, npbloom, w) == npbloom &&
              fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
@@ -348,5 +460,7 @@ int main(int argc, char **argv)
     free(bloom);
     free(sbloom);
     free(char_tok);
+    free(ptab);
+    free(pbloom);
     return 0;
 }

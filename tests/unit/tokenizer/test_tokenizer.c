@@ -208,6 +208,117 @@ static void test_reference_bpe(void **state)
     free(want);
 }
 
+/* Whether token r is whole, valid non-ASCII UTF-8 characters (a "pure"
+ * token, the word-pair table's domain). */
+static int pure_token(const struct sy_tok *t, uint32_t r)
+{
+    const uint8_t *b = t->bytes + t->off[r];
+    size_t n = t->off[r + 1] - t->off[r], i = 0;
+    if (!n)
+        return 0;
+    while (i < n) {
+        uint8_t c = b[i];
+        size_t l = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!l || i + l > n)
+            return 0;
+        for (size_t k = 1; k < l; k++)
+            if ((b[i + k] & 0xC0) != 0x80)
+                return 0;
+        uint32_t v = l == 2 ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
+                     : l == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 | (b[i + 2] & 0x3F)
+                              : (uint32_t)(c & 0x07) << 18 | (uint32_t)(b[i + 1] & 0x3F) << 12 |
+                                    (uint32_t)(b[i + 2] & 0x3F) << 6 | (b[i + 3] & 0x3F);
+        if ((l == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) || (l == 4 && (v < 0x10000 || v > 0x10FFFF)))
+            return 0;
+        i += l;
+    }
+    return 1;
+}
+
+/* Text made of real vocabulary words (pure tokens: CJK words, kana,
+ * Hangul, Cyrillic...) with some punctuation, spaces and other tokens in
+ * between, so that many adjacent parts join into real multi-character
+ * tokens: encoder == reference BPE, and the word-pair table agrees with the
+ * byte lookup on every pair of pure tokens drawn. */
+static void test_reference_words(void **state)
+{
+    (void)state;
+    uint64_t rnd = 0x2545F4914F6CDD1Dull;
+    uint8_t *s = malloc(4096 + 256);
+    uint32_t *want = malloc(4096 * sizeof *want);
+    uint8_t cat[512];
+    for (int e = 0; e < 2; e++) {
+        const struct sy_tok *t = e ? o2 : cl;
+        /* the pure tokens, for drawing */
+        uint32_t *pure = malloc(t->nranks * sizeof *pure), npure = 0;
+        for (uint32_t r = 0; r < t->nranks; r++)
+            if (pure_token(t, r))
+                pure[npure++] = r;
+        assert_true(npure > 1000);
+        size_t hits = 0;
+        for (int i = 0; i < 200000; i++) {
+            rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t l = pure[(rnd >> 20) % npure], r = pure[(rnd >> 42) % npure];
+            if (i % 4 == 0) /* a real token split at a character boundary */
+                r = pure[(rnd >> 42) % 64 + (uint32_t)(rnd >> 8) % (npure - 64)];
+            size_t ln = t->off[l + 1] - t->off[l], rn = t->off[r + 1] - t->off[r];
+            memcpy(cat, t->bytes + t->off[l], ln);
+            memcpy(cat + ln, t->bytes + t->off[r], rn);
+            uint32_t want1 = ln + rn <= t->maxlen ? sy__tok_rank(t, cat, ln + rn) : SY__TOK_NONE;
+            assert_int_equal(sy__tok_pair(t, l, r), want1);
+        }
+        for (uint32_t i = 0; i < npure; i++) { /* every split of every pure token */
+            uint32_t r = pure[i];
+            const uint8_t *b = t->bytes + t->off[r];
+            size_t n = t->off[r + 1] - t->off[r];
+            for (size_t k = 1; k < n; k++) {
+                if ((b[k] & 0xC0) == 0x80)
+                    continue;
+                uint32_t a = sy__tok_rank(t, b, k), c = sy__tok_rank(t, b + k, n - k);
+                if (a != SY__TOK_NONE && c != SY__TOK_NONE) {
+                    assert_int_equal(sy__tok_pair(t, a, c), r);
+                    hits++;
+                }
+            }
+        }
+        assert_true(hits > 500);
+        static const char *const glue[] = {"", "", "", "", "\xe3\x80\x82", "\xef\xbc\x8c", " ", "a", "1", "!"};
+        for (int round = 0; round < 1500; round++) {
+            size_t n = 0, len = 1 + (round % 5 == 0 ? 3000 : round % 200);
+            while (n < len) {
+                rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+                uint32_t x = (uint32_t)(rnd >> 33);
+                uint32_t r = x % 5 ? pure[x % npure] : x % t->nranks;
+                if (x % 3 == 0) /* favour frequent (low-rank) words */
+                    r = pure[x % (npure < 3000 ? npure : 3000)];
+                size_t rl = t->off[r + 1] - t->off[r];
+                if (rl > 200)
+                    continue;
+                memcpy(s + n, t->bytes + t->off[r], rl);
+                n += rl;
+                const char *g = glue[(x >> 24) % 10];
+                memcpy(s + n, g, strlen(g));
+                n += strlen(g);
+            }
+            size_t nw = 0;
+            for (size_t i = 0; i < n;) {
+                size_t j = sy__tok_split_next(t->enc, s, i, n);
+                nw += ref_bpe(t, s + i, j - i, want + nw);
+                i = j;
+            }
+            uint32_t *ids = NULL;
+            size_t nid = 0, cap = 0;
+            assert_int_equal(sy_tok_encode(t, (const char *)s, n, &ids, &nid, &cap), 0);
+            assert_int_equal(nid, nw);
+            assert_memory_equal(ids, want, nw * sizeof *want);
+            free(ids);
+        }
+        free(pure);
+    }
+    free(s);
+    free(want);
+}
+
 static void test_model_map(void **state)
 {
     (void)state;
@@ -333,6 +444,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_ids),  cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
         cmocka_unit_test(test_reference_bpe),
+        cmocka_unit_test(test_reference_words),
         cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts),     cmocka_unit_test(test_endpoint),
     };
     return cmocka_run_group_tests_name("tokenizer", tests, setup, NULL);
