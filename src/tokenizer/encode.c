@@ -21,7 +21,8 @@
  * BPE merges the lowest-ranked adjacent pair, leftmost first, like tiktoken's
  * byte_pair_merge. In a valid UTF-8 piece, a 2- or 3-byte character whose
  * own merges all rank below every token that could join it to its
- * neighbours starts as one token (char_tok, built by vocab_gen.c; the result
+ * neighbours starts as one token (char_tok, and char_lmb / char_rmb keyed on
+ * the neighbours' adjacent bytes, built by vocab_gen.c; the result
  * is provably the same), which removes most merges and lookups on CJK text.
  * Parts made of whole non-ASCII characters are flagged PURE; two pure parts
  * join through the small word-pair table (vocab_gen.c, word_pairs) keyed by
@@ -339,7 +340,18 @@ static size_t init_parts(const struct sy_tok *t, const uint8_t *p, size_t m, uin
                 need |= p[st[j] - 1] < 0x80 ? SY__TOK_CT_LASCII : SY__TOK_CT_LMB;
             if (j + 1 < nc)
                 need |= p[st[j + 1]] < 0x80 ? SY__TOK_CT_RASCII : SY__TOK_CT_RMB;
-            if ((tok[j] & need) == need)
+            uint32_t miss = need & ~tok[j];
+            if (miss && !(miss & (SY__TOK_CT_LASCII | SY__TOK_CT_RASCII))) {
+                /* the finer tests, on the multi-byte neighbours' adjacent bytes */
+                const uint8_t *c = p + st[j];
+                uint32_t cp = len == 2 ? (uint32_t)(c[0] & 0x1F) << 6 | (c[1] & 0x3F)
+                                       : (uint32_t)(c[0] & 0x0F) << 12 | (uint32_t)(c[1] & 0x3F) << 6 | (c[2] & 0x3F);
+                if (!(miss & SY__TOK_CT_LMB) || (t->char_lmb[cp] >> (c[-1] & 0x3F) & 1))
+                    miss &= ~SY__TOK_CT_LMB;
+                if (!(miss & SY__TOK_CT_RMB) || (t->char_rmb[cp] >> sy__tok_rcls(c[len]) & 1))
+                    miss &= ~SY__TOK_CT_RMB;
+            }
+            if (!miss)
                 len = 1;
             else
                 tok[j] = SY__TOK_NONE;

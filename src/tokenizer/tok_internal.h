@@ -29,7 +29,7 @@ struct sy__tok_special {
 };
 
 /* Header of the build-time vocabulary image (see vocab_gen.c). */
-#define SY__TOK_MAGIC "SYTOKV5"
+#define SY__TOK_MAGIC "SYTOKV6"
 struct sy__tok_image {
     char magic[8];
     uint32_t nranks, nslots, nbytes, maxlen;
@@ -43,6 +43,17 @@ struct sy__tok_image {
 #define SY__TOK_CT_LMB (1u << 25)
 #define SY__TOK_CT_RASCII (1u << 26)
 #define SY__TOK_CT_RMB (1u << 27)
+
+/* Finer right-neighbour test (char_rmb, vocab_gen.c): when RMB is not set,
+ * bit sy__tok_rcls(L) of char_rmb[cp] tells whether a multi-byte right
+ * neighbour with lead byte L allows the pre-merge. Classes: E0..EF one
+ * each, C0..DF in blocks of 8, F0..FF, and continuation bytes (which never
+ * start a neighbour; only counted in RMB). */
+#define SY__TOK_RCLS 22
+static inline int sy__tok_rcls(uint8_t b)
+{
+    return b >= 0xE0 && b <= 0xEF ? b - 0xE0 : b >= 0xC0 && b < 0xE0 ? 16 + ((b - 0xC0) >> 3) : b >= 0xF0 ? 20 : 21;
+}
 
 /* All table pointers point into the embedded, read-only image. */
 struct sy_tok {
@@ -58,6 +69,8 @@ struct sy_tok {
     const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
     const uint64_t *sbloom;       /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
     const uint32_t *char_tok;     /* 65536: token | SY__TOK_CT_* of each BMP character, or NONE */
+    const uint32_t *char_rmb;     /* 65536: bit per right-neighbour lead-byte class (sy__tok_rcls) */
+    const uint64_t *char_lmb;     /* 65536: bit per left neighbour's last byte & 0x3F (a continuation byte) */
     const uint64_t *ptab;         /* word-pair table, pmask + 1 slots */
     const uint64_t *pbloom;       /* its filter, pbmask + 1 words */
     uint32_t pmask, pbmask;

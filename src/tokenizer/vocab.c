@@ -43,7 +43,7 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
     memcpy(&hd, p, sizeof hd);
     size_t offsz = 4 * ((size_t)hd.nranks + 1 + (hd.nranks + 1) % 2);
     size_t need = sizeof hd + offsz + sizeof(struct sy__tok_slot) * hd.nslots +
-                  4 * (65536 + 256) + SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + 4 * 65536 + 8 * ((size_t)hd.npslots + hd.npbloom) + hd.nbytes;
+                  4 * (65536 + 256) + SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + 16 * 65536 + 8 * ((size_t)hd.npslots + hd.npbloom) + hd.nbytes;
     if (memcmp(hd.magic, SY__TOK_MAGIC, sizeof hd.magic) != 0 || (size_t)(end - p) < need ||
         (hd.nslots & (hd.nslots - 1)) || !hd.npslots || (hd.npslots & (hd.npslots - 1)) ||
         !hd.npbloom || (hd.npbloom & (hd.npbloom - 1)))
@@ -67,6 +67,10 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
     q += 8 * SY__TOK_SBLOOM_WORDS;
     t->char_tok = (const uint32_t *)(const void *)q;
     q += 4 * 65536;
+    t->char_rmb = (const uint32_t *)(const void *)q;
+    q += 4 * 65536;
+    t->char_lmb = (const uint64_t *)(const void *)q;
+    q += 8 * 65536;
     t->ptab = (const uint64_t *)(const void *)q;
     t->pmask = hd.npslots - 1;
     q += 8 * (size_t)hd.npslots;

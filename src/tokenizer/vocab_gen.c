@@ -15,6 +15,10 @@
  *   uint64_t sbloom[SY__TOK_SBLOOM_WORDS]    tokens of 3..8 bytes (blocked)
  *   uint32_t char_tok[65536]          per BMP code point: its token when the
  *                                     character may be pre-merged (see below)
+ *   uint32_t char_rmb[65536]          per BMP code point: bit sy__tok_rcls(L) set when
+ *                                     a right neighbour with lead byte L allows it
+ *   uint64_t char_lmb[65536]          per BMP code point: bit B & 0x3F set when a left
+ *                                     neighbour ending with continuation byte B allows it
  *   uint64_t ptab[npslots]            CJK word table (see word_pairs below)
  *   uint64_t pbloom[npbloom]          its blocked Bloom filter
  *   uint8_t bytes[nbytes]
@@ -90,12 +94,28 @@ static void minr(uint32_t *a, uint32_t r)
  * character), so the test is made per context:
  *   char_tok[cp] = token | SY__TOK_CT_* flags (contexts where it holds),
  *   or SY__TOK_NONE (c is not one token alone, or U+0000..U+007F, surrogates).
+ * Finer, for a multi-byte neighbour when the coarse flag is not set: the
+ * same minimum per class of the neighbour's byte next to c (its lead byte on
+ * the right: char_rmb, classes sy__tok_rcls; its last, continuation byte on
+ * the left: char_lmb, 64 classes). A merge joining c with that neighbour
+ * makes a token holding that byte, so the same proof holds per class. Bytes
+ * that cannot be there in valid UTF-8 only count in the coarse flags.
  */
 static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const uint8_t *bytes, const uint32_t *off,
-                       uint32_t nranks, uint32_t *char_tok)
+                       uint32_t nranks, uint32_t *char_tok, uint32_t *char_rmb, uint64_t *char_lmb)
 {
     /* [k]: k = 0 the neighbour is ASCII, 1 it is (part of) a multi-byte character */
     static uint32_t lfull[2][65536], rfull[2][65536], suf1[2][256], suf2[2][65536], pre1[2][256], pre2[2][65536];
+    /* the same right-side minima for a multi-byte neighbour, per class of its lead byte */
+    static uint32_t rfullc[SY__TOK_RCLS][65536], suf1c[SY__TOK_RCLS][256], suf2c[SY__TOK_RCLS][65536];
+    /* left side, per last byte of a multi-byte neighbour (a continuation byte) */
+    static uint32_t lfullc[64][65536], pre1c[64][256], pre2c[64][65536];
+    memset(lfullc, 0xff, sizeof lfullc);
+    memset(pre1c, 0xff, sizeof pre1c);
+    memset(pre2c, 0xff, sizeof pre2c);
+    memset(rfullc, 0xff, sizeof rfullc);
+    memset(suf1c, 0xff, sizeof suf1c);
+    memset(suf2c, 0xff, sizeof suf2c);
     memset(lfull, 0xff, sizeof lfull);
     memset(rfull, 0xff, sizeof rfull);
     memset(suf1, 0xff, sizeof suf1);
@@ -110,11 +130,11 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
         if (i > 3)
             continue; /* never occurs in valid UTF-8 */
         if (i > 0 && i < n) {
-            int k = b[i] >= 0x80;
+            int k = b[i] >= 0x80, c = sy__tok_rcls(b[i]);
             if (i == 1)
-                minr(&suf1[k][b[0]], r);
+                minr(k ? &suf1c[c][b[0]] : &suf1[0][b[0]], r);
             else if (i == 2)
-                minr(&suf2[k][b[0] << 8 | b[1]], r);
+                minr(k ? &suf2c[c][b[0] << 8 | b[1]] : &suf2[0][b[0] << 8 | b[1]], r);
         }
         while (i < n) {
             uint8_t c = b[i];
@@ -125,13 +145,13 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
             size_t have = 1;
             while (have < len && i + have < n && (b[i + have] & 0xC0) == 0x80)
                 have++;
-            int kl = i > 0 && b[i - 1] >= 0x80;
+            int kl = i > 0 && b[i - 1] >= 0x80, lc = kl && (b[i - 1] & 0xC0) == 0x80 ? b[i - 1] & 0x3F : -1;
             if (have < len) {
                 if (i + have == n && i > 0) { /* ends with a proper prefix of a character */
                     if (have == 1)
-                        minr(&pre1[kl][c], r);
+                        minr(lc >= 0 ? &pre1c[lc][c] : &pre1[kl][c], r);
                     else if (have == 2)
-                        minr(&pre2[kl][c << 8 | b[i + 1]], r);
+                        minr(lc >= 0 ? &pre2c[lc][c << 8 | b[i + 1]] : &pre2[kl][c << 8 | b[i + 1]], r);
                 }
                 break;
             }
@@ -140,15 +160,19 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
                                        : (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 |
                                              (b[i + 2] & 0x3F);
                 if (i > 0)
-                    minr(&lfull[kl][cp], r);
+                    minr(lc >= 0 ? &lfullc[lc][cp] : &lfull[kl][cp], r);
+                else if (n > len && b[len] < 0x80)
+                    minr(&rfull[0][cp], r);
                 else if (n > len)
-                    minr(&rfull[b[len] >= 0x80][cp], r);
+                    minr(&rfullc[sy__tok_rcls(b[len])][cp], r);
             }
             i += len;
         }
     }
     for (uint32_t cp = 0; cp < 65536; cp++) {
         char_tok[cp] = SY__TOK_NONE;
+        char_rmb[cp] = 0;
+        char_lmb[cp] = 0;
         if (cp < 0x80 || (cp >= 0xD800 && cp <= 0xDFFF))
             continue;
         uint8_t u[3];
@@ -179,7 +203,26 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
         }
         if (parts != 1)
             continue;
-        uint32_t flags = 0;
+        uint32_t flags = 0, rm = 0;
+        for (int c = 0; c < SY__TOK_RCLS; c++) {
+            uint32_t right = rfullc[c][cp];
+            minr(&right, suf1c[c][u[n - 1]]);
+            if (n == 3)
+                minr(&right, suf2c[c][u[1] << 8 | u[2]]);
+            if (maxr < right)
+                rm |= 1u << c;
+            minr(&rfull[1][cp], right); /* RMB: the minimum over every class */
+        }
+        uint64_t lm = 0;
+        for (int c = 0; c < 64; c++) {
+            uint32_t left = lfullc[c][cp];
+            minr(&left, pre1c[c][u[0]]);
+            if (n == 3)
+                minr(&left, pre2c[c][u[0] << 8 | u[1]]);
+            if (maxr < left)
+                lm |= 1ull << c;
+            minr(&lfull[1][cp], left); /* LMB: the minimum over every class */
+        }
         for (int k = 0; k < 2; k++) {
             uint32_t left = lfull[k][cp], right = rfull[k][cp];
             minr(&left, pre1[k][u[0]]);
@@ -194,6 +237,8 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
                 flags |= k ? SY__TOK_CT_RMB : SY__TOK_CT_RASCII;
         }
         char_tok[cp] = lookup(tab, nslots, bytes, off, u, n) | flags;
+        char_rmb[cp] = rm;
+        char_lmb[cp] = lm;
     }
 }
 
@@ -420,10 +465,11 @@ int main(int argc, char **argv)
     for (int b = 0; b < 256; b++)
         if (byte_rank[b] == SY__TOK_NONE)
             return die("a single byte has no rank");
-    uint32_t *char_tok = malloc(sizeof *char_tok * 65536);
-    if (!char_tok)
+    uint32_t *char_tok = malloc(sizeof *char_tok * 65536), *char_rmb = malloc(sizeof *char_rmb * 65536);
+    uint64_t *char_lmb = malloc(sizeof *char_lmb * 65536);
+    if (!char_tok || !char_rmb || !char_lmb)
         return die("out of memory");
-    char_table(tab, nslots, bytes, off, nranks, char_tok);
+    char_table(tab, nslots, bytes, off, nranks, char_tok, char_rmb, char_lmb);
     if (nranks > SY__TOK_PMAX)
         return die("too many ranks for the word-pair table");
     uint64_t *ptab = NULL, *pbloom = NULL;
@@ -444,6 +490,8 @@ int main(int argc, char **argv)
              fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
              fwrite(sbloom, sizeof *sbloom, SY__TOK_SBLOOM_WORDS, w) == SY__TOK_SBLOOM_WORDS &&
              fwrite(char_tok, sizeof *char_tok, 65536, w) == 65536 &&
+             fwrite(char_rmb, sizeof *char_rmb, 65536, w) == 65536 &&
+             fwrite(char_lmb, sizeof *char_lmb, 65536, w) == 65536 &&
              fwrite(ptab, sizeof *ptab, npslots, w) == npslots &&
              fwrite(pbloom, sizeof *pbloom, npbloom, w) == npbloom &&
              fwrite(bytes, 1, o, w) == o &&
@@ -460,6 +508,8 @@ int main(int argc, char **argv)
     free(bloom);
     free(sbloom);
     free(char_tok);
+    free(char_rmb);
+    free(char_lmb);
     free(ptab);
     free(pbloom);
     return 0;
