@@ -207,6 +207,8 @@ void sy_workers_drain(double timeout_s);
 void sy_workers_join(void);
 
 uint64_t sy_rand(struct sy_worker *w);
+/* 400 "Invalid model name passed in model=..." as LiteLLM (router.c); returns SY_DONE. */
+int sy_call_invalid_model(struct sy_call *c, const char *model);
 /* Pick a deployment of c->group (router.c); avoid may be NULL. */
 struct sy_drt *sy_pick(struct sy_call *c, const struct sy_drt *avoid);
 

@@ -132,6 +132,38 @@ static int lit(struct st *s, const char *w, size_t wl)
     return 0;
 }
 
+/* Span type letter for a value starting with c (see sy_jspan.type). */
+static char span_type(char c)
+{
+    switch (c) {
+    case '"': return 's';
+    case '{': return 'o';
+    case '[': return 'a';
+    case 't': return 't';
+    case 'f': return 'f';
+    case 'n': return 'z';
+    default: return 'n';
+    }
+}
+
+/* After a member or element: 1 when ',' follows (more to come), 0 when the
+ * container's closing byte does (consumed), -1 on a syntax error. */
+static int next_member(struct st *s, char close)
+{
+    ws(s);
+    if (s->i >= s->n)
+        return fail(s, close == '}' ? "unterminated object" : "unterminated array");
+    if (s->p[s->i] == ',') {
+        s->i++;
+        return 1;
+    }
+    if (s->p[s->i] == close) {
+        s->i++;
+        return 0;
+    }
+    return fail(s, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
 static int value(struct st *s, int depth, struct sy_jscan *top);
 
 static int key_is(struct st *s, size_t ks, size_t ke, const char *k)
@@ -168,14 +200,7 @@ static int object(struct st *s, int depth, struct sy_jscan *top)
         if (value(s, depth + 1, NULL))
             return -1;
         if (top) {
-            struct sy_jspan sp = {vs, s->i - vs,
-                                  c == '"'   ? 's'
-                                  : c == '{' ? 'o'
-                                  : c == '[' ? 'a'
-                                  : c == 't' ? 't'
-                                  : c == 'f' ? 'f'
-                                  : c == 'n' ? 'z'
-                                             : 'n'};
+            struct sy_jspan sp = {vs, s->i - vs, span_type(c)};
             if (key_is(s, ks, ke, "model"))
                 top->model = sp;
             else if (key_is(s, ks, ke, "stream"))
@@ -193,18 +218,9 @@ static int object(struct st *s, int depth, struct sy_jscan *top)
             else if (key_is(s, ks, ke, "n"))
                 top->n = sp;
         }
-        ws(s);
-        if (s->i >= s->n)
-            return fail(s, "unterminated object");
-        if (s->p[s->i] == ',') {
-            s->i++;
-            continue;
-        }
-        if (s->p[s->i] == '}') {
-            s->i++;
-            return 0;
-        }
-        return fail(s, "expected ',' or '}'");
+        int more = next_member(s, '}');
+        if (more <= 0)
+            return more;
     }
 }
 
@@ -220,18 +236,9 @@ static int array(struct st *s, int depth)
         ws(s);
         if (value(s, depth + 1, NULL))
             return -1;
-        ws(s);
-        if (s->i >= s->n)
-            return fail(s, "unterminated array");
-        if (s->p[s->i] == ',') {
-            s->i++;
-            continue;
-        }
-        if (s->p[s->i] == ']') {
-            s->i++;
-            return 0;
-        }
-        return fail(s, "expected ',' or ']'");
+        int more = next_member(s, ']');
+        if (more <= 0)
+            return more;
     }
 }
 
@@ -365,14 +372,7 @@ struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *
         if (value(&s, 1, NULL))
             return none;
         if (key_is(&s, ks, ke, key))
-            return (struct sy_jspan){obj.off + vs, s.i - vs,
-                                     c == '"'   ? 's'
-                                     : c == '{' ? 'o'
-                                     : c == '[' ? 'a'
-                                     : c == 't' ? 't'
-                                     : c == 'f' ? 'f'
-                                     : c == 'n' ? 'z'
-                                                : 'n'};
+            return (struct sy_jspan){obj.off + vs, s.i - vs, span_type(c)};
         ws(&s);
         if (s.i >= s.n || s.p[s.i] != ',')
             return none;

@@ -41,15 +41,7 @@ int sy_stage_parse(struct sy_call *c)
         }
         c->model = m;
     } else {
-        const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
-                            : c->kind == SY_RK_COMPLETIONS ? "/completions"
-                                                           : "/embeddings";
-        snprintf(
-            msg, sizeof msg,
-            "%s: Invalid model name passed in model=None. Call `/v1/models` to view available models for your key.",
-            route);
-        sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
-        return SY_DONE;
+        return sy_call_invalid_model(c, "None");
     }
     c->stream = c->scan.stream.type == 't';
     if (c->stream && c->scan.stream_options.type == 'o') {

@@ -132,31 +132,66 @@ static void finish_transport_error(struct sy_call *c, int err)
     finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, m);
 }
 
-static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out);
+/* Append the decoded value of every `"key":"..."` string in ev to out. */
+static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out)
+{
+    const char *end = ev + n, *k = ev;
+    while ((k = memmem(k, (size_t)(end - k), key, kl)) != NULL) {
+        const char *q = k + kl;
+        while (q < end && (*q == ' ' || *q == ':'))
+            q++;
+        k = q;
+        if (q >= end || *q != '"')
+            continue;
+        const char *e = q + 1;
+        while (e < end && *e != '"')
+            e += *e == '\\' ? 2 : 1;
+        if (e >= end)
+            return;
+        size_t sl = (size_t)(e + 1 - q);
+        if (sy_buf_reserve(out, sl + 8) == 0) {
+            long d = sy_jstr_decode(q, sl, out->p + out->len, sl + 8);
+            if (d > 0)
+                out->len += (size_t)d;
+        }
+        k = e + 1;
+    }
+}
 
-static void finish_success(struct sy_call *c)
+/* Usage of a successful response (its body, or a stream's bytes): the
+ * upstream's own `usage` when present (the last one: streams repeat it),
+ * else counted as LiteLLM does - token_counter on the request, and on the
+ * returned text (content, tool-call arguments, completion text). */
+static void take_usage(struct sy_call *c, const char *p, size_t n)
 {
     uint64_t pt = 0, ct = 0;
-    if (sy_usage_scan(c->up_body.p, c->up_body.len, &pt, &ct)) {
+    if (!p)
+        p = "";
+    if (sy_usage_scan(p, n, &pt, &ct)) {
         c->prompt_tokens = pt;
         c->completion_tokens = ct;
         c->have_usage = 1;
-    } else if (c->up_status == 200) { /* no usage reported: count it ourselves, as LiteLLM */
-        struct sy_buf text;
-        sy_buf_init(&text, c->up_body.len + 16);
-        if (c->kind != SY_RK_EMBEDDINGS) {
-            collect_strings(c->up_body.p, c->up_body.len, "\"content\"", 9, &text);
-            collect_strings(c->up_body.p, c->up_body.len, "\"arguments\"", 11, &text);
-            if (c->kind == SY_RK_COMPLETIONS)
-                collect_strings(c->up_body.p, c->up_body.len, "\"text\"", 6, &text);
-        }
-        const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
-        long p = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-        c->prompt_tokens = p > 0 ? (uint64_t)p : 0;
-        c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
-        c->usage_counted = 1;
-        sy_buf_free(&text);
+        return;
     }
+    struct sy_buf text;
+    sy_buf_init(&text, n + 16);
+    if (c->kind != SY_RK_EMBEDDINGS) {
+        collect_strings(p, n, "\"content\"", 9, &text);
+        collect_strings(p, n, "\"arguments\"", 11, &text);
+        if (c->kind == SY_RK_COMPLETIONS)
+            collect_strings(p, n, "\"text\"", 6, &text);
+    }
+    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+    c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
+    c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
+    c->usage_counted = 1;
+    sy_buf_free(&text);
+}
+
+static void finish_success(struct sy_call *c)
+{
+    take_usage(c, c->up_body.p, c->up_body.len);
     struct sy_buf h;
     sy_buf_init(&h, 8192);
     sy_call_headers(c, &h, 1);
@@ -268,32 +303,6 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     return 0;
 }
 
-/* Append the decoded value of every `"key":"..."` string in ev to out. */
-static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out)
-{
-    const char *end = ev + n, *k = ev;
-    while ((k = memmem(k, (size_t)(end - k), key, kl)) != NULL) {
-        const char *q = k + kl;
-        while (q < end && (*q == ' ' || *q == ':'))
-            q++;
-        k = q;
-        if (q >= end || *q != '"')
-            continue;
-        const char *e = q + 1;
-        while (e < end && *e != '"')
-            e += *e == '\\' ? 2 : 1;
-        if (e >= end)
-            return;
-        size_t sl = (size_t)(e + 1 - q);
-        if (sy_buf_reserve(out, sl + 8) == 0) {
-            long d = sy_jstr_decode(q, sl, out->p + out->len, sl + 8);
-            if (d > 0)
-                out->len += (size_t)d;
-        }
-        k = e + 1;
-    }
-}
-
 /* Keep the streamed bytes (capped) so usage can be read from the last events
  * at the end of the stream, or counted from the streamed text when the
  * upstream reports none. One copy per piece; all parsing happens once, at the
@@ -335,32 +344,6 @@ static int on_body(void *ud, const char *p, size_t n)
     return 0;
 }
 
-/* The upstream streamed no usage: count it as LiteLLM does (token_counter on
- * the request messages, and on the streamed text for the completion). */
-static void count_stream_usage(struct sy_call *c)
-{
-    const char *raw = c->stream_text.p ? c->stream_text.p : "";
-    uint64_t pt = 0, ct = 0;
-    if (sy_usage_scan(raw, c->stream_text.len, &pt, &ct)) {
-        c->prompt_tokens = pt;
-        c->completion_tokens = ct;
-        c->have_usage = 1;
-        return;
-    }
-    struct sy_buf text;
-    sy_buf_init(&text, c->stream_text.len + 16);
-    collect_strings(raw, c->stream_text.len, "\"content\"", 9, &text);
-    collect_strings(raw, c->stream_text.len, "\"arguments\"", 11, &text);
-    if (c->kind == SY_RK_COMPLETIONS)
-        collect_strings(raw, c->stream_text.len, "\"text\"", 6, &text);
-    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
-    long p = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-    c->prompt_tokens = p > 0 ? (uint64_t)p : 0;
-    c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
-    c->usage_counted = 1;
-    sy_buf_free(&text);
-}
-
 static void on_done(void *ud, int err)
 {
     struct sy_call *c = ud;
@@ -379,7 +362,7 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->client_started) {
-        count_stream_usage(c);
+        take_usage(c, c->stream_text.p, c->stream_text.len);
         sy_call_account(c, c->up_status);
         sy_resp_end(c->req);
         return;

@@ -57,21 +57,25 @@ struct sy_drt *sy_pick(struct sy_call *c, const struct sy_drt *avoid)
     return gr->d[0];
 }
 
+int sy_call_invalid_model(struct sy_call *c, const char *model)
+{
+    const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
+                        : c->kind == SY_RK_COMPLETIONS ? "/completions"
+                                                       : "/embeddings";
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "%s: Invalid model name passed in model=%.400s. Call `/v1/models` to view available models for "
+             "your key.",
+             route, model);
+    sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+    return SY_DONE;
+}
+
 int sy_stage_route(struct sy_call *c)
 {
     c->group = sy_gwconf_group(c->g, c->model, strlen(c->model));
-    if (!c->group) {
-        char msg[1024];
-        const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
-                            : c->kind == SY_RK_COMPLETIONS ? "/completions"
-                                                           : "/embeddings";
-        snprintf(msg, sizeof msg,
-                 "%s: Invalid model name passed in model=%.400s. Call `/v1/models` to view available models for "
-                 "your key.",
-                 route, c->model);
-        sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
-        return SY_DONE;
-    }
+    if (!c->group)
+        return sy_call_invalid_model(c, c->model);
     c->drt = sy_pick(c, NULL);
     if (!c->drt->prov) {
         char msg[1024];
