@@ -161,6 +161,7 @@ struct sy_call {
     int final_status;
     int counted_inflight;
     int in_cb;
+    void *offload_job; /* gateway/offload.c: work queued on the pool */
     char retry_after_hdr[32];
 };
 
