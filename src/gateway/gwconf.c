@@ -16,6 +16,17 @@
 #include "core/log.h"
 #include "tokenizer/tokenizer.h"
 
+
+/* Warnings found while compiling a config count with the loader's, so that
+ * --check-config's "N warnings" matches what was printed. Builds run on one
+ * thread at a time (startup, SIGHUP); the counter is per build. */
+static _Thread_local int build_warnings;
+#define gw_warn(...)             \
+    do {                         \
+        build_warnings++;        \
+        sy_warn(__VA_ARGS__);    \
+    } while (0)
+
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)
 {
@@ -67,11 +78,11 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
         return 0;
     }
     if (!d->model) {
-        sy_warn("config: model_name '%s' has no litellm_params.model; requests to it will fail", d->model_name);
+        gw_warn("config: model_name '%s' has no litellm_params.model; requests to it will fail", d->model_name);
         return -1;
     }
     if (!r->prov) {
-        sy_warn("config: %s:%d: provider '%s' (model '%s') is %s; requests to model group '%s' will fail",
+        gw_warn("config: %s:%d: provider '%s' (model '%s') is %s; requests to model group '%s' will fail",
                 d->file ? d->file : "config", d->line, d->provider ? d->provider : "?", d->model,
                 d->provider && sy_provider_known_unsupported(d->provider) ? "not supported by switchyard yet"
                                                                           : "unknown",
@@ -81,7 +92,7 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     if (r->prov->flags & SY_PRESET_MOCK)
         return 0;
     if (strchr(um, '*')) {
-        sy_warn("config: %s:%d: wildcard model '%s' is not supported yet; group '%s' ignored",
+        gw_warn("config: %s:%d: wildcard model '%s' is not supported yet; group '%s' ignored",
                 d->file ? d->file : "config", d->line, d->model, d->model_name);
         r->prov = NULL;
         return -1;
@@ -90,7 +101,7 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     if (!base)
         base = r->prov->default_base;
     if (!base) {
-        sy_warn("config: %s:%d: deployment '%s' (%s) needs api_base", d->file ? d->file : "config", d->line,
+        gw_warn("config: %s:%d: deployment '%s' (%s) needs api_base", d->file ? d->file : "config", d->line,
                 d->model_name, d->model);
         r->prov = NULL;
         return -1;
@@ -207,22 +218,23 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
         return NULL;
     }
     atomic_init(&g->refs, 1);
+    build_warnings = 0;
     g->cfg = cfg;
     if (cfg->master_key && *cfg->master_key) {
         g->master_key = cfg->master_key;
         g->master_key_len = strlen(cfg->master_key);
         if (strncmp(cfg->master_key, "sk-", 3) != 0)
-            sy_warn("config: general_settings.master_key should start with 'sk-' (LiteLLM requires it)");
+            gw_warn("config: general_settings.master_key should start with 'sk-' (LiteLLM requires it)");
     }
     g->num_retries = cfg->router_num_retries >= 0 ? cfg->router_num_retries
                      : cfg->num_retries >= 0      ? cfg->num_retries
                                                   : 2; /* openai's default, as LiteLLM */
     g->max_body = (size_t)(cfg->max_request_size_mb * 1024 * 1024);
     if (cfg->routing_strategy && strcmp(cfg->routing_strategy, "simple-shuffle") != 0)
-        sy_warn("config: router_settings.routing_strategy '%s' is not supported yet; using simple-shuffle",
+        gw_warn("config: router_settings.routing_strategy '%s' is not supported yet; using simple-shuffle",
                 cfg->routing_strategy);
     if (!cfg->ssl_verify)
-        sy_warn("config: litellm_settings.ssl_verify is false: upstream TLS certificates are NOT verified");
+        gw_warn("config: litellm_settings.ssl_verify is false: upstream TLS certificates are NOT verified");
 
     g->ndrts = cfg->n_deployments;
     g->drts = calloc(g->ndrts ? g->ndrts : 1, sizeof *g->drts);
@@ -267,6 +279,7 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     free(order);
     build_pipelines(g);
     build_models_json(g);
+    cfg->n_warnings += build_warnings;
     return g;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every LiteLLM config of the compatibility corpus passes `switchyard --check-config`
 # with the environment variables it references set to dummies. Unsupported
-# providers/keys must be warnings, never failures or crashes.
+# providers/keys must be warnings, never failures or crashes, and the
+# "N warnings" summary must count exactly the WARN lines printed.
 set -uo pipefail
 BIN=${1:?usage: check-config-corpus.sh path/to/switchyard}
 DIR=$(cd "$(dirname "$0")/../config/litellm-configs" && pwd)
@@ -11,6 +12,9 @@ for f in "$DIR"/*.yaml "$DIR"/16-include-multiple/config_with_multiple_includes.
   vars=$(grep -rhoE 'os\.environ/[A-Za-z0-9_]+' "$(dirname "$f")" | sort -u | sed 's#os.environ/##')
   envs=(); for v in $vars; do envs+=("$v=dummy-$v"); done
   out=$(env "${envs[@]}" "$BIN" --check-config --config "$f" 2>&1); rc=$?
+  printed=$(grep -c ' WARN ' <<<"$out"); summary=$(grep -oE '^[0-9]+ warnings? \(see above\)' <<<"$out" | grep -oE '^[0-9]+')
+  if [ "$printed" != "${summary:-0}" ]; then
+    bad=$((bad+1)); echo "FAIL: $f: $printed warnings printed, summary says ${summary:-0}"; continue; fi
   if [ $rc -eq 0 ] && grep -q "config OK" <<<"$out"; then ok=$((ok+1)); else
     bad=$((bad+1)); echo "FAIL ($rc): $f"; echo "$out" | tail -5; fi
 done
