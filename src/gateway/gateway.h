@@ -62,6 +62,10 @@ struct sy_drt {
     double timeout_s, stream_timeout_s;
     int tls;
     int enc; /* tokenizer encoding */
+    /* response header lines naming this deployment, prebuilt:
+     * "x-litellm-model-id: ...\r\n[x-litellm-model-api-base: ...\r\n]" */
+    const char *resp_headers;
+    size_t resp_headers_len;
 };
 
 struct sy_group {
@@ -71,6 +75,8 @@ struct sy_group {
     size_t n;
     double *weights; /* NULL: uniform pick */
     double wsum;
+    const char *resp_header; /* "x-litellm-model-group: <name>\r\n", prebuilt */
+    size_t resp_header_len;
 };
 
 struct sy_gwconf {
@@ -130,6 +136,7 @@ struct sy_call {
     unsigned stage;
     char call_id[37];
     struct sy_str route_path; /* matched route, for metrics */
+    int route_is_literal;     /* route_path is a NUL-terminated literal of the route table */
     struct sy_str path_model; /* /openai/deployments/{model}/..., /v1/models/{id} */
     struct sy_jscan scan;
     char *model; /* requested model group (decoded) */

@@ -159,6 +159,30 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     return 0;
 }
 
+/* The x-litellm-* response header lines that name a deployment or a group
+ * are the same on every response: build them once (pipeline.c copies them). */
+static void build_resp_headers(struct sy_gwconf *g)
+{
+    for (size_t i = 0; i < g->ndrts; i++) {
+        struct sy_drt *r = &g->drts[i];
+        struct sy_buf h;
+        sy_buf_init(&h, 1 << 16);
+        sy_buf_printf(&h, "x-litellm-model-id: %s\r\n", r->d->id ? r->d->id : "");
+        if (r->d->api_base)
+            sy_buf_printf(&h, "x-litellm-model-api-base: %s\r\n", r->d->api_base);
+        r->resp_headers = h.p;
+        r->resp_headers_len = h.len;
+    }
+    for (size_t i = 0; i < g->ngroups; i++) {
+        struct sy_group *gr = &g->groups[i];
+        struct sy_buf h;
+        sy_buf_init(&h, 1 << 16);
+        sy_buf_printf(&h, "x-litellm-model-group: %s\r\n", gr->name);
+        gr->resp_header = h.p;
+        gr->resp_header_len = h.len;
+    }
+}
+
 static void build_pipelines(struct sy_gwconf *g)
 {
     const struct sy_config *cfg = g->cfg;
@@ -277,6 +301,7 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
         i = j;
     }
     free(order);
+    build_resp_headers(g);
     build_pipelines(g);
     build_models_json(g);
     cfg->n_warnings += build_warnings;
@@ -317,10 +342,12 @@ void sy_gwconf_unref(struct sy_gwconf *g)
             free((char *)g->drts[i].url[k]);
         free((char *)g->drts[i].headers);
         free((char *)g->drts[i].model_json);
+        free((char *)g->drts[i].resp_headers);
     }
     for (size_t i = 0; i < g->ngroups; i++) {
         free(g->groups[i].d);
         free(g->groups[i].weights);
+        free((char *)g->groups[i].resp_header);
     }
     free(g->groups);
     free(g->drts);

@@ -73,7 +73,7 @@ static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_pa
         if (p.n == routes[i].len && memcmp(p.p, routes[i].path, p.n) == 0) {
             path_known = 1;
             if (r->method == routes[i].method) {
-                *route_path = (struct sy_str){routes[i].path, routes[i].len};
+                *route_path = (struct sy_str){routes[i].path, routes[i].len}; /* NUL-terminated literal */
                 return routes[i].kind;
             }
         }
@@ -171,6 +171,7 @@ void sy_handle_request(struct sy_req *r, void *ud)
     c->pl = &c->g->routes[k];
     c->path_model = param;
     c->route_path = rpath;
+    c->route_is_literal = param.p == NULL;
     c->final_status = 0;
     sy_buf_init(&c->up_body, 0);
     sy_buf_init(&c->stream_text, 0);
@@ -184,25 +185,43 @@ void sy_handle_request(struct sy_req *r, void *ud)
     run(c);
 }
 
+/* "<ms>.<3 decimals>" of a nanosecond duration, without printf. */
+static void put_ms3(struct sy_buf *b, uint64_t ns)
+{
+    uint64_t us = ns / 1000;
+    char t[8] = {'.', (char)('0' + (us / 100) % 10), (char)('0' + (us / 10) % 10), (char)('0' + us % 10)};
+    sy_buf_u64(b, us / 1000);
+    sy_buf_append(b, t, 4);
+}
+
 void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
 {
-    sy_buf_printf(b, "x-litellm-call-id: %s\r\n", c->call_id);
-    if (c->drt) {
-        sy_buf_printf(b, "x-litellm-model-id: %s\r\n", c->drt->d->id ? c->drt->d->id : "");
-        if (c->drt->d->api_base)
-            sy_buf_printf(b, "x-litellm-model-api-base: %s\r\n", c->drt->d->api_base);
-    }
+    /* Hot path (every response): constant pieces are literals, the ones that
+     * name the deployment and group are prebuilt at load (gwconf.c). */
+    if (sy_buf_reserve(b, 160) != 0)
+        return;
+    SY_BUF_LIT(b, "x-litellm-call-id: ");
+    sy_buf_append(b, c->call_id, 36);
+    SY_BUF_LIT(b, "\r\n");
+    if (c->drt)
+        sy_buf_append(b, c->drt->resp_headers, c->drt->resp_headers_len);
     if (c->group)
-        sy_buf_printf(b, "x-litellm-model-group: %s\r\n", c->group->name);
-    sy_buf_printf(b, "x-litellm-version: %s\r\n", SY_VERSION);
-    if (c->attempt > 1)
-        sy_buf_printf(b, "x-litellm-attempted-retries: %d\r\n", c->attempt - 1);
+        sy_buf_append(b, c->group->resp_header, c->group->resp_header_len);
+    SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
+    if (c->attempt > 1) {
+        SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
+        sy_buf_u64(b, (uint64_t)(c->attempt - 1));
+        SY_BUF_LIT(b, "\r\n");
+    }
     if (durations) {
         uint64_t now = sy_now_ns();
-        double total_ms = (double)(now - c->req->t_start_ns) / 1e6;
-        double llm_ms = c->t_up_start ? (double)((c->t_up_first ? c->t_up_first : now) - c->t_up_start) / 1e6 : 0;
-        sy_buf_printf(b, "x-litellm-response-duration-ms: %.3f\r\nx-litellm-overhead-duration-ms: %.3f\r\n", total_ms,
-                      total_ms - llm_ms > 0 ? total_ms - llm_ms : 0);
+        uint64_t total = now - c->req->t_start_ns;
+        uint64_t llm = c->t_up_start ? (c->t_up_first ? c->t_up_first : now) - c->t_up_start : 0;
+        SY_BUF_LIT(b, "x-litellm-response-duration-ms: ");
+        put_ms3(b, total);
+        SY_BUF_LIT(b, "\r\nx-litellm-overhead-duration-ms: ");
+        put_ms3(b, total > llm ? total - llm : 0);
+        SY_BUF_LIT(b, "\r\n");
     }
 }
 
@@ -218,9 +237,18 @@ void sy_call_account(struct sy_call *c, int status)
     uint64_t now = sy_now_ns();
     struct sy_metric_req m = {0};
     char route[128];
-    snprintf(route, sizeof route, "%.*s", (int)c->route_path.n, c->route_path.p);
-    m.route = route;
-    m.requested_model = c->model ? c->model : "";
+    if (c->route_is_literal) {
+        m.route = c->route_path.p;
+    } else {
+        size_t rn = c->route_path.n < sizeof route ? c->route_path.n : sizeof route - 1;
+        memcpy(route, c->route_path.p, rn);
+        route[rn] = 0;
+        m.route = route;
+    }
+    /* Only configured groups label series: a client must not be able to
+     * create series by inventing model names (unknown ones are counted
+     * under requested_model=""). */
+    m.requested_model = c->model && c->group ? c->model : "";
     m.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
     m.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     m.api_provider = c->drt && c->drt->prov ? c->drt->prov->name : "";
