@@ -41,7 +41,7 @@ int sy_buf_reserve(struct sy_buf *b, size_t n)
     return 0;
 }
 
-int sy_buf_append(struct sy_buf *b, const void *p, size_t n)
+int sy__buf_append_slow(struct sy_buf *b, const void *p, size_t n)
 {
     int rc = sy_buf_reserve(b, n);
     if (rc)

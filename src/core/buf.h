@@ -33,7 +33,10 @@ static inline void sy_buf_reset(struct sy_buf *b)
 }
 /* Make room for n more bytes; returns 0 or SY_ENOSPC / SY_ENOMEM. */
 int sy_buf_reserve(struct sy_buf *b, size_t n);
-int sy_buf_append(struct sy_buf *b, const void *p, size_t n);
+/* Append n bytes. Inline fast path when they fit the allocation (the common
+ * case on the request path: SY_BUF_LIT of a constant becomes a few moves). */
+int sy__buf_append_slow(struct sy_buf *b, const void *p, size_t n);
+static inline int sy_buf_append(struct sy_buf *b, const void *p, size_t n);
 static inline int sy_buf_puts(struct sy_buf *b, const char *s);
 int sy_buf_printf(struct sy_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sy_buf_vprintf(struct sy_buf *b, const char *fmt, va_list ap);
@@ -45,6 +48,16 @@ int sy_buf_u64(struct sy_buf *b, uint64_t v);
 void sy_buf_consume(struct sy_buf *b, size_t n);
 
 #include <string.h>
+static inline int sy_buf_append(struct sy_buf *b, const void *p, size_t n)
+{
+    if (b->size - b->len > n && b->cap - b->len >= n && b->len <= b->cap) { /* room incl. the NUL */
+        memcpy(b->p + b->len, p, n);
+        b->len += n;
+        b->p[b->len] = 0;
+        return 0;
+    }
+    return sy__buf_append_slow(b, p, n);
+}
 static inline int sy_buf_puts(struct sy_buf *b, const char *s)
 {
     return sy_buf_append(b, s, strlen(s));
