@@ -2,37 +2,72 @@
  *
  * Resolves the requested model to a deployment (for model_used and the
  * tokenizer override) and renders LiteLLM's response (tokenizer/endpoint.c).
+ *
+ * Nothing here runs long on the worker's loop: the parse, the model lookup
+ * (from the count's own parse: the body is read once) and the count run as one unit of work, on libuv's thread pool when
+ * the body has SY_OFFLOAD_MIN_BYTES or more (gateway/offload.h), inline below
+ * that. The work reads only the request body and the call's config snapshot
+ * (immutable, referenced by the call) and writes only its own job; the reply
+ * is sent from the loop. A client that leaves mid-count is ended by the
+ * offload layer; the job's buffer is freed with the request's arena.
  */
 #include "gateway/gateway.h"
 
 #include <string.h>
 
 #include "core/errors.h"
+#include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "tokenizer/tokenizer.h"
 
+struct tc_job {
+    struct sy_buf out; /* response JSON, filled by tc_work */
+    int status;
+};
+
+/* The model -> deployment lookup, called from the count's own parse. */
+static void tc_resolve(void *ud, const char *model, size_t len, const char **model_used, const char **enc)
+{
+    const struct sy_call *c = ud;
+    const struct sy_group *gr = sy_gwconf_group(c->g, model, len);
+    *model_used = *enc = NULL;
+    if (gr) {
+        const struct sy_deployment *d = gr->d[0]->d;
+        *model_used = d->upstream_model ? d->upstream_model : d->model_name;
+        *enc = d->tokenizer;
+    }
+}
+
+/* Pool thread (or inline): parse, resolve the model, count, in one pass over
+ * the body. Touches only the body, c->g (read-only) and the job. */
+static void tc_work(struct sy_call *c, void *arg)
+{
+    struct tc_job *j = arg;
+    j->status = sy_tok_counter_response_r(c->req->body.p, c->req->body.len, tc_resolve, c, &j->out);
+}
+
+/* Loop thread: send the reply (ends the request; c is gone afterwards). */
+static void tc_done(struct sy_call *c, void *arg)
+{
+    struct tc_job *j = arg;
+    sy_reply_json(c->req, j->status, j->out.p, j->out.len);
+}
+
+static void tc_free(void *arg) { sy_buf_free(&((struct tc_job *)arg)->out); }
+
 int sy_stage_token_counter(struct sy_call *c)
 {
     struct sy_req *r = c->req;
-    struct sy_jscan s;
-    const char *model_used = NULL, *enc = NULL;
-    char *model = NULL;
-    if (sy_jscan(r->body.p, r->body.len, &s) == 0 && s.model.type == 's') {
-        model = sy_arena_alloc(&r->arena, s.model.len + 8);
-        if (sy_jstr_decode(r->body.p + s.model.off, s.model.len, model, s.model.len + 8) >= 0) {
-            const struct sy_group *gr = sy_gwconf_group(c->g, model, strlen(model));
-            if (gr) {
-                const struct sy_deployment *d = gr->d[0]->d;
-                model_used = d->upstream_model ? d->upstream_model : d->model_name;
-                enc = d->tokenizer;
-            }
-        }
+    struct tc_job *j = sy_arena_alloc(&r->arena, sizeof *j);
+    if (!j) {
+        sy_reply_error(r, 500, "internal_server_error", NULL, "out of memory");
+        return SY_DONE;
     }
-    struct sy_buf out;
-    sy_buf_init(&out, 256u << 20);
-    int st = sy_tok_counter_response(r->body.p, r->body.len, model_used, enc, &out);
-    sy_reply_json(r, st, out.p, out.len);
-    sy_buf_free(&out);
+    sy_buf_init(&j->out, 256u << 20);
+    j->status = 500;
+    sy_arena_defer(&r->arena, tc_free, j);
+    /* Either replies now (inline) or later from the loop: do not touch c after. */
+    sy_call_run_work(c, r->body.len, tc_work, tc_done, j);
     return SY_DONE;
 }

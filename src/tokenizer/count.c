@@ -10,7 +10,10 @@
  * Completions `prompt` and embeddings `input`: the strings of a string or
  * list are joined and encoded; a token-id array counts one per id.
  * Counts are exact (LiteLLM's newest releases extrapolate very long strings
- * from samples; we do not).
+ * from samples; we do not). Python semantics are mirrored where they change a
+ * count: a key present with null is str(None) = "None" where LiteLLM does
+ * str(d.get(k, "")); what raises there (KeyError, TypeError) is SY_EINVAL.
+ * tests/tokenizer/litellm-ref.mjs is the executable reference.
  */
 #include <json-c/json.h>
 #include <stdio.h>
@@ -34,6 +37,12 @@ static struct json_object *get(struct json_object *o, const char *k)
     if (json_object_is_type(o, json_type_object))
         json_object_object_get_ex(o, k, &v);
     return v;
+}
+/* Like dict.get: 1 when key k is present (*v may then be NULL for a JSON null). */
+static int has(struct json_object *o, const char *k, struct json_object **v)
+{
+    *v = NULL;
+    return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, v);
 }
 static int is_str(struct json_object *o) { return json_object_is_type(o, json_type_string); }
 static int streq(struct json_object *o, const char *s) { return is_str(o) && strcmp(json_object_get_string(o), s) == 0; }
@@ -167,16 +176,24 @@ static long content_list(const struct sy_tok *t, struct json_object *list, int d
             return SY_EINVAL;
         const char *type = json_object_get_string(ty);
         if (strcmp(type, "text") == 0) {
-            struct json_object *tx = get(c, "text");
-            if (tx)
+            struct json_object *tx;
+            if (has(c, "text", &tx)) /* str(c.get("text", "")): a null counts "None" */
                 n += is_str(tx) ? cnt_obj(t, tx) : cnt_py(t, tx);
         } else if (strcmp(type, "image_url") == 0) {
             struct json_object *iu = get(c, "image_url");
             if (is_str(iu)) {
+                const char *u = json_object_get_string(iu);
+                size_t k = 0, ul = (size_t)json_object_get_string_len(iu);
+                while (k < ul && strchr(" \t\n\r\v\f", u[k]))
+                    k++;
+                if (k == ul)
+                    return SY_EINVAL; /* "Empty image_url string is not valid." */
                 n += 85;
             } else if (json_object_is_type(iu, json_type_object)) {
-                struct json_object *d = get(iu, "detail"), *u = get(iu, "url");
-                const char *detail = is_str(d) ? json_object_get_string(d) : "auto";
+                struct json_object *d, *u = get(iu, "url");
+                if (has(iu, "detail", &d) && !is_str(d))
+                    return SY_EINVAL; /* only low, high, auto */
+                const char *detail = d ? json_object_get_string(d) : "auto";
                 if (strcmp(detail, "low") && strcmp(detail, "high") && strcmp(detail, "auto"))
                     return SY_EINVAL;
                 if (!truthy_str(u))
@@ -186,6 +203,9 @@ static long content_list(const struct sy_tok *t, struct json_object *list, int d
                 return SY_EINVAL;
             }
         } else if (strcmp(type, "image") == 0) {
+            struct json_object *src = get(c, "source"), *st;
+            if (!has(src, "type", &st))
+                return SY_EINVAL; /* c["source"]["type"] must exist */
             n += 85; /* Anthropic image blocks are counted with detail "auto" */
         } else if (strcmp(type, "document") == 0) {
             struct json_object *src = get(c, "source"), *st = get(src, "type");
@@ -219,12 +239,13 @@ static long content_list(const struct sy_tok *t, struct json_object *list, int d
                 return k;
             n += k;
         } else if (strcmp(type, "thinking") == 0 || strcmp(type, "redacted_thinking") == 0) {
-            struct json_object *th = get(c, "thinking");
-            if (th)
+            struct json_object *th;
+            if (has(c, "thinking", &th))
                 n += is_str(th) ? cnt_obj(t, th) : cnt_py(t, th);
         } else if (strcmp(type, "tool_reference") == 0) {
-            if (truthy_str(get(c, "tool_name")))
-                n += cnt_obj(t, get(c, "tool_name"));
+            struct json_object *tn = get(c, "tool_name"); /* str(c.get("tool_name") or "") */
+            if (sy__tok_truthy(tn))
+                n += is_str(tn) ? cnt_obj(t, tn) : cnt_py(t, tn);
         } else {
             return SY_EINVAL;
         }
@@ -234,9 +255,11 @@ static long content_list(const struct sy_tok *t, struct json_object *list, int d
 
 static long args_tokens(const struct sy_tok *t, struct json_object *fn)
 {
-    struct json_object *a = get(fn, "arguments");
-    if (!a)
-        return cnt(t, "", 0);
+    struct json_object *a;
+    if (!has(fn, "arguments", &a))
+        return 0;
+    if (!a) /* str(None) */
+        return cnt(t, "None", 4);
     return is_str(a) ? cnt_obj(t, a) : cnt_py(t, a);
 }
 
@@ -257,7 +280,7 @@ static long count_messages(const struct sy_tok *t, struct json_object *msgs, int
                     return SY_EINVAL;
                 for (size_t k = 0; k < json_object_array_length(v); k++) {
                     struct json_object *fn = get(json_object_array_get_idx(v, k), "function");
-                    if (!fn)
+                    if (!json_object_is_type(fn, json_type_object))
                         return SY_EINVAL;
                     n += args_tokens(t, fn);
                 }
@@ -323,8 +346,14 @@ static void fmt_type(struct sy_buf *b, struct json_object *props, int indent)
     }
 }
 
+/* Python's `required and key in required`: list membership, substring of a
+ * string, key of a dict. */
 static int in_required(struct json_object *req, const char *key)
 {
+    if (is_str(req))
+        return json_object_get_string_len(req) > 0 && strstr(json_object_get_string(req), key) != NULL;
+    if (json_object_is_type(req, json_type_object))
+        return json_object_object_get_ex(req, key, NULL);
     if (!json_object_is_type(req, json_type_array))
         return 0;
     for (size_t i = 0; i < json_object_array_length(req); i++)
@@ -333,7 +362,9 @@ static int in_required(struct json_object *req, const char *key)
     return 0;
 }
 
-static int truthy(struct json_object *o)
+static int truthy(struct json_object *o) { return sy__tok_truthy(o); }
+
+int sy__tok_truthy(struct json_object *o)
 {
     switch (json_object_get_type(o)) {
     case json_type_null: return 0;
@@ -452,6 +483,8 @@ long sy__tok_tools_render(struct json_object *tools, struct sy_buf *b)
 static long count_extra(const struct sy_tok *t, struct json_object *tools, struct json_object *choice, int has_system)
 {
     long n = 3;
+    if (truthy(tools) && !json_object_is_type(tools, json_type_array))
+        return SY_EINVAL;
     if (json_object_is_type(tools, json_type_array) && json_object_array_length(tools) > 0) {
         struct sy_buf b;
         sy_buf_init(&b, 64u << 20);
@@ -464,10 +497,12 @@ static long count_extra(const struct sy_tok *t, struct json_object *tools, struc
     if (streq(choice, "none")) {
         n += 1;
     } else if (json_object_is_type(choice, json_type_object)) {
-        struct json_object *name = get(get(choice, "function"), "name");
+        /* str(tool_choice["function"]["name"]): both keys must exist */
+        struct json_object *name;
+        if (!has(get(choice, "function"), "name", &name))
+            return SY_EINVAL;
         n += 7;
-        if (name)
-            n += is_str(name) ? cnt_obj(t, name) : cnt_py(t, name);
+        n += !name ? cnt(t, "None", 4) : is_str(name) ? cnt_obj(t, name) : cnt_py(t, name);
     }
     return n;
 }
@@ -505,8 +540,9 @@ long sy__tok_count_parsed(const struct sy_tok *t, struct json_object *req, int w
         long n = count_messages(t, msgs, &has_system);
         if (n < 0)
             return n;
-        return n + count_extra(t, with_tools ? get(req, "tools") : NULL,
-                               with_tools ? get(req, "tool_choice") : NULL, has_system);
+        long x = count_extra(t, with_tools ? get(req, "tools") : NULL, with_tools ? get(req, "tool_choice") : NULL,
+                             has_system);
+        return x < 0 ? x : n + x;
     }
     struct json_object *p = get(req, "prompt");
     if (!p)

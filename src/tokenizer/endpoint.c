@@ -6,8 +6,10 @@
  *              "tokenizer_type": "openai_tokenizer"[, "token_ids": [...]]}
  *   400:      {"error": {"message", "type", "param", "code": "400"}}
  *
- * As in LiteLLM's endpoint, `tools` are not counted here (only messages or
- * prompt), model_used drops a provider prefix ("openai/gpt-4o" -> "gpt-4o"),
+ * `messages` are counted with `tools` and `tool_choice` when the request
+ * carries them, as LiteLLM's token_counter(messages=, tools=, tool_choice=)
+ * counts them (a prompt with tools is refused, as token_counter refuses
+ * text with tools); model_used drops a provider prefix ("openai/gpt-4o" -> "gpt-4o"),
  * and a deployment's model_info.tokenizer picks the encoding when it names
  * cl100k_base or o200k_base. token_ids (opt-in) are the ids of the prompt
  * string, or of each message string field in order, without the fixed
@@ -71,14 +73,35 @@ static void collect(const struct sy_tok *t, struct json_object *o, struct ids *i
     }
 }
 
+struct fixed {
+    const char *model_used, *enc;
+};
+
+static void fixed_resolve(void *ud, const char *model, size_t len, const char **model_used, const char **enc)
+{
+    (void)model;
+    (void)len;
+    const struct fixed *f = ud;
+    *model_used = f->model_used;
+    *enc = f->enc;
+}
+
 int sy_tok_counter_response(const char *body, size_t len, const char *model_used, const char *encoding_override,
                             struct sy_buf *out)
+{
+    struct fixed f = {model_used, encoding_override};
+    return sy_tok_counter_response_r(body, len, fixed_resolve, &f, out);
+}
+
+int sy_tok_counter_response_r(const char *body, size_t len, sy_tok_model_resolver resolve, void *ud,
+                              struct sy_buf *out)
 {
     if (sy_tok_init() != 0)
         return error_reply(out, "tokenizer unavailable");
     struct json_tokener *tok = json_tokener_new();
     if (!tok)
         return error_reply(out, "out of memory");
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT); /* RFC 8259, as Python's json: no trailing commas */
     struct json_object *req = json_tokener_parse_ex(tok, body, (int)len);
     int ok = req && json_tokener_get_error(tok) == json_tokener_success;
     json_tokener_free(tok);
@@ -87,8 +110,10 @@ int sy_tok_counter_response(const char *body, size_t len, const char *model_used
         status = error_reply(out, "Invalid JSON in request body");
         goto out;
     }
-    struct json_object *model = NULL, *msgs = NULL, *prompt = NULL, *want_ids = NULL;
+    struct json_object *model = NULL, *msgs = NULL, *prompt = NULL, *want_ids = NULL, *tools = NULL, *choice = NULL;
     json_object_object_get_ex(req, "model", &model);
+    json_object_object_get_ex(req, "tools", &tools);
+    json_object_object_get_ex(req, "tool_choice", &choice);
     json_object_object_get_ex(req, "messages", &msgs);
     json_object_object_get_ex(req, "prompt", &prompt);
     json_object_object_get_ex(req, "return_token_ids", &want_ids);
@@ -100,7 +125,17 @@ int sy_tok_counter_response(const char *body, size_t len, const char *model_used
         status = error_reply(out, "prompt or messages must be provided");
         goto out;
     }
+    if (tools && !json_object_is_type(tools, json_type_array)) {
+        status = error_reply(out, "tools must be a list of tool definitions");
+        goto out;
+    }
+    if (!msgs && ((tools && json_object_array_length(tools) > 0) || sy__tok_truthy(choice))) {
+        status = error_reply(out, "tools or tool_choice cannot be set if using text");
+        goto out;
+    }
     const char *req_model = json_object_get_string(model);
+    const char *model_used = NULL, *encoding_override = NULL;
+    resolve(ud, req_model, (size_t)json_object_get_string_len(model), &model_used, &encoding_override);
     const char *used = model_used ? model_used : req_model;
     if (model_used) {
         const char *slash = strchr(model_used, '/');
@@ -116,14 +151,19 @@ int sy_tok_counter_response(const char *body, size_t len, const char *model_used
     const struct sy_tok *t = sy_tok_get(e);
     /* Count only what the endpoint passes to token_counter. */
     struct json_object *q = json_object_new_object();
-    if (msgs && json_object_is_type(msgs, json_type_array))
+    if (msgs) {
         json_object_object_add(q, "messages", json_object_get(msgs));
-    else if (prompt)
+        if (tools)
+            json_object_object_add(q, "tools", json_object_get(tools));
+        if (choice)
+            json_object_object_add(q, "tool_choice", json_object_get(choice));
+    } else if (prompt) {
         json_object_object_add(q, "prompt", json_object_get(prompt));
-    long n = sy__tok_count_parsed(t, q, 0);
+    }
+    long n = sy__tok_count_parsed(t, q, 1);
     json_object_put(q);
     if (n < 0) {
-        status = error_reply(out, n == SY_EINVAL ? "Invalid messages or prompt: unsupported content"
+        status = error_reply(out, n == SY_EINVAL ? "Invalid messages, tools or prompt: unsupported content"
                                                   : "token counting failed");
         goto out;
     }

@@ -299,5 +299,7 @@ struct sy_buf;
 long sy__tok_count_parsed(const struct sy_tok *t, struct json_object *req, int with_tools);
 /* Append LiteLLM's TypeScript-like rendering of a `tools` array to b. */
 long sy__tok_tools_render(struct json_object *tools, struct sy_buf *b);
+/* Python truthiness of a JSON value (null, false, 0, "", [], {} are false). */
+int sy__tok_truthy(struct json_object *o);
 
 #endif

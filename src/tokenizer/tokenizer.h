@@ -53,5 +53,13 @@ long sy_tok_count_request(const struct sy_tok *t, const char *json, size_t len);
  * with an OpenAI-style error body). */
 int sy_tok_counter_response(const char *body, size_t len, const char *model_used,
                             const char *encoding_override, struct sy_buf *out);
+/* The same, with the deployment looked up from the request's own parse (one
+ * pass over the body): resolve(ud, model, len, &model_used, &encoding_override)
+ * is called once with the decoded request model and sets both (NULL when
+ * unknown). Thread-safe if resolve is. */
+typedef void (*sy_tok_model_resolver)(void *ud, const char *model, size_t len, const char **model_used,
+                                      const char **encoding_override);
+int sy_tok_counter_response_r(const char *body, size_t len, sy_tok_model_resolver resolve, void *ud,
+                              struct sy_buf *out);
 
 #endif

@@ -6,4 +6,4 @@ cd "$(dirname "$0")"
 : "${SY_TOKENIZE:?set SY_TOKENIZE to the built sy-tokenize}"
 export SY_TOKENIZE
 npm ci --silent --no-audit --no-fund
-exec node --test difftest.test.mjs
+exec node --test difftest.test.mjs tools.test.mjs

@@ -6,7 +6,9 @@
  * frame one output line with the space-separated ids. Used by the Node
  * differential test against npm tiktoken (tests/tokenizer/) and by the bench.
  * With -c it prints only the count of each text; with -d it also checks that
- * decode(encode(x)) == x and exits 1 otherwise.
+ * decode(encode(x)) == x and exits 1 otherwise. With -r each frame is a
+ * request body (JSON) and the line is its LiteLLM token_counter count
+ * (sy_tok_count_request: messages + tools + tool_choice), or "error N".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +20,11 @@
 
 int main(int argc, char **argv)
 {
-    int count_only = 0, check = 0, opt;
-    while ((opt = getopt(argc, argv, "cd")) != -1) {
-        if (opt == 'c')
+    int count_only = 0, check = 0, request = 0, opt;
+    while ((opt = getopt(argc, argv, "cdr")) != -1) {
+        if (opt == 'r')
+            request = 1;
+        else if (opt == 'c')
             count_only = 1;
         else if (opt == 'd')
             check = 1;
@@ -28,7 +32,7 @@ int main(int argc, char **argv)
             return 2;
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: sy-tokenize [-c] [-d] cl100k_base|o200k_base < frames\n");
+        fprintf(stderr, "usage: sy-tokenize [-c|-d|-r] cl100k_base|o200k_base < frames\n");
         return 2;
     }
     int e = sy_tok_encoding_by_name(argv[optind], strlen(argv[optind]));
@@ -50,6 +54,11 @@ int main(int argc, char **argv)
         if ((long)fread(text, 1, (size_t)len, stdin) != len)
             return 2;
         size_t n = 0;
+        if (request) {
+            long k = sy_tok_count_request(t, text, (size_t)len);
+            printf(k >= 0 ? "%ld\n" : "error %ld\n", k);
+            continue;
+        }
         if (count_only) {
             printf("%zu\n", sy_tok_count(t, text, (size_t)len));
             continue;

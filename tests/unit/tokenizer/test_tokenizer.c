@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,6 +415,50 @@ static void test_chat_counts(void **state)
     assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"bogus\"}]}]}"), SY_EINVAL);
 }
 
+/* LiteLLM's Python semantics at the edges (token_counter.py): str(None) for
+ * present nulls, KeyError/TypeError cases as errors, `in` on a string. */
+static void test_litellm_edges(void **state)
+{
+    (void)state;
+    const char *u = "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}]";
+    char b[1024];
+#define R(tail) (snprintf(b, sizeof b, "%s%s}", u, tail), req(cl, b))
+    /* tool_choice dict without function.name: LiteLLM's KeyError */
+    assert_int_equal(R(",\"tool_choice\":{\"type\":\"function\"}"), SY_EINVAL);
+    assert_int_equal(R(",\"tool_choice\":{\"type\":\"function\",\"function\":{}}"), SY_EINVAL);
+    /* name null -> str(None) = "None" (1 token) */
+    assert_int_equal(R(",\"tool_choice\":{\"function\":{\"name\":null}}"), 9 + 7 + 1);
+    /* tools that are not a list */
+    assert_int_equal(R(",\"tools\":\"x\""), SY_EINVAL);
+    assert_int_equal(R(",\"tools\":[]"), 9);
+#undef R
+    /* arguments null -> "None"; absent -> "" */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"arguments\":null}}]}]}"),
+                     3 + 1 + 1 + 3);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{}}]}]}"), 3 + 1 + 3);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":\"f\"}]}]}"), SY_EINVAL);
+    /* text part with text null -> "None" */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":null}]}]}"),
+                     3 + 1 + 1 + 3);
+    /* blank image_url string, non-string detail, image without source.type */
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":\" \"}]}]}"),
+                     SY_EINVAL);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
+                             "{\"url\":\"https://x\",\"detail\":null}}]}]}"),
+                     SY_EINVAL);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\"}]}]}"), SY_EINVAL);
+    /* required as a string: Python's substring test ("location" in "location,unit") */
+    struct json_object *o = json_tokener_parse(
+        "[{\"function\":{\"name\":\"f\",\"parameters\":{\"properties\":{\"unit\":{\"type\":\"string\"}},"
+        "\"required\":\"location,unit\"}}}]");
+    struct sy_buf bb;
+    sy_buf_init(&bb, 4096);
+    sy__tok_tools_render(o, &bb);
+    json_object_put(o);
+    assert_string_equal(bb.p, "namespace functions {\n\ntype f = (_: {\nunit: string,\n}) => any;\n\n} // namespace functions");
+    sy_buf_free(&bb);
+}
+
 static void test_endpoint(void **state)
 {
     (void)state;
@@ -445,7 +490,7 @@ int main(void)
         cmocka_unit_test(test_known_ids),  cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
         cmocka_unit_test(test_reference_bpe),
         cmocka_unit_test(test_reference_words),
-        cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts),     cmocka_unit_test(test_endpoint),
+        cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts), cmocka_unit_test(test_litellm_edges),     cmocka_unit_test(test_endpoint),
     };
     return cmocka_run_group_tests_name("tokenizer", tests, setup, NULL);
 }
