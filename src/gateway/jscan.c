@@ -1,7 +1,14 @@
-/* jscan.c - strict one-pass JSON validator reporting top-level member spans. */
+/* jscan.c - strict one-pass JSON validator reporting top-level member spans.
+ *
+ * Invariants: no allocation, recursion bounded by SY_JSCAN_MAX_DEPTH, every
+ * reported span lies inside the input. Keys are matched by their decoded
+ * names; a key of interest seen twice in one object sets s->dup. */
 #include "gateway/jscan.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/errors.h"
 
@@ -13,6 +20,8 @@ struct st {
 
 static void ws(struct st *s)
 {
+    if (s->i < s->n && (unsigned char)s->p[s->i] > ' ')
+        return; /* the common case in compact bodies */
     while (s->i < s->n) {
         char c = s->p[s->i];
         if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
@@ -40,11 +49,29 @@ static int hexv(char c)
     return -1;
 }
 
-/* Validates UTF-8 too: JSON text must be UTF-8. */
+/* Validates UTF-8 too: JSON text must be UTF-8. Runs of plain ASCII are
+ * skipped 16 bytes at a time (SSE2: no byte is '"', '\\', < 0x20 or >= 0x80;
+ * the signed compare with 0x20 catches both of the last two). */
 static int str(struct st *s)
 {
     s->i++; /* opening quote */
     while (s->i < s->n) {
+#ifdef __SSE2__
+        while (s->i + 16 <= s->n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s->p + s->i));
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                     _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+            unsigned bits = (unsigned)_mm_movemask_epi8(m);
+            if (bits) {
+                s->i += (size_t)__builtin_ctz(bits);
+                break;
+            }
+            s->i += 16;
+        }
+        if (s->i >= s->n)
+            break;
+#endif
         unsigned char c = (unsigned char)s->p[s->i];
         if (c == '"') {
             s->i++;
@@ -166,14 +193,59 @@ static int next_member(struct st *s, char close)
 
 static int value(struct st *s, int depth, struct sy_jscan *top);
 
-static int key_is(struct st *s, size_t ks, size_t ke, const char *k)
+enum { K_NONE, K_MODEL, K_STREAM, K_STREAM_OPTIONS, K_MESSAGES, K_INPUT, K_PROMPT, K_USER, K_N, K_INCLUDE_USAGE };
+
+static const char *const kname[] = {NULL,      "model", "stream", "stream_options", "messages",
+                                    "input",   "prompt", "user",  "n",              "stream_options.include_usage"};
+
+/* Key id of a decoded name k[0..len): compare by length first, no strlen. */
+static int kid(const char *k, size_t len)
 {
-    size_t kl = strlen(k);
-    return ke - ks == kl + 2 && memcmp(s->p + ks + 1, k, kl) == 0;
+    switch (len) {
+    case 1: return k[0] == 'n' ? K_N : K_NONE;
+    case 4: return memcmp(k, "user", 4) == 0 ? K_USER : K_NONE;
+    case 5: return memcmp(k, "model", 5) == 0 ? K_MODEL : memcmp(k, "input", 5) == 0 ? K_INPUT : K_NONE;
+    case 6: return memcmp(k, "stream", 6) == 0 ? K_STREAM : memcmp(k, "prompt", 6) == 0 ? K_PROMPT : K_NONE;
+    case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;
+    case 13: return memcmp(k, "include_usage", 13) == 0 ? K_INCLUDE_USAGE : K_NONE;
+    case 14: return memcmp(k, "stream_options", 14) == 0 ? K_STREAM_OPTIONS : K_NONE;
+    default: return K_NONE;
+    }
 }
 
-static int object(struct st *s, int depth, struct sy_jscan *top)
+/* Key id of the key string span [ks, ke) (with quotes), decoding escapes when
+ * it has a backslash: "mod\u0065l" is "model" to every JSON reader. */
+static int key_id(const char *p, size_t ks, size_t ke)
 {
+    if (!memchr(p + ks + 1, '\\', ke - ks - 2))
+        return kid(p + ks + 1, ke - ks - 2);
+    char buf[24];
+    long l = sy_jstr_decode(p + ks, ke - ks, buf, sizeof buf);
+    return l < 0 ? K_NONE : kid(buf, (size_t)l);
+}
+
+static struct sy_jspan *slot(struct sy_jscan *t, int k)
+{
+    switch (k) {
+    case K_MODEL: return &t->model;
+    case K_STREAM: return &t->stream;
+    case K_STREAM_OPTIONS: return &t->stream_options;
+    case K_MESSAGES: return &t->messages;
+    case K_INPUT: return &t->input;
+    case K_PROMPT: return &t->prompt;
+    case K_USER: return &t->user;
+    case K_N: return &t->n;
+    default: return &t->include_usage;
+    }
+}
+
+/* mode 0: a nested object; 1: the top-level object (records its keys of
+ * interest in top); 2: the top-level stream_options (records include_usage). */
+static int object(struct st *s, int depth, struct sy_jscan *top, int mode)
+{
+    unsigned seen = 0;
+    if (depth > SY_JSCAN_MAX_DEPTH)
+        return fail(s, "nesting too deep");
     s->i++;
     ws(s);
     if (s->i < s->n && s->p[s->i] == '}') {
@@ -197,26 +269,21 @@ static int object(struct st *s, int depth, struct sy_jscan *top)
         if (s->i >= s->n)
             return fail(s, "unexpected end of input");
         char c = s->p[s->i];
-        if (value(s, depth + 1, NULL))
+        int k = mode ? key_id(s->p, ks, ke) : K_NONE;
+        if ((mode == 1 && k == K_INCLUDE_USAGE) || (mode == 2 && k != K_INCLUDE_USAGE))
+            k = K_NONE;
+        if (k == K_STREAM_OPTIONS) {
+            top->include_usage = (struct sy_jspan){0, 0, 0};
+            if (c == '{' ? object(s, depth + 1, top, 2) : value(s, depth + 1, NULL))
+                return -1;
+        } else if (value(s, depth + 1, NULL)) {
             return -1;
-        if (top) {
-            struct sy_jspan sp = {vs, s->i - vs, span_type(c)};
-            if (key_is(s, ks, ke, "model"))
-                top->model = sp;
-            else if (key_is(s, ks, ke, "stream"))
-                top->stream = sp;
-            else if (key_is(s, ks, ke, "stream_options"))
-                top->stream_options = sp;
-            else if (key_is(s, ks, ke, "messages"))
-                top->messages = sp;
-            else if (key_is(s, ks, ke, "input"))
-                top->input = sp;
-            else if (key_is(s, ks, ke, "prompt"))
-                top->prompt = sp;
-            else if (key_is(s, ks, ke, "user"))
-                top->user = sp;
-            else if (key_is(s, ks, ke, "n"))
-                top->n = sp;
+        }
+        if (k) {
+            if ((seen & (1u << k)) && !top->dup)
+                top->dup = kname[k];
+            seen |= 1u << k;
+            *slot(top, k) = (struct sy_jspan){vs, s->i - vs, span_type(c)};
         }
         int more = next_member(s, '}');
         if (more <= 0)
@@ -250,7 +317,7 @@ static int value(struct st *s, int depth, struct sy_jscan *top)
     if (s->i >= s->n)
         return fail(s, "unexpected end of input");
     switch (s->p[s->i]) {
-    case '{': return object(s, depth, top);
+    case '{': return object(s, depth, top, top ? 1 : 0);
     case '[': return array(s, depth);
     case '"': return str(s);
     case 't': return lit(s, "true", 4);
@@ -349,20 +416,31 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
     return (long)o;
 }
 
+/* Whether the key string span [ks, ke) decodes to k[0..kl). */
+static int key_eq(const char *p, size_t ks, size_t ke, const char *k, size_t kl)
+{
+    if (!memchr(p + ks + 1, '\\', ke - ks - 2))
+        return ke - ks - 2 == kl && memcmp(p + ks + 1, k, kl) == 0;
+    char buf[256];
+    long l = sy_jstr_decode(p + ks, ke - ks, buf, sizeof buf);
+    return l >= 0 && (size_t)l == kl && memcmp(buf, k, kl) == 0;
+}
+
 struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *key)
 {
-    struct sy_jspan none = {0, 0, 0};
+    struct sy_jspan none = {0, 0, 0}, found = none;
     if (obj.type != 'o')
         return none;
+    size_t kl = strlen(key);
     struct st s = {p + obj.off, obj.len, 0, NULL};
     s.i = 1;
     for (;;) {
         ws(&s);
         if (s.i >= s.n || s.p[s.i] != '"')
-            return none;
+            return found;
         size_t ks = s.i;
         if (str(&s))
-            return none;
+            return found;
         size_t ke = s.i;
         ws(&s);
         s.i++; /* ':' */
@@ -370,12 +448,12 @@ struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *
         size_t vs = s.i;
         char c = s.p[s.i];
         if (value(&s, 1, NULL))
-            return none;
-        if (key_is(&s, ks, ke, key))
-            return (struct sy_jspan){obj.off + vs, s.i - vs, span_type(c)};
+            return found;
+        if (key_eq(p + obj.off, ks, ke, key, kl))
+            found = (struct sy_jspan){obj.off + vs, s.i - vs, span_type(c)};
         ws(&s);
         if (s.i >= s.n || s.p[s.i] != ',')
-            return none;
+            return found;
         s.i++;
     }
 }

@@ -3,10 +3,15 @@
  * The pass-through path never builds a JSON tree: it validates the request
  * body strictly (RFC 8259) in one pass and reports where the top-level keys
  * it cares about ("model", "stream", "stream_options", ...) and their values
- * are. Nesting depth is capped (SY_JSCAN_MAX_DEPTH) so hostile input cannot
- * recurse the stack. Why not jsmn: jsmn needs a token array proportional to
- * the body (16 bytes per token; a 32 MB body needs hundreds of MB) and is lax
- * about syntax in its default mode; this scanner needs no memory at all.
+ * are. Key names are compared after decoding their escapes ("mod\u0065l" is
+ * "model", as every JSON upstream reads it). A key of interest that occurs
+ * twice is reported in `dup` (the spans are those of the last occurrence, the
+ * one json-c and Python keep); the gateway refuses such bodies because
+ * upstreams differ on which occurrence wins. Nesting depth is capped
+ * (SY_JSCAN_MAX_DEPTH) so hostile input cannot recurse the stack. Why not
+ * jsmn: jsmn needs a token array proportional to the body (16 bytes per token;
+ * a 32 MB body needs hundreds of MB) and is lax about syntax in its default
+ * mode; this scanner needs no memory at all.
  */
 #ifndef SY_JSCAN_H
 #define SY_JSCAN_H
@@ -20,25 +25,37 @@ struct sy_jspan {
     char type;       /* 's' string, 'n' number, 'o' object, 'a' array, 't' true, 'f' false, 'z' null; 0 absent */
 };
 
-/* Top-level keys of interest to the gateway. */
+/* Top-level keys of interest to the gateway. Each span is the value of the
+ * last member whose decoded name is the field's name. */
 struct sy_jscan {
     struct sy_jspan model, stream, stream_options, input, messages, prompt, user, n;
     int top_is_object;
     size_t err_off;  /* where parsing failed */
     const char *err; /* static reason, NULL on success */
+    /* "include_usage" inside the last top-level "stream_options" object (type 0
+     * when absent or when stream_options is not an object). */
+    struct sy_jspan include_usage;
+    /* Name of the first key of interest seen twice in one object: "model",
+     * "stream", "stream_options", "messages", "prompt", "input", "user", "n"
+     * at the top level, "stream_options.include_usage" inside stream_options.
+     * NULL when none is; static storage. */
+    const char *dup;
 };
 
-/* Validate p[0..n) as one JSON value and fill s. 0 on success, SY_EJSON on error
- * (s->err and s->err_off describe it). */
+/* Validate p[0..n) as one JSON value and fill s. 0 on success (a duplicate key
+ * of interest is not a syntax error: see s->dup), SY_EJSON on error (s->err
+ * and s->err_off describe it). */
 int sy_jscan(const char *p, size_t n, struct sy_jscan *s);
 
 /* Decode a JSON string value span (with quotes) into out (NUL-terminated,
  * at most cap-1 bytes). Returns the decoded length or -1 if it does not fit or
- * contains \u0000. Handles all escapes including surrogate pairs. */
+ * contains \u0000. Handles all escapes including surrogate pairs; a lone
+ * surrogate becomes U+FFFD. */
 long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap);
 
-/* Find "key": in a JSON object span and return the value span (type 0 if
- * absent). Only direct members of the object are matched. */
+/* Find the member named key (compared after decoding escapes; keys up to 200
+ * bytes) in a JSON object span and return its value span (type 0 if absent).
+ * Only direct members of the object are matched; with duplicates, the last. */
 struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *key);
 
 #endif

@@ -3,6 +3,11 @@
  * One zero-allocation pass (jscan.c) validates the body and records where the
  * top-level `model`, `stream` and `stream_options` are; nothing else of the
  * body is looked at on the pass-through path.
+ *
+ * One meaning for every body key (docs/pipeline.md "Request-body keys"): the
+ * upstream must read `model` and `stream` as the gateway did, so a body with a
+ * key of interest twice, a non-boolean `stream` or `include_usage`, is refused
+ * with 400 instead of forwarded.
  */
 #include "gateway/gateway.h"
 
@@ -11,6 +16,20 @@
 
 #include "core/errors.h"
 #include "http/server.h"
+
+/* Refuse (400, param = name) a value that is present but neither a boolean
+ * nor null: "true" or 1 would make a lenient upstream stream while the gateway
+ * does not. 1 when refused. */
+static int bad_bool(struct sy_call *c, struct sy_jspan v, const char *name)
+{
+    if (!v.type || v.type == 't' || v.type == 'f' || v.type == 'z')
+        return 0;
+    const char *got = v.type == 's' ? "a string" : v.type == 'n' ? "a number" : v.type == 'o' ? "an object" : "an array";
+    char msg[256];
+    snprintf(msg, sizeof msg, "Invalid type for '%s': expected a boolean, but got %s instead.", name, got);
+    sy_call_error(c, 400, "invalid_request_error", name, msg, NULL, 0);
+    return 1;
+}
 
 int sy_stage_parse(struct sy_call *c)
 {
@@ -30,6 +49,15 @@ int sy_stage_parse(struct sy_call *c)
         sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL, 0);
         return SY_DONE;
     }
+    if (c->scan.dup) {
+        snprintf(msg, sizeof msg,
+                 "Invalid request body: duplicate key '%s' (keys the gateway reads may appear only once)",
+                 c->scan.dup);
+        sy_call_error(c, 400, "invalid_request_error", c->scan.dup, msg, NULL, 0);
+        return SY_DONE;
+    }
+    if (bad_bool(c, c->scan.stream, "stream") || bad_bool(c, c->scan.include_usage, "stream_options.include_usage"))
+        return SY_DONE;
     if (c->path_model.n) { /* Azure-style route: the path names the model */
         c->model = sy_arena_strndup(&r->arena, c->path_model.p, c->path_model.n);
     } else if (c->scan.model.type == 's') {
@@ -44,9 +72,6 @@ int sy_stage_parse(struct sy_call *c)
         return sy_call_invalid_model(c, "None");
     }
     c->stream = c->scan.stream.type == 't';
-    if (c->stream && c->scan.stream_options.type == 'o') {
-        struct sy_jspan iu = sy_jscan_member(b, c->scan.stream_options, "include_usage");
-        c->include_usage = iu.type == 't';
-    }
+    c->include_usage = c->stream && c->scan.include_usage.type == 't';
     return SY_OK;
 }

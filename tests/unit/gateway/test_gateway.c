@@ -88,6 +88,35 @@ static void decode_strings(void **st)
     assert_int_equal(sy_jstr_decode("\"abcdef\"", 8, out, 4), -1);
 }
 
+static void scan_decodes_keys_and_flags_duplicates(void **st)
+{
+    struct sy_jscan s;
+    const char *esc = "{\"mod\\u0065l\":\"b\",\"stre\\u0061m\":true}";
+    assert_int_equal(SCAN(esc, &s), 0);
+    assert_int_equal(s.model.type, 's');
+    assert_memory_equal(esc + s.model.off, "\"b\"", 3);
+    assert_int_equal(s.stream.type, 't');
+    assert_null(s.dup);
+    const char *d = "{\"model\":\"a\",\"x\":1,\"mod\\u0065l\":\"b\"}";
+    assert_int_equal(SCAN(d, &s), 0);
+    assert_string_equal(s.dup, "model");
+    assert_memory_equal(d + s.model.off, "\"b\"", 3); /* the last, as json-c and Python */
+    const char *d2 = "{\"stream\":false,\"stream\":true}";
+    assert_int_equal(SCAN(d2, &s), 0);
+    assert_string_equal(s.dup, "stream");
+    const char *iu = "{\"stream_options\":{\"include_usage\":false,\"include_\\u0075sage\":true}}";
+    assert_int_equal(SCAN(iu, &s), 0);
+    assert_string_equal(s.dup, "stream_options.include_usage");
+    assert_int_equal(s.include_usage.type, 't');
+    assert_int_equal(sy_jscan_member(iu, s.stream_options, "include_usage").type, 't');
+    const char *nested = "{\"messages\":[{\"model\":1,\"model\":2}],\"a\":{\"stream\":1,\"stream\":2}}";
+    assert_int_equal(SCAN(nested, &s), 0);
+    assert_null(s.dup);
+    const char *nul = "{\"model\\u0000\":\"x\"}";
+    assert_int_equal(SCAN(nul, &s), 0);
+    assert_int_equal(s.model.type, 0);
+}
+
 static void usage_scan(void **st)
 {
     const char *r = "{\"choices\":[{\"message\":{\"content\":\"the \\\"usage\\\" word\"}}],"
@@ -129,6 +158,7 @@ int main(void)
         cmocka_unit_test(scan_rejects_invalid),
         cmocka_unit_test(scan_depth_is_capped),
         cmocka_unit_test(decode_strings),
+        cmocka_unit_test(scan_decodes_keys_and_flags_duplicates),
         cmocka_unit_test(usage_scan),
         cmocka_unit_test(presets),
     };
