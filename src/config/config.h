@@ -90,6 +90,7 @@ struct sy_config {
     size_t max_header_bytes;               /* default 65536 */
     double header_timeout_s;               /* default 30: whole request head must arrive */
     double body_timeout_s;                 /* default 60: idle time between body bytes */
+    double body_total_timeout_s;           /* default 60: the whole body must arrive in this time */
     double keepalive_timeout_s;            /* default 75 */
 
     int n_warnings;                        /* warnings printed while loading */

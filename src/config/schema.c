@@ -80,6 +80,7 @@ static const struct kdef router_keys[] = {
 static const struct kdef general_keys[] = {
     {"master_key", USED}, {"max_request_size_mb", USED}, {"switchyard_max_header_bytes", USED},
     {"switchyard_header_timeout_s", USED}, {"switchyard_body_timeout_s", USED},
+    {"switchyard_body_total_timeout_s", USED},
     {"switchyard_keepalive_timeout_s", USED},
     {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
     {"database_url", UNSUP}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
@@ -415,6 +416,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->header_timeout_s = d;
     if (positive(ld, gs, "switchyard_body_timeout_s", 0, &d))
         c->body_timeout_s = d;
+    if (positive(ld, gs, "switchyard_body_total_timeout_s", 0, &d))
+        c->body_total_timeout_s = d;
     if (positive(ld, gs, "switchyard_keepalive_timeout_s", 0, &d))
         c->keepalive_timeout_s = d;
 }
@@ -721,6 +724,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->max_header_bytes = 65536;
     c->header_timeout_s = 30;
     c->body_timeout_s = 60;
+    c->body_total_timeout_s = 60;
     c->keepalive_timeout_s = 75;
 
     for (size_t i = 0; i < root->n; i++) {

@@ -31,6 +31,7 @@ static void limits_cb(struct sy_server_limits *out, void *ud)
     out->header_timeout_ms = (uint64_t)(cfg->header_timeout_s * 1000);
     out->body_timeout_ms = (uint64_t)(cfg->body_timeout_s * 1000);
     out->keepalive_timeout_ms = (uint64_t)(cfg->keepalive_timeout_s * 1000);
+    out->body_total_timeout_ms = (uint64_t)(cfg->body_total_timeout_s * 1000);
 }
 
 static void on_drained(void *arg)

@@ -49,6 +49,8 @@ struct sy_conn {
     int handles_open;
     int reading;
     int msg_done;    /* on_message_complete fired during this execute */
+    int dispatching; /* inside the handler call of conn_parse's loop */
+    int again;       /* the response ended inside dispatch and c->in holds more: loop */
     int parse_error; /* an error reply was already sent */
     int linger;      /* close by lingering: the client may still be sending */
     int lingering;   /* write side shut down, discarding input until EOF */
@@ -63,6 +65,7 @@ struct sy_conn {
     size_t nh; /* number of fields started */
     int in_value;
     size_t head_bytes;
+    uint64_t body_deadline; /* loop ms by which the whole body must have arrived; 0 = none */
     /* writes */
     struct sy_buf out; /* bytes collected this loop iteration (see writing) */
     struct sy_conn *flush_next;
@@ -306,6 +309,7 @@ static int on_headers_complete(http_parser *p)
         uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
     }
     c->state = ST_BODY;
+    c->body_deadline = c->lim.body_total_timeout_ms ? uv_now(c->srv->loop) + c->lim.body_total_timeout_ms : 0;
     arm(c, c->lim.body_timeout_ms);
     return 0;
 }
@@ -317,7 +321,15 @@ static int on_body(http_parser *p, const char *at, size_t n)
         head_error(c, 413, NULL);
         return -1;
     }
-    arm(c, c->lim.body_timeout_ms);
+    /* idle gap timer, but never past the total body deadline */
+    uint64_t ms = c->lim.body_timeout_ms;
+    if (c->body_deadline) {
+        uint64_t now = uv_now(c->srv->loop);
+        uint64_t left = c->body_deadline > now ? c->body_deadline - now : 1;
+        if (!ms || left < ms)
+            ms = left;
+    }
+    arm(c, ms);
     return 0;
 }
 
@@ -342,43 +354,69 @@ static void dispatch(struct sy_conn *c)
     c->srv->handler(r, c->srv->ud);
 }
 
-/* Parse bytes p[0..n) (which may alias c->in); leftovers stay in c->in. */
+/* Parse bytes p[0..n) (which may alias c->in); leftovers stay in c->in.
+ * Pipelined requests answered synchronously are served by this loop, never by
+ * recursion: a response that ends inside dispatch only sets c->again. */
 static void conn_parse(struct sy_conn *c, const char *p, size_t n)
 {
-    c->msg_done = 0;
-    if (c->state == ST_IDLE && n) {
-        /* limits are taken per request from the current config */
-        c->srv->limits(&c->lim, c->srv->ud);
-    }
-    size_t done = http_parser_execute(&c->parser, &settings, p, n);
-    enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+    size_t off = 0; /* bytes of c->in consumed by this loop when parsing from it */
     int from_in = (p == c->in.p);
-    if (c->msg_done) {
-        http_parser_pause(&c->parser, 0);
-        /* keep the unparsed rest for after this response */
-        if (from_in) {
-            sy_buf_consume(&c->in, done);
-        } else if (done < n) {
-            if (sy_buf_append(&c->in, p + done, n - done))
-                c->closing = 1;
+    for (;;) {
+        c->msg_done = 0;
+        if (c->state == ST_IDLE && n) {
+            /* limits are taken per request from the current config */
+            c->srv->limits(&c->lim, c->srv->ud);
         }
-        dispatch(c);
-        return;
-    }
-    if (from_in)
-        sy_buf_reset(&c->in);
-    if (e != HPE_OK && e != HPE_PAUSED) {
-        if (c->parse_error || c->state == ST_SERVING)
-            return; /* a reply is already going out */
-        if (!c->req)
-            c->req = req_new(c);
-        if (!c->req) {
-            conn_close(c);
+        size_t done = http_parser_execute(&c->parser, &settings, p, n);
+        enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+        if (c->msg_done) {
+            http_parser_pause(&c->parser, 0);
+            /* keep the unparsed rest for after this response */
+            if (from_in) {
+                off += done;
+            } else if (done < n) {
+                if (sy_buf_append(&c->in, p + done, n - done))
+                    c->closing = 1;
+                from_in = 1;
+                off = 0;
+            }
+            c->again = 0;
+            c->dispatching = 1;
+            dispatch(c);
+            c->dispatching = 0;
+            if (c->again && from_in && off < c->in.len && !c->close_started) {
+                c->again = 0;
+                p = c->in.p + off;
+                n = c->in.len - off;
+                continue;
+            }
+            c->again = 0;
+            if (from_in)
+                sy_buf_consume(&c->in, off);
+            if (c->state == ST_IDLE && !c->close_started && !c->in.len)
+                arm(c, c->lim.keepalive_timeout_ms);
             return;
         }
-        char msg[160];
-        snprintf(msg, sizeof msg, "Malformed HTTP request: %s", http_errno_description(e));
-        head_error(c, 400, msg);
+        if (from_in)
+            sy_buf_reset(&c->in);
+        if (e != HPE_OK && e != HPE_PAUSED) {
+            if (c->parse_error || c->state == ST_SERVING)
+                return; /* a reply is already going out */
+            if (!c->req)
+                c->req = req_new(c);
+            if (!c->req) {
+                conn_close(c);
+                return;
+            }
+            if (e == HPE_HEADER_OVERFLOW) {
+                head_error(c, 431, "Request header fields too large");
+                return;
+            }
+            char msg[160];
+            snprintf(msg, sizeof msg, "Malformed HTTP request: %s", http_errno_description(e));
+            head_error(c, 400, msg);
+        }
+        return;
     }
 }
 
@@ -646,6 +684,10 @@ static void conn_next(struct sy_conn *c)
     if (!c->reading) {
         c->reading = 1;
         uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+    }
+    if (c->dispatching) { /* ended inside conn_parse's loop: it continues */
+        c->again = 1;
+        return;
     }
     if (c->in.len)
         conn_parse(c, c->in.p, c->in.len);

@@ -43,6 +43,7 @@ struct sy_server_limits {
     size_t max_header_bytes;
     size_t max_body_bytes;
     uint64_t header_timeout_ms, body_timeout_ms, keepalive_timeout_ms;
+    uint64_t body_total_timeout_ms; /* whole body must arrive in this time; 0 = none */
 };
 
 /* Called when a request's head and whole body have arrived. The handler owns
