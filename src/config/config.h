@@ -92,6 +92,9 @@ struct sy_config {
     double body_timeout_s;                 /* default 60: idle time between body bytes */
     double body_total_timeout_s;           /* default 60: the whole body must arrive in this time */
     double keepalive_timeout_s;            /* default 75 */
+    /* general_settings.switchyard_cors_allowed_origins: NULL = any origin
+     * (LiteLLM's default); else "origin\n..." (a list or a comma-separated string) */
+    const char *cors_origins;
 
     int n_warnings;                        /* warnings printed while loading */
     void *priv;                            /* loader's private allocations */

@@ -80,7 +80,7 @@ static const struct kdef router_keys[] = {
 static const struct kdef general_keys[] = {
     {"master_key", USED}, {"max_request_size_mb", USED}, {"switchyard_max_header_bytes", USED},
     {"switchyard_header_timeout_s", USED}, {"switchyard_body_timeout_s", USED},
-    {"switchyard_body_total_timeout_s", USED},
+    {"switchyard_body_total_timeout_s", USED}, {"switchyard_cors_allowed_origins", USED},
     {"switchyard_keepalive_timeout_s", USED},
     {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
     {"database_url", UNSUP}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
@@ -410,8 +410,61 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     double d;
     if (positive(ld, gs, "max_request_size_mb", 0, &d))
         c->max_request_size_mb = d;
-    if (positive(ld, gs, "switchyard_max_header_bytes", 1, &d))
+    if (positive(ld, gs, "switchyard_max_header_bytes", 1, &d)) {
+        const struct sy_ynode *n = sy__ymap_get(gs, "switchyard_max_header_bytes");
+        if (d > 1048576) { /* http/server.h SY_MAX_HEADER_BYTES_MAX */
+            sy__ld_warn(ld, n->file, n->line,
+                        "general_settings.switchyard_max_header_bytes: %.0f is over the maximum 1048576; using 1048576", d);
+            d = 1048576;
+        }
         c->max_header_bytes = (size_t)d;
+    }
+    const struct sy_ynode *co = sy__ymap_get(gs, "switchyard_cors_allowed_origins");
+    if (co && co->kind != SY_Y_NULL) {
+        char *list = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&list, &len);
+        if (co->kind == SY_Y_STR) {
+            for (const char *q = co->s; *q; q++)
+                fputc(*q == ',' ? '\n' : *q, m);
+        } else if (co->kind == SY_Y_SEQ) {
+            for (size_t i = 0; i < co->n; i++) {
+                if (co->items[i]->kind == SY_Y_STR)
+                    fprintf(m, "%s\n", co->items[i]->s);
+                else
+                    sy__ld_warn(ld, co->items[i]->file, co->items[i]->line,
+                                "general_settings.switchyard_cors_allowed_origins: item is %s, not an origin; ignored",
+                                sy__ykind_name(co->items[i]->kind));
+            }
+        } else {
+            sy__ld_error(ld, co->file, co->line,
+                         "general_settings.switchyard_cors_allowed_origins: expected a list of origins, found %s",
+                         sy__ykind_name(co->kind));
+        }
+        fclose(m);
+        /* trim spaces around each origin */
+        char *o = list, *w = list;
+        for (char *q = list; q && *q;) {
+            char *e = strchr(q, '\n');
+            if (!e)
+                e = q + strlen(q);
+            while (q < e && (*q == ' ' || *q == '\t'))
+                q++;
+            char *t = e;
+            while (t > q && (t[-1] == ' ' || t[-1] == '\t'))
+                t--;
+            if (t > q) {
+                memmove(w, q, (size_t)(t - q));
+                w += t - q;
+                *w++ = '\n';
+            }
+            q = *e ? e + 1 : e;
+        }
+        if (o)
+            *w = 0;
+        c->cors_origins = sy_arena_strndup(ld->a, o ? o : "", o ? strlen(o) : 0);
+        free(list);
+    }
     if (positive(ld, gs, "switchyard_header_timeout_s", 0, &d))
         c->header_timeout_s = d;
     if (positive(ld, gs, "switchyard_body_timeout_s", 0, &d))

@@ -91,6 +91,7 @@ struct sy_gwconf {
     size_t master_key_len;
     int num_retries;
     size_t max_body;
+    const char *cors_origins; /* interned for the process lifetime (NULL = any origin) */
     char *models_json; /* GET /v1/models body, prebuilt */
     size_t models_json_len;
 };

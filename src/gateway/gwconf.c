@@ -7,6 +7,8 @@
  */
 #include "gateway/gateway.h"
 
+#include <pthread.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +161,39 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     return 0;
 }
 
+/* The CORS origin list outlives any one config: connections keep a pointer
+ * to it between requests (http/server.h). Interned, so reloads with the same
+ * list allocate nothing; a new list is a few bytes kept until exit. */
+static const char *intern_origins(const char *list)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char **tab;
+    static size_t n;
+    if (!list)
+        return NULL;
+    pthread_mutex_lock(&mu);
+    const char *found = NULL;
+    for (size_t i = 0; i < n && !found; i++)
+        if (strcmp(tab[i], list) == 0)
+            found = tab[i];
+    if (!found) {
+        char **nt = realloc(tab, (n + 1) * sizeof *nt);
+        char *d = strdup(list);
+        if (nt && d) {
+            tab = nt;
+            tab[n++] = d;
+            found = d;
+        } else {
+            if (nt)
+                tab = nt;
+            free(d);
+            found = ""; /* out of memory: allow no origin rather than any */
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return found;
+}
+
 /* The x-litellm-* response header lines that name a deployment or a group
  * are the same on every response: build them once (pipeline.c copies them). */
 static void build_resp_headers(struct sy_gwconf *g)
@@ -244,6 +279,7 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     atomic_init(&g->refs, 1);
     build_warnings = 0;
     g->cfg = cfg;
+    g->cors_origins = intern_origins(cfg->cors_origins);
     if (cfg->master_key && *cfg->master_key) {
         g->master_key = cfg->master_key;
         g->master_key_len = strlen(cfg->master_key);

@@ -32,6 +32,7 @@ static void limits_cb(struct sy_server_limits *out, void *ud)
     out->body_timeout_ms = (uint64_t)(cfg->body_timeout_s * 1000);
     out->keepalive_timeout_ms = (uint64_t)(cfg->keepalive_timeout_s * 1000);
     out->body_total_timeout_ms = (uint64_t)(cfg->body_total_timeout_s * 1000);
+    out->cors_origins = w->conf->cors_origins;
 }
 
 static void on_drained(void *arg)

@@ -166,10 +166,66 @@ static void req_free(struct sy_req *r)
 
 /* ---- parser callbacks ------------------------------------------------------ */
 
+/* ---- CORS ---------------------------------------------------------------
+ *
+ * As LiteLLM (Starlette's CORSMiddleware with allow_origins ["*"],
+ * allow_credentials, allow_methods ["*"], allow_headers ["*"]), except that
+ * simple responses echo the allowed Origin (with Vary: Origin) instead of
+ * "*", so credentialed browser requests work too.
+ *
+ *   preflight: OPTIONS + Origin + Access-Control-Request-Method, any path
+ *     allowed origin -> 200 "OK"
+ *        access-control-allow-origin: <origin>      vary: Origin
+ *        access-control-allow-credentials: true
+ *        access-control-allow-methods: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT
+ *        access-control-allow-headers: <the request's Access-Control-Request-Headers>
+ *        access-control-max-age: 600
+ *     other origin   -> 400 "Disallowed CORS origin" (no CORS headers)
+ *   any other response to an allowed Origin: allow-origin, allow-credentials, vary
+ */
+static int cors_allowed(const char *list, struct sy_str origin)
+{
+    if (!list)
+        return 1;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if ((n == 1 && *p == '*') || (n == origin.n && memcmp(p, origin.p, n) == 0))
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void cors_preflight(struct sy_req *r)
+{
+    if (!r->cors_origin.p) {
+        static const char no[] = "Disallowed CORS origin";
+        sy_resp_simple(r, 400, NULL, 0, "text/plain; charset=utf-8", no, sizeof no - 1);
+        return;
+    }
+    struct sy_str rh = sy_req_header(r, "access-control-request-headers");
+    struct sy_buf h;
+    sy_buf_init(&h, 16384);
+    SY_BUF_LIT(&h, "access-control-allow-methods: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT\r\n"
+                   "access-control-max-age: 600\r\n");
+    if (rh.p && rh.n) {
+        SY_BUF_LIT(&h, "access-control-allow-headers: ");
+        sy_buf_append(&h, rh.p, rh.n);
+        SY_BUF_LIT(&h, "\r\n");
+    }
+    sy_resp_simple(r, 200, h.p, h.len, "text/plain; charset=utf-8", "OK", 2);
+    sy_buf_free(&h);
+}
+
 static int head_add(struct sy_conn *c, size_t n)
 {
     c->head_bytes += n;
-    return c->head_bytes > c->lim.max_header_bytes;
+    /* http-parser's nread counts the raw head so far (request line, names,
+     * values and the whitespace between them): that is the size limited */
+    return c->head_bytes > c->lim.max_header_bytes || c->parser.nread > c->lim.max_header_bytes;
 }
 
 static void head_error(struct sy_conn *c, int status, const char *msg)
@@ -266,6 +322,10 @@ static int on_headers_complete(http_parser *p)
 {
     struct sy_conn *c = p->data;
     struct sy_req *r = c->req;
+    if (p->nread > c->lim.max_header_bytes) {
+        head_error(c, 431, "Request header fields too large");
+        return -1;
+    }
     if (c->nh && c->in_value == 0) { /* field without value */
         if (sy_buf_append(&c->hraw, "", 1)) {
             head_error(c, 431, "Request header fields too large");
@@ -298,6 +358,9 @@ static int on_headers_complete(http_parser *p)
     r->method = p->method;
     r->http_minor = p->http_minor;
     r->keep_alive = http_should_keep_alive(p);
+    struct sy_str origin = sy_req_header(r, "origin");
+    if (origin.p && origin.n && cors_allowed(c->lim.cors_origins, origin))
+        r->cors_origin = origin;
     if ((p->flags & F_CONTENTLENGTH) && p->content_length > c->lim.max_body_bytes) {
         head_error(c, 413, NULL);
         return -1;
@@ -351,6 +414,11 @@ static void dispatch(struct sy_conn *c)
     r->t_ready_ns = sy_now_ns();
     if (!r->body.p)
         sy_buf_append(&r->body, "", 0);
+    if (r->method == HTTP_OPTIONS && sy_req_header(r, "origin").p &&
+        sy_req_header(r, "access-control-request-method").p) {
+        cors_preflight(r);
+        return;
+    }
     c->srv->handler(r, c->srv->ud);
 }
 
@@ -882,19 +950,63 @@ static const char *reason(int st)
     }
 }
 
+/* Append a literal or a view to the head being built (bounded by cap). */
+#define HEAD_PUT(o, n, cap, src, len)           \
+    do {                                        \
+        size_t l_ = (len);                      \
+        if ((n) + l_ < (cap)) {                 \
+            memcpy((o) + (n), (src), l_);       \
+            (n) += l_;                          \
+        }                                       \
+    } while (0)
+#define HEAD_LIT(o, n, cap, lit) HEAD_PUT(o, n, cap, lit, sizeof(lit) - 1)
+
+/* Decimal digits of v into t (at least 24 bytes); returns the start. */
+static char *fmt_u64(char *t, uint64_t v)
+{
+    char *e = t + 23;
+    *e = 0;
+    do {
+        *--e = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return e;
+}
+
+/* The status line and the server's own header lines (no printf: this runs
+ * for every response). */
 static size_t format_head(char *out, size_t cap, struct sy_req *r, int status, const char *ctype, long long clen,
                           int chunked, int close)
 {
-    int n = snprintf(out, cap, "HTTP/1.1 %d %s\r\ncontent-type: %s\r\n", status, reason(status), ctype);
-    if (clen >= 0)
-        n += snprintf(out + n, cap - (size_t)n, "content-length: %lld\r\n", clen);
+    size_t n = 0;
+    char t[24];
+    const char *rs = reason(status);
+    HEAD_LIT(out, n, cap, "HTTP/1.1 ");
+    char *d = fmt_u64(t, (uint64_t)(status > 0 ? status : 500));
+    HEAD_PUT(out, n, cap, d, (size_t)(t + 23 - d));
+    HEAD_LIT(out, n, cap, " ");
+    HEAD_PUT(out, n, cap, rs, strlen(rs));
+    HEAD_LIT(out, n, cap, "\r\ncontent-type: ");
+    HEAD_PUT(out, n, cap, ctype, strlen(ctype));
+    HEAD_LIT(out, n, cap, "\r\n");
+    if (clen >= 0) {
+        HEAD_LIT(out, n, cap, "content-length: ");
+        d = fmt_u64(t, (uint64_t)clen);
+        HEAD_PUT(out, n, cap, d, (size_t)(t + 23 - d));
+        HEAD_LIT(out, n, cap, "\r\n");
+    }
     if (chunked)
-        n += snprintf(out + n, cap - (size_t)n, "transfer-encoding: chunked\r\n");
+        HEAD_LIT(out, n, cap, "transfer-encoding: chunked\r\n");
     if (close)
-        n += snprintf(out + n, cap - (size_t)n, "connection: close\r\n");
+        HEAD_LIT(out, n, cap, "connection: close\r\n");
     else if (r->http_minor == 0)
-        n += snprintf(out + n, cap - (size_t)n, "connection: keep-alive\r\n");
-    return (size_t)n;
+        HEAD_LIT(out, n, cap, "connection: keep-alive\r\n");
+    if (r->cors_origin.p && r->cors_origin.n < 1024) {
+        HEAD_LIT(out, n, cap, "access-control-allow-origin: ");
+        HEAD_PUT(out, n, cap, r->cors_origin.p, r->cors_origin.n);
+        HEAD_LIT(out, n, cap, "\r\naccess-control-allow-credentials: true\r\nvary: Origin\r\n");
+    }
+    return n;
 }
 
 static int want_close(struct sy_req *r)
@@ -921,7 +1033,7 @@ void sy_resp_simple(struct sy_req *r, int status, const char *extra, size_t extr
 {
     struct sy_conn *c = r->conn;
     int close = want_close(r);
-    char head[512];
+    char head[1800];
     size_t hn = format_head(head, sizeof head, r, status, ctype, (long long)body_len, 0, close);
     r->status = status;
     r->resp_started = 1;
@@ -942,7 +1054,7 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra
     int close = want_close(r) || !chunked;
     if (close)
         c->closing = 1;
-    char head[512];
+    char head[1800];
     size_t hn = format_head(head, sizeof head, r, status, ctype, -1, chunked, close);
     r->status = status;
     r->resp_started = 1;
@@ -959,9 +1071,17 @@ size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
         return c->queued + c->out.len;
     r->bytes_out += n;
     if (r->resp_chunked) {
+        static const char hx[] = "0123456789abcdef";
         char sz[24];
-        int k = snprintf(sz, sizeof sz, "%zx\r\n", n);
-        conn_out(c, sz, (size_t)k);
+        char *e = sz + sizeof sz, *b = e;
+        *--b = '\n';
+        *--b = '\r';
+        size_t v = n;
+        do {
+            *--b = hx[v & 15];
+            v >>= 4;
+        } while (v);
+        conn_out(c, b, (size_t)(e - b));
         conn_out(c, p, n);
         conn_out(c, "\r\n", 2);
     } else {
@@ -1015,6 +1135,9 @@ struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb 
         settings.on_headers_complete = on_headers_complete;
         settings.on_body = on_body;
         settings.on_message_complete = on_message_complete;
+        /* our own limit (head_add) is the configured one; http-parser's is
+         * only a backstop at the largest value we accept */
+        http_parser_set_max_header_size(SY_MAX_HEADER_BYTES_MAX + 4096);
         inited = 1;
     }
     struct sy_server *s = calloc(1, sizeof *s);

@@ -14,6 +14,13 @@
  *   head not complete in header_timeout  -> 408, connection closed
  *   no body byte for body_timeout        -> 408, connection closed
  *   idle keep-alive > keepalive_timeout  -> connection closed silently
+ *   body not complete in body_total_timeout -> 408, connection closed
+ *
+ * CORS, as LiteLLM's Starlette CORSMiddleware (any origin, credentials, any
+ * method and header) or a configured origin list: an OPTIONS preflight is
+ * answered by the server itself on every path; every other response to an
+ * allowed Origin carries Access-Control-Allow-Origin (echoed), -Credentials
+ * and Vary: Origin.
  *
  * Responses: sy_resp_simple() for a whole response in one write, or
  * sy_resp_start() + sy_resp_chunk()* + sy_resp_end() for a streamed
@@ -44,7 +51,14 @@ struct sy_server_limits {
     size_t max_body_bytes;
     uint64_t header_timeout_ms, body_timeout_ms, keepalive_timeout_ms;
     uint64_t body_total_timeout_ms; /* whole body must arrive in this time; 0 = none */
+    /* CORS (see server.c "CORS"): NULL = any origin; else "origin\norigin\n..."
+     * (exact matches). The string must live as long as the process. */
+    const char *cors_origins;
 };
+
+/* Largest accepted switchyard_max_header_bytes (http-parser's own limit is
+ * raised to this at startup). */
+#define SY_MAX_HEADER_BYTES_MAX (1024u * 1024u)
 
 /* Called when a request's head and whole body have arrived. The handler owns
  * the request until it calls sy_resp_simple() or sy_resp_end(). */
@@ -68,6 +82,7 @@ struct sy_req {
     int keep_alive;      /* client allows it */
     uint64_t t_start_ns; /* first byte of the request seen */
     uint64_t t_ready_ns; /* head+body complete */
+    struct sy_str cors_origin; /* the request's Origin when CORS allows it: echoed on the response */
     /* response state (owned by the server) */
     int status;
     int resp_started, resp_chunked, resp_done;
