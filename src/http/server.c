@@ -66,6 +66,8 @@ struct sy_conn {
     int in_value;
     size_t head_bytes;
     uint64_t body_deadline; /* loop ms by which the whole body must have arrived; 0 = none */
+    uint64_t deadline;      /* loop ms of the current state's timeout; 0 = none (see timers) */
+    uint64_t timer_due;     /* loop ms the uv timer is set to fire at; 0 = not set */
     /* writes */
     struct sy_buf out; /* bytes collected this loop iteration (see writing) */
     struct sy_conn *flush_next;
@@ -103,9 +105,26 @@ static void unschedule_flush(struct sy_conn *c);
 
 /* ---- timers ---------------------------------------------------------- */
 
+/* One timer per connection, set lazily (as nginx and h2o do): a state
+ * change only records c->deadline; the uv timer is (re)started only when the
+ * new deadline is earlier than the one it is set for. A timer that fires
+ * early re-arms itself for the rest; one that fires with no deadline does
+ * nothing. Callbacks inside http_parser_execute only record (set_deadline);
+ * conn_parse syncs the timer once when it returns, so a request that arrives
+ * whole in one read and is answered at once starts no timer at all. */
+static void sync_timer(struct sy_conn *c);
+
 static void on_timer(uv_timer_t *t)
 {
     struct sy_conn *c = t->data;
+    c->timer_due = 0;
+    if (!c->deadline)
+        return;
+    if (uv_now(c->srv->loop) < c->deadline) {
+        sync_timer(c);
+        return;
+    }
+    c->deadline = 0;
     if (c->lingering) {
         conn_close(c);
         return;
@@ -134,12 +153,26 @@ static void on_timer(uv_timer_t *t)
     }
 }
 
+static void set_deadline(struct sy_conn *c, uint64_t ms)
+{
+    c->deadline = ms ? uv_now(c->srv->loop) + ms : 0;
+}
+
+static void sync_timer(struct sy_conn *c)
+{
+    if (!c->deadline || c->close_started)
+        return;
+    if (c->timer_due && c->timer_due <= c->deadline)
+        return; /* fires first; on_timer re-checks */
+    uint64_t now = uv_now(c->srv->loop);
+    uv_timer_start(&c->timer, on_timer, c->deadline > now ? c->deadline - now : 1, 0);
+    c->timer_due = c->deadline;
+}
+
 static void arm(struct sy_conn *c, uint64_t ms)
 {
-    if (ms)
-        uv_timer_start(&c->timer, on_timer, ms, 0);
-    else
-        uv_timer_stop(&c->timer);
+    set_deadline(c, ms);
+    sync_timer(c);
 }
 
 /* ---- request objects --------------------------------------------------- */
@@ -240,7 +273,7 @@ static void head_error(struct sy_conn *c, int status, const char *msg)
     c->closing = 1;
     c->linger = 1;
     c->state = ST_SERVING;
-    uv_timer_stop(&c->timer);
+    c->deadline = 0;
     sy_reply_error(c->req, status, "invalid_request_error", NULL, msg);
 }
 
@@ -256,7 +289,7 @@ static int on_message_begin(http_parser *p)
     c->head_bytes = 0;
     sy_buf_reset(&c->url);
     sy_buf_reset(&c->hraw);
-    arm(c, c->lim.header_timeout_ms);
+    set_deadline(c, c->lim.header_timeout_ms);
     return 0;
 }
 
@@ -373,7 +406,7 @@ static int on_headers_complete(http_parser *p)
     }
     c->state = ST_BODY;
     c->body_deadline = c->lim.body_total_timeout_ms ? uv_now(c->srv->loop) + c->lim.body_total_timeout_ms : 0;
-    arm(c, c->lim.body_timeout_ms);
+    set_deadline(c, c->lim.body_timeout_ms);
     return 0;
 }
 
@@ -392,7 +425,7 @@ static int on_body(http_parser *p, const char *at, size_t n)
         if (!ms || left < ms)
             ms = left;
     }
-    arm(c, ms);
+    set_deadline(c, ms);
     return 0;
 }
 
@@ -401,7 +434,7 @@ static int on_message_complete(http_parser *p)
     struct sy_conn *c = p->data;
     c->msg_done = 1;
     c->state = ST_SERVING;
-    uv_timer_stop(&c->timer);
+    c->deadline = 0;
     http_parser_pause(p, 1);
     return 0;
 }
@@ -425,7 +458,15 @@ static void dispatch(struct sy_conn *c)
 /* Parse bytes p[0..n) (which may alias c->in); leftovers stay in c->in.
  * Pipelined requests answered synchronously are served by this loop, never by
  * recursion: a response that ends inside dispatch only sets c->again. */
+static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n);
+
 static void conn_parse(struct sy_conn *c, const char *p, size_t n)
+{
+    conn_parse_loop(c, p, n);
+    sync_timer(c);
+}
+
+static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
 {
     size_t off = 0; /* bytes of c->in consumed by this loop when parsing from it */
     int from_in = (p == c->in.p);
