@@ -57,8 +57,34 @@ static int retryable_status(int st)
 
 /* ---- finishing --------------------------------------------------------- */
 
+/* LiteLLM's error JSON into b; a non-NULL openai_code (the upstream's own
+ * `error.code`, e.g. "context_length_exceeded") is kept as a member
+ * "openai_code" after "code", which stays the status string as LiteLLM's
+ * ProxyException.to_dict renders it (reference §1.3):
+ *   {"error":{"message":..,"type":..,"param":..,"code":"400","openai_code":".."}} */
+static void error_body(struct sy_buf *b, int status, const char *type, const char *param, const char *msg,
+                       const char *openai_code)
+{
+    sy_error_json(b, status, type, param, msg);
+    if (openai_code && b->len >= 2) {
+        b->len -= 2; /* reopen the error object: drop "}}" */
+        SY_BUF_LIT(b, ",\"openai_code\":\"");
+        sy_buf_json_escape(b, openai_code, strlen(openai_code));
+        SY_BUF_LIT(b, "\"}}");
+    }
+}
+
+static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type,
+                              const char *param, const char *upmsg, const char *openai_code);
+
 static void finish_error(struct sy_call *c, int status, const char *cls, const char *type, const char *param,
                          const char *upmsg)
+{
+    finish_error_code(c, status, cls, type, param, upmsg, NULL);
+}
+
+static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type,
+                              const char *param, const char *upmsg, const char *openai_code)
 {
     char pl[64];
     char *msg = NULL;
@@ -68,12 +94,12 @@ static void finish_error(struct sy_call *c, int status, const char *cls, const c
     c->exception_class = cls;
     c->llm_failed = 1;
     if (c->client_started) {
-        /* mid-stream: an SSE error frame, then the end of the stream */
+        /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6) */
         struct sy_buf b;
         sy_buf_init(&b, 1 << 20);
         SY_BUF_LIT(&b, "data: ");
-        sy_error_json(&b, status, type, param, msg);
-        SY_BUF_LIT(&b, "\n\n");
+        error_body(&b, status, type, param, msg, openai_code);
+        SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
         sy_resp_chunk(c->req, b.p, b.len);
         sy_buf_free(&b);
         sy_call_account(c, status);
@@ -83,7 +109,17 @@ static void finish_error(struct sy_call *c, int status, const char *cls, const c
         size_t el = 0;
         if (c->retry_after_hdr[0])
             el = (size_t)snprintf(extra, sizeof extra, "retry-after: %s\r\n", c->retry_after_hdr);
-        sy_call_error(c, status, type, param, msg, el ? extra : NULL, el);
+        struct sy_buf h, b;
+        sy_buf_init(&h, 8192);
+        sy_buf_init(&b, 1 << 20);
+        sy_call_headers(c, &h, 1);
+        if (el)
+            sy_buf_append(&h, extra, el);
+        error_body(&b, status, type, param, msg, openai_code);
+        sy_call_account(c, status);
+        sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
+        sy_buf_free(&h);
+        sy_buf_free(&b);
     }
     free(msg);
 }
@@ -94,7 +130,7 @@ static void finish_upstream_error(struct sy_call *c)
     const char *cls = sy_status_exception_class(st);
     json_object *root = c->up_body.len ? json_tokener_parse(c->up_body.p) : NULL;
     json_object *err = NULL, *v;
-    const char *message = NULL, *type = NULL, *param = NULL;
+    const char *message = NULL, *type = NULL, *param = NULL, *ocode = NULL;
     if (root && json_object_object_get_ex(root, "error", &err)) {
         if (json_object_is_type(err, json_type_object)) {
             if (json_object_object_get_ex(err, "message", &v) && json_object_is_type(v, json_type_string))
@@ -103,18 +139,24 @@ static void finish_upstream_error(struct sy_call *c)
                 type = json_object_get_string(v);
             if (json_object_object_get_ex(err, "param", &v) && json_object_is_type(v, json_type_string))
                 param = json_object_get_string(v);
+            if (json_object_object_get_ex(err, "code", &v) &&
+                (json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_int)))
+                ocode = json_object_get_string(v);
         } else if (json_object_is_type(err, json_type_string)) {
             message = json_object_get_string(err);
         }
     }
     char fallback[512];
     if (!message) {
-        snprintf(fallback, sizeof fallback, "Error code: %d - %.400s", st, c->up_body.len ? c->up_body.p : "");
+        /* an error body over MAX_ERROR_BODY was cut at that size (never spliced): it is no
+         * longer JSON, so its start is quoted, escaped by sy_error_json */
+        snprintf(fallback, sizeof fallback, "Error code: %d - %.400s%s", st, c->up_body.len ? c->up_body.p : "",
+                 c->stream_overflow ? " ... (upstream error body truncated at 1048576 bytes)" : "");
         message = fallback;
     }
     if (st == 400 && message && (strstr(message, "context length") || strstr(message, "maximum context")))
         cls = "ContextWindowExceededError";
-    finish_error(c, st, cls, type ? type : "None", param, message);
+    finish_error_code(c, st, cls, type ? type : "None", param, message, ocode);
     if (root)
         json_object_put(root);
 }
@@ -278,6 +320,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
         }
     }
     sy_buf_reset(&c->up_body);
+    c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
     if (status >= 200 && status < 300 && c->stream && is_sse) {
         struct sy_buf hb;
         sy_buf_init(&hb, 8192);
@@ -334,9 +377,15 @@ static int on_body(void *ud, const char *p, size_t n)
         }
         return 0;
     }
+    if (c->stream_overflow)
+        return 0; /* error body already truncated */
     if (sy_buf_append(&c->up_body, p, n)) {
-        if (c->up_status >= 400)
-            return 0; /* keep the first MB of an error body */
+        if (c->up_status >= 400) {
+            /* keep the first MB of an error body and drop everything after it: a later,
+             * smaller piece must not be appended after a dropped one (a spliced body) */
+            c->stream_overflow = 1;
+            return 0;
+        }
         c->ureq = NULL;
         finish_error(c, 502, "APIError", "api_error", NULL, "Upstream response too large");
         return 1;
@@ -434,6 +483,9 @@ static void start_attempt(struct sy_call *c)
     o.connect_timeout_s = d->timeout_s < 10 ? d->timeout_s : 10;
     o.first_byte_timeout_s = c->stream ? d->stream_timeout_s : d->timeout_s;
     o.idle_timeout_s = d->timeout_s;
+    /* non-stream: `timeout` bounds the whole request (a body trickling in below the idle
+     * gap still ends in 408); streams: stream_timeout to the first byte, timeout per gap */
+    o.total_timeout_s = c->stream ? 0 : d->timeout_s;
     c->up_status = 0;
     c->t_up_start = sy_now_ns();
     c->t_up_first = 0;

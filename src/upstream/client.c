@@ -96,8 +96,27 @@ static void conn_broken(struct sy__conn *c, int err)
     conn_fail(c, err);
 }
 
+/* ms capped so the timer fires no later than r's total deadline (r may be NULL). */
+static uint64_t cap_total(struct sy__conn *c, const struct sy_ureq *r, uint64_t ms)
+{
+    if (!r || !r->total_at)
+        return ms;
+    uint64_t now = uv_now(c->pool->loop);
+    uint64_t left = r->total_at > now ? r->total_at - now : 1;
+    return !ms || ms > left ? left : ms;
+}
+
+/* The lazy T_IDLE deadline after a read at `now`: the idle gap, capped by the total deadline. */
+static uint64_t idle_deadline(const struct sy_ureq *r, uint64_t now)
+{
+    uint64_t d = r->it_ms ? now + r->it_ms : UINT64_MAX;
+    return r->total_at && r->total_at < d ? r->total_at : d;
+}
+
 static void timer_arm(struct sy__conn *c, enum sy__ctimer kind, uint64_t ms, uv_timer_cb cb)
 {
+    if (kind != T_POOLIDLE && kind != T_NONE)
+        ms = cap_total(c, c->req, ms);
     c->tkind = kind;
     if (kind == T_NONE || !ms) {
         c->tkind = T_NONE;
@@ -374,8 +393,8 @@ static int feed(struct sy__conn *c, const char *p, size_t n, int more)
         return 1;
     }
     r->got_byte = 1;
-    if (c->tkind == T_IDLE)
-        c->deadline = uv_now(c->pool->loop) + r->it_ms;
+    if (c->tkind == T_IDLE && r->it_ms) /* lazy: only the deadline moves (a total one never does) */
+        c->deadline = idle_deadline(r, uv_now(c->pool->loop));
     size_t np = http_parser_execute(&c->parser, &settings, p, n);
     if (c->state == C_CLOSING)
         return 1;
@@ -538,8 +557,8 @@ static int hp_headers(http_parser *hp)
     if (hp->status_code / 100 == 1)
         return 0; /* interim response: no body, the real one follows */
     r->head_done = 1;
-    timer_arm(c, r->it_ms ? T_IDLE : T_NONE, r->it_ms, on_timer);
-    c->deadline = uv_now(c->pool->loop) + r->it_ms;
+    timer_arm(c, r->it_ms || r->total_at ? T_IDLE : T_NONE, r->it_ms, on_timer);
+    c->deadline = idle_deadline(r, uv_now(c->pool->loop));
     struct sy_uheader hv[SY__UP_MAXHDR];
     const char *base = r->rh.p;
     for (unsigned i = 0; i < r->nh; i++) {
@@ -656,6 +675,8 @@ struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o,
     r->ct_ms = to_ms(o->connect_timeout_s ? o->connect_timeout_s : 10);
     r->fbt_ms = to_ms(o->first_byte_timeout_s);
     r->it_ms = to_ms(o->idle_timeout_s);
+    if (o->total_timeout_s > 0)
+        r->total_at = uv_now(p->loop) + to_ms(o->total_timeout_s);
     p->stats.requests++;
     size_t body_len = 0;
     for (unsigned i = 0; i < o->nbody; i++)
@@ -712,8 +733,9 @@ void sy_ureq_resume(struct sy_ureq *r)
     if (c && c->state == C_ACTIVE) {
         conn_read_start(c);
         if (c->tkind == T_IDLE) {
-            c->deadline = uv_now(c->pool->loop) + r->it_ms;
-            uv_timer_start(&c->timer, on_timer, r->it_ms, 0);
+            uint64_t now = uv_now(c->pool->loop);
+            c->deadline = idle_deadline(r, now);
+            uv_timer_start(&c->timer, on_timer, c->deadline > now ? c->deadline - now : 1, 0);
         }
     }
 }

@@ -68,6 +68,9 @@ struct sy_ureq_opts {
     double connect_timeout_s; /* DNS + TCP + TLS handshake (default 10 when 0) */
     double first_byte_timeout_s; /* from request sent to response head (0 = none) */
     double idle_timeout_s;    /* max gap between received bytes once the head arrived (0 = none) */
+    double total_timeout_s;   /* whole request, from sy_ureq_start to the last body byte (0 = none):
+                                 every other timer is capped by it, so a body trickling in
+                                 below the idle gap still ends in SY_EUPTIMEOUT */
 };
 
 /* Start a request. Returns NULL only on invalid arguments (bad URL, missing

@@ -90,6 +90,7 @@ struct sy_ureq {
     uv_buf_t ibufs[SY__UP_IBUFS];
     unsigned nbufs;
     uint64_t ct_ms, fbt_ms, it_ms;
+    uint64_t total_at;       /* uv_now() ms the whole request must end by; 0 = no total deadline */
     int err;
     unsigned queued : 1, canceled : 1, retried : 1, paused : 1, got_byte : 1,
         head_done : 1, sent : 1, last_value : 1;

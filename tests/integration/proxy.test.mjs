@@ -182,7 +182,7 @@ test('connection refused upstream -> 500 APIConnectionError', async () => {
   assert.match(r.json.error.message, /APIConnectionError/);
 });
 
-test('upstream reset mid-stream becomes an SSE error frame', async () => {
+test('upstream reset mid-stream becomes an SSE error frame, then [DONE]', async () => {
   const res = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST', headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify(chatBody('gpt-4o', { stream: true, mock: { chunks: 10, reset_after_chunks: 3 } })),
@@ -190,10 +190,10 @@ test('upstream reset mid-stream becomes an SSE error frame', async () => {
   assert.equal(res.status, 200);
   const text = await res.text();
   const events = text.split('\n\n').filter(Boolean);
-  const last = JSON.parse(events.at(-1).slice(6));
+  assert.equal(events.at(-1), 'data: [DONE]', text);
+  const last = JSON.parse(events.at(-2).slice(6));
   assert.ok(last.error, text);
   assert.match(last.error.message, /APIConnectionError/);
-  assert.ok(!text.includes('[DONE]'));
 });
 
 test('upstream slower than the deployment timeout -> 408 Timeout', async () => {
