@@ -63,8 +63,16 @@ int sy_metrics_render(struct sy_buf *out);
 
 /* Longest label value kept, in bytes (longer ones are cut at a UTF-8 boundary). */
 #define SY_METRICS_LABEL_MAX 256
-/* Default bound on distinct label tuples per shard. */
-#define SY_METRICS_MAX_SERIES 10000
+/* Default bound on distinct label tuples per shard (OpenTelemetry's default
+ * cardinality limit per metric is 2000). Env SWITCHYARD_METRICS_MAX_SERIES. */
+#define SY_METRICS_MAX_SERIES 2000
+/* Default bound on distinct values of each client-influenced label (route,
+ * requested_model, end_user, user, user_email, hashed_api_key, api_key_alias,
+ * team, team_alias), across all shards: later new values are rendered as
+ * "__overflow__". Env SWITCHYARD_METRICS_MAX_LABEL_VALUES. */
+#define SY_METRICS_MAX_LABEL_VALUES 100
+/* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
+void sy_metrics_set_max_label_values(unsigned n);
 /* Change the per-shard series bound for shards made by the next
  * sy_metrics_init() (tests use small values). n >= 1. */
 void sy_metrics_set_max_series(unsigned n);

@@ -28,8 +28,101 @@ static const char OVERFLOW[] = "__overflow__";
 struct sy_metrics_shard *sy__shards;
 int sy__nshards;
 static unsigned max_series = SY_METRICS_MAX_SERIES;
+static unsigned max_label_values = SY_METRICS_MAX_LABEL_VALUES;
 
 void sy_metrics_set_max_series(unsigned n) { max_series = n ? n : 1; }
+void sy_metrics_set_max_label_values(unsigned n) { max_label_values = n ? n : 1; }
+
+/* ---- per-label value caps ------------------------------------------------
+ *
+ * Labels a client can influence are capped by distinct value, across all
+ * shards, as exporters cap cardinality (OpenTelemetry's overflow attribute,
+ * here the value "__overflow__"). Each capped label has a fixed open-address
+ * set of 64-bit value hashes, filled with compare-and-swap: lock-free, and
+ * consulted only when a shard is about to create a new series (values of
+ * existing series were admitted when those were made). Races between
+ * workers can admit at most nshards-1 values past the cap.
+ */
+static const int capped[] = {SY__K_ROUTE,    SY__K_REQ_MODEL, SY__K_KEY_HASH, SY__K_KEY_ALIAS, SY__K_TEAM,
+                             SY__K_TEAM_ALIAS, SY__K_USER,    SY__K_END_USER, SY__K_USER_EMAIL};
+#define NCAPPED (sizeof capped / sizeof capped[0])
+struct valset {
+    uint64_t *slot; /* 0 = empty */
+    uint32_t mask;
+    uint32_t count; /* atomic */
+    uint32_t limit;
+};
+static struct valset valsets[SY__K_COUNT];
+
+static uint64_t value_hash(const char *p, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then never 0 */
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+/* 1 when the value may label a new series (known, empty, or room left). */
+static int value_admit(int label, const char *p, uint32_t n)
+{
+    struct valset *vs = &valsets[label];
+    if (!vs->slot || n == 0)
+        return 1;
+    uint64_t h = value_hash(p, n);
+    for (uint32_t i = (uint32_t)h & vs->mask, probes = 0; probes <= vs->mask; i = (i + 1) & vs->mask, probes++) {
+        uint64_t cur = __atomic_load_n(&vs->slot[i], __ATOMIC_ACQUIRE);
+        if (cur == h)
+            return 1;
+        if (cur != 0)
+            continue;
+        if (__atomic_load_n(&vs->count, __ATOMIC_RELAXED) >= vs->limit)
+            return 0;
+        uint64_t expect = 0;
+        if (__atomic_compare_exchange_n(&vs->slot[i], &expect, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_add(&vs->count, 1, __ATOMIC_RELAXED);
+            return 1;
+        }
+        if (expect == h)
+            return 1;
+    }
+    return 0;
+}
+
+static void valsets_free(void)
+{
+    for (int i = 0; i < SY__K_COUNT; i++) {
+        free(valsets[i].slot);
+        memset(&valsets[i], 0, sizeof valsets[i]);
+    }
+}
+
+static int valsets_init(void)
+{
+    for (size_t k = 0; k < NCAPPED; k++) {
+        struct valset *vs = &valsets[capped[k]];
+        uint32_t size = 16;
+        while (size < max_label_values * 2u + 2u)
+            size *= 2;
+        vs->slot = calloc(size, sizeof *vs->slot);
+        if (!vs->slot)
+            return SY_ENOMEM;
+        vs->mask = size - 1;
+        vs->limit = max_label_values;
+        vs->count = 0;
+    }
+    return 0;
+}
+
+/* Positive integer from the environment, or def. */
+static unsigned env_uint(const char *name, unsigned def)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *e;
+    unsigned long n = strtoul(v, &e, 10);
+    return (*e == 0 && n >= 1 && n <= 1000000) ? (unsigned)n : def;
+}
 unsigned sy_metrics_max_series(void) { return max_series; }
 
 int sy__bucket_of(double v)
@@ -62,9 +155,16 @@ int sy_metrics_init(int nshards)
 {
     if (sy__shards || nshards < 1)
         return SY_EINVAL;
+    max_series = env_uint("SWITCHYARD_METRICS_MAX_SERIES", max_series);
+    max_label_values = env_uint("SWITCHYARD_METRICS_MAX_LABEL_VALUES", max_label_values);
     struct sy_metrics_shard *all = calloc((size_t)nshards, sizeof *all);
     if (!all)
         return SY_ENOMEM;
+    if (valsets_init() != 0) {
+        valsets_free();
+        free(all);
+        return SY_ENOMEM;
+    }
     uint32_t cap = max_series + OVERFLOW_SLACK;
     uint32_t tsize = 16;
     while (tsize < cap * 2u)
@@ -97,6 +197,7 @@ void sy_metrics_shutdown(void)
     free(sy__shards);
     sy__shards = NULL;
     sy__nshards = 0;
+    valsets_free();
 }
 
 struct sy_metrics_shard *sy_metrics_shard(int i)
@@ -127,6 +228,7 @@ struct key {
     uint32_t len[SY__K_COUNT];
     int status, failed;
     uint64_t hash;
+    int admit_checked; /* 0: check capped labels on insert; 1: skip; -1: a value was refused */
 };
 
 static uint32_t cut_len(const char *s)
@@ -223,6 +325,14 @@ static struct sy__entry *lookup(struct sy_metrics_shard *sh, const struct key *k
     uint32_t n = sh->n; /* owner: plain read of its own count */
     if (n >= limit || n >= sh->cap)
         return NULL;
+    if (k->admit_checked == 0) {
+        /* a new series: every capped label value must be admitted */
+        for (size_t j = 0; j < NCAPPED; j++)
+            if (!value_admit(capped[j], k->s[capped[j]], k->len[capped[j]])) {
+                ((struct key *)k)->admit_checked = -1; /* caller re-keys with overflow values */
+                return NULL;
+            }
+    }
     size_t strbytes = 0;
     for (int j = 0; j < SY__K_COUNT; j++)
         strbytes += k->len[j] + 1u;
@@ -264,8 +374,24 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
      * before hashing. */
     struct sy__entry *e = sh->last;
     if (!e || !key_eq(&k, e)) {
+        k.admit_checked = 0;
         key_hash(&k);
         e = lookup(sh, &k, sh->max_series);
+        if (!e && k.admit_checked < 0) {
+            /* over a label's cap: only the refused values become __overflow__ */
+            for (size_t j = 0; j < NCAPPED; j++) {
+                int li = capped[j];
+                if (!value_admit(li, k.s[li], k.len[li])) {
+                    k.s[li] = OVERFLOW;
+                    k.len[li] = sizeof OVERFLOW - 1;
+                }
+            }
+            k.admit_checked = 1;
+            key_hash(&k);
+            e = lookup(sh, &k, sh->max_series);
+            if (e)
+                __atomic_store_n(&sh->overflowed, sh->overflowed + 1, __ATOMIC_RELAXED);
+        }
     }
     if (!e) {
         for (int i = 0; i < SY__K_COUNT; i++) {
@@ -274,6 +400,7 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
             k.s[i] = OVERFLOW;
             k.len[i] = sizeof OVERFLOW - 1;
         }
+        k.admit_checked = 1;
         key_hash(&k);
         e = lookup(sh, &k, sh->cap);
         __atomic_store_n(&sh->overflowed, sh->overflowed + 1, __ATOMIC_RELAXED);

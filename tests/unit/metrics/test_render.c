@@ -256,6 +256,38 @@ static void test_overflow_bound(void **st)
     sy_metrics_set_max_series(SY_METRICS_MAX_SERIES);
 }
 
+/* Client-chosen label values are capped per label across shards: the first
+ * values keep their series, later new ones share "__overflow__" while the
+ * other labels keep their values. */
+static void test_label_value_cap(void **st)
+{
+    (void)st;
+    sy_metrics_shutdown();
+    sy_metrics_set_max_label_values(10);
+    assert_int_equal(sy_metrics_init(2), 0);
+    char name[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "end-user-%d", i);
+        struct sy_metric_req r = ok_req("h");
+        r.end_user = name;
+        sy_metrics_record(sy_metrics_shard(i % 2), &r);
+    }
+    /* 10 admitted values (seen by both shards) + one overflow series each */
+    assert_true(sy_metrics_shard(0)->n + sy_metrics_shard(1)->n <= 2 * (10 + 1));
+    char *t = render();
+    expect(t, "end_user=\"end-user-0\",");
+    expect(t, "end_user=\"end-user-9\",");
+    assert_null(strstr(t, "end_user=\"end-user-10\","));
+    expect(t, "litellm_proxy_total_requests_metric_total{end_user=\"__overflow__\",hashed_api_key=\"abc123\","
+              "api_key_alias=\"None\",requested_model=\"h\",team=\"None\",team_alias=\"None\",user=\"None\","
+              "status_code=\"200\",user_email=\"None\",route=\"/v1/chat/completions\"} 2990.0\n");
+    assert_true(strlen(t) < 400000);
+    free(t);
+    sy_metrics_shutdown();
+    sy_metrics_set_max_label_values(SY_METRICS_MAX_LABEL_VALUES);
+    assert_int_equal(sy_metrics_init(2), 0);
+}
+
 static void test_empty_render(void **st)
 {
     (void)st;
@@ -281,6 +313,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_long_label_cut, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_histogram_buckets, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_overflow_bound, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_label_value_cap, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_empty_render, setup2, teardown),
     };
     return cmocka_run_group_tests_name("metrics_render", tests, NULL, NULL);
