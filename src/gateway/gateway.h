@@ -170,6 +170,8 @@ struct sy_call {
     int counted_inflight;
     int in_cb;
     void *offload_job; /* gateway/offload.c: work queued on the pool */
+    const char *up_headers; /* provider response headers to echo (proxy.c), "Name: v\r\n"... */
+    size_t up_headers_len;
     char retry_after_hdr[32];
 };
 

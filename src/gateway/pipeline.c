@@ -208,6 +208,8 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     if (c->group)
         sy_buf_append(b, c->group->resp_header, c->group->resp_header_len);
     SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
+    if (c->up_headers_len)
+        sy_buf_append(b, c->up_headers, c->up_headers_len);
     if (c->attempt > 1) {
         SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
         sy_buf_u64(b, (uint64_t)(c->attempt - 1));
@@ -293,7 +295,7 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
                    const char *extra, size_t extra_len)
 {
     struct sy_buf h;
-    sy_buf_init(&h, 8192);
+    sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
     if (extra_len)
         sy_buf_append(&h, extra, extra_len);

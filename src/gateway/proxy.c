@@ -110,7 +110,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         if (c->retry_after_hdr[0])
             el = (size_t)snprintf(extra, sizeof extra, "retry-after: %s\r\n", c->retry_after_hdr);
         struct sy_buf h, b;
-        sy_buf_init(&h, 8192);
+        sy_buf_init(&h, 16384);
         sy_buf_init(&b, 1 << 20);
         sy_call_headers(c, &h, 1);
         if (el)
@@ -235,7 +235,7 @@ static void finish_success(struct sy_call *c)
 {
     take_usage(c, c->up_body.p, c->up_body.len);
     struct sy_buf h;
-    sy_buf_init(&h, 8192);
+    sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
     sy_call_account(c, c->up_status);
     sy_resp_simple(c->req, c->up_status, h.p, h.len, "application/json", c->up_body.p, c->up_body.len);
@@ -300,6 +300,67 @@ static void on_client_drain(struct sy_req *r)
     }
 }
 
+/* Provider response headers echoed to the client, as LiteLLM's
+ * process_response_headers: every header as "llm_provider-<name>", plus the
+ * OpenAI rate-limit headers unprefixed; and (unlike LiteLLM) the request id
+ * unprefixed too, so SDKs find it (the openai SDK's _request_id reads
+ * x-request-id). Hop-by-hop and framing headers are not echoed; the total is
+ * capped at PROVIDER_HEADERS_MAX bytes (further headers are dropped).
+ *
+ *   upstream                          client
+ *   x-request-id: r1                  x-request-id: r1, llm_provider-x-request-id: r1
+ *   x-ratelimit-remaining-tokens: 9   x-ratelimit-remaining-tokens: 9, llm_provider-x-ratelimit-...
+ *   openai-processing-ms: 12          llm_provider-openai-processing-ms: 12
+ *   content-length / transfer-encoding / connection / keep-alive: not echoed
+ */
+#define PROVIDER_HEADERS_MAX 4096
+
+static int hname_is(const struct sy_uheader *h, const char *n, size_t l)
+{
+    return h->name_len == l && strncasecmp(h->name, n, l) == 0;
+}
+
+static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h, size_t nh)
+{
+    c->up_headers_len = 0;
+    if (!nh)
+        return;
+    size_t need = 0;
+    for (size_t i = 0; i < nh; i++)
+        need += 2 * (h[i].name_len + h[i].value_len) + 32;
+    if (need > 2 * PROVIDER_HEADERS_MAX)
+        need = 2 * PROVIDER_HEADERS_MAX;
+    char *o = sy_arena_alloc(&c->req->arena, need);
+    size_t n = 0;
+    for (size_t i = 0; i < nh; i++) {
+        const struct sy_uheader *x = &h[i];
+        if (hname_is(x, "content-length", 14) || hname_is(x, "transfer-encoding", 17) ||
+            hname_is(x, "connection", 10) || hname_is(x, "keep-alive", 10) || !x->name_len)
+            continue;
+        int plain = hname_is(x, "x-request-id", 12) ||
+                    (x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0);
+        size_t line = x->name_len + x->value_len + 4;
+        if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
+            break;
+        for (int k = plain ? 0 : 1; k < 2; k++) {
+            if (k == 1) {
+                memcpy(o + n, "llm_provider-", 13);
+                n += 13;
+            }
+            memcpy(o + n, x->name, x->name_len);
+            n += x->name_len;
+            o[n++] = ':';
+            o[n++] = ' ';
+            memcpy(o + n, x->value, x->value_len);
+            n += x->value_len;
+            o[n++] = '\r';
+            o[n++] = '\n';
+        }
+    }
+    c->up_headers = o;
+    c->up_headers_len = n;
+}
+
 static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 {
     struct sy_call *c = ud;
@@ -308,6 +369,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     c->retry_after_s = 0;
     c->retry_after_hdr[0] = 0;
     int is_sse = 0;
+    keep_provider_headers(c, h, nh);
     for (size_t i = 0; i < nh; i++) {
         if (h[i].name_len == 11 && strncasecmp(h[i].name, "retry-after", 11) == 0 && h[i].value_len < 31) {
             memcpy(c->retry_after_hdr, h[i].value, h[i].value_len);
@@ -323,7 +385,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
     if (status >= 200 && status < 300 && c->stream && is_sse) {
         struct sy_buf hb;
-        sy_buf_init(&hb, 8192);
+        sy_buf_init(&hb, 16384);
         sy_call_headers(c, &hb, 1);
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
         c->in_cb = 1;

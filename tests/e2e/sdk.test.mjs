@@ -107,3 +107,20 @@ test('upstream rate limit surfaces as RateLimitError', async () => {
     mock: { status: 429, retry_after: 0 },
   }), (e) => e instanceof OpenAI.RateLimitError && e.status === 429);
 });
+
+test('provider headers come back as LiteLLM sends them; the SDK sees the request id', async () => {
+  const { data, response } = await client.chat.completions
+    .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+  assert.ok(data._request_id, 'the SDK found no x-request-id');
+  assert.equal(response.headers.get('x-request-id'), data._request_id);
+  assert.equal(response.headers.get('llm_provider-x-request-id'), data._request_id);
+  assert.equal(response.headers.get('x-ratelimit-remaining-requests'), '9999');
+  assert.equal(response.headers.get('llm_provider-x-ratelimit-limit-tokens'), '30000000');
+  assert.equal(response.headers.get('llm_provider-openai-processing-ms'), '1');
+  assert.equal(response.headers.get('llm_provider-content-length'), null);
+  // streams carry them too
+  const s = await client.chat.completions
+    .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }], stream: true }).withResponse();
+  assert.ok(s.response.headers.get('x-request-id'));
+  for await (const _ of s.data) { /* drain */ }
+});
