@@ -154,7 +154,10 @@ struct sy_call {
     double retry_after_s;
     uv_timer_t *retry_timer;
     struct sy_buf up_body;     /* non-stream response / error body */
-    struct sy_buf stream_text; /* streamed bytes (capped): usage is read from their tail, or counted */
+    struct sy_buf stream_text; /* decoded text of a stream not yet counted (proxy.c, stream usage) */
+    struct sy_buf stream_tail; /* the stream's last bytes: its final usage is read from them */
+    struct sy_buf stream_line; /* a data line split across reads */
+    uint64_t stream_ct;        /* completion tokens counted from flushed stream text */
     int stream_overflow;
     int usage_counted;  /* usage came from our tokenizer, not the upstream */
     int client_started; /* bytes sent to the client */

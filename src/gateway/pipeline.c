@@ -121,6 +121,8 @@ static void call_cleanup(void *p)
     struct sy_call *c = p;
     sy_buf_free(&c->up_body);
     sy_buf_free(&c->stream_text);
+    sy_buf_free(&c->stream_tail);
+    sy_buf_free(&c->stream_line);
     sy_gwconf_unref(c->g);
 }
 
@@ -175,6 +177,8 @@ void sy_handle_request(struct sy_req *r, void *ud)
     c->final_status = 0;
     sy_buf_init(&c->up_body, 0);
     sy_buf_init(&c->stream_text, 0);
+    sy_buf_init(&c->stream_tail, 0);
+    sy_buf_init(&c->stream_line, 0);
     make_call_id(w, c->call_id);
     r->handler_data = c;
     sy_arena_defer(&r->arena, call_cleanup, c);

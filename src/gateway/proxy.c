@@ -25,6 +25,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "gateway/offload.h"
 #include "gateway/usage.h"
 #include "http/reply.h"
 #include "http/server.h"
@@ -200,46 +201,181 @@ static void collect_strings(const char *ev, size_t n, const char *key, size_t kl
     }
 }
 
-/* Usage of a successful response (its body, or a stream's bytes): the
- * upstream's own `usage` when present (the last one: streams repeat it),
- * else counted as LiteLLM does - token_counter on the request, and on the
- * returned text (content, tool-call arguments, completion text). */
-static void take_usage(struct sy_call *c, const char *p, size_t n)
+/* ---- usage ------------------------------------------------------------------
+ *
+ * The upstream's own `usage` is read from the end of the response: the body,
+ * or for a stream its last STREAM_TAIL bytes (streams put it in the final
+ * chunk). When there is none, usage is counted as LiteLLM does:
+ * token_counter on the request and on the returned text (content, tool-call
+ * arguments, completion text). Counting large inputs runs on the thread pool
+ * (gateway/offload.h); the response resumes when it is done.
+ *
+ * Streams keep constant memory: the tail, a partial data line (<= 1 MiB),
+ * and the decoded text not yet counted. That text is counted and dropped in
+ * prefixes whenever it passes STREAM_FLUSH bytes, cut only where tiktoken's
+ * pre-tokenizer (cl100k and o200k) always starts a new piece, so the sum of
+ * the parts equals the count of the whole:
+ *   "\n" or "\r" | ASCII letter     (no piece crosses a line end into a letter)
+ *   ASCII letter | " " ASCII letter  (" word" is a piece; letters end before it)
+ * Text with no such point (e.g. unbroken CJK) is kept up to STREAM_TEXT_MAX
+ * and then counted where it is cut (approximate at that seam only).
+ */
+#define STREAM_TAIL     8192u
+#define STREAM_LINE_MAX (1u << 20)
+#define STREAM_FLUSH    (32u * 1024u)
+#define STREAM_TEXT_MAX (1u << 20)
+
+static void collect_text(struct sy_call *c, const char *p, size_t n, struct sy_buf *text)
 {
-    uint64_t pt = 0, ct = 0;
-    if (!p)
-        p = "";
-    if (sy_usage_scan(p, n, &pt, &ct)) {
-        c->prompt_tokens = pt;
-        c->completion_tokens = ct;
-        c->have_usage = 1;
+    if (c->kind == SY_RK_EMBEDDINGS)
         return;
+    collect_strings(p, n, "\"content\"", 9, text);
+    collect_strings(p, n, "\"arguments\"", 11, text);
+    if (c->kind == SY_RK_COMPLETIONS)
+        collect_strings(p, n, "\"text\"", 6, text);
+}
+
+static int is_alpha(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* Last exact cut point in t[0..n) (see above), 0 when none. */
+static size_t text_cut(const char *t, size_t n)
+{
+    for (size_t i = n - 1; i > 0; i--) {
+        if (!is_alpha(t[i]))
+            continue;
+        if (t[i - 1] == '\n' || t[i - 1] == '\r')
+            return i;
+        if (t[i - 1] == ' ' && i >= 2 && is_alpha(t[i - 2]))
+            return i - 1;
     }
-    struct sy_buf text;
-    sy_buf_init(&text, n + 16);
-    if (c->kind != SY_RK_EMBEDDINGS) {
-        collect_strings(p, n, "\"content\"", 9, &text);
-        collect_strings(p, n, "\"arguments\"", 11, &text);
-        if (c->kind == SY_RK_COMPLETIONS)
-            collect_strings(p, n, "\"text\"", 6, &text);
+    return 0;
+}
+
+static void stream_text_flush(struct sy_call *c)
+{
+    struct sy_buf *t = &c->stream_text;
+    size_t cut = text_cut(t->p, t->len);
+    if (!cut) {
+        if (t->len < STREAM_TEXT_MAX)
+            return;
+        cut = t->len;
     }
+    const struct sy_tok *tk = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    c->stream_ct += sy_tok_count(tk, t->p, cut);
+    sy_buf_consume(t, cut);
+}
+
+static void stream_data_line(struct sy_call *c, const char *l, size_t n)
+{
+    if (n < 6 || memcmp(l, "data:", 5) != 0)
+        return;
+    collect_text(c, l, n, &c->stream_text);
+    if (c->stream_text.len >= STREAM_FLUSH)
+        stream_text_flush(c);
+}
+
+/* Every piece of a stream passes here (after it was sent to the client). */
+static void stream_keep(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *tl = &c->stream_tail;
+    if (n >= STREAM_TAIL) {
+        sy_buf_reset(tl);
+        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
+    } else {
+        if (tl->len + n > 2 * STREAM_TAIL)
+            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
+        sy_buf_append(tl, p, n);
+    }
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        if (!nl) {
+            if (sy_buf_append(&c->stream_line, p, n) != 0)
+                c->stream_overflow = 1; /* a line over 1 MiB: its text is not counted */
+            return;
+        }
+        size_t ln = (size_t)(nl - p);
+        if (c->stream_line.len || c->stream_overflow) {
+            if (!c->stream_overflow && sy_buf_append(&c->stream_line, p, ln) == 0)
+                stream_data_line(c, c->stream_line.p, c->stream_line.len);
+            sy_buf_reset(&c->stream_line);
+            c->stream_overflow = 0;
+        } else {
+            stream_data_line(c, p, ln);
+        }
+        p = nl + 1;
+        n -= ln + 1;
+    }
+}
+
+/* Pool job: count what the upstream did not report. Reads the request body
+ * and c->stream_text / up_body, writes only the call's token fields. */
+static void count_work(struct sy_call *c, void *arg)
+{
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
     long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
     c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
-    c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
+    if (c->client_started) {
+        c->completion_tokens = c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "",
+                                                           c->stream_text.len);
+    } else {
+        struct sy_buf text;
+        sy_buf_init(&text, c->up_body.len + 16);
+        collect_text(c, c->up_body.p ? c->up_body.p : "", c->up_body.len, &text);
+        c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
+        sy_buf_free(&text);
+    }
     c->usage_counted = 1;
-    sy_buf_free(&text);
 }
 
-static void finish_success(struct sy_call *c)
+/* Upstream-reported usage from p[0..n); 1 when found. */
+static int read_usage(struct sy_call *c, const char *p, size_t n)
 {
-    take_usage(c, c->up_body.p, c->up_body.len);
+    uint64_t pt = 0, ct = 0;
+    if (!p || !sy_usage_scan(p, n, &pt, &ct))
+        return 0;
+    c->prompt_tokens = pt;
+    c->completion_tokens = ct;
+    c->have_usage = 1;
+    return 1;
+}
+
+static void success_reply(struct sy_call *c, void *arg)
+{
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
     sy_call_account(c, c->up_status);
     sy_resp_simple(c->req, c->up_status, h.p, h.len, "application/json", c->up_body.p, c->up_body.len);
     sy_buf_free(&h);
+}
+
+static void stream_end(struct sy_call *c, void *arg)
+{
+    sy_call_account(c, c->up_status);
+    sy_resp_end(c->req);
+}
+
+static void finish_success(struct sy_call *c)
+{
+    if (read_usage(c, c->up_body.p, c->up_body.len)) {
+        success_reply(c, NULL);
+        return;
+    }
+    c->req->on_abort = NULL; /* no upstream left to cancel: the offload layer handles a vanished client */
+    sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, success_reply, NULL);
+}
+
+static void finish_stream(struct sy_call *c)
+{
+    if (read_usage(c, c->stream_tail.p, c->stream_tail.len)) {
+        stream_end(c, NULL);
+        return;
+    }
+    c->req->on_abort = NULL;
+    sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, stream_end, NULL);
 }
 
 /* ---- retries ----------------------------------------------------------- */
@@ -401,21 +537,14 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
             return 1;
         }
         sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
-        sy_buf_init(&c->stream_text, 16u << 20);
+        sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
+        sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
+        sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
+        c->stream_overflow = 0;
     } else {
         c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
     }
     return 0;
-}
-
-/* Keep the streamed bytes (capped) so usage can be read from the last events
- * at the end of the stream, or counted from the streamed text when the
- * upstream reports none. One copy per piece; all parsing happens once, at the
- * end, and only the tail is looked at when the upstream sent usage. */
-static void stream_keep(struct sy_call *c, const char *p, size_t n)
-{
-    if (!c->stream_overflow && sy_buf_append(&c->stream_text, p, n) != 0)
-        c->stream_overflow = 1;
 }
 
 static int on_body(void *ud, const char *p, size_t n)
@@ -473,9 +602,7 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->client_started) {
-        take_usage(c, c->stream_text.p, c->stream_text.len);
-        sy_call_account(c, c->up_status);
-        sy_resp_end(c->req);
+        finish_stream(c);
         return;
     }
     finish_success(c);
