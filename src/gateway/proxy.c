@@ -75,8 +75,8 @@ static void error_body(struct sy_buf *b, int status, const char *type, const cha
     }
 }
 
-static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type,
-                              const char *param, const char *upmsg, const char *openai_code);
+static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type, const char *param,
+                              const char *upmsg, const char *openai_code);
 
 static void finish_error(struct sy_call *c, int status, const char *cls, const char *type, const char *param,
                          const char *upmsg)
@@ -84,8 +84,8 @@ static void finish_error(struct sy_call *c, int status, const char *cls, const c
     finish_error_code(c, status, cls, type, param, upmsg, NULL);
 }
 
-static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type,
-                              const char *param, const char *upmsg, const char *openai_code)
+static void finish_error_code(struct sy_call *c, int status, const char *cls, const char *type, const char *param,
+                              const char *upmsg, const char *openai_code)
 {
     char pl[64];
     char *msg = NULL;
@@ -318,8 +318,8 @@ static void count_work(struct sy_call *c, void *arg)
     long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
     c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
     if (c->client_started) {
-        c->completion_tokens = c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "",
-                                                           c->stream_text.len);
+        c->completion_tokens =
+            c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
     } else {
         struct sy_buf text;
         sy_buf_init(&text, c->up_body.len + 16);
@@ -453,7 +453,7 @@ static void on_client_drain(struct sy_req *r)
 
 static int hname_is(const struct sy_uheader *h, const char *n, size_t l)
 {
-    return h->name_len == l && strncasecmp(h->name, n, l) == 0;
+    return h->name_len == l && (h->name[0] | 0x20) == n[0] && strncasecmp(h->name, n, l) == 0;
 }
 
 static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h, size_t nh)
@@ -473,8 +473,8 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
         if (hname_is(x, "content-length", 14) || hname_is(x, "transfer-encoding", 17) ||
             hname_is(x, "connection", 10) || hname_is(x, "keep-alive", 10) || !x->name_len)
             continue;
-        int plain = hname_is(x, "x-request-id", 12) ||
-                    (x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0);
+        int plain = (x->name[0] | 0x20) == 'x' && (hname_is(x, "x-request-id", 12) ||
+                                                   (x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0));
         size_t line = x->name_len + x->value_len + 4;
         if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
             break;
@@ -507,13 +507,16 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     int is_sse = 0;
     keep_provider_headers(c, h, nh);
     for (size_t i = 0; i < nh; i++) {
-        if (h[i].name_len == 11 && strncasecmp(h[i].name, "retry-after", 11) == 0 && h[i].value_len < 31) {
+        if (h[i].name_len == 11 && (h[i].name[0] | 0x20) == 'r' && strncasecmp(h[i].name, "retry-after", 11) == 0 &&
+            h[i].value_len < 31) {
             memcpy(c->retry_after_hdr, h[i].value, h[i].value_len);
             c->retry_after_hdr[h[i].value_len] = 0;
             c->retry_after_s = atof(c->retry_after_hdr);
-        } else if (h[i].name_len == 14 && strncasecmp(h[i].name, "retry-after-ms", 14) == 0 && !c->retry_after_s) {
+        } else if (h[i].name_len == 14 && (h[i].name[0] | 0x20) == 'r' &&
+                   strncasecmp(h[i].name, "retry-after-ms", 14) == 0 && !c->retry_after_s) {
             c->retry_after_s = atof(h[i].value) / 1000.0;
-        } else if (h[i].name_len == 12 && strncasecmp(h[i].name, "content-type", 12) == 0) {
+        } else if (h[i].name_len == 12 && (h[i].name[0] | 0x20) == 'c' &&
+                   strncasecmp(h[i].name, "content-type", 12) == 0) {
             is_sse = h[i].value_len >= 17 && strncasecmp(h[i].value, "text/event-stream", 17) == 0;
         }
     }

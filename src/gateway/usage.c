@@ -8,25 +8,24 @@
 
 #include <string.h>
 
-/* Last occurrence of nd in h. Responses put `usage` last, so look in a tail
- * window first (memmem is vectorised; a byte-wise backward loop cost ~5
- * instructions per byte) and widen it only when needed. */
+/* Last occurrence of nd in h, found backwards by the needle's last byte
+ * (memrchr is vectorised): responses put `usage` last, so only the tail is
+ * touched, and a byte-wise loop (~5 instructions per byte) is avoided. */
 static const char *rmemmem(const char *h, size_t hn, const char *nd, size_t nn)
 {
-    if (nn > hn)
+    if (nn == 0 || nn > hn)
         return NULL;
-    size_t win = 4096;
-    for (;;) {
-        size_t start = hn > win ? hn - win : 0;
-        const char *last = NULL, *q = h + start, *end = h + hn;
-        while ((q = memmem(q, (size_t)(end - q), nd, nn)) != NULL) {
-            last = q;
-            q++;
-        }
-        if (last || start == 0)
-            return last;
-        win *= 8;
+    size_t n = hn; /* candidates end before h + n */
+    while (n >= nn) {
+        const char *q = memrchr(h + nn - 1, nd[nn - 1], n - (nn - 1));
+        if (!q)
+            return NULL;
+        const char *s = q - (nn - 1);
+        if (memcmp(s, nd, nn) == 0)
+            return s;
+        n = (size_t)(q - h);
     }
+    return NULL;
 }
 
 static int read_num(const char *p, const char *end, const char *key, uint64_t *out)
