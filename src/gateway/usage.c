@@ -8,19 +8,20 @@
 
 #include <string.h>
 
-/* Last occurrence of nd in h, found backwards by the needle's last byte
- * (memrchr is vectorised): responses put `usage` last, so only the tail is
- * touched, and a byte-wise loop (~5 instructions per byte) is avoided. */
-static const char *rmemmem(const char *h, size_t hn, const char *nd, size_t nn)
+/* Last occurrence of nd in h, found backwards by the needle byte nd[k]
+ * (memrchr is vectorised; pick a byte rare in responses): responses put
+ * `usage` last, so only the tail is touched, and a byte-wise loop (~5
+ * instructions per byte) is avoided. */
+static const char *rmemmem(const char *h, size_t hn, const char *nd, size_t nn, size_t k)
 {
-    if (nn == 0 || nn > hn)
+    if (nn == 0 || nn > hn || k >= nn)
         return NULL;
-    size_t n = hn; /* candidates end before h + n */
-    while (n >= nn) {
-        const char *q = memrchr(h + nn - 1, nd[nn - 1], n - (nn - 1));
+    size_t lo = k, n = hn - (nn - 1 - k); /* the anchor lies in h[lo, n) */
+    while (n > lo) {
+        const char *q = memrchr(h + lo, nd[k], n - lo);
         if (!q)
             return NULL;
-        const char *s = q - (nn - 1);
+        const char *s = q - k;
         if (memcmp(s, nd, nn) == 0)
             return s;
         n = (size_t)(q - h);
@@ -51,7 +52,7 @@ static int read_num(const char *p, const char *end, const char *key, uint64_t *o
 
 int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completion)
 {
-    const char *u = rmemmem(p, n, "\"usage\"", 7);
+    const char *u = rmemmem(p, n, "\"usage\"", 7, 4 /* g */);
     if (!u)
         return 0;
     const char *end = p + n;
