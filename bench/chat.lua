@@ -1,5 +1,7 @@
 -- chat.lua - wrk script for bench/run.sh: POSTs a ~1 KB chat-completions body.
 -- BENCH_STREAM=1 asks for an SSE stream of BENCH_CHUNKS (default 20) chunks.
+-- BENCH_MAX_REQUESTS=N (bench/instr.sh, with -t1): after N responses print
+-- "BENCH requests=N errors=<non-2xx>" and exit the process at once (wrk itself would wait out -d).
 -- done() prints one parseable line: "BENCH rps=… p50_us=… p99_us=… errors=… requests=…".
 local stream = os.getenv("BENCH_STREAM") == "1"
 local chunks = tonumber(os.getenv("BENCH_CHUNKS") or "20")
@@ -25,6 +27,20 @@ if stream then
   body = body .. ',"stream":true,"stream_options":{"include_usage":true},"mock":{"chunks":' .. chunks .. '}'
 end
 wrk.body = body .. '}'
+
+local max = tonumber(os.getenv("BENCH_MAX_REQUESTS") or "")
+if max then
+  local n, bad = 0, 0
+  function response(status, headers, body)
+    n = n + 1
+    if status < 200 or status > 299 then bad = bad + 1 end
+    if n == max then
+      io.write(string.format("BENCH requests=%d errors=%d\n", n, bad))
+      io.flush()
+      os.exit(0)
+    end
+  end
+end
 
 function done(summary, latency, requests)
   local e = summary.errors

@@ -2,33 +2,44 @@
 # run.sh - switchyard's overhead against the mock upstream directly and against
 # nginx proxy_pass, measured in the same run (docs/bench.md explains the output).
 #
-#   bench/run.sh [--quick] [--rounds N] [--duration S] [--builddir DIR] [--no-pin]
+#   bench/run.sh [--quick] [--rounds N] [--duration S] [--builddir DIR]
+#                [--pinned | --no-pin] [--workers N] [--wrk-threads T]
 #
-# Builds a release tree (build-release/ by default), starts on loopback:
+# Builds a release tree (build-release/ or $BENCH_BUILDDIR; $SWITCHYARD overrides the
+# binary), starts on loopback:
 #   mock_upstream (1 thread, --no-record)
-#   nginx          (1 worker, proxy_pass to the mock, upstream keepalive 256, as switchyard's idle pool cap)
-#   switchyard     (--workers 1, bench/switchyard.yaml -> the mock)
+#   nginx          (N workers, default 1, proxy_pass to the mock, upstream keepalive 256)
+#   switchyard     (--workers N, bench/switchyard.yaml -> the mock)
 # then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 32, 256
 # for a JSON case and an SSE case (20 chunks), interleaving targets within each
-# round, then times the first content chunk of a paced stream (bench/ttft.mjs,
-# if node is installed). Prints a table, the ratios, the added latency and
-# switchyard's RSS; writes the same text
-# to bench/results/latest.txt. A switchyard that does not answer is reported
-# and skipped; no numbers are made up for it.
+# round, reading each server's CPU time (/proc/PID/stat utime+stime; nginx: master
+# and workers) before and after every run, then times the first content chunk of a
+# paced stream (bench/ttft.mjs, if node is installed). Prints a table with CPU us per
+# request, the RPS and CPU ratios, the added latency and switchyard's RSS; writes the
+# same text to bench/results/latest.txt (--pinned: latest-pinned.txt, --workers N>1:
+# latest-wN.txt). A switchyard that does not answer is reported and skipped.
+# Layouts: default = servers and mock on CPUs 0..n-2, wrk on the last CPU;
+# --pinned = nginx and switchyard on CPU 0 (0..N-1 with --workers N), the mock and wrk
+# on the other CPU(s); --no-pin = nothing pinned. Instructions per request: bench/instr.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-builddir=$root/build-release
-quick=0 rounds= dur= pin=1
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+builddir=${BENCH_BUILDDIR:-$root/build-release}
+quick=0 rounds= dur= layout=default workers=1 wthreads=1
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
     --rounds) rounds=$2; shift ;;
     --duration) dur=$2; shift ;;
     --builddir) builddir=$2; shift ;;
-    --no-pin) pin=0 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --no-pin) layout=none ;;
+    --pinned) layout=pinned ;;
+    --workers) workers=$2; shift ;;
+    --wrk-threads) wthreads=$2; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -39,6 +50,7 @@ NGINX=${NGINX:-/usr/sbin/nginx}
 CONCS=(1 32 256)
 CASES=(chat stream)
 TARGETS=(direct nginx switchyard)
+ensure_pkgs wrk:wrk nginx:nginx-light curl:curl taskset:util-linux
 
 # ---- build ----
 if [ ! -f "$builddir/build.ninja" ]; then
@@ -64,76 +76,49 @@ cleanup() {
 }
 trap cleanup EXIT
 
-srv=() gen=() pin_note="none"
+# srv: the proxies (nginx, switchyard); mck: the mock upstream; gen: wrk (and node)
+srv=() mck=() gen=() pin_note="none"
 ncpu=$(nproc)
-if [ $pin = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
-  srv=(taskset -c "0-$((ncpu - 2))") gen=(taskset -c "$((ncpu - 1))")
-  pin_note="servers on CPU 0-$((ncpu - 2)), wrk on CPU $((ncpu - 1))"
+command -v taskset >/dev/null || layout=none
+cpus() { [ "$1" = "$2" ] && echo "$1" || echo "$1-$2"; }
+case $layout in
+  default)
+    if [ "$ncpu" -ge $((workers + 1)) ]; then
+      srv=(taskset -c "$(cpus 0 $((ncpu - 2)))") mck=("${srv[@]}") gen=(taskset -c "$((ncpu - 1))")
+      pin_note="servers and mock on CPU $(cpus 0 $((ncpu - 2))), wrk on CPU $((ncpu - 1))"
+    fi ;;
+  pinned)
+    if [ "$ncpu" -ge $((workers + 1)) ]; then
+      srv=(taskset -c "$(cpus 0 $((workers - 1)))") mck=(taskset -c "$(cpus "$workers" $((ncpu - 1)))")
+      gen=("${mck[@]}")
+      pin_note="pinned: nginx and switchyard on CPU $(cpus 0 $((workers - 1))), mock and wrk on CPU $(cpus "$workers" $((ncpu - 1)))"
+    else
+      layout=none
+    fi ;;
+esac
+if [ ${#srv[@]} = 0 ]; then
+  pin_note="nothing pinned"
+  [ "$layout" != none ] && pin_note="$pin_note (needs more CPUs than --workers; $ncpu CPUs)"
 fi
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 20000))
-    port_open "$p" || { echo "$p"; return; }
-  done
-}
-wait_port() { for _ in $(seq 100); do port_open "$1" && return 0; sleep 0.05; done; return 1; }
-
-"${srv[@]}" "$mock_bin" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>"$tmp/mock.err" &
-pids+=($!)
+"${mck[@]}" "$mock_bin" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>"$tmp/mock.err" &
+mock_pid=$!
+pids+=("$mock_pid")
 for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 0.05; done
 mock_port=$(awk '/^listening on/{print $3}' "$tmp/mock.out")
 [ -n "$mock_port" ] || { echo "mock_upstream did not start"; cat "$tmp/mock.err"; exit 1; }
 
 nginx_port=$(free_port)
-mkdir -p "$tmp/nginx"
-cat >"$tmp/nginx/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx/body;
-  proxy_temp_path $tmp/nginx/proxy;
-  fastcgi_temp_path $tmp/nginx/fastcgi;
-  uwsgi_temp_path $tmp/nginx/uwsgi;
-  scgi_temp_path $tmp/nginx/scgi;
-  keepalive_requests 1000000;
-  upstream mock {
-    server 127.0.0.1:$mock_port;
-    keepalive 256;
-    keepalive_requests 1000000;
-  }
-  server {
-    listen 127.0.0.1:$nginx_port;
-    client_max_body_size 10m;
-    location / {
-      proxy_pass http://mock;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-    # the stream case: same upstream, no response buffering
-    location /stream/ {
-      proxy_pass http://mock/;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_buffering off;
-    }
-  }
-}
-EOF
+write_nginx_conf "$tmp/nginx" "$nginx_port" "$mock_port" "$workers"
 "${srv[@]}" "$NGINX" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx/" -e "$tmp/nginx/error.log" &
-pids+=($!)
+nginx_pid=$!
+pids+=("$nginx_pid")
 wait_port "$nginx_port" || { echo "nginx did not start"; cat "$tmp/nginx/error.log"; exit 1; }
 
 sy_port=$(free_port) sy_pid= sy_ok=0 rss_idle=
 if [ $sy_built = 1 ]; then
   BENCH_MOCK_BASE=http://127.0.0.1:$mock_port/v1 "${srv[@]}" "$sy_bin" \
-    --config "$here/switchyard.yaml" --port "$sy_port" --workers 1 >"$tmp/switchyard.log" 2>&1 &
+    --config "$here/switchyard.yaml" --port "$sy_port" --workers "$workers" >"$tmp/switchyard.log" 2>&1 &
   sy_pid=$!
   pids+=($sy_pid)
   for _ in $(seq 50); do
@@ -163,6 +148,15 @@ url() { # target case
   esac
 }
 active() { [ "$1" != switchyard ] || [ $sy_ok = 1 ]; }
+# server_pids TARGET: the processes whose CPU time counts for it (nginx: master and workers,
+# looked up each time in case a worker was replaced)
+server_pids() {
+  case $1 in
+    direct) echo "$mock_pid" ;;
+    nginx) proc_tree "$nginx_pid" ;;
+    switchyard) echo "$sy_pid" ;;
+  esac
+}
 
 # Sanity: every active target answers both cases correctly before we time it.
 for t in "${TARGETS[@]}"; do
@@ -175,12 +169,18 @@ for t in "${TARGETS[@]}"; do
     grep -q 'data: \[DONE\]' || { echo "$t: bad stream answer"; exit 1; }
 done
 
-declare -A rps p50 p99 errs runs
-run_wrk() { # target case conc seconds -> sets $line
-  local threads=1 stream=0
+declare -A rps p50 p99 errs runs cpu nreq
+run_wrk() { # target case conc seconds -> sets $line, $ticks (server CPU during the run)
+  local threads=$wthreads stream=0 sp t0
   [ "$2" = stream ] && stream=1
-  line=$(BENCH_STREAM=$stream "${gen[@]}" "$WRK" -t$threads -c"$3" -d"$4"s --latency \
+  [ "$3" -lt "$threads" ] && threads=$3
+  sp=$(server_pids "$1")
+  # shellcheck disable=SC2086
+  t0=$(cpu_ticks $sp)
+  line=$(BENCH_STREAM=$stream "${gen[@]}" "$WRK" -t"$threads" -c"$3" -d"$4"s --latency \
     -s "$here/chat.lua" "$(url "$1" "$2")" 2>&1 | grep '^BENCH ' || true)
+  # shellcheck disable=SC2086
+  ticks=$(( $(cpu_ticks $sp) - t0 ))
 }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$line"; }
 
@@ -207,6 +207,8 @@ for r in $(seq "$rounds"); do
         p99[$k]=$(( ${p99[$k]:-0} + $(field p99_us) ))
         errs[$k]=$(( ${errs[$k]:-0} + $(field errors) ))
         runs[$k]=$(( ${runs[$k]:-0} + 1 ))
+        cpu[$k]=$(( ${cpu[$k]:-0} + ticks ))
+        nreq[$k]=$(( ${nreq[$k]:-0} + $(field requests) ))
       done
     done
   done
@@ -233,12 +235,17 @@ fi
 avg_rps() { awk -v s="${rps[$1]}" -v n="${runs[$1]}" 'BEGIN{printf "%.0f", s/n}'; }
 avg_us() { local -n a=$1; echo $(( ${a[$2]} / ${runs[$2]} )); }
 ms() { awk -v u="$1" 'BEGIN{printf "%.3f", u/1000}'; }
+cpu_us() { # key -> server CPU us per request over all its runs
+  awk -v t="${cpu[$1]}" -v n="${nreq[$1]}" -v hz="$CLK_TCK" 'BEGIN{ if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }'
+}
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN{ if (x == "-" || y == "-" || y == 0) print "-"; else printf "%.2f", x/y }'; }
 report() {
   echo "switchyard bench  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  ${ncpu} CPUs"
-  echo "wrk -t1 --latency, ${dur}s per run, $rounds round(s) interleaved; pinning: $pin_note"
+  echo "wrk -t$wthreads --latency, ${dur}s per run, $rounds round(s) interleaved; workers: $workers (nginx and switchyard)"
+  echo "layout: $layout; pinning: $pin_note"
   echo "body: bench/chat.lua (~1 KB chat request); stream case: SSE, 20 content chunks + usage"
   echo
-  printf "%-11s %-7s %5s %10s %10s %10s %8s\n" target case conc rps p50_ms p99_ms errors
+  printf "%-11s %-7s %5s %10s %10s %10s %8s %12s\n" target case conc rps p50_ms p99_ms errors cpu_us/req
   for cs in "${CASES[@]}"; do
     for conc in "${CONCS[@]}"; do
       for t in "${TARGETS[@]}"; do
@@ -247,8 +254,8 @@ report() {
           [ "$t" = switchyard ] && printf "%-11s %-7s %5s %10s\n" "$t" "$cs" "$conc" "not answering"
           continue
         fi
-        printf "%-11s %-7s %5s %10s %10s %10s %8s\n" "$t" "$cs" "$conc" "$(avg_rps "$k")" \
-          "$(ms "$(avg_us p50 "$k")")" "$(ms "$(avg_us p99 "$k")")" "${errs[$k]}"
+        printf "%-11s %-7s %5s %10s %10s %10s %8s %12s\n" "$t" "$cs" "$conc" "$(avg_rps "$k")" \
+          "$(ms "$(avg_us p50 "$k")")" "$(ms "$(avg_us p99 "$k")")" "${errs[$k]}" "$(cpu_us "$k")"
       done
     done
   done
@@ -265,6 +272,18 @@ report() {
       [ -n "${runs[$sy]:-}" ] && [ -n "${runs[$d]:-}" ] &&
         c=$(awk -v x="$(avg_rps "$sy")" -v y="$(avg_rps "$d")" 'BEGIN{printf "%.2f", x/y}')
       printf "  %-7s %5s %16s %16s %16s\n" "$cs" "$conc" "$a" "$b" "$c"
+    done
+  done
+  echo
+  echo "server CPU per request (us, utime+stime of the server process(es) only; lower is better):"
+  printf "  %-7s %5s %8s %8s %11s %16s\n" case conc direct nginx switchyard switchyard/nginx
+  for cs in "${CASES[@]}"; do
+    for conc in "${CONCS[@]}"; do
+      local d="direct|$cs|$conc" ng="nginx|$cs|$conc" sy="switchyard|$cs|$conc" a=- b=- c=-
+      [ -n "${runs[$d]:-}" ] && a=$(cpu_us "$d")
+      [ -n "${runs[$ng]:-}" ] && b=$(cpu_us "$ng")
+      [ -n "${runs[$sy]:-}" ] && c=$(cpu_us "$sy")
+      printf "  %-7s %5s %8s %8s %11s %16s\n" "$cs" "$conc" "$a" "$b" "$c" "$(ratio "$c" "$b")"
     done
   done
   echo
@@ -299,4 +318,7 @@ report() {
   fi
 }
 mkdir -p "$here/results"
-report | tee "$here/results/latest.txt"
+out=latest
+[ "$layout" = pinned ] && out=$out-pinned
+[ "$workers" != 1 ] && out=$out-w$workers
+report | tee "$here/results/$out.txt"

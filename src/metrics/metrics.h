@@ -50,8 +50,10 @@ int sy_metrics_init(int nshards);
 struct sy_metrics_shard *sy_metrics_shard(int i);
 /* Count one finished request. Copies what it keeps (label strings are cut to
  * SY_METRICS_LABEL_MAX bytes); the caller's strings may die after the call.
- * A shard keeps at most sy_metrics_max_series() distinct label tuples; later
- * new tuples are counted under label values "__overflow__". s NULL: no-op. */
+ * A value of a capped label beyond sy_metrics_max_label_values() distinct ones
+ * is counted as "__overflow__"; past sy_metrics_max_series() label tuples (all
+ * shards together) a new tuple is counted with every string label
+ * "__overflow__". Never blocks, never takes a lock. s NULL: no-op. */
 void sy_metrics_record(struct sy_metrics_shard *s, const struct sy_metric_req *r);
 /* In-flight gauge (litellm_in_flight_requests): +1 at request start, -1 at end.
  * Atomic add, so any thread may call it. */
@@ -63,8 +65,8 @@ int sy_metrics_render(struct sy_buf *out);
 
 /* Longest label value kept, in bytes (longer ones are cut at a UTF-8 boundary). */
 #define SY_METRICS_LABEL_MAX 256
-/* Default bound on distinct label tuples per shard (OpenTelemetry's default
- * cardinality limit per metric is 2000). Env SWITCHYARD_METRICS_MAX_SERIES. */
+/* Default bound on distinct label tuples, all shards together (OpenTelemetry's
+ * default cardinality limit per metric is 2000). Env SWITCHYARD_METRICS_MAX_SERIES. */
 #define SY_METRICS_MAX_SERIES 2000
 /* Default bound on distinct values of each client-influenced label (route,
  * requested_model, end_user, user, user_email, hashed_api_key, api_key_alias,
@@ -73,10 +75,18 @@ int sy_metrics_render(struct sy_buf *out);
 #define SY_METRICS_MAX_LABEL_VALUES 100
 /* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
 void sy_metrics_set_max_label_values(unsigned n);
-/* Change the per-shard series bound for shards made by the next
- * sy_metrics_init() (tests use small values). n >= 1. */
+/* Change the series bound (all shards together) for the next
+ * sy_metrics_init() (tests use small values). n >= 1. The environment
+ * variables, when set, win over these at init. */
 void sy_metrics_set_max_series(unsigned n);
 unsigned sy_metrics_max_series(void);
+unsigned sy_metrics_max_label_values(void);
+/* Label tuples held now, all shards (a relaxed snapshot; any thread). The
+ * /metrics handler uses it to decide whether rendering goes to a pool thread. */
+size_t sy_metrics_series(void);
+/* Pages of up to this many series are rendered on the worker's loop (< ~0.5 ms
+ * on the development machine); larger ones on a pool thread. */
+#define SY_METRICS_INLINE_SERIES 8
 /* Records counted under "__overflow__" so far, all shards. */
 uint64_t sy_metrics_overflowed(void);
 /* Free all shards. Only when no worker records and no render runs. */

@@ -2,13 +2,17 @@
  *
  * Invariants (see shard.h): one writer per shard; an entry is immutable except
  * for its counters once published; entries[0..n) are valid for readers after
- * an acquire load of n; a shard never holds more than `cap` entries, and only
- * keys whose label strings are all "__overflow__" may use the slots past
- * `max_series`, so memory per shard is bounded whatever clients send.
+ * an acquire load of n. Entries whose labels are not all "__overflow__" are
+ * at most `max_series` across all shards (a global atomic reservation made
+ * only when a series is created); a shard holds at most `cap` entries, the
+ * slots past that share being for keys whose label strings are all
+ * "__overflow__" (one per status and failure flag), so memory and /metrics
+ * size are bounded whatever clients send.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "core/errors.h"
 #include "metrics/metrics.h"
@@ -28,6 +32,13 @@ static const char OVERFLOW[] = "__overflow__";
 struct sy_metrics_shard *sy__shards;
 int sy__nshards;
 static unsigned max_series = SY_METRICS_MAX_SERIES;
+/* Series (entries not all "__overflow__") created so far, all shards: reserved
+ * with an atomic add when a shard is about to create one, never on the
+ * record path of an existing series. */
+static uint32_t series_total;
+/* Per-process seed (sy_metrics_init), so clients cannot aim values at one
+ * probe chain of a shard's table. */
+static uint64_t hash_seed = 0x243F6A8885A308D3ull;
 static unsigned max_label_values = SY_METRICS_MAX_LABEL_VALUES;
 
 void sy_metrics_set_max_series(unsigned n) { max_series = n ? n : 1; }
@@ -54,38 +65,88 @@ struct valset {
 };
 static struct valset valsets[SY__K_COUNT];
 
+/* Mix 8 bytes at a time (multiply-xorshift); the record path hashes ~200 bytes. */
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+static inline uint64_t load64(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint64_t load32(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Every byte of a value (value sets keep only hashes, so no byte may be
+ * skipped), 8 at a time, the tail as one overlapping load; never 0. */
 static uint64_t value_hash(const char *p, uint32_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then never 0 */
-    for (uint32_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    uint64_t h = hash_seed ^ 0x9E3779B97F4A7C15ull, tail;
+    if (n >= 8) {
+        const char *end = p + n;
+        for (; end - p > 8; p += 8)
+            h = mix(h, load64(p));
+        tail = load64(end - 8);
+    } else if (n >= 4) {
+        tail = load32(p) | load32(p + n - 4) << 32;
+    } else {
+        tail = n ? (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[n / 2] << 8 |
+                       (uint64_t)(unsigned char)p[n - 1] << 16
+                 : 0;
+    }
+    h = mix(h, tail ^ ((uint64_t)n << 56));
     return h ? h : 1;
 }
 
-/* 1 when the value may label a new series (known, empty, or room left). */
+/* 1 when the value may label a new series (known, empty, or room left).
+ * The count is reserved before the slot is claimed, so no more than `limit`
+ * values are ever admitted, however many workers race; a racing new value may
+ * be refused while another worker's reservation for a duplicate is undone. */
 static int value_admit(int label, const char *p, uint32_t n)
 {
     struct valset *vs = &valsets[label];
     if (!vs->slot || n == 0)
         return 1;
     uint64_t h = value_hash(p, n);
+    int reserved = 0;
     for (uint32_t i = (uint32_t)h & vs->mask, probes = 0; probes <= vs->mask; i = (i + 1) & vs->mask, probes++) {
         uint64_t cur = __atomic_load_n(&vs->slot[i], __ATOMIC_ACQUIRE);
         if (cur == h)
-            return 1;
+            goto known;
         if (cur != 0)
             continue;
-        if (__atomic_load_n(&vs->count, __ATOMIC_RELAXED) >= vs->limit)
-            return 0;
-        uint64_t expect = 0;
-        if (__atomic_compare_exchange_n(&vs->slot[i], &expect, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            __atomic_fetch_add(&vs->count, 1, __ATOMIC_RELAXED);
-            return 1;
+        if (!reserved) {
+            /* the plain load first: a full set costs no shared write */
+            if (__atomic_load_n(&vs->count, __ATOMIC_RELAXED) >= vs->limit)
+                return 0;
+            if (__atomic_fetch_add(&vs->count, 1, __ATOMIC_RELAXED) >= vs->limit) {
+                __atomic_fetch_sub(&vs->count, 1, __ATOMIC_RELAXED);
+                return 0;
+            }
+            reserved = 1;
         }
-        if (expect == h)
+        uint64_t expect = 0;
+        if (__atomic_compare_exchange_n(&vs->slot[i], &expect, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             return 1;
+        if (expect == h)
+            goto known;
     }
+    /* unreachable: the set has twice `limit` slots */
+    if (reserved)
+        __atomic_fetch_sub(&vs->count, 1, __ATOMIC_RELAXED);
     return 0;
+known:
+    if (reserved)
+        __atomic_fetch_sub(&vs->count, 1, __ATOMIC_RELAXED);
+    return 1;
 }
 
 static void valsets_free(void)
@@ -124,21 +185,46 @@ static unsigned env_uint(const char *name, unsigned def)
     return (*e == 0 && n >= 1 && n <= 1000000) ? (unsigned)n : def;
 }
 unsigned sy_metrics_max_series(void) { return max_series; }
+unsigned sy_metrics_max_label_values(void) { return max_label_values; }
+
+size_t sy_metrics_series(void)
+{
+    struct sy_metrics_shard *all = __atomic_load_n(&sy__shards, __ATOMIC_ACQUIRE);
+    size_t t = 0;
+    for (int i = 0; all && i < sy__nshards; i++)
+        t += __atomic_load_n(&all[i].n, __ATOMIC_ACQUIRE);
+    return t;
+}
 
 int sy__bucket_of(double v)
 {
-    /* first bound >= v (Prometheus buckets are "le"); NaN lands in +Inf */
-    int lo = 0, hi = SY__NBUCKETS;
-    if (!(v <= sy__latency_buckets[SY__NBUCKETS - 1]))
-        return SY__NBUCKETS;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (v <= sy__latency_buckets[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
+    /* first bound >= v (Prometheus buckets are "le"); NaN lands in +Inf.
+     * Most observations are small, so the first bounds are tried in order;
+     * 1.0 .. 10.0 are steps of 0.5 (index 7 + 2 * (v - 1)), found by
+     * arithmetic and corrected against the table; the rest in order. */
+    const double *b = sy__latency_buckets;
+    if (v <= b[6]) { /* <= 0.5 */
+        int i = 0;
+        while (!(v <= b[i]))
+            i++;
+        return i;
     }
-    return lo;
+    if (v <= b[25]) { /* <= 10.0 */
+        int i = 7 + (int)((v - 1.0) * 2.0);
+        if (i < 7)
+            i = 7;
+        if (i > 25)
+            i = 25;
+        while (i > 7 && v <= b[i - 1])
+            i--;
+        while (!(v <= b[i]))
+            i++;
+        return i;
+    }
+    for (int i = 26; i < SY__NBUCKETS; i++)
+        if (v <= b[i])
+            return i;
+    return SY__NBUCKETS;
 }
 
 static void shard_free(struct sy_metrics_shard *sh)
@@ -165,7 +251,12 @@ int sy_metrics_init(int nshards)
         free(all);
         return SY_ENOMEM;
     }
+    /* one shard may hold every series, plus its own overflow entries */
     uint32_t cap = max_series + OVERFLOW_SLACK;
+    series_total = 0;
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed)
+        hash_seed = seed | 1;
     uint32_t tsize = 16;
     while (tsize < cap * 2u)
         tsize *= 2;
@@ -228,11 +319,14 @@ struct key {
     uint32_t len[SY__K_COUNT];
     int status, failed;
     uint64_t hash;
-    int admit_checked; /* 0: check capped labels on insert; 1: skip; -1: a value was refused */
+    int admit_checked; /* 0: check capped labels on insert; 1: skip */
+    uint32_t refused;  /* bit per label (1u << enum sy__mkey) whose value was refused */
 };
 
-static uint32_t cut_len(const char *s)
+static inline uint32_t cut_len(const char *s)
 {
+    if (!s[0])
+        return 0; /* most optional labels are empty: no call */
     size_t n = strnlen(s, SY_METRICS_LABEL_MAX + 1);
     if (n <= SY_METRICS_LABEL_MAX)
         return (uint32_t)n;
@@ -242,32 +336,41 @@ static uint32_t cut_len(const char *s)
     return (uint32_t)n;
 }
 
-/* Mix 8 bytes at a time (multiply-xorshift); the record path hashes ~200 bytes. */
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 32);
-}
-
+/* Hash every label and the status. A value of more than 32 bytes contributes
+ * its first 24 and last 8 bytes and its length (key hashes, api bases and
+ * routes differ there; key_eq decides equality, a collision only costs a
+ * compare). Tails are read with overlapping fixed-size loads, never a
+ * variable-length copy. Equal keys hash equal, which is all lookup needs. */
 static void key_hash(struct key *k)
 {
-    uint64_t h = 0x243F6A8885A308D3ull;
+    uint64_t h = hash_seed;
     for (int i = 0; i < SY__K_COUNT; i++) {
         const char *p = k->s[i];
         uint32_t n = k->len[i];
-        for (; n >= 8; n -= 8, p += 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            h = mix(h, v);
+        uint64_t tail;
+        if (n > 32) {
+            h = mix(h, load64(p));
+            h = mix(h, load64(p + 8));
+            h = mix(h, load64(p + 16));
+            tail = load64(p + n - 8);
+        } else if (n >= 8) {
+            const char *end = p + n;
+            for (; end - p > 8; p += 8)
+                h = mix(h, load64(p));
+            tail = load64(end - 8);
+        } else if (n >= 4) {
+            tail = load32(p) | load32(p + n - 4) << 32;
+        } else if (n > 0) {
+            tail = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[n / 2] << 8 |
+                   (uint64_t)(unsigned char)p[n - 1] << 16;
+        } else {
+            tail = 0;
         }
-        uint64_t tail = 0;
-        memcpy(&tail, p, n);
-        h = mix(h, tail ^ ((uint64_t)k->len[i] << 56)); /* length separates fields */
+        h = mix(h, tail ^ ((uint64_t)n << 56));
     }
     h = mix(h, (uint64_t)(k->status * 2 + k->failed));
     k->hash = h;
 }
-
 
 static void key_fill(struct key *k, const struct sy_metric_req *r)
 {
@@ -298,20 +401,26 @@ static void key_fill(struct key *k, const struct sy_metric_req *r)
     }
 }
 
-/* Same labels? (Hashes are compared by the caller when it has one.) */
-static int key_eq(const struct key *k, const struct sy__entry *e)
+/* Same labels? (Hashes are compared by the caller when it has one.) Lengths
+ * first: most different keys differ in one, and empty values need no compare. */
+static inline int key_eq(const struct key *k, const struct sy__entry *e)
 {
     if (e->status != k->status || e->llm_failed != k->failed)
         return 0;
+    if (memcmp(e->len, k->len, sizeof k->len) != 0)
+        return 0;
     for (int i = 0; i < SY__K_COUNT; i++)
-        if (e->len[i] != k->len[i] || memcmp(e->s[i], k->s[i], k->len[i]) != 0)
+        if (k->len[i] && memcmp(e->s[i], k->s[i], k->len[i]) != 0)
             return 0;
     return 1;
 }
 
-/* Find the entry for k, adding it if there is room (limit: entries allowed).
- * NULL when absent and no room, or out of memory. */
-static struct sy__entry *lookup(struct sy_metrics_shard *sh, const struct key *k, uint32_t limit)
+/* Find the entry for k, adding it if there is room. A series (counted=1)
+ * needs one of the max_series slots shared by all shards and every capped
+ * label value admitted; an all-"__overflow__" key (counted=0) only needs room
+ * in the shard. NULL when absent and no room (k->refused says which labels'
+ * label value was refused), or out of memory. */
+static struct sy__entry *lookup(struct sy_metrics_shard *sh, struct key *k, int counted)
 {
     uint32_t i = (uint32_t)k->hash & sh->table_mask;
     for (;; i = (i + 1) & sh->table_mask) {
@@ -323,22 +432,38 @@ static struct sy__entry *lookup(struct sy_metrics_shard *sh, const struct key *k
             return e;
     }
     uint32_t n = sh->n; /* owner: plain read of its own count */
-    if (n >= limit || n >= sh->cap)
+    if (n >= sh->cap)
         return NULL;
-    if (k->admit_checked == 0) {
-        /* a new series: every capped label value must be admitted */
+    if (counted && k->admit_checked == 0) {
+        /* a new series: every capped label value must be admitted; all are
+         * tried, so the caller knows every refused one */
+        uint32_t refused = 0;
         for (size_t j = 0; j < NCAPPED; j++)
-            if (!value_admit(capped[j], k->s[capped[j]], k->len[capped[j]])) {
-                ((struct key *)k)->admit_checked = -1; /* caller re-keys with overflow values */
-                return NULL;
-            }
+            if (!value_admit(capped[j], k->s[capped[j]], k->len[capped[j]]))
+                refused |= 1u << capped[j];
+        if (refused) {
+            k->refused = refused; /* caller re-keys with overflow values */
+            return NULL;
+        }
+    }
+    if (counted) {
+        /* the plain load first: when full, no shared write */
+        if (__atomic_load_n(&series_total, __ATOMIC_RELAXED) >= sh->max_series)
+            return NULL;
+        if (__atomic_fetch_add(&series_total, 1, __ATOMIC_RELAXED) >= sh->max_series) {
+            __atomic_fetch_sub(&series_total, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
     }
     size_t strbytes = 0;
     for (int j = 0; j < SY__K_COUNT; j++)
         strbytes += k->len[j] + 1u;
     struct sy__entry *e = calloc(1, sizeof *e + strbytes);
-    if (!e)
+    if (!e) {
+        if (counted)
+            __atomic_fetch_sub(&series_total, 1, __ATOMIC_RELAXED);
         return NULL;
+    }
     char *p = (char *)(e + 1);
     for (int j = 0; j < SY__K_COUNT; j++) {
         memcpy(p, k->s[j], k->len[j]);
@@ -375,20 +500,19 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
     struct sy__entry *e = sh->last;
     if (!e || !key_eq(&k, e)) {
         k.admit_checked = 0;
+        k.refused = 0;
         key_hash(&k);
-        e = lookup(sh, &k, sh->max_series);
-        if (!e && k.admit_checked < 0) {
+        e = lookup(sh, &k, 1);
+        if (!e && k.refused) {
             /* over a label's cap: only the refused values become __overflow__ */
-            for (size_t j = 0; j < NCAPPED; j++) {
-                int li = capped[j];
-                if (!value_admit(li, k.s[li], k.len[li])) {
+            for (int li = 0; li < SY__K_COUNT; li++)
+                if (k.refused & (1u << li)) {
                     k.s[li] = OVERFLOW;
                     k.len[li] = sizeof OVERFLOW - 1;
                 }
-            }
             k.admit_checked = 1;
             key_hash(&k);
-            e = lookup(sh, &k, sh->max_series);
+            e = lookup(sh, &k, 1);
             if (e)
                 __atomic_store_n(&sh->overflowed, sh->overflowed + 1, __ATOMIC_RELAXED);
         }
@@ -402,7 +526,7 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
         }
         k.admit_checked = 1;
         key_hash(&k);
-        e = lookup(sh, &k, sh->cap);
+        e = lookup(sh, &k, 0);
         __atomic_store_n(&sh->overflowed, sh->overflowed + 1, __ATOMIC_RELAXED);
         if (!e)
             return; /* out of memory: the record is lost, but counted above */

@@ -1,5 +1,6 @@
 /* test_concurrent.c - writers on several shards while other threads render:
- * no crash, totals never go backwards, and the final sums are exact. */
+ * no crash, totals never go backwards, and the final sums are exact; the
+ * per-label value cap and the series cap hold across racing shards. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,10 +138,120 @@ static void test_concurrent_record_and_render(void **st)
     sy_metrics_shutdown();
 }
 
+/* ---- caps under racing writers ---- */
+
+#define CAP_VALUES  40
+#define CAP_SERIES  150
+#define CAP_RECORDS 6000
+static int cap_go;
+
+/* Every writer sends values no other writer sends, so all race to admit. */
+static void *cap_writer(void *arg)
+{
+    int w = (int)(intptr_t)arg;
+    struct sy_metrics_shard *sh = sy_metrics_shard(w);
+    while (!__atomic_load_n(&cap_go, __ATOMIC_ACQUIRE))
+        ;
+    char eu[32], user[32], model[32];
+    for (int i = 0; i < CAP_RECORDS; i++) {
+        snprintf(eu, sizeof eu, "eu-%d-%d", w, i);
+        snprintf(user, sizeof user, "user-%d-%d", w, i % 97);
+        snprintf(model, sizeof model, "group-%d", i % 13);
+        struct sy_metric_req r = {
+            .route = "/v1/chat/completions",
+            .requested_model = model,
+            .model = "up",
+            .status = 200,
+            .llm_called = 1,
+            .total_s = 0.01,
+            .llm_s = 0.008,
+            .ttft_s = -1,
+            .overhead_s = 0.002,
+            .user = user,
+            .end_user = eu,
+        };
+        sy_metrics_record(sh, &r);
+    }
+    return NULL;
+}
+
+/* Distinct values of label `name` in the text (each value counted once). */
+static size_t distinct_values(const char *text, const char *name, int *saw_overflow)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, ",%s=\"", name);
+    size_t pl = strlen(pat), n = 0, cap = 0;
+    char **vals = NULL;
+    *saw_overflow = 0;
+    for (const char *p = text; (p = strstr(p, pat)); p++) {
+        const char *v = p + pl, *e = strchr(v, '"');
+        size_t len = (size_t)(e - v);
+        if (len == 12 && memcmp(v, "__overflow__", 12) == 0) {
+            *saw_overflow = 1;
+            continue;
+        }
+        size_t j = 0;
+        while (j < n && !(strlen(vals[j]) == len && memcmp(vals[j], v, len) == 0))
+            j++;
+        if (j < n)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            vals = realloc(vals, cap * sizeof *vals);
+            assert_non_null(vals);
+        }
+        vals[n] = strndup(v, len);
+        n++;
+    }
+    for (size_t j = 0; j < n; j++)
+        free(vals[j]);
+    free(vals);
+    return n;
+}
+
+static void test_caps_hold_across_racing_shards(void **st)
+{
+    (void)st;
+    sy_metrics_set_max_label_values(CAP_VALUES);
+    sy_metrics_set_max_series(CAP_SERIES);
+    assert_int_equal(sy_metrics_init(NWRITERS), 0);
+    pthread_t w[NWRITERS];
+    __atomic_store_n(&cap_go, 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < NWRITERS; i++)
+        assert_int_equal(pthread_create(&w[i], NULL, cap_writer, (void *)(intptr_t)i), 0);
+    __atomic_store_n(&cap_go, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < NWRITERS; i++)
+        pthread_join(w[i], NULL);
+
+    /* series: at most CAP_SERIES, plus all-overflow entries (one status here) per shard */
+    assert_true(sy_metrics_series() <= CAP_SERIES + NWRITERS);
+    struct sy_buf b;
+    sy_buf_init(&b, 256u << 20);
+    assert_int_equal(sy_metrics_render(&b), 0);
+    int ov;
+    /* NWRITERS * CAP_RECORDS distinct end users, at most CAP_VALUES admitted */
+    size_t eu = distinct_values(b.p, "end_user", &ov);
+    assert_true(eu <= CAP_VALUES);
+    assert_true(eu > 0);
+    assert_true(ov);
+    size_t users = distinct_values(b.p, "user", &ov);
+    assert_true(users <= CAP_VALUES);
+    assert_true(ov);
+    /* nothing is lost: every record is counted somewhere */
+    assert_true(sum_samples(b.p, "litellm_proxy_total_requests_metric_total{") == (double)NWRITERS * CAP_RECORDS);
+    assert_true(sum_samples(b.p, "litellm_request_total_latency_metric_count{") == (double)NWRITERS * CAP_RECORDS);
+    assert_true(sy_metrics_overflowed() > 0);
+    sy_buf_free(&b);
+    sy_metrics_shutdown();
+    sy_metrics_set_max_label_values(SY_METRICS_MAX_LABEL_VALUES);
+    sy_metrics_set_max_series(SY_METRICS_MAX_SERIES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_record_and_render),
+        cmocka_unit_test(test_caps_hold_across_racing_shards),
     };
     return cmocka_run_group_tests_name("metrics_concurrent", tests, NULL, NULL);
 }

@@ -1,9 +1,11 @@
-/* test_render.c - /metrics text: names, labels, escaping, buckets, sums, overflow bound. */
+/* test_render.c - /metrics text: names, labels, escaping, buckets, sums, overflow bound,
+ * the global series cap and the bucket search. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +290,59 @@ static void test_label_value_cap(void **st)
     assert_int_equal(sy_metrics_init(2), 0);
 }
 
+/* The series bound is shared by all shards: two shards together hold at most
+ * max_series tuples, plus their all-"__overflow__" entries. */
+static void test_series_cap_is_global(void **st)
+{
+    (void)st;
+    sy_metrics_shutdown();
+    sy_metrics_set_max_series(6);
+    assert_int_equal(sy_metrics_init(2), 0);
+    char name[32];
+    for (int i = 0; i < 400; i++) {
+        snprintf(name, sizeof name, "u-%d", i % 9);
+        struct sy_metric_req r = ok_req("h");
+        r.user = name;
+        sy_metrics_record(sy_metrics_shard(i % 2), &r);
+    }
+    /* 6 series + one overflow entry per shard */
+    assert_true(sy_metrics_series() <= 6 + 2);
+    char *t = render();
+    expect(t, "user=\"__overflow__\",status_code=\"200\"");
+    free(t);
+    sy_metrics_shutdown();
+    sy_metrics_set_max_series(SY_METRICS_MAX_SERIES);
+    assert_int_equal(sy_metrics_init(2), 0);
+}
+
+/* The bucket search agrees with a plain "first bound >= v" scan, exactly at,
+ * just below and just above every bound. */
+static void test_bucket_search(void **st)
+{
+    (void)st;
+    for (int b = 0; b < SY__NBUCKETS; b++) {
+        double bound = sy__latency_buckets[b];
+        double vs[] = {bound, nextafter(bound, 0), nextafter(bound, INFINITY), bound * 0.999, bound * 1.001};
+        for (size_t j = 0; j < sizeof vs / sizeof vs[0]; j++) {
+            int want = 0;
+            while (want < SY__NBUCKETS && !(vs[j] <= sy__latency_buckets[want]))
+                want++;
+            assert_int_equal(sy__bucket_of(vs[j]), want);
+        }
+    }
+    for (double v = 0; v < 400; v += 0.0137) {
+        int want = 0;
+        while (want < SY__NBUCKETS && !(v <= sy__latency_buckets[want]))
+            want++;
+        assert_int_equal(sy__bucket_of(v), want);
+    }
+    assert_int_equal(sy__bucket_of(0), 0);
+    assert_int_equal(sy__bucket_of(-1), 0);
+    assert_int_equal(sy__bucket_of(NAN), SY__NBUCKETS);
+    assert_int_equal(sy__bucket_of(INFINITY), SY__NBUCKETS);
+    assert_int_equal(sy__bucket_of(1e300), SY__NBUCKETS);
+}
+
 static void test_empty_render(void **st)
 {
     (void)st;
@@ -314,6 +369,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_histogram_buckets, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_overflow_bound, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_label_value_cap, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_series_cap_is_global, setup2, teardown),
+        cmocka_unit_test_setup_teardown(test_bucket_search, setup2, teardown),
         cmocka_unit_test_setup_teardown(test_empty_render, setup2, teardown),
     };
     return cmocka_run_group_tests_name("metrics_render", tests, NULL, NULL);

@@ -1,0 +1,103 @@
+# lib.sh - helpers shared by bench/run.sh and bench/instr.sh (sourced, not run).
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    port_open "$p" || { echo "$p"; return; }
+  done
+}
+wait_port() { # port [tries of 50 ms]
+  local i
+  for i in $(seq "${2:-100}"); do port_open "$1" && return 0; sleep 0.05; done
+  return 1
+}
+
+# write_nginx_conf DIR PORT MOCK_PORT WORKERS [MAIN_DIRECTIVES...]
+# nginx as a plain reverse proxy to the mock: upstream keepalive 256 (switchyard's idle pool cap),
+# HTTP/1.1 upstream, no access log; /stream/ is the same without response buffering; /ping is
+# answered by nginx itself (used to wake a process under callgrind).
+write_nginx_conf() {
+  local dir=$1 port=$2 mport=$3 nw=$4
+  shift 4
+  mkdir -p "$dir"
+  {
+    echo "worker_processes $nw;"
+    echo "daemon off;"
+    local d
+    for d in "$@"; do echo "$d"; done
+    cat <<EOF
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  keepalive_requests 1000000;
+  upstream mock {
+    server 127.0.0.1:$mport;
+    keepalive 256;
+    keepalive_requests 1000000;
+  }
+  server {
+    listen 127.0.0.1:$port;
+    client_max_body_size 10m;
+    location / {
+      proxy_pass http://mock;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+    # the stream case: same upstream, no response buffering
+    location /stream/ {
+      proxy_pass http://mock/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+    location = /ping { return 200 "ok\n"; }
+  }
+}
+EOF
+  } >"$dir/nginx.conf"
+}
+
+# proc_tree PID: PID and its descendants (nginx master + workers), from /proc/*/task/*/children.
+proc_tree() {
+  local p c
+  echo "$1"
+  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do proc_tree "$c"; done
+}
+
+# cpu_ticks PID...: utime+stime of these processes (all their threads), in clock ticks.
+# /proc/PID/stat fields 14 and 15, counted after the ")" that ends the command name.
+cpu_ticks() {
+  local p s t=0 f
+  for p in "$@"; do
+    s=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+    s=${s##*) }
+    read -r -a f <<<"$s"
+    t=$((t + f[11] + f[12]))
+  done
+  echo "$t"
+}
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+# ensure_pkgs CMD:PACKAGE...: apt-get install the packages whose command is missing (root only).
+ensure_pkgs() {
+  local want=() x
+  for x in "$@"; do command -v "${x%%:*}" >/dev/null || want+=("${x#*:}"); done
+  [ ${#want[@]} = 0 ] && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing ${want[*]}..."
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null ||
+      { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null; }
+  else
+    echo "missing: ${want[*]} (install them)" >&2
+    return 1
+  fi
+}
