@@ -56,6 +56,79 @@ struct sy_deployment {
                                    values as JSON; null values left out */
     size_t n_params;
     const char *credential_name; /* litellm_params.litellm_credential_name; may be NULL */
+    /* router (issue 7) */
+    int max_parallel_requests;   /* litellm_params.max_parallel_requests; < 0 when absent */
+    double cooldown_time_s;      /* litellm_params.cooldown_time; < 0 when absent (0 = never cool down) */
+    const char *health_check_model; /* model_info.health_check_model; may be NULL */
+};
+
+/* One fallbacks entry: {"group": ["fb1", "fb2"]} (group may be "*"). */
+struct sy_fallback {
+    const char *group;
+    const char **to;
+    size_t n;
+};
+
+/* Exception classes of retry_policy / allowed_fails_policy, in this order. */
+enum sy_exc_class {
+    SY_EXC_BAD_REQUEST,      /* BadRequestError(Retries|AllowedFails) */
+    SY_EXC_AUTHENTICATION,   /* AuthenticationError... */
+    SY_EXC_TIMEOUT,          /* TimeoutError... */
+    SY_EXC_RATE_LIMIT,       /* RateLimitError... */
+    SY_EXC_CONTENT_POLICY,   /* ContentPolicyViolationError... */
+    SY_EXC_INTERNAL_SERVER,  /* InternalServerError... */
+    SY_EXC__COUNT
+};
+
+/* One model_group_alias entry: alias -> group ({"alias": "group"} or
+ * {"alias": {"model": "group", "hidden": true}}). */
+struct sy_alias {
+    const char *alias;
+    const char *group;
+    int hidden;
+};
+
+/* Router settings. Keys that exist in both litellm_settings and
+ * router_settings (fallbacks, num_retries, ...) take router_settings' value
+ * when both are set, as LiteLLM's Router(**router_settings) does. */
+struct sy_router_config {
+    /* routing_strategy_args */
+    double lowest_latency_buffer;   /* default 0 */
+    double latency_ttl_s;           /* routing_strategy_args.ttl, default 3600 */
+    int max_latency_list_size;      /* default 10 */
+    /* retries */
+    double retry_after_s;           /* router_settings.retry_after (min back-off), default 0 */
+    int retry_policy[SY_EXC__COUNT];        /* < 0 when absent */
+    int has_retry_policy;
+    /* cooldowns */
+    int allowed_fails;              /* < 0 when absent (router_settings or litellm_settings) */
+    int allowed_fails_policy[SY_EXC__COUNT]; /* < 0 when absent */
+    int has_allowed_fails_policy;
+    double cooldown_time_s;         /* < 0 when absent (default 5 applied by the router) */
+    int disable_cooldowns;          /* bool */
+    /* timeouts */
+    double stream_timeout_s;        /* router_settings.stream_timeout; < 0 when absent */
+    /* fallbacks */
+    int max_fallbacks;              /* default 5 */
+    struct sy_fallback *fallbacks;  size_t n_fallbacks;
+    struct sy_fallback *context_window_fallbacks; size_t n_context_window_fallbacks;
+    struct sy_fallback *content_policy_fallbacks; size_t n_content_policy_fallbacks;
+    const char **default_fallbacks; size_t n_default_fallbacks;
+    /* selection */
+    int enable_pre_call_checks;     /* bool */
+    struct sy_alias *aliases;       size_t n_aliases;   /* model_group_alias */
+    int default_max_parallel_requests; /* < 0 when absent */
+    /* Redis: router_settings.redis_host/redis_port/redis_password/redis_db, or redis_url
+     * (redis://[user[:password]@]host[:port][/db], parsed into these fields); else the env
+     * REDIS_URL, or REDIS_HOST (+REDIS_PORT, REDIS_PASSWORD, REDIS_USERNAME). */
+    const char *redis_host;         /* may be NULL: no Redis */
+    int redis_port;                 /* default 6379 */
+    const char *redis_password;     /* may be NULL */
+    const char *redis_username;     /* may be NULL */
+    int redis_db;                   /* default 0 */
+    /* health (general_settings) */
+    int background_health_checks;   /* bool */
+    double health_check_interval_s; /* default 300 */
 };
 
 struct sy_config {
@@ -78,9 +151,12 @@ struct sy_config {
     const char *access_log;                /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
 
     /* router_settings */
-    const char *routing_strategy;          /* default "simple-shuffle" */
+    const char *routing_strategy;          /* default "simple-shuffle"; one of simple-shuffle, least-busy,
+                                              usage-based-routing, usage-based-routing-v2,
+                                              latency-based-routing, cost-based-routing */
     int router_num_retries;                /* < 0 when absent */
     double router_timeout_s;               /* < 0 when absent */
+    struct sy_router_config router;        /* everything else the router reads */
 
     /* general_settings */
     const char *master_key;                /* may be NULL (auth off); env LITELLM_MASTER_KEY when absent */
