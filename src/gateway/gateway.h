@@ -20,6 +20,7 @@
 #include "core/str.h"
 #include "gateway/jscan.h"
 #include "providers/provider.h"
+#include "router/router.h"
 
 struct sy_req;
 struct sy_call;
@@ -37,6 +38,7 @@ enum sy_route_kind {
     SY_RK_READINESS,
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
+    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
     SY_RK__COUNT
 };
 
@@ -53,6 +55,7 @@ struct sy_pipeline {
 /* A deployment with everything the hot path needs resolved at load time. */
 struct sy_drt {
     const struct sy_deployment *d;
+    struct sy_dstate *st; /* live router state (router/router.h) */
     const struct sy_provider *prov; /* NULL: provider not supported */
     const char *url[3];             /* chat, completions, embeddings */
     const char *headers;            /* "Content-Type...\r\nAuthorization: Bearer ...\r\n" */
@@ -209,6 +212,7 @@ int sy_stage_liveness(struct sy_call *c);
 int sy_stage_readiness(struct sy_call *c);
 int sy_stage_metrics(struct sy_call *c);
 int sy_stage_token_counter(struct sy_call *c);
+int sy_stage_health(struct sy_call *c); /* router/health.c */
 
 /* The built-in mock model (mock.c): answers c entirely in-process. */
 int sy_mock_answer(struct sy_call *c);

@@ -239,6 +239,7 @@ static void build_pipelines(struct sy_gwconf *g)
         ADD(SY_RK_MODELS, sy_stage_auth);
         ADD(SY_RK_MODEL_ONE, sy_stage_auth);
         ADD(SY_RK_TOKEN_COUNTER, sy_stage_auth);
+        ADD(SY_RK_HEALTH, sy_stage_auth);
     }
     ADD(SY_RK_MODELS, sy_stage_models);
     ADD(SY_RK_MODEL_ONE, sy_stage_model_one);
@@ -248,6 +249,7 @@ static void build_pipelines(struct sy_gwconf *g)
         ADD(SY_RK_METRICS, sy_stage_metrics_auth);
     ADD(SY_RK_METRICS, sy_stage_metrics);
     ADD(SY_RK_TOKEN_COUNTER, sy_stage_token_counter);
+    ADD(SY_RK_HEALTH, sy_stage_health);
 #undef ADD
 }
 
@@ -395,7 +397,7 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
     static const char *names[SY_RK__COUNT] = {"chat",     "completions", "embeddings", "models",       "model_one",
-                                              "liveness", "readiness",   "metrics",    "token_counter"};
+                                              "liveness", "readiness",   "metrics",    "token_counter", "health"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

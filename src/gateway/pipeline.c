@@ -44,6 +44,7 @@ static const struct route routes[] = {
     R("/metrics", HTTP_GET, SY_RK_METRICS),
     R("/metrics/", HTTP_GET, SY_RK_METRICS),
     R("/utils/token_counter", HTTP_POST, SY_RK_TOKEN_COUNTER),
+    R("/health", HTTP_GET, SY_RK_HEALTH),
 };
 #undef R
 

@@ -63,6 +63,44 @@ void sy_metrics_inflight(struct sy_metrics_shard *s, int delta);
  * time between init and shutdown; never blocks the writers. */
 int sy_metrics_render(struct sy_buf *out);
 
+/* ---- router / deployment metrics (LiteLLM's prometheus.py names and labels) ----
+ *
+ * One upstream attempt (a retry or fallback is another attempt): counts
+ *   litellm_deployment_total_requests, and litellm_deployment_success_responses
+ *   or litellm_deployment_failure_responses (+exception_status, exception_class),
+ *   labels requested_model, litellm_model_name, model_id, api_base, api_provider,
+ *   hashed_api_key, api_key_alias, team, team_alias;
+ * and on success with output tokens the histogram
+ *   litellm_deployment_latency_per_output_token (labels litellm_model_name,
+ *   model_id, api_base, api_provider, hashed_api_key, api_key_alias, team, team_alias).
+ * Same shard rules and caps as sy_metrics_record. */
+struct sy_metric_attempt {
+    const char *requested_model;
+    const char *model; /* litellm_model_name: the deployment's litellm_params.model */
+    const char *model_id, *api_base, *api_provider;
+    const char *hashed_api_key, *api_key_alias, *team, *team_alias;
+    int ok;
+    int status;                  /* exception_status when !ok */
+    const char *exception_class; /* when !ok */
+    double latency_per_output_token_s; /* < 0: not observed */
+};
+void sy_metrics_attempt(struct sy_metrics_shard *s, const struct sy_metric_attempt *a);
+/* litellm_deployment_cooled_down (counter): labels litellm_model_name, model_id,
+ * api_base, api_provider, exception_status. */
+void sy_metrics_cooldown(struct sy_metrics_shard *s, const char *model, const char *model_id, const char *api_base,
+                         const char *api_provider, int status);
+/* litellm_deployment_successful_fallbacks / litellm_deployment_failed_fallbacks
+ * (counters): labels requested_model, fallback_model, hashed_api_key,
+ * api_key_alias, team, team_alias, exception_status, exception_class (of the
+ * error that triggered the fallback). */
+void sy_metrics_fallback(struct sy_metrics_shard *s, int ok, const char *requested_model, const char *fallback_model,
+                         const char *hashed_api_key, int status, const char *exception_class);
+/* litellm_deployment_state (gauge, 0 healthy, 1 partial outage, 2 complete
+ * outage): labels litellm_model_name, model_id, api_base, api_provider. The
+ * last value set wins; any thread may set it (rare: state changes only). */
+void sy_metrics_deployment_state(const char *model, const char *model_id, const char *api_base,
+                                 const char *api_provider, int state);
+
 /* Longest label value kept, in bytes (longer ones are cut at a UTF-8 boundary). */
 #define SY_METRICS_LABEL_MAX 256
 /* Default bound on distinct label tuples, all shards together (OpenTelemetry's
