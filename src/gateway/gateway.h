@@ -26,6 +26,7 @@ struct sy_req;
 struct sy_call;
 struct sy_worker;
 struct sy_ureq;
+struct sy_redis;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -69,6 +70,10 @@ struct sy_drt {
      * "x-litellm-model-id: ...\r\n[x-litellm-model-api-base: ...\r\n]" */
     const char *resp_headers;
     size_t resp_headers_len;
+    double weight;    /* simple-shuffle weight (the group's weight field; 0 when missing) */
+    double cost;      /* cost-based routing: input + output cost per token (5.0 when unknown, as LiteLLM) */
+    int max_parallel; /* max_parallel_requests (deployment, else router default); < 0 none */
+    int wildcard;     /* upstream model contains '*': replaced by the matched part per request */
 };
 
 struct sy_group {
@@ -76,8 +81,14 @@ struct sy_group {
     size_t name_len;
     struct sy_drt **d;
     size_t n;
-    double *weights; /* NULL: uniform pick */
-    double wsum;
+    int weighted;  /* simple-shuffle: weight/rpm/tpm found on the first deployment */
+    int wildcard;  /* name is a pattern (openai/<star>, <star>) */
+    int usable;    /* deployments with a supported provider */
+    /* fallback groups, resolved at load (router semantics, reference §3.6):
+     * [0] fallbacks (own entry, else "*", else default_fallbacks),
+     * [1] context_window_fallbacks, [2] content_policy_fallbacks */
+    const struct sy_group **fb[3];
+    size_t nfb[3];
     const char *resp_header; /* "x-litellm-model-group: <name>\r\n", prebuilt */
     size_t resp_header_len;
 };
@@ -93,6 +104,11 @@ struct sy_gwconf {
     const char *master_key;
     size_t master_key_len;
     int num_retries;
+    struct sy_rconf rc; /* router policy (router/router.h) */
+    const struct sy_group **wild; /* wildcard groups, most specific first */
+    size_t nwild;
+    struct sy_alias *aliases; /* model_group_alias (from the config) */
+    size_t naliases;
     size_t max_body;
     const char *cors_origins; /* interned for the process lifetime (NULL = any origin) */
     char *models_json; /* GET /v1/models body, prebuilt */
@@ -117,6 +133,9 @@ struct sy_worker {
     struct sy_server *server;
     struct sy_upool *upool;
     struct sy_metrics_shard *metrics;
+    struct sy_redis *redis;            /* NULL without Redis (redis/redis.h) */
+    uv_timer_t rsync_timer;            /* router/sync.c (worker 0) */
+    int rsync_on;
     struct sy_gwconf *conf;            /* current (owned reference) */
     struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
     atomic_int drain_requested;
@@ -144,8 +163,36 @@ struct sy_call {
     struct sy_str path_model; /* /openai/deployments/{model}/..., /v1/models/{id} */
     struct sy_jscan scan;
     char *model; /* requested model group (decoded) */
-    const struct sy_group *group;
+    const struct sy_group *group;     /* group being tried (a fallback changes it) */
+    const struct sy_group *req_group; /* group the request resolved to */
     struct sy_drt *drt; /* deployment in use */
+    const char *wild_model; /* wildcard group: the upstream model for this request (JSON string literal) */
+    size_t wild_model_len;
+    /* router (proxy.c, router/): per-request overrides and progress */
+    int num_retries_req;      /* body num_retries / x-litellm-num-retries; < 0 none */
+    double timeout_req;       /* body timeout / x-litellm-timeout; < 0 none */
+    double stream_timeout_req; /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
+    int disable_fallbacks;
+    const char **fb_req;      /* body fallbacks (group names); NULL: the config's */
+    size_t nfb_req;
+    int fb_kind;              /* fallback list in use: -1 none yet, else index into group->fb */
+    size_t fb_next;           /* next fallback to try */
+    int fallbacks_done;       /* fallback groups tried */
+    int retries_in_group;     /* retries made in the current group */
+    int retries_total;
+    int64_t input_tokens;     /* prompt tokens when counted for routing; < 0 unknown */
+    int attempt_open;         /* an attempt holds drt->st->inflight */
+    int err_status;           /* last attempt's failure */
+    int err_class;            /* enum sy_exc_class of it */
+    const char *fb_exc_class; /* exception class that triggered the first fallback */
+    int fb_status;
+    const char *fwd_body;     /* body to forward when router keys were stripped (arena), else NULL */
+    size_t fwd_len;
+    struct sy_jspan fwd_model; /* model span in fwd_body */
+    int reserving;            /* waiting for Redis to reserve the rpm slot */
+    int reserve_skips;        /* picks refused by the fleet's rpm */
+    int sse_pending;          /* a 2xx stream whose head waits for its first body byte */
+    double eff_timeout_s, eff_stream_timeout_s; /* timeouts of the attempt in progress */
     int stream;
     int include_usage;
     const char *hashed_key;
@@ -225,9 +272,7 @@ void sy_workers_drain(double timeout_s);
 void sy_workers_join(void);
 
 uint64_t sy_rand(struct sy_worker *w);
-/* 400 "Invalid model name passed in model=..." as LiteLLM (router.c); returns SY_DONE. */
+/* 400 "Invalid model name passed in model=..." as LiteLLM (route.c); returns SY_DONE. */
 int sy_call_invalid_model(struct sy_call *c, const char *model);
-/* Pick a deployment of c->group (router.c); avoid may be NULL. */
-struct sy_drt *sy_pick(struct sy_call *c, const struct sy_drt *avoid);
 
 #endif

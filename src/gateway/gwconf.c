@@ -29,6 +29,11 @@ static _Thread_local int build_warnings;
         sy_warn(__VA_ARGS__);    \
     } while (0)
 
+static void build_warn_cb(const char *msg)
+{
+    gw_warn("%s", msg);
+}
+
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)
 {
@@ -70,7 +75,9 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     r->timeout_s = d->timeout_s > 0            ? d->timeout_s
                    : cfg->router_timeout_s > 0 ? cfg->router_timeout_s
                                                : cfg->request_timeout_s;
-    r->stream_timeout_s = d->stream_timeout_s > 0 ? d->stream_timeout_s : r->timeout_s;
+    r->stream_timeout_s = d->stream_timeout_s > 0              ? d->stream_timeout_s
+                          : cfg->router.stream_timeout_s > 0 ? cfg->router.stream_timeout_s
+                                                             : r->timeout_s;
     const char *um = d->upstream_model ? d->upstream_model : "";
     r->enc = d->tokenizer && sy_tok_encoding_by_name(d->tokenizer, strlen(d->tokenizer)) >= 0
                  ? sy_tok_encoding_by_name(d->tokenizer, strlen(d->tokenizer))
@@ -93,12 +100,7 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
     }
     if (r->prov->flags & SY_PRESET_MOCK)
         return 0;
-    if (strchr(um, '*')) {
-        gw_warn("config: %s:%d: wildcard model '%s' is not supported yet; group '%s' ignored",
-                d->file ? d->file : "config", d->line, d->model, d->model_name);
-        r->prov = NULL;
-        return -1;
-    }
+    r->wildcard = strchr(um, '*') != NULL;
     const char *base = d->api_base ? d->api_base : env_first(r->prov->base_env);
     if (!base)
         base = r->prov->default_base;
@@ -265,6 +267,15 @@ static void build_models_json(struct sy_gwconf *g)
         sy_buf_json_escape(&b, g->groups[i].name, g->groups[i].name_len);
         SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
     }
+    for (size_t i = 0; i < g->naliases; i++) { /* model_group_alias, unless hidden (as LiteLLM) */
+        if (g->aliases[i].hidden || !sy_gwconf_group(g, g->aliases[i].group, strlen(g->aliases[i].group)))
+            continue;
+        if (b.len > 9) /* after '{"data":[' */
+            SY_BUF_LIT(&b, ",");
+        SY_BUF_LIT(&b, "{\"id\":\"");
+        sy_buf_json_escape(&b, g->aliases[i].alias, strlen(g->aliases[i].alias));
+        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    }
     SY_BUF_LIT(&b, "],\"object\":\"list\"}");
     g->models_json = b.p;
     g->models_json_len = b.len;
@@ -292,9 +303,7 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
                      : cfg->num_retries >= 0      ? cfg->num_retries
                                                   : 2; /* openai's default, as LiteLLM */
     g->max_body = (size_t)(cfg->max_request_size_mb * 1024 * 1024);
-    if (cfg->routing_strategy && strcmp(cfg->routing_strategy, "simple-shuffle") != 0)
-        gw_warn("config: router_settings.routing_strategy '%s' is not supported yet; using simple-shuffle",
-                cfg->routing_strategy);
+    sy_router_compile_policy(&g->rc, cfg, g->num_retries, build_warn_cb);
     if (!cfg->ssl_verify)
         gw_warn("config: litellm_settings.ssl_verify is false: upstream TLS certificates are NOT verified");
 
@@ -323,22 +332,31 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
         /* simple-shuffle: weight, then rpm, then tpm - looked up on the first deployment */
         const struct sy_deployment *f = gr->d[0]->d;
         int field = f->weight >= 0 ? 1 : f->rpm >= 0 ? 2 : f->tpm >= 0 ? 3 : 0;
-        if (field && gr->n > 1) {
-            gr->weights = calloc(gr->n, sizeof(double));
-            for (size_t k = 0; k < gr->n; k++) {
-                const struct sy_deployment *dd = gr->d[k]->d;
-                double v = field == 1 ? dd->weight : field == 2 ? dd->rpm : dd->tpm;
-                gr->weights[k] = v > 0 ? v : 0;
-                gr->wsum += gr->weights[k];
-            }
-            if (gr->wsum <= 0) {
-                free(gr->weights);
-                gr->weights = NULL;
-            }
+        gr->weighted = field != 0;
+        for (size_t k = 0; k < gr->n; k++) {
+            const struct sy_deployment *dd = gr->d[k]->d;
+            double v = field == 1 ? dd->weight : field == 2 ? dd->rpm : field == 3 ? dd->tpm : 0;
+            gr->d[k]->weight = v > 0 ? v : 0;
+            gr->usable += gr->d[k]->prov != NULL;
         }
+        gr->wildcard = strchr(gr->name, '*') != NULL;
         i = j;
     }
     free(order);
+    for (size_t i = 0; i < g->ndrts; i++) {
+        struct sy_drt *r = &g->drts[i];
+        const struct sy_deployment *d = r->d;
+        r->st = sy_dstate_get(d->id ? d->id : d->model_name);
+        if (!r->st) {
+            snprintf(err, errlen, "out of memory");
+            free(g); /* not reachable in practice; the process is out of memory */
+            return NULL;
+        }
+        r->max_parallel = d->max_parallel_requests > 0 ? d->max_parallel_requests : g->rc.default_max_parallel;
+        double in = d->input_cost_per_token, out = d->output_cost_per_token;
+        r->cost = in < 0 && out < 0 ? 5.0 : (in > 0 ? in : 0) + (out > 0 ? out : 0);
+    }
+    sy_router_compile_groups(g, build_warn_cb);
     build_resp_headers(g);
     build_pipelines(g);
     build_models_json(g);
@@ -384,10 +402,12 @@ void sy_gwconf_unref(struct sy_gwconf *g)
     }
     for (size_t i = 0; i < g->ngroups; i++) {
         free(g->groups[i].d);
-        free(g->groups[i].weights);
+        for (int k = 0; k < 3; k++)
+            free((void *)g->groups[i].fb[k]);
         free((char *)g->groups[i].resp_header);
     }
     free(g->groups);
+    free(g->wild);
     free(g->drts);
     free(g->models_json);
     sy_config_unref(g->cfg);

@@ -193,10 +193,14 @@ static int next_member(struct st *s, char close)
 
 static int value(struct st *s, int depth, struct sy_jscan *top);
 
-enum { K_NONE, K_MODEL, K_STREAM, K_STREAM_OPTIONS, K_MESSAGES, K_INPUT, K_PROMPT, K_USER, K_N, K_INCLUDE_USAGE };
+enum { K_NONE, K_MODEL, K_STREAM, K_STREAM_OPTIONS, K_MESSAGES, K_INPUT, K_PROMPT, K_USER, K_N, K_INCLUDE_USAGE,
+       K_R0 /* K_R0 + enum sy_jrkey: router keys */ };
 
 static const char *const kname[] = {NULL,      "model", "stream", "stream_options", "messages",
-                                    "input",   "prompt", "user",  "n",              "stream_options.include_usage"};
+                                    "input",   "prompt", "user",  "n",              "stream_options.include_usage",
+                                    "fallbacks", "disable_fallbacks", "num_retries", "timeout", "stream_timeout",
+                                    "context_window_fallbacks", "content_policy_fallbacks",
+                                    "mock_testing_fallbacks"};
 
 /* Key id of a decoded name k[0..len): compare by length first, no strlen. */
 static int kid(const char *k, size_t len)
@@ -206,9 +210,19 @@ static int kid(const char *k, size_t len)
     case 4: return memcmp(k, "user", 4) == 0 ? K_USER : K_NONE;
     case 5: return memcmp(k, "model", 5) == 0 ? K_MODEL : memcmp(k, "input", 5) == 0 ? K_INPUT : K_NONE;
     case 6: return memcmp(k, "stream", 6) == 0 ? K_STREAM : memcmp(k, "prompt", 6) == 0 ? K_PROMPT : K_NONE;
+    case 7: return memcmp(k, "timeout", 7) == 0 ? K_R0 + SY_JR_TIMEOUT : K_NONE;
     case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;
+    case 9: return memcmp(k, "fallbacks", 9) == 0 ? K_R0 + SY_JR_FALLBACKS : K_NONE;
+    case 11: return memcmp(k, "num_retries", 11) == 0 ? K_R0 + SY_JR_NUM_RETRIES : K_NONE;
     case 13: return memcmp(k, "include_usage", 13) == 0 ? K_INCLUDE_USAGE : K_NONE;
-    case 14: return memcmp(k, "stream_options", 14) == 0 ? K_STREAM_OPTIONS : K_NONE;
+    case 14: return memcmp(k, "stream_options", 14) == 0   ? K_STREAM_OPTIONS
+                    : memcmp(k, "stream_timeout", 14) == 0 ? K_R0 + SY_JR_STREAM_TIMEOUT
+                                                           : K_NONE;
+    case 17: return memcmp(k, "disable_fallbacks", 17) == 0 ? K_R0 + SY_JR_DISABLE_FALLBACKS : K_NONE;
+    case 22: return memcmp(k, "mock_testing_fallbacks", 22) == 0 ? K_R0 + SY_JR_MOCK_TESTING_FALLBACKS : K_NONE;
+    case 24: return memcmp(k, "context_window_fallbacks", 24) == 0   ? K_R0 + SY_JR_CONTEXT_WINDOW_FALLBACKS
+                    : memcmp(k, "content_policy_fallbacks", 24) == 0 ? K_R0 + SY_JR_CONTENT_POLICY_FALLBACKS
+                                                                     : K_NONE;
     default: return K_NONE;
     }
 }
@@ -219,7 +233,7 @@ static int key_id(const char *p, size_t ks, size_t ke)
 {
     if (!memchr(p + ks + 1, '\\', ke - ks - 2))
         return kid(p + ks + 1, ke - ks - 2);
-    char buf[24];
+    char buf[32];
     long l = sy_jstr_decode(p + ks, ke - ks, buf, sizeof buf);
     return l < 0 ? K_NONE : kid(buf, (size_t)l);
 }
@@ -283,7 +297,13 @@ static int object(struct st *s, int depth, struct sy_jscan *top, int mode)
             if ((seen & (1u << k)) && !top->dup)
                 top->dup = kname[k];
             seen |= 1u << k;
-            *slot(top, k) = (struct sy_jspan){vs, s->i - vs, span_type(c)};
+            if (k >= K_R0) {
+                top->rk[k - K_R0] = (struct sy_jspan){vs, s->i - vs, span_type(c)};
+                top->rk_key_off[k - K_R0] = ks;
+                top->rk_mask |= 1u << (k - K_R0);
+            } else {
+                *slot(top, k) = (struct sy_jspan){vs, s->i - vs, span_type(c)};
+            }
         }
         int more = next_member(s, '}');
         if (more <= 0)

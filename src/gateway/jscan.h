@@ -25,6 +25,19 @@ struct sy_jspan {
     char type;       /* 's' string, 'n' number, 'o' object, 'a' array, 't' true, 'f' false, 'z' null; 0 absent */
 };
 
+/* Router keys (request-level LiteLLM parameters). */
+enum sy_jrkey {
+    SY_JR_FALLBACKS,                /* "fallbacks" */
+    SY_JR_DISABLE_FALLBACKS,        /* "disable_fallbacks" */
+    SY_JR_NUM_RETRIES,              /* "num_retries" */
+    SY_JR_TIMEOUT,                  /* "timeout" */
+    SY_JR_STREAM_TIMEOUT,           /* "stream_timeout" */
+    SY_JR_CONTEXT_WINDOW_FALLBACKS, /* "context_window_fallbacks" */
+    SY_JR_CONTENT_POLICY_FALLBACKS, /* "content_policy_fallbacks" */
+    SY_JR_MOCK_TESTING_FALLBACKS,   /* "mock_testing_fallbacks" */
+    SY_JR__COUNT
+};
+
 /* Top-level keys of interest to the gateway. Each span is the value of the
  * last member whose decoded name is the field's name. */
 struct sy_jscan {
@@ -40,6 +53,12 @@ struct sy_jscan {
      * at the top level, "stream_options.include_usage" inside stream_options.
      * NULL when none is; static storage. */
     const char *dup;
+    /* LiteLLM router keys read by the gateway and never forwarded (they are
+     * not OpenAI parameters): value spans, and where each member's key
+     * starts (for stripping). Type 0 when absent. */
+    struct sy_jspan rk[SY_JR__COUNT];
+    size_t rk_key_off[SY_JR__COUNT];
+    unsigned rk_mask; /* bit i set when rk[i] is present */
 };
 
 /* Validate p[0..n) as one JSON value and fill s. 0 on success (a duplicate key

@@ -215,9 +215,16 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
     if (c->up_headers_len)
         sy_buf_append(b, c->up_headers, c->up_headers_len);
-    if (c->attempt > 1) {
+    if (c->retries_total) {
         SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
-        sy_buf_u64(b, (uint64_t)(c->attempt - 1));
+        sy_buf_u64(b, (uint64_t)c->retries_total);
+        SY_BUF_LIT(b, "\r\n");
+    }
+    if (c->fallbacks_done) {
+        SY_BUF_LIT(b, "x-litellm-attempted-fallbacks: ");
+        sy_buf_u64(b, (uint64_t)c->fallbacks_done);
+        SY_BUF_LIT(b, "\r\nx-litellm-max-fallbacks: ");
+        sy_buf_u64(b, (uint64_t)c->g->rc.max_fallbacks);
         SY_BUF_LIT(b, "\r\n");
     }
     if (durations) {
@@ -255,7 +262,7 @@ void sy_call_account(struct sy_call *c, int status)
     /* Only configured groups label series: a client must not be able to
      * create series by inventing model names (unknown ones are counted
      * under requested_model=""). */
-    m.requested_model = c->model && c->group ? c->model : "";
+    m.requested_model = c->model && c->req_group ? c->model : "";
     m.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
     m.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     m.api_provider = c->drt && c->drt->prov ? c->drt->prov->name : "";

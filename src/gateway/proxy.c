@@ -31,12 +31,19 @@
 #include "http/server.h"
 #include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
+#include "metrics/metrics.h"
 
 #define HIGH_WATER     (1u << 20)
 #define MAX_RESPONSE   (256u << 20)
 #define MAX_ERROR_BODY (1u << 20)
 
-static void start_attempt(struct sy_call *c);
+static void attempt(struct sy_call *c);
+static void launch(struct sy_call *c);
+static void attempt_end(struct sy_call *c, int ok);
+static void attempt_release(struct sy_call *c);
+static void on_abort(struct sy_req *r);
+static int failed(struct sy_call *c, int err);
+void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
 static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
 {
@@ -51,10 +58,6 @@ static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
     return buf;
 }
 
-static int retryable_status(int st)
-{
-    return st == 408 || st == 409 || st == 429 || st >= 500;
-}
 
 /* ---- finishing --------------------------------------------------------- */
 
@@ -89,8 +92,10 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
 {
     char pl[64];
     char *msg = NULL;
-    if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, provider_label(c->drt, pl, sizeof pl),
-                 upmsg ? upmsg : "") < 0)
+    if (!c->drt) /* router errors (no deployment was picked) are LiteLLM's own messages */
+        msg = strdup(upmsg ? upmsg : "");
+    else if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, provider_label(c->drt, pl, sizeof pl),
+                      upmsg ? upmsg : "") < 0)
         msg = NULL;
     c->exception_class = cls;
     c->llm_failed = 1;
@@ -155,8 +160,10 @@ static void finish_upstream_error(struct sy_call *c)
                  c->stream_overflow ? " ... (upstream error body truncated at 1048576 bytes)" : "");
         message = fallback;
     }
-    if (st == 400 && message && (strstr(message, "context length") || strstr(message, "maximum context")))
+    if (c->err_class == -2)
         cls = "ContextWindowExceededError";
+    else if (c->err_class == SY_EXC_CONTENT_POLICY)
+        cls = "ContentPolicyViolationError";
     finish_error_code(c, st, cls, type ? type : "None", param, message, ocode);
     if (root)
         json_object_put(root);
@@ -166,7 +173,7 @@ static void finish_transport_error(struct sy_call *c, int err)
 {
     char m[256];
     if (err == SY_EUPTIMEOUT) {
-        double t = c->stream && !c->client_started ? c->drt->stream_timeout_s : c->drt->timeout_s;
+        double t = c->stream && !c->client_started ? c->eff_stream_timeout_s : c->eff_timeout_s;
         snprintf(m, sizeof m, "Request timed out after %.1f seconds.", t);
         finish_error(c, 408, "Timeout", "timeout", NULL, m);
         return;
@@ -344,6 +351,7 @@ static int read_usage(struct sy_call *c, const char *p, size_t n)
 
 static void success_reply(struct sy_call *c, void *arg)
 {
+    attempt_end(c, 1);
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
@@ -354,6 +362,7 @@ static void success_reply(struct sy_call *c, void *arg)
 
 static void stream_end(struct sy_call *c, void *arg)
 {
+    attempt_end(c, 1);
     sy_call_account(c, c->up_status);
     sy_resp_end(c->req);
 }
@@ -378,7 +387,16 @@ static void finish_stream(struct sy_call *c)
     sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, stream_end, NULL);
 }
 
-/* ---- retries ----------------------------------------------------------- */
+/* ---- attempts, retries, fallbacks ------------------------------------------
+ *
+ * An attempt picks a deployment of c->group (router/select.c), reserves its
+ * rpm slot across instances when Redis shares usage (router/sync.c), then
+ * sends. Its end (success, failure, client gone) is reported once to the
+ * router (cooldowns, windows, latency) and to the deployment metrics. A
+ * failure before the client got a byte asks router/policy.c: retry in the
+ * group (after a delay, picking again), else the next fallback group, else
+ * the error goes to the client.
+ */
 
 static void timer_close_cb(uv_handle_t *h)
 {
@@ -390,39 +408,305 @@ static void on_retry_timer(uv_timer_t *t)
     struct sy_call *c = t->data;
     uv_close((uv_handle_t *)t, timer_close_cb);
     c->retry_timer = NULL;
-    c->drt = sy_pick(c, c->drt);
-    start_attempt(c);
+    attempt(c);
 }
 
-static int usable_deployments(const struct sy_group *g)
+static void metric_attempt(struct sy_call *c, int ok, int status, const char *cls)
 {
-    int n = 0;
-    for (size_t i = 0; i < g->n; i++)
-        n += g->d[i]->prov != NULL;
-    return n;
-}
-
-/* Schedule another attempt if allowed; 1 when scheduled. */
-static int maybe_retry(struct sy_call *c)
-{
-    if (c->aborted || c->client_started || c->attempt > c->g->num_retries)
-        return 0;
-    double delay = 0;
-    if (usable_deployments(c->group) <= 1) {
-        if (c->retry_after_s > 0 && c->retry_after_s <= 60)
-            delay = c->retry_after_s;
-        else
-            delay = fmin(0.5 * pow(2, c->attempt - 1), 8.0);
-        delay += (double)(sy_rand(c->w) % 250) / 1000.0; /* jitter */
+    const struct sy_drt *d = c->drt;
+    struct sy_metric_attempt a = {0};
+    a.requested_model = c->req_group ? c->req_group->name : "";
+    a.model = d->d->model ? d->d->model : "";
+    a.model_id = d->d->id ? d->d->id : "";
+    a.api_base = d->d->api_base ? d->d->api_base : "";
+    a.api_provider = d->prov ? d->prov->name : "";
+    a.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    a.ok = ok;
+    a.status = status;
+    a.exception_class = cls;
+    a.latency_per_output_token_s = -1;
+    if (ok && c->completion_tokens && c->t_up_start) {
+        uint64_t end = c->t_up_end ? c->t_up_end : sy_now_ns();
+        a.latency_per_output_token_s = (double)(end - c->t_up_start) / 1e9 / (double)c->completion_tokens;
     }
-    uv_timer_t *t = malloc(sizeof *t);
-    if (!t)
+    sy_metrics_attempt(c->w->metrics, &a);
+}
+
+static void metric_fallback(struct sy_call *c, int ok)
+{
+    struct sy_metric_fallback f = {0};
+    f.ok = ok;
+    f.requested_model = c->req_group->name;
+    f.fallback_model = c->group->name;
+    f.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    f.status = c->fb_status;
+    f.exception_class = c->fb_exc_class;
+    sy_metrics_fallback(c->w->metrics, &f);
+}
+
+/* The attempt in progress ends (once): in-flight count, router state, metrics. */
+static void attempt_end(struct sy_call *c, int ok)
+{
+    if (!c->attempt_open)
+        return;
+    c->attempt_open = 0;
+    struct sy_drt *d = c->drt;
+    atomic_fetch_sub_explicit(&d->st->inflight, 1, memory_order_relaxed);
+    if (ok) {
+        double lat = -1;
+        if (c->stream && c->t_up_first && c->t_up_start)
+            lat = (double)(c->t_up_first - c->t_up_start) / 1e9;
+        else if (c->completion_tokens && c->t_up_start && c->t_up_end)
+            lat = (double)(c->t_up_end - c->t_up_start) / 1e9 / (double)c->completion_tokens;
+        uint64_t tok = c->prompt_tokens + c->completion_tokens;
+        sy_router_ok(&c->g->rc, d, tok, lat);
+        sy_rsync_tokens(c->w, d, tok);
+        metric_attempt(c, 1, c->up_status, NULL);
+        if (c->group != c->req_group)
+            metric_fallback(c, 1);
+    }
+}
+
+/* The attempt ends because the client went away: free its in-flight slot;
+ * the deployment did nothing wrong. */
+static void attempt_release(struct sy_call *c)
+{
+    if (!c->attempt_open)
+        return;
+    c->attempt_open = 0;
+    atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
+}
+
+/* Classify the failed attempt into c->err_status / c->err_class (-2: context
+ * window, SY_EXC_CONTENT_POLICY, else the retry_policy class) and return the
+ * LiteLLM exception class name. err: transport error, or 0 (upstream status). */
+static const char *classify(struct sy_call *c, int err)
+{
+    if (err) {
+        c->err_status = err == SY_EUPTIMEOUT ? 408 : 500;
+        c->err_class = err == SY_EUPTIMEOUT ? SY_EXC_TIMEOUT : SY_EXC_INTERNAL_SERVER;
+        return err == SY_EUPTIMEOUT ? "Timeout" : "APIConnectionError";
+    }
+    int st = c->up_status;
+    c->err_status = st;
+    int cw = 0, cp = 0;
+    if (st == 400 && c->up_body.len) {
+        const char *b = c->up_body.p;
+        size_t n = c->up_body.len;
+        cw = memmem(b, n, "context_length_exceeded", 23) || memmem(b, n, "context length", 14) ||
+             memmem(b, n, "maximum context", 15) || memmem(b, n, "context window", 14);
+        cp = !cw && (memmem(b, n, "content_policy_violation", 24) || memmem(b, n, "content management policy", 26) ||
+                     memmem(b, n, "content_filter", 14) || memmem(b, n, "ResponsibleAIPolicyViolation", 28));
+    }
+    c->err_class = cw ? -2 : (int)sy_router_exc_class(st, cp);
+    return cw ? "ContextWindowExceededError" : cp ? "ContentPolicyViolationError" : sy_status_exception_class(st);
+}
+
+static void final_error(struct sy_call *c, int err)
+{
+    if (err)
+        finish_transport_error(c, err);
+    else
+        finish_upstream_error(c);
+}
+
+/* The fallback list for this failure, chosen once per request. */
+static void choose_fallbacks(struct sy_call *c)
+{
+    if (c->fb_kind >= 0)
+        return;
+    const struct sy_group *g = c->req_group;
+    if (c->err_class == -2 && g->nfb[1])
+        c->fb_kind = 1;
+    else if (c->err_class == SY_EXC_CONTENT_POLICY && g->nfb[2])
+        c->fb_kind = 2;
+    else
+        c->fb_kind = 0;
+    c->fb_next = 0;
+}
+
+/* Next fallback group, or NULL. */
+static const struct sy_group *next_fallback(struct sy_call *c)
+{
+    if (c->disable_fallbacks || c->fallbacks_done >= c->g->rc.max_fallbacks)
+        return NULL;
+    choose_fallbacks(c);
+    for (;;) {
+        const struct sy_group *t = NULL;
+        if (c->fb_kind == 0 && c->fb_req) {
+            if (c->fb_next >= c->nfb_req)
+                return NULL;
+            const char *name = c->fb_req[c->fb_next++];
+            t = sy_router_resolve(c->g, name, strlen(name));
+            if (!t || t == c->req_group)
+                continue; /* LiteLLM fails that fallback and tries the next one */
+        } else {
+            if (c->fb_next >= c->req_group->nfb[c->fb_kind])
+                return NULL;
+            t = c->req_group->fb[c->fb_kind][c->fb_next++];
+        }
+        return t;
+    }
+}
+
+/* A failure before the client got any byte: retry, fall back or answer.
+ * err: transport error or 0 (upstream status in c->up_status), or 1 for
+ * "no deployment" (c->err_* already set). Returns 1 when another attempt is
+ * scheduled. */
+static int failed(struct sy_call *c, int err)
+{
+    const char *cls = err == 1 ? c->exception_class : classify(c, err);
+    struct sy_drt *d = c->drt;
+    if (err != 1 && d) {
+        attempt_end(c, 0);
+        metric_attempt(c, 0, c->err_status, cls);
+        enum sy_exc_class exc = c->err_class < 0 ? SY_EXC_BAD_REQUEST : (enum sy_exc_class)c->err_class;
+        if (exc < SY_EXC__COUNT || c->err_status >= 400)
+            sy_router_fail(c->w, &c->g->rc, c->group, d, c->err_status, exc < SY_EXC__COUNT ? exc : SY_EXC_BAD_REQUEST,
+                           c->retry_after_s);
+        if (c->err_status == 408)
+            sy_router_latency_penalty(&c->g->rc, d);
+    }
+    c->exception_class = cls;
+    if (c->aborted || c->client_started)
         return 0;
-    uv_timer_init(&c->w->loop, t);
-    t->data = c;
-    c->retry_timer = t;
-    uv_timer_start(t, on_retry_timer, (uint64_t)(delay * 1000), 0);
-    return 1;
+    struct sy_failure f = {0};
+    f.status = c->err_status;
+    f.exc = c->err_class == -2 ? SY_EXC_BAD_REQUEST : (enum sy_exc_class)c->err_class;
+    f.context_window = c->err_class == -2;
+    f.content_policy = c->err_class == SY_EXC_CONTENT_POLICY;
+    f.has_cw_fallbacks = c->req_group->nfb[1] > 0;
+    f.has_cp_fallbacks = c->req_group->nfb[2] > 0;
+    f.retries_done = c->retries_in_group;
+    f.req_retries = c->num_retries_req;
+    f.retry_after_s = c->retry_after_s;
+    f.failed = d;
+    double delay = 0;
+    if (err != 1 && sy_router_should_retry(&c->g->rc, c->group, &f, &delay, sy_rand(c->w))) {
+        c->retries_in_group++;
+        c->retries_total++;
+        uv_timer_t *t = malloc(sizeof *t);
+        if (t) {
+            uv_timer_init(&c->w->loop, t);
+            t->data = c;
+            c->retry_timer = t;
+            c->req->on_abort = on_abort;
+            uv_timer_start(t, on_retry_timer, (uint64_t)(delay * 1000), 0);
+            return 1;
+        }
+    }
+    const struct sy_group *fb = next_fallback(c);
+    if (c->group != c->req_group) /* the fallback group in use failed */
+        metric_fallback(c, 0);
+    if (fb) {
+        if (!c->fallbacks_done) {
+            c->fb_exc_class = cls;
+            c->fb_status = c->err_status;
+        }
+        c->fallbacks_done++;
+        c->group = fb;
+        c->retries_in_group = 0;
+        c->drt = NULL;
+        attempt(c);
+        return 1;
+    }
+    return 0;
+}
+
+static void reply_no_deployment(struct sy_call *c, int why)
+{
+    char msg[1400], list[800];
+    const struct sy_group *g = c->group;
+    if (why == SY_PICK_NONE_SUPPORTED) {
+        const struct sy_deployment *d = g->d[0]->d;
+        snprintf(msg, sizeof msg,
+                 "Model group '%s' cannot be served: provider '%s' (model=%s) is not supported by switchyard yet",
+                 g->name, d->provider ? d->provider : "?", d->model ? d->model : "None");
+        sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+        return;
+    }
+    if (why == SY_PICK_NONE_CONTEXT) {
+        snprintf(msg, sizeof msg,
+                 "litellm.ContextWindowExceededError: litellm.BadRequestError: Context Window Error - the prompt (%lld "
+                 "tokens) does not fit the max_input_tokens of any deployment of model group=%s",
+                 (long long)c->input_tokens, g->name);
+        c->llm_failed = 1;
+        c->exception_class = "ContextWindowExceededError";
+        sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
+        return;
+    }
+    double left = sy_router_cooldown_left(g, list, sizeof list);
+    snprintf(msg, sizeof msg,
+             "litellm.RateLimitError: No deployments available for selected model, Try again in %.0f seconds. Passed "
+             "model=%s. pre-call-checks=%s, cooldown_list=%s",
+             left, g->name, c->g->rc.pre_call_checks ? "True" : "False", list);
+    char extra[64];
+    int el = snprintf(extra, sizeof extra, "retry-after: %.0f\r\n", left);
+    c->exception_class = "RateLimitError";
+    sy_call_error(c, 429, "None", NULL, msg, extra, (size_t)el);
+}
+
+static void on_reserved(void *ud, int ok)
+{
+    struct sy_call *c = ud;
+    c->reserving = 0;
+    if (c->aborted) {
+        if (c->attempt_open) {
+            c->attempt_open = 0;
+            atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
+        }
+        c->llm_failed = 1;
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
+        return;
+    }
+    if (!ok) { /* the fleet used this deployment's rpm: give the local slot back and pick again */
+        sy_win_sub(&c->drt->st->w_rpm, sy_wall_ms(), 1);
+        c->attempt_open = 0;
+        atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
+        c->reserve_skips++;
+        attempt(c);
+        return;
+    }
+    launch(c);
+}
+
+static void attempt(struct sy_call *c)
+{
+    int why = 0;
+    struct sy_drt *d = c->reserve_skips > (int)c->group->n
+                           ? NULL
+                           : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);
+    if (!d) {
+        if (!why)
+            why = SY_PICK_NONE_AVAILABLE;
+        if (why != SY_PICK_NONE_SUPPORTED) {
+            c->drt = NULL;
+            c->err_status = why == SY_PICK_NONE_CONTEXT ? 400 : 429;
+            c->err_class = why == SY_PICK_NONE_CONTEXT ? -2 : SY_EXC_RATE_LIMIT;
+            c->exception_class = why == SY_PICK_NONE_CONTEXT ? "ContextWindowExceededError" : "RateLimitError";
+            c->retry_after_s = 0;
+            if (failed(c, 1))
+                return;
+        }
+        reply_no_deployment(c, why);
+        return;
+    }
+    c->drt = d;
+    c->attempt++;
+    if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
+        c->req->on_abort = NULL;
+        sy_mock_answer(c);
+        return;
+    }
+    atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
+    c->attempt_open = 1;
+    c->req->on_abort = on_abort;
+    if (sy_rsync_reserve(c->w, d, on_reserved, c)) {
+        c->reserving = 1;
+        return;
+    }
+    launch(c);
 }
 
 /* ---- upstream callbacks ------------------------------------------------- */
@@ -497,6 +781,36 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
     c->up_headers_len = n;
 }
 
+/* Send the stream's head to the client (the first upstream body byte is
+ * here). Nonzero when the client vanished meanwhile (the call is ended). */
+static int start_stream(struct sy_call *c)
+{
+    c->sse_pending = 0;
+    struct sy_buf hb;
+    sy_buf_init(&hb, 16384);
+    sy_call_headers(c, &hb, 1);
+    SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+    c->in_cb = 1;
+    sy_resp_start(c->req, c->up_status, hb.p, hb.len, "text/event-stream");
+    c->in_cb = 0;
+    sy_buf_free(&hb);
+    c->client_started = 1;
+    if (c->aborted) {
+        c->ureq = NULL;
+        attempt_release(c);
+        c->llm_failed = 1;
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
+        return 1;
+    }
+    sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
+    sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
+    sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
+    sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
+    c->stream_overflow = 0;
+    return 0;
+}
+
 static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 {
     struct sy_call *c = ud;
@@ -523,27 +837,9 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     sy_buf_reset(&c->up_body);
     c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
     if (status >= 200 && status < 300 && c->stream && is_sse) {
-        struct sy_buf hb;
-        sy_buf_init(&hb, 16384);
-        sy_call_headers(c, &hb, 1);
-        SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
-        c->in_cb = 1;
-        sy_resp_start(c->req, status, hb.p, hb.len, "text/event-stream");
-        c->in_cb = 0;
-        sy_buf_free(&hb);
-        c->client_started = 1;
-        if (c->aborted) {
-            c->ureq = NULL;
-            c->llm_failed = 1;
-            sy_call_account(c, 499);
-            sy_resp_end(c->req);
-            return 1;
-        }
-        sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
-        sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
-        sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
-        sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
-        c->stream_overflow = 0;
+        /* the client's head waits for the first body byte: a stream that fails
+         * before it can still be retried or fall back transparently */
+        c->sse_pending = 1;
     } else {
         c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
     }
@@ -553,12 +849,15 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 static int on_body(void *ud, const char *p, size_t n)
 {
     struct sy_call *c = ud;
+    if (c->sse_pending && start_stream(c))
+        return 1;
     if (c->client_started) {
         c->in_cb = 1;
         size_t q = sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
         if (c->aborted) { /* the client went away during the write */
             c->ureq = NULL;
+            attempt_release(c);
             c->llm_failed = 1;
             sy_call_account(c, 499);
             sy_resp_end(c->req);
@@ -592,14 +891,16 @@ static void on_done(void *ud, int err)
     struct sy_call *c = ud;
     c->ureq = NULL;
     c->t_up_end = sy_now_ns();
+    if (!err && c->sse_pending) /* a stream that ended before its first byte: an empty 2xx stream */
+        start_stream(c);
     if (err) {
-        if (maybe_retry(c))
+        if (failed(c, err))
             return;
         finish_transport_error(c, err);
         return;
     }
     if (c->up_status >= 400) {
-        if (retryable_status(c->up_status) && maybe_retry(c))
+        if (failed(c, 0))
             return;
         finish_upstream_error(c);
         return;
@@ -617,8 +918,9 @@ static void on_abort(struct sy_req *r)
 {
     struct sy_call *c = r->handler_data;
     c->aborted = 1;
-    if (c->in_cb)
-        return; /* on_body finishes the call after its write returns */
+    if (c->in_cb || c->reserving)
+        return; /* on_body finishes the call after its write returns; on_reserved when Redis answers */
+    attempt_release(c);
     if (c->ureq) {
         sy_ureq_cancel(c->ureq);
         c->ureq = NULL;
@@ -633,22 +935,38 @@ static void on_abort(struct sy_req *r)
     sy_resp_end(r);
 }
 
-static void start_attempt(struct sy_call *c)
+/* Send the attempt to c->drt (picked, its in-flight slot held). */
+static void launch(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     const struct sy_drt *d = c->drt;
-    c->attempt++;
-    if (d->prov->flags & SY_PRESET_MOCK) { /* a retry may land on a mock deployment */
-        r->on_abort = NULL;
-        sy_mock_answer(c);
-        return;
+    const char *b = c->fwd_body ? c->fwd_body : r->body.p;
+    size_t n = c->fwd_body ? c->fwd_len : r->body.len;
+    struct sy_jspan model = c->fwd_body ? c->fwd_model : c->scan.model;
+    const char *mj = d->model_json;
+    size_t mjl = d->model_json_len;
+    if (d->wildcard) { /* "openai/<star>" serving "openai/gpt-4o": the upstream model is "gpt-4o" */
+        const char *part;
+        size_t pl;
+        sy_router_wild_part(c->group->name, c->model, &part, &pl);
+        const char *um = d->d->upstream_model, *star = strchr(um, '*');
+        struct sy_buf m;
+        sy_buf_init(&m, 1 << 16);
+        SY_BUF_LIT(&m, "\"");
+        sy_buf_json_escape(&m, um, (size_t)(star - um));
+        sy_buf_json_escape(&m, part, pl);
+        sy_buf_json_escape(&m, star + 1, strlen(star + 1));
+        SY_BUF_LIT(&m, "\"");
+        char *cp = sy_arena_alloc(&r->arena, m.len + 1);
+        memcpy(cp, m.p, m.len);
+        mjl = m.len;
+        mj = cp;
+        sy_buf_free(&m);
     }
-    const char *b = r->body.p;
-    size_t n = r->body.len;
-    if (c->scan.model.type) {
-        size_t mo = c->scan.model.off, ml = c->scan.model.len;
+    if (model.type) {
+        size_t mo = model.off, ml = model.len;
         c->body_parts[0] = uv_buf_init((char *)b, (unsigned)mo);
-        c->body_parts[1] = uv_buf_init((char *)d->model_json, (unsigned)d->model_json_len);
+        c->body_parts[1] = uv_buf_init((char *)mj, (unsigned)mjl);
         c->body_parts[2] = uv_buf_init((char *)b + mo + ml, (unsigned)(n - mo - ml));
     } else { /* model from the path: insert it as the first member */
         const char *brace = memchr(b, '{', n);
@@ -657,14 +975,21 @@ static void start_attempt(struct sy_call *c)
         while (k < n && (b[k] == ' ' || b[k] == '\n' || b[k] == '\r' || b[k] == '\t'))
             k++;
         int empty = k < n && b[k] == '}';
-        size_t pl = 10 + d->model_json_len + 1;
+        size_t pl = 10 + mjl + 1;
         char *pre = sy_arena_alloc(&r->arena, pl + 1);
-        int w = snprintf(pre, pl + 1, "{\"model\":%s%s", d->model_json, empty ? "" : ",");
+        int w = snprintf(pre, pl + 1, "{\"model\":%.*s%s", (int)mjl, mj, empty ? "" : ",");
         c->body_parts[0] = uv_buf_init(pre, (unsigned)w);
         c->body_parts[1] = uv_buf_init((char *)b + after, (unsigned)(n - after));
         c->body_parts[2] = uv_buf_init(NULL, 0);
     }
     int kind = c->kind == SY_RK_CHAT ? 0 : c->kind == SY_RK_COMPLETIONS ? 1 : 2;
+    /* timeouts (reference §3.8): the request's, else the deployment's (router, litellm defaults at load) */
+    double timeout = c->timeout_req > 0 ? c->timeout_req : d->timeout_s;
+    double stimeout = c->stream_timeout_req > 0 ? c->stream_timeout_req
+                      : c->timeout_req > 0 && d->d->stream_timeout_s <= 0 ? c->timeout_req
+                                                                          : d->stream_timeout_s;
+    c->eff_timeout_s = timeout;
+    c->eff_stream_timeout_s = stimeout;
     struct sy_ureq_opts o = {0};
     o.url = d->url[kind];
     o.method = "POST";
@@ -672,18 +997,22 @@ static void start_attempt(struct sy_call *c)
     o.headers_len = d->headers_len;
     o.body = c->body_parts;
     o.nbody = c->body_parts[2].len ? 3 : 2;
-    o.connect_timeout_s = d->timeout_s < 10 ? d->timeout_s : 10;
-    o.first_byte_timeout_s = c->stream ? d->stream_timeout_s : d->timeout_s;
-    o.idle_timeout_s = d->timeout_s;
+    o.connect_timeout_s = timeout < 10 ? timeout : 10;
+    o.first_byte_timeout_s = c->stream ? stimeout : timeout;
+    o.idle_timeout_s = timeout;
     /* non-stream: `timeout` bounds the whole request (a body trickling in below the idle
      * gap still ends in 408); streams: stream_timeout to the first byte, timeout per gap */
-    o.total_timeout_s = c->stream ? 0 : d->timeout_s;
+    o.total_timeout_s = c->stream ? 0 : timeout;
     c->up_status = 0;
     c->t_up_start = sy_now_ns();
     c->t_up_first = 0;
+    c->t_up_end = 0;
+    c->sse_pending = 0;
+    c->up_headers_len = 0;
     sy_buf_reset(&c->up_body);
     c->ureq = sy_ureq_start(c->w->upool, &o, &cbs, c);
     if (!c->ureq) {
+        attempt_release(c);
         finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, "Invalid upstream URL");
         return;
     }
@@ -692,8 +1021,6 @@ static void start_attempt(struct sy_call *c)
 
 int sy_stage_upstream(struct sy_call *c)
 {
-    if (c->drt->prov->flags & SY_PRESET_MOCK)
-        return sy_mock_answer(c);
-    start_attempt(c);
+    attempt(c);
     return SY_AGAIN;
 }

@@ -30,7 +30,7 @@ struct tc_job {
 static void tc_resolve(void *ud, const char *model, size_t len, const char **model_used, const char **enc)
 {
     const struct sy_call *c = ud;
-    const struct sy_group *gr = sy_gwconf_group(c->g, model, len);
+    const struct sy_group *gr = sy_router_resolve(c->g, model, len);
     *model_used = *enc = NULL;
     if (gr) {
         const struct sy_deployment *d = gr->d[0]->d;

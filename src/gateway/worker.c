@@ -18,6 +18,8 @@
 #include "http/server.h"
 #include "metrics/metrics.h"
 #include "upstream/client.h"
+#include "redis/redis.h"
+#include "router/health.h"
 
 struct sy_gateway sy_gw;
 static double drain_timeout_s = 30;
@@ -42,6 +44,12 @@ static void on_drained(void *arg)
     uv_close((uv_handle_t *)&w->drain_timer, NULL);
     uv_close((uv_handle_t *)&w->wake, NULL);
     sy_server_close_handles(w->server);
+    sy_rsync_stop(w);
+    sy_health_background_stop(w);
+    if (w->redis) {
+        sy_redis_free(w->redis);
+        w->redis = NULL;
+    }
     if (w->upool) {
         sy_upool_close(w->upool);
         w->upool = NULL;
@@ -81,6 +89,8 @@ static void worker_main(void *arg)
     uv_sem_post(&w->ready);
     if (w->listen_rc != 0)
         return;
+    sy_rsync_start(w);
+    sy_health_background_start(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
 }
 
@@ -116,6 +126,15 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
             return -1;
         }
         w->server = sy_server_new(&w->loop, sy_handle_request, limits_cb, w);
+        const struct sy_router_config *rc = &cfg->router;
+        if (rc->redis_host) { /* Redis settings are read at start; a reload keeps the connection */
+            struct sy_redis_opts ro = {.host = rc->redis_host,
+                                       .port = rc->redis_port,
+                                       .username = rc->redis_username,
+                                       .password = rc->redis_password,
+                                       .db = rc->redis_db};
+            w->redis = sy_redis_new(&w->loop, &ro);
+        }
         uv_sem_init(&w->ready, 0);
         if (uv_thread_create(&w->thread, worker_main, w) != 0)
             return -1;

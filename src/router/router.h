@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/config.h"
+
 #define SY_LAT_MAX 16 /* latency samples kept per deployment (max_latency_list_size is capped here) */
 
 struct sy_dstate {
@@ -58,8 +60,136 @@ uint64_t sy_win_get(_Atomic uint64_t *w, int64_t now_ms);
 uint64_t sy_win_add(_Atomic uint64_t *w, int64_t now_ms, uint64_t n); /* returns the new count */
 /* Add 1 only if the count stays below limit; 1 when added (exact under races). */
 int sy_win_add_below(_Atomic uint64_t *w, int64_t now_ms, uint64_t limit);
+/* Take n back (a reservation given up), only within the same minute. */
+void sy_win_sub(_Atomic uint64_t *w, int64_t now_ms, uint64_t n);
 
 int64_t sy_wall_ms(void);
+
+/* ---- compiled policy (one per config snapshot) --------------------------- */
+
+enum sy_strategy {
+    SY_RS_SHUFFLE,    /* simple-shuffle (shuffle.c) */
+    SY_RS_LEAST_BUSY, /* least-busy (least_busy.c) */
+    SY_RS_USAGE,      /* usage-based-routing and -v2 (usage.c) */
+    SY_RS_LATENCY,    /* latency-based-routing (latency.c) */
+    SY_RS_COST,       /* cost-based-routing (cost.c) */
+};
+
+struct sy_rconf {
+    enum sy_strategy strategy;
+    int num_retries;                     /* router_settings, else litellm_settings, else 2 */
+    int retry_policy[SY_EXC__COUNT];     /* < 0: not set for that class */
+    double retry_after_s;                /* minimum back-off */
+    int legacy_cooldown;                 /* allowed_fails or allowed_fails_policy set */
+    int allowed_fails;                   /* legacy mode: default 3 */
+    int allowed_fails_policy[SY_EXC__COUNT];
+    double cooldown_time_s;              /* default 5 */
+    int disable_cooldowns;
+    int max_fallbacks;                   /* default 5 */
+    int pre_call_checks;                 /* enable_pre_call_checks */
+    int default_max_parallel;            /* < 0: none */
+    double lowest_latency_buffer;
+    double latency_ttl_s;
+    unsigned max_latency_list_size;      /* 1..SY_LAT_MAX */
+};
+
+struct sy_drt;
+struct sy_group;
+struct sy_worker;
+
+/* Why sy_router_pick found nothing. */
+enum sy_pick_why {
+    SY_PICK_NONE_AVAILABLE = 1, /* every deployment cooled down, unhealthy, at its parallel cap or rpm/tpm */
+    SY_PICK_NONE_CONTEXT,       /* pre-call checks: the prompt fits no deployment's max_input_tokens */
+    SY_PICK_NONE_SUPPORTED,     /* no deployment of the group has a supported provider */
+};
+
+/* Pick a deployment of g for one attempt (router/select.c): drops deployments
+ * in cooldown, unhealthy, at max_parallel_requests, over rpm/tpm (strategies
+ * that enforce them, or pre-call checks) or too small for input_tokens
+ * (pre-call checks; input_tokens < 0 = unknown), keeps the best `order`,
+ * avoids `avoid` when another remains, then applies the strategy. For
+ * usage-based routing the chosen deployment's rpm slot is reserved here
+ * (exact: a race that fills it picks again). NULL with *why when none. */
+struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g,
+                              const struct sy_drt *avoid, int64_t input_tokens, int *why);
+
+/* Deployments of g usable now (not cooled down, healthy, supported), other
+ * than `except` (may be NULL). */
+size_t sy_router_available(const struct sy_group *g, const struct sy_drt *except);
+
+/* Seconds until the first deployment of g leaves cooldown (>= 1), for the
+ * retry-after of "No deployments available", and the ids in cooldown as a
+ * Python list literal (LiteLLM's cooldown_list=[...]) into buf. */
+double sy_router_cooldown_left(const struct sy_group *g, char *buf, size_t cap);
+
+/* Outcome of one attempt (router/cooldown.c). Called once per attempt, on the
+ * loop thread. fail: status is the HTTP status (a transport error counts as
+ * 500, a timeout as 408), exc the class of retry_policy/allowed_fails_policy,
+ * retry_after_s the upstream's Retry-After (0 when none). Returns 1 when this
+ * failure put the deployment in cooldown. */
+int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
+                   int status, enum sy_exc_class exc, double retry_after_s);
+/* ok: tokens = prompt + completion; lat_s = latency per output token (or time
+ * to first token for streams; < 0 when unknown). */
+void sy_router_ok(const struct sy_rconf *rc, struct sy_drt *d, uint64_t tokens, double lat_s);
+/* A timeout adds LiteLLM's 1000 s penalty sample for latency routing. */
+void sy_router_latency_penalty(const struct sy_rconf *rc, struct sy_drt *d);
+
+/* Strategy entry points (one file each): choose among cand[0..n), n >= 1;
+ * return an index. */
+size_t sy_rs_shuffle(struct sy_worker *w, const struct sy_group *g, struct sy_drt **cand, size_t n);
+size_t sy_rs_least_busy(struct sy_worker *w, struct sy_drt **cand, size_t n);
+size_t sy_rs_usage(struct sy_worker *w, struct sy_drt **cand, size_t n, int64_t now_ms);
+size_t sy_rs_latency(struct sy_worker *w, const struct sy_rconf *rc, struct sy_drt **cand, size_t n, int64_t now_ms);
+size_t sy_rs_cost(struct sy_worker *w, struct sy_drt **cand, size_t n);
+/* Mean of the latency samples of d within the ttl (0 when none). */
+double sy_router_latency(const struct sy_rconf *rc, struct sy_dstate *s, int64_t now_ms);
+
+/* ---- retry / fallback policy (router/policy.c) ---- */
+
+/* retry_policy class of a failure (SY_EXC__COUNT: none applies). */
+enum sy_exc_class sy_router_exc_class(int status, int content_policy);
+/* Retries allowed in one group for a failure of class exc. */
+int sy_router_retries(const struct sy_rconf *rc, int req_retries, enum sy_exc_class exc);
+
+struct sy_failure {
+    int status;                  /* HTTP status (transport error 500, timeout 408) */
+    enum sy_exc_class exc;
+    int context_window, content_policy;
+    int has_cw_fallbacks, has_cp_fallbacks;
+    int retries_done;            /* in this group */
+    int req_retries;             /* request num_retries, < 0 none */
+    double retry_after_s;        /* upstream Retry-After, 0 none */
+    const struct sy_drt *failed; /* deployment that failed (NULL: none picked) */
+};
+/* 1 when the failure is retried in group g, with the delay before it. */
+int sy_router_should_retry(const struct sy_rconf *rc, const struct sy_group *g, const struct sy_failure *f,
+                           double *delay_s, uint64_t rnd);
+
+/* Load-time wiring (router/compile.c). warn() prints and counts a config warning. */
+struct sy_gwconf;
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
+                              void (*warn)(const char *));
+void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *));
+/* Group for a requested model: exact name, model_group_alias, then the most
+ * specific wildcard group (openai/<star>, <star>). NULL when none. */
+const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len);
+/* What a wildcard pattern's '*' matched in name. */
+void sy_router_wild_part(const char *pattern, const char *name, const char **part, size_t *plen);
+
+/* Redis sharing (router/sync.c). */
+#define SY_RSYNC_INTERVAL_MS 200
+void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status);
+void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
+/* Reserve an rpm slot of d across instances. 0: nothing to do (no Redis, Redis
+ * down, no rpm): go on at once. 1: cb(ud, ok) runs later on the loop; ok 0
+ * means the fleet already used d's rpm this minute (pick another). */
+typedef void (*sy_rsync_reserved_fn)(void *ud, int ok);
+int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud);
+/* Worker 0 runs the periodic sync when Redis is configured. */
+void sy_rsync_start(struct sy_worker *w);
+void sy_rsync_stop(struct sy_worker *w);
 
 /* Health checks (router/health.c) mark deployments; the router skips unhealthy
  * ones like cooled-down ones. */

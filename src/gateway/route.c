@@ -1,0 +1,325 @@
+/* route.c - the route stage: which model group serves the request, and the
+ * request-level router parameters (LiteLLM reference §3.5, §3.6, §3.8).
+ *
+ *   1. the requested model -> group: exact name, model_group_alias, then the
+ *      most specific wildcard group (router/compile.c); a wildcard group
+ *      forwards the requested name (its '*' part) as the upstream model;
+ *   2. LiteLLM's request keys, read and then removed from the forwarded body
+ *      (they are not OpenAI parameters):
+ *        | body key                 | header                     | meaning                  |
+ *        | num_retries              | x-litellm-num-retries      | retries in a group       |
+ *        | timeout                  | x-litellm-timeout          | seconds, whole request   |
+ *        | stream_timeout           | x-litellm-stream-timeout   | seconds to first chunk   |
+ *        | fallbacks                |                            | list of groups           |
+ *        | disable_fallbacks        | x-litellm-disable-fallbacks| true: no fallbacks       |
+ *        | context_window_fallbacks, content_policy_fallbacks, mock_testing_fallbacks: removed |
+ *      A wrong type is a 400 naming the key;
+ *   3. the prompt's exact token count when the group needs it (pre-call
+ *      context checks, tpm limits), on the thread pool above
+ *      SY_OFFLOAD_MIN_BYTES.
+ * The deployment itself is picked per attempt by the upstream stage
+ * (proxy.c), since retries and fallbacks pick again.
+ */
+#include "gateway/gateway.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "gateway/offload.h"
+#include "http/server.h"
+#include "tokenizer/tokenizer.h"
+
+uint64_t sy_rand(struct sy_worker *w)
+{
+    /* xorshift64*: per worker, seeded at start */
+    uint64_t x = w->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    w->rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+int sy_call_invalid_model(struct sy_call *c, const char *model)
+{
+    const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
+                        : c->kind == SY_RK_COMPLETIONS ? "/completions"
+                                                       : "/embeddings";
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "%s: Invalid model name passed in model=%.400s. Call `/v1/models` to view available models for "
+             "your key.",
+             route, model);
+    sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+    return SY_DONE;
+}
+
+static int bad_key(struct sy_call *c, const char *key, const char *want)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "Invalid type for '%s': expected %s.", key, want);
+    sy_call_error(c, 400, "invalid_request_error", key, msg, NULL, 0);
+    return SY_DONE;
+}
+
+static int num_value(const char *p, size_t n, double *out)
+{
+    char t[64];
+    if (!n || n >= sizeof t)
+        return -1;
+    memcpy(t, p, n);
+    t[n] = 0;
+    char *e;
+    double d = strtod(t, &e);
+    if (*e || d < 0)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* A body span (number, or a numeric string as LiteLLM's pydantic accepts). */
+static int span_num(struct sy_call *c, struct sy_jspan v, double *out)
+{
+    const char *b = c->req->body.p + v.off;
+    if (v.type == 'n')
+        return num_value(b, v.len, out);
+    if (v.type == 's' && v.len >= 2)
+        return num_value(b + 1, v.len - 2, out);
+    return -1;
+}
+
+static int header_num(struct sy_call *c, const char *name, double *out)
+{
+    struct sy_str h = sy_req_header(c->req, name);
+    if (!h.p)
+        return 0;
+    return num_value(h.p, h.n, out) == 0 ? 1 : -1;
+}
+
+/* body `fallbacks`: ["g1", "g2"] or [{"g1": ...}] (a dict's key names the group, as LiteLLM's
+ * per-request fallbacks allow); NULL list on an empty array. */
+static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
+{
+    if (v.type == 'z')
+        return 0;
+    if (v.type != 'a')
+        return -1;
+    const char *b = c->req->body.p;
+    size_t i = v.off + 1, end = v.off + v.len - 1, cap = 8, n = 0;
+    const char **l = sy_arena_alloc(&c->req->arena, cap * sizeof *l);
+    while (i < end) {
+        while (i < end && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t' || b[i] == ','))
+            i++;
+        if (i >= end)
+            break;
+        size_t s = i, e;
+        if (b[i] == '"') {
+            e = i + 1;
+            while (e < end && b[e] != '"')
+                e += b[e] == '\\' ? 2 : 1;
+            e++;
+        } else if (b[i] == '{') {
+            /* {"group": ...}: take the first key */
+            size_t q = i + 1;
+            while (q < end && b[q] != '"')
+                q++;
+            size_t qe = q + 1;
+            while (qe < end && b[qe] != '"')
+                qe += b[qe] == '\\' ? 2 : 1;
+            int depth = 0;
+            e = i;
+            for (; e < end; e++) {
+                if (b[e] == '"') {
+                    e++;
+                    while (e < end && b[e] != '"')
+                        e += b[e] == '\\' ? 2 : 1;
+                } else if (b[e] == '{' || b[e] == '[') {
+                    depth++;
+                } else if ((b[e] == '}' || b[e] == ']') && --depth == 0) {
+                    e++;
+                    break;
+                }
+            }
+            s = q;
+            if (qe >= end)
+                return -1;
+            char *name = sy_arena_alloc(&c->req->arena, qe - q + 2);
+            if (sy_jstr_decode(b + q, qe + 1 - q, name, qe - q + 2) < 0)
+                return -1;
+            if (n == cap) {
+                const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
+                memcpy(nl, l, n * sizeof *l);
+                l = nl;
+                cap *= 2;
+            }
+            l[n++] = name;
+            i = e;
+            continue;
+        } else {
+            return -1;
+        }
+        char *name = sy_arena_alloc(&c->req->arena, e - s + 1);
+        if (sy_jstr_decode(b + s, e - s, name, e - s + 1) < 0)
+            return -1;
+        if (n == cap) {
+            const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
+            memcpy(nl, l, n * sizeof *l);
+            l = nl;
+            cap *= 2;
+        }
+        l[n++] = name;
+        i = e;
+    }
+    c->fb_req = l;
+    c->nfb_req = n;
+    return 0;
+}
+
+/* Remove the router keys' members from a copy of the body; the copy is
+ * re-scanned for the model span. Members are removed from the last to the
+ * first, each with one neighbouring comma, so offsets before it stay valid. */
+static int strip_router_keys(struct sy_call *c)
+{
+    const char *b = c->req->body.p;
+    size_t n = c->req->body.len;
+    char *o = sy_arena_alloc(&c->req->arena, n + 1);
+    memcpy(o, b, n);
+    o[n] = 0;
+    size_t len = n;
+    for (;;) {
+        int last = -1;
+        for (int k = 0; k < SY_JR__COUNT; k++)
+            if ((c->scan.rk_mask & (1u << k)) && (last < 0 || c->scan.rk_key_off[k] > c->scan.rk_key_off[last]))
+                last = k;
+        if (last < 0)
+            break;
+        c->scan.rk_mask &= ~(1u << last);
+        size_t ks = c->scan.rk_key_off[last], ve = c->scan.rk[last].off + c->scan.rk[last].len;
+        size_t j = ve;
+        while (j < len && (o[j] == ' ' || o[j] == '\t' || o[j] == '\r' || o[j] == '\n'))
+            j++;
+        size_t from = ks, to = ve;
+        if (j < len && o[j] == ',') {
+            to = j + 1;
+        } else {
+            size_t q = ks;
+            while (q > 0 && (o[q - 1] == ' ' || o[q - 1] == '\t' || o[q - 1] == '\r' || o[q - 1] == '\n'))
+                q--;
+            if (q > 0 && o[q - 1] == ',')
+                from = q - 1;
+        }
+        memmove(o + from, o + to, len - to);
+        len -= to - from;
+        o[len] = 0;
+    }
+    struct sy_jscan s2;
+    if (sy_jscan(o, len, &s2) != 0)
+        return -1;
+    c->fwd_body = o;
+    c->fwd_len = len;
+    c->fwd_model = s2.model;
+    return 0;
+}
+
+static int read_router_keys(struct sy_call *c)
+{
+    const struct sy_jscan *s = &c->scan;
+    double d;
+    int h;
+    if (s->rk_mask & (1u << SY_JR_NUM_RETRIES)) {
+        if (span_num(c, s->rk[SY_JR_NUM_RETRIES], &d) != 0)
+            return bad_key(c, "num_retries", "a non-negative integer");
+        c->num_retries_req = (int)d;
+    }
+    if ((h = header_num(c, "x-litellm-num-retries", &d)) != 0) {
+        if (h < 0)
+            return bad_key(c, "x-litellm-num-retries", "a non-negative integer");
+        c->num_retries_req = (int)d;
+    }
+    if (s->rk_mask & (1u << SY_JR_TIMEOUT)) {
+        if (span_num(c, s->rk[SY_JR_TIMEOUT], &d) != 0 || d <= 0)
+            return bad_key(c, "timeout", "a positive number of seconds");
+        c->timeout_req = d;
+    }
+    if ((h = header_num(c, "x-litellm-timeout", &d)) != 0) {
+        if (h < 0 || d <= 0)
+            return bad_key(c, "x-litellm-timeout", "a positive number of seconds");
+        c->timeout_req = d;
+    }
+    if (s->rk_mask & (1u << SY_JR_STREAM_TIMEOUT)) {
+        if (span_num(c, s->rk[SY_JR_STREAM_TIMEOUT], &d) != 0 || d <= 0)
+            return bad_key(c, "stream_timeout", "a positive number of seconds");
+        c->stream_timeout_req = d;
+    }
+    if ((h = header_num(c, "x-litellm-stream-timeout", &d)) != 0) {
+        if (h < 0 || d <= 0)
+            return bad_key(c, "x-litellm-stream-timeout", "a positive number of seconds");
+        c->stream_timeout_req = d;
+    }
+    if (s->rk_mask & (1u << SY_JR_DISABLE_FALLBACKS)) {
+        char t = s->rk[SY_JR_DISABLE_FALLBACKS].type;
+        if (t != 't' && t != 'f' && t != 'z')
+            return bad_key(c, "disable_fallbacks", "a boolean");
+        c->disable_fallbacks = t == 't';
+    }
+    struct sy_str hd = sy_req_header(c->req, "x-litellm-disable-fallbacks");
+    if (hd.p && hd.n == 4 && strncasecmp(hd.p, "true", 4) == 0)
+        c->disable_fallbacks = 1;
+    if ((s->rk_mask & (1u << SY_JR_FALLBACKS)) && read_fallbacks(c, s->rk[SY_JR_FALLBACKS]) != 0)
+        return bad_key(c, "fallbacks", "a list of model group names");
+    if (strip_router_keys(c) != 0) {
+        sy_call_error(c, 500, "internal_server_error", NULL, "could not rewrite the request body", NULL, 0);
+        return SY_DONE;
+    }
+    return SY_OK;
+}
+
+/* Does picking in g need the prompt's token count? */
+static int needs_tokens(const struct sy_gwconf *g, const struct sy_group *gr)
+{
+    int limits = g->rc.strategy == SY_RS_USAGE || g->rc.strategy == SY_RS_LATENCY || g->rc.strategy == SY_RS_COST;
+    for (size_t i = 0; i < gr->n; i++) {
+        const struct sy_deployment *d = gr->d[i]->d;
+        if ((g->rc.pre_call_checks && d->max_input_tokens >= 0) || (limits && d->tpm > 0))
+            return 1;
+    }
+    return 0;
+}
+
+static void count_work(struct sy_call *c, void *arg)
+{
+    const struct sy_drt *d = c->group->d[0];
+    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)d->enc);
+    long n = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+    c->input_tokens = n >= 0 ? n : -1;
+}
+
+static void count_done(struct sy_call *c, void *arg)
+{
+    if (arg) /* resumed from the pool */
+        sy_call_resume(c);
+}
+
+int sy_stage_route(struct sy_call *c)
+{
+    c->input_tokens = -1;
+    c->num_retries_req = -1;
+    c->timeout_req = c->stream_timeout_req = -1;
+    c->fb_kind = -1;
+    c->group = sy_router_resolve(c->g, c->model, strlen(c->model));
+    if (!c->group)
+        return sy_call_invalid_model(c, c->model);
+    c->req_group = c->group;
+    if (c->scan.rk_mask && read_router_keys(c) != SY_OK)
+        return SY_DONE;
+    if (!needs_tokens(c->g, c->group))
+        return SY_OK;
+    if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
+        count_work(c, NULL);
+        return SY_OK;
+    }
+    sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
+    return SY_AGAIN;
+}

@@ -1,0 +1,194 @@
+/* compile.c - router policy and group wiring, built once per config load.
+ *
+ * sy_router_compile_policy turns the loader's router settings into the flat
+ * struct the request path reads (defaults applied once, here).
+ * sy_router_compile_groups resolves fallback lists to group pointers (own
+ * entry, else "*", else default_fallbacks; unknown groups warn and are
+ * skipped), collects wildcard groups most specific first, and keeps aliases.
+ * sy_router_resolve maps a requested model name to a group: exact name, then
+ * model_group_alias, then the most specific matching wildcard pattern.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "router/strategy.h"
+
+static enum sy_strategy strategy_of(const char *s)
+{
+    if (!s)
+        return SY_RS_SHUFFLE;
+    if (strcmp(s, "least-busy") == 0)
+        return SY_RS_LEAST_BUSY;
+    if (strcmp(s, "usage-based-routing") == 0 || strcmp(s, "usage-based-routing-v2") == 0)
+        return SY_RS_USAGE;
+    if (strcmp(s, "latency-based-routing") == 0)
+        return SY_RS_LATENCY;
+    if (strcmp(s, "cost-based-routing") == 0)
+        return SY_RS_COST;
+    return SY_RS_SHUFFLE;
+}
+
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
+                              void (*warn)(const char *))
+{
+    const struct sy_router_config *r = &cfg->router;
+    memset(rc, 0, sizeof *rc);
+    rc->strategy = strategy_of(cfg->routing_strategy);
+    rc->num_retries = num_retries;
+    for (int i = 0; i < SY_EXC__COUNT; i++) {
+        rc->retry_policy[i] = r->has_retry_policy ? r->retry_policy[i] : -1;
+        rc->allowed_fails_policy[i] = r->has_allowed_fails_policy ? r->allowed_fails_policy[i] : -1;
+    }
+    rc->retry_after_s = r->retry_after_s > 0 ? r->retry_after_s : 0;
+    rc->legacy_cooldown = r->allowed_fails >= 0 || r->has_allowed_fails_policy;
+    rc->allowed_fails = r->allowed_fails;
+    rc->cooldown_time_s = r->cooldown_time_s;
+    rc->disable_cooldowns = r->disable_cooldowns;
+    rc->max_fallbacks = r->max_fallbacks > 0 ? r->max_fallbacks : r->max_fallbacks == 0 ? 0 : 5;
+    rc->pre_call_checks = r->enable_pre_call_checks;
+    rc->default_max_parallel = r->default_max_parallel_requests;
+    rc->lowest_latency_buffer = r->lowest_latency_buffer > 0 ? r->lowest_latency_buffer : 0;
+    rc->latency_ttl_s = r->latency_ttl_s > 0 ? r->latency_ttl_s : 3600;
+    int m = r->max_latency_list_size > 0 ? r->max_latency_list_size : 10;
+    if (m > SY_LAT_MAX) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "config: routing_strategy_args.max_latency_list_size %d is capped at %d", m,
+                 SY_LAT_MAX);
+        warn(msg);
+        m = SY_LAT_MAX;
+    }
+    rc->max_latency_list_size = (unsigned)m;
+}
+
+/* Simple glob: '*' matches any run of bytes. */
+static int glob(const char *p, const char *s, size_t n)
+{
+    const char *star = NULL, *ss = NULL, *e = s + n;
+    while (s < e) {
+        if (*p == '*') {
+            star = p++;
+            ss = s;
+        } else if (*p && *p == *s) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star + 1;
+            s = ++ss;
+        } else {
+            return 0;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == 0;
+}
+
+static size_t literal_len(const char *p)
+{
+    size_t n = 0;
+    for (; *p; p++)
+        n += *p != '*';
+    return n;
+}
+
+static int cmp_specific(const void *a, const void *b)
+{
+    const struct sy_group *x = *(const struct sy_group *const *)a, *y = *(const struct sy_group *const *)b;
+    size_t lx = literal_len(x->name), ly = literal_len(y->name);
+    return lx != ly ? (lx > ly ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+static void resolve_list(struct sy_gwconf *g, const struct sy_group *from, const char **names, size_t n,
+                         const struct sy_group ***out, size_t *nout, void (*warn)(const char *), const char *what)
+{
+    const struct sy_group **l = calloc(n ? n : 1, sizeof *l);
+    size_t k = 0;
+    for (size_t i = 0; i < n && l; i++) {
+        const struct sy_group *t = sy_gwconf_group(g, names[i], strlen(names[i]));
+        if (!t) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "config: %s of '%s' names model group '%s', which does not exist; skipped", what,
+                     from->name, names[i]);
+            warn(msg);
+            continue;
+        }
+        if (t != from)
+            l[k++] = t;
+    }
+    *out = l;
+    *nout = k;
+}
+
+static const struct sy_fallback *find_fb(const struct sy_fallback *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (f[i].group && strcmp(f[i].group, name) == 0)
+            return &f[i];
+    return NULL;
+}
+
+void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *))
+{
+    const struct sy_router_config *r = &g->cfg->router;
+    const struct sy_fallback *lists[3] = {r->fallbacks, r->context_window_fallbacks, r->content_policy_fallbacks};
+    size_t nl[3] = {r->n_fallbacks, r->n_context_window_fallbacks, r->n_content_policy_fallbacks};
+    static const char *what[3] = {"fallbacks", "context_window_fallbacks", "content_policy_fallbacks"};
+    g->wild = calloc(g->ngroups ? g->ngroups : 1, sizeof *g->wild);
+    for (size_t i = 0; i < g->ngroups; i++) {
+        struct sy_group *gr = &g->groups[i];
+        if (gr->wildcard && g->wild)
+            g->wild[g->nwild++] = gr;
+        for (int k = 0; k < 3; k++) {
+            const struct sy_fallback *f = find_fb(lists[k], nl[k], gr->name);
+            if (!f && k == 0)
+                f = find_fb(lists[k], nl[k], "*");
+            if (f)
+                resolve_list(g, gr, f->to, f->n, &gr->fb[k], &gr->nfb[k], warn, what[k]);
+            else if (k == 0 && r->n_default_fallbacks)
+                resolve_list(g, gr, r->default_fallbacks, r->n_default_fallbacks, &gr->fb[k], &gr->nfb[k], warn,
+                             "default_fallbacks");
+        }
+    }
+    if (g->nwild > 1)
+        qsort(g->wild, g->nwild, sizeof *g->wild, cmp_specific);
+    g->aliases = r->aliases;
+    g->naliases = r->n_aliases;
+}
+
+const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len)
+{
+    const struct sy_group *gr = sy_gwconf_group(g, name, len);
+    if (gr)
+        return gr;
+    for (size_t i = 0; i < g->naliases; i++) {
+        const struct sy_alias *a = &g->aliases[i];
+        if (strlen(a->alias) == len && memcmp(a->alias, name, len) == 0)
+            return sy_gwconf_group(g, a->group, strlen(a->group));
+    }
+    for (size_t i = 0; i < g->nwild; i++)
+        if (glob(g->wild[i]->name, name, len))
+            return g->wild[i];
+    return NULL;
+}
+
+/* The part of `name` the first '*' of pattern matched (pattern "openai/<star>",
+ * name "openai/gpt-4o" -> "gpt-4o"); the whole name when nothing matches. */
+void sy_router_wild_part(const char *pattern, const char *name, const char **part, size_t *plen)
+{
+    const char *star = strchr(pattern, '*');
+    size_t nl = strlen(name);
+    if (!star) {
+        *part = name;
+        *plen = nl;
+        return;
+    }
+    size_t pre = (size_t)(star - pattern), post = strlen(star + 1);
+    if (pre + post > nl || strncmp(pattern, name, pre) != 0) {
+        *part = name;
+        *plen = nl;
+        return;
+    }
+    *part = name + pre;
+    *plen = nl - pre - post;
+}

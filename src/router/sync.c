@@ -1,0 +1,263 @@
+/* sync.c - router state shared by instances through Redis (reference §3.2, §3.3).
+ *
+ * Per worker, requests do at most one Redis call each, and only when it
+ * matters:
+ *   - a cooldown set here:   SET deployment:{id}:cooldown <until_ms> PX <ms>
+ *   - usage-based/latency/cost routing on a deployment with rpm: the rpm slot
+ *     is reserved by one script call (RESERVE below) before the attempt, so N
+ *     instances together never pass the deployment's rpm;
+ *   - the tokens of a success on a deployment with tpm:
+ *                            INCRBY {id}:{group}:tpm:{HH-MM} n, EXPIRE 120
+ * Everything else is read by one script call (SYNC below) every
+ * SY_RSYNC_INTERVAL_MS from worker 0: each deployment's cooldown deadline,
+ * its rpm/tpm this minute (all instances), and the other instances' in-flight
+ * counts (each instance writes its own into a hash with a short expiry), so a
+ * cooldown set by one instance is honoured by the others within one interval.
+ *
+ * Keys (minute = UTC "HH-MM", as LiteLLM's lowest_tpm_rpm_v2):
+ *   | key                           | type   | value                       | expiry          |
+ *   | deployment:{id}:cooldown      | string | until (ms since epoch)      | the cooldown    |
+ *   | {id}:{group}:rpm:{minute}     | string | requests this minute        | 120 s           |
+ *   | {id}:{group}:tpm:{minute}     | string | tokens this minute          | 120 s           |
+ *   | switchyard:inflight:{id}      | hash   | instance -> in-flight count | 3 s (refreshed) |
+ *
+ * Redis down: every call is refused at once (redis/redis.h), the router runs
+ * on local state, and sharing resumes when the client reconnects.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "redis/redis.h"
+#include "router/strategy.h"
+
+static struct sy_redis_script reserve_script = {
+    "local n = redis.call('GET', KEYS[1])\n"
+    "n = tonumber(n) or 0\n"
+    "if n >= tonumber(ARGV[1]) then return -1 end\n"
+    "n = redis.call('INCR', KEYS[1])\n"
+    "if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end\n"
+    "return n\n",
+    {0}};
+
+/* ARGV: instance, minute, then per deployment: id, group, local in-flight.
+ * Returns per deployment: cooldown until (ms or 0), rpm, tpm, others' in-flight. */
+static struct sy_redis_script sync_script = {
+    "local out = {}\n"
+    "local inst, minute = ARGV[1], ARGV[2]\n"
+    "for i = 3, #ARGV, 3 do\n"
+    "  local id, grp, mine = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2])\n"
+    "  local cd = tonumber(redis.call('GET', 'deployment:' .. id .. ':cooldown')) or 0\n"
+    "  local rpm = tonumber(redis.call('GET', id .. ':' .. grp .. ':rpm:' .. minute)) or 0\n"
+    "  local tpm = tonumber(redis.call('GET', id .. ':' .. grp .. ':tpm:' .. minute)) or 0\n"
+    "  local h = 'switchyard:inflight:' .. id\n"
+    "  local others = 0\n"
+    "  local all = redis.call('HGETALL', h)\n"
+    "  for j = 1, #all, 2 do if all[j] ~= inst then others = others + (tonumber(all[j+1]) or 0) end end\n"
+    "  if mine > 0 then redis.call('HSET', h, inst, mine); redis.call('EXPIRE', h, 3)\n"
+    "  elseif #all > 0 then redis.call('HDEL', h, inst) end\n"
+    "  out[#out+1] = cd; out[#out+1] = rpm; out[#out+1] = tpm; out[#out+1] = others\n"
+    "end\n"
+    "return out\n",
+    {0}};
+
+static void minute_str(char out[8])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    snprintf(out, 8, "%02d-%02d", tm.tm_hour, tm.tm_min);
+}
+
+static int usage_key(char *out, size_t cap, const struct sy_drt *d, const char *kind)
+{
+    char m[8];
+    minute_str(m);
+    return snprintf(out, cap, "%s:%s:%s:%s", d->st->id, d->d->model_name, kind, m);
+}
+
+void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status)
+{
+    if (!w->redis || !sy_redis_up(w->redis))
+        return;
+    char key[512], val[32], px[32];
+    snprintf(key, sizeof key, "deployment:%s:cooldown", d->st->id);
+    snprintf(val, sizeof val, "%lld", (long long)until_ms);
+    int64_t ms = until_ms - sy_wall_ms();
+    if (ms <= 0)
+        return;
+    snprintf(px, sizeof px, "%lld", (long long)ms);
+    const char *argv[] = {"SET", key, val, "PX", px};
+    size_t lens[] = {3, strlen(key), strlen(val), 2, strlen(px)};
+    sy_redis_cmd(w->redis, NULL, NULL, 5, argv, lens);
+}
+
+void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens)
+{
+    if (!tokens || !w->redis || d->d->tpm <= 0 || !sy_redis_up(w->redis))
+        return;
+    char key[512], n[32];
+    usage_key(key, sizeof key, d, "tpm");
+    snprintf(n, sizeof n, "%llu", (unsigned long long)tokens);
+    const char *a1[] = {"INCRBY", key, n};
+    size_t l1[] = {6, strlen(key), strlen(n)};
+    sy_redis_cmd(w->redis, NULL, NULL, 3, a1, l1);
+    const char *a2[] = {"EXPIRE", key, "120"};
+    size_t l2[] = {6, strlen(key), 3};
+    sy_redis_cmd(w->redis, NULL, NULL, 3, a2, l2);
+}
+
+/* ---- rpm reservation --------------------------------------------------- */
+
+struct reserve_ctx {
+    sy_rsync_reserved_fn cb;
+    void *ud;
+    struct sy_drt *d;
+};
+
+static void on_reserve(void *ud, const redisReply *r)
+{
+    struct reserve_ctx *x = ud;
+    int ok = 1; /* Redis down or an error: fall back to the local reservation already held */
+    if (r && r->type == REDIS_REPLY_INTEGER) {
+        if (r->integer < 0) {
+            ok = 0;
+            /* shadow: the fleet filled this minute; later picks skip it without a round trip */
+            sy_win_add(&x->d->st->r_rpm, sy_wall_ms(), (uint64_t)x->d->d->rpm);
+        } else {
+            uint64_t have = sy_win_get(&x->d->st->r_rpm, sy_wall_ms());
+            if ((uint64_t)r->integer > have)
+                sy_win_add(&x->d->st->r_rpm, sy_wall_ms(), (uint64_t)r->integer - have);
+        }
+    }
+    sy_rsync_reserved_fn cb = x->cb;
+    void *cud = x->ud;
+    free(x);
+    cb(cud, ok);
+}
+
+int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud)
+{
+    if (!w->redis || d->d->rpm <= 0 || !sy_redis_up(w->redis))
+        return 0;
+    struct reserve_ctx *x = malloc(sizeof *x);
+    if (!x)
+        return 0;
+    *x = (struct reserve_ctx){cb, ud, d};
+    char key[512], lim[32];
+    usage_key(key, sizeof key, d, "rpm");
+    snprintf(lim, sizeof lim, "%.0f", d->d->rpm);
+    const char *keys[] = {key};
+    size_t kl[] = {strlen(key)};
+    const char *args[] = {lim};
+    size_t al[] = {strlen(lim)};
+    if (sy_redis_eval(w->redis, &reserve_script, on_reserve, x, 1, keys, kl, 1, args, al) != 0) {
+        free(x);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- periodic sync (worker 0) ------------------------------------------- */
+
+static char instance_id[64];
+
+struct sync_ctx {
+    struct sy_gwconf *g; /* referenced for the call */
+};
+
+static void on_sync(void *ud, const redisReply *r)
+{
+    struct sync_ctx *x = ud;
+    struct sy_gwconf *g = x->g;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 4 * g->ndrts) {
+        int64_t now = sy_wall_ms();
+        for (size_t i = 0; i < g->ndrts; i++) {
+            struct sy_dstate *s = g->drts[i].st;
+            const redisReply *e = r->element[4 * i];
+            long long v[4];
+            for (int k = 0; k < 4; k++)
+                v[k] = r->element[4 * i + k]->type == REDIS_REPLY_INTEGER ? r->element[4 * i + k]->integer : 0;
+            (void)e;
+            int64_t cur = atomic_load_explicit(&s->cooldown_until_ms, memory_order_relaxed);
+            if (v[0] > now && v[0] > cur)
+                atomic_store_explicit(&s->cooldown_until_ms, (int64_t)v[0], memory_order_relaxed);
+            uint64_t rr = sy_win_get(&s->r_rpm, now), rt = sy_win_get(&s->r_tpm, now);
+            if ((uint64_t)v[1] > rr)
+                sy_win_add(&s->r_rpm, now, (uint64_t)v[1] - rr);
+            if ((uint64_t)v[2] > rt)
+                sy_win_add(&s->r_tpm, now, (uint64_t)v[2] - rt);
+            atomic_store_explicit(&s->remote_inflight, (int)v[3], memory_order_relaxed);
+        }
+    }
+    sy_gwconf_unref(g);
+    free(x);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct sy_worker *w = t->data;
+    if (!w->redis || !sy_redis_up(w->redis))
+        return;
+    struct sy_gwconf *g = w->conf;
+    if (!g->ndrts)
+        return;
+    size_t na = 2 + 3 * g->ndrts;
+    const char **a = malloc(na * sizeof *a);
+    size_t *al = malloc(na * sizeof *al);
+    char (*num)[16] = malloc(g->ndrts * sizeof *num);
+    struct sync_ctx *x = malloc(sizeof *x);
+    char minute[8];
+    minute_str(minute);
+    if (!a || !al || !num || !x)
+        goto out;
+    a[0] = instance_id;
+    a[1] = minute;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        struct sy_drt *d = &g->drts[i];
+        snprintf(num[i], sizeof num[i], "%d", atomic_load_explicit(&d->st->inflight, memory_order_relaxed));
+        a[2 + 3 * i] = d->st->id;
+        a[3 + 3 * i] = d->d->model_name;
+        a[4 + 3 * i] = num[i];
+    }
+    for (size_t i = 0; i < na; i++)
+        al[i] = strlen(a[i]);
+    sy_gwconf_ref(g);
+    x->g = g;
+    if (sy_redis_eval(w->redis, &sync_script, on_sync, x, 0, NULL, NULL, (int)na, a, al) != 0) {
+        sy_gwconf_unref(g);
+        goto out;
+    }
+    x = NULL;
+out:
+    free(x);
+    free(num);
+    free(al);
+    free(a);
+}
+
+void sy_rsync_start(struct sy_worker *w)
+{
+    if (!w->redis || w->id != 0)
+        return;
+    char host[40] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(instance_id, sizeof instance_id, "%s:%d:%llx", host, (int)getpid(),
+             (unsigned long long)(sy_rand(w) & 0xffffff));
+    uv_timer_init(&w->loop, &w->rsync_timer);
+    w->rsync_timer.data = w;
+    uv_timer_start(&w->rsync_timer, on_tick, SY_RSYNC_INTERVAL_MS, SY_RSYNC_INTERVAL_MS);
+    uv_unref((uv_handle_t *)&w->rsync_timer);
+    w->rsync_on = 1;
+}
+
+void sy_rsync_stop(struct sy_worker *w)
+{
+    if (!w->rsync_on)
+        return;
+    w->rsync_on = 0;
+    uv_timer_stop(&w->rsync_timer);
+    uv_close((uv_handle_t *)&w->rsync_timer, NULL);
+}
