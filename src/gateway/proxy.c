@@ -502,14 +502,6 @@ static const char *classify(struct sy_call *c, int err)
     return cw ? "ContextWindowExceededError" : cp ? "ContentPolicyViolationError" : sy_status_exception_class(st);
 }
 
-static void final_error(struct sy_call *c, int err)
-{
-    if (err)
-        finish_transport_error(c, err);
-    else
-        finish_upstream_error(c);
-}
-
 /* The fallback list for this failure, chosen once per request. */
 static void choose_fallbacks(struct sy_call *c)
 {

@@ -145,8 +145,8 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
             s = q;
             if (qe >= end)
                 return -1;
-            char *name = sy_arena_alloc(&c->req->arena, qe - q + 2);
-            if (sy_jstr_decode(b + q, qe + 1 - q, name, qe - q + 2) < 0)
+            char *name = sy_arena_alloc(&c->req->arena, qe - q + 8);
+            if (sy_jstr_decode(b + q, qe + 1 - q, name, qe - q + 8) < 0)
                 return -1;
             if (n == cap) {
                 const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
@@ -160,8 +160,8 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
         } else {
             return -1;
         }
-        char *name = sy_arena_alloc(&c->req->arena, e - s + 1);
-        if (sy_jstr_decode(b + s, e - s, name, e - s + 1) < 0)
+        char *name = sy_arena_alloc(&c->req->arena, e - s + 8);
+        if (sy_jstr_decode(b + s, e - s, name, e - s + 8) < 0)
             return -1;
         if (n == cap) {
             const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
@@ -269,7 +269,7 @@ static int read_router_keys(struct sy_call *c)
         c->disable_fallbacks = 1;
     if ((s->rk_mask & (1u << SY_JR_FALLBACKS)) && read_fallbacks(c, s->rk[SY_JR_FALLBACKS]) != 0)
         return bad_key(c, "fallbacks", "a list of model group names");
-    if (strip_router_keys(c) != 0) {
+    if (s->rk_mask && strip_router_keys(c) != 0) {
         sy_call_error(c, 500, "internal_server_error", NULL, "could not rewrite the request body", NULL, 0);
         return SY_DONE;
     }
@@ -312,7 +312,7 @@ int sy_stage_route(struct sy_call *c)
     if (!c->group)
         return sy_call_invalid_model(c, c->model);
     c->req_group = c->group;
-    if (c->scan.rk_mask && read_router_keys(c) != SY_OK)
+    if (read_router_keys(c) != SY_OK)
         return SY_DONE;
     if (!needs_tokens(c->g, c->group))
         return SY_OK;
