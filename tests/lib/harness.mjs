@@ -142,3 +142,16 @@ export function assertErrorShape(assert, r, status) {
   assert.ok('type' in e && 'param' in e && 'code' in e, r.text);
   assert.equal(e.code, String(status));
 }
+
+/** Start a throwaway redis-server (Debian's package) on a free port; returns {port, url, proc, stop()}. */
+export async function startRedis() {
+  const port = await freePort();
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  await waitFor(proc, /Ready to accept connections/, 'redis-server');
+  return {
+    port, proc,
+    async stop() { children.delete(proc); proc.kill('SIGKILL'); await once(proc, 'exit').catch(() => {}); },
+  };
+}
