@@ -1,8 +1,10 @@
 /* print.c - sy_config_print: the human summary `switchyard --check-config` shows.
  *
  * One block per model group (in first-appearance order) listing its
- * deployments, then the settings in effect. Secrets (api_key, master_key) are
- * never printed in full: "sk-...abcd" when long enough, else "***".
+ * deployments, then the settings in effect, then the router settings
+ * ("router:" lines: strategy, retries, cooldowns, fallbacks, aliases, Redis,
+ * health checks). Secrets (api_key, master_key) are never printed in full:
+ * "sk-...abcd" when long enough, else "***"; the Redis password is always "***".
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,105 @@ static void num(FILE *out, const char *name, double v)
 {
     if (v >= 0)
         fprintf(out, " %s=%g", name, v);
+}
+
+/* "Class:n,Class:n" for the entries of a retry/allowed-fails policy that are
+ * set (>= 0), "-" when none is. */
+static void policy(FILE *out, const int v[SY_EXC__COUNT])
+{
+    static const char *const cls[SY_EXC__COUNT] = {"BadRequest", "Authentication", "Timeout", "RateLimit",
+                                                   "ContentPolicyViolation", "InternalServer"};
+    int n = 0;
+    for (int i = 0; i < SY_EXC__COUNT; i++)
+        if (v[i] >= 0)
+            fprintf(out, "%s%s:%d", n++ ? "," : "", cls[i], v[i]);
+    if (!n)
+        fputc('-', out);
+}
+
+/* "router: <name>: group -> a,b; group2 -> c" when the list is not empty. */
+static void fallbacks(FILE *out, const char *name, const struct sy_fallback *f, size_t n)
+{
+    if (!n)
+        return;
+    fprintf(out, "router: %s:", name);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s %s ->", i ? ";" : "", f[i].group);
+        for (size_t j = 0; j < f[i].n; j++)
+            fprintf(out, "%s%s", j ? "," : " ", f[i].to[j]);
+        if (!f[i].n)
+            fprintf(out, " (none)");
+    }
+    fputc('\n', out);
+}
+
+/* The router settings in effect (config.h struct sy_router_config). */
+static void print_router(const struct sy_config *c, FILE *out)
+{
+    const struct sy_router_config *r = &c->router;
+    int retries = c->router_num_retries >= 0 ? c->router_num_retries : c->num_retries;
+    fprintf(out, "router: strategy=%s", c->routing_strategy);
+    if (strcmp(c->routing_strategy, "latency-based-routing") == 0)
+        fprintf(out, " (ttl=%gs lowest_latency_buffer=%g max_latency_list_size=%d)", r->latency_ttl_s,
+                r->lowest_latency_buffer, r->max_latency_list_size);
+    if (retries >= 0)
+        fprintf(out, " num_retries=%d", retries);
+    else
+        fprintf(out, " num_retries=default");
+    if (r->retry_after_s > 0)
+        fprintf(out, " retry_after=%gs", r->retry_after_s);
+    if (r->has_retry_policy) {
+        fprintf(out, " retry_policy=");
+        policy(out, r->retry_policy);
+    }
+    if (r->stream_timeout_s >= 0)
+        fprintf(out, " stream_timeout=%gs", r->stream_timeout_s);
+    fprintf(out, " pre_call_checks=%s", r->enable_pre_call_checks ? "on" : "off");
+    if (r->default_max_parallel_requests >= 0)
+        fprintf(out, " default_max_parallel_requests=%d", r->default_max_parallel_requests);
+    fputc('\n', out);
+
+    if (r->disable_cooldowns) {
+        fprintf(out, "router: cooldowns=off\n");
+    } else {
+        fprintf(out, "router: cooldowns=on cooldown_time=");
+        if (r->cooldown_time_s >= 0)
+            fprintf(out, "%gs", r->cooldown_time_s);
+        else
+            fprintf(out, "default");
+        if (r->allowed_fails >= 0)
+            fprintf(out, " allowed_fails=%d", r->allowed_fails);
+        if (r->has_allowed_fails_policy) {
+            fprintf(out, " allowed_fails_policy=");
+            policy(out, r->allowed_fails_policy);
+        }
+        fputc('\n', out);
+    }
+
+    fprintf(out, "router: max_fallbacks=%d fallbacks=%zu context_window_fallbacks=%zu content_policy_fallbacks=%zu "
+                 "default_fallbacks=",
+            r->max_fallbacks, r->n_fallbacks, r->n_context_window_fallbacks, r->n_content_policy_fallbacks);
+    for (size_t i = 0; i < r->n_default_fallbacks; i++)
+        fprintf(out, "%s%s", i ? "," : "", r->default_fallbacks[i]);
+    fprintf(out, "%s\n", r->n_default_fallbacks ? "" : "-");
+    fallbacks(out, "fallbacks", r->fallbacks, r->n_fallbacks);
+    fallbacks(out, "context_window_fallbacks", r->context_window_fallbacks, r->n_context_window_fallbacks);
+    fallbacks(out, "content_policy_fallbacks", r->content_policy_fallbacks, r->n_content_policy_fallbacks);
+    if (r->n_aliases) {
+        fprintf(out, "router: model_group_alias:");
+        for (size_t i = 0; i < r->n_aliases; i++)
+            fprintf(out, "%s %s -> %s%s", i ? "," : "", r->aliases[i].alias, r->aliases[i].group,
+                    r->aliases[i].hidden ? " (hidden)" : "");
+        fputc('\n', out);
+    }
+
+    if (r->redis_host)
+        fprintf(out, "router: redis=%s:%d db=%d username=%s password=%s", r->redis_host, r->redis_port, r->redis_db,
+                r->redis_username ? r->redis_username : "-", r->redis_password ? "***" : "-");
+    else
+        fprintf(out, "router: redis=off");
+    fprintf(out, " background_health_checks=%s health_check_interval=%gs\n",
+            r->background_health_checks ? "on" : "off", r->health_check_interval_s);
 }
 
 void sy_config_print(const struct sy_config *c, FILE *out)
@@ -57,6 +158,9 @@ void sy_config_print(const struct sy_config *c, FILE *out)
             if (e->order >= 0)
                 fprintf(out, " order=%d", e->order);
             num(out, "timeout", e->timeout_s);
+            if (e->max_parallel_requests >= 0)
+                fprintf(out, " max_parallel_requests=%d", e->max_parallel_requests);
+            num(out, "cooldown_time", e->cooldown_time_s);
             if (strcmp(e->mode, "chat") != 0)
                 fprintf(out, " mode=%s", e->mode);
             fprintf(out, "  (%s:%d)\n", e->file, e->line);
@@ -82,6 +186,7 @@ void sy_config_print(const struct sy_config *c, FILE *out)
     for (size_t i = 0; i < c->n_callbacks; i++)
         fprintf(out, "%s%s", i ? "," : "", c->callbacks[i]);
     fprintf(out, "%s\n", c->n_callbacks ? "" : "-");
+    print_router(c, out);
     if (c->n_warnings)
         fprintf(out, "%d warning%s (see above)\n", c->n_warnings, c->n_warnings == 1 ? "" : "s");
 }

@@ -24,7 +24,8 @@ struct sy_metric_req {
     const char *api_base;
     const char *hashed_api_key;  /* sha256 of the key used, "" when none */
     int status;                  /* HTTP status sent to the client */
-    int llm_called;              /* 1 when an upstream/mock call was made (litellm_requests_metric etc.) */
+    int llm_called;              /* 1 when an upstream/mock call was made (litellm_requests_metric etc.;
+                                    litellm_deployment_* counts come from sy_metrics_attempt) */
     int llm_failed;              /* 1 when that call failed */
     const char *exception_class; /* for failed requests, e.g. "RateLimitError" (may be NULL) */
     double total_s;              /* request received -> response finished */
@@ -65,51 +66,76 @@ int sy_metrics_render(struct sy_buf *out);
 
 /* ---- router / deployment metrics (LiteLLM's prometheus.py names and labels) ----
  *
- * One upstream attempt (a retry or fallback is another attempt): counts
+ * One upstream attempt (a retry or fallback is another attempt; LiteLLM counts
+ * these from its per-call success/failure callbacks): counts
  *   litellm_deployment_total_requests, and litellm_deployment_success_responses
  *   or litellm_deployment_failure_responses (+exception_status, exception_class),
  *   labels requested_model, litellm_model_name, model_id, api_base, api_provider,
  *   hashed_api_key, api_key_alias, team, team_alias;
- * and on success with output tokens the histogram
+ * and on success with latency_per_output_token_s >= 0 the histogram
  *   litellm_deployment_latency_per_output_token (labels litellm_model_name,
  *   model_id, api_base, api_provider, hashed_api_key, api_key_alias, team, team_alias).
- * Same shard rules and caps as sy_metrics_record. */
+ * These three counters come only from sy_metrics_attempt (sy_metrics_record
+ * does not count them), so the gateway calls it once per upstream attempt,
+ * including the only attempt of a request without retries.
+ * Same shard rules and caps as sy_metrics_record: only the shard's worker
+ * calls it, no lock, no allocation once the series exists; requested_model,
+ * hashed_api_key, api_key_alias, team and team_alias are subject to the
+ * per-label value caps (shared with the request labels of the same name).
+ * Strings may be NULL (rendered "None"); they are copied. */
 struct sy_metric_attempt {
     const char *requested_model;
     const char *model; /* litellm_model_name: the deployment's litellm_params.model */
     const char *model_id, *api_base, *api_provider;
     const char *hashed_api_key, *api_key_alias, *team, *team_alias;
     int ok;
-    int status;                  /* exception_status when !ok */
-    const char *exception_class; /* when !ok */
-    double latency_per_output_token_s; /* < 0: not observed */
+    int status;                  /* exception_status when !ok (0 or out of 100..599: "None") */
+    const char *exception_class; /* when !ok; NULL: derived from status (sy_status_exception_class) */
+    double latency_per_output_token_s; /* seconds per output token; < 0 or NaN: not observed (LiteLLM: latency
+                                          (ttft for streams) / completion tokens, when tokens > 0) */
 };
 void sy_metrics_attempt(struct sy_metrics_shard *s, const struct sy_metric_attempt *a);
 /* litellm_deployment_cooled_down (counter): labels litellm_model_name, model_id,
- * api_base, api_provider, exception_status. */
+ * api_base, api_provider, exception_status. Worker thread of shard s only,
+ * as sy_metrics_record. */
 void sy_metrics_cooldown(struct sy_metrics_shard *s, const char *model, const char *model_id, const char *api_base,
                          const char *api_provider, int status);
 /* litellm_deployment_successful_fallbacks / litellm_deployment_failed_fallbacks
  * (counters): labels requested_model, fallback_model, hashed_api_key,
  * api_key_alias, team, team_alias, exception_status, exception_class (of the
- * error that triggered the fallback). */
-void sy_metrics_fallback(struct sy_metrics_shard *s, int ok, const char *requested_model, const char *fallback_model,
-                         const char *hashed_api_key, int status, const char *exception_class);
+ * error that triggered the fallback). LiteLLM counts one per fallback group
+ * tried: ok when that group answered. Worker thread of shard s only; the
+ * client-influenced labels (all but the exception ones) are capped like
+ * sy_metrics_record's (fallback_model has a cap of its own). */
+struct sy_metric_fallback {
+    int ok;                     /* the fallback group answered */
+    const char *requested_model; /* the original model group */
+    const char *fallback_model; /* the fallback group tried */
+    const char *hashed_api_key, *api_key_alias, *team, *team_alias;
+    int status;                  /* exception_status of the triggering error */
+    const char *exception_class; /* of the triggering error; NULL: derived from status */
+};
+void sy_metrics_fallback(struct sy_metrics_shard *s, const struct sy_metric_fallback *f);
 /* litellm_deployment_state (gauge, 0 healthy, 1 partial outage, 2 complete
  * outage): labels litellm_model_name, model_id, api_base, api_provider. The
- * last value set wins; any thread may set it (rare: state changes only). */
+ * last value set wins; any thread may set it, at any time (also before
+ * sy_metrics_init); it takes a mutex (rare: state changes only). At most
+ * sy_metrics_max_series() label tuples are kept; a value for a further one is
+ * dropped and counted in sy_metrics_overflowed(). Kept until
+ * sy_metrics_shutdown(). */
 void sy_metrics_deployment_state(const char *model, const char *model_id, const char *api_base,
                                  const char *api_provider, int state);
 
 /* Longest label value kept, in bytes (longer ones are cut at a UTF-8 boundary). */
 #define SY_METRICS_LABEL_MAX 256
 /* Default bound on distinct label tuples, all shards together (OpenTelemetry's
- * default cardinality limit per metric is 2000). Env SWITCHYARD_METRICS_MAX_SERIES. */
+ * default cardinality limit per metric is 2000): requests, attempts,
+ * cooldowns and fallbacks share it. Env SWITCHYARD_METRICS_MAX_SERIES. */
 #define SY_METRICS_MAX_SERIES 2000
 /* Default bound on distinct values of each client-influenced label (route,
  * requested_model, end_user, user, user_email, hashed_api_key, api_key_alias,
- * team, team_alias), across all shards: later new values are rendered as
- * "__overflow__". Env SWITCHYARD_METRICS_MAX_LABEL_VALUES. */
+ * team, team_alias, fallback_model), across all shards: later new values are
+ * rendered as "__overflow__". Env SWITCHYARD_METRICS_MAX_LABEL_VALUES. */
 #define SY_METRICS_MAX_LABEL_VALUES 100
 /* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
 void sy_metrics_set_max_label_values(unsigned n);

@@ -2,11 +2,14 @@
  * Python prometheus_client prints LiteLLM's metrics.
  *
  * A family is a row of the table below: name, kind, help text, label list and
- * which entries it counts. Rendering a family projects each entry of each
- * shard onto the family's labels (the rendered `a="x",b="y"` text is the
- * series key), sorts by that text and sums runs of equal keys, so the output
- * is deterministic and a series is summed across entries and shards.
- * Readers take no lock: they only load published counts and counters.
+ * which entries it counts. Its source is the shards' request entries, their
+ * router/deployment dentries (deployment.c) or the deployment state rows.
+ * Rendering a family projects each entry of each shard onto the family's
+ * labels (the rendered `a="x",b="y"` text is the series key), sorts by that
+ * text and sums runs of equal keys, so the output is deterministic and a
+ * series is summed across entries and shards. Readers take no lock on the
+ * shards: they only load published counts and counters; the state rows are
+ * copied under their mutex (deployment.c) and formatted without it.
  *
  *   # HELP <name>_total <help>          counters get "_total", like the
  *   # TYPE <name>_total counter          Python client does
@@ -16,6 +19,9 @@
  *   <name>_bucket{labels,le="0.005"} 0.0  ... le="+Inf"
  *   <name>_count{labels} 3.0
  *   <name>_sum{labels} 0.42
+ *   # HELP <name> <help>                gauges (litellm_deployment_state)
+ *   # TYPE <name> gauge
+ *   <name>{labels} 2.0
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,15 +33,17 @@
 #include "metrics/metrics.h"
 #include "metrics/shard.h"
 
-/* Label sources beyond the entry strings. */
-enum { L_STATUS = SY__K_COUNT, L_EXC_STATUS };
+/* Label sources beyond the entry strings (past every enum sy__mkey and
+ * enum sy__dkey index). */
+enum { L_STATUS = 64, L_EXC_STATUS };
+_Static_assert((int)SY__K_COUNT < (int)L_STATUS && (int)SY__D_COUNT < (int)L_STATUS, "label sources");
 
 struct label {
     const char *name;
-    int src; /* enum sy__mkey, L_STATUS or L_EXC_STATUS */
+    int src; /* enum sy__mkey (request families) or enum sy__dkey (the others), L_STATUS or L_EXC_STATUS */
 };
 
-enum kind { COUNTER, HISTOGRAM };
+enum kind { COUNTER, HISTOGRAM, GAUGE };
 
 /* What an entry contributes to a family. */
 enum value {
@@ -45,7 +53,9 @@ enum value {
     V_OUT_TOKENS,
     V_ALL_TOKENS,
     V_SPEND,
-    V_HIST,       /* entry->h[hist] */
+    V_HIST,       /* entry->h[hist], dentry->h */
+    V_COUNT,      /* dentry->count */
+    V_STATE,      /* state row */
 };
 
 /* Which entries a family counts. */
@@ -55,7 +65,29 @@ enum filter {
     F_LLM,        /* made an upstream call */
     F_LLM_OK,     /* upstream call succeeded */
     F_LLM_FAILED, /* upstream call failed */
+    /* dentries (enum sy__dkey labels) */
+    F_ATTEMPT,        /* every upstream attempt */
+    F_ATTEMPT_OK,
+    F_ATTEMPT_FAILED,
+    F_COOLDOWN,
+    F_FALLBACK_OK,
+    F_FALLBACK_FAILED,
+    /* state rows (enum sy__dkey labels) */
+    F_STATE,
 };
+
+/* Where a family's series come from. */
+enum source { SRC_ENTRY, SRC_DENTRY, SRC_STATE };
+static enum source source_of(enum filter f)
+{
+    return f >= F_STATE ? SRC_STATE : f >= F_ATTEMPT ? SRC_DENTRY : SRC_ENTRY;
+}
+
+/* Bucket layouts: LiteLLM gives its request histograms LATENCY_BUCKETS and
+ * litellm_deployment_latency_per_output_token (the only dentry histogram) no
+ * buckets, i.e. prometheus_client's DEFAULT_BUCKETS. */
+enum buckets { B_LATENCY, B_DEFAULT };
+static enum buckets buckets_of(enum filter f) { return source_of(f) == SRC_DENTRY ? B_DEFAULT : B_LATENCY; }
 
 #define NLAB 12
 struct family {
@@ -64,7 +96,7 @@ struct family {
     const char *help;
     enum filter filter;
     enum value value;
-    int hist; /* enum sy__hist_id when value == V_HIST */
+    int hist; /* enum sy__hist_id when value == V_HIST (request entries) */
     struct label labels[NLAB]; /* ends at name == NULL */
 };
 
@@ -92,7 +124,25 @@ struct family {
 #define LLM_CALL_LABELS END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, MODEL_ID
 #define TOKEN_LABELS END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, REQ_MODEL, MODEL_ID
 #define LLM_LATENCY_LABELS MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, REQ_MODEL, END_USER, USER, MODEL_ID
-#define DEPLOY_LABELS REQ_MODEL, MODEL_V2, MODEL_ID, API_BASE, PROVIDER, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS
+
+/* Labels of the router / deployment families (dentry and state row strings). */
+#define D_REQ_MODEL {"requested_model", SY__D_REQ_MODEL}
+#define D_MODEL_V2 {"litellm_model_name", SY__D_MODEL}
+#define D_MODEL_ID {"model_id", SY__D_MODEL_ID}
+#define D_API_BASE {"api_base", SY__D_API_BASE}
+#define D_PROVIDER {"api_provider", SY__D_PROVIDER}
+#define D_KEY_HASH {"hashed_api_key", SY__D_KEY_HASH}
+#define D_KEY_ALIAS {"api_key_alias", SY__D_KEY_ALIAS}
+#define D_TEAM {"team", SY__D_TEAM}
+#define D_TEAM_ALIAS {"team_alias", SY__D_TEAM_ALIAS}
+#define D_FALLBACK {"fallback_model", SY__D_FALLBACK}
+#define D_EXC_CLASS {"exception_class", SY__D_EXC_CLASS}
+/* _logged_llm_labels, PrometheusMetricLabels.litellm_deployment_total_requests
+ * and .litellm_deployment_successful_fallbacks (LiteLLM 1.80.11) */
+#define D_LLM_LABELS D_MODEL_V2, D_MODEL_ID, D_API_BASE, D_PROVIDER
+#define D_DEPLOY_LABELS D_REQ_MODEL, D_LLM_LABELS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS
+#define D_FALLBACK_LABELS                                                                                          \
+    D_REQ_MODEL, D_FALLBACK, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS, EXC_STATUS, D_EXC_CLASS
 
 static const struct family families[] = {
     {"litellm_proxy_failed_requests_metric", COUNTER,
@@ -120,18 +170,33 @@ static const struct family families[] = {
     {"litellm_overhead_latency_metric", HISTOGRAM, "Latency overhead (seconds) added by LiteLLM processing",
      F_LLM_OK, V_HIST, SY__H_OVERHEAD,
      {MODEL_GROUP, PROVIDER, API_BASE, MODEL_V2, KEY_HASH, KEY_ALIAS, MODEL_ID}},
+    {"litellm_deployment_state", GAUGE,
+     "LLM Deployment Analytics - The state of the deployment: 0 = healthy, 1 = partial outage, 2 = complete "
+     "outage",
+     F_STATE, V_STATE, 0, {D_LLM_LABELS}},
+    {"litellm_deployment_cooled_down", COUNTER,
+     "LLM Deployment Analytics - Number of times a deployment has been cooled down by LiteLLM load balancing "
+     "logic. exception_status is the status of the exception that caused the deployment to be cooled down",
+     F_COOLDOWN, V_COUNT, 0, {D_LLM_LABELS, EXC_STATUS}},
     {"litellm_deployment_success_responses", COUNTER,
      "LLM Deployment Analytics - Total number of successful LLM API calls via litellm",
-     F_LLM_OK, V_LLM_CALLS, 0, {DEPLOY_LABELS}},
+     F_ATTEMPT_OK, V_COUNT, 0, {D_DEPLOY_LABELS}},
     {"litellm_deployment_failure_responses", COUNTER,
      "LLM Deployment Analytics - Total number of failed LLM API calls for a specific LLM deploymeny. "
      "exception_status is the status of the exception from the llm api",
-     F_LLM_FAILED, V_LLM_CALLS, 0,
-     {REQ_MODEL, MODEL_V2, MODEL_ID, API_BASE, PROVIDER, EXC_STATUS, EXC_CLASS, KEY_HASH, KEY_ALIAS, TEAM,
-      TEAM_ALIAS}},
+     F_ATTEMPT_FAILED, V_COUNT, 0,
+     {D_REQ_MODEL, D_LLM_LABELS, EXC_STATUS, D_EXC_CLASS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS}},
     {"litellm_deployment_total_requests", COUNTER,
      "LLM Deployment Analytics - Total number of LLM API calls via litellm - success + failure",
-     F_LLM, V_LLM_CALLS, 0, {DEPLOY_LABELS}},
+     F_ATTEMPT, V_COUNT, 0, {D_DEPLOY_LABELS}},
+    {"litellm_deployment_latency_per_output_token", HISTOGRAM, "LLM Deployment Analytics - Latency per output token",
+     F_ATTEMPT_OK, V_HIST, 0, {D_LLM_LABELS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS}},
+    {"litellm_deployment_successful_fallbacks", COUNTER,
+     "LLM Deployment Analytics - Number of successful fallback requests from primary model -> fallback model",
+     F_FALLBACK_OK, V_COUNT, 0, {D_FALLBACK_LABELS}},
+    {"litellm_deployment_failed_fallbacks", COUNTER,
+     "LLM Deployment Analytics - Number of failed fallback requests from primary model -> fallback model",
+     F_FALLBACK_FAILED, V_COUNT, 0, {D_FALLBACK_LABELS}},
     {"litellm_llm_api_failed_requests_metric", COUNTER, "deprecated - use litellm_proxy_failed_requests_metric",
      F_LLM_FAILED, V_LLM_CALLS, 0,
      {END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, MODEL_ID}},
@@ -178,12 +243,18 @@ static int put_count(struct sy_buf *b, uint64_t v)
     return sy_buf_u64(b, v) || SY_BUF_LIT(b, ".0");
 }
 
-/* The `le` label of each bucket, as repr(float) prints LATENCY_BUCKETS. */
-static const char *const le_text[SY__NBUCKETS] = {
+/* The `le` label of each bucket, as repr(float) prints LATENCY_BUCKETS and
+ * prometheus_client's DEFAULT_BUCKETS; then +Inf. */
+static const char *const le_text[SY__NBUCKETS + 1] = {
     "0.005", "0.00625", "0.0125", "0.025", "0.05", "0.1",  "0.5",   "1.0",   "1.5",   "2.0",  "2.5",  "3.0",
     "3.5",   "4.0",     "4.5",    "5.0",   "5.5",  "6.0",  "6.5",   "7.0",   "7.5",   "8.0",  "8.5",  "9.0",
-    "9.5",   "10.0",    "15.0",   "20.0",  "25.0", "30.0", "60.0",  "120.0", "180.0", "240.0", "300.0",
+    "9.5",   "10.0",    "15.0",   "20.0",  "25.0", "30.0", "60.0",  "120.0", "180.0", "240.0", "300.0", "+Inf",
 };
+static const char *const le_default_text[SY__NDEFBUCKETS + 1] = {
+    "0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf",
+};
+/* Buckets of a layout, +Inf included. */
+static int nbuckets(enum buckets b) { return b == B_DEFAULT ? SY__NDEFBUCKETS + 1 : SY__NBUCKETS + 1; }
 
 /* Label value escaping of the text format: backslash, quote, newline. */
 static int put_label_value(struct sy_buf *b, const char *s, size_t n)
@@ -200,19 +271,24 @@ static int put_label_value(struct sy_buf *b, const char *s, size_t n)
     return sy_buf_append(b, s + start, n - start);
 }
 
-static int put_labels(struct sy_buf *b, const struct family *f, const struct sy__entry *e)
+/* The family's label text for one entry, dentry or state row: its strings
+ * (indexed by the labels' src), and its status. */
+static int put_labels(struct sy_buf *b, const struct family *f, const char *const *s, const uint32_t *len,
+                      int status)
 {
     for (int i = 0; i < NLAB && f->labels[i].name; i++) {
         const struct label *l = &f->labels[i];
         if ((i && SY_BUF_LIT(b, ",")) || sy_buf_puts(b, l->name) || SY_BUF_LIT(b, "=\""))
             return SY_ENOSPC;
         int rc;
-        if (l->src == L_STATUS || l->src == L_EXC_STATUS) {
-            rc = sy_buf_u64(b, (uint64_t)e->status);
-        } else if (e->len[l->src] == 0) {
+        if (l->src == L_EXC_STATUS && status == 0) {
+            rc = SY_BUF_LIT(b, "None"); /* LiteLLM: str(getattr(exc, "status_code", None)) */
+        } else if (l->src == L_STATUS || l->src == L_EXC_STATUS) {
+            rc = sy_buf_u64(b, (uint64_t)status);
+        } else if (len[l->src] == 0) {
             rc = SY_BUF_LIT(b, "None"); /* Python's str(None) */
         } else {
-            rc = put_label_value(b, e->s[l->src], e->len[l->src]);
+            rc = put_label_value(b, s[l->src], len[l->src]);
         }
         if (rc || SY_BUF_LIT(b, "\""))
             return SY_ENOSPC;
@@ -264,8 +340,21 @@ static int entry_counts(const struct family *f, const struct sy__entry *e)
     case F_LLM: return sy__ld(&e->llm_calls) > 0;
     case F_LLM_OK: return !e->llm_failed && sy__ld(&e->llm_calls) > 0;
     case F_LLM_FAILED: return e->llm_failed && sy__ld(&e->llm_calls) > 0;
+    default: return 0;
     }
-    return 0;
+}
+
+static int dentry_counts(const struct family *f, const struct sy__dentry *e)
+{
+    switch (f->filter) {
+    case F_ATTEMPT: return e->kind == SY__DK_ATTEMPT;
+    case F_ATTEMPT_OK: return e->kind == SY__DK_ATTEMPT && e->ok;
+    case F_ATTEMPT_FAILED: return e->kind == SY__DK_ATTEMPT && !e->ok;
+    case F_COOLDOWN: return e->kind == SY__DK_COOLDOWN;
+    case F_FALLBACK_OK: return e->kind == SY__DK_FALLBACK && e->ok;
+    case F_FALLBACK_FAILED: return e->kind == SY__DK_FALLBACK && !e->ok;
+    default: return 0;
+    }
 }
 
 static double entry_value(const struct family *f, const struct sy__entry *e)
@@ -277,60 +366,93 @@ static double entry_value(const struct family *f, const struct sy__entry *e)
     case V_OUT_TOKENS: return (double)sy__ld(&e->out_tokens);
     case V_ALL_TOKENS: return (double)(sy__ld(&e->in_tokens) + sy__ld(&e->out_tokens));
     case V_SPEND: return sy__ldd(&e->spend_bits);
-    case V_HIST: return 0;
+    default: return 0;
     }
+}
+
+/* What a render reads: each shard's published counts, loaded once at the
+ * start (acquire), and the state rows. */
+struct snapshot {
+    uint32_t *ns, *dns;
+    struct sy__state_row **rows;
+    size_t nrows;
+};
+
+/* Append one item: the label text of (s, len, status) and its value, or its
+ * histogram h (skipped when it has no observation). */
+static int add_item(struct scratch *sc, const struct family *f, const char *const *s, const uint32_t *len,
+                    int status, double v, const struct sy__hist *h)
+{
+    struct item it = {.off = sc->text.len, .seq = sc->n, .v = v};
+    if (h) {
+        uint64_t cnt = 0;
+        for (int j = 0; j < nbuckets(buckets_of(f->filter)); j++)
+            cnt += it.h.b[j] = sy__ld(&h->b[j]);
+        if (cnt == 0)
+            return 0;
+        double sum = sy__ldd(&h->sum_bits);
+        memcpy(&it.h.sum_bits, &sum, sizeof sum);
+    }
+    int rc = put_labels(&sc->text, f, s, len, status);
+    if (rc)
+        return rc;
+    it.len = sc->text.len - it.off;
+    if (sc->n == sc->cap) {
+        size_t nc = sc->cap ? sc->cap * 2 : 256;
+        struct item *ni = realloc(sc->items, nc * sizeof *ni);
+        if (!ni)
+            return SY_ENOMEM;
+        sc->items = ni;
+        sc->cap = nc;
+    }
+    sc->items[sc->n++] = it;
     return 0;
 }
 
-/* Collect the family's items from every shard (snapshot counts in `ns`). */
-static int collect(struct scratch *sc, const struct family *f, const uint32_t *ns)
+/* Collect the family's items from every shard (counts from the snapshot). */
+static int collect(struct scratch *sc, const struct family *f, const struct snapshot *snap)
 {
     sc->n = 0;
     sy_buf_reset(&sc->text);
-    for (int s = 0; s < sy__nshards; s++) {
+    int rc = 0;
+    enum source src = source_of(f->filter);
+    if (src == SRC_STATE) {
+        for (size_t i = 0; i < snap->nrows && !rc; i++) {
+            const struct sy__state_row *r = snap->rows[i];
+            rc = add_item(sc, f, r->s, r->len, 0, (double)__atomic_load_n(&r->state, __ATOMIC_RELAXED), NULL);
+        }
+        return rc;
+    }
+    for (int s = 0; s < sy__nshards && !rc; s++) {
         struct sy_metrics_shard *sh = &sy__shards[s];
-        for (uint32_t i = 0; i < ns[s]; i++) {
+        if (src == SRC_DENTRY) {
+            for (uint32_t i = 0; i < snap->dns[s] && !rc; i++) {
+                const struct sy__dentry *e = sh->dentries[i];
+                if (dentry_counts(f, e))
+                    rc = add_item(sc, f, e->s, e->len, e->status, (double)sy__ld(&e->count),
+                                  f->value == V_HIST ? &e->h : NULL);
+            }
+            continue;
+        }
+        for (uint32_t i = 0; i < snap->ns[s] && !rc; i++) {
             const struct sy__entry *e = sh->entries[i];
-            if (!entry_counts(f, e))
-                continue;
-            struct item it = {.off = sc->text.len, .seq = sc->n};
-            if (f->value == V_HIST) {
-                uint64_t cnt = 0;
-                for (int j = 0; j <= SY__NBUCKETS; j++)
-                    cnt += it.h.b[j] = sy__ld(&e->h[f->hist].b[j]);
-                if (cnt == 0)
-                    continue;
-                double sum = sy__ldd(&e->h[f->hist].sum_bits);
-                memcpy(&it.h.sum_bits, &sum, sizeof sum);
-            } else {
-                it.v = entry_value(f, e);
-            }
-            int rc = put_labels(&sc->text, f, e);
-            if (rc)
-                return rc;
-            it.len = sc->text.len - it.off;
-            if (sc->n == sc->cap) {
-                size_t nc = sc->cap ? sc->cap * 2 : 256;
-                struct item *ni = realloc(sc->items, nc * sizeof *ni);
-                if (!ni)
-                    return SY_ENOMEM;
-                sc->items = ni;
-                sc->cap = nc;
-            }
-            sc->items[sc->n++] = it;
+            if (entry_counts(f, e))
+                rc = add_item(sc, f, e->s, e->len, e->status, entry_value(f, e),
+                              f->value == V_HIST ? &e->h[f->hist] : NULL);
         }
     }
-    return 0;
+    return rc;
 }
 
 /* One histogram series: cumulative buckets, +Inf, _count, _sum. Lines are
  * assembled with memcpy from a per-series prefix (this is most of /metrics). */
-static int emit_histogram(struct sy_buf *out, const char *name, const char *lab, size_t ll, const uint64_t *b,
-                          double sum)
+static int emit_histogram(struct sy_buf *out, const char *name, enum buckets layout, const char *lab, size_t ll,
+                          const uint64_t *b, double sum)
 {
     size_t nl = strlen(name);
     uint64_t cum = 0;
-    for (int k = 0; k <= SY__NBUCKETS; k++) {
+    const char *const *le = layout == B_DEFAULT ? le_default_text : le_text;
+    for (int k = 0; k < nbuckets(layout); k++) {
         cum += b[k];
         if (sy_buf_reserve(out, nl + ll + 96))
             return SY_ENOSPC;
@@ -338,7 +460,7 @@ static int emit_histogram(struct sy_buf *out, const char *name, const char *lab,
         SY_BUF_LIT(out, "_bucket{");
         sy_buf_append(out, lab, ll);
         SY_BUF_LIT(out, ",le=\"");
-        sy_buf_puts(out, k < SY__NBUCKETS ? le_text[k] : "+Inf");
+        sy_buf_puts(out, le[k]);
         SY_BUF_LIT(out, "\"} ");
         put_count(out, cum);
         SY_BUF_LIT(out, "\n");
@@ -362,9 +484,10 @@ static int emit_histogram(struct sy_buf *out, const char *name, const char *lab,
 
 static int emit_family(struct sy_buf *out, struct scratch *sc, const struct family *f)
 {
+    static const char *const type[] = {[COUNTER] = "counter", [HISTOGRAM] = "histogram", [GAUGE] = "gauge"};
     const char *suffix = f->kind == COUNTER ? "_total" : "";
     if (sy_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", f->name, suffix, f->help, f->name, suffix,
-                      f->kind == COUNTER ? "counter" : "histogram"))
+                      type[f->kind]))
         return SY_ENOSPC;
     if (sc->n > 1)
         qsort_r(sc->items, sc->n, sizeof *sc->items, item_order, sc->text.p);
@@ -382,25 +505,26 @@ static int emit_family(struct sy_buf *out, struct scratch *sc, const struct fami
                 double s2;
                 memcpy(&s2, &it->h.sum_bits, sizeof s2);
                 sum += s2;
-                for (int k = 0; k <= SY__NBUCKETS; k++)
+                for (int k = 0; k < nbuckets(buckets_of(f->filter)); k++)
                     acc.h.b[k] += it->h.b[k];
             }
         }
         i = j;
         const char *lab = sc->text.p + acc.off;
         int rc = 0;
-        if (f->kind == COUNTER) {
+        if (f->kind != HISTOGRAM) {
             rc = sy_buf_reserve(out, strlen(f->name) + acc.len + 64);
             if (!rc) {
                 sy_buf_puts(out, f->name);
-                SY_BUF_LIT(out, "_total{");
+                sy_buf_puts(out, suffix);
+                SY_BUF_LIT(out, "{");
                 sy_buf_append(out, lab, acc.len);
                 SY_BUF_LIT(out, "} ");
                 put_double(out, acc.v);
                 SY_BUF_LIT(out, "\n");
             }
         } else {
-            rc = emit_histogram(out, f->name, lab, acc.len, acc.h.b, sum);
+            rc = emit_histogram(out, f->name, buckets_of(f->filter), lab, acc.len, acc.h.b, sum);
         }
         if (rc)
             return SY_ENOSPC;
@@ -412,19 +536,27 @@ int sy_metrics_render(struct sy_buf *out)
 {
     struct sy_metrics_shard *all = __atomic_load_n(&sy__shards, __ATOMIC_ACQUIRE);
     int nsh = all ? sy__nshards : 0;
-    uint32_t *ns = calloc((size_t)(nsh ? nsh : 1), sizeof *ns);
-    if (!ns)
+    struct snapshot snap = {0};
+    snap.ns = calloc((size_t)(nsh ? nsh : 1) * 2, sizeof *snap.ns);
+    if (!snap.ns)
         return SY_ENOMEM;
+    snap.dns = snap.ns + (nsh ? nsh : 1);
     int64_t inflight = 0;
     for (int s = 0; s < nsh; s++) {
-        ns[s] = __atomic_load_n(&all[s].n, __ATOMIC_ACQUIRE);
+        snap.ns[s] = __atomic_load_n(&all[s].n, __ATOMIC_ACQUIRE);
+        snap.dns[s] = __atomic_load_n(&all[s].dn, __ATOMIC_ACQUIRE);
         inflight += __atomic_load_n(&all[s].inflight, __ATOMIC_RELAXED);
+    }
+    snap.rows = sy__state_snapshot(&snap.nrows);
+    if (snap.nrows == SIZE_MAX) {
+        free(snap.ns);
+        return SY_ENOMEM;
     }
     struct scratch sc = {0};
     sy_buf_init(&sc.text, (size_t)1 << 30);
     int rc = 0;
     for (size_t i = 0; i < NFAMILIES && !rc; i++) {
-        rc = collect(&sc, &families[i], ns);
+        rc = collect(&sc, &families[i], &snap);
         if (!rc)
             rc = emit_family(out, &sc, &families[i]);
     }
@@ -438,6 +570,7 @@ int sy_metrics_render(struct sy_buf *out)
                  : 0;
     sy_buf_free(&sc.text);
     free(sc.items);
-    free(ns);
+    free(snap.rows);
+    free(snap.ns);
     return rc;
 }

@@ -7,7 +7,9 @@
  * only when a series is created); a shard holds at most `cap` entries, the
  * slots past that share being for keys whose label strings are all
  * "__overflow__" (one per status and failure flag), so memory and /metrics
- * size are bounded whatever clients send.
+ * size are bounded whatever clients send. The series count, the per-label
+ * value sets, the hash seed and the overflow value are shared with
+ * deployment.c (router / deployment series).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -27,18 +29,19 @@ const double sy__latency_buckets[SY__NBUCKETS] = {
 /* Slots past max_series for "__overflow__" keys: one per (status, failed) pair
  * at most, and statuses are clamped to 0 or 100..599. */
 #define OVERFLOW_SLACK 1024
-static const char OVERFLOW[] = "__overflow__";
+const char sy__overflow[] = "__overflow__";
+_Static_assert(sizeof sy__overflow - 1 == SY__OVERFLOW_LEN, "overflow length");
 
 struct sy_metrics_shard *sy__shards;
 int sy__nshards;
 static unsigned max_series = SY_METRICS_MAX_SERIES;
-/* Series (entries not all "__overflow__") created so far, all shards: reserved
- * with an atomic add when a shard is about to create one, never on the
- * record path of an existing series. */
-static uint32_t series_total;
+/* Series (entries and dentries not all "__overflow__") created so far, all
+ * shards: reserved with an atomic add when a shard is about to create one,
+ * never on the record path of an existing series. */
+uint32_t sy__series_total;
 /* Per-process seed (sy_metrics_init), so clients cannot aim values at one
  * probe chain of a shard's table. */
-static uint64_t hash_seed = 0x243F6A8885A308D3ull;
+uint64_t sy__hash_seed = 0x243F6A8885A308D3ull;
 static unsigned max_label_values = SY_METRICS_MAX_LABEL_VALUES;
 
 void sy_metrics_set_max_series(unsigned n) { max_series = n ? n : 1; }
@@ -63,46 +66,27 @@ struct valset {
     uint32_t count; /* atomic */
     uint32_t limit;
 };
-static struct valset valsets[SY__K_COUNT];
-
-/* Mix 8 bytes at a time (multiply-xorshift); the record path hashes ~200 bytes. */
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 32);
-}
-
-static inline uint64_t load64(const char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-static inline uint64_t load32(const char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
+/* Indexed by enum sy__mkey, plus SY__V_FALLBACK (fallback_model, deployment.c). */
+static struct valset valsets[SY__V_COUNT];
 
 /* Every byte of a value (value sets keep only hashes, so no byte may be
  * skipped), 8 at a time, the tail as one overlapping load; never 0. */
-static uint64_t value_hash(const char *p, uint32_t n)
+static inline __attribute__((always_inline)) uint64_t value_hash(const char *p, uint32_t n)
 {
-    uint64_t h = hash_seed ^ 0x9E3779B97F4A7C15ull, tail;
+    uint64_t h = sy__hash_seed ^ 0x9E3779B97F4A7C15ull, tail;
     if (n >= 8) {
         const char *end = p + n;
         for (; end - p > 8; p += 8)
-            h = mix(h, load64(p));
-        tail = load64(end - 8);
+            h = sy__mix(h, sy__load64(p));
+        tail = sy__load64(end - 8);
     } else if (n >= 4) {
-        tail = load32(p) | load32(p + n - 4) << 32;
+        tail = sy__load32(p) | sy__load32(p + n - 4) << 32;
     } else {
         tail = n ? (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[n / 2] << 8 |
                        (uint64_t)(unsigned char)p[n - 1] << 16
                  : 0;
     }
-    h = mix(h, tail ^ ((uint64_t)n << 56));
+    h = sy__mix(h, tail ^ ((uint64_t)n << 56));
     return h ? h : 1;
 }
 
@@ -110,7 +94,7 @@ static uint64_t value_hash(const char *p, uint32_t n)
  * The count is reserved before the slot is claimed, so no more than `limit`
  * values are ever admitted, however many workers race; a racing new value may
  * be refused while another worker's reservation for a duplicate is undone. */
-static int value_admit(int label, const char *p, uint32_t n)
+static inline __attribute__((always_inline)) int value_admit(int label, const char *p, uint32_t n)
 {
     struct valset *vs = &valsets[label];
     if (!vs->slot || n == 0)
@@ -149,9 +133,13 @@ known:
     return 1;
 }
 
+/* For deployment.c. shard.c's record path has value_admit inlined, as a
+ * global function in -fPIC code cannot be. */
+int sy__value_admit(int set, const char *p, uint32_t n) { return value_admit(set, p, n); }
+
 static void valsets_free(void)
 {
-    for (int i = 0; i < SY__K_COUNT; i++) {
+    for (int i = 0; i < SY__V_COUNT; i++) {
         free(valsets[i].slot);
         memset(&valsets[i], 0, sizeof valsets[i]);
     }
@@ -159,8 +147,8 @@ static void valsets_free(void)
 
 static int valsets_init(void)
 {
-    for (size_t k = 0; k < NCAPPED; k++) {
-        struct valset *vs = &valsets[capped[k]];
+    for (size_t k = 0; k <= NCAPPED; k++) {
+        struct valset *vs = &valsets[k < NCAPPED ? capped[k] : SY__V_FALLBACK];
         uint32_t size = 16;
         while (size < max_label_values * 2u + 2u)
             size *= 2;
@@ -192,7 +180,7 @@ size_t sy_metrics_series(void)
     struct sy_metrics_shard *all = __atomic_load_n(&sy__shards, __ATOMIC_ACQUIRE);
     size_t t = 0;
     for (int i = 0; all && i < sy__nshards; i++)
-        t += __atomic_load_n(&all[i].n, __ATOMIC_ACQUIRE);
+        t += __atomic_load_n(&all[i].n, __ATOMIC_ACQUIRE) + __atomic_load_n(&all[i].dn, __ATOMIC_ACQUIRE);
     return t;
 }
 
@@ -234,6 +222,7 @@ static void shard_free(struct sy_metrics_shard *sh)
             free(sh->entries[i]);
     free(sh->entries);
     free(sh->table);
+    sy__dep_shard_free(sh);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -253,10 +242,10 @@ int sy_metrics_init(int nshards)
     }
     /* one shard may hold every series, plus its own overflow entries */
     uint32_t cap = max_series + OVERFLOW_SLACK;
-    series_total = 0;
+    sy__series_total = 0;
     uint64_t seed;
     if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed)
-        hash_seed = seed | 1;
+        sy__hash_seed = seed | 1;
     uint32_t tsize = 16;
     while (tsize < cap * 2u)
         tsize *= 2;
@@ -264,7 +253,7 @@ int sy_metrics_init(int nshards)
         struct sy_metrics_shard *sh = &all[i];
         sh->table = calloc(tsize, sizeof *sh->table);
         sh->entries = calloc(cap, sizeof *sh->entries);
-        if (!sh->table || !sh->entries) {
+        if (!sh->table || !sh->entries || sy__dep_shard_init(sh, max_series + SY__DEP_OVERFLOW_SLACK) != 0) {
             for (int j = 0; j <= i; j++)
                 shard_free(&all[j]);
             free(all);
@@ -289,6 +278,7 @@ void sy_metrics_shutdown(void)
     sy__shards = NULL;
     sy__nshards = 0;
     valsets_free();
+    sy__state_free();
 }
 
 struct sy_metrics_shard *sy_metrics_shard(int i)
@@ -301,7 +291,7 @@ struct sy_metrics_shard *sy_metrics_shard(int i)
 
 uint64_t sy_metrics_overflowed(void)
 {
-    uint64_t t = 0;
+    uint64_t t = __atomic_load_n(&sy__state_dropped, __ATOMIC_RELAXED);
     for (int i = 0; i < sy__nshards; i++)
         t += sy__ld(&sy__shards[i].overflowed);
     return t;
@@ -323,52 +313,11 @@ struct key {
     uint32_t refused;  /* bit per label (1u << enum sy__mkey) whose value was refused */
 };
 
-static inline uint32_t cut_len(const char *s)
-{
-    if (!s[0])
-        return 0; /* most optional labels are empty: no call */
-    size_t n = strnlen(s, SY_METRICS_LABEL_MAX + 1);
-    if (n <= SY_METRICS_LABEL_MAX)
-        return (uint32_t)n;
-    n = SY_METRICS_LABEL_MAX;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--; /* do not split a UTF-8 sequence */
-    return (uint32_t)n;
-}
-
-/* Hash every label and the status. A value of more than 32 bytes contributes
- * its first 24 and last 8 bytes and its length (key hashes, api bases and
- * routes differ there; key_eq decides equality, a collision only costs a
- * compare). Tails are read with overlapping fixed-size loads, never a
- * variable-length copy. Equal keys hash equal, which is all lookup needs. */
+/* Hash every label (sy__hash_labels) and the status; key_eq decides equality. */
 static void key_hash(struct key *k)
 {
-    uint64_t h = hash_seed;
-    for (int i = 0; i < SY__K_COUNT; i++) {
-        const char *p = k->s[i];
-        uint32_t n = k->len[i];
-        uint64_t tail;
-        if (n > 32) {
-            h = mix(h, load64(p));
-            h = mix(h, load64(p + 8));
-            h = mix(h, load64(p + 16));
-            tail = load64(p + n - 8);
-        } else if (n >= 8) {
-            const char *end = p + n;
-            for (; end - p > 8; p += 8)
-                h = mix(h, load64(p));
-            tail = load64(end - 8);
-        } else if (n >= 4) {
-            tail = load32(p) | load32(p + n - 4) << 32;
-        } else if (n > 0) {
-            tail = (uint64_t)(unsigned char)p[0] | (uint64_t)(unsigned char)p[n / 2] << 8 |
-                   (uint64_t)(unsigned char)p[n - 1] << 16;
-        } else {
-            tail = 0;
-        }
-        h = mix(h, tail ^ ((uint64_t)n << 56));
-    }
-    h = mix(h, (uint64_t)(k->status * 2 + k->failed));
+    uint64_t h = sy__hash_labels(sy__hash_seed, k->s, k->len, SY__K_COUNT);
+    h = sy__mix(h, (uint64_t)(k->status * 2 + k->failed));
     k->hash = h;
 }
 
@@ -397,7 +346,7 @@ static void key_fill(struct key *k, const struct sy_metric_req *r)
                                                                          : sy_status_exception_class(k->status);
     for (int i = 0; i < SY__K_COUNT; i++) {
         k->s[i] = v[i] ? v[i] : "";
-        k->len[i] = cut_len(k->s[i]);
+        k->len[i] = sy__cut_len(k->s[i]);
     }
 }
 
@@ -446,22 +395,15 @@ static struct sy__entry *lookup(struct sy_metrics_shard *sh, struct key *k, int 
             return NULL;
         }
     }
-    if (counted) {
-        /* the plain load first: when full, no shared write */
-        if (__atomic_load_n(&series_total, __ATOMIC_RELAXED) >= sh->max_series)
-            return NULL;
-        if (__atomic_fetch_add(&series_total, 1, __ATOMIC_RELAXED) >= sh->max_series) {
-            __atomic_fetch_sub(&series_total, 1, __ATOMIC_RELAXED);
-            return NULL;
-        }
-    }
+    if (counted && !sy__series_reserve(sh->max_series))
+        return NULL; /* the plain load first: when full, no shared write */
     size_t strbytes = 0;
     for (int j = 0; j < SY__K_COUNT; j++)
         strbytes += k->len[j] + 1u;
     struct sy__entry *e = calloc(1, sizeof *e + strbytes);
     if (!e) {
         if (counted)
-            __atomic_fetch_sub(&series_total, 1, __ATOMIC_RELAXED);
+            sy__series_unreserve();
         return NULL;
     }
     char *p = (char *)(e + 1);
@@ -507,8 +449,8 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
             /* over a label's cap: only the refused values become __overflow__ */
             for (int li = 0; li < SY__K_COUNT; li++)
                 if (k.refused & (1u << li)) {
-                    k.s[li] = OVERFLOW;
-                    k.len[li] = sizeof OVERFLOW - 1;
+                    k.s[li] = sy__overflow;
+                    k.len[li] = SY__OVERFLOW_LEN;
                 }
             k.admit_checked = 1;
             key_hash(&k);
@@ -521,8 +463,8 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
         for (int i = 0; i < SY__K_COUNT; i++) {
             if (i == SY__K_EXC_CLASS && k.len[i] == 0)
                 continue; /* keep "no exception" distinct from an overflowed one */
-            k.s[i] = OVERFLOW;
-            k.len[i] = sizeof OVERFLOW - 1;
+            k.s[i] = sy__overflow;
+            k.len[i] = SY__OVERFLOW_LEN;
         }
         k.admit_checked = 1;
         key_hash(&k);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every LiteLLM config of the compatibility corpus passes `switchyard --check-config`
-# with the environment variables it references set to dummies. Unsupported
+# with the environment variables it references set to dummies ("dummy-NAME";
+# "6379" for a NAME ending in _PORT, as redis_port must be a number;
+# "redis://dummy-REDIS_URL" for REDIS_URL, which must parse as a URL). Unsupported
 # providers/keys must be warnings, never failures or crashes, and the
 # "N warnings" summary must count exactly the WARN lines printed.
 set -uo pipefail
@@ -10,7 +12,7 @@ ok=0; bad=0
 for f in "$DIR"/*.yaml "$DIR"/16-include-multiple/config_with_multiple_includes.yaml "$DIR"/28-onestack-include/config.yml; do
   [ -f "$f" ] || continue
   vars=$(grep -rhoE 'os\.environ/[A-Za-z0-9_]+' "$(dirname "$f")" | sort -u | sed 's#os.environ/##')
-  envs=(); for v in $vars; do envs+=("$v=dummy-$v"); done
+  envs=(); for v in $vars; do case $v in *_PORT) envs+=("$v=6379");; REDIS_URL) envs+=("$v=redis://dummy-$v");; *) envs+=("$v=dummy-$v");; esac; done
   out=$(env "${envs[@]}" "$BIN" --check-config --config "$f" 2>&1); rc=$?
   printed=$(grep -c ' WARN ' <<<"$out"); summary=$(grep -oE '^[0-9]+ warnings? \(see above\)' <<<"$out" | grep -oE '^[0-9]+')
   if [ "$printed" != "${summary:-0}" ]; then

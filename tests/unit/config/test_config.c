@@ -1,6 +1,7 @@
 /* test_config.c - targeted loader cases: YAML 1.1 scalars, type errors with
  * line numbers, os.environ/ and environment_variables, include: merging,
- * unknown/unsupported key warnings, LiteLLM ids, refcounting, printing.
+ * unknown/unsupported key warnings, LiteLLM ids, refcounting, printing,
+ * router settings (fallbacks, policies, aliases, Redis, precedence, defaults).
  *
  * argv[1] is a scratch directory (created by the test) for include files.
  */
@@ -73,6 +74,42 @@ static void test_defaults(void **state)
     assert_int_equal(c->prometheus, 0);
     assert_int_equal(c->n_warnings, 0);
     assert_int_equal(c->refs, 1);
+    const struct sy_router_config *r = &c->router;
+    assert_true(r->lowest_latency_buffer == 0 && r->latency_ttl_s == 3600);
+    assert_int_equal(r->max_latency_list_size, 10);
+    assert_true(r->retry_after_s == 0);
+    for (int i = 0; i < SY_EXC__COUNT; i++) {
+        assert_int_equal(r->retry_policy[i], -1);
+        assert_int_equal(r->allowed_fails_policy[i], -1);
+    }
+    assert_int_equal(r->has_retry_policy, 0);
+    assert_int_equal(r->has_allowed_fails_policy, 0);
+    assert_int_equal(r->allowed_fails, -1);
+    assert_true(r->cooldown_time_s < 0);
+    assert_int_equal(r->disable_cooldowns, 0);
+    assert_true(r->stream_timeout_s < 0);
+    assert_int_equal(r->max_fallbacks, 5);
+    assert_int_equal(r->n_fallbacks + r->n_context_window_fallbacks + r->n_content_policy_fallbacks, 0);
+    assert_int_equal(r->n_default_fallbacks, 0);
+    assert_int_equal(r->enable_pre_call_checks, 0);
+    assert_int_equal(r->n_aliases, 0);
+    assert_int_equal(r->default_max_parallel_requests, -1);
+    assert_null(r->redis_host);
+    assert_null(r->redis_password);
+    assert_null(r->redis_username);
+    assert_int_equal(r->redis_port, 6379);
+    assert_int_equal(r->redis_db, 0);
+    assert_int_equal(r->background_health_checks, 0);
+    assert_true(r->health_check_interval_s == 300);
+    sy_config_unref(c);
+
+    /* a router_settings section that sets nothing keeps every default too */
+    c = ok("router_settings: {}\nmodel_list:\n  - model_name: m\n    litellm_params: {model: openai/m}\n");
+    assert_int_equal(c->router.max_fallbacks, 5);
+    assert_int_equal(c->deployments[0].max_parallel_requests, -1);
+    assert_true(c->deployments[0].cooldown_time_s < 0);
+    assert_null(c->deployments[0].health_check_model);
+    assert_int_equal(c->n_warnings, 0);
     sy_config_unref(c);
 }
 
@@ -279,7 +316,7 @@ static void test_unknown_keys(void **state)
                              "  fallbacks: []\n"
                              "router_settings:\n"
                              "  enable_load_balancing: true\n"
-                             "  routing_strategy: least-busy\n"
+                             "  routing_strategy: provider-budget-routing\n"
                              "general_settings:\n"
                              "  database_url: postgres://x\n"
                              "  switchyard_header_timeout_s: 5\n"
@@ -297,7 +334,9 @@ static void test_unknown_keys(void **state)
     assert_true(has_warning(c, "t.yaml:4: unknown key litellm_settings.bogus"));
     assert_true(has_warning(c, "t.yaml:5: litellm_settings.cache: not supported yet, ignored"));
     assert_true(has_warning(c, "t.yaml:9: unknown key router_settings.enable_load_balancing"));
-    assert_true(has_warning(c, "least-busy"));
+    assert_true(has_warning(c, "t.yaml:10: router_settings.routing_strategy: unknown or unsupported strategy "
+                               "'provider-budget-routing', using simple-shuffle"));
+    assert_string_equal(c->routing_strategy, "simple-shuffle");
     assert_true(has_warning(c, "general_settings.database_url: not supported yet"));
     assert_true(has_warning(c, "t.yaml:16: model_list[].litellm_params.tags"));
     assert_true(has_warning(c, "t.yaml:19: unknown key model_list[].surprise"));
@@ -410,12 +449,531 @@ static void test_load_file(void **state)
     assert_non_null(strstr(err, "does-not-exist.yaml"));
 }
 
+/* ---- router settings ---- */
+
+static const char *groups = "model_list:\n"
+                            "  - model_name: gpt-4o\n"
+                            "    litellm_params: {model: openai/gpt-4o}\n"
+                            "  - model_name: claude\n"
+                            "    litellm_params: {model: anthropic/claude}\n"
+                            "  - model_name: gpt-3.5\n"
+                            "    litellm_params: {model: openai/gpt-3.5-turbo}\n"
+                            "  - model_name: openai/*\n"
+                            "    litellm_params: {model: openai/*}\n";
+
+/* Load `groups` followed by `tail` (so line numbers in tail start at 10). */
+static struct sy_config *ok_groups(const char *tail)
+{
+    char y[4096];
+    snprintf(y, sizeof y, "%s%s", groups, tail);
+    return ok(y);
+}
+
+static void bad_groups(const char *tail, const char *frag1, const char *frag2)
+{
+    char y[4096];
+    snprintf(y, sizeof y, "%s%s", groups, tail);
+    bad(y, frag1, frag2);
+}
+
+static void test_router_strategies(void **state)
+{
+    (void)state;
+    static const char *const all[] = {"simple-shuffle", "least-busy", "usage-based-routing",
+                                      "usage-based-routing-v2", "latency-based-routing", "cost-based-routing"};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        char y[256];
+        snprintf(y, sizeof y, "router_settings:\n  routing_strategy: \"%s\"\n", all[i]);
+        struct sy_config *c = ok(y);
+        assert_string_equal(c->routing_strategy, all[i]);
+        assert_int_equal(c->n_warnings, 0);
+        sy_config_unref(c);
+    }
+    struct sy_config *c = ok("router_settings:\n  routing_strategy: fastest\n");
+    assert_string_equal(c->routing_strategy, "simple-shuffle");
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "t.yaml:2: router_settings.routing_strategy: unknown or unsupported strategy "
+                               "'fastest'"));
+    sy_config_unref(c);
+
+    c = ok("router_settings:\n"
+           "  routing_strategy: latency-based-routing\n"
+           "  routing_strategy_args: {ttl: 60, lowest_latency_buffer: 0.5, max_latency_list_size: \"20\", foo: 1}\n");
+    assert_true(c->router.latency_ttl_s == 60);
+    assert_true(c->router.lowest_latency_buffer == 0.5);
+    assert_int_equal(c->router.max_latency_list_size, 20);
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "t.yaml:3: unknown key router_settings.routing_strategy_args.foo"));
+    sy_config_unref(c);
+
+    bad("router_settings:\n  routing_strategy_args: [1]\n", "t.yaml:2:", "routing_strategy_args");
+    bad("router_settings:\n  routing_strategy_args:\n    max_latency_list_size: 0\n", "t.yaml:3:",
+        "max_latency_list_size: must be greater than 0");
+    bad("router_settings:\n  routing_strategy_args:\n    lowest_latency_buffer: -1\n", "t.yaml:3:",
+        "must be 0 or more");
+}
+
+static void test_router_fallbacks(void **state)
+{
+    (void)state;
+    /* the documented form, with the generic "*" entry and a one-name string value */
+    struct sy_config *c = ok_groups("router_settings:\n"
+                                    "  fallbacks: [{\"gpt-4o\": [\"claude\", \"gpt-3.5\"]}, {\"*\": [\"gpt-3.5\"]}]\n"
+                                    "  context_window_fallbacks:\n"
+                                    "    - gpt-3.5: gpt-4o\n"
+                                    "  content_policy_fallbacks: {claude: [gpt-4o]}\n"
+                                    "  default_fallbacks: [claude, gpt-4o]\n");
+    const struct sy_router_config *r = &c->router;
+    assert_int_equal(r->n_fallbacks, 2);
+    assert_string_equal(r->fallbacks[0].group, "gpt-4o");
+    assert_int_equal(r->fallbacks[0].n, 2);
+    assert_string_equal(r->fallbacks[0].to[0], "claude");
+    assert_string_equal(r->fallbacks[0].to[1], "gpt-3.5");
+    assert_string_equal(r->fallbacks[1].group, "*");
+    assert_int_equal(r->fallbacks[1].n, 1);
+    assert_string_equal(r->fallbacks[1].to[0], "gpt-3.5");
+    /* lenient: a single string value, a single map instead of a list */
+    assert_int_equal(r->n_context_window_fallbacks, 1);
+    assert_string_equal(r->context_window_fallbacks[0].group, "gpt-3.5");
+    assert_int_equal(r->context_window_fallbacks[0].n, 1);
+    assert_string_equal(r->context_window_fallbacks[0].to[0], "gpt-4o");
+    assert_int_equal(r->n_content_policy_fallbacks, 1);
+    assert_string_equal(r->content_policy_fallbacks[0].group, "claude");
+    assert_string_equal(r->content_policy_fallbacks[0].to[0], "gpt-4o");
+    assert_int_equal(r->n_default_fallbacks, 2);
+    assert_string_equal(r->default_fallbacks[0], "claude");
+    assert_string_equal(r->default_fallbacks[1], "gpt-4o");
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* default_fallbacks as one string; several groups in one map; a null target list */
+    c = ok_groups("litellm_settings:\n"
+                  "  default_fallbacks: claude\n"
+                  "  fallbacks: [{gpt-4o: [claude], claude: [gpt-4o]}, {gpt-3.5: null}]\n");
+    r = &c->router;
+    assert_int_equal(r->n_default_fallbacks, 1);
+    assert_string_equal(r->default_fallbacks[0], "claude");
+    assert_int_equal(r->n_fallbacks, 3);
+    assert_string_equal(r->fallbacks[1].group, "claude");
+    assert_string_equal(r->fallbacks[2].group, "gpt-3.5");
+    assert_int_equal(r->fallbacks[2].n, 0);
+    sy_config_unref(c);
+
+    /* wrong shapes are errors naming file:line */
+    bad_groups("router_settings:\n  fallbacks: gpt-4o\n", "t.yaml:11:", "router_settings.fallbacks: expected a list");
+    bad_groups("router_settings:\n  fallbacks:\n    - {gpt-4o: [claude]}\n    - claude\n", "t.yaml:13:",
+               "router_settings.fallbacks[1]: expected a map");
+    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o: {claude: 1}\n", "t.yaml:12:",
+               "router_settings.fallbacks.gpt-4o: expected a list of model group names");
+    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o:\n      - claude\n      - [x]\n", "t.yaml:14:",
+               "router_settings.fallbacks.gpt-4o[1]: expected a model group name");
+    bad_groups("litellm_settings:\n  context_window_fallbacks: [{1: [claude]}]\n", "t.yaml:11:",
+               "must be a string");
+    bad_groups("router_settings:\n  default_fallbacks: {claude: gpt-4o}\n", "t.yaml:11:",
+               "router_settings.default_fallbacks: expected a list of model group names");
+    bad_groups("router_settings:\n  default_fallbacks: [claude, 3]\n", "t.yaml:11:", "default_fallbacks[1]");
+}
+
+static void test_router_fallback_groups(void **state)
+{
+    (void)state;
+    /* a group that is not in model_list is a warning (LiteLLM accepts it), once per name;
+     * wildcard model names ("openai/" + '*') and aliases count as groups */
+    struct sy_config *c = ok_groups("router_settings:\n"
+                                    "  model_group_alias: {gpt4: gpt-4o, ghost-alias: no-such-group}\n"
+                                    "  fallbacks:\n"
+                                    "    - gpt-4o: [claude, missing-1, openai/gpt-4.1]\n"
+                                    "    - missing-2: [gpt4, missing-1]\n"
+                                    "  default_fallbacks: missing-3\n"
+                                    "litellm_settings:\n"
+                                    "  context_window_fallbacks: [{\"*\": [missing-4]}]\n");
+    assert_int_equal(c->router.n_fallbacks, 2);
+    assert_int_equal(c->n_warnings, 5);
+    assert_true(has_warning(c, "t.yaml:11: router_settings.model_group_alias: model group 'no-such-group' is not in "
+                               "model_list"));
+    assert_true(has_warning(c, "t.yaml:13: router_settings.fallbacks: model group 'missing-1' is not in model_list"));
+    assert_true(has_warning(c, "t.yaml:14: router_settings.fallbacks: model group 'missing-2'"));
+    assert_true(has_warning(c, "t.yaml:15: router_settings.default_fallbacks: model group 'missing-3'"));
+    assert_true(has_warning(c, "t.yaml:17: litellm_settings.context_window_fallbacks: model group 'missing-4'"));
+    assert_false(has_warning(c, "openai/gpt-4.1"));
+    assert_false(has_warning(c, "'gpt4'"));
+    sy_config_unref(c);
+
+    /* with a "*" deployment every name is served */
+    c = ok("model_list:\n  - model_name: \"*\"\n    litellm_params: {model: \"openai/*\"}\n"
+           "router_settings:\n  fallbacks: [{a: [b]}]\n");
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+}
+
+static void test_router_precedence(void **state)
+{
+    (void)state;
+    /* router_settings wins over litellm_settings for each key both set */
+    struct sy_config *c = ok_groups("litellm_settings:\n"
+                                    "  fallbacks: [{claude: [gpt-4o]}]\n"
+                                    "  context_window_fallbacks: [{claude: [gpt-3.5]}]\n"
+                                    "  content_policy_fallbacks: [{gpt-4o: [claude]}]\n"
+                                    "  default_fallbacks: [gpt-3.5]\n"
+                                    "  max_fallbacks: 2\n"
+                                    "  allowed_fails: 7\n"
+                                    "  num_retries: 4\n"
+                                    "router_settings:\n"
+                                    "  fallbacks: [{gpt-4o: [claude]}]\n"
+                                    "  context_window_fallbacks: []\n"
+                                    "  default_fallbacks: [claude]\n"
+                                    "  max_fallbacks: 3\n"
+                                    "  allowed_fails: 1\n"
+                                    "  num_retries: 0\n");
+    const struct sy_router_config *r = &c->router;
+    assert_int_equal(r->n_fallbacks, 1);
+    assert_string_equal(r->fallbacks[0].group, "gpt-4o");
+    /* an empty router_settings list asks for nothing: litellm_settings' list stays (LiteLLM's `or`) */
+    assert_int_equal(r->n_context_window_fallbacks, 1);
+    assert_string_equal(r->context_window_fallbacks[0].to[0], "gpt-3.5");
+    /* only litellm_settings sets it */
+    assert_int_equal(r->n_content_policy_fallbacks, 1);
+    assert_string_equal(r->content_policy_fallbacks[0].group, "gpt-4o");
+    assert_int_equal(r->n_default_fallbacks, 1);
+    assert_string_equal(r->default_fallbacks[0], "claude");
+    assert_int_equal(r->max_fallbacks, 3);
+    assert_int_equal(r->allowed_fails, 1);
+    assert_int_equal(c->num_retries, 4);
+    assert_int_equal(c->router_num_retries, 0);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* litellm_settings alone */
+    c = ok_groups("litellm_settings:\n  max_fallbacks: \"2\"\n  allowed_fails: 0\n  fallbacks: [{claude: [gpt-4o]}]\n"
+                  "router_settings:\n  max_fallbacks: null\n");
+    assert_int_equal(c->router.max_fallbacks, 2);
+    assert_int_equal(c->router.allowed_fails, 0);
+    assert_int_equal(c->router.n_fallbacks, 1);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+}
+
+static void test_router_policies(void **state)
+{
+    (void)state;
+    struct sy_config *c = ok("router_settings:\n"
+                             "  retry_after: 1.5\n"
+                             "  retry_policy:\n"
+                             "    BadRequestErrorRetries: 0\n"
+                             "    AuthenticationErrorRetries: 1\n"
+                             "    TimeoutErrorRetries: 2\n"
+                             "    RateLimitErrorRetries: \"3\"\n"
+                             "    ContentPolicyViolationErrorRetries: 4\n"
+                             "    InternalServerErrorRetries: 5\n"
+                             "  allowed_fails_policy:\n"
+                             "    TimeoutErrorAllowedFails: 3\n"
+                             "    RateLimitErrorAllowedFails: 5\n"
+                             "    NotFoundErrorAllowedFails: 1\n"
+                             "  allowed_fails: 2\n"
+                             "  cooldown_time: 30\n"
+                             "  disable_cooldowns: true\n"
+                             "  stream_timeout: 15\n"
+                             "  enable_pre_call_checks: yes\n"
+                             "  default_max_parallel_requests: 100\n"
+                             "general_settings:\n"
+                             "  background_health_checks: true\n"
+                             "  health_check_interval: 60\n");
+    const struct sy_router_config *r = &c->router;
+    assert_true(r->retry_after_s == 1.5);
+    assert_int_equal(r->has_retry_policy, 1);
+    for (int i = 0; i < SY_EXC__COUNT; i++)
+        assert_int_equal(r->retry_policy[i], i);
+    assert_int_equal(r->has_allowed_fails_policy, 1);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_TIMEOUT], 3);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_RATE_LIMIT], 5);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_BAD_REQUEST], -1);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_INTERNAL_SERVER], -1);
+    assert_int_equal(r->allowed_fails, 2);
+    assert_true(r->cooldown_time_s == 30);
+    assert_int_equal(r->disable_cooldowns, 1);
+    assert_true(r->stream_timeout_s == 15);
+    assert_int_equal(r->enable_pre_call_checks, 1);
+    assert_int_equal(r->default_max_parallel_requests, 100);
+    assert_int_equal(r->background_health_checks, 1);
+    assert_true(r->health_check_interval_s == 60);
+    /* NotFoundError is not a policy class in LiteLLM */
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "t.yaml:13: unknown key "
+                               "router_settings.allowed_fails_policy.NotFoundErrorAllowedFails"));
+    sy_config_unref(c);
+
+    /* a policy given as an empty map still switches the policy on (LiteLLM: `is not None`) */
+    c = ok("router_settings:\n  retry_policy: {}\n  cooldown_time: 0\n");
+    assert_int_equal(c->router.has_retry_policy, 1);
+    assert_int_equal(c->router.retry_policy[SY_EXC_TIMEOUT], -1);
+    assert_true(c->router.cooldown_time_s == 0);
+    sy_config_unref(c);
+}
+
+static void test_router_errors(void **state)
+{
+    (void)state;
+    bad("router_settings:\n  cooldown_time: -1\n", "t.yaml:2:", "router_settings.cooldown_time: must be 0 or more");
+    bad("router_settings:\n  allowed_fails: -2\n", "t.yaml:2:", "router_settings.allowed_fails");
+    bad("litellm_settings:\n  allowed_fails: -2\n", "t.yaml:2:", "litellm_settings.allowed_fails");
+    bad("router_settings:\n  allowed_fails: 1.5\n", "t.yaml:2:", "expected an integer");
+    bad("router_settings:\n  retry_after: -0.5\n", "t.yaml:2:", "retry_after");
+    bad("router_settings:\n  stream_timeout: -3\n", "t.yaml:2:", "stream_timeout");
+    bad("router_settings:\n  max_fallbacks: -1\n", "t.yaml:2:", "max_fallbacks");
+    bad("litellm_settings:\n  max_fallbacks: many\n", "t.yaml:2:", "litellm_settings.max_fallbacks");
+    bad("router_settings:\n  default_max_parallel_requests: -10\n", "t.yaml:2:", "default_max_parallel_requests");
+    bad("router_settings:\n  retry_policy:\n    TimeoutErrorRetries: -1\n", "t.yaml:3:",
+        "router_settings.retry_policy.TimeoutErrorRetries: must be 0 or more");
+    bad("router_settings:\n  retry_policy: [1]\n", "t.yaml:2:", "retry_policy: expected a map");
+    bad("router_settings:\n  allowed_fails_policy:\n    RateLimitErrorAllowedFails: x\n", "t.yaml:3:",
+        "RateLimitErrorAllowedFails");
+    bad("router_settings:\n  disable_cooldowns: sometimes\n", "t.yaml:2:", "disable_cooldowns");
+    bad("router_settings:\n  enable_pre_call_checks: [true]\n", "t.yaml:2:", "enable_pre_call_checks");
+    bad("general_settings:\n  health_check_interval: 0\n", "t.yaml:2:",
+        "health_check_interval: must be greater than 0");
+    bad("general_settings:\n  background_health_checks: 2\n", "t.yaml:2:", "background_health_checks");
+    bad("model_list:\n  - model_name: m\n    litellm_params: {model: openai/m, max_parallel_requests: -1}\n",
+        "t.yaml:3:", "model_list[0].litellm_params.max_parallel_requests: must be 0 or more");
+    bad("model_list:\n  - model_name: m\n    litellm_params:\n      model: openai/m\n      cooldown_time: -5\n",
+        "t.yaml:5:", "model_list[0].litellm_params.cooldown_time");
+    bad("model_list:\n  - model_name: m\n    litellm_params: {model: openai/m}\n"
+        "    model_info: {health_check_model: [x]}\n",
+        "t.yaml:4:", "health_check_model");
+}
+
+static void test_router_aliases(void **state)
+{
+    (void)state;
+    struct sy_config *c = ok_groups("router_settings:\n"
+                                    "  model_group_alias:\n"
+                                    "    gpt-4: gpt-4o\n"
+                                    "    secret: {model: claude, hidden: true}\n"
+                                    "    shown: {model: gpt-3.5}\n");
+    const struct sy_router_config *r = &c->router;
+    assert_int_equal(r->n_aliases, 3);
+    assert_string_equal(r->aliases[0].alias, "gpt-4");
+    assert_string_equal(r->aliases[0].group, "gpt-4o");
+    assert_int_equal(r->aliases[0].hidden, 0);
+    assert_string_equal(r->aliases[1].alias, "secret");
+    assert_string_equal(r->aliases[1].group, "claude");
+    assert_int_equal(r->aliases[1].hidden, 1);
+    assert_string_equal(r->aliases[2].group, "gpt-3.5");
+    assert_int_equal(r->aliases[2].hidden, 0);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    bad_groups("router_settings:\n  model_group_alias: [gpt-4]\n", "t.yaml:11:", "model_group_alias: expected a map");
+    bad_groups("router_settings:\n  model_group_alias:\n    a: {hidden: true}\n", "t.yaml:12:",
+               "model_group_alias.a: 'model' (the model group) is required");
+    bad_groups("router_settings:\n  model_group_alias:\n    a: 5\n", "t.yaml:12:", "model_group_alias.a");
+    bad_groups("router_settings:\n  model_group_alias:\n    a: {model: claude, hidden: maybe}\n", "t.yaml:12:",
+               "model_group_alias.a.hidden");
+}
+
+static void unset_redis_env(void)
+{
+    unsetenv("REDIS_URL");
+    unsetenv("REDIS_HOST");
+    unsetenv("REDIS_PORT");
+    unsetenv("REDIS_PASSWORD");
+    unsetenv("REDIS_USERNAME");
+}
+
+static void test_router_redis(void **state)
+{
+    (void)state;
+    unset_redis_env();
+    /* host/port/password/db, numbers as numeric strings */
+    struct sy_config *c = ok("router_settings:\n  redis_host: cache.local\n  redis_port: \"6380\"\n"
+                             "  redis_password: hunter2\n  redis_db: 3\n  redis_username: app\n");
+    const struct sy_router_config *r = &c->router;
+    assert_string_equal(r->redis_host, "cache.local");
+    assert_int_equal(r->redis_port, 6380);
+    assert_string_equal(r->redis_password, "hunter2");
+    assert_string_equal(r->redis_username, "app");
+    assert_int_equal(r->redis_db, 3);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* redis_url with user:password and db; %XX decoded */
+    c = ok("router_settings:\n  redis_url: redis://me:p%40ss@10.0.0.5:6390/2\n");
+    r = &c->router;
+    assert_string_equal(r->redis_host, "10.0.0.5");
+    assert_int_equal(r->redis_port, 6390);
+    assert_string_equal(r->redis_username, "me");
+    assert_string_equal(r->redis_password, "p@ss");
+    assert_int_equal(r->redis_db, 2);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* password only; no port: the default; the URL wins over redis_host, the
+     * settings fill what the URL leaves out (redis-py's from_url(url, **kwargs)) */
+    c = ok("router_settings:\n  redis_url: \"redis://:secret@redis\"\n  redis_host: other\n  redis_db: 4\n"
+           "  redis_port: 7000\n");
+    r = &c->router;
+    assert_string_equal(r->redis_host, "redis");
+    assert_int_equal(r->redis_port, 7000);
+    assert_null(r->redis_username);
+    assert_string_equal(r->redis_password, "secret");
+    assert_int_equal(r->redis_db, 4);
+    sy_config_unref(c);
+
+    /* rediss:// is parsed with a warning; IPv6; ?db= */
+    c = ok("router_settings:\n  redis_url: rediss://[::1]:6400?db=5\n");
+    r = &c->router;
+    assert_string_equal(r->redis_host, "::1");
+    assert_int_equal(r->redis_port, 6400);
+    assert_int_equal(r->redis_db, 5);
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "t.yaml:2: router_settings.redis_url: rediss:// (TLS) is not supported yet"));
+    sy_config_unref(c);
+
+    /* malformed URLs and values are errors naming file:line */
+    bad("router_settings:\n  redis_url: http://x\n", "t.yaml:2:", "expected redis://");
+    bad("router_settings:\n  redis_url: redis://h:99999\n", "t.yaml:2:", "bad port");
+    bad("router_settings:\n  redis_url: redis://h/abc\n", "t.yaml:2:", "bad database number");
+    bad("router_settings:\n  redis_host: h\n  redis_port: 0\n", "t.yaml:3:", "redis_port: must be 1-65535");
+    bad("router_settings:\n  redis_host: h\n  redis_port: dummy\n", "t.yaml:3:", "redis_port");
+    bad("router_settings:\n  redis_host: h\n  redis_db: -1\n", "t.yaml:3:", "redis_db");
+    bad("router_settings:\n  redis_host: [h]\n", "t.yaml:2:", "redis_host");
+
+    /* a port without a host: warning, no Redis */
+    c = ok("router_settings:\n  redis_port: 6379\n");
+    assert_null(c->router.redis_host);
+    assert_true(has_warning(c, "t.yaml:2: router_settings.redis_port is set but there is no redis_host"));
+    sy_config_unref(c);
+
+    /* the environment when the config names no Redis: REDIS_URL first ... */
+    setenv("REDIS_URL", "redis://envuser:envpass@env-url:6500/1", 1);
+    setenv("REDIS_HOST", "env-host", 1);
+    c = ok("model_list: []\n");
+    r = &c->router;
+    assert_string_equal(r->redis_host, "env-url");
+    assert_int_equal(r->redis_port, 6500);
+    assert_string_equal(r->redis_username, "envuser");
+    assert_string_equal(r->redis_password, "envpass");
+    assert_int_equal(r->redis_db, 1);
+    sy_config_unref(c);
+
+    /* ... else REDIS_HOST (+REDIS_PORT, REDIS_PASSWORD, REDIS_USERNAME); config values win */
+    unsetenv("REDIS_URL");
+    setenv("REDIS_PORT", "6501", 1);
+    setenv("REDIS_PASSWORD", "env-secret", 1);
+    setenv("REDIS_USERNAME", "env-user", 1);
+    c = ok("router_settings:\n  num_retries: 1\n");
+    r = &c->router;
+    assert_string_equal(r->redis_host, "env-host");
+    assert_int_equal(r->redis_port, 6501);
+    assert_string_equal(r->redis_password, "env-secret");
+    assert_string_equal(r->redis_username, "env-user");
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+    c = ok("router_settings:\n  redis_password: from-config\n  redis_port: 6502\n");
+    assert_string_equal(c->router.redis_host, "env-host");
+    assert_int_equal(c->router.redis_port, 6502);
+    assert_string_equal(c->router.redis_password, "from-config");
+    sy_config_unref(c);
+
+    /* a redis_host in the config: the environment is not used */
+    c = ok("router_settings:\n  redis_host: conf-host\n");
+    assert_string_equal(c->router.redis_host, "conf-host");
+    assert_int_equal(c->router.redis_port, 6379);
+    assert_null(c->router.redis_password);
+    sy_config_unref(c);
+
+    /* bad environment values are warnings, not errors */
+    setenv("REDIS_PORT", "dummy", 1);
+    c = ok("model_list: []\n");
+    assert_string_equal(c->router.redis_host, "env-host");
+    assert_int_equal(c->router.redis_port, 6379);
+    assert_true(has_warning(c, "environment variable REDIS_PORT"));
+    sy_config_unref(c);
+    unset_redis_env();
+    setenv("REDIS_URL", "not-a-url", 1);
+    c = ok("model_list: []\n");
+    assert_null(c->router.redis_host);
+    assert_true(has_warning(c, "t.yaml: environment variable REDIS_URL: expected redis://"));
+    sy_config_unref(c);
+
+    /* os.environ/ values are resolved before (corpus 01/21/27 style) */
+    unset_redis_env();
+    setenv("SYT_REDIS_HOST", "r.example", 1);
+    setenv("SYT_REDIS_PORT", "6390", 1);
+    c = ok("router_settings:\n  redis_host: os.environ/SYT_REDIS_HOST\n  redis_port: os.environ/SYT_REDIS_PORT\n");
+    assert_string_equal(c->router.redis_host, "r.example");
+    assert_int_equal(c->router.redis_port, 6390);
+    sy_config_unref(c);
+    unset_redis_env();
+}
+
+static void test_deployment_router_fields(void **state)
+{
+    (void)state;
+    struct sy_config *c = ok("model_list:\n"
+                             "  - model_name: m\n"
+                             "    litellm_params: {model: openai/m, max_parallel_requests: 8, cooldown_time: 0}\n"
+                             "    model_info: {health_check_model: openai/gpt-4o-mini}\n"
+                             "  - model_name: m\n"
+                             "    litellm_params:\n"
+                             "      {model: openai/n, max_parallel_requests: \"2\", cooldown_time: 2.5}\n");
+    assert_int_equal(c->deployments[0].max_parallel_requests, 8);
+    assert_true(c->deployments[0].cooldown_time_s == 0);
+    assert_string_equal(c->deployments[0].health_check_model, "openai/gpt-4o-mini");
+    assert_int_equal(c->deployments[1].max_parallel_requests, 2);
+    assert_true(c->deployments[1].cooldown_time_s == 2.5);
+    assert_null(c->deployments[1].health_check_model);
+    assert_int_equal(c->n_warnings, 0); /* no longer "not supported yet" */
+    sy_config_unref(c);
+}
+
+static void test_router_print(void **state)
+{
+    (void)state;
+    unset_redis_env();
+    struct sy_config *c = ok_groups("router_settings:\n"
+                                    "  routing_strategy: latency-based-routing\n"
+                                    "  num_retries: 3\n"
+                                    "  retry_policy: {TimeoutErrorRetries: 1}\n"
+                                    "  cooldown_time: 30\n"
+                                    "  allowed_fails: 2\n"
+                                    "  fallbacks: [{gpt-4o: [claude, gpt-3.5]}]\n"
+                                    "  default_fallbacks: claude\n"
+                                    "  model_group_alias: {gpt4: gpt-4o, s: {model: claude, hidden: true}}\n"
+                                    "  redis_url: redis://user:very-secret-password-123@redis:6380/1\n");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sy_config_print(c, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "router: strategy=latency-based-routing (ttl=3600s"));
+    assert_non_null(strstr(buf, "num_retries=3 retry_policy=Timeout:1"));
+    assert_non_null(strstr(buf, "router: cooldowns=on cooldown_time=30s allowed_fails=2"));
+    assert_non_null(strstr(buf, "router: fallbacks: gpt-4o -> claude,gpt-3.5\n"));
+    assert_non_null(strstr(buf, "default_fallbacks=claude"));
+    assert_non_null(strstr(buf, "router: model_group_alias: gpt4 -> gpt-4o, s -> claude (hidden)"));
+    assert_non_null(strstr(buf, "router: redis=redis:6380 db=1 username=user password=***"));
+    assert_null(strstr(buf, "very-secret"));
+    free(buf);
+    sy_config_unref(c);
+
+    c = ok("router_settings: {disable_cooldowns: true}\n");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    sy_config_print(c, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "router: cooldowns=off"));
+    assert_non_null(strstr(buf, "router: redis=off"));
+    free(buf);
+    sy_config_unref(c);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
         scratch = argv[1];
         mkdir(scratch, 0755);
     }
+    unset_redis_env(); /* the loader falls back to REDIS_URL / REDIS_HOST */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),           cmocka_unit_test(test_yaml11_scalars),
         cmocka_unit_test(test_type_errors),        cmocka_unit_test(test_missing_model_is_warning),
@@ -423,6 +981,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_duplicates_and_merge), cmocka_unit_test(test_provider_and_credentials),
         cmocka_unit_test(test_refcount_and_print), cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_router_strategies),  cmocka_unit_test(test_router_fallbacks),
+        cmocka_unit_test(test_router_fallback_groups), cmocka_unit_test(test_router_precedence),
+        cmocka_unit_test(test_router_policies),    cmocka_unit_test(test_router_errors),
+        cmocka_unit_test(test_router_aliases),     cmocka_unit_test(test_router_redis),
+        cmocka_unit_test(test_deployment_router_fields), cmocka_unit_test(test_router_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

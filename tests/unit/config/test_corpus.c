@@ -3,7 +3,10 @@
  * deployment counts against the corpus README plus LiteLLM quirks per file.
  *
  * argv[1] is the corpus directory. Every os.environ/VAR named in an entry's
- * files is set to "dummy-VAR" first, so loads see no unset variables.
+ * files is set to "dummy-VAR" first, so loads see no unset variables; a VAR
+ * ending in _PORT gets "6379" instead (router_settings.redis_port must be a
+ * number: a non-numeric port is a load error, LiteLLM's Redis client fails too)
+ * and REDIS_URL gets "redis://dummy-REDIS_URL" (a URL that parses).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -86,7 +89,13 @@ static void set_env_refs_file(const char *path)
             continue;
         char name[256], val[300];
         snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
-        snprintf(val, sizeof val, "dummy-%s", name);
+        size_t nl = strlen(name);
+        if (nl >= 5 && strcmp(name + nl - 5, "_PORT") == 0)
+            snprintf(val, sizeof val, "6379");
+        else if (strcmp(name, "REDIS_URL") == 0)
+            snprintf(val, sizeof val, "redis://dummy-%s", name);
+        else
+            snprintf(val, sizeof val, "dummy-%s", name);
         setenv(name, val, 1);
     }
 }
@@ -305,7 +314,8 @@ static void test_misc_entries(void **state)
 
     c = load("34-llm-root-vllm-shell-vars.yaml");
     assert_string_equal(c->deployments[0].upstream_model, "${VLLM_MODEL:-Qwen/Qwen2.5-3B-Instruct}");
-    assert_string_equal(c->routing_strategy, "simple-shuffle"); /* least-busy: warned, not used */
+    assert_string_equal(c->routing_strategy, "least-busy");
+    assert_int_equal(c->router_num_retries, 2);
     assert_true(c->router_timeout_s == 120);
     assert_int_equal(c->num_retries, 3);
     sy_config_unref(c);
@@ -314,6 +324,104 @@ static void test_misc_entries(void **state)
     assert_int_equal(c->prometheus, 1);
     assert_int_equal(c->require_auth_for_metrics_endpoint, 0);
     assert_true(c->request_timeout_s == 600);
+    sy_config_unref(c);
+}
+
+static int has_warning(const struct sy_config *c, const char *frag)
+{
+    for (int i = 0; sy_config_warning(c, i); i++)
+        if (strstr(sy_config_warning(c, i), frag))
+            return 1;
+    return 0;
+}
+
+/* Router settings read from the corpus (retry/allowed-fails policies,
+ * fallbacks, aliases, Redis from os.environ/, health checks). */
+static void test_router_settings(void **state)
+{
+    (void)state;
+    struct sy_config *c = load("33-cirisproxy-fallbacks-retry-policy.yaml");
+    const struct sy_router_config *r = &c->router;
+    assert_string_equal(c->routing_strategy, "simple-shuffle");
+    assert_int_equal(c->router_num_retries, 2);
+    assert_true(r->retry_after_s == 1);
+    assert_int_equal(r->has_retry_policy, 1);
+    assert_int_equal(r->retry_policy[SY_EXC_TIMEOUT], 1);
+    assert_int_equal(r->retry_policy[SY_EXC_RATE_LIMIT], 2);
+    assert_int_equal(r->retry_policy[SY_EXC_INTERNAL_SERVER], 1);
+    assert_int_equal(r->retry_policy[SY_EXC_BAD_REQUEST], -1);
+    assert_int_equal(r->has_allowed_fails_policy, 1);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_TIMEOUT], 3);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_RATE_LIMIT], 5);
+    assert_int_equal(r->allowed_fails_policy[SY_EXC_INTERNAL_SERVER], 3);
+    assert_true(r->cooldown_time_s == 60);
+    assert_int_equal(r->n_fallbacks, 6);
+    assert_string_equal(r->fallbacks[0].group, "default");
+    assert_int_equal(r->fallbacks[0].n, 2);
+    assert_string_equal(r->fallbacks[0].to[0], "groq/llama-4-maverick");
+    assert_string_equal(r->fallbacks[5].group, "groq/llama-3.3-70b");
+    assert_string_equal(r->fallbacks[5].to[1], "openai/gpt-4o-mini");
+    /* 8 warnings before the router settings were read; the 5 "router_settings.*: not
+     * supported yet" ones are gone and every fallback group exists: 3 left */
+    assert_int_equal(c->n_warnings, 3);
+    assert_false(has_warning(c, "router_settings"));
+    assert_true(has_warning(c, "callback 'billing_callback.billing_callback_instance' not supported yet"));
+    assert_true(has_warning(c, "general_settings.custom_auth: not supported yet"));
+    assert_true(has_warning(c, "master_key does not start with 'sk-'"));
+    sy_config_unref(c);
+
+    c = load("01-proxy-server-config.yaml");
+    r = &c->router;
+    assert_string_equal(c->routing_strategy, "usage-based-routing-v2");
+    assert_int_equal(r->enable_pre_call_checks, 1);
+    assert_int_equal(r->n_aliases, 1);
+    assert_string_equal(r->aliases[0].alias, "my-special-fake-model-alias-name");
+    assert_string_equal(r->aliases[0].group, "fake-openai-endpoint-3");
+    assert_int_equal(r->n_context_window_fallbacks, 1);
+    assert_string_equal(r->context_window_fallbacks[0].group, "gpt-3.5-turbo");
+    assert_string_equal(r->redis_host, "dummy-REDIS_HOST");
+    assert_int_equal(r->redis_port, 6379);
+    assert_string_equal(r->redis_password, "dummy-REDIS_PASSWORD");
+    assert_false(has_warning(c, "router_settings"));
+    sy_config_unref(c);
+
+    c = load("20-docs-fallbacks-router.yaml");
+    r = &c->router;
+    assert_int_equal(r->n_fallbacks, 1); /* litellm_settings */
+    assert_string_equal(r->fallbacks[0].group, "zephyr-beta");
+    assert_string_equal(r->fallbacks[0].to[0], "gpt-4o");
+    assert_int_equal(r->n_context_window_fallbacks, 2);
+    assert_int_equal(r->allowed_fails, 3);
+    assert_int_equal(r->n_aliases, 1);
+    assert_string_equal(r->aliases[0].group, "gpt-4o");
+    assert_string_equal(r->redis_host, "<your redis host>");
+    assert_int_equal(r->redis_port, 1992);
+    sy_config_unref(c);
+
+    c = load("28-onestack-include/config.yml");
+    r = &c->router;
+    /* models/glm.yml's router_settings replaced config.yml's; its fallbacks win over litellm_settings' */
+    assert_int_equal(r->n_fallbacks, 2);
+    assert_string_equal(r->fallbacks[0].group, "glm-4.5");
+    assert_int_equal(r->fallbacks[1].n, 4);
+    assert_int_equal(r->allowed_fails, -1);
+    assert_true(r->cooldown_time_s < 0);
+    const struct sy_deployment *d = NULL;
+    for (size_t i = 0; i < c->n_deployments && !d; i++)
+        if (c->deployments[i].max_parallel_requests >= 0)
+            d = &c->deployments[i];
+    assert_non_null(d); /* models/glm.yml sets litellm_params.max_parallel_requests */
+    sy_config_unref(c);
+
+    c = load("29-clickhouse-bedrock.yaml");
+    assert_true(c->router.cooldown_time_s == 0);
+    assert_false(has_warning(c, "cooldown_time"));
+    sy_config_unref(c);
+
+    c = load("35-observable-vllm-stack.yaml");
+    assert_true(c->router.health_check_interval_s == 30);
+    assert_int_equal(c->router.background_health_checks, 0);
+    assert_int_equal(c->router.enable_pre_call_checks, 1);
     sy_config_unref(c);
 }
 
@@ -326,11 +434,13 @@ int main(int argc, char **argv)
     corpus_dir = argv[1];
     sy_log_level = SY_LOG_ERROR; /* the corpus warns a lot; keep the test log short */
     unsetenv("LITELLM_MASTER_KEY");
+    unsetenv("REDIS_URL"); /* the loader falls back to them when a config names no Redis */
+    unsetenv("REDIS_HOST");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_entries),         cmocka_unit_test(test_07_underscore_ints),
         cmocka_unit_test(test_11_duplicate_key_keeps_last), cmocka_unit_test(test_28_include_anchors),
         cmocka_unit_test(test_14_string_callback),  cmocka_unit_test(test_03_unquoted_api_version),
-        cmocka_unit_test(test_misc_entries),
+        cmocka_unit_test(test_misc_entries),        cmocka_unit_test(test_router_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

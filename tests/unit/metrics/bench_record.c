@@ -9,6 +9,11 @@
  * label cap after the first 100 (a client inventing ids: the overflow path).
  * Mode "render": n distinct users (one series each, caps
  * raised), then one sy_metrics_render timed and its size printed.
+ *
+ *   valgrind --tool=callgrind --toggle-collect=sy_metrics_attempt ./metrics-bench-record attempt [n]
+ *
+ * Modes "attempt" / "attempt-mixed": sy_metrics_attempt for the same upstream
+ * attempt every time / for 8 attempts in turn (deployment and outcome vary).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,26 @@ int main(int argc, char **argv)
     struct sy_metrics_shard *sh = sy_metrics_shard(0);
     static const char *const users[8] = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
     int mixed = strcmp(mode, "mixed") == 0, fresh = strcmp(mode, "new") == 0;
+    if (strncmp(mode, "attempt", 7) == 0) {
+        static const char *const ids[8] = {"dep-a", "dep-b", "dep-c", "dep-d", "dep-e", "dep-f", "dep-g", "dep-h"};
+        int amixed = strcmp(mode, "attempt-mixed") == 0;
+        for (int i = 0; i < n; i++) {
+            struct sy_metric_attempt a = {
+                .requested_model = "mock-gpt",
+                .model = "mock-gpt-upstream",
+                .model_id = amixed ? ids[i % 8] : "c4f1a2b3d4e5f60718293a4b5c6d7e8f",
+                .api_base = "http://127.0.0.1:9000/v1",
+                .api_provider = "openai",
+                .hashed_api_key = "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b",
+                .ok = !(amixed && i % 8 == 7),
+                .status = 429,
+                .latency_per_output_token_s = 0.0005 + (i % 50) * 0.00001,
+            };
+            sy_metrics_attempt(sh, &a);
+        }
+        sy_metrics_shutdown();
+        return 0;
+    }
     char eu[32];
     for (int i = 0; i < n; i++) {
         snprintf(eu, sizeof eu, "end-user-%d", i);

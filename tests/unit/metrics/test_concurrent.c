@@ -44,7 +44,18 @@ static void *writer(void *arg)
             .prompt_tokens = 3,
             .completion_tokens = ok ? 2 : 0,
         };
+        /* the gateway counts each upstream attempt as well as the request */
+        struct sy_metric_attempt a = {
+            .requested_model = model,
+            .model = model,
+            .model_id = r.model_id,
+            .api_provider = "openai",
+            .ok = ok,
+            .status = ok ? 0 : 500,
+            .latency_per_output_token_s = ok ? r.llm_s / 2 : -1,
+        };
         sy_metrics_inflight(sh, 1);
+        sy_metrics_attempt(sh, &a);
         sy_metrics_record(sh, &r);
         sy_metrics_inflight(sh, -1);
     }
@@ -115,6 +126,8 @@ static void test_concurrent_record_and_render(void **st)
     assert_true(sum_samples(b.p, "litellm_requests_metric_total{") == all);
     assert_true(sum_samples(b.p, "litellm_deployment_total_requests_total{") == all);
     assert_true(sum_samples(b.p, "litellm_deployment_failure_responses_total{") == failed);
+    assert_true(sum_samples(b.p, "litellm_deployment_success_responses_total{") == all - failed);
+    assert_true(sum_samples(b.p, "litellm_deployment_latency_per_output_token_count{") == all - failed);
     assert_true(sum_samples(b.p, "litellm_input_tokens_metric_total{") == 3 * (all - failed));
     assert_true(sum_samples(b.p, "litellm_output_tokens_metric_total{") == 2 * (all - failed));
     assert_true(sum_samples(b.p, "litellm_request_total_latency_metric_count{") == all - failed);
