@@ -181,6 +181,7 @@ struct sy_call {
     int retries_in_group;     /* retries made in the current group */
     int retries_total;
     int64_t input_tokens;     /* prompt tokens when counted for routing; < 0 unknown */
+    int input_is_bound;       /* input_tokens is an upper bound (the body's length), not a count */
     int attempt_open;         /* an attempt holds drt->st->inflight */
     int err_status;           /* last attempt's failure */
     int err_class;            /* enum sy_exc_class of it */
@@ -260,6 +261,12 @@ int sy_stage_readiness(struct sy_call *c);
 int sy_stage_metrics(struct sy_call *c);
 int sy_stage_token_counter(struct sy_call *c);
 int sy_stage_health(struct sy_call *c); /* router/health.c */
+
+/* Routing's token count (route.c): 1 when picking in gr needs the exact
+ * count (else c->input_tokens holds an upper bound that decides the same);
+ * the count itself, as an offload work function. */
+int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr);
+void sy_route_count_work(struct sy_call *c, void *arg);
 
 /* The built-in mock model (mock.c): answers c entirely in-process. */
 int sy_mock_answer(struct sy_call *c);

@@ -10,6 +10,7 @@
 #include "http/reply.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
+#include "redis/redis.h"
 
 int sy_stage_models(struct sy_call *c)
 {
@@ -19,7 +20,7 @@ int sy_stage_models(struct sy_call *c)
 
 int sy_stage_model_one(struct sy_call *c)
 {
-    const struct sy_group *gr = sy_gwconf_group(c->g, c->path_model.p, c->path_model.n);
+    const struct sy_group *gr = sy_router_resolve(c->g, c->path_model.p, c->path_model.n);
     if (!gr) {
         char msg[512];
         snprintf(msg, sizeof msg, "The model '%.*s' does not exist",
@@ -44,9 +45,23 @@ int sy_stage_liveness(struct sy_call *c)
     return SY_DONE;
 }
 
+/* GET /health/readiness, LiteLLM's shape plus our fields:
+ *
+ *   member              value
+ *   status              "healthy" (also with Redis down: requests are served on local state)
+ *   db                  "Not connected" (no database)
+ *   cache               null (no response cache)
+ *   litellm_version, switchyard_version, success_callbacks (as LiteLLM)
+ *   redis               "connected" | "disconnected" | "not configured"
+ *                       (router_settings Redis: shared cooldowns, usage, in-flight counts)
+ *   workers, model_groups
+ */
 int sy_stage_readiness(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
+    enum sy_redis_state rs = sy_redis_global_state();
+    if (rs == SY_REDIS_NOT_CONFIGURED && cfg->router.redis_host)
+        rs = SY_REDIS_DISCONNECTED; /* configured, but no client is up yet */
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
     SY_BUF_LIT(&b, "{\"status\":\"healthy\",\"db\":\"Not connected\",\"cache\":null,\"litellm_version\":\"" SY_VERSION
@@ -58,7 +73,8 @@ int sy_stage_readiness(struct sy_call *c)
         sy_buf_json_escape(&b, cfg->callbacks[i], strlen(cfg->callbacks[i]));
         SY_BUF_LIT(&b, "\"");
     }
-    sy_buf_printf(&b, "],\"workers\":%d,\"model_groups\":%zu}", sy_gw.nworkers, c->g->ngroups);
+    sy_buf_printf(&b, "],\"redis\":\"%s\",\"workers\":%d,\"model_groups\":%zu}", sy_redis_state_name(rs),
+                  sy_gw.nworkers, c->g->ngroups);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);
     return SY_DONE;

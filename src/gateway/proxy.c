@@ -663,9 +663,19 @@ static void on_reserved(void *ud, int ok)
     launch(c);
 }
 
+static void count_then_attempt(struct sy_call *c, void *arg)
+{
+    attempt(c);
+}
+
 static void attempt(struct sy_call *c)
 {
     int why = 0;
+    if (c->input_is_bound && c->group != c->req_group && sy_route_needs_count(c, c->group)) {
+        /* a fallback group whose limits the bound cannot decide: count exactly (pool if large) */
+        sy_call_run_work(c, c->req->body.len, sy_route_count_work, count_then_attempt, NULL);
+        return;
+    }
     struct sy_drt *d = c->reserve_skips > (int)c->group->n
                            ? NULL
                            : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);

@@ -14,9 +14,9 @@
  *        | disable_fallbacks        | x-litellm-disable-fallbacks| true: no fallbacks       |
  *        | context_window_fallbacks, content_policy_fallbacks, mock_testing_fallbacks: removed |
  *      A wrong type is a 400 naming the key;
- *   3. the prompt's exact token count when the group needs it (pre-call
- *      context checks, tpm limits), on the thread pool above
- *      SY_OFFLOAD_MIN_BYTES.
+ *   3. the prompt's exact token count when it can decide the pick (pre-call
+ *      context checks, tpm limits; see sy_route_needs_count), on the thread
+ *      pool above SY_OFFLOAD_MIN_BYTES.
  * The deployment itself is picked per attempt by the upstream stage
  * (proxy.c), since retries and fallbacks pick again.
  */
@@ -276,24 +276,56 @@ static int read_router_keys(struct sy_call *c)
     return SY_OK;
 }
 
-/* Does picking in g need the prompt's token count? */
-static int needs_tokens(const struct sy_gwconf *g, const struct sy_group *gr)
+/* Does picking in gr need the prompt's exact token count?
+ *
+ * Counting a 1 KB prompt costs more than the rest of the routing, so the
+ * exact count is made only when it can change the outcome. An upper bound
+ * comes for free: every token covers at least one byte of the text, the JSON
+ * body is longer than its text, and the per-message and tool overheads
+ * LiteLLM adds are smaller than the JSON syntax around them; only images
+ * (85+ tokens for a short URL) break that, so a body that mentions "image"
+ * is always counted. When the bound passes every deployment's
+ * max_input_tokens (pre-call checks) and tpm headroom (usage, latency and
+ * cost routing), the bound stands in for the count: the same deployments
+ * pass either way. 1: count exactly; 0: c->input_tokens holds the bound. */
+int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr)
 {
+    const struct sy_gwconf *g = c->g;
     int limits = g->rc.strategy == SY_RS_USAGE || g->rc.strategy == SY_RS_LATENCY || g->rc.strategy == SY_RS_COST;
-    for (size_t i = 0; i < gr->n; i++) {
+    if (c->input_tokens >= 0 && !c->input_is_bound)
+        return 0; /* already exact */
+    int any = 0;
+    for (size_t i = 0; i < gr->n && !any; i++) {
         const struct sy_deployment *d = gr->d[i]->d;
-        if ((g->rc.pre_call_checks && d->max_input_tokens >= 0) || (limits && d->tpm > 0))
+        any = (g->rc.pre_call_checks && d->max_input_tokens >= 0) || (limits && d->tpm > 0);
+    }
+    if (!any)
+        return 0;
+    const char *b = c->req->body.p;
+    size_t n = c->req->body.len;
+    if (memmem(b, n, "image", 5))
+        return 1;
+    int64_t bound = (int64_t)n, now = sy_wall_ms();
+    for (size_t i = 0; i < gr->n; i++) {
+        const struct sy_drt *r = gr->d[i];
+        const struct sy_deployment *d = r->d;
+        if (g->rc.pre_call_checks && d->max_input_tokens >= 0 && bound > d->max_input_tokens)
+            return 1;
+        if (limits && d->tpm > 0 && (double)(sy_router_tpm_used(r->st, now) + (uint64_t)bound) > d->tpm)
             return 1;
     }
+    c->input_tokens = bound;
+    c->input_is_bound = 1;
     return 0;
 }
 
-static void count_work(struct sy_call *c, void *arg)
+void sy_route_count_work(struct sy_call *c, void *arg)
 {
     const struct sy_drt *d = c->group->d[0];
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)d->enc);
     long n = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
     c->input_tokens = n >= 0 ? n : -1;
+    c->input_is_bound = 0;
 }
 
 static void count_done(struct sy_call *c, void *arg)
@@ -314,12 +346,12 @@ int sy_stage_route(struct sy_call *c)
     c->req_group = c->group;
     if (read_router_keys(c) != SY_OK)
         return SY_DONE;
-    if (!needs_tokens(c->g, c->group))
+    if (!sy_route_needs_count(c, c->group))
         return SY_OK;
     if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
-        count_work(c, NULL);
+        sy_route_count_work(c, NULL);
         return SY_OK;
     }
-    sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
+    sy_call_run_work(c, c->req->body.len, sy_route_count_work, count_done, (void *)1);
     return SY_AGAIN;
 }

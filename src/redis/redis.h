@@ -11,9 +11,11 @@
  * marks the client DOWN: every pending callback runs once with reply == NULL,
  * new commands are refused at once (sy_redis_cmd returns -1, callback not
  * called) and the client reconnects in the background with back-off
- * (100 ms doubling to 2 s). The first DOWN after being UP is logged once (with
- * the reason); coming back UP is logged once. Callers treat DOWN as "serve on
- * local state" (router, limits, cache).
+ * (100 ms doubling to 2 s). The first DOWN after being UP (or the first failure
+ * of a client that never was UP) is logged once (with the reason); coming back
+ * UP is logged once. Callers treat DOWN as "serve on local state" (router,
+ * limits, cache). A command's reply must come within the command timeout, so
+ * blocking commands (BLPOP...) need a server-side timeout well below it.
  *
  * The process-wide state (sy_redis_global_state) is what /health/readiness
  * reports: "connected" when every worker's client is up, else "disconnected"
@@ -30,7 +32,7 @@
 struct sy_redis;
 
 struct sy_redis_opts {
-    const char *host; /* name or address; required */
+    const char *host; /* name or address (IPv6 without brackets); required */
     int port;         /* default 6379 when 0 */
     const char *username;  /* may be NULL (AUTH password) */
     const char *password;  /* may be NULL (no AUTH) */
@@ -45,31 +47,44 @@ struct sy_redis_opts {
  * error reply (REDIS_REPLY_ERROR) is passed as is. */
 typedef void (*sy_redis_cb)(void *ud, const redisReply *reply);
 
-/* Create a client on loop and start connecting. Never NULL unless out of
- * memory. o is copied. */
+/* Create a client on loop and start connecting (call on the loop's thread).
+ * NULL when out of memory or o is unusable (no host, port outside 0..65535).
+ * o and its strings are copied. The client is UP once connected and the
+ * handshake replied OK: AUTH when a password is set, SELECT when db > 0, or
+ * else a PING (so a peer that accepts but does not speak Redis never counts
+ * as UP). */
 struct sy_redis *sy_redis_new(uv_loop_t *loop, const struct sy_redis_opts *o);
 
 /* Close: pending callbacks run with NULL, handles are closed on the loop
  * (the memory is released from a close callback, so call before the loop's
- * last uv_run). */
+ * last uv_run). Safe whether UP or DOWN, from a reply callback too; r may be
+ * NULL. */
 void sy_redis_free(struct sy_redis *r);
 
 /* 1 when connected (and authenticated / db selected). */
 int sy_redis_up(const struct sy_redis *r);
 
-/* Send one command (argv form, binary safe). 0 when queued (cb will run
- * once), -1 when the client is DOWN (cb will not run). cb may be NULL
- * (fire and forget). */
+/* Send one command (argv form, binary safe; argvlen NULL means strlen of
+ * each argument). 0 when queued (cb will run once), -1 when the client is
+ * DOWN (cb will not run). cb may be NULL (fire and forget). Also -1 for
+ * commands that would break the one-reply-per-command pairing or undo the
+ * connection's setup: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, MONITOR, SELECT, AUTH,
+ * HELLO, RESET. May be called from a reply callback. */
 int sy_redis_cmd(struct sy_redis *r, sy_redis_cb cb, void *ud, int argc, const char **argv, const size_t *argvlen);
 
 /* A Lua script sent as EVALSHA (its SHA-1 computed once), falling back to
- * EVAL on NOSCRIPT transparently (the callback sees only the final reply). */
+ * EVAL on NOSCRIPT transparently (the callback sees only the final reply).
+ * Start with sha zeroed (e.g. `static struct sy_redis_script s = {.src = "..."}`);
+ * one object may be shared by every worker thread. It must outlive the
+ * commands sent with it (src is resent on NOSCRIPT). */
 struct sy_redis_script {
     const char *src;
     char sha[41]; /* filled lazily by sy_redis_eval */
 };
 
-/* EVALSHA script numkeys keys... args... ; same contract as sy_redis_cmd. */
+/* EVALSHA script numkeys keys... args... ; same contract as sy_redis_cmd
+ * (keylens / arglens may be NULL). Keys and args are copied for the EVAL
+ * retry. */
 int sy_redis_eval(struct sy_redis *r, struct sy_redis_script *s, sy_redis_cb cb, void *ud, int nkeys,
                   const char **keys, const size_t *keylens, int nargs, const char **args, const size_t *arglens);
 

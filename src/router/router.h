@@ -46,6 +46,8 @@ struct sy_dstate {
     _Atomic uint64_t w_ok, w_fail;     /* minute windows: successes, failures (cooldown rule) */
     _Atomic uint64_t w_afail;          /* allowed_fails counter (legacy mode), minute window */
     _Atomic uint64_t r_rpm, r_tpm;     /* minute windows as last read from Redis (all instances) */
+    _Atomic uint64_t w_lease;          /* minute window: rpm slots leased from Redis, not used yet */
+    _Atomic uint64_t tpm_pending;      /* tokens not yet added to Redis (flushed by the sync tick) */
     _Atomic uint64_t lat_bits[SY_LAT_MAX]; /* latency samples (double bits, seconds per output token) */
     _Atomic uint32_t lat_seq;          /* samples written so far (ring index = seq % list size) */
     _Atomic int64_t lat_last_ms;       /* wall clock of the last sample (ttl) */
@@ -55,11 +57,18 @@ struct sy_dstate {
 /* The state of deployment `id` (created on first use; never freed). */
 struct sy_dstate *sy_dstate_get(const char *id);
 
+/* rpm/tpm used this minute: the larger of this instance's count and the
+ * fleet's as last read from Redis. */
+uint64_t sy_router_rpm_used(struct sy_dstate *s, int64_t now_ms);
+uint64_t sy_router_tpm_used(struct sy_dstate *s, int64_t now_ms);
+
 /* Minute-window helpers (now_ms: wall clock). */
 uint64_t sy_win_get(_Atomic uint64_t *w, int64_t now_ms);
 uint64_t sy_win_add(_Atomic uint64_t *w, int64_t now_ms, uint64_t n); /* returns the new count */
 /* Add 1 only if the count stays below limit; 1 when added (exact under races). */
 int sy_win_add_below(_Atomic uint64_t *w, int64_t now_ms, uint64_t limit);
+/* Take one if the current minute's count is above 0; 1 when taken. */
+int sy_win_take(_Atomic uint64_t *w, int64_t now_ms);
 /* Take n back (a reservation given up), only within the same minute. */
 void sy_win_sub(_Atomic uint64_t *w, int64_t now_ms, uint64_t n);
 
@@ -182,9 +191,10 @@ void sy_router_wild_part(const char *pattern, const char *name, const char **par
 #define SY_RSYNC_INTERVAL_MS 200
 void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
-/* Reserve an rpm slot of d across instances. 0: nothing to do (no Redis, Redis
- * down, no rpm): go on at once. 1: cb(ud, ok) runs later on the loop; ok 0
- * means the fleet already used d's rpm this minute (pick another). */
+/* Reserve an rpm slot of d across instances. 0: nothing to wait for (no
+ * Redis, Redis down, no rpm, or a slot of this instance's lease was free): go
+ * on at once. 1: cb(ud, ok) runs later on the loop; ok 0 means the fleet
+ * already used d's rpm this minute (pick another). */
 typedef void (*sy_rsync_reserved_fn)(void *ud, int ok);
 int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud);
 /* Worker 0 runs the periodic sync when Redis is configured. */

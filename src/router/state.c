@@ -60,6 +60,17 @@ int sy_win_add_below(_Atomic uint64_t *w, int64_t now_ms, uint64_t limit)
     return 1;
 }
 
+int sy_win_take(_Atomic uint64_t *w, int64_t now_ms)
+{
+    uint64_t tag = minute_tag(now_ms);
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+    do {
+        if ((v & ~WIN_MASK) != tag || (v & WIN_MASK) == 0)
+            return 0;
+    } while (!atomic_compare_exchange_weak_explicit(w, &v, v - 1, memory_order_relaxed, memory_order_relaxed));
+    return 1;
+}
+
 void sy_win_sub(_Atomic uint64_t *w, int64_t now_ms, uint64_t n)
 {
     uint64_t tag = minute_tag(now_ms);

@@ -1,13 +1,17 @@
 /* sync.c - router state shared by instances through Redis (reference §3.2, §3.3).
  *
- * Per worker, requests do at most one Redis call each, and only when it
- * matters:
+ * Requests make a Redis call only when it matters, and most make none:
  *   - a cooldown set here:   SET deployment:{id}:cooldown <until_ms> PX <ms>
- *   - usage-based/latency/cost routing on a deployment with rpm: the rpm slot
- *     is reserved by one script call (RESERVE below) before the attempt, so N
- *     instances together never pass the deployment's rpm;
- *   - the tokens of a success on a deployment with tpm:
- *                            INCRBY {id}:{group}:tpm:{HH-MM} n, EXPIRE 120
+ *   - usage-based/latency/cost routing on a deployment with rpm: rpm slots
+ *     are LEASED from Redis by one script call (RESERVE below) that grants
+ *     up to `want` slots only while the fleet's count stays within rpm; the
+ *     instance then spends its lease locally. want = 1/16 of the headroom
+ *     this instance last saw, between 1 and 100: far from the limit one call
+ *     serves up to 100 requests, near it every request asks for exactly one,
+ *     so N instances together never pass the deployment's rpm (a lease not
+ *     spent by the end of the minute is unused capacity, never excess);
+ *   - the tokens of successes are added up locally and flushed by the sync
+ *     call (tpm is shared with at most one interval of delay).
  * Everything else is read by one script call (SYNC below) every
  * SY_RSYNC_INTERVAL_MS from worker 0: each deployment's cooldown deadline,
  * its rpm/tpm this minute (all instances), and the other instances' in-flight
@@ -33,25 +37,29 @@
 #include "redis/redis.h"
 #include "router/strategy.h"
 
+/* KEYS[1] rpm key; ARGV: rpm, slots wanted. Returns the slots granted (0: none left). */
 static struct sy_redis_script reserve_script = {
-    "local n = redis.call('GET', KEYS[1])\n"
-    "n = tonumber(n) or 0\n"
-    "if n >= tonumber(ARGV[1]) then return -1 end\n"
-    "n = redis.call('INCR', KEYS[1])\n"
-    "if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end\n"
-    "return n\n",
+    "local n = tonumber(redis.call('GET', KEYS[1])) or 0\n"
+    "local lim, want = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
+    "if n >= lim then return 0 end\n"
+    "local g = math.min(want, lim - n)\n"
+    "if redis.call('INCRBY', KEYS[1], g) == g then redis.call('EXPIRE', KEYS[1], 120) end\n"
+    "return g\n",
     {0}};
 
-/* ARGV: instance, minute, then per deployment: id, group, local in-flight.
+/* ARGV: instance, minute, then per deployment: id, group, local in-flight, tokens to add.
  * Returns per deployment: cooldown until (ms or 0), rpm, tpm, others' in-flight. */
 static struct sy_redis_script sync_script = {
     "local out = {}\n"
     "local inst, minute = ARGV[1], ARGV[2]\n"
-    "for i = 3, #ARGV, 3 do\n"
-    "  local id, grp, mine = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2])\n"
+    "for i = 3, #ARGV, 4 do\n"
+    "  local id, grp, mine, add = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3])\n"
     "  local cd = tonumber(redis.call('GET', 'deployment:' .. id .. ':cooldown')) or 0\n"
     "  local rpm = tonumber(redis.call('GET', id .. ':' .. grp .. ':rpm:' .. minute)) or 0\n"
-    "  local tpm = tonumber(redis.call('GET', id .. ':' .. grp .. ':tpm:' .. minute)) or 0\n"
+    "  local tk = id .. ':' .. grp .. ':tpm:' .. minute\n"
+    "  local tpm\n"
+    "  if add > 0 then tpm = redis.call('INCRBY', tk, add); redis.call('EXPIRE', tk, 120)\n"
+    "  else tpm = tonumber(redis.call('GET', tk)) or 0 end\n"
     "  local h = 'switchyard:inflight:' .. id\n"
     "  local others = 0\n"
     "  local all = redis.call('HGETALL', h)\n"
@@ -96,17 +104,8 @@ void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, 
 
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens)
 {
-    if (!tokens || !w->redis || d->d->tpm <= 0 || !sy_redis_up(w->redis))
-        return;
-    char key[512], n[32];
-    usage_key(key, sizeof key, d, "tpm");
-    snprintf(n, sizeof n, "%llu", (unsigned long long)tokens);
-    const char *a1[] = {"INCRBY", key, n};
-    size_t l1[] = {6, strlen(key), strlen(n)};
-    sy_redis_cmd(w->redis, NULL, NULL, 3, a1, l1);
-    const char *a2[] = {"EXPIRE", key, "120"};
-    size_t l2[] = {6, strlen(key), 3};
-    sy_redis_cmd(w->redis, NULL, NULL, 3, a2, l2);
+    if (tokens && w->redis && d->d->tpm > 0)
+        atomic_fetch_add_explicit(&d->st->tpm_pending, tokens, memory_order_relaxed);
 }
 
 /* ---- rpm reservation --------------------------------------------------- */
@@ -121,15 +120,19 @@ static void on_reserve(void *ud, const redisReply *r)
 {
     struct reserve_ctx *x = ud;
     int ok = 1; /* Redis down or an error: fall back to the local reservation already held */
+    struct sy_dstate *s = x->d->st;
+    int64_t now = sy_wall_ms();
     if (r && r->type == REDIS_REPLY_INTEGER) {
-        if (r->integer < 0) {
+        if (r->integer <= 0) {
             ok = 0;
             /* shadow: the fleet filled this minute; later picks skip it without a round trip */
-            sy_win_add(&x->d->st->r_rpm, sy_wall_ms(), (uint64_t)x->d->d->rpm);
+            uint64_t have = sy_win_get(&s->r_rpm, now), cap = (uint64_t)x->d->d->rpm;
+            if (have < cap)
+                sy_win_add(&s->r_rpm, now, cap - have);
         } else {
-            uint64_t have = sy_win_get(&x->d->st->r_rpm, sy_wall_ms());
-            if ((uint64_t)r->integer > have)
-                sy_win_add(&x->d->st->r_rpm, sy_wall_ms(), (uint64_t)r->integer - have);
+            sy_win_add(&s->r_rpm, now, (uint64_t)r->integer);
+            if (r->integer > 1)
+                sy_win_add(&s->w_lease, now, (uint64_t)r->integer - 1);
         }
     }
     sy_rsync_reserved_fn cb = x->cb;
@@ -142,18 +145,27 @@ int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn
 {
     if (!w->redis || d->d->rpm <= 0 || !sy_redis_up(w->redis))
         return 0;
+    if (w->conf->rc.strategy != SY_RS_USAGE && w->conf->rc.strategy != SY_RS_LATENCY &&
+        w->conf->rc.strategy != SY_RS_COST)
+        return 0; /* rpm is only a weight for the other strategies */
+    int64_t now = sy_wall_ms();
+    if (sy_win_take(&d->st->w_lease, now))
+        return 0;
     struct reserve_ctx *x = malloc(sizeof *x);
     if (!x)
         return 0;
     *x = (struct reserve_ctx){cb, ud, d};
-    char key[512], lim[32];
+    char key[512], lim[32], want[32];
     usage_key(key, sizeof key, d, "rpm");
     snprintf(lim, sizeof lim, "%.0f", d->d->rpm);
+    uint64_t used = sy_router_rpm_used(d->st, now), cap = (uint64_t)d->d->rpm;
+    uint64_t k = used < cap ? (cap - used) / 16 : 1;
+    snprintf(want, sizeof want, "%llu", (unsigned long long)(k < 1 ? 1 : k > 100 ? 100 : k));
     const char *keys[] = {key};
     size_t kl[] = {strlen(key)};
-    const char *args[] = {lim};
-    size_t al[] = {strlen(lim)};
-    if (sy_redis_eval(w->redis, &reserve_script, on_reserve, x, 1, keys, kl, 1, args, al) != 0) {
+    const char *args[] = {lim, want};
+    size_t al[] = {strlen(lim), strlen(want)};
+    if (sy_redis_eval(w->redis, &reserve_script, on_reserve, x, 1, keys, kl, 2, args, al) != 0) {
         free(x);
         return 0;
     }
@@ -204,23 +216,27 @@ static void on_tick(uv_timer_t *t)
     struct sy_gwconf *g = w->conf;
     if (!g->ndrts)
         return;
-    size_t na = 2 + 3 * g->ndrts;
+    size_t na = 2 + 4 * g->ndrts;
     const char **a = malloc(na * sizeof *a);
     size_t *al = malloc(na * sizeof *al);
     char (*num)[16] = malloc(g->ndrts * sizeof *num);
+    char (*tok)[24] = malloc(g->ndrts * sizeof *tok);
     struct sync_ctx *x = malloc(sizeof *x);
     char minute[8];
     minute_str(minute);
-    if (!a || !al || !num || !x)
+    if (!a || !al || !num || !tok || !x)
         goto out;
     a[0] = instance_id;
     a[1] = minute;
     for (size_t i = 0; i < g->ndrts; i++) {
         struct sy_drt *d = &g->drts[i];
         snprintf(num[i], sizeof num[i], "%d", atomic_load_explicit(&d->st->inflight, memory_order_relaxed));
-        a[2 + 3 * i] = d->st->id;
-        a[3 + 3 * i] = d->d->model_name;
-        a[4 + 3 * i] = num[i];
+        snprintf(tok[i], sizeof tok[i], "%llu",
+                 (unsigned long long)atomic_exchange_explicit(&d->st->tpm_pending, 0, memory_order_relaxed));
+        a[2 + 4 * i] = d->st->id;
+        a[3 + 4 * i] = d->d->model_name;
+        a[4 + 4 * i] = num[i];
+        a[5 + 4 * i] = tok[i];
     }
     for (size_t i = 0; i < na; i++)
         al[i] = strlen(a[i]);
@@ -233,6 +249,7 @@ static void on_tick(uv_timer_t *t)
     x = NULL;
 out:
     free(x);
+    free(tok);
     free(num);
     free(al);
     free(a);

@@ -9,8 +9,6 @@
  */
 #include "router/strategy.h"
 
-uint64_t sy_router_tpm_used(struct sy_dstate *s, int64_t now_ms);
-
 size_t sy_rs_usage(struct sy_worker *w, struct sy_drt **cand, size_t n, int64_t now_ms)
 {
     double v[n];
