@@ -87,9 +87,9 @@
 #include "http/server.h"
 #include "upstream/client.h"
 
-#define HEALTH_TIMEOUT_CAP_S 60.0       /* LiteLLM's HEALTH_CHECK_TIMEOUT_SECONDS */
-#define HEALTH_CONNECT_CAP_S 10.0       /* as the proxy: connect within min(timeout, 10 s) */
-#define OK_BODY_MAX          (1u << 20) /* a 2xx body is checked to be JSON up to this size */
+#define HEALTH_TIMEOUT_CAP_S 60.0        /* LiteLLM's HEALTH_CHECK_TIMEOUT_SECONDS */
+#define HEALTH_CONNECT_CAP_S 10.0        /* as the proxy: connect within min(timeout, 10 s) */
+#define OK_BODY_MAX          (1u << 20)  /* a 2xx body is checked to be JSON up to this size */
 #define ERR_BODY_MAX         (64u << 10) /* an error body is read up to this size */
 #define HDR_VAL_MAX          64
 #define BG_TICK_MAX_MS       1000 /* a reload is noticed within this */
@@ -120,12 +120,12 @@ struct hprobe {
 /* One round: the probes of one GET /health, or one background round. */
 struct hrun {
     struct sy_worker *w;
-    struct sy_gwconf *g;  /* reference held while the round lives */
-    struct sy_call *c;    /* the GET /health answered at the end; NULL: background */
+    struct sy_gwconf *g; /* reference held while the round lives */
+    struct sy_call *c;   /* the GET /health answered at the end; NULL: background */
     struct hprobe *p;
     size_t n;
-    size_t pending;       /* probes not finished yet */
-    int canceled;         /* pool closing: results are not stored */
+    size_t pending;           /* probes not finished yet */
+    int canceled;             /* pool closing: results are not stored */
     struct hrun *next, *prev; /* this thread's live request rounds */
 };
 
@@ -206,7 +206,10 @@ static int str_has(const char *hay, const char *needle)
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Copy s[0..n) to a new string with every byte that is not part of valid
@@ -334,8 +337,7 @@ static int redact_json(json_object *o, int depth)
     if (depth > 64)
         return -1;
     switch (json_object_get_type(o)) {
-    case json_type_double:
-        return isfinite(json_object_get_double(o)) ? 0 : -1;
+    case json_type_double: return isfinite(json_object_get_double(o)) ? 0 : -1;
     case json_type_array:
         for (size_t i = 0, n = json_object_array_length(o); i < n; i++)
             if (redact_json(json_object_array_get_idx(o, i), depth + 1))
@@ -366,8 +368,7 @@ static int redact_json(json_object *o, int depth)
         free(del);
         return 0;
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -639,7 +640,8 @@ static void judge(struct hprobe *p, int err)
         if (p->overflow || (root && json_object_is_type(root, json_type_object))) {
             p->ok = 1;
         } else {
-            p->error = litellm_error(d, "APIError", "Invalid response from the upstream: the body is not a JSON object");
+            p->error =
+                litellm_error(d, "APIError", "Invalid response from the upstream: the body is not a JSON object");
         }
         if (root)
             json_object_put(root);
@@ -712,15 +714,12 @@ static char *probe_body(struct hrun *run, const struct sy_drt *drt, enum hmode m
     static const char *const msgs[2] = {"Hey how's it going?", "What's 1 + 1?"};
     switch (mode) {
     case HM_CHAT:
-        rc |= sy_buf_printf(&b, ",\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],\"%s\":1}",
-                            msgs[sy_rand(run->w) & 1], reasoning_model(drt, um) ? "max_completion_tokens" : "max_tokens");
+        rc |=
+            sy_buf_printf(&b, ",\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],\"%s\":1}",
+                          msgs[sy_rand(run->w) & 1], reasoning_model(drt, um) ? "max_completion_tokens" : "max_tokens");
         break;
-    case HM_COMPLETION:
-        rc |= SY_BUF_LIT(&b, ",\"prompt\":\"test from litellm\",\"max_tokens\":1}");
-        break;
-    default:
-        rc |= SY_BUF_LIT(&b, ",\"input\":[\"test from litellm\"]}");
-        break;
+    case HM_COMPLETION: rc |= SY_BUF_LIT(&b, ",\"prompt\":\"test from litellm\",\"max_tokens\":1}"); break;
+    default: rc |= SY_BUF_LIT(&b, ",\"input\":[\"test from litellm\"]}"); break;
     }
     if (rc) {
         sy_buf_free(&b);
@@ -1077,8 +1076,8 @@ int sy_stage_health(struct sy_call *c)
 static struct {
     struct sy_worker *w; /* worker 0 while started */
     uv_timer_t *timer;
-    struct hrun *run;      /* round in flight */
-    uint64_t last_end_ms;  /* loop time the last round ended; 0 = none yet */
+    struct hrun *run;     /* round in flight */
+    uint64_t last_end_ms; /* loop time the last round ended; 0 = none yet */
     int have_round;
 } bg;
 
@@ -1139,7 +1138,7 @@ static void bg_tick(uv_timer_t *t)
     if (w->draining || !w->upool)
         return; /* not re-armed: the worker is stopping */
     if (!cfg->router.background_health_checks) {
-        if (bg.have_round || store_have)
+        if (bg.have_round)
             store_clear(); /* turned off by a reload: never serve stale results later */
         bg.have_round = 0;
         bg.last_end_ms = 0;

@@ -152,6 +152,12 @@ export async function startRedis() {
   await waitFor(proc, /Ready to accept connections/, 'redis-server');
   return {
     port, proc,
-    async stop() { children.delete(proc); proc.kill('SIGKILL'); await once(proc, 'exit').catch(() => {}); },
+    async stop() {
+      children.delete(proc);
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const done = once(proc, 'exit').catch(() => {});
+      proc.kill('SIGKILL');
+      await done;
+    },
   };
 }
