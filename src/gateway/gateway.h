@@ -180,6 +180,7 @@ struct sy_call {
     int fallbacks_done;       /* fallback groups tried */
     int retries_in_group;     /* retries made in the current group */
     int retries_total;
+    int sdk_retries;          /* litellm_params.max_retries used on the current deployment */
     int64_t input_tokens;     /* prompt tokens when counted for routing; < 0 unknown */
     int input_is_bound;       /* input_tokens is an upper bound (the body's length), not a count */
     int attempt_open;         /* an attempt holds drt->st->inflight */

@@ -477,3 +477,73 @@ struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *
         s.i++;
     }
 }
+
+int sy_jscan_list_next(const char *p, struct sy_jspan arr, size_t *pos, struct sy_jspan *name)
+{
+    if (arr.type != 'a')
+        return -1;
+    struct st s = {p + arr.off, arr.len, *pos ? *pos : 1, NULL};
+    ws(&s);
+    if (s.i < s.n && s.p[s.i] == ',') {
+        s.i++;
+        ws(&s);
+    }
+    if (s.i >= s.n || s.p[s.i] == ']')
+        return 0;
+    size_t vs = s.i;
+    char c = s.p[s.i];
+    if (c == '"') {
+        if (str(&s))
+            return -1;
+        *name = (struct sy_jspan){arr.off + vs, s.i - vs, 's'};
+    } else if (c == '{') {
+        /* {"group": [...]}: the first key names the group */
+        struct st k = s;
+        k.i++;
+        ws(&k);
+        if (k.i >= k.n || k.p[k.i] != '"')
+            return -1;
+        size_t ks = k.i;
+        if (str(&k))
+            return -1;
+        *name = (struct sy_jspan){arr.off + ks, k.i - ks, 's'};
+        if (value(&s, 1, NULL))
+            return -1;
+    } else {
+        return -1;
+    }
+    *pos = s.i;
+    return 1;
+}
+
+size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out)
+{
+    memcpy(out, p, n);
+    size_t len = n;
+    unsigned mask = sc->rk_mask;
+    for (;;) {
+        int last = -1;
+        for (int k = 0; k < SY_JR__COUNT; k++)
+            if ((mask & (1u << k)) && (last < 0 || sc->rk_key_off[k] > sc->rk_key_off[last]))
+                last = k;
+        if (last < 0)
+            break;
+        mask &= ~(1u << last);
+        size_t ks = sc->rk_key_off[last], ve = sc->rk[last].off + sc->rk[last].len;
+        struct st s = {out, len, ve, NULL};
+        ws(&s);
+        size_t from = ks, to = ve;
+        if (s.i < len && out[s.i] == ',') {
+            to = s.i + 1; /* a member follows: take its comma */
+        } else {
+            size_t q = ks; /* the last member: take the comma before it */
+            while (q > 0 && (out[q - 1] == ' ' || out[q - 1] == '\t' || out[q - 1] == '\r' || out[q - 1] == '\n'))
+                q--;
+            if (q > 0 && out[q - 1] == ',')
+                from = q - 1;
+        }
+        memmove(out + from, out + to, len - to);
+        len -= to - from;
+    }
+    return len;
+}

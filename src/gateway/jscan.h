@@ -77,4 +77,17 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap);
  * Only direct members of the object are matched; with duplicates, the last. */
 struct sy_jspan sy_jscan_member(const char *p, struct sy_jspan obj, const char *key);
 
+/* Iterate a list of group names (LiteLLM's per-request `fallbacks`): each
+ * item is a string, or an object whose first key names the group. *pos
+ * starts at 0. Returns 1 with *name the item's (or key's) string span, 0 at
+ * the end, -1 when an item is neither (or arr is not an array). arr must come
+ * from a successful sy_jscan of p. */
+int sy_jscan_list_next(const char *p, struct sy_jspan arr, size_t *pos, struct sy_jspan *name);
+
+/* Copy p[0..n) to out (n bytes of room) without the router-key members
+ * recorded in sc (each with one neighbouring comma), so the result is the
+ * same object minus those keys. Returns its length. sc must come from a
+ * successful sy_jscan of p with a top-level object. */
+size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out);
+
 #endif

@@ -41,6 +41,7 @@ static void attempt(struct sy_call *c);
 static void launch(struct sy_call *c);
 static void attempt_end(struct sy_call *c, int ok);
 static void attempt_release(struct sy_call *c);
+static int sdk_retry(struct sy_call *c);
 static void on_abort(struct sy_req *r);
 static int failed(struct sy_call *c, int err);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
@@ -549,6 +550,9 @@ static int failed(struct sy_call *c, int err)
 {
     const char *cls = err == 1 ? c->exception_class : classify(c, err);
     struct sy_drt *d = c->drt;
+    if (err != 1 && d && sdk_retry(c))
+        return 1;
+    c->sdk_retries = 0;
     if (err != 1 && d) {
         attempt_end(c, 0);
         metric_attempt(c, 0, c->err_status, cls);
@@ -603,6 +607,42 @@ static int failed(struct sy_call *c, int err)
         return 1;
     }
     return 0;
+}
+
+static void on_sdk_retry_timer(uv_timer_t *t)
+{
+    struct sy_call *c = t->data;
+    uv_close((uv_handle_t *)t, timer_close_cb);
+    c->retry_timer = NULL;
+    launch(c);
+}
+
+/* litellm_params.max_retries: the retries the provider SDK makes on the same
+ * deployment before the router sees the error (the openai SDK's rules:
+ * 408, 409, 429, >= 500 and connection errors; Retry-After when 0 < it <= 60 s,
+ * else 0.5 s * 2^n, at most 8 s, times a jitter of 0.75..1). 1 when one is
+ * scheduled; the attempt (and its in-flight slot) continues. */
+static int sdk_retry(struct sy_call *c)
+{
+    const struct sy_drt *d = c->drt;
+    int st = c->err_status;
+    if (d->d->max_retries <= 0 || c->sdk_retries >= d->d->max_retries || c->aborted || c->client_started)
+        return 0;
+    if (!(st == 408 || st == 409 || st == 429 || st >= 500))
+        return 0;
+    double delay = c->retry_after_s > 0 && c->retry_after_s <= 60
+                       ? c->retry_after_s
+                       : fmin(0.5 * pow(2, c->sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
+    uv_timer_t *t = malloc(sizeof *t);
+    if (!t)
+        return 0;
+    c->sdk_retries++;
+    uv_timer_init(&c->w->loop, t);
+    t->data = c;
+    c->retry_timer = t;
+    c->req->on_abort = on_abort;
+    uv_timer_start(t, on_sdk_retry_timer, (uint64_t)(delay * 1000), 0);
+    return 1;
 }
 
 static void reply_no_deployment(struct sy_call *c, int why)

@@ -98,70 +98,20 @@ static int header_num(struct sy_call *c, const char *name, double *out)
     return num_value(h.p, h.n, out) == 0 ? 1 : -1;
 }
 
-/* body `fallbacks`: ["g1", "g2"] or [{"g1": ...}] (a dict's key names the group, as LiteLLM's
- * per-request fallbacks allow); NULL list on an empty array. */
+/* body `fallbacks`: ["g1", "g2"] or [{"g1": [...]}] (a dict's key names the
+ * group, as LiteLLM's per-request fallbacks allow); null = the config's. */
 static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
 {
     if (v.type == 'z')
         return 0;
-    if (v.type != 'a')
-        return -1;
     const char *b = c->req->body.p;
-    size_t i = v.off + 1, end = v.off + v.len - 1, cap = 8, n = 0;
+    size_t pos = 0, n = 0, cap = 8;
+    struct sy_jspan it;
     const char **l = sy_arena_alloc(&c->req->arena, cap * sizeof *l);
-    while (i < end) {
-        while (i < end && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t' || b[i] == ','))
-            i++;
-        if (i >= end)
-            break;
-        size_t s = i, e;
-        if (b[i] == '"') {
-            e = i + 1;
-            while (e < end && b[e] != '"')
-                e += b[e] == '\\' ? 2 : 1;
-            e++;
-        } else if (b[i] == '{') {
-            /* {"group": ...}: take the first key */
-            size_t q = i + 1;
-            while (q < end && b[q] != '"')
-                q++;
-            size_t qe = q + 1;
-            while (qe < end && b[qe] != '"')
-                qe += b[qe] == '\\' ? 2 : 1;
-            int depth = 0;
-            e = i;
-            for (; e < end; e++) {
-                if (b[e] == '"') {
-                    e++;
-                    while (e < end && b[e] != '"')
-                        e += b[e] == '\\' ? 2 : 1;
-                } else if (b[e] == '{' || b[e] == '[') {
-                    depth++;
-                } else if ((b[e] == '}' || b[e] == ']') && --depth == 0) {
-                    e++;
-                    break;
-                }
-            }
-            s = q;
-            if (qe >= end)
-                return -1;
-            char *name = sy_arena_alloc(&c->req->arena, qe - q + 8);
-            if (sy_jstr_decode(b + q, qe + 1 - q, name, qe - q + 8) < 0)
-                return -1;
-            if (n == cap) {
-                const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
-                memcpy(nl, l, n * sizeof *l);
-                l = nl;
-                cap *= 2;
-            }
-            l[n++] = name;
-            i = e;
-            continue;
-        } else {
-            return -1;
-        }
-        char *name = sy_arena_alloc(&c->req->arena, e - s + 8);
-        if (sy_jstr_decode(b + s, e - s, name, e - s + 8) < 0)
+    int rc;
+    while ((rc = sy_jscan_list_next(b, v, &pos, &it)) == 1) {
+        char *name = sy_arena_alloc(&c->req->arena, it.len + 8);
+        if (sy_jstr_decode(b + it.off, it.len, name, it.len + 8) < 0)
             return -1;
         if (n == cap) {
             const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
@@ -170,50 +120,21 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
             cap *= 2;
         }
         l[n++] = name;
-        i = e;
     }
+    if (rc < 0)
+        return -1;
     c->fb_req = l;
     c->nfb_req = n;
     return 0;
 }
 
-/* Remove the router keys' members from a copy of the body; the copy is
- * re-scanned for the model span. Members are removed from the last to the
- * first, each with one neighbouring comma, so offsets before it stay valid. */
+/* Forward a copy of the body without the router keys; the copy is scanned
+ * again for the model span. */
 static int strip_router_keys(struct sy_call *c)
 {
-    const char *b = c->req->body.p;
-    size_t n = c->req->body.len;
-    char *o = sy_arena_alloc(&c->req->arena, n + 1);
-    memcpy(o, b, n);
-    o[n] = 0;
-    size_t len = n;
-    for (;;) {
-        int last = -1;
-        for (int k = 0; k < SY_JR__COUNT; k++)
-            if ((c->scan.rk_mask & (1u << k)) && (last < 0 || c->scan.rk_key_off[k] > c->scan.rk_key_off[last]))
-                last = k;
-        if (last < 0)
-            break;
-        c->scan.rk_mask &= ~(1u << last);
-        size_t ks = c->scan.rk_key_off[last], ve = c->scan.rk[last].off + c->scan.rk[last].len;
-        size_t j = ve;
-        while (j < len && (o[j] == ' ' || o[j] == '\t' || o[j] == '\r' || o[j] == '\n'))
-            j++;
-        size_t from = ks, to = ve;
-        if (j < len && o[j] == ',') {
-            to = j + 1;
-        } else {
-            size_t q = ks;
-            while (q > 0 && (o[q - 1] == ' ' || o[q - 1] == '\t' || o[q - 1] == '\r' || o[q - 1] == '\n'))
-                q--;
-            if (q > 0 && o[q - 1] == ',')
-                from = q - 1;
-        }
-        memmove(o + from, o + to, len - to);
-        len -= to - from;
-        o[len] = 0;
-    }
+    char *o = sy_arena_alloc(&c->req->arena, c->req->body.len + 1);
+    size_t len = sy_jscan_strip(c->req->body.p, c->req->body.len, &c->scan, o);
+    o[len] = 0;
     struct sy_jscan s2;
     if (sy_jscan(o, len, &s2) != 0)
         return -1;

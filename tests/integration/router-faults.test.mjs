@@ -47,6 +47,8 @@ before(async () => {
   yaml += dep('cp-src', `bad-cp@${FAULTS.policy}`, base) + dep('cp-alt', 'cp-alt', base);
   // a group of two where one deployment rate-limits: it cools down, the retry goes to the other
   yaml += dep('pair', 'pair-bad@status=429', base) + dep('pair', 'pair-good', base);
+  // litellm_params.max_retries: the SDK's own retries on the same deployment
+  yaml += dep('sdkretry', 'sdk-bad@status=500', base, ', max_retries: 2');
   // a group of two where one deployment is down
   yaml += dep('pair500', 'p5-bad@status=500', base) + dep('pair500', 'p5-good', base);
   yaml += `router_settings:
@@ -214,6 +216,13 @@ test('request num_retries and x-litellm-num-retries override the config', async 
   assert.equal(count(r.models, 'bad-r503'), 1);
   r = await call('single-r503', {}, { 'x-litellm-num-retries': '2' });
   assert.equal(count(r.models, 'bad-r503'), 3);
+});
+
+test('litellm_params.max_retries: retried on the same deployment before the router sees the error', async () => {
+  const r = await call('sdkretry', { num_retries: 0 });
+  assertErrorShape(assert, r, 500);
+  assert.equal(count(r.models, 'sdk-bad'), 3);
+  assert.equal(r.headers.get('x-litellm-attempted-retries'), null);
 });
 
 // ---- groups of several deployments ---------------------------------------------
