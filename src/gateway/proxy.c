@@ -922,6 +922,7 @@ static int on_body(void *ud, const char *p, size_t n)
             return 0;
         }
         c->ureq = NULL;
+        attempt_end(c, 0); /* frees the in-flight slot; the deployment answered, too much */
         finish_error(c, 502, "APIError", "api_error", NULL, "Upstream response too large");
         return 1;
     }

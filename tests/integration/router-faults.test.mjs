@@ -49,6 +49,8 @@ before(async () => {
   yaml += dep('pair', 'pair-bad@status=429', base) + dep('pair', 'pair-good', base);
   // litellm_params.max_retries: the SDK's own retries on the same deployment
   yaml += dep('sdkretry', 'sdk-bad@status=500', base, ', max_retries: 2');
+  // one slot only: any leaked in-flight count would make it refuse later requests
+  yaml += dep('slot', 'slot', base, ', max_parallel_requests: 1, timeout: 0.5');
   // a group of two where one deployment is down
   yaml += dep('pair500', 'p5-bad@status=500', base) + dep('pair500', 'p5-good', base);
   yaml += `router_settings:
@@ -223,6 +225,34 @@ test('litellm_params.max_retries: retried on the same deployment before the rout
   assertErrorShape(assert, r, 500);
   assert.equal(count(r.models, 'sdk-bad'), 3);
   assert.equal(r.headers.get('x-litellm-attempted-retries'), null);
+});
+
+test('in-flight slots are given back on every ending: errors, resets, timeouts, vanished clients', async () => {
+  const faults = [{ status: 500 }, { status: 429 }, { close_without_response: true }, { delay_ms: 2000 },
+    { chunks: 10, reset_after_chunks: 2 }];
+  for (const mockf of faults) {
+    await postJSON(`${gw.url}/v1/chat/completions`, chatBody('slot', { mock: mockf, num_retries: 0, disable_fallbacks: true }));
+    await postJSON(`${gw.url}/v1/chat/completions`,
+      chatBody('slot', { stream: true, mock: mockf, num_retries: 0, disable_fallbacks: true }));
+  }
+  for (const when of [0, 30]) { // a client that goes away before the head, and mid-stream
+    const ac = new AbortController();
+    const p = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, signal: ac.signal,
+      body: JSON.stringify(chatBody('slot', { stream: true, mock: { chunks: 50, chunk_delay_ms: 20, delay_ms: when ? 0 : 100 } })),
+    }).then((r) => r.body?.getReader().read()).catch(() => {});
+    await new Promise((r) => setTimeout(r, 50 + when));
+    ac.abort();
+    await p;
+  }
+  let ok = false;
+  for (let i = 0; i < 40 && !ok; i++) { // the aborted ones end asynchronously: poll
+    ok = (await postJSON(`${gw.url}/v1/chat/completions`, chatBody('slot'))).status === 200;
+    if (!ok) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(ok, 'the single slot is free again');
+  const res = await Promise.all([1, 2].map(() => postJSON(`${gw.url}/v1/chat/completions`, chatBody('slot', { mock: { delay_ms: 200 } }))));
+  assert.deepEqual(res.map((r) => r.status).sort(), [200, 429], 'and still exactly one');
 });
 
 // ---- groups of several deployments ---------------------------------------------
