@@ -173,6 +173,7 @@ struct sy_call {
     double timeout_req;       /* body timeout / x-litellm-timeout; < 0 none */
     double stream_timeout_req; /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
     int disable_fallbacks;
+    int mock_testing_fallbacks; /* body mock_testing_fallbacks: true (LiteLLM's test hook) */
     const char **fb_req;      /* body fallbacks (group names); NULL: the config's */
     size_t nfb_req;
     int fb_kind;              /* fallback list in use: -1 none yet, else index into group->fb */

@@ -716,6 +716,24 @@ static void attempt(struct sy_call *c)
         sy_call_run_work(c, c->req->body.len, sy_route_count_work, count_then_attempt, NULL);
         return;
     }
+    if (c->mock_testing_fallbacks && c->group == c->req_group) {
+        /* LiteLLM's test hook: the requested group fails without a call, so its fallbacks run */
+        c->drt = NULL;
+        c->err_status = 500;
+        c->err_class = SY_EXC_INTERNAL_SERVER;
+        c->exception_class = "InternalServerError";
+        c->retry_after_s = 0;
+        if (failed(c, 1))
+            return;
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "litellm.InternalServerError: This is a mock exception for model=%.300s, to trigger a fallback. "
+                 "Fallbacks=[]",
+                 c->group->name);
+        c->llm_failed = 1;
+        sy_call_error(c, 500, "None", NULL, msg, NULL, 0);
+        return;
+    }
     struct sy_drt *d = c->reserve_skips > (int)c->group->n
                            ? NULL
                            : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);

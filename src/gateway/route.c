@@ -12,7 +12,11 @@
  *        | stream_timeout           | x-litellm-stream-timeout   | seconds to first chunk   |
  *        | fallbacks                |                            | list of groups           |
  *        | disable_fallbacks        | x-litellm-disable-fallbacks| true: no fallbacks       |
- *        | context_window_fallbacks, content_policy_fallbacks, mock_testing_fallbacks: removed |
+ *        | mock_testing_fallbacks   |                            | true: the requested group  |
+ *        |                          |                            | fails (500) untried, so the|
+ *        |                          |                            | fallbacks run (LiteLLM's   |
+ *        |                          |                            | test hook)                 |
+ *        | context_window_fallbacks, content_policy_fallbacks: removed                          |
  *      A wrong type is a 400 naming the key;
  *   3. the prompt's exact token count when it can decide the pick (pre-call
  *      context checks, tpm limits; see sy_route_needs_count), on the thread
@@ -184,6 +188,12 @@ static int read_router_keys(struct sy_call *c)
         if (t != 't' && t != 'f' && t != 'z')
             return bad_key(c, "disable_fallbacks", "a boolean");
         c->disable_fallbacks = t == 't';
+    }
+    if (s->rk_mask & (1u << SY_JR_MOCK_TESTING_FALLBACKS)) {
+        char t = s->rk[SY_JR_MOCK_TESTING_FALLBACKS].type;
+        if (t != 't' && t != 'f' && t != 'z')
+            return bad_key(c, "mock_testing_fallbacks", "a boolean");
+        c->mock_testing_fallbacks = t == 't';
     }
     struct sy_str hd = sy_req_header(c->req, "x-litellm-disable-fallbacks");
     if (hd.p && hd.n == 4 && strncasecmp(hd.p, "true", 4) == 0)

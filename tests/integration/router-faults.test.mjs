@@ -282,3 +282,22 @@ test('group: a failing deployment is retried on the healthy one; > 50% failures 
   for (let i = 0; i < 10; i++) bad += count((await call('pair500')).models, 'p5-bad');
   assert.equal(bad, 0);
 });
+
+test('mock_testing_fallbacks: the requested group fails untried and its fallbacks answer', async () => {
+  const r = await call('fb-r500', { mock_testing_fallbacks: true });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.models, ['good-r500']);
+  assert.equal(r.headers.get('x-litellm-attempted-fallbacks'), '1');
+  const r2 = await call('single-r500', { mock_testing_fallbacks: true });
+  assertErrorShape(assert, r2, 500);
+  assert.match(r2.json.error.message, /mock exception for model=single-r500/);
+  assert.equal(r2.models.length, 0);
+});
+
+test('x-litellm-timeout and x-litellm-stream-timeout bound the attempt (408)', async () => {
+  let r = await call('good-r500', { mock: { delay_ms: 3000 }, num_retries: 0, disable_fallbacks: true }, { 'x-litellm-timeout': '0.3' });
+  assertErrorShape(assert, r, 408);
+  assert.match(r.json.error.message, /timed out after 0\.3 seconds/);
+  r = await call('good-r503', { stream: true, mock: { delay_ms: 3000 }, num_retries: 0 }, { 'x-litellm-stream-timeout': '0.3' });
+  assertErrorShape(assert, r, 408);
+});

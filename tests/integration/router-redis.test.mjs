@@ -17,6 +17,8 @@ before(async () => {
 model_list:
   - {model_name: pair, litellm_params: {model: "openai/pair-bad@status=429", api_base: ${mock.url}/v1}}
   - {model_name: pair, litellm_params: {model: openai/pair-good, api_base: ${mock.url}/v1}}
+  - {model_name: pair2, litellm_params: {model: "openai/pair2-bad@status=429", api_base: ${mock.url}/v1}}
+  - {model_name: pair2, litellm_params: {model: openai/pair2-good, api_base: ${mock.url}/v1}}
   - {model_name: lim, litellm_params: {model: openai/lim, api_base: ${mock.url}/v1, rpm: 10}}
   - {model_name: ok, litellm_params: {model: openai/ok, api_base: ${mock.url}/v1}}
 router_settings:
@@ -58,16 +60,20 @@ test('readiness reports Redis connected on both instances', async () => {
   }
 });
 
-test('a cooldown set by one instance is honoured by the other', async () => {
-  // drive instance a until pair-bad has been tried (429 in a group of two: cooled down at once)
+async function redisCooldownShared(group = 'pair', bad = 'pair-bad') {
+  // drive instance a until the bad deployment has been tried (429 in a group of two: cooled down at once)
   let tried = false;
-  for (let i = 0; i < 30 && !tried; i++) tried = (await sent(() => chat(a, 'pair'))).includes('pair-bad');
+  for (let i = 0; i < 30 && !tried; i++) tried = (await sent(() => chat(a, group))).includes(bad);
   assert.ok(tried);
-  // instance b learns it through Redis: after one sync interval it never sends to pair-bad
+  // instance b learns it through Redis: after one sync interval it never sends to it
   assert.ok(await until(async () => {
-    const s = await sent(async () => { for (let i = 0; i < 10; i++) await chat(b, 'pair'); });
-    return !s.includes('pair-bad');
+    const s = await sent(async () => { for (let i = 0; i < 10; i++) await chat(b, group); });
+    return !s.includes(bad);
   }));
+}
+
+test('a cooldown set by one instance is honoured by the other', async () => {
+  await redisCooldownShared();
 });
 
 test('usage-based rpm holds for the pair: 40 concurrent requests over two instances, exactly 10 pass', async () => {
@@ -92,4 +98,13 @@ test('killing Redis mid-load loses no request; readiness says disconnected; both
   const rd = await (await fetch(`${a.url}/health/readiness`)).json();
   assert.equal(rd.redis, 'disconnected');
   assert.equal((await chat(b, 'ok')).status, 200);
+});
+
+test('when Redis returns, both instances reconnect and share again', async () => {
+  redis = await startRedis(redis.port);
+  for (const g of [a, b]) {
+    assert.ok(await until(async () => (await (await fetch(`${g.url}/health/readiness`)).json()).redis === 'connected'));
+  }
+  // a cooldown set on a now reaches b again (a group neither instance has cooled down yet)
+  await redisCooldownShared('pair2', 'pair2-bad');
 });

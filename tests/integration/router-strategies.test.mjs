@@ -197,3 +197,30 @@ router_settings:
   assertErrorShape(assert, r, 400);
   assert.match(r.json.error.message, /ContextWindowExceededError/);
 });
+
+test('cooldown policy: allowed_fails (legacy), a deployment cooldown_time of 0, disable_cooldowns', async () => {
+  const g = await gateway(`
+model_list:
+  - {model_name: af, litellm_params: {model: "openai/af-bad@status=500", api_base: BASE}}
+  - {model_name: af, litellm_params: {model: openai/af-good, api_base: BASE}}
+  - {model_name: never, litellm_params: {model: "openai/nv-bad@status=429", api_base: BASE, cooldown_time: 0}}
+  - {model_name: never, litellm_params: {model: openai/nv-good, api_base: BASE}}
+router_settings: {allowed_fails: 2, num_retries: 1}
+`);
+  // legacy mode: the third failure this minute (> allowed_fails) cools af-bad down
+  let bad = 0;
+  for (let i = 0; i < 40 && bad < 3; i++) bad += (await models(() => chat(g, 'af'))).filter((m) => m === 'af-bad').length;
+  assert.equal(bad, 3);
+  assert.deepEqual(tally(await models(async () => { for (let i = 0; i < 10; i++) await chat(g, 'af'); })), { 'af-good': 10 });
+  // cooldown_time: 0 on a deployment: its 429s never cool it down
+  const seen = await models(async () => { for (let i = 0; i < 40; i++) await chat(g, 'never'); });
+  assert.ok(tally(seen)['nv-bad'] >= 5, JSON.stringify(tally(seen)));
+  const g2 = await gateway(`
+model_list:
+  - {model_name: dc, litellm_params: {model: "openai/dc-bad@status=429", api_base: BASE}}
+  - {model_name: dc, litellm_params: {model: openai/dc-good, api_base: BASE}}
+router_settings: {disable_cooldowns: true}
+`);
+  const s2 = await models(async () => { for (let i = 0; i < 40; i++) await chat(g2, 'dc'); });
+  assert.ok(tally(s2)['dc-bad'] >= 5, JSON.stringify(tally(s2)));
+});

@@ -143,9 +143,9 @@ export function assertErrorShape(assert, r, status) {
   assert.equal(e.code, String(status));
 }
 
-/** Start a throwaway redis-server (Debian's package) on a free port; returns {port, url, proc, stop()}. */
-export async function startRedis() {
-  const port = await freePort();
+/** Start a throwaway redis-server (Debian's package) on a free port (or the one given, to restart it); returns {port, url, proc, stop()}. */
+export async function startRedis(fixedPort = 0) {
+  const port = fixedPort || await freePort();
   const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(proc);
