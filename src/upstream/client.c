@@ -392,9 +392,43 @@ static int feed(struct sy__conn *c, const char *p, size_t n, int more)
         sy__conn_close(c);
         return 1;
     }
+    int first = !r->got_byte;
     r->got_byte = 1;
     if (c->tkind == T_IDLE && r->it_ms) /* lazy: only the deadline moves (a total one never does) */
         c->deadline = idle_deadline(r, uv_now(c->pool->loop));
+    if (first) {
+        /* The usual head, whole in the first read: read it here (head.c) and give
+         * http-parser a minimal head with the same status and framing. */
+        struct sy__rhead h;
+        size_t hl = sy__head_parse(p, n, &h);
+        if (hl)
+            sy_buf_reset(&r->rh);
+        if (hl && sy_buf_append(&r->rh, p, hl) == 0) {
+            r->nh = h.nh;
+            memcpy(r->hoff, h.hoff, h.nh * sizeof h.hoff[0]);
+            char syn[160];
+            size_t sl = sy__head_synth(&h, syn, sizeof syn);
+            r->fast = 1;
+            size_t sp = http_parser_execute(&c->parser, &settings, syn, sl);
+            r->fast = 0;
+            if (c->state == C_CLOSING)
+                return 1;
+            enum http_errno e0 = HTTP_PARSER_ERRNO(&c->parser);
+            if (e0 == HPE_PAUSED) { /* complete with its head (Content-Length: 0, 204, 304) */
+                http_parser_pause(&c->parser, 0);
+                msg_complete(c, hl < n || more);
+                return 1;
+            }
+            if (e0 != HPE_OK || sp != sl) {
+                conn_fail(c, SY_EUPPROTO);
+                return 1;
+            }
+            p += hl;
+            n -= hl;
+            if (!n)
+                return 0;
+        }
+    }
     size_t np = http_parser_execute(&c->parser, &settings, p, n);
     if (c->state == C_CLOSING)
         return 1;
@@ -509,6 +543,8 @@ static int hp_begin(http_parser *hp)
 {
     struct sy__conn *c = hp->data;
     struct sy_ureq *r = c->req;
+    if (r->fast)
+        return 0; /* head.c filled the headers */
     sy_buf_reset(&r->rh);
     r->nh = 0;
     r->last_value = 0;
@@ -519,6 +555,8 @@ static int hp_field(http_parser *hp, const char *at, size_t n)
 {
     struct sy__conn *c = hp->data;
     struct sy_ureq *r = c->req;
+    if (r->fast)
+        return 0;
     if (r->nh == 0 || r->last_value) {
         if (r->nh == SY__UP_MAXHDR)
             return -1;
@@ -537,6 +575,8 @@ static int hp_value(http_parser *hp, const char *at, size_t n)
 {
     struct sy__conn *c = hp->data;
     struct sy_ureq *r = c->req;
+    if (r->fast)
+        return 0;
     if (!r->nh)
         return -1;
     uint32_t *h = r->hoff[r->nh - 1];

@@ -93,8 +93,26 @@ struct sy_ureq {
     uint64_t total_at;       /* uv_now() ms the whole request must end by; 0 = no total deadline */
     int err;
     unsigned queued : 1, canceled : 1, retried : 1, paused : 1, got_byte : 1,
-        head_done : 1, sent : 1, last_value : 1;
+        head_done : 1, sent : 1, last_value : 1, fast : 1;
 };
+
+/* A response head read by head.c (offsets relative to the head's start). */
+struct sy__rhead {
+    int status;
+    unsigned nh;
+    uint32_t hoff[SY__UP_MAXHDR][4];
+    int chunked;
+    int64_t clen;      /* -1: no Content-Length */
+    const char *conn;  /* Connection value ("close" / "keep-alive"), or NULL */
+    size_t conn_len;
+};
+/* The length of a complete response head of the simple shape at p[0..n),
+ * filling *h; 0 when the head is incomplete or not of that shape (then
+ * http-parser reads it). */
+size_t sy__head_parse(const char *p, size_t n, struct sy__rhead *h);
+/* A minimal head with the same status and framing as h, for http-parser
+ * (at least 128 bytes of room). Its length. */
+size_t sy__head_synth(const struct sy__rhead *h, char *out, size_t cap);
 
 struct sy_upool {
     uv_loop_t *loop;
