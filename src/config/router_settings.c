@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "config/loader.h"
+#include "core/str.h"
 
 /* ---- router settings: value readers ----
  *
@@ -535,28 +536,6 @@ void sy__read_fallback_lists(struct sy_ld *ld, struct sy_router_config *r, const
 
 /* ---- router settings: model groups named by fallbacks and aliases ---- */
 
-/* LiteLLM's pattern router: only '*' is special (re.escape, then '*' -> '(.*)'). */
-static int glob_match(const char *p, const char *s)
-{
-    const char *star = NULL, *back = NULL;
-    while (*s) {
-        if (*p == '*') {
-            star = p++;
-            back = s;
-        } else if (*p == *s) {
-            p++;
-            s++;
-        } else if (star) {
-            p = star + 1;
-            s = ++back;
-        } else {
-            return 0;
-        }
-    }
-    while (*p == '*')
-        p++;
-    return !*p;
-}
 
 /* A request for `name` finds deployments: a model_name, a wildcard model_name
  * (a pattern with '*', such as a provider prefix then '*') matching it, or
@@ -570,7 +549,7 @@ static int group_known(const struct sy_config *c, const char *name, int aliases)
         if (strcmp(c->router.aliases[i].alias, name) == 0)
             return 1;
     for (size_t i = 0; i < c->n_deployments; i++)
-        if (strchr(c->deployments[i].model_name, '*') && glob_match(c->deployments[i].model_name, name))
+        if (strchr(c->deployments[i].model_name, '*') && sy_glob(c->deployments[i].model_name, name, strlen(name)))
             return 1;
     return 0;
 }

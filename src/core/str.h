@@ -39,4 +39,28 @@ static inline int sy_str_startswith(struct sy_str a, const char *lit, size_t n)
     return a.n >= n && memcmp(a.p, lit, n) == 0;
 }
 
+/* Glob match of s[0..n) against pattern (NUL-terminated): '*' matches any
+ * run of bytes, everything else itself (model-group wildcards "openai/<star>"). */
+static inline int sy_glob(const char *pattern, const char *s, size_t n)
+{
+    const char *p = pattern, *star = NULL, *ss = NULL, *e = s + n;
+    while (s < e) {
+        if (*p == '*') {
+            star = p++;
+            ss = s;
+        } else if (*p && *p == *s) {
+            p++;
+            s++;
+        } else if (star) {
+            p = star + 1;
+            s = ++ss;
+        } else {
+            return 0;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == 0;
+}
+
 #endif

@@ -270,6 +270,10 @@ int sy_stage_health(struct sy_call *c); /* router/health.c */
 int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr);
 void sy_route_count_work(struct sy_call *c, void *arg);
 
+/* "OpenAI", "Azure", else the capitalized provider name, for LiteLLM's
+ * "<Provider>Exception" texts (proxy.c). */
+const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap);
+
 /* The built-in mock model (mock.c): answers c entirely in-process. */
 int sy_mock_answer(struct sy_call *c);
 

@@ -46,9 +46,11 @@ static void on_abort(struct sy_req *r);
 static int failed(struct sy_call *c, int err);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
-static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
+/* "OpenAI", "Azure", else the provider name capitalized, as LiteLLM's
+ * exception texts name it ("<Provider>Exception"). */
+const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap)
 {
-    const char *n = d->prov ? d->prov->name : "OpenAI";
+    const char *n = d->prov ? d->prov->name : d->d->provider ? d->d->provider : "OpenAI";
     if (strcmp(n, "openai") == 0 || strcmp(n, "text-completion-openai") == 0)
         return "OpenAI";
     if (strcmp(n, "azure") == 0)
@@ -95,7 +97,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
     char *msg = NULL;
     if (!c->drt) /* router errors (no deployment was picked) are LiteLLM's own messages */
         msg = strdup(upmsg ? upmsg : "");
-    else if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, provider_label(c->drt, pl, sizeof pl),
+    else if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(c->drt, pl, sizeof pl),
                       upmsg ? upmsg : "") < 0)
         msg = NULL;
     c->exception_class = cls;
@@ -404,6 +406,20 @@ static void timer_close_cb(uv_handle_t *h)
     free(h);
 }
 
+/* Run cb after delay_s on c's retry timer (on_abort stops it). 0 when out of memory. */
+static int schedule(struct sy_call *c, double delay_s, uv_timer_cb cb)
+{
+    uv_timer_t *t = malloc(sizeof *t);
+    if (!t)
+        return 0;
+    uv_timer_init(&c->w->loop, t);
+    t->data = c;
+    c->retry_timer = t;
+    c->req->on_abort = on_abort;
+    uv_timer_start(t, cb, (uint64_t)(delay_s * 1000), 0);
+    return 1;
+}
+
 static void on_retry_timer(uv_timer_t *t)
 {
     struct sy_call *c = t->data;
@@ -556,10 +572,10 @@ static int failed(struct sy_call *c, int err)
     if (err != 1 && d) {
         attempt_end(c, 0);
         metric_attempt(c, 0, c->err_status, cls);
-        enum sy_exc_class exc = c->err_class < 0 ? SY_EXC_BAD_REQUEST : (enum sy_exc_class)c->err_class;
-        if (exc < SY_EXC__COUNT || c->err_status >= 400)
-            sy_router_fail(c->w, &c->g->rc, c->group, d, c->err_status, exc < SY_EXC__COUNT ? exc : SY_EXC_BAD_REQUEST,
-                           c->retry_after_s);
+        /* allowed_fails_policy classes: a context-window error and the other 4xx count as BadRequest */
+        enum sy_exc_class exc = c->err_class < 0 || c->err_class >= SY_EXC__COUNT ? SY_EXC_BAD_REQUEST
+                                                                                  : (enum sy_exc_class)c->err_class;
+        sy_router_fail(c->w, &c->g->rc, c->group, d, c->err_status, exc, c->retry_after_s);
         if (c->err_status == 408)
             sy_router_latency_penalty(&c->g->rc, d);
     }
@@ -581,15 +597,8 @@ static int failed(struct sy_call *c, int err)
     if (err != 1 && sy_router_should_retry(&c->g->rc, c->group, &f, &delay, sy_rand(c->w))) {
         c->retries_in_group++;
         c->retries_total++;
-        uv_timer_t *t = malloc(sizeof *t);
-        if (t) {
-            uv_timer_init(&c->w->loop, t);
-            t->data = c;
-            c->retry_timer = t;
-            c->req->on_abort = on_abort;
-            uv_timer_start(t, on_retry_timer, (uint64_t)(delay * 1000), 0);
+        if (schedule(c, delay, on_retry_timer))
             return 1;
-        }
     }
     const struct sy_group *fb = next_fallback(c);
     if (c->group != c->req_group) /* the fallback group in use failed */
@@ -633,15 +642,9 @@ static int sdk_retry(struct sy_call *c)
     double delay = c->retry_after_s > 0 && c->retry_after_s <= 60
                        ? c->retry_after_s
                        : fmin(0.5 * pow(2, c->sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
-    uv_timer_t *t = malloc(sizeof *t);
-    if (!t)
+    if (!schedule(c, delay, on_sdk_retry_timer))
         return 0;
     c->sdk_retries++;
-    uv_timer_init(&c->w->loop, t);
-    t->data = c;
-    c->retry_timer = t;
-    c->req->on_abort = on_abort;
-    uv_timer_start(t, on_sdk_retry_timer, (uint64_t)(delay * 1000), 0);
     return 1;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "core/str.h"
 #include "router/strategy.h"
 
 static enum sy_strategy strategy_of(const char *s)
@@ -59,29 +60,6 @@ void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, 
         m = SY_LAT_MAX;
     }
     rc->max_latency_list_size = (unsigned)m;
-}
-
-/* Simple glob: '*' matches any run of bytes. */
-static int glob(const char *p, const char *s, size_t n)
-{
-    const char *star = NULL, *ss = NULL, *e = s + n;
-    while (s < e) {
-        if (*p == '*') {
-            star = p++;
-            ss = s;
-        } else if (*p && *p == *s) {
-            p++;
-            s++;
-        } else if (star) {
-            p = star + 1;
-            s = ++ss;
-        } else {
-            return 0;
-        }
-    }
-    while (*p == '*')
-        p++;
-    return *p == 0;
 }
 
 static size_t literal_len(const char *p)
@@ -167,7 +145,7 @@ const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *
             return sy_gwconf_group(g, a->group, strlen(a->group));
     }
     for (size_t i = 0; i < g->nwild; i++)
-        if (glob(g->wild[i]->name, name, len))
+        if (sy_glob(g->wild[i]->name, name, len))
             return g->wild[i];
     return NULL;
 }

@@ -262,25 +262,12 @@ static char *fmt_error(const char *f, ...)
     return clean;
 }
 
-/* "OpenAI", "Azure", else the provider name capitalized (as the proxy's errors). */
-static const char *provider_label(const struct sy_drt *d, char *buf, size_t cap)
-{
-    const char *n = d->prov ? d->prov->name : d->d->provider ? d->d->provider : "OpenAI";
-    if (strcmp(n, "openai") == 0 || strcmp(n, "text-completion-openai") == 0)
-        return "OpenAI";
-    if (strcmp(n, "azure") == 0)
-        return "Azure";
-    snprintf(buf, cap, "%s", n);
-    if (buf[0] >= 'a' && buf[0] <= 'z')
-        buf[0] = (char)(buf[0] - 32);
-    return buf;
-}
 
 /* LiteLLM's exception text: "litellm.<Class>: <Class>: <Provider>Exception - <message>". */
 static char *litellm_error(const struct sy_drt *d, const char *cls, const char *msg)
 {
     char pl[64];
-    return fmt_error("litellm.%s: %s: %sException - %s", cls, cls, provider_label(d, pl, sizeof pl), msg);
+    return fmt_error("litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(d, pl, sizeof pl), msg);
 }
 
 static enum hmode mode_of(const struct sy_deployment *d)
