@@ -516,7 +516,7 @@ int sy_jscan_list_next(const char *p, struct sy_jspan arr, size_t *pos, struct s
     return 1;
 }
 
-size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out)
+size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out, struct sy_jspan *model)
 {
     memcpy(out, p, n);
     size_t len = n;
@@ -544,6 +544,8 @@ size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *
         }
         memmove(out + from, out + to, len - to);
         len -= to - from;
+        if (model && model->type && model->off >= to)
+            model->off -= to - from; /* members never overlap: the model span moves as a whole */
     }
     return len;
 }

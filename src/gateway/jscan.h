@@ -87,7 +87,8 @@ int sy_jscan_list_next(const char *p, struct sy_jspan arr, size_t *pos, struct s
 /* Copy p[0..n) to out (n bytes of room) without the router-key members
  * recorded in sc (each with one neighbouring comma), so the result is the
  * same object minus those keys. Returns its length. sc must come from a
- * successful sy_jscan of p with a top-level object. */
-size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out);
+ * successful sy_jscan of p with a top-level object. model (may be NULL): a
+ * span of p, moved to where it lands in out (one pass, no rescan). */
+size_t sy_jscan_strip(const char *p, size_t n, const struct sy_jscan *sc, char *out, struct sy_jspan *model);
 
 #endif
