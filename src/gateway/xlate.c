@@ -1,0 +1,524 @@
+/* xlate.c - translation glue for the upstream stage; see xlate.h for the modes.
+ *
+ * Everything here runs on the worker's loop and is linear in the bytes it is
+ * given: one DOM parse of the request per call (kept across retries and
+ * fallbacks), one encode per attempt, and per upstream read one pass of the
+ * framer and the adapter's event decoder. Buffers are capped like the
+ * pass-through path's (a response over MAX_XBODY is a 502, an event over
+ * MAX_EVENT a protocol error).
+ */
+#include "gateway/xlate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/errors.h"
+#include "gateway/usage.h"
+#include "http/server.h"
+#include "providers/oai.h"
+
+#define MAX_XBODY (256u << 20) /* a request or response body after translation */
+#define MAX_EVENT (16u << 20)  /* one upstream stream event */
+#define MAX_URL   (16u << 10)
+#define MAX_HDRS  (64u << 10)
+#define MAX_EMIT  (512u << 20)
+
+extern const struct sy_adapter sy_adapter_anthropic;
+
+static void x_cleanup(void *p)
+{
+    struct sy_xcall *x = p;
+    sy_buf_free(&x->out.url);
+    sy_buf_free(&x->out.headers);
+    sy_buf_free(&x->out.body);
+    sy_buf_free(&x->emit);
+    sy_buf_free(&x->mid);
+    sy_framer_free(&x->fr);
+    sy_framer_free(&x->ofr);
+}
+
+static struct sy_xcall *xc(struct sy_call *c)
+{
+    if (c->x)
+        return c->x;
+    struct sy_xcall *x = sy_arena_alloc(&c->req->arena, sizeof *x);
+    memset(x, 0, sizeof *x);
+    sy_buf_init(&x->out.url, MAX_URL);
+    sy_buf_init(&x->out.headers, MAX_HDRS);
+    sy_buf_init(&x->out.body, MAX_XBODY);
+    sy_buf_init(&x->emit, MAX_EMIT);
+    sy_buf_init(&x->mid, MAX_EMIT);
+    sy_framer_init(&x->fr, SY_FRAME_SSE, MAX_EVENT);
+    sy_framer_init(&x->ofr, SY_FRAME_SSE, MAX_EVENT);
+    snprintf(x->msg_id, sizeof x->msg_id, "msg_%.8s%.4s%.4s%.4s%.12s", c->call_id, c->call_id + 9, c->call_id + 14,
+             c->call_id + 19, c->call_id + 24);
+    sy_arena_defer(&c->req->arena, x_cleanup, x);
+    c->x = x;
+    return x;
+}
+
+static void set_err(struct sy_xcall *x, int status, const char *msg)
+{
+    sy_oai_err(&x->err, status, msg, strlen(msg));
+    x->have_err = 1;
+}
+
+/* The upstream model of this attempt as a C string (a wildcard group's part
+ * substituted). */
+static char *upstream_model(struct sy_call *c)
+{
+    const struct sy_drt *d = c->drt;
+    const char *um = d->d->upstream_model ? d->d->upstream_model : "";
+    if (!d->wildcard)
+        return (char *)um;
+    const char *part, *star = strchr(um, '*');
+    size_t pl;
+    sy_router_wild_part(c->group->name, c->model, &part, &pl);
+    size_t a = (size_t)(star - um), b = strlen(star + 1);
+    char *m = sy_arena_alloc(&c->req->arena, a + pl + b + 1);
+    memcpy(m, um, a);
+    memcpy(m + a, part, pl);
+    memcpy(m + a + pl, star + 1, b + 1);
+    return m;
+}
+
+/* Client headers an Anthropic upstream should see. */
+static void fwd_headers(struct sy_call *c, struct sy_xcall *x, int version_too)
+{
+    size_t n = 0;
+    static const char *const names[2] = {"anthropic-beta", "anthropic-version"};
+    for (int i = 0; i < 1 + version_too; i++) {
+        struct sy_str v = sy_req_header(c->req, names[i]);
+        if (!v.p || !v.n || memchr(v.p, '\r', v.n) || memchr(v.p, '\n', v.n))
+            continue;
+        int k = snprintf(x->fwd_headers + n, sizeof x->fwd_headers - n, "%s: %.*s\r\n", names[i], (int)v.n, v.p);
+        if (k < 0 || (size_t)k >= sizeof x->fwd_headers - n)
+            break;
+        n += (size_t)k;
+    }
+    x->fwd_headers[n] = 0;
+    x->ctx.fwd_headers = n ? x->fwd_headers : NULL;
+    x->ctx.fwd_headers_len = n;
+}
+
+/* The client's Anthropic request translated to OpenAI form (once per call). */
+static int ingress_oai(struct sy_call *c, struct sy_xcall *x)
+{
+    if (x->oai_body)
+        return 0;
+    if (!x->have_areq) {
+        int rc = sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
+                               c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0);
+        if (rc) {
+            set_err(x, 400, "Invalid JSON payload");
+            return rc;
+        }
+        x->have_areq = 1;
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, MAX_XBODY);
+    int rc = sy_msg_to_openai(&x->areq, &c->req->arena, &b, &x->err);
+    if (rc) {
+        x->have_err = 1;
+        sy_buf_free(&b);
+        return rc;
+    }
+    char *p = sy_arena_alloc(&c->req->arena, b.len + 1);
+    memcpy(p, b.p, b.len + 1);
+    x->oai_body = p;
+    x->oai_len = b.len;
+    sy_buf_free(&b);
+    return 0;
+}
+
+/* oai_body as a DOM (once per call). */
+static int oai_dom(struct sy_call *c, struct sy_xcall *x)
+{
+    if (x->have_oreq)
+        return 0;
+    if (!x->oai_body) {
+        x->oai_body = c->fwd_body ? c->fwd_body : c->req->body.p;
+        x->oai_len = c->fwd_body ? c->fwd_len : c->req->body.len;
+    }
+    int rc = sy_jdom_parse(&x->oreq, x->oai_body, x->oai_len, &c->req->arena, 0);
+    if (rc) {
+        set_err(x, 400, "Invalid JSON payload");
+        return rc;
+    }
+    x->have_oreq = 1;
+    return 0;
+}
+
+int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
+{
+    struct sy_drt *d = c->drt;
+    struct sy_xcall *x = xc(c);
+    int ingress = c->kind == SY_RK_MESSAGES;
+    x->mode = !ingress ? XM_ADAPTER : d->ad == &sy_adapter_anthropic ? XM_MSG_NATIVE : d->ad ? XM_MSG_ADAPTER : XM_MSG_OAI;
+    /* per-attempt state */
+    memset(&x->st, 0, sizeof x->st);
+    x->have_err = 0;
+    sy_buf_reset(&x->emit);
+    sy_buf_reset(&x->mid);
+    sy_buf_reset(&x->out.url);
+    sy_buf_reset(&x->out.headers);
+    sy_buf_reset(&x->out.body);
+    sy_framer_free(&x->fr);
+    sy_framer_init(&x->fr, d->ad ? (int)d->ad->framing : SY_FRAME_SSE, MAX_EVENT);
+    sy_framer_free(&x->ofr);
+    sy_framer_init(&x->ofr, SY_FRAME_SSE, MAX_EVENT);
+    x->model = upstream_model(c);
+    snprintf(x->st.id, sizeof x->st.id, "chatcmpl-%s", c->call_id);
+    snprintf(x->st.model, sizeof x->st.model, "%s", x->model);
+    x->st.created = (int64_t)time(NULL);
+    x->st.include_usage = c->include_usage;
+    if (ingress) {
+        sy_msg_stream_init(&x->ms, c->model ? c->model : x->model, x->msg_id, x->have_areq ? &x->areq : NULL);
+        x->st.include_usage = 1; /* the Anthropic side always reports usage */
+    }
+    memset(&x->ctx, 0, sizeof x->ctx);
+    x->ctx.d = d->d;
+    x->ctx.pc = d->pc;
+    x->ctx.model = x->model;
+    x->ctx.op = c->kind == SY_RK_EMBEDDINGS ? SY_OP_EMBED : SY_OP_CHAT;
+    x->ctx.stream = c->stream;
+    x->ctx.now = (int64_t)time(NULL);
+    x->ctx.arena = &c->req->arena;
+    fwd_headers(c, x, x->mode == XM_MSG_NATIVE);
+    *nbody = 0;
+    if (x->mode == XM_MSG_NATIVE) {
+        /* the client's body as it is (model replaced by proxy.c); our URL and key */
+        const char *base = d->pc->base ? d->pc->base : "https://api.anthropic.com";
+        size_t bl = strlen(base);
+        if (bl >= 12 && strcmp(base + bl - 12, "/v1/messages") == 0)
+            sy_buf_puts(&x->out.url, base);
+        else if (bl >= 3 && strcmp(base + bl - 3, "/v1") == 0)
+            sy_buf_printf(&x->out.url, "%s/messages", base);
+        else
+            sy_buf_printf(&x->out.url, "%s/v1/messages", base);
+        SY_BUF_LIT(&x->out.headers, "Content-Type: application/json\r\n");
+        if (d->pc->key)
+            sy_buf_printf(&x->out.headers, "x-api-key: %s\r\n", d->pc->key);
+        if (!strstr(x->fwd_headers, "anthropic-version:"))
+            sy_buf_printf(&x->out.headers, "anthropic-version: %s\r\n", d->pc->version ? d->pc->version : "2023-06-01");
+        sy_buf_puts(&x->out.headers, x->fwd_headers);
+        o->url = x->out.url.p;
+        o->headers = x->out.headers.p;
+        o->headers_len = x->out.headers.len;
+        return 0;
+    }
+    if (ingress && ingress_oai(c, x))
+        return SY_EINVAL;
+    if (ingress && !x->ms.req && x->have_areq)
+        x->ms.req = &x->areq;
+    if (x->mode == XM_MSG_OAI) {
+        /* an OpenAI-compatible deployment: the translated body with model replaced */
+        struct sy_jscan sc;
+        if (sy_jscan(x->oai_body, x->oai_len, &sc) != 0 || sc.model.type != 's') {
+            set_err(x, 500, "switchyard: the translated request has no model");
+            return SY_EINTERNAL;
+        }
+        size_t mo = sc.model.off, ml = sc.model.len;
+        sy_buf_reset(&x->out.body);
+        SY_BUF_LIT(&x->out.body, "\"");
+        sy_buf_json_escape(&x->out.body, x->model, strlen(x->model));
+        SY_BUF_LIT(&x->out.body, "\"");
+        c->body_parts[0] = uv_buf_init((char *)x->oai_body, (unsigned)mo);
+        c->body_parts[1] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
+        c->body_parts[2] = uv_buf_init((char *)x->oai_body + mo + ml, (unsigned)(x->oai_len - mo - ml));
+        *nbody = 3;
+        o->url = d->url[0];
+        o->headers = d->headers;
+        o->headers_len = d->headers_len;
+        return 0;
+    }
+    /* an adapter encodes the OpenAI request */
+    if (oai_dom(c, x))
+        return SY_EINVAL;
+    char tok[4096];
+    if (d->ad->caps & SY_CAP_OAUTH) {
+        char err[512] = "";
+        int t = sy_oauth_token(c->w, d->pc, tok, sizeof tok, err, sizeof err);
+        if (t == 0)
+            return SY_AGAIN;
+        if (t < 0) {
+            char m[700];
+            snprintf(m, sizeof m, "Failed to get an OAuth2 access token: %s", err);
+            set_err(x, 401, m);
+            x->err.status = 401;
+            snprintf(x->err.cls, sizeof x->err.cls, "AuthenticationError");
+            return SY_EAUTH;
+        }
+        x->ctx.access_token = tok;
+    }
+    int rc = d->ad->encode(&x->ctx, &x->oreq, &x->out);
+    x->ctx.access_token = NULL; /* tok lives on this stack frame */
+    if (rc) {
+        if (!x->out.err.status)
+            sy_oai_err(&x->out.err, 400, "switchyard: the request could not be translated", 48);
+        x->err = x->out.err;
+        x->have_err = 1;
+        return rc < 0 ? rc : SY_EINVAL;
+    }
+    c->body_parts[0] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
+    c->body_parts[1] = uv_buf_init(NULL, 0);
+    c->body_parts[2] = uv_buf_init(NULL, 0);
+    *nbody = 1;
+    o->url = x->out.url.p;
+    o->headers = x->out.headers.p;
+    o->headers_len = x->out.headers.len;
+    return 0;
+}
+
+/* ---- streams -------------------------------------------------------------- */
+
+/* OpenAI SSE frames in src -> Anthropic events (ingress) into x->emit. */
+static int oai_frames_to_msg(struct sy_call *c, struct sy_xcall *x, const char *p, size_t n)
+{
+    const char *e = p + n;
+    while (p < e) {
+        const char *nl = memmem(p, (size_t)(e - p), "\n\n", 2);
+        if (!nl)
+            break;
+        if (nl - p > 6 && memcmp(p, "data: ", 6) == 0) {
+            const char *data = p + 6;
+            size_t dl = (size_t)(nl - data);
+            if (memmem(data, dl, "\"usage\"", 7)) {
+                uint64_t pt = 0, ct = 0;
+                if (sy_usage_scan(data, dl, &pt, &ct)) {
+                    c->prompt_tokens = pt;
+                    c->completion_tokens = ct;
+                    c->have_usage = 1;
+                }
+            }
+            int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
+            if (rc < 0 && rc != SY_ENOSPC) {
+                sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
+                return 0;
+            }
+        }
+        p = nl + 2;
+    }
+    return 0;
+}
+
+static int on_event(void *ud, const char *type, size_t tl, const char *data, size_t dl)
+{
+    struct sy_call *c = ud;
+    struct sy_xcall *x = c->x;
+    if (x->st.done)
+        return 0; /* the provider said the stream ended: ignore what follows */
+    struct sy_buf *dst = x->mode == XM_MSG_ADAPTER ? &x->mid : &x->emit;
+    int rc = c->drt->ad->decode_event(&x->ctx, &x->st, type, tl, data, dl, dst);
+    if (rc == SY_DONE) {
+        x->st.done = 1;
+        return 0;
+    }
+    if (rc < 0) {
+        x->err = x->st.err;
+        if (!x->err.status)
+            sy_oai_err(&x->err, 500, "switchyard: the provider's stream could not be decoded", 54);
+        x->have_err = 1;
+        return rc;
+    }
+    return 0;
+}
+
+static int on_oai_event(void *ud, const char *type, size_t tl, const char *data, size_t dl)
+{
+    struct sy_call *c = ud;
+    struct sy_xcall *x = c->x;
+    if (dl >= 7 && memmem(data, dl, "\"usage\"", 7)) {
+        uint64_t pt = 0, ct = 0;
+        if (sy_usage_scan(data, dl, &pt, &ct)) {
+            c->prompt_tokens = pt;
+            c->completion_tokens = ct;
+            c->have_usage = 1;
+        }
+    }
+    int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
+    if (rc < 0 && rc != SY_ENOSPC)
+        sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
+    return 0;
+}
+
+static void set_ctx_now(struct sy_xcall *x)
+{
+    x->ctx.now = (int64_t)time(NULL);
+}
+
+int sy_xlate_feed(struct sy_call *c, const char *p, size_t n, const char **out, size_t *outn)
+{
+    struct sy_xcall *x = c->x;
+    sy_buf_reset(&x->emit);
+    int rc = 0;
+    set_ctx_now(x);
+    if (x->mode == XM_MSG_OAI) {
+        rc = sy_framer_feed(&x->ofr, p, n, on_oai_event, c);
+    } else {
+        sy_buf_reset(&x->mid);
+        rc = sy_framer_feed(&x->fr, p, n, on_event, c);
+        if (x->mode == XM_MSG_ADAPTER && x->mid.len)
+            oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+    }
+    if (rc < 0 && !x->have_err)
+        set_err(x, 502, "switchyard: the provider's stream framing is broken");
+    *out = x->emit.p;
+    *outn = x->emit.len;
+    return rc < 0 ? rc : 0;
+}
+
+int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn)
+{
+    struct sy_xcall *x = c->x;
+    sy_buf_reset(&x->emit);
+    sy_buf_reset(&x->mid);
+    int rc = x->mode == XM_MSG_OAI ? sy_framer_finish(&x->ofr, on_oai_event, c) : sy_framer_finish(&x->fr, on_event, c);
+    if (x->mode == XM_MSG_ADAPTER && x->mid.len)
+        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+    if (rc < 0 && !x->have_err)
+        set_err(x, 502, "switchyard: the provider's stream ended in the middle of an event");
+    *out = x->emit.p;
+    *outn = x->emit.len;
+    return rc < 0 ? rc : 0;
+}
+
+int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn)
+{
+    struct sy_xcall *x = c->x;
+    sy_buf_reset(&x->emit);
+    sy_buf_reset(&x->mid);
+    switch (x->mode) {
+    case XM_ADAPTER:
+        if (x->st.done && !x->st.finished)
+            sy_oai_chunk_finish(&x->st, &x->emit, x->st.ntools ? "tool_calls" : "stop");
+        if (x->st.include_usage)
+            sy_oai_chunk_usage(&x->st, &x->emit);
+        SY_BUF_LIT(&x->emit, "data: [DONE]\n\n");
+        break;
+    case XM_MSG_ADAPTER:
+        if (x->st.done && !x->st.finished)
+            sy_oai_chunk_finish(&x->st, &x->mid, x->st.ntools ? "tool_calls" : "stop");
+        sy_oai_chunk_usage(&x->st, &x->mid);
+        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+        sy_msg_stream_end(&x->ms, &x->emit);
+        break;
+    case XM_MSG_OAI:
+        sy_msg_stream_end(&x->ms, &x->emit);
+        break;
+    default:
+        break;
+    }
+    *out = x->emit.p;
+    *outn = x->emit.len;
+    return 0;
+}
+
+/* ---- whole responses and errors ------------------------------------------ */
+
+int sy_xlate_response(struct sy_call *c)
+{
+    struct sy_xcall *x = c->x;
+    struct sy_buf nb;
+    sy_buf_init(&nb, MAX_XBODY);
+    int rc = 0;
+    set_ctx_now(x);
+    const char *body = c->up_body.p ? c->up_body.p : "";
+    size_t n = c->up_body.len;
+    if (x->mode == XM_ADAPTER || x->mode == XM_MSG_ADAPTER) {
+        rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
+        if (rc) {
+            x->err = x->st.err;
+            if (!x->err.status)
+                sy_oai_err(&x->err, 502, "switchyard: the provider's response could not be decoded", 56);
+            x->have_err = 1;
+            sy_buf_free(&nb);
+            return rc < 0 ? rc : SY_EUPPROTO;
+        }
+        if (x->st.u.have) {
+            c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
+            c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
+            c->have_usage = 1;
+        }
+    }
+    if (x->mode == XM_MSG_OAI || x->mode == XM_MSG_ADAPTER) {
+        const char *ob = x->mode == XM_MSG_OAI ? body : nb.p;
+        size_t on = x->mode == XM_MSG_OAI ? n : nb.len;
+        if (x->mode == XM_MSG_OAI) {
+            uint64_t pt = 0, ct = 0;
+            if (sy_usage_scan(ob, on, &pt, &ct)) {
+                c->prompt_tokens = pt;
+                c->completion_tokens = ct;
+                c->have_usage = 1;
+            }
+        }
+        struct sy_buf ab;
+        sy_buf_init(&ab, MAX_XBODY);
+        rc = sy_msg_from_openai(ob ? ob : "", on, c->model, x->msg_id, x->have_areq ? &x->areq : NULL,
+                                &c->req->arena, &ab);
+        sy_buf_free(&nb);
+        if (rc) {
+            sy_buf_free(&ab);
+            set_err(x, 502, "switchyard: the upstream's response could not be translated");
+            return rc < 0 ? rc : SY_EUPPROTO;
+        }
+        nb = ab;
+    }
+    sy_buf_free(&c->up_body);
+    c->up_body = nb;
+    return 0;
+}
+
+void sy_xlate_error(struct sy_call *c)
+{
+    struct sy_xcall *x = c->x;
+    if (x->mode == XM_MSG_OAI)
+        return; /* an OpenAI error body: proxy.c reads it as for the pass-through path */
+    memset(&x->err, 0, sizeof x->err);
+    c->drt->ad->decode_error(&x->ctx, c->up_status, c->up_body.p ? c->up_body.p : "", c->up_body.len, &x->err);
+    if (!x->err.status)
+        x->err.status = c->up_status;
+    x->have_err = 1;
+}
+
+/* Anthropic usage in a native response or stream piece: the last
+ * "input_tokens"/"output_tokens" (and cache counts) found. */
+static int64_t last_num(const char *p, size_t n, const char *key, size_t kl)
+{
+    int64_t v = -1;
+    const char *e = p + n, *k = p;
+    while ((k = memmem(k, (size_t)(e - k), key, kl)) != NULL) {
+        const char *q = k + kl;
+        while (q < e && (*q == ' ' || *q == ':'))
+            q++;
+        if (q < e && *q >= '0' && *q <= '9') {
+            int64_t t = 0;
+            while (q < e && *q >= '0' && *q <= '9' && t < (int64_t)1 << 50)
+                t = t * 10 + (*q++ - '0');
+            v = t;
+        }
+        k = q;
+    }
+    return v;
+}
+
+void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
+{
+    int64_t in = last_num(p, n, "\"input_tokens\"", 14);
+    int64_t out = last_num(p, n, "\"output_tokens\"", 15);
+    int64_t cr = last_num(p, n, "\"cache_read_input_tokens\"", 25);
+    int64_t cw = last_num(p, n, "\"cache_creation_input_tokens\"", 29);
+    if (in >= 0)
+        c->prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
+    if (out >= 0)
+        c->completion_tokens = (uint64_t)out;
+    if (in >= 0 || out >= 0)
+        c->have_usage = 1;
+}
+
+void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out)
+{
+    sy_msg_error_json(status, message ? message : "", message ? strlen(message) : 0, out);
+}

@@ -1,0 +1,98 @@
+/* xlate.h - translation glue between the upstream stage (proxy.c) and the
+ * provider adapters (providers/adapter.h) and the Anthropic ingress
+ * (providers/messages.h).
+ *
+ * The pass-through path (an OpenAI client, an OpenAI-compatible deployment)
+ * never comes here: c->x stays NULL and proxy.c forwards bytes. Otherwise
+ * each attempt picks a mode from the route and the deployment it landed on:
+ *
+ *   client     deployment            mode            request                        answer
+ *   ---------  --------------------  --------------  -----------------------------  -----------------------------
+ *   OpenAI     adapter (anthropic..) XM_ADAPTER      encode(OpenAI DOM)             decode -> OpenAI JSON / chunks
+ *   Anthropic  anthropic             XM_MSG_NATIVE   client body, model replaced    bytes as they come
+ *   Anthropic  OpenAI-compatible     XM_MSG_OAI      sy_msg_to_openai, model repl.  OpenAI -> Anthropic
+ *   Anthropic  other adapter         XM_MSG_ADAPTER  sy_msg_to_openai -> encode     decode -> OpenAI -> Anthropic
+ *
+ * Errors from an adapter's decode_error (or the Anthropic shape for ingress)
+ * go through proxy.c's error path, so retries, cooldowns and fallbacks work
+ * the same for every provider.
+ */
+#ifndef SY_GATEWAY_XLATE_H
+#define SY_GATEWAY_XLATE_H
+
+#include "gateway/gateway.h"
+#include "providers/adapter.h"
+#include "providers/messages.h"
+#include "upstream/client.h"
+#include "upstream/framing.h"
+
+enum sy_xmode { XM_NONE, XM_ADAPTER, XM_MSG_NATIVE, XM_MSG_OAI, XM_MSG_ADAPTER };
+
+struct sy_xcall {
+    enum sy_xmode mode;
+    /* the OpenAI request adapters read: the client's body, or the ingress translation */
+    const char *oai_body;
+    size_t oai_len;
+    struct sy_jdoc oreq; /* oai_body parsed (when have_oreq) */
+    int have_oreq;
+    struct sy_jdoc areq; /* the client's Anthropic request (ingress), parsed once */
+    int have_areq;
+    char *model; /* upstream model of the attempt (NUL-terminated, arena) */
+    struct sy_xctx ctx;
+    struct sy_xout out;    /* url, headers, body of the attempt */
+    struct sy_xstate st;   /* adapter decoding state */
+    struct sy_framer fr;   /* the adapter's stream framing */
+    struct sy_framer ofr;  /* OpenAI SSE (XM_MSG_OAI stream) */
+    struct sy_msgstream ms; /* ingress stream state */
+    struct sy_buf emit;    /* bytes decoded from one upstream read, for the client */
+    struct sy_buf mid;     /* XM_MSG_ADAPTER: the adapter's OpenAI chunks before ingress translation */
+    struct sy_xerr err;    /* upstream error / failed decode, as the client sees it */
+    int have_err;
+    int fwd_hdr_on;
+    char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
+    char msg_id[64];
+};
+
+/* Prepare the attempt on c->drt: fills o->url, o->headers and either the
+ * body pieces (c->body_parts, *nbody) or, for XM_MSG_NATIVE, leaves the body to
+ * the pass-through code (*nbody = 0). Returns 0; SY_AGAIN when an OAuth token
+ * is being fetched (the attempt is relaunched by a timer); or a negative
+ * SY_E* with c->x->err filled (the request cannot be sent: a 400 for an
+ * unsupported parameter, say). */
+int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody);
+/* 1 when the call's responses are decoded (not forwarded as they come). */
+static inline int sy_xlate_decodes(const struct sy_call *c)
+{
+    return c->x && c->x->mode != XM_NONE && c->x->mode != XM_MSG_NATIVE;
+}
+/* Stream bytes from the upstream -> *out, *outn (client bytes, maybe none).
+ * 0, or a negative SY_E* with c->x->err set (a provider error event, a broken
+ * framing). */
+int sy_xlate_feed(struct sy_call *c, const char *p, size_t n, const char **out, size_t *outn);
+/* The upstream stream ended: what the framer still held (an unterminated last
+ * event), decoded. 0 or a negative SY_E* with c->x->err set. */
+int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn);
+/* Then the last client bytes: the usage chunk (from c->x->st.u, which the
+ * caller fills first when the provider reported none) and [DONE], or the
+ * Anthropic closing events. */
+int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn);
+/* XM_MSG_NATIVE: Anthropic usage read from p[0..n) into c's token counts. */
+void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
+/* A 2xx non-stream body in c->up_body -> replaced by the client's body. 0, or
+ * a negative SY_E* with c->x->err set. Usage, when reported, in c->x->st.u. */
+int sy_xlate_response(struct sy_call *c);
+/* A >= 400 body in c->up_body -> c->x->err (status as the client sees it). */
+void sy_xlate_error(struct sy_call *c);
+/* An error the gateway sends to an Anthropic client: JSON body into out. */
+void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out);
+
+/* Relaunch an attempt whose OAuth token arrived (proxy.c). */
+void sy_proxy_relaunch(struct sy_call *c);
+
+/* OAuth2 tokens for SY_CAP_OAUTH deployments (oauth.c): copies the current
+ * token of pc's service account into tok and returns 1; 0 while a fetch runs
+ * (ask again shortly); -1 with err filled when fetching failed. A token near
+ * its expiry is refreshed in the background while still being served. */
+int sy_oauth_token(struct sy_worker *w, const struct sy_pconf *pc, char *tok, size_t cap, char *err, size_t errlen);
+
+#endif
