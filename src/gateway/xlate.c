@@ -522,3 +522,60 @@ void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out)
 {
     sy_msg_error_json(status, message ? message : "", message ? strlen(message) : 0, out);
 }
+
+/* ---- health checks ---------------------------------------------------------- */
+
+int sy_xlate_probe(struct sy_worker *w, const struct sy_drt *d, int embed, const char *body, size_t n, char **url,
+                   char **hdrs, size_t *hlen, char **obody, size_t *olen, char *err, size_t errlen)
+{
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_jdoc doc;
+    struct sy_xout out;
+    memset(&out, 0, sizeof out);
+    sy_buf_init(&out.url, MAX_URL);
+    sy_buf_init(&out.headers, MAX_HDRS);
+    sy_buf_init(&out.body, 1 << 20);
+    char tok[4096];
+    int rc = sy_jdom_parse(&doc, body, n, &a, 0);
+    struct sy_xctx x = {.d = d->d, .pc = d->pc, .op = embed ? SY_OP_EMBED : SY_OP_CHAT, .arena = &a};
+    x.model = d->d->upstream_model ? d->d->upstream_model : "";
+    x.now = (int64_t)time(NULL);
+    if (!rc && (d->ad->caps & SY_CAP_OAUTH)) {
+        int t = sy_oauth_token(w, d->pc, tok, sizeof tok, err, errlen);
+        if (t == 0)
+            snprintf(err, errlen, "OAuth2 access token not available yet (being fetched); try again");
+        if (t != 1)
+            rc = SY_EAUTH;
+        else
+            x.access_token = tok;
+    }
+    if (!rc) {
+        rc = d->ad->encode(&x, &doc, &out);
+        if (rc)
+            snprintf(err, errlen, "%s", out.err.message[0] ? out.err.message : "request could not be translated");
+    }
+    if (!rc) {
+        *url = strdup(out.url.p);
+        *hdrs = malloc(out.headers.len + 1);
+        *obody = malloc(out.body.len + 1);
+        if (!*url || !*hdrs || !*obody) {
+            free(*url);
+            free(*hdrs);
+            free(*obody);
+            *url = *hdrs = *obody = NULL;
+            snprintf(err, errlen, "out of memory");
+            rc = SY_ENOMEM;
+        } else {
+            memcpy(*hdrs, out.headers.p, out.headers.len + 1);
+            memcpy(*obody, out.body.p, out.body.len + 1);
+            *hlen = out.headers.len;
+            *olen = out.body.len;
+        }
+    }
+    sy_buf_free(&out.url);
+    sy_buf_free(&out.headers);
+    sy_buf_free(&out.body);
+    sy_arena_free(&a);
+    return rc;
+}

@@ -86,6 +86,12 @@ void sy_xlate_error(struct sy_call *c);
 /* An error the gateway sends to an Anthropic client: JSON body into out. */
 void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out);
 
+/* A health-check request for translated deployment d (router/health.c):
+ * the OpenAI probe body[0..n) encoded by d's adapter into malloc'd url,
+ * header lines and body. 0, or a negative SY_E* with err filled. */
+int sy_xlate_probe(struct sy_worker *w, const struct sy_drt *d, int embed, const char *body, size_t n, char **url,
+                   char **hdrs, size_t *hlen, char **obody, size_t *olen, char *err, size_t errlen);
+
 /* Relaunch an attempt whose OAuth token arrived (proxy.c). */
 void sy_proxy_relaunch(struct sy_call *c);
 

@@ -83,6 +83,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "gateway/gateway.h"
+#include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "upstream/client.h"
@@ -106,6 +107,7 @@ struct hprobe {
     const struct sy_drt *drt;
     struct sy_ureq *ureq; /* in flight; NULL once finished or cancelled */
     char *body;           /* request body (malloc): must outlive ureq */
+    char *xurl, *xhdrs;   /* translated deployments: the adapter's URL and header lines (malloc) */
     uv_buf_t part;
     struct sy_buf resp; /* response body, capped */
     int status;
@@ -769,14 +771,32 @@ static int probe_start(struct hprobe *p)
         p->error = fmt_error("health check not run: out of memory");
         return 0;
     }
-    p->part = uv_buf_init(p->body, (unsigned)len);
     double t = probe_timeout(drt);
     int kind = mode == HM_CHAT ? 0 : mode == HM_COMPLETION ? 1 : 2;
     struct sy_ureq_opts o = {0};
     o.url = drt->url[kind];
-    o.method = "POST";
     o.headers = drt->headers;
     o.headers_len = drt->headers_len;
+    if (drt->ad) { /* a translating provider: its adapter builds the call */
+        char err[600] = "", *xb = NULL;
+        size_t xl = 0, hl = 0;
+        if (mode == HM_COMPLETION ||
+            sy_xlate_probe(run->w, drt, mode != HM_CHAT, p->body, len, &p->xurl, &p->xhdrs, &hl, &xb, &xl, err,
+                           sizeof err) != 0) {
+            p->error = mode == HM_COMPLETION ? fmt_error("text completions are not supported by provider %s",
+                                                         drt->prov->name)
+                                             : fmt_error("health check not run: %s", err);
+            return 0;
+        }
+        free(p->body);
+        p->body = xb;
+        len = xl;
+        o.url = p->xurl;
+        o.headers = p->xhdrs;
+        o.headers_len = hl;
+    }
+    p->part = uv_buf_init(p->body, (unsigned)len);
+    o.method = "POST";
     o.body = &p->part;
     o.nbody = 1;
     o.connect_timeout_s = t < HEALTH_CONNECT_CAP_S ? t : HEALTH_CONNECT_CAP_S;
@@ -805,6 +825,8 @@ static void run_free(struct hrun *run)
             p->ureq = NULL;
         }
         free(p->body);
+        free(p->xurl);
+        free(p->xhdrs);
         free(p->error);
         sy_buf_free(&p->resp);
     }
