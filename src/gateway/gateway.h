@@ -27,12 +27,17 @@ struct sy_call;
 struct sy_worker;
 struct sy_ureq;
 struct sy_redis;
+struct sy_xcall;
+struct sy_adapter;
+struct sy_pconf;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
     SY_RK_CHAT,
     SY_RK_COMPLETIONS,
     SY_RK_EMBEDDINGS,
+    SY_RK_MESSAGES,       /* POST /v1/messages: Anthropic format in and out (gateway/messages.c) */
+    SY_RK_MESSAGES_COUNT, /* POST /v1/messages/count_tokens */
     SY_RK_MODELS,
     SY_RK_MODEL_ONE,
     SY_RK_LIVENESS,
@@ -42,6 +47,9 @@ enum sy_route_kind {
     SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
     SY_RK__COUNT
 };
+
+/* Routes that call an LLM (metrics, in-flight gauge, upstream stage). */
+#define SY_RK_IS_LLM(k) ((k) <= SY_RK_MESSAGES)
 
 /* A stage returns SY_OK (next stage), SY_AGAIN (suspended: sy_call_resume()
  * continues it) or SY_DONE (the response was sent). */
@@ -74,6 +82,9 @@ struct sy_drt {
     double cost;      /* cost-based routing: input + output cost per token (5.0 when unknown, as LiteLLM) */
     int max_parallel; /* max_parallel_requests (deployment, else router default); < 0 none */
     int wildcard;     /* upstream model contains '*': replaced by the matched part per request */
+    /* translating providers (providers/adapter.h): NULL for OpenAI-compatible ones */
+    const struct sy_adapter *ad;
+    struct sy_pconf *pc;
 };
 
 struct sy_group {
@@ -229,6 +240,7 @@ struct sy_call {
     const char *up_headers; /* provider response headers to echo (proxy.c), "Name: v\r\n"... */
     size_t up_headers_len;
     char retry_after_hdr[32];
+    struct sy_xcall *x; /* translation state (gateway/xlate.c); NULL on the pass-through path */
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -262,6 +274,7 @@ int sy_stage_liveness(struct sy_call *c);
 int sy_stage_readiness(struct sy_call *c);
 int sy_stage_metrics(struct sy_call *c);
 int sy_stage_token_counter(struct sy_call *c);
+int sy_stage_messages_count(struct sy_call *c); /* messages.c */
 int sy_stage_health(struct sy_call *c); /* router/health.c */
 
 /* Routing's token count (route.c): 1 when picking in gr needs the exact
@@ -274,7 +287,10 @@ void sy_route_count_work(struct sy_call *c, void *arg);
  * "<Provider>Exception" texts (proxy.c). */
 const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap);
 
+/* Translation glue (xlate.c): see xlate.h. */
+
 /* The built-in mock model (mock.c): answers c entirely in-process. */
+void sy_messages_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out);
 int sy_mock_answer(struct sy_call *c);
 
 /* Workers (worker.c). */

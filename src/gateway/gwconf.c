@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "core/log.h"
+#include "providers/adapter.h"
 #include "tokenizer/tokenizer.h"
 
 
@@ -66,6 +67,38 @@ static int cmp_drt_group(const void *a, const void *b)
     return (x > y) - (x < y); /* keep config order within a group */
 }
 
+/* A translating provider's deployment: its adapter resolves the settings
+ * (base URL, keys, region ...) once, here. */
+static int resolve_adapter(struct sy_gwconf *g, struct sy_drt *r)
+{
+    const struct sy_deployment *d = r->d;
+    char err[512] = "";
+    struct sy_pconf *pc = calloc(1, sizeof *pc);
+    if (!pc || r->ad->configure(d, g->cfg->drop_params, pc, err, sizeof err) != 0) {
+        gw_warn("config: %s:%d: deployment '%s' (%s): %s; requests to it will fail", d->file ? d->file : "config",
+                d->line, d->model_name, d->model, err[0] ? err : "out of memory");
+        if (pc) {
+            sy_pconf_free(pc);
+            free(pc);
+        }
+        r->ad = NULL;
+        return -1;
+    }
+    r->pc = pc;
+    r->prov = sy_adapter_provider(r->ad);
+    r->wildcard = d->upstream_model && strchr(d->upstream_model, '*') != NULL;
+    r->tls = pc->base && strncmp(pc->base, "https://", 8) == 0;
+    const char *um = d->upstream_model ? d->upstream_model : "";
+    struct sy_buf m;
+    sy_buf_init(&m, 1 << 16);
+    SY_BUF_LIT(&m, "\"");
+    sy_buf_json_escape(&m, um, strlen(um));
+    SY_BUF_LIT(&m, "\"");
+    r->model_json = m.p;
+    r->model_json_len = m.len;
+    return 0;
+}
+
 /* Resolve URLs and headers for one deployment. 0, or -1 (warned) when unusable. */
 static int resolve(struct sy_gwconf *g, struct sy_drt *r)
 {
@@ -90,6 +123,8 @@ static int resolve(struct sy_gwconf *g, struct sy_drt *r)
         gw_warn("config: model_name '%s' has no litellm_params.model; requests to it will fail", d->model_name);
         return -1;
     }
+    if (!r->prov && (r->ad = sy_adapter_find(d->provider)) != NULL)
+        return resolve_adapter(g, r);
     if (!r->prov) {
         gw_warn("config: %s:%d: provider '%s' (model '%s') is %s; requests to model group '%s' will fail",
                 d->file ? d->file : "config", d->line, d->provider ? d->provider : "?", d->model,
@@ -230,7 +265,7 @@ static void build_pipelines(struct sy_gwconf *g)
         p->names[p->n] = #fn;                   \
         p->stages[p->n++] = fn;                 \
     } while (0)
-    for (int k = SY_RK_CHAT; k <= SY_RK_EMBEDDINGS; k++) {
+    for (int k = SY_RK_CHAT; k <= SY_RK_MESSAGES; k++) {
         if (auth)
             ADD(k, sy_stage_auth);
         ADD(k, sy_stage_parse);
@@ -242,7 +277,10 @@ static void build_pipelines(struct sy_gwconf *g)
         ADD(SY_RK_MODEL_ONE, sy_stage_auth);
         ADD(SY_RK_TOKEN_COUNTER, sy_stage_auth);
         ADD(SY_RK_HEALTH, sy_stage_auth);
+        ADD(SY_RK_MESSAGES_COUNT, sy_stage_auth);
     }
+    ADD(SY_RK_MESSAGES_COUNT, sy_stage_parse);
+    ADD(SY_RK_MESSAGES_COUNT, sy_stage_messages_count);
     ADD(SY_RK_MODELS, sy_stage_models);
     ADD(SY_RK_MODEL_ONE, sy_stage_model_one);
     ADD(SY_RK_LIVENESS, sy_stage_liveness);
@@ -399,6 +437,10 @@ void sy_gwconf_unref(struct sy_gwconf *g)
         free((char *)g->drts[i].headers);
         free((char *)g->drts[i].model_json);
         free((char *)g->drts[i].resp_headers);
+        if (g->drts[i].pc) {
+            sy_pconf_free(g->drts[i].pc);
+            free(g->drts[i].pc);
+        }
     }
     for (size_t i = 0; i < g->ngroups; i++) {
         free(g->groups[i].d);
@@ -416,8 +458,9 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
-    static const char *names[SY_RK__COUNT] = {"chat",     "completions", "embeddings", "models",       "model_one",
-                                              "liveness", "readiness",   "metrics",    "token_counter", "health"};
+    static const char *names[SY_RK__COUNT] = {"chat",      "completions", "embeddings", "messages",
+                                              "messages_count", "models", "model_one", "liveness",
+                                              "readiness", "metrics",     "token_counter", "health"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

@@ -46,6 +46,13 @@ static void usage_json(struct sy_buf *b, uint64_t pt, uint64_t ct)
 
 static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
 {
+    struct sy_buf ab;
+    if (c->kind == SY_RK_MESSAGES) { /* an Anthropic client: the same answer in its format */
+        sy_buf_init(&ab, 64u << 20);
+        sy_messages_from_mock(c, stream, body, &ab);
+        sy_buf_free(body);
+        *body = ab;
+    }
     struct sy_buf h;
     sy_buf_init(&h, 8192);
     sy_call_headers(c, &h, 1);
@@ -160,7 +167,7 @@ int sy_mock_answer(struct sy_call *c)
     long created = (long)time(NULL);
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
-    int chat = c->kind == SY_RK_CHAT;
+    int chat = c->kind == SY_RK_CHAT || c->kind == SY_RK_MESSAGES;
     if (!c->stream) {
         sy_buf_printf(&b, "{\"id\":\"%s-%s\",\"object\":\"%s\",\"created\":%ld,\"model\":", chat ? "chatcmpl" : "cmpl",
                       c->call_id, chat ? "chat.completion" : "text_completion", created);
@@ -206,7 +213,7 @@ int sy_mock_answer(struct sy_call *c)
     sy_buf_puts(&b,
                 chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
                      : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
-    if (c->include_usage) {
+    if (c->include_usage || c->kind == SY_RK_MESSAGES) {
         chunk_head(&b, c, obj, created, model);
         SY_BUF_LIT(&b, ",\"choices\":[],\"usage\":");
         usage_json(&b, c->prompt_tokens, c->completion_tokens);

@@ -71,7 +71,7 @@ static void done_locked(struct tentry *e, const char *tok, int64_t expires_in, c
     } else {
         snprintf(e->err, sizeof e->err, "%s", err);
         e->fail_until = now_s() + FAIL_HOLD_S;
-        sy_log_warn("vertex_ai: OAuth2 token fetch failed: %s", err);
+        sy_warn("vertex_ai: OAuth2 token fetch failed: %s", err);
     }
 }
 
@@ -97,7 +97,8 @@ static void f_done(void *ud, int err)
         snprintf(msg, sizeof msg, "token endpoint unreachable (%s)", sy_err_name(err));
     else if (f->status != 200)
         snprintf(msg, sizeof msg, "token endpoint answered %d: %.200s", f->status, f->resp.p ? f->resp.p : "");
-    else if (sy_gauth_parse_token(f->resp.p ? f->resp.p : "", f->resp.len, tok, sizeof tok, &exp) != 0)
+    else if (sy_gauth_parse_token(f->resp.p ? f->resp.p : "", f->resp.len, tok, sizeof tok, &exp) != 0 &&
+             !sy_gauth_token_error(f->resp.p ? f->resp.p : "", f->resp.len, msg, sizeof msg))
         snprintf(msg, sizeof msg, "token endpoint answer not understood");
     pthread_mutex_lock(&mu);
     done_locked(f->e, msg[0] ? NULL : tok, exp, msg);
@@ -124,17 +125,13 @@ static void start_fetch(struct sy_worker *w, struct tentry *e)
     f->e = e;
     sy_buf_init(&f->body, 64 << 10);
     sy_buf_init(&f->resp, 64 << 10);
-    struct sy_buf jwt;
-    sy_buf_init(&jwt, 64 << 10);
+    memset(&sa, 0, sizeof sa);
     int rc = sy_gauth_parse_sa(e->cred, strlen(e->cred), &sa, err, sizeof err);
     if (rc == 0) {
-        rc = sy_gauth_jwt(&sa, now_s(), "https://www.googleapis.com/auth/cloud-platform", &jwt);
-        if (rc == 0)
-            rc = sy_gauth_token_body(jwt.p, &f->body);
+        rc = sy_gauth_request_body(&sa, now_s(), NULL, &f->body);
         if (rc)
             snprintf(err, sizeof err, "could not sign the token request (private_key unusable?)");
     }
-    sy_buf_free(&jwt);
     struct sy_ureq_opts o = {0};
     if (rc == 0) {
         f->part = uv_buf_init(f->body.p, (unsigned)f->body.len);
@@ -151,8 +148,7 @@ static void start_fetch(struct sy_worker *w, struct tentry *e)
             snprintf(err, sizeof err, "bad token_uri");
         }
     }
-    if (rc == 0 || o.url)
-        sy_gauth_sa_free(&sa);
+    sy_gauth_sa_free(&sa);
     if (rc) {
         pthread_mutex_lock(&mu);
         done_locked(e, NULL, 0, err[0] ? err : "bad service account");

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
@@ -36,6 +37,8 @@ static const struct route routes[] = {
     R("/completions", HTTP_POST, SY_RK_COMPLETIONS),
     R("/v1/embeddings", HTTP_POST, SY_RK_EMBEDDINGS),
     R("/embeddings", HTTP_POST, SY_RK_EMBEDDINGS),
+    R("/v1/messages", HTTP_POST, SY_RK_MESSAGES),
+    R("/v1/messages/count_tokens", HTTP_POST, SY_RK_MESSAGES_COUNT),
     R("/v1/models", HTTP_GET, SY_RK_MODELS),
     R("/models", HTTP_GET, SY_RK_MODELS),
     R("/health/liveliness", HTTP_GET, SY_RK_LIVENESS),
@@ -183,7 +186,7 @@ void sy_handle_request(struct sy_req *r, void *ud)
     make_call_id(w, c->call_id);
     r->handler_data = c;
     sy_arena_defer(&r->arena, call_cleanup, c);
-    if (c->kind <= SY_RK_EMBEDDINGS) {
+    if (SY_RK_IS_LLM(c->kind)) {
         sy_metrics_inflight(w->metrics, 1);
         c->counted_inflight = 1;
     }
@@ -246,7 +249,7 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
-    if (c->kind > SY_RK_EMBEDDINGS)
+    if (!SY_RK_IS_LLM(c->kind))
         return; /* only LLM routes are counted, as in LiteLLM */
     uint64_t now = sy_now_ns();
     struct sy_metric_req m = {0};
@@ -312,6 +315,14 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
     if (extra_len)
         sy_buf_append(&h, extra, extra_len);
     sy_call_account(c, status);
-    sy_reply_error_h(c->req, status, type, param, msg, h.p, h.len);
+    if (c->kind == SY_RK_MESSAGES || c->kind == SY_RK_MESSAGES_COUNT) { /* an Anthropic client */
+        struct sy_buf b;
+        sy_buf_init(&b, 1 << 20);
+        sy_xlate_msg_error(status, msg, &b);
+        sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
+        sy_buf_free(&b);
+    } else {
+        sy_reply_error_h(c->req, status, type, param, msg, h.p, h.len);
+    }
     sy_buf_free(&h);
 }

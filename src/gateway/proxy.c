@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "gateway/offload.h"
 #include "gateway/usage.h"
+#include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "tokenizer/tokenizer.h"
@@ -55,6 +56,8 @@ const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap)
         return "OpenAI";
     if (strcmp(n, "azure") == 0)
         return "Azure";
+    if (strcmp(n, "vertex_ai") == 0)
+        return "VertexAI";
     snprintf(buf, cap, "%s", n);
     if (buf[0] >= 'a' && buf[0] <= 'z')
         buf[0] = (char)(buf[0] - 32);
@@ -102,13 +105,19 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         msg = NULL;
     c->exception_class = cls;
     c->llm_failed = 1;
+    int ingress = c->kind == SY_RK_MESSAGES;
     if (c->client_started) {
-        /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6) */
+        /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6);
+         * an Anthropic client gets an `error` event */
         struct sy_buf b;
         sy_buf_init(&b, 1 << 20);
-        SY_BUF_LIT(&b, "data: ");
-        error_body(&b, status, type, param, msg, openai_code);
-        SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
+        if (ingress && c->x) {
+            sy_msg_stream_error(&c->x->ms, status, msg ? msg : "", msg ? strlen(msg) : 0, &b);
+        } else {
+            SY_BUF_LIT(&b, "data: ");
+            error_body(&b, status, type, param, msg, openai_code);
+            SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
+        }
         sy_resp_chunk(c->req, b.p, b.len);
         sy_buf_free(&b);
         sy_call_account(c, status);
@@ -124,7 +133,10 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         sy_call_headers(c, &h, 1);
         if (el)
             sy_buf_append(&h, extra, el);
-        error_body(&b, status, type, param, msg, openai_code);
+        if (ingress)
+            sy_xlate_msg_error(status, msg, &b);
+        else
+            error_body(&b, status, type, param, msg, openai_code);
         sy_call_account(c, status);
         sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
         sy_buf_free(&h);
@@ -135,6 +147,16 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
 
 static void finish_upstream_error(struct sy_call *c)
 {
+    if (c->x && c->x->have_err) { /* decoded by the provider's adapter (xlate.c) */
+        const struct sy_xerr *e = &c->x->err;
+        const char *cls = e->cls[0]                                ? e->cls
+                          : c->err_class == -2                     ? "ContextWindowExceededError"
+                          : c->err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
+                                                                   : sy_status_exception_class(e->status);
+        finish_error_code(c, e->status, cls, e->type[0] ? e->type : "None", e->param[0] ? e->param : NULL,
+                          e->message, NULL);
+        return;
+    }
     int st = c->up_status;
     const char *cls = sy_status_exception_class(st);
     json_object *root = c->up_body.len ? json_tokener_parse(c->up_body.p) : NULL;
@@ -372,6 +394,25 @@ static void stream_end(struct sy_call *c, void *arg)
 
 static void finish_success(struct sy_call *c)
 {
+    if (sy_xlate_decodes(c)) {
+        if (sy_xlate_response(c) != 0) {
+            const struct sy_xerr *e = &c->x->err;
+            attempt_end(c, 0);
+            finish_error(c, e->status ? e->status : 502, "APIError", e->type[0] ? e->type : "api_error", NULL,
+                         e->message);
+            return;
+        }
+        if (c->have_usage) {
+            success_reply(c, NULL);
+            return;
+        }
+    } else if (c->x && c->x->mode == XM_MSG_NATIVE) {
+        sy_xlate_native_usage(c, c->up_body.p ? c->up_body.p : "", c->up_body.len);
+        if (c->have_usage) {
+            success_reply(c, NULL);
+            return;
+        }
+    }
     if (read_usage(c, c->up_body.p, c->up_body.len)) {
         success_reply(c, NULL);
         return;
@@ -380,8 +421,78 @@ static void finish_success(struct sy_call *c)
     sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, success_reply, NULL);
 }
 
+/* Write translated stream bytes to the client (the stream has started). 0, or
+ * 1 when the client went away (the call is ended). */
+static int x_write(struct sy_call *c, const char *p, size_t n)
+{
+    if (!n)
+        return 0;
+    c->in_cb = 1;
+    sy_resp_chunk(c->req, p, n);
+    c->in_cb = 0;
+    if (c->aborted) {
+        c->llm_failed = 1;
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
+        return 1;
+    }
+    return 0;
+}
+
+/* A translated stream's end: usage chunk (counted when the provider did not
+ * report it), [DONE] or the Anthropic closing events. */
+static void x_stream_end(struct sy_call *c, void *arg)
+{
+    struct sy_xcall *x = c->x;
+    if (!x->st.u.have && x->mode != XM_MSG_OAI) {
+        x->st.u.prompt = (int64_t)c->prompt_tokens;
+        x->st.u.completion = (int64_t)c->completion_tokens;
+    }
+    const char *o;
+    size_t on;
+    sy_xlate_stream_end(c, &o, &on);
+    if (x_write(c, o, on))
+        return;
+    stream_end(c, NULL);
+}
+
 static void finish_stream(struct sy_call *c)
 {
+    if (sy_xlate_decodes(c)) {
+        struct sy_xcall *x = c->x;
+        const char *o;
+        size_t on;
+        int rc = sy_xlate_stream_flush(c, &o, &on);
+        if (on) {
+            stream_keep(c, o, on);
+            if (x_write(c, o, on))
+                return;
+        }
+        if (rc) {
+            attempt_end(c, 0);
+            finish_error(c, x->err.status ? x->err.status : 502, "APIError", x->err.type, NULL, x->err.message);
+            return;
+        }
+        if (x->st.u.have) {
+            c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
+            c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
+            c->have_usage = 1;
+        }
+        if (c->have_usage || x->mode == XM_MSG_OAI) {
+            x_stream_end(c, NULL);
+            return;
+        }
+        c->req->on_abort = NULL;
+        sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, x_stream_end, NULL);
+        return;
+    }
+    if (c->x && c->x->mode == XM_MSG_NATIVE) {
+        sy_xlate_native_usage(c, c->stream_tail.p ? c->stream_tail.p : "", c->stream_tail.len);
+        if (c->have_usage) {
+            stream_end(c, NULL);
+            return;
+        }
+    }
     if (read_usage(c, c->stream_tail.p, c->stream_tail.len)) {
         stream_end(c, NULL);
         return;
@@ -511,7 +622,9 @@ static const char *classify(struct sy_call *c, int err)
         const char *b = c->up_body.p;
         size_t n = c->up_body.len;
         cw = memmem(b, n, "context_length_exceeded", 23) || memmem(b, n, "context length", 14) ||
-             memmem(b, n, "maximum context", 15) || memmem(b, n, "context window", 14);
+             memmem(b, n, "maximum context", 15) || memmem(b, n, "context window", 14) ||
+             memmem(b, n, "prompt is too long", 18) || memmem(b, n, "input is too long", 17) ||
+             memmem(b, n, "Input is too long", 17) || memmem(b, n, "exceeds the maximum number of tokens", 36);
         cp = !cw && (memmem(b, n, "content_policy_violation", 24) || memmem(b, n, "content management policy", 26) ||
                      memmem(b, n, "content_filter", 14) || memmem(b, n, "ResponsibleAIPolicyViolation", 28));
     }
@@ -899,6 +1012,8 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     }
     sy_buf_reset(&c->up_body);
     c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
+    if (sy_xlate_decodes(c))
+        is_sse = 1; /* decoded into SSE for the client, whatever the provider's framing */
     if (status >= 200 && status < 300 && c->stream && is_sse) {
         /* the client's head waits for the first body byte: a stream that fails
          * before it can still be retried or fall back transparently */
@@ -909,9 +1024,64 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     return 0;
 }
 
+/* A provider error event (or a broken framing) in a translated stream. Before
+ * the client got a byte it is an upstream error like any other (retries and
+ * fallbacks apply); after, an error frame ends the stream. Returns 1 (the
+ * upstream transfer is cancelled). */
+static int x_stream_failed(struct sy_call *c)
+{
+    struct sy_xcall *x = c->x;
+    c->ureq = NULL;
+    c->t_up_end = sy_now_ns();
+    c->up_status = x->err.status ? x->err.status : 502;
+    if (!c->client_started) {
+        c->sse_pending = 0;
+        sy_buf_reset(&c->up_body);
+        if (x->err.message[0])
+            sy_buf_append(&c->up_body, x->err.message, strlen(x->err.message));
+        if (failed(c, 0))
+            return 1;
+        finish_upstream_error(c);
+        return 1;
+    }
+    attempt_end(c, 0);
+    finish_upstream_error(c);
+    return 1;
+}
+
 static int on_body(void *ud, const char *p, size_t n)
 {
     struct sy_call *c = ud;
+    if (c->x && c->x->mode == XM_MSG_NATIVE && c->up_status < 300 && !c->have_usage)
+        sy_xlate_native_usage(c, p, n); /* message_start carries input_tokens */
+    if (sy_xlate_decodes(c) && (c->sse_pending || c->client_started)) {
+        const char *o;
+        size_t on;
+        int rc = sy_xlate_feed(c, p, n, &o, &on);
+        if (on) {
+            if (c->sse_pending && start_stream(c))
+                return 1;
+            c->in_cb = 1;
+            size_t q = sy_resp_chunk(c->req, o, on);
+            c->in_cb = 0;
+            if (c->aborted) {
+                c->ureq = NULL;
+                attempt_release(c);
+                c->llm_failed = 1;
+                sy_call_account(c, 499);
+                sy_resp_end(c->req);
+                return 1;
+            }
+            stream_keep(c, o, on);
+            if (q > HIGH_WATER && !c->paused && !rc) {
+                c->paused = 1;
+                sy_ureq_pause(c->ureq);
+            }
+        }
+        if (rc)
+            return x_stream_failed(c);
+        return 0;
+    }
     if (c->sse_pending && start_stream(c))
         return 1;
     if (c->client_started) {
@@ -964,6 +1134,11 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->up_status >= 400) {
+        if (c->x && c->x->mode != XM_NONE) {
+            sy_xlate_error(c);
+            if (c->x->have_err)
+                c->up_status = c->x->err.status; /* the status LiteLLM maps the provider's error to */
+        }
         if (failed(c, 0))
             return;
         finish_upstream_error(c);
@@ -1000,10 +1175,48 @@ static void on_abort(struct sy_req *r)
 }
 
 /* Send the attempt to c->drt (picked, its in-flight slot held). */
+static void on_oauth_wait(uv_timer_t *t)
+{
+    struct sy_call *c = t->data;
+    uv_close((uv_handle_t *)t, timer_close_cb);
+    c->retry_timer = NULL;
+    launch(c);
+}
+
+void sy_proxy_relaunch(struct sy_call *c)
+{
+    launch(c);
+}
+
 static void launch(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     const struct sy_drt *d = c->drt;
+    struct sy_ureq_opts o = {0};
+    unsigned xbody = 0;
+    if (d->ad || c->kind == SY_RK_MESSAGES) {
+        int rc = sy_xlate_prepare(c, &o, &xbody);
+        if (rc == SY_AGAIN) { /* an OAuth token is on its way: look again shortly */
+            if (!schedule(c, 0.005, on_oauth_wait)) {
+                attempt_release(c);
+                finish_error(c, 500, "InternalServerError", "internal_server_error", NULL, "out of memory");
+            }
+            return;
+        }
+        if (rc) {
+            const struct sy_xerr *e = &c->x->err;
+            attempt_release(c);
+            finish_error(c, e->status ? e->status : 400,
+                         e->cls[0] ? e->cls : sy_status_exception_class(e->status ? e->status : 400),
+                         e->type[0] ? e->type : "invalid_request_error", e->param[0] ? e->param : NULL, e->message);
+            return;
+        }
+    }
+    if (xbody) {
+        c->body_parts[0].len = c->body_parts[0].len; /* pieces set by sy_xlate_prepare */
+        goto send;
+    }
+    {
     const char *b = c->fwd_body ? c->fwd_body : r->body.p;
     size_t n = c->fwd_body ? c->fwd_len : r->body.len;
     struct sy_jspan model = c->fwd_body ? c->fwd_model : c->scan.model;
@@ -1046,6 +1259,9 @@ static void launch(struct sy_call *c)
         c->body_parts[1] = uv_buf_init((char *)b + after, (unsigned)(n - after));
         c->body_parts[2] = uv_buf_init(NULL, 0);
     }
+    xbody = c->body_parts[2].len ? 3 : 2;
+    }
+send:;
     int kind = c->kind == SY_RK_CHAT ? 0 : c->kind == SY_RK_COMPLETIONS ? 1 : 2;
     /* timeouts (reference §3.8): the request's, else the deployment's (router, litellm defaults at load) */
     double timeout = c->timeout_req > 0 ? c->timeout_req : d->timeout_s;
@@ -1054,13 +1270,14 @@ static void launch(struct sy_call *c)
                                                                           : d->stream_timeout_s;
     c->eff_timeout_s = timeout;
     c->eff_stream_timeout_s = stimeout;
-    struct sy_ureq_opts o = {0};
-    o.url = d->url[kind];
+    if (!o.url) {
+        o.url = d->url[kind];
+        o.headers = d->headers;
+        o.headers_len = d->headers_len;
+    }
     o.method = "POST";
-    o.headers = d->headers;
-    o.headers_len = d->headers_len;
     o.body = c->body_parts;
-    o.nbody = c->body_parts[2].len ? 3 : 2;
+    o.nbody = xbody;
     o.connect_timeout_s = timeout < 10 ? timeout : 10;
     o.first_byte_timeout_s = c->stream ? stimeout : timeout;
     o.idle_timeout_s = timeout;

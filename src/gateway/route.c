@@ -50,6 +50,7 @@ int sy_call_invalid_model(struct sy_call *c, const char *model)
 {
     const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
                         : c->kind == SY_RK_COMPLETIONS ? "/completions"
+                        : c->kind == SY_RK_MESSAGES    ? "/v1/messages"
                                                        : "/embeddings";
     char msg[1024];
     snprintf(msg, sizeof msg,

@@ -84,6 +84,7 @@
 #include "core/log.h"
 #include "gateway/gateway.h"
 #include "gateway/xlate.h"
+#include "providers/adapter.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "upstream/client.h"
@@ -728,6 +729,10 @@ static char *unsupported_reason(const struct sy_drt *drt)
     if (d->upstream_model && strchr(d->upstream_model, '*'))
         return fmt_error("switchyard: wildcard model '%s' is not supported yet; no health check call was made",
                          d->model);
+    if (d->provider && sy_adapter_find(d->provider))
+        return fmt_error("switchyard: deployment '%s' (model '%s') is not usable: its %s settings are incomplete "
+                         "(see the startup warning); no health check call was made",
+                         d->model_name ? d->model_name : "?", d->model, d->provider);
     if (d->provider && sy_provider_find(d->provider))
         return fmt_error("switchyard: provider '%s' (model '%s') needs api_base; no health check call was made",
                          d->provider, d->model);

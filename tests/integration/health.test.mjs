@@ -84,7 +84,7 @@ model_list:
       mock_response: "canned answer"
   - model_name: gemini
     litellm_params:
-      model: vertex_ai/gemini-pro
+      model: sagemaker/gemini-pro
   - model_name: flaky
     litellm_params:
       model: openai/flaky-bad@status=503
@@ -140,9 +140,9 @@ general_settings:
     const slow = byModel(j.unhealthy_endpoints, 'openai/gpt-4o@delay_ms=3000');
     assert.ok(slow, r.text);
     assert.match(slow.error, /^litellm\.Timeout: .*timed out after 0\.5 seconds/);
-    const gem = byModel(j.unhealthy_endpoints, 'vertex_ai/gemini-pro');
+    const gem = byModel(j.unhealthy_endpoints, "sagemaker/gemini-pro");
     assert.ok(gem, r.text);
-    assert.match(gem.error, /vertex_ai.*not supported/);
+    assert.match(gem.error, /sagemaker.*not supported/);
     assert.ok(byModel(j.unhealthy_endpoints, 'openai/flaky-bad@status=503'), r.text);
 
     // one call per deployment that needs one (not mock/canned/gemini), with LiteLLM's cheap bodies

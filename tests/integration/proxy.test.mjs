@@ -59,7 +59,7 @@ model_list:
       mock_response: "canned answer"
   - model_name: claude
     litellm_params:
-      model: anthropic/claude-3-5-sonnet
+      model: sagemaker/claude-3-5-sonnet
       api_key: x
 litellm_settings:
   num_retries: 1
@@ -211,7 +211,7 @@ test('mock_response deployment answers in-process', async () => {
 test('unsupported provider is a clear 400, not a crash', async () => {
   const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('claude'), auth);
   assertErrorShape(assert, r, 400);
-  assert.match(r.json.error.message, /anthropic/);
+  assert.match(r.json.error.message, /sagemaker/);
 });
 
 test('body over max_request_size_mb gets 413', async () => {
