@@ -1072,7 +1072,8 @@ static int on_body(void *ud, const char *p, size_t n)
                 sy_resp_end(c->req);
                 return 1;
             }
-            stream_keep(c, o, on);
+            if (c->x->mode == XM_ADAPTER && !c->x->st.u.have)
+                stream_keep(c, o, on); /* text for counting, while the provider has reported no usage */
             if (q > HIGH_WATER && !c->paused && !rc) {
                 c->paused = 1;
                 sy_ureq_pause(c->ureq);

@@ -18,6 +18,7 @@
 #include "gateway/usage.h"
 #include "http/server.h"
 #include "providers/oai.h"
+#include "tokenizer/tokenizer.h"
 
 #define MAX_XBODY (256u << 20) /* a request or response body after translation */
 #define MAX_EVENT (16u << 20)  /* one upstream stream event */
@@ -148,6 +149,82 @@ static int oai_dom(struct sy_call *c, struct sy_xcall *x)
         return rc;
     }
     x->have_oreq = 1;
+    uint32_t ef = c->kind == SY_RK_EMBEDDINGS ? sy_jdom_get(&x->oreq, 0, "encoding_format") : 0;
+    if (ef && sy_jdom_str_eq(&x->oreq, ef, "base64")) {
+        /* providers return floats: ask for floats, encode them for the client (the openai SDK
+         * asks for base64 by default and decodes whatever comes as base64) */
+        const struct sy_jnode *nd = &x->oreq.n[ef];
+        size_t n = x->oai_len - nd->len + 7;
+        char *b = sy_arena_alloc(&c->req->arena, n + 1);
+        memcpy(b, x->oai_body, nd->off);
+        memcpy(b + nd->off, "\"float\"", 7);
+        memcpy(b + nd->off + 7, x->oai_body + nd->off + nd->len, x->oai_len - nd->off - nd->len);
+        b[n] = 0;
+        x->oai_body = b;
+        x->oai_len = n;
+        x->b64 = 1;
+        rc = sy_jdom_parse(&x->oreq, x->oai_body, x->oai_len, &c->req->arena, 0);
+        if (rc) {
+            set_err(x, 400, "Invalid JSON payload");
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* An embeddings list with float arrays -> the same with each vector as the
+ * base64 of its little-endian float32 values (OpenAI's encoding_format
+ * "base64"). 0, or -1 when body is not such a list (left unchanged). */
+static int embeddings_to_b64(struct sy_arena *a, struct sy_buf *body)
+{
+    static const char b64c[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    struct sy_jdoc d;
+    if (sy_jdom_parse(&d, body->p, body->len, a, 0) != 0)
+        return -1;
+    uint32_t data = sy_jdom_get(&d, 0, "data");
+    if (sy_jdom_type(&d, data) != 'a')
+        return -1;
+    struct sy_buf o;
+    sy_buf_init(&o, MAX_XBODY);
+    size_t at = 0;
+    for (uint32_t it = sy_jdom_first(&d, data); it; it = sy_jdom_next(&d, it)) {
+        uint32_t e = sy_jdom_get(&d, it, "embedding");
+        if (sy_jdom_type(&d, e) != 'a')
+            continue;
+        const struct sy_jnode *nd = &d.n[e];
+        sy_buf_append(&o, body->p + at, nd->off - at);
+        SY_BUF_LIT(&o, "\"");
+        unsigned char q[3];
+        int k = 0;
+        for (uint32_t v = sy_jdom_first(&d, e); v; v = sy_jdom_next(&d, v)) {
+            double dv = 0;
+            sy_jdom_num(&d, v, &dv);
+            float f = (float)dv;
+            unsigned char le[4];
+            memcpy(le, &f, 4); /* the gateway runs on little-endian hosts (x86-64, arm64) */
+            for (int j = 0; j < 4; j++) {
+                q[k++] = le[j];
+                if (k == 3) {
+                    char t[4] = {b64c[q[0] >> 2], b64c[((q[0] & 3) << 4) | (q[1] >> 4)],
+                                 b64c[((q[1] & 15) << 2) | (q[2] >> 6)], b64c[q[2] & 63]};
+                    sy_buf_append(&o, t, 4);
+                    k = 0;
+                }
+            }
+        }
+        if (k) {
+            if (k == 1)
+                q[1] = 0;
+            char t[4] = {b64c[q[0] >> 2], b64c[((q[0] & 3) << 4) | (q[1] >> 4)],
+                         k == 2 ? b64c[(q[1] & 15) << 2] : '=', '='};
+            sy_buf_append(&o, t, 4);
+        }
+        SY_BUF_LIT(&o, "\"");
+        at = nd->off + nd->len;
+    }
+    sy_buf_append(&o, body->p + at, body->len - at);
+    sy_buf_free(body);
+    *body = o;
     return 0;
 }
 
@@ -429,6 +506,22 @@ int sy_xlate_response(struct sy_call *c)
     size_t n = c->up_body.len;
     if (x->mode == XM_ADAPTER || x->mode == XM_MSG_ADAPTER) {
         rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
+        if (!rc && x->ctx.op == SY_OP_EMBED && !x->st.u.have && c->req->body.len <= (64u << 10)) {
+            /* no usage from the provider: count the input as LiteLLM's token_counter does, and
+             * write the answer again with it (embeddings inputs are small; larger ones stay 0) */
+            long pt = sy_tok_count_request(sy_tok_get((enum sy_tok_encoding)c->drt->enc), c->req->body.p,
+                                           c->req->body.len);
+            if (pt > 0) {
+                memset(&x->st.u, 0, sizeof x->st.u);
+                x->st.u.prompt = pt;
+                sy_buf_reset(&nb);
+                rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
+                x->st.u.prompt = pt;
+                x->st.u.have = 1;
+            }
+        }
+        if (!rc && x->b64)
+            embeddings_to_b64(&c->req->arena, &nb);
         if (rc) {
             x->err = x->st.err;
             if (!x->err.status)

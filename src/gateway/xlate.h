@@ -51,6 +51,7 @@ struct sy_xcall {
     int fwd_hdr_on;
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
+    int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
 };
 
 /* Prepare the attempt on c->drt: fills o->url, o->headers and either the

@@ -114,6 +114,10 @@ struct sy_xstate {
     int done;          /* the provider said the stream ended */
     struct sy_xusage u;
     struct sy_xerr err; /* decode_event returned an error: what to send */
+    /* oai.h: the chunk prefix 'data: {"id":..,"object":..,"created":..,"model":..' built at
+     * the first chunk (id and model must not change after it) */
+    char pre[448];
+    size_t pre_len;
     _Alignas(16) unsigned char priv[1024]; /* adapter's own stream state */
 };
 

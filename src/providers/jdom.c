@@ -21,7 +21,11 @@ struct parser {
     uint32_t count, cap, max;
     const char *err;
     int nomem;
+    int fixed; /* n is arena memory of a size that cannot be outgrown */
 };
+
+/* Documents up to this size take their nodes from the arena (no malloc). */
+#define SMALL_DOC 16384u
 
 static int fail(struct parser *ps, const char *why)
 {
@@ -39,7 +43,7 @@ static void ws(struct parser *ps)
 static int64_t new_node(struct parser *ps, char type)
 {
     if (ps->count == ps->cap) {
-        if (ps->max && ps->count >= ps->max) {
+        if (ps->fixed || (ps->max && ps->count >= ps->max)) {
             ps->nomem = 1;
             return fail(ps, "too many JSON values");
         }
@@ -292,6 +296,14 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
         return SY_ENOSPC;
     }
     struct parser ps = {.p = p, .s = p, .e = p + len, .max = max_nodes};
+    int in_arena = len <= SMALL_DOC; /* a document has at most len/2 + 1 values */
+    if (in_arena) {
+        ps.cap = (uint32_t)(len / 2 + 2);
+        if (ps.max && ps.cap > ps.max)
+            ps.cap = ps.max;
+        ps.n = sy_arena_alloc(a, (size_t)ps.cap * sizeof *ps.n);
+        ps.fixed = 1;
+    }
     ws(&ps);
     int rc = parse_value(&ps, 0);
     if (!rc) {
@@ -300,12 +312,14 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
             rc = fail(&ps, "trailing characters");
     }
     if (rc) {
-        free(ps.n);
+        if (!in_arena)
+            free(ps.n);
         d->err = ps.err;
         d->err_off = (size_t)(ps.p - p);
         return ps.nomem ? SY_ENOSPC : SY_EJSON;
     }
-    sy_arena_defer(a, free, ps.n);
+    if (!in_arena)
+        sy_arena_defer(a, free, ps.n);
     d->n = ps.n;
     d->count = ps.count;
     return 0;
@@ -637,8 +651,14 @@ void sy_jw_cstr(struct sy_jw *w, const char *s)
 void sy_jw_int(struct sy_jw *w, int64_t v)
 {
     char t[24];
-    int n = snprintf(t, sizeof t, "%lld", (long long)v);
-    sy_jw_raw(w, t, (size_t)n);
+    char *e = t + sizeof t, *p = e;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    sy_jw_raw(w, p, (size_t)(e - p));
 }
 
 void sy_jw_double(struct sy_jw *w, double v)

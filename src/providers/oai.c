@@ -8,19 +8,53 @@
 
 #include "core/errors.h"
 
+/* Literal pieces appended without escaping (the writer's comma state is kept). */
+#define LIT(w, s) sy_jw_raw((w), "" s, sizeof(s) - 1)
+#define KEY(w, k)                                            \
+    do {                                                     \
+        sy_jw_raw((w), "\"" k "\"", sizeof(k) + 1);         \
+        sy_buf_append((w)->b, ":", 1);                       \
+        (w)->after_key = 1;                                  \
+    } while (0)
+
+/* 'data: {"id":..,"object":"chat.completion.chunk","created":..,"model":..' (the same for
+ * every chunk of a stream: built once) and a writer positioned after it. */
 static void head(struct sy_xstate *st, struct sy_jw *w, struct sy_buf *out)
 {
-    SY_BUF_LIT(out, "data: ");
+    if (!st->pre_len) {
+        struct sy_buf b = {st->pre, 0, sizeof st->pre, sizeof st->pre - 1};
+        struct sy_jw pw;
+        SY_BUF_LIT(&b, "data: ");
+        sy_jw_init(&pw, &b);
+        sy_jw_obj(&pw);
+        KEY(&pw, "id");
+        sy_jw_cstr(&pw, st->id);
+        KEY(&pw, "object");
+        LIT(&pw, "\"chat.completion.chunk\"");
+        KEY(&pw, "created");
+        sy_jw_int(&pw, st->created);
+        KEY(&pw, "model");
+        sy_jw_cstr(&pw, st->model);
+        st->pre_len = pw.err ? 0 : b.len;
+        if (pw.err) { /* an absurdly long id or model: write it in place */
+            SY_BUF_LIT(out, "data: ");
+            sy_jw_init(w, out);
+            sy_jw_obj(w);
+            KEY(w, "id");
+            sy_jw_cstr(w, st->id);
+            KEY(w, "object");
+            LIT(w, "\"chat.completion.chunk\"");
+            KEY(w, "created");
+            sy_jw_int(w, st->created);
+            KEY(w, "model");
+            sy_jw_cstr(w, st->model);
+            return;
+        }
+    }
+    sy_buf_append(out, st->pre, st->pre_len);
     sy_jw_init(w, out);
-    sy_jw_obj(w);
-    sy_jw_key(w, "id");
-    sy_jw_cstr(w, st->id);
-    sy_jw_key(w, "object");
-    sy_jw_raw(w, "\"chat.completion.chunk\"", 23);
-    sy_jw_key(w, "created");
-    sy_jw_int(w, st->created);
-    sy_jw_key(w, "model");
-    sy_jw_cstr(w, st->model);
+    w->depth = 1;
+    w->first[1] = 0; /* inside the object, members written */
 }
 
 /* {"id",...,"choices":[{"index":0,"delta":{   -- the caller writes delta members */
@@ -54,9 +88,9 @@ void sy_oai_chunk_role(struct sy_xstate *st, struct sy_buf *out)
     st->role_sent = 1;
     struct sy_jw w;
     delta_open(st, &w, out);
-    sy_jw_key(&w, "role");
+    KEY(&w, "role");
     sy_jw_raw(&w, "\"assistant\"", 11);
-    sy_jw_key(&w, "content");
+    KEY(&w, "content");
     sy_jw_raw(&w, "\"\"", 2);
     delta_close(&w, out, NULL);
 }
@@ -90,20 +124,20 @@ int sy_oai_chunk_tool_start(struct sy_xstate *st, struct sy_buf *out, const char
     int index = st->ntools++;
     struct sy_jw w;
     delta_open(st, &w, out);
-    sy_jw_key(&w, "tool_calls");
+    KEY(&w, "tool_calls");
     sy_jw_arr(&w);
     sy_jw_obj(&w);
-    sy_jw_key(&w, "index");
+    KEY(&w, "index");
     sy_jw_int(&w, index);
-    sy_jw_key(&w, "id");
+    KEY(&w, "id");
     sy_jw_str(&w, id ? id : "", id ? idl : 0);
-    sy_jw_key(&w, "type");
+    KEY(&w, "type");
     sy_jw_raw(&w, "\"function\"", 10);
-    sy_jw_key(&w, "function");
+    KEY(&w, "function");
     sy_jw_obj(&w);
-    sy_jw_key(&w, "name");
+    KEY(&w, "name");
     sy_jw_str(&w, name ? name : "", name ? nl : 0);
-    sy_jw_key(&w, "arguments");
+    KEY(&w, "arguments");
     sy_jw_raw(&w, "\"\"", 2);
     sy_jw_end(&w);
     sy_jw_end(&w);
@@ -119,14 +153,14 @@ void sy_oai_chunk_tool_args(struct sy_xstate *st, struct sy_buf *out, int index,
         return;
     struct sy_jw w;
     delta_open(st, &w, out);
-    sy_jw_key(&w, "tool_calls");
+    KEY(&w, "tool_calls");
     sy_jw_arr(&w);
     sy_jw_obj(&w);
-    sy_jw_key(&w, "index");
+    KEY(&w, "index");
     sy_jw_int(&w, index);
-    sy_jw_key(&w, "function");
+    KEY(&w, "function");
     sy_jw_obj(&w);
-    sy_jw_key(&w, "arguments");
+    KEY(&w, "arguments");
     sy_jw_str(&w, args, n);
     sy_jw_end(&w);
     sy_jw_end(&w);
@@ -169,9 +203,9 @@ void sy_oai_chunk_usage(struct sy_xstate *st, struct sy_buf *out)
 {
     struct sy_jw w;
     head(st, &w, out);
-    sy_jw_key(&w, "choices");
+    KEY(&w, "choices");
     sy_jw_raw(&w, "[]", 2);
-    sy_jw_key(&w, "usage");
+    KEY(&w, "usage");
     sy_jw_raw(&w, "{", 1);
     sy_oai_usage_members(&st->u, out);
     SY_BUF_LIT(out, "}}\n\n");
@@ -182,51 +216,51 @@ void sy_oai_write_response(const struct sy_xstate *st, const struct sy_xmsg *m, 
     struct sy_jw w;
     sy_jw_init(&w, out);
     sy_jw_obj(&w);
-    sy_jw_key(&w, "id");
+    KEY(&w, "id");
     sy_jw_cstr(&w, st->id);
-    sy_jw_key(&w, "object");
+    KEY(&w, "object");
     sy_jw_raw(&w, "\"chat.completion\"", 17);
-    sy_jw_key(&w, "created");
+    KEY(&w, "created");
     sy_jw_int(&w, st->created);
-    sy_jw_key(&w, "model");
+    KEY(&w, "model");
     sy_jw_cstr(&w, st->model);
-    sy_jw_key(&w, "choices");
+    KEY(&w, "choices");
     sy_jw_arr(&w);
     sy_jw_obj(&w);
-    sy_jw_key(&w, "index");
+    KEY(&w, "index");
     sy_jw_int(&w, 0);
-    sy_jw_key(&w, "message");
+    KEY(&w, "message");
     sy_jw_obj(&w);
-    sy_jw_key(&w, "role");
+    KEY(&w, "role");
     sy_jw_raw(&w, "\"assistant\"", 11);
-    sy_jw_key(&w, "content");
+    KEY(&w, "content");
     if (m->content)
         sy_jw_str(&w, m->content, m->content_len);
     else
         sy_jw_null(&w);
     if (m->reasoning) {
-        sy_jw_key(&w, "reasoning_content");
+        KEY(&w, "reasoning_content");
         sy_jw_str(&w, m->reasoning, m->reasoning_len);
     }
     if (m->thinking_blocks_json) {
-        sy_jw_key(&w, "thinking_blocks");
+        KEY(&w, "thinking_blocks");
         sy_jw_raw(&w, m->thinking_blocks_json, m->thinking_blocks_len);
     }
     if (m->ntools) {
-        sy_jw_key(&w, "tool_calls");
+        KEY(&w, "tool_calls");
         sy_jw_arr(&w);
         for (size_t i = 0; i < m->ntools; i++) {
             const struct sy_xtool *t = &m->tools[i];
             sy_jw_obj(&w);
-            sy_jw_key(&w, "id");
+            KEY(&w, "id");
             sy_jw_str(&w, t->id ? t->id : "", t->id ? t->idl : 0);
-            sy_jw_key(&w, "type");
+            KEY(&w, "type");
             sy_jw_raw(&w, "\"function\"", 10);
-            sy_jw_key(&w, "function");
+            KEY(&w, "function");
             sy_jw_obj(&w);
-            sy_jw_key(&w, "name");
+            KEY(&w, "name");
             sy_jw_str(&w, t->name ? t->name : "", t->name ? t->nl : 0);
-            sy_jw_key(&w, "arguments");
+            KEY(&w, "arguments");
             sy_jw_str(&w, t->args ? t->args : "", t->args ? t->al : 0);
             sy_jw_end(&w);
             sy_jw_end(&w);
@@ -234,11 +268,11 @@ void sy_oai_write_response(const struct sy_xstate *st, const struct sy_xmsg *m, 
         sy_jw_end(&w);
     }
     sy_jw_end(&w); /* message */
-    sy_jw_key(&w, "finish_reason");
+    KEY(&w, "finish_reason");
     sy_jw_cstr(&w, m->finish_reason ? m->finish_reason : "stop");
     sy_jw_end(&w);
     sy_jw_end(&w); /* choices */
-    sy_jw_key(&w, "usage");
+    KEY(&w, "usage");
     sy_jw_raw(&w, "{", 1);
     sy_oai_usage_members(&st->u, out);
     SY_BUF_LIT(out, "}}");
@@ -250,24 +284,24 @@ void sy_oai_write_embeddings(const struct sy_xstate *st, const char *const *vec,
     struct sy_jw w;
     sy_jw_init(&w, out);
     sy_jw_obj(&w);
-    sy_jw_key(&w, "object");
+    KEY(&w, "object");
     sy_jw_raw(&w, "\"list\"", 6);
-    sy_jw_key(&w, "data");
+    KEY(&w, "data");
     sy_jw_arr(&w);
     for (size_t i = 0; i < n; i++) {
         sy_jw_obj(&w);
-        sy_jw_key(&w, "object");
+        KEY(&w, "object");
         sy_jw_raw(&w, "\"embedding\"", 11);
-        sy_jw_key(&w, "index");
+        KEY(&w, "index");
         sy_jw_int(&w, (int64_t)i);
-        sy_jw_key(&w, "embedding");
+        KEY(&w, "embedding");
         sy_jw_raw(&w, vec[i], vec_len[i]);
         sy_jw_end(&w);
     }
     sy_jw_end(&w);
-    sy_jw_key(&w, "model");
+    KEY(&w, "model");
     sy_jw_cstr(&w, st->model);
-    sy_jw_key(&w, "usage");
+    KEY(&w, "usage");
     char t[96];
     int k = snprintf(t, sizeof t, "{\"prompt_tokens\":%lld,\"total_tokens\":%lld}", (long long)st->u.prompt,
                      (long long)st->u.prompt);

@@ -13,7 +13,6 @@
  *  openrouter    https://openrouter.ai/api/v1             OPENROUTER_API_KEY   Bearer
  *  xai           https://api.x.ai/v1                      XAI_API_KEY          Bearer
  *  lm_studio     http://localhost:1234/v1                 LM_STUDIO_API_KEY    Bearer
- *  ollama_chat   http://localhost:11434 (+/v1)            OLLAMA_API_KEY       Bearer    Ollama's OpenAI-compatible /v1
  *  mock          (in-process)                             -                    -         built-in mock model
  */
 #include "providers/provider.h"
@@ -83,12 +82,6 @@ static const struct sy_provider table[] = {
      .base_env = {"LM_STUDIO_API_BASE"},
      .key_env = {"LM_STUDIO_API_KEY"},
      .auth = SY_AUTH_BEARER},
-    {.name = "ollama_chat",
-     .default_base = "http://localhost:11434",
-     .base_env = {"OLLAMA_API_BASE"},
-     .key_env = {"OLLAMA_API_KEY"},
-     .auth = SY_AUTH_BEARER,
-     .flags = SY_PRESET_APPEND_V1},
     {.name = "mock", .auth = SY_AUTH_NONE, .flags = SY_PRESET_MOCK},
 };
 
@@ -104,18 +97,11 @@ const struct sy_provider *sy_provider_find(const char *name)
 
 int sy_provider_known_unsupported(const char *name)
 {
-    static const char *const names[] = {"anthropic",
-                                        "bedrock",
+    static const char *const names[] = {
                                         "bedrock_converse",
-                                        "vertex_ai",
-                                        "vertex_ai_beta",
-                                        "gemini",
-                                        "cohere",
-                                        "cohere_chat",
                                         "sagemaker",
                                         "huggingface",
                                         "predibase",
-                                        "ollama",
                                         "replicate",
                                         "perplexity",
                                         "nvidia_nim",

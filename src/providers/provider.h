@@ -4,9 +4,9 @@
  * forwarded with only `model` replaced (SY_CAP_PASSTHRU in DESIGN §3); what
  * differs is a table row: default base URL, where the key comes from, which
  * header carries it, and URL quirks (Azure's deployment path and api-version).
- * Translating providers (anthropic, gemini, bedrock, ...) will get their own
- * adapter files; until then sy_provider_find() returns NULL for them and the
- * config check warns.
+ * Translating providers (anthropic, gemini, bedrock, ...) have their own
+ * adapter files (adapter.h); sy_provider_find() returns NULL for them and
+ * sy_adapter_provider() gives their row (name, SY_PRESET_XLATE).
  */
 #ifndef SY_PROVIDER_H
 #define SY_PROVIDER_H
@@ -19,6 +19,7 @@ enum sy_auth_style { SY_AUTH_BEARER, SY_AUTH_API_KEY_HEADER, SY_AUTH_NONE };
 #define SY_PRESET_APPEND_V1  0x2 /* append /v1 to api_base when missing (mistral, ollama) */
 #define SY_PRESET_MOCK       0x4 /* answered in-process (gateway/mock.c) */
 #define SY_PRESET_NEEDS_BASE 0x8 /* no default base URL: api_base or env required */
+#define SY_PRESET_XLATE      0x10 /* a translating adapter (adapter.h) serves it */
 
 struct sy_provider {
     const char *name;         /* config prefix and metric label, e.g. "groq" */
@@ -35,5 +36,9 @@ struct sy_provider {
 const struct sy_provider *sy_provider_find(const char *name);
 /* Names of all LiteLLM providers we know of but cannot serve yet (for messages). */
 int sy_provider_known_unsupported(const char *name);
+
+struct sy_adapter;
+/* The provider row of a translating adapter (name = the adapter's, flags SY_PRESET_XLATE). */
+const struct sy_provider *sy_adapter_provider(const struct sy_adapter *a);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "providers/adapter.h"
+#include "providers/provider.h"
 
 const struct sy_adapter *sy_adapter_find(const char *provider)
 {
@@ -31,4 +32,17 @@ const struct sy_adapter *sy_adapter_find(const char *provider)
         if (strcmp(table[i].prefix, provider) == 0)
             return table[i].a;
     return NULL;
+}
+
+const struct sy_provider *sy_adapter_provider(const struct sy_adapter *a)
+{
+    static const struct sy_provider rows[] = {
+        {.name = "anthropic", .flags = SY_PRESET_XLATE}, {.name = "gemini", .flags = SY_PRESET_XLATE},
+        {.name = "vertex_ai", .flags = SY_PRESET_XLATE}, {.name = "bedrock", .flags = SY_PRESET_XLATE},
+        {.name = "cohere", .flags = SY_PRESET_XLATE},    {.name = "ollama", .flags = SY_PRESET_XLATE},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].name, a->name) == 0)
+            return &rows[i];
+    return &rows[0];
 }

@@ -11,12 +11,18 @@
  *    the response is done; then parsing resumes where it stopped.
  *  - Writes: uv_try_write first; what does not fit is copied into a write
  *    request. c is freed only in the close callback of its last handle.
+ *  - split_utf8: c->splits holds offsets inside segments (between the bytes
+ *    of a UTF-8 character); the send stops there for SPLIT_MS, so the
+ *    character arrives in two network writes. Splits are not segments: they
+ *    do not count as chunks for reset_after_chunks.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "mock.h"
+
+#define SPLIT_MS 15
 
 struct wreq {
     uv_write_t req;
@@ -50,6 +56,7 @@ static void on_handle_closed(uv_handle_t *hd)
     sy_buf_free(&c->pending_in);
     sy_buf_free(&c->rbuf);
     free(c->segs);
+    free(c->splits);
     if (c->ssl)
         SSL_free(c->ssl); /* frees both BIOs */
     free(c);
@@ -372,6 +379,22 @@ void mock_mark(struct mock_resp *r)
     c->segs[c->nsegs++] = (uint32_t)r->b->len;
 }
 
+void mock_split_at(struct mock_resp *r, size_t off)
+{
+    struct mock_conn *c = r->c;
+    if (!r->track || (c->nsplits && c->splits[c->nsplits - 1] >= off))
+        return;
+    if (c->nsplits == c->splitcap) {
+        size_t nc = c->splitcap ? c->splitcap * 2 : 32;
+        uint32_t *ns = realloc(c->splits, nc * sizeof *ns);
+        if (!ns)
+            return;
+        c->splits = ns;
+        c->splitcap = nc;
+    }
+    c->splits[c->nsplits++] = (uint32_t)off;
+}
+
 /* Response finished: resume parsing what arrived meanwhile. */
 static void done(struct mock_conn *c)
 {
@@ -434,18 +457,24 @@ static void finish(struct mock_conn *c)
 static void next_segment(uv_timer_t *t)
 {
     struct mock_conn *c = t->data;
-    size_t cut = cut_point(c);
-    if (c->fault.chunk_delay_ms <= 0) {
-        send_upto(c, cut);
-    } else {
+    size_t cut = cut_point(c), end = cut;
+    if (c->fault.chunk_delay_ms > 0) {
         while (c->seg_i < c->nsegs && c->segs[c->seg_i] <= c->sent)
             c->seg_i++;
-        size_t end = c->seg_i < c->nsegs ? c->segs[c->seg_i] : c->rbuf.len;
-        send_upto(c, end < cut ? end : cut);
-        if (c->sent < cut && !c->closing) {
-            uv_timer_start(&c->timer, next_segment, (uint64_t)c->fault.chunk_delay_ms, 0);
-            return;
-        }
+        end = c->seg_i < c->nsegs ? c->segs[c->seg_i] : c->rbuf.len;
+        if (end > cut)
+            end = cut;
+    }
+    while (c->split_i < c->nsplits && c->splits[c->split_i] <= c->sent)
+        c->split_i++;
+    int split = c->split_i < c->nsplits && c->splits[c->split_i] < end;
+    if (split)
+        end = c->splits[c->split_i];
+    send_upto(c, end);
+    if (c->sent < cut && !c->closing) {
+        uv_timer_start(&c->timer, next_segment,
+                       split ? SPLIT_MS : (uint64_t)c->fault.chunk_delay_ms, 0);
+        return;
     }
     if (!c->closing)
         finish(c);
@@ -500,10 +529,11 @@ void mock_commit(struct mock_resp *r, const struct mock_fault *f, int stream)
     c->fault = *f;
     /* string views point into the request body; they were used while rendering */
     c->fault.error_message = c->fault.error_type = c->fault.error_code = SY_STR_NULL;
-    c->fault.content = c->fault.finish_reason = SY_STR_NULL;
+    c->fault.content = c->fault.finish_reason = c->fault.stream_error = SY_STR_NULL;
     c->stream = stream;
     c->busy = 1;
     c->seg_i = 0;
+    c->split_i = 0;
     c->sent = 0;
     c->rst_pending = 0;
     uv_timer_start(&c->timer, begin, f->delay_ms > 0 ? (uint64_t)f->delay_ms : 0, 0);

@@ -3,6 +3,7 @@
  *   mock_upstream --port P [--host 127.0.0.1] [--threads N]
  *                 [--tls-cert F --tls-key K [--tls-port P2]]
  *                 [--require-key K] [--no-record]
+ *                 [--token-expires-in S] [--aws-secret-key SECRET]
  *
  * With --tls-cert and no --tls-port, the --port listener speaks TLS; with
  * --tls-port, --port stays plain and P2 speaks TLS. Port 0 picks a free port.
@@ -25,13 +26,15 @@
 
 #include "mock.h"
 
-struct mock_opts mock_opts = {.host = "127.0.0.1", .port = -1, .tls_port = -1, .threads = 1, .record = 1};
+struct mock_opts mock_opts = {.host = "127.0.0.1", .port = -1, .tls_port = -1, .threads = 1,
+                              .record = 1, .token_expires_in = 3599};
 SSL_CTX *mock_ssl_ctx;
 
 static void usage(void)
 {
     fputs("usage: mock_upstream --port P [--host H] [--threads N] [--tls-cert F --tls-key K]\n"
-          "                     [--tls-port P2] [--require-key K] [--no-record]\n",
+          "                     [--tls-port P2] [--require-key K] [--no-record]\n"
+          "                     [--token-expires-in S] [--aws-secret-key SECRET]\n",
           stderr);
     exit(2);
 }
@@ -124,6 +127,10 @@ int main(int argc, char **argv)
             mock_opts.tls_port = (int)num_arg(v);
         else if (!strcmp(a, "--require-key"))
             mock_opts.require_key = v;
+        else if (!strcmp(a, "--token-expires-in"))
+            mock_opts.token_expires_in = num_arg(v);
+        else if (!strcmp(a, "--aws-secret-key"))
+            mock_opts.aws_secret = v;
         else
             usage();
         i++;
@@ -156,6 +163,7 @@ int main(int argc, char **argv)
         uv_loop_init(&th->loop);
         th->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)getpid() << 20) ^ (uint64_t)(t + 1);
         sy_buf_init(&th->scratch, MOCK_MAX_OUT);
+        sy_buf_init(&th->aux, MOCK_MAX_OUT);
         th->nlis = nlis;
         for (int l = 0; l < nlis; l++) {
             th->lis_fd[l] = listen_fd(mock_opts.host, &ports[l]);

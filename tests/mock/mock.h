@@ -1,14 +1,23 @@
 /* mock.h - internals shared by the files of the mock upstream server.
  *
  * The mock is a standalone test/bench tool (not part of switchyard): an HTTP/1.1
- * server on libuv + http-parser that answers like OpenAI and Azure OpenAI and
- * misbehaves on request (docs/testing-mock.md lists the fault directives).
+ * server on libuv + http-parser that answers like OpenAI and Azure OpenAI, and
+ * in each native provider wire format (Anthropic, Gemini / Vertex AI, Bedrock,
+ * Cohere, Ollama), and misbehaves on request (docs/testing-mock.md lists the
+ * endpoints and the fault directives).
  *
- * Files:  main.c    command line, listening sockets, worker threads
- *         conn.c    one client connection: parsing, TLS, writes, paced/faulty sends
- *         routes.c  dispatch by path, auth, /__mock/ control, request log
- *         scan.c    request body scan (jsmn) and fault directives
- *         openai.c  OpenAI response bodies (chat, completions, embeddings, errors)
+ * Files:  main.c       command line, listening sockets, worker threads
+ *         conn.c       one client connection: parsing, TLS, writes, paced/faulty sends
+ *         routes.c     dispatch by path, /__mock/ control, request log
+ *         scan.c       request body scan (jsmn) and fault directives
+ *         reply.c      what every dialect shares: reply words, tool-call arguments,
+ *                      vectors, chunked/SSE framing, split_utf8 marks
+ *         openai.c     OpenAI response bodies (chat, completions, embeddings, errors)
+ *         anthropic.c  Anthropic Messages (also Claude on Vertex AI)
+ *         gemini.c     Gemini and Vertex AI generateContent, embeddings, OAuth2 token
+ *         bedrock.c    Bedrock Converse (AWS event stream), InvokeModel embeddings
+ *         cohere.c     Cohere v2 chat and embed
+ *         ollama.c     Ollama /api/chat (NDJSON stream) and /api/embed
  *
  * Threading: every worker thread runs its own loop; a connection never leaves
  * the thread that accepted it. Only the request log is shared (mutex).
@@ -38,6 +47,8 @@ struct mock_opts {
     int threads;
     const char *require_key; /* NULL = no auth check */
     int record;          /* keep the last 100 requests for GET /__mock/requests */
+    long token_expires_in; /* expires_in of POST /token answers (default 3599) */
+    const char *aws_secret; /* verify Bedrock SigV4 signatures with this secret; NULL = format only */
 };
 extern struct mock_opts mock_opts;
 extern SSL_CTX *mock_ssl_ctx;
@@ -55,19 +66,41 @@ struct mock_fault {
     long body_bytes;           /* pad the response body to at least this */
     long close_without_response;
     long chunks;               /* number of content chunks (words) */
-    struct sy_str error_message, error_type, error_code, content, finish_reason;
+    long stream_error_after;   /* content chunks before a mid-stream error (default 1) */
+    long split_utf8;           /* cut a multi-byte character across two writes */
+    long utf8;                 /* default reply text with multi-byte characters */
+    long tool_call;            /* -1 auto, 0 never, 1 whenever tools are declared */
+    long expires_in;           /* POST /token: expires_in */
+    long dimensions;           /* embeddings dimension when the body gives none */
+    struct sy_str error_message, error_type, error_code, content, finish_reason, stream_error;
 };
 
-/* What a request body says. Views point into the request body. */
+#define MOCK_MAX_PROPS 16
+
+/* What a request body says. Views point into the request body (or the URL). */
 struct mock_req {
     struct sy_str model;       /* without "@directives"; raw JSON string contents */
     int stream, include_usage;
-    long max_tokens;           /* -1 = unset */
-    size_t prompt_chars;       /* characters of messages / prompt / input */
+    int stream_set;            /* "stream" present (Ollama streams by default) */
+    int has_model;             /* "model" present in the body */
+    long max_tokens;           /* max_tokens, max_completion_tokens, generationConfig.
+                                  maxOutputTokens, inferenceConfig.maxTokens,
+                                  options.num_predict; -1 = unset */
+    size_t prompt_chars;       /* characters of the string values of the prompt fields */
     long dimensions;           /* -1 = default */
     int base64;
     struct sy_str *items;      /* embeddings inputs (malloc'd, raw token text) */
     int n_items;
+    int bad_item_model;        /* batchEmbedContents: a request whose model is not "models/…" */
+    struct sy_str anthropic_version, input_type;
+    /* the conversation's last turn (messages[-1] or contents[-1]) */
+    int n_msgs;
+    struct sy_str last_role;
+    int last_tool_result;      /* it carries a tool result */
+    /* the first declared tool (tools[0], or toolConfig.tools[0] on Bedrock) */
+    struct sy_str tool;        /* its name (raw); empty = no tools */
+    struct sy_str props[MOCK_MAX_PROPS]; /* its parameters' property names (raw) */
+    int n_props, has_schema;
     struct mock_fault fault;
 };
 
@@ -79,6 +112,7 @@ struct mock_thread {
     uv_thread_t tid;
     uint64_t rng;
     struct sy_buf scratch;     /* one rendered body or SSE event */
+    struct sy_buf aux;         /* a second one (tool-call arguments, event-stream payloads) */
     char rbuf[65536];          /* read buffer, consumed within the read callback */
     char plain[65536];         /* TLS plaintext */
 };
@@ -106,9 +140,16 @@ struct mock_conn {
     struct sy_buf rbuf;        /* the whole rendered response */
     uint32_t *segs;            /* segment end offsets into rbuf */
     size_t nsegs, segcap, seg_i, sent;
+    uint32_t *splits;          /* split_utf8: offsets to pause at (inside a segment) */
+    size_t nsplits, splitcap, split_i;
     struct mock_fault fault;
     int stream, rst_pending;
     void (*on_drain)(struct mock_conn *c);
+};
+
+/* Which provider's conventions a response follows (headers, error shapes). */
+enum mock_dialect {
+    MOCK_OPENAI = 0, MOCK_ANTHROPIC, MOCK_GOOGLE, MOCK_BEDROCK, MOCK_COHERE, MOCK_OLLAMA
 };
 
 /* A response being rendered: into c->out (immediate) or c->rbuf (async,
@@ -117,12 +158,17 @@ struct mock_resp {
     struct mock_conn *c;
     struct sy_buf *b;
     int track;                 /* record segment boundaries */
+    int split;                 /* split_utf8: record a pause inside multi-byte characters */
+    enum mock_dialect d;
+    const char *amz_error;     /* Bedrock errors: x-amzn-ErrorType */
 };
 
 /* conn.c */
 void mock_on_connection(uv_stream_t *server, int status);
 /* Segment boundary at the current end of r->b (no-op unless tracking). */
 void mock_mark(struct mock_resp *r);
+/* split_utf8: pause the send at offset off of r->b (no-op unless tracking). */
+void mock_split_at(struct mock_resp *r, size_t off);
 /* Finish routing a request: start the async machinery if r was tracked. */
 void mock_commit(struct mock_resp *r, const struct mock_fault *f, int stream);
 const char *mock_header(struct mock_conn *c, const char *name);
@@ -131,19 +177,72 @@ const char *mock_header(struct mock_conn *c, const char *name);
 /* Answer the request in c->req (complete). Writes to c->out or goes async. */
 void mock_route(struct mock_conn *c);
 int mock_record_init(void);
+/* Start rendering: go async (render into c->rbuf with marks) if f needs time. */
+void mock_begin(struct mock_resp *r, const struct mock_fault *f);
 
 /* scan.c */
 /* Fill q from a JSON body. Returns 0, or -1 if the body is not a JSON object.
+ * path_model (NULL .p = none) is the model named by the URL: it becomes
+ * q->model and its directives are applied before the body's "mock" object.
  * q->items must be released with free(). */
-int mock_scan(const char *body, size_t n, struct mock_req *q);
+int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_req *q);
 void mock_fault_init(struct mock_fault *f);
-/* Apply "k=v,k=v" directives (from a model name after '@'). */
-void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n);
+/* Apply "k=v,k=v" directives (from a model name after '@'); sep is ',' or '&'. */
+void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n, char sep);
 /* Split "name@directives": returns the name, applies directives to f. */
 struct sy_str mock_model_split(struct sy_str model, struct mock_fault *f);
+/* Decode %XX escapes in place; returns the new length. */
+size_t mock_pct_decode(char *p, size_t n);
+
+/* reply.c */
+/* The reply text: the default sentence (or its UTF-8 variant), or "content". */
+struct mock_text {
+    const struct sy_str *words;
+    size_t nw;
+    struct sy_str *own;        /* malloc'd when split from "content" */
+    long n;                    /* words to send: chunks, capped by max_tokens */
+    int truncated;             /* capped by max_tokens */
+};
+int mock_text_init(struct mock_text *t, const struct mock_req *q);
+void mock_text_free(struct mock_text *t);
+/* Word i (i > 0 with a leading space), repeating the text as needed. */
+void mock_text_word(struct sy_buf *s, const struct mock_text *t, long i);
+/* All words of a whole (non-stream) reply; more while s->len < body_bytes.
+ * Returns the number of words written. */
+long mock_text_all(struct sy_buf *s, const struct mock_text *t, const struct mock_fault *f);
+/* Stream loop condition: one more content chunk after i chunks / payload bytes? */
+int mock_text_more(const struct mock_text *t, const struct mock_fault *f, long i, size_t payload);
+/* Content chunks sent before a stream_error (-1: none asked). */
+long mock_stream_error_after(const struct mock_fault *f);
+long mock_prompt_tokens(const struct mock_req *q);
+/* The request declares a tool and the last turn asks for an answer, not a tool result. */
+int mock_wants_tool(const struct mock_req *q);
+/* The tool call's arguments as a JSON object (raw JSON text). */
+void mock_tool_args(struct sy_buf *s, const struct mock_req *q);
+/* Length of the piece of p[0..n) at off of about want bytes, not cutting a UTF-8 character. */
+size_t mock_piece(const char *p, size_t n, size_t off, size_t want);
+uint64_t mock_fnv1a(const char *p, size_t n);
+void mock_put_float(struct sy_buf *b, float v);
+/* A deterministic unit vector for item, as a JSON array. */
+void mock_vector(struct sy_buf *s, struct sy_str item, long dims);
+/* f->finish_reason if given, else dflt. */
+void mock_reason(struct sy_buf *s, const struct mock_fault *f, const char *dflt);
+/* Append p[0..n) as one HTTP chunk. */
+void mock_chunk(struct mock_resp *r, const char *p, size_t n);
+/* One SSE event in one HTTP chunk: ["event: NAME" EOL] "data: " s EOL EOL,
+ * EOL = "\r\n" if crlf else "\n". mark: end a segment after it (with split_utf8 applied). */
+void mock_sse(struct mock_resp *r, const char *name, const struct sy_buf *s, int crlf, int mark);
+/* End a segment that began at offset start of r->b (split_utf8 applied first). */
+void mock_seg_end(struct mock_resp *r, size_t start);
+/* Last chunk of a chunked body, and a final mark. */
+void mock_chunked_end(struct mock_resp *r);
+/* UUID-shaped random id. */
+void mock_uuid(struct mock_thread *th, struct sy_buf *b);
 
 /* openai.c */
 enum mock_kind { MOCK_CHAT, MOCK_TEXT };
+/* Reason phrase and default OpenAI message for a status (NULL if unknown). */
+const char *mock_status_reason(int status);
 void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
                const struct mock_fault *f);
 void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body,
@@ -155,5 +254,44 @@ void mock_models(struct mock_resp *r, struct sy_str one);
 void mock_error(struct mock_resp *r, int status, const char *message, const char *type,
                 const char *code, const struct mock_fault *f);
 void mock_rand_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, int n);
+
+/* anthropic.c. vertex: Claude on Vertex AI (rawPredict / streamRawPredict). */
+int mock_anthropic_auth(struct mock_resp *r);
+void mock_anthropic_error(struct mock_resp *r, int status, const char *type, const char *message,
+                          const struct mock_fault *f);
+/* Returns 1 if a stream was rendered. */
+int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, int stream);
+
+/* gemini.c (Gemini API and Vertex AI) */
+enum mock_gop { MOCK_G_GENERATE, MOCK_G_STREAM, MOCK_G_BATCH_EMBED, MOCK_G_EMBED, MOCK_G_PREDICT };
+int mock_gemini_auth(struct mock_resp *r, struct sy_str query);
+int mock_vertex_auth(struct mock_resp *r);
+void mock_google_error(struct mock_resp *r, int status, const char *message,
+                       const struct mock_fault *f);
+int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op,
+                struct sy_str query);
+/* POST /token (OAuth2 JWT bearer grant); directives come from the query. */
+void mock_token(struct mock_resp *r, struct sy_str query);
+void mock_token_stats(struct sy_buf *s);
+void mock_token_reset(void);
+
+/* bedrock.c */
+enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE };
+int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path,
+                      struct sy_str query);
+void mock_bedrock_error(struct mock_resp *r, int status, const char *type, const char *message,
+                        const struct mock_fault *f);
+int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op);
+
+/* cohere.c */
+int mock_cohere_auth(struct mock_resp *r);
+void mock_cohere_error(struct mock_resp *r, int status, const char *message,
+                       const struct mock_fault *f);
+int mock_cohere(struct mock_resp *r, const struct mock_req *q, int embed);
+
+/* ollama.c */
+void mock_ollama_error(struct mock_resp *r, int status, const char *message,
+                       const struct mock_fault *f);
+int mock_ollama(struct mock_resp *r, const struct mock_req *q, int embed);
 
 #endif

@@ -11,17 +11,32 @@
  *   chat, stream       chunked; each HTTP chunk = one "data: {…chat.completion.chunk…}\n\n":
  *                       role chunk, one chunk per word, finish chunk, usage chunk
  *                       (choices:[], only with stream_options.include_usage), "data: [DONE]\n\n"
+ *   chat, tool call    with tools[] declared and a last message that is not a tool result
+ *                       (or tool_call=1; tool_call=0 never): message {"role":"assistant",
+ *                       "content":null,"tool_calls":[{"id":"call_mock1","type":"function",
+ *                       "function":{"name":TOOL,"arguments":"{…}"}}],"refusal":null,
+ *                       "annotations":[]}, finish_reason "tool_calls". Stream: role chunk
+ *                       (content null), a chunk opening the call (delta.tool_calls[{index 0,
+ *                       id, type, function {name, arguments ""}}]), then delta.tool_calls
+ *                       [{index 0, function {arguments: 8-byte piece}}] chunks, finish chunk,
+ *                       usage chunk, [DONE]; completion_tokens = argument bytes / 4
  *   text completion    "object":"text_completion", choices[].text; stream without a role chunk
  *   embeddings         {"object":"list","data":[{"object":"embedding","index":i,"embedding":[…]}],
  *                       "model":M,"usage":{"prompt_tokens":P,"total_tokens":P}}
  *   error              {"error":{"message":…,"type":…,"param":null,"code":…}}
+ *   stream error       (stream_error=TYPE) after N content chunks:
+ *                       "data: {"error":{"message":…,"type":TYPE,"param":null,"code":null}}",
+ *                       then the end of the body (no finish chunk, no [DONE])
+ *
+ * mock_head() also writes the heads of the other dialects (their own
+ * request-id headers instead of OpenAI's).
  *
  * Segments (for delays, resets and trickles, see conn.c): segment 0 is the
  * head (for chat streams together with the role chunk), then one segment per
- * SSE event, or one segment for a whole JSON body.
+ * SSE event, or one segment for a whole JSON body. In a tool-call stream the
+ * chunk opening the call and each arguments piece count as content chunks.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,13 +46,7 @@
 #include "mock.h"
 
 #define FINGERPRINT "fp_0ba0d124f1"
-
-static const struct sy_str default_words[] = {
-    SY_STR("Hello!"), SY_STR("This"), SY_STR("is"), SY_STR("a"), SY_STR("deterministic"),
-    SY_STR("reply"), SY_STR("from"), SY_STR("the"), SY_STR("mock"), SY_STR("upstream"),
-    SY_STR("server,"), SY_STR("used"), SY_STR("to"), SY_STR("test"), SY_STR("and"),
-    SY_STR("benchmark"), SY_STR("the"), SY_STR("gateway."),
-};
+#define PIECE 8 /* bytes of tool-call arguments per stream chunk */
 
 static const struct {
     int status;
@@ -68,6 +77,7 @@ static const struct {
     {503, "Service Unavailable", "The engine is currently overloaded, please try again later.",
      "server_error", NULL},
     {504, "Gateway Timeout", "Gateway timeout.", "cf_gateway_timeout", NULL},
+    {529, "Site Overloaded", "Overloaded.", "server_error", NULL},
 };
 
 static int status_index(int status)
@@ -76,6 +86,12 @@ static int status_index(int status)
         if (statuses[i].status == status)
             return (int)i;
     return -1;
+}
+
+const char *mock_status_reason(int status)
+{
+    int si = status_index(status);
+    return si >= 0 ? statuses[si].reason : NULL;
 }
 
 void mock_rand_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, int n)
@@ -107,12 +123,37 @@ void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
     } else {
         SY_BUF_LIT(b, "Transfer-Encoding: chunked\r\n");
     }
-    SY_BUF_LIT(b, "openai-version: 2020-10-01\r\nopenai-processing-ms: 1\r\nx-request-id: ");
-    mock_rand_id(r->c->th, b, "req_", 32);
-    SY_BUF_LIT(b, "\r\nx-ratelimit-limit-requests: 10000\r\n"
-                  "x-ratelimit-remaining-requests: 9999\r\n"
-                  "x-ratelimit-limit-tokens: 30000000\r\n"
-                  "x-ratelimit-remaining-tokens: 29999000\r\n");
+    switch (r->d) {
+    case MOCK_OPENAI:
+        SY_BUF_LIT(b, "openai-version: 2020-10-01\r\nopenai-processing-ms: 1\r\nx-request-id: ");
+        mock_rand_id(r->c->th, b, "req_", 32);
+        SY_BUF_LIT(b, "\r\nx-ratelimit-limit-requests: 10000\r\n"
+                      "x-ratelimit-remaining-requests: 9999\r\n"
+                      "x-ratelimit-limit-tokens: 30000000\r\n"
+                      "x-ratelimit-remaining-tokens: 29999000\r\n");
+        break;
+    case MOCK_ANTHROPIC:
+        SY_BUF_LIT(b, "request-id: ");
+        mock_rand_id(r->c->th, b, "req_mock", 20);
+        SY_BUF_LIT(b, "\r\n");
+        break;
+    case MOCK_BEDROCK:
+        SY_BUF_LIT(b, "x-amzn-RequestId: ");
+        mock_uuid(r->c->th, b);
+        SY_BUF_LIT(b, "\r\n");
+        if (r->amz_error)
+            sy_buf_printf(b, "x-amzn-ErrorType: %s:http://internal.amazon.com/coral/com.amazon.bedrock/\r\n",
+                          r->amz_error);
+        break;
+    case MOCK_GOOGLE:
+        SY_BUF_LIT(b, "Vary: Origin, X-Origin, Referer\r\nServer: scaffolding on HTTPServer2\r\n");
+        break;
+    case MOCK_COHERE:
+        SY_BUF_LIT(b, "x-trial-endpoint-call-remaining: 999\r\n");
+        break;
+    case MOCK_OLLAMA:
+        break;
+    }
     if (f && f->retry_after >= 0)
         sy_buf_printf(b, "retry-after: %ld\r\n", f->retry_after);
     if (f && f->retry_after_ms >= 0)
@@ -127,8 +168,9 @@ void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body,
 {
     mock_head(r, status, "application/json", (long)body->len, f);
     mock_mark(r);
+    size_t start = r->b->len;
     sy_buf_append(r->b, body->p ? body->p : "", body->len);
-    mock_mark(r);
+    mock_seg_end(r, start);
 }
 
 void mock_error(struct mock_resp *r, int status, const char *message, const char *type,
@@ -172,8 +214,7 @@ struct comp {
     const struct mock_req *q;
     struct sy_buf id;
     uint64_t created;
-    struct sy_str *words;
-    size_t nw;
+    struct mock_text t;
 };
 
 static void usage_json(struct sy_buf *s, const struct comp *x, long ctoks)
@@ -188,14 +229,6 @@ static void usage_json(struct sy_buf *s, const struct comp *x, long ctoks)
                       "\"completion_tokens_details\":{\"reasoning_tokens\":0,\"audio_tokens\":0,"
                       "\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}");
     SY_BUF_LIT(s, "}");
-}
-
-static void word(struct sy_buf *s, const struct comp *x, long i)
-{
-    if (i > 0)
-        SY_BUF_LIT(s, " ");
-    const struct sy_str *w = &x->words[(size_t)i % x->nw];
-    sy_buf_append(s, w->p, w->n);
 }
 
 static void head_fields(struct sy_buf *s, const struct comp *x, int chunk)
@@ -224,49 +257,122 @@ static void event(struct mock_resp *r, const struct sy_buf *s)
     SY_BUF_LIT(r->b, "\n\n\r\n");
 }
 
-static void finish_reason(struct sy_buf *s, const struct mock_fault *f, int truncated)
+static void finish_reason(struct sy_buf *s, const struct mock_fault *f, const char *dflt)
 {
     SY_BUF_LIT(s, "\"finish_reason\":\"");
-    if (f->finish_reason.p)
-        sy_buf_append(s, f->finish_reason.p, f->finish_reason.n);
-    else
-        sy_buf_puts(s, truncated ? "length" : "stop");
+    mock_reason(s, f, dflt);
     SY_BUF_LIT(s, "\"");
 }
 
-static void stream(struct mock_resp *r, struct comp *x, long nchunks, int truncated)
+/* The declared tool is called unless the last message is a tool result
+ * (role "tool" / "function"); the tool_call directive forces (1) or
+ * suppresses (0) the call. */
+static int wants_tool(const struct mock_req *q)
+{
+    if (!q->tool.n || q->fault.tool_call == 0)
+        return 0;
+    return q->fault.tool_call > 0 || !q->last_tool_result;
+}
+
+/* The content chunks of a text stream (one word each). Returns the words sent. */
+static long text_chunks(struct mock_resp *r, struct comp *x, const char *tail, long err_after)
 {
     const struct mock_fault *f = &x->q->fault;
     struct sy_buf *s = &r->c->th->scratch;
-    const char *tail = x->q->include_usage ? "],\"usage\":null}" : "]}";
-    mock_head(r, 200, "text/event-stream; charset=utf-8", -1, NULL);
-    if (x->kind == MOCK_CHAT) {
-        sy_buf_reset(s);
-        head_fields(s, x, 1);
-        SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\","
-                      "\"refusal\":null},\"logprobs\":null,\"finish_reason\":null}");
-        sy_buf_puts(s, tail);
-        event(r, s);
-    }
-    mock_mark(r);
     long i;
     size_t payload = 0; /* decoded body bytes so far (for body_bytes) */
-    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)payload < f->body_bytes); i++) {
+    for (i = 0; mock_text_more(&x->t, f, i, payload); i++) {
+        if (i == err_after)
+            break;
+        size_t start = r->b->len;
         sy_buf_reset(s);
         head_fields(s, x, 1);
         if (x->kind == MOCK_CHAT) {
             SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"content\":\"");
-            word(s, x, i);
+            mock_text_word(s, &x->t, i);
             SY_BUF_LIT(s, "\"},\"logprobs\":null,\"finish_reason\":null}");
         } else {
             SY_BUF_LIT(s, "{\"text\":\"");
-            word(s, x, i);
+            mock_text_word(s, &x->t, i);
             SY_BUF_LIT(s, "\",\"index\":0,\"logprobs\":null,\"finish_reason\":null}");
         }
         sy_buf_puts(s, tail);
         event(r, s);
         payload += s->len + 8;
+        mock_seg_end(r, start);
+    }
+    return i;
+}
+
+/* The content chunks of a tool-call stream: the chunk opening the call, then
+ * the arguments in pieces. Returns the completion tokens (argument bytes / 4). */
+static long tool_chunks(struct mock_resp *r, struct comp *x, const char *tail, long err_after)
+{
+    struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
+    const struct mock_req *q = x->q;
+    long i = 0;
+    sy_buf_reset(args);
+    mock_tool_args(args, q);
+    for (size_t off = 0, pn = 0; i == 0 || off < args->len; off += pn, i++) {
+        if (i == err_after)
+            break;
+        size_t start = r->b->len;
+        sy_buf_reset(s);
+        head_fields(s, x, 1);
+        if (i == 0) {
+            pn = 0;
+            SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_mock1\","
+                          "\"type\":\"function\",\"function\":{\"name\":\"");
+            sy_buf_append(s, q->tool.p, q->tool.n);
+            SY_BUF_LIT(s, "\",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}");
+        } else {
+            pn = mock_piece(args->p, args->len, off, PIECE);
+            SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+                          "{\"arguments\":\"");
+            sy_buf_json_escape(s, args->p + off, pn);
+            SY_BUF_LIT(s, "\"}}]},\"logprobs\":null,\"finish_reason\":null}");
+        }
+        sy_buf_puts(s, tail);
+        event(r, s);
+        mock_seg_end(r, start);
+    }
+    return (long)(args->len + 3) / 4;
+}
+
+static void stream(struct mock_resp *r, struct comp *x, int truncated, int tool)
+{
+    const struct mock_fault *f = &x->q->fault;
+    struct sy_buf *s = &r->c->th->scratch;
+    const char *tail = x->q->include_usage ? "],\"usage\":null}" : "]}";
+    long err_after = mock_stream_error_after(f);
+    mock_head(r, 200, "text/event-stream; charset=utf-8", -1, NULL);
+    if (x->kind == MOCK_CHAT) {
+        sy_buf_reset(s);
+        head_fields(s, x, 1);
+        if (tool)
+            SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,");
+        else
+            SY_BUF_LIT(s, "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\",");
+        SY_BUF_LIT(s, "\"refusal\":null},\"logprobs\":null,\"finish_reason\":null}");
+        sy_buf_puts(s, tail);
+        event(r, s);
+    }
+    mock_mark(r);
+    long ctoks = tool ? tool_chunks(r, x, tail, err_after) : text_chunks(r, x, tail, err_after);
+    if (err_after >= 0) { /* a mid-stream error ends the body */
+        sy_buf_reset(s);
+        SY_BUF_LIT(s, "{\"error\":{\"message\":\"");
+        if (f->error_message.p)
+            sy_buf_append(s, f->error_message.p, f->error_message.n);
+        else
+            SY_BUF_LIT(s, "The server had an error while processing your request. Sorry about that!");
+        SY_BUF_LIT(s, "\",\"type\":\"");
+        sy_buf_append(s, f->stream_error.p, f->stream_error.n);
+        SY_BUF_LIT(s, "\",\"param\":null,\"code\":null}}");
+        event(r, s);
         mock_mark(r);
+        mock_chunked_end(r);
+        return;
     }
     sy_buf_reset(s);
     head_fields(s, x, 1);
@@ -274,7 +380,7 @@ static void stream(struct mock_resp *r, struct comp *x, long nchunks, int trunca
         SY_BUF_LIT(s, "{\"index\":0,\"delta\":{},\"logprobs\":null,");
     else
         SY_BUF_LIT(s, "{\"text\":\"\",\"index\":0,\"logprobs\":null,");
-    finish_reason(s, f, truncated);
+    finish_reason(s, f, tool ? "tool_calls" : truncated ? "length" : "stop");
     SY_BUF_LIT(s, "}");
     sy_buf_puts(s, tail);
     event(r, s);
@@ -283,7 +389,7 @@ static void stream(struct mock_resp *r, struct comp *x, long nchunks, int trunca
         sy_buf_reset(s);
         head_fields(s, x, 1);
         SY_BUF_LIT(s, "],\"usage\":");
-        usage_json(s, x, i);
+        usage_json(s, x, ctoks);
         SY_BUF_LIT(s, "}");
         event(r, s);
         mock_mark(r);
@@ -292,24 +398,39 @@ static void stream(struct mock_resp *r, struct comp *x, long nchunks, int trunca
     mock_mark(r);
 }
 
-static void whole(struct mock_resp *r, struct comp *x, long nchunks, int truncated)
+static void whole(struct mock_resp *r, struct comp *x, int truncated, int tool)
 {
     const struct mock_fault *f = &x->q->fault;
-    struct sy_buf *s = &r->c->th->scratch;
+    struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
     sy_buf_reset(s);
     head_fields(s, x, 0);
+    if (tool) {
+        sy_buf_reset(args);
+        mock_tool_args(args, x->q);
+        SY_BUF_LIT(s, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+                      "\"tool_calls\":[{\"id\":\"call_mock1\",\"type\":\"function\",\"function\":"
+                      "{\"name\":\"");
+        sy_buf_append(s, x->q->tool.p, x->q->tool.n);
+        SY_BUF_LIT(s, "\",\"arguments\":\"");
+        sy_buf_json_escape(s, args->p, args->len);
+        SY_BUF_LIT(s, "\"}}],\"refusal\":null,\"annotations\":[]},\"logprobs\":null,");
+        finish_reason(s, f, "tool_calls");
+        SY_BUF_LIT(s, "}],\"usage\":");
+        usage_json(s, x, (long)(args->len + 3) / 4);
+        SY_BUF_LIT(s, "}");
+        mock_body_json(r, 200, s, NULL);
+        return;
+    }
     if (x->kind == MOCK_CHAT)
         SY_BUF_LIT(s, "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
     else
         SY_BUF_LIT(s, "{\"text\":\"");
-    long i;
-    for (i = 0; i < nchunks || (f->body_bytes > 0 && (long)s->len < f->body_bytes); i++)
-        word(s, x, i);
+    long i = mock_text_all(s, &x->t, f);
     if (x->kind == MOCK_CHAT)
         SY_BUF_LIT(s, "\",\"refusal\":null,\"annotations\":[]},\"logprobs\":null,");
     else
         SY_BUF_LIT(s, "\",\"index\":0,\"logprobs\":null,");
-    finish_reason(s, f, truncated);
+    finish_reason(s, f, truncated ? "length" : "stop");
     SY_BUF_LIT(s, "}],\"usage\":");
     usage_json(s, x, i);
     SY_BUF_LIT(s, "}");
@@ -319,65 +440,20 @@ static void whole(struct mock_resp *r, struct comp *x, long nchunks, int truncat
 void mock_completion(struct mock_resp *r, const struct mock_req *q, enum mock_kind k)
 {
     struct comp x = {.kind = k, .q = q, .created = (uint64_t)time(NULL)};
-    const struct mock_fault *f = &q->fault;
-    struct sy_str *own = NULL;
-    x.words = (struct sy_str *)default_words;
-    x.nw = sizeof default_words / sizeof default_words[0];
-    if (f->content.p) { /* split the scripted content on spaces */
-        own = malloc(sizeof *own * (f->content.n + 2)); /* n spaces make n + 1 words */
-        if (!own)
-            return;
-        x.words = own;
-        x.nw = 0;
-        for (size_t i = 0; i <= f->content.n;) {
-            size_t j = i;
-            while (j < f->content.n && f->content.p[j] != ' ')
-                j++;
-            own[x.nw++] = (struct sy_str){f->content.p + i, j - i};
-            i = j + 1;
-        }
-    }
-    long nchunks = f->chunks >= 0 ? f->chunks : (long)x.nw;
-    int truncated = 0;
-    if (q->max_tokens > 0 && q->max_tokens < nchunks)
-        nchunks = q->max_tokens, truncated = 1;
+    if (mock_text_init(&x.t, q) < 0)
+        return;
     sy_buf_init(&x.id, 64);
     mock_rand_id(r->c->th, &x.id, k == MOCK_CHAT ? "chatcmpl-" : "cmpl-", 29);
+    int tool = k == MOCK_CHAT && wants_tool(q);
     if (q->stream)
-        stream(r, &x, nchunks, truncated);
+        stream(r, &x, x.t.truncated, tool);
     else
-        whole(r, &x, nchunks, truncated);
+        whole(r, &x, x.t.truncated, tool);
     sy_buf_free(&x.id);
-    free(own);
+    mock_text_free(&x.t);
 }
 
 /* ---- embeddings ---- */
-
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h ? h : 1;
-}
-
-/* Fixed-point decimal with 9 fraction digits, without printf. */
-static void put_float(struct sy_buf *b, float v)
-{
-    char tmp[32];
-    int n = 0;
-    double a = fabs((double)v);
-    unsigned long long q = (unsigned long long)llround(a * 1e9);
-    unsigned long long ip = q / 1000000000ull, fp = q % 1000000000ull;
-    if (v < 0)
-        tmp[n++] = '-';
-    n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%llu.", ip);
-    for (int d = 8; d >= 0; d--) {
-        tmp[n + d] = (char)('0' + fp % 10);
-        fp /= 10;
-    }
-    sy_buf_append(b, tmp, (size_t)n + 9);
-}
 
 void mock_embeddings(struct mock_resp *r, const struct mock_req *q)
 {
@@ -390,7 +466,7 @@ void mock_embeddings(struct mock_resp *r, const struct mock_req *q)
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"object\":\"list\",\"data\":[");
     for (int i = 0; i < q->n_items; i++) {
-        uint64_t h = fnv1a(q->items[i].p, q->items[i].n);
+        uint64_t h = mock_fnv1a(q->items[i].p, q->items[i].n);
         double norm = 0;
         for (long d = 0; d < dims; d++) {
             h ^= h << 13, h ^= h >> 7, h ^= h << 17;
@@ -411,7 +487,7 @@ void mock_embeddings(struct mock_resp *r, const struct mock_req *q)
             for (long d = 0; d < dims; d++) {
                 if (d)
                     SY_BUF_LIT(s, ",");
-                put_float(s, v[d]);
+                mock_put_float(s, v[d]);
             }
             SY_BUF_LIT(s, "]}");
         }

@@ -6,11 +6,25 @@
  *   POST /v1/embeddings, /embeddings                      embeddings
  *   GET  /v1/models, /models, /v1/models/{id}             model list / one model
  *   POST /openai/deployments/{dep}/{chat/completions|completions|embeddings}?api-version=…
+ *   POST /v1/messages                                     Anthropic (anthropic.c)
+ *   POST /v1beta/models/{m}:{method}, /v1/models/{m}:…    Gemini (gemini.c)
+ *   POST /v1[beta1]/projects/{p}/locations/{l}/publishers/{google|anthropic}/models/{m}:{method}
+ *                                                         Vertex AI (gemini.c, anthropic.c)
+ *   POST /token                                           Google OAuth2 token (gemini.c)
+ *   POST /model/{id}/{converse|converse-stream|invoke}    Bedrock (bedrock.c)
+ *   POST /v2/chat, /v2/embed                              Cohere (cohere.c)
+ *   POST /api/chat, /api/embed                            Ollama (ollama.c)
  *   GET  /__mock/requests    last 100 requests, oldest first (JSON array)
- *   POST /__mock/reset       clear that log
+ *   GET  /__mock/stats       {"token_fetches":N,"tokens_issued":M}
+ *   POST /__mock/reset       clear that log and those counts
  *
- * The log is the only state shared between worker threads (one mutex); each
- * entry is rendered to JSON when recorded so that reading it is a join.
+ * Model names in paths (Gemini, Vertex, Bedrock) are percent-decoded in place
+ * (after the request was logged and authenticated as sent) and may carry
+ * "@directives" like a body's model.
+ *
+ * The log is shared between worker threads (one mutex); each entry is rendered
+ * to JSON when recorded so that reading it is a join. The only other shared
+ * state is gemini.c's table of issued OAuth2 tokens (its own mutex).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,6 +101,7 @@ static void reset_log(struct mock_resp *r)
     }
     ring_head = ring_count = 0;
     pthread_mutex_unlock(&ring_mu);
+    mock_token_reset();
     struct sy_buf *s = &r->c->th->scratch;
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"ok\":true}");
@@ -183,7 +198,264 @@ static void unauthorized(struct mock_resp *r)
 static int needs_async(const struct mock_fault *f)
 {
     return f->delay_ms > 0 || f->chunk_delay_ms > 0 || f->reset_after_chunks >= 0 ||
-           f->trickle_bytes_per_s > 0 || f->close_without_response;
+           f->trickle_bytes_per_s > 0 || f->close_without_response || f->split_utf8 > 0;
+}
+
+void mock_begin(struct mock_resp *r, const struct mock_fault *f)
+{
+    struct mock_conn *c = r->c;
+    if (needs_async(f)) {
+        sy_buf_reset(&c->rbuf);
+        c->nsegs = c->nsplits = 0;
+        r->b = &c->rbuf;
+        r->track = 1;
+    }
+    r->split = f->split_utf8 > 0;
+}
+
+/* ---- native provider routes ---- */
+
+enum native {
+    N_NONE, N_ANTHROPIC, N_GEMINI, N_VERTEX_GOOGLE, N_VERTEX_ANTHROPIC, N_TOKEN, N_BEDROCK,
+    N_COHERE_CHAT, N_COHERE_EMBED, N_OLLAMA_CHAT, N_OLLAMA_EMBED
+};
+
+struct call {
+    enum native n;
+    int op;                    /* enum mock_gop / mock_bop; Vertex Claude: 1 = stream */
+    struct sy_str model;       /* from the path, still percent-encoded */
+};
+
+static const char *find(struct sy_str s, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (size_t i = 0; i + n <= s.n; i++)
+        if (s.p[i] == lit[0] && memcmp(s.p + i, lit, n) == 0)
+            return s.p + i;
+    return NULL;
+}
+
+/* "{model}:{method}" (the last ':') -> model and method. */
+static int model_method(const char *p, const char *end, struct sy_str *model, struct sy_str *method)
+{
+    const char *colon = NULL;
+    for (const char *x = p; x < end; x++)
+        if (*x == ':')
+            colon = x;
+        else if (*x == '/')
+            return 0;
+    if (!colon || colon == p)
+        return 0;
+    *model = (struct sy_str){p, (size_t)(colon - p)};
+    *method = (struct sy_str){colon + 1, (size_t)(end - colon - 1)};
+    return 1;
+}
+
+static int gemini_op(struct sy_str m)
+{
+    if (SY_STR_EQ(m, "generateContent"))
+        return MOCK_G_GENERATE;
+    if (SY_STR_EQ(m, "streamGenerateContent"))
+        return MOCK_G_STREAM;
+    if (SY_STR_EQ(m, "batchEmbedContents"))
+        return MOCK_G_BATCH_EMBED;
+    if (SY_STR_EQ(m, "embedContent"))
+        return MOCK_G_EMBED;
+    if (SY_STR_EQ(m, "predict"))
+        return MOCK_G_PREDICT;
+    return -1;
+}
+
+static enum native classify_native(struct sy_str p, struct call *k)
+{
+    const char *end = p.p + p.n;
+    struct sy_str method;
+    k->model = SY_STR_NULL;
+    k->op = 0;
+    if (SY_STR_EQ(p, "/v1/messages"))
+        return k->n = N_ANTHROPIC;
+    if (SY_STR_EQ(p, "/token"))
+        return k->n = N_TOKEN;
+    if (SY_STR_EQ(p, "/v2/chat"))
+        return k->n = N_COHERE_CHAT;
+    if (SY_STR_EQ(p, "/v2/embed"))
+        return k->n = N_COHERE_EMBED;
+    if (SY_STR_EQ(p, "/api/chat"))
+        return k->n = N_OLLAMA_CHAT;
+    if (SY_STR_EQ(p, "/api/embed"))
+        return k->n = N_OLLAMA_EMBED;
+    if (sy_str_startswith(p, "/model/", 7)) { /* Bedrock */
+        const char *id = p.p + 7, *slash = memchr(id, '/', (size_t)(end - id));
+        if (!slash || slash == id)
+            return N_NONE;
+        struct sy_str op = {slash + 1, (size_t)(end - slash - 1)};
+        k->model = (struct sy_str){id, (size_t)(slash - id)};
+        k->op = SY_STR_EQ(op, "converse") ? MOCK_B_CONVERSE
+              : SY_STR_EQ(op, "converse-stream") ? MOCK_B_STREAM
+              : SY_STR_EQ(op, "invoke") ? MOCK_B_INVOKE : -1;
+        return k->n = k->op >= 0 ? N_BEDROCK : N_NONE;
+    }
+    const char *m = NULL;
+    if (sy_str_startswith(p, "/v1beta/models/", 15))
+        m = p.p + 15;
+    else if (sy_str_startswith(p, "/v1/models/", 11))
+        m = p.p + 11;
+    if (m) { /* Gemini API */
+        if (!model_method(m, end, &k->model, &method) || (k->op = gemini_op(method)) < 0 ||
+            k->op == MOCK_G_PREDICT)
+            return N_NONE;
+        return k->n = N_GEMINI;
+    }
+    if (sy_str_startswith(p, "/v1/projects/", 13) || sy_str_startswith(p, "/v1beta1/projects/", 18)) {
+        const char *pub = find(p, "/locations/") ? find(p, "/publishers/") : NULL;
+        if (!pub)
+            return N_NONE;
+        pub += 12;
+        struct sy_str rest = {pub, (size_t)(end - pub)};
+        if (sy_str_startswith(rest, "google/models/", 14)) {
+            if (!model_method(pub + 14, end, &k->model, &method) || (k->op = gemini_op(method)) < 0 ||
+                k->op == MOCK_G_BATCH_EMBED || k->op == MOCK_G_EMBED)
+                return N_NONE;
+            return k->n = N_VERTEX_GOOGLE;
+        }
+        if (sy_str_startswith(rest, "anthropic/models/", 17)) {
+            if (!model_method(pub + 17, end, &k->model, &method))
+                return N_NONE;
+            if (SY_STR_EQ(method, "rawPredict"))
+                k->op = 0;
+            else if (SY_STR_EQ(method, "streamRawPredict"))
+                k->op = 1;
+            else
+                return N_NONE;
+            return k->n = N_VERTEX_ANTHROPIC;
+        }
+    }
+    return N_NONE;
+}
+
+static void dialect_error(struct mock_resp *r, enum native n, int status, const char *msg,
+                          const struct mock_fault *f)
+{
+    switch (n) {
+    case N_ANTHROPIC:
+        mock_anthropic_error(r, status, NULL, msg, f);
+        break;
+    case N_VERTEX_ANTHROPIC: /* Vertex's own quota errors are Google-shaped */
+        if (status == 429)
+            mock_google_error(r, status,
+                              "Quota exceeded for aiplatform.googleapis.com/"
+                              "online_prediction_requests_per_base_model with base model: "
+                              "anthropic-claude. Please submit a quota increase request.",
+                              f);
+        else
+            mock_anthropic_error(r, status, NULL, msg, f);
+        break;
+    case N_GEMINI:
+    case N_VERTEX_GOOGLE:
+    case N_TOKEN:
+        mock_google_error(r, status, msg, f);
+        break;
+    case N_BEDROCK:
+        mock_bedrock_error(r, status, status == 400 && msg ? "SerializationException" : NULL, msg, f);
+        break;
+    case N_COHERE_CHAT:
+    case N_COHERE_EMBED:
+        mock_cohere_error(r, status, msg, f);
+        break;
+    default:
+        mock_ollama_error(r, status, msg, f);
+        break;
+    }
+}
+
+static void route_native(struct mock_conn *c, struct mock_resp *r, struct call *k,
+                         struct sy_str path, struct sy_str query)
+{
+    struct mock_http_req *h = &c->req;
+    static const enum mock_dialect dialect[] = {
+        [N_ANTHROPIC] = MOCK_ANTHROPIC, [N_GEMINI] = MOCK_GOOGLE, [N_VERTEX_GOOGLE] = MOCK_GOOGLE,
+        [N_VERTEX_ANTHROPIC] = MOCK_ANTHROPIC, [N_TOKEN] = MOCK_GOOGLE, [N_BEDROCK] = MOCK_BEDROCK,
+        [N_COHERE_CHAT] = MOCK_COHERE, [N_COHERE_EMBED] = MOCK_COHERE,
+        [N_OLLAMA_CHAT] = MOCK_OLLAMA, [N_OLLAMA_EMBED] = MOCK_OLLAMA,
+    };
+    r->d = dialect[k->n];
+    int ok = 1;
+    switch (k->n) {
+    case N_ANTHROPIC:
+        ok = mock_anthropic_auth(r);
+        break;
+    case N_GEMINI:
+        ok = mock_gemini_auth(r, query);
+        break;
+    case N_VERTEX_GOOGLE:
+    case N_VERTEX_ANTHROPIC:
+        ok = mock_vertex_auth(r);
+        break;
+    case N_BEDROCK:
+        ok = mock_bedrock_auth(r, http_method_str(c->parser.method), path, query);
+        break;
+    case N_COHERE_CHAT:
+    case N_COHERE_EMBED:
+        ok = mock_cohere_auth(r);
+        break;
+    default:
+        break;
+    }
+    if (!ok) {
+        mock_commit(r, NULL, 0);
+        return;
+    }
+    if (k->n == N_TOKEN) {
+        mock_token(r, query);
+        return;
+    }
+    if (k->model.p) /* the URL buffer is ours; the log already has the raw path */
+        k->model.n = mock_pct_decode((char *)k->model.p, k->model.n);
+
+    struct mock_req q;
+    if (mock_scan(h->body.p ? h->body.p : "", h->body.len, k->model, &q) < 0) {
+        dialect_error(r, k->n, 400,
+                      r->d == MOCK_GOOGLE ? "Invalid JSON payload received. Unexpected token."
+                                          : "The request body is not a valid JSON object.",
+                      NULL);
+        mock_commit(r, NULL, 0);
+        free(q.items);
+        return;
+    }
+    const struct mock_fault *f = &q.fault;
+    mock_begin(r, f);
+    int stream = 0;
+    if (f->status > 0 && f->status != 200) {
+        dialect_error(r, k->n, (int)f->status, NULL, f);
+    } else {
+        switch (k->n) {
+        case N_ANTHROPIC:
+            stream = mock_anthropic(r, &q, 0, q.stream);
+            break;
+        case N_VERTEX_ANTHROPIC:
+            stream = mock_anthropic(r, &q, 1, k->op == 1);
+            break;
+        case N_GEMINI:
+        case N_VERTEX_GOOGLE:
+            stream = mock_gemini(r, &q, (enum mock_gop)k->op, query);
+            break;
+        case N_BEDROCK:
+            stream = mock_bedrock(r, &q, (enum mock_bop)k->op);
+            break;
+        case N_COHERE_CHAT:
+        case N_COHERE_EMBED:
+            stream = mock_cohere(r, &q, k->n == N_COHERE_EMBED);
+            break;
+        case N_OLLAMA_CHAT:
+        case N_OLLAMA_EMBED:
+            stream = mock_ollama(r, &q, k->n == N_OLLAMA_EMBED);
+            break;
+        default:
+            break;
+        }
+    }
+    mock_commit(r, f, stream);
+    free(q.items);
 }
 
 static void azure_error(struct mock_resp *r, int status, const char *code, const char *msg)
@@ -207,8 +479,13 @@ void mock_route(struct mock_conn *c)
     int is_get = c->parser.method == HTTP_GET, is_post = c->parser.method == HTTP_POST;
 
     if (sy_str_startswith(path, "/__mock/", 8)) {
-        if (is_get && SY_STR_EQ(path, "/__mock/requests"))
+        if (is_get && SY_STR_EQ(path, "/__mock/requests")) {
             dump(&r);
+        } else if (is_get && SY_STR_EQ(path, "/__mock/stats")) {
+            sy_buf_reset(&c->th->scratch);
+            mock_token_stats(&c->th->scratch);
+            mock_body_json(&r, 200, &c->th->scratch, NULL);
+        }
         else if (is_post && SY_STR_EQ(path, "/__mock/reset"))
             reset_log(&r);
         else
@@ -221,6 +498,12 @@ void mock_route(struct mock_conn *c)
     if (h->too_big) {
         mock_error(&r, 413, NULL, NULL, NULL, NULL);
         mock_commit(&r, NULL, 0);
+        return;
+    }
+
+    struct call k;
+    if (is_post && classify_native(path, &k) != N_NONE) {
+        route_native(c, &r, &k, path, query);
         return;
     }
 
@@ -264,7 +547,7 @@ void mock_route(struct mock_conn *c)
     }
 
     struct mock_req q;
-    if (mock_scan(h->body.p ? h->body.p : "", h->body.len, &q) < 0) {
+    if (mock_scan(h->body.p ? h->body.p : "", h->body.len, SY_STR_NULL, &q) < 0) {
         mock_error(&r, 400,
                    "We could not parse the JSON body of your request. (HINT: This likely means "
                    "you aren't using your HTTP library correctly. The OpenAI API expects a JSON "
@@ -278,12 +561,7 @@ void mock_route(struct mock_conn *c)
         q.model = mock_model_split(dep, &q.fault);
 
     const struct mock_fault *f = &q.fault;
-    if (needs_async(f)) {
-        sy_buf_reset(&c->rbuf);
-        c->nsegs = 0;
-        r.b = &c->rbuf;
-        r.track = 1;
-    }
+    mock_begin(&r, f);
     int ok = 0;
     if (f->status > 0 && f->status != 200) {
         mock_error(&r, (int)f->status, NULL, NULL, NULL, f);

@@ -1,10 +1,28 @@
 /* scan.c - reads what the mock needs from a request body, and fault directives.
  *
  * The body is tokenized once with jsmn (no allocation for bodies of up to 512
- * tokens); everything extracted is a view into the body. Directives come from a
- * "mock" object in the body or from "model": "name@k=v,k=v"; both go through
- * one table (dirs[] below). The model-name form is applied first, so the body
- * object wins when both set the same directive.
+ * tokens); everything extracted is a view into the body. One scan serves every
+ * dialect, since the fields it reads do not clash:
+ *
+ *   field                                   dialect             read into
+ *   model, stream, max_tokens               all / most          model, stream, max_tokens
+ *   messages / contents (last element)      all but Titan       n_msgs, last_role, last_tool_result
+ *   tools[0] / toolConfig.tools[0]          all chat dialects   tool, props (input_schema,
+ *                                                               parameters, inputSchema.json)
+ *   generationConfig.maxOutputTokens        Gemini / Vertex     max_tokens
+ *   inferenceConfig.maxTokens               Bedrock             max_tokens
+ *   options.num_predict                     Ollama              max_tokens
+ *   input / texts / inputText               OpenAI, Ollama / Cohere / Titan   items
+ *   requests[].content.parts[0].text        Gemini batch        items (+ outputDimensionality)
+ *   instances[].content                     Vertex predict      items
+ *   dimensions, outputDimensionality,       embeddings          dimensions
+ *   output_dimension, parameters.outputDimensionality
+ *   anthropic_version, input_type           Vertex Claude, Cohere
+ *
+ * Directives come from a "mock" object in the body or from "model":
+ * "name@k=v,k=v" (or a model named by the URL); all go through one table
+ * (dirs[] below). The model-name forms are applied first, so the body object
+ * wins when both set the same directive.
  */
 #define JSMN_STATIC
 #include <jsmn.h>
@@ -36,6 +54,13 @@ static const struct {
     {"error_code", D_STR, offsetof(struct mock_fault, error_code)},
     {"content", D_STR, offsetof(struct mock_fault, content)},
     {"finish_reason", D_STR, offsetof(struct mock_fault, finish_reason)},
+    {"stream_error", D_STR, offsetof(struct mock_fault, stream_error)},
+    {"stream_error_after", D_NUM, offsetof(struct mock_fault, stream_error_after)},
+    {"split_utf8", D_BOOL, offsetof(struct mock_fault, split_utf8)},
+    {"utf8", D_BOOL, offsetof(struct mock_fault, utf8)},
+    {"tool_call", D_BOOL, offsetof(struct mock_fault, tool_call)},
+    {"expires_in", D_NUM, offsetof(struct mock_fault, expires_in)},
+    {"dimensions", D_NUM, offsetof(struct mock_fault, dimensions)},
 };
 
 void mock_fault_init(struct mock_fault *f)
@@ -43,6 +68,8 @@ void mock_fault_init(struct mock_fault *f)
     memset(f, 0, sizeof *f);
     f->status = f->retry_after = f->retry_after_ms = f->delay_ms = f->chunk_delay_ms = -1;
     f->reset_after_chunks = f->trickle_bytes_per_s = f->body_bytes = f->chunks = -1;
+    f->stream_error_after = f->split_utf8 = f->utf8 = f->tool_call = f->expires_in = -1;
+    f->dimensions = -1;
     f->close_without_response = 0;
 }
 
@@ -81,12 +108,20 @@ static void set_dir(struct mock_fault *f, const char *k, size_t kn, const char *
     }
 }
 
-void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n)
+static int is_dir(const char *k, size_t kn)
+{
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (strlen(dirs[i].name) == kn && memcmp(dirs[i].name, k, kn) == 0)
+            return 1;
+    return 0;
+}
+
+void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n, char sep)
 {
     size_t i = 0;
     while (i < n) {
         size_t j = i;
-        while (j < n && s[j] != ',')
+        while (j < n && s[j] != sep)
             j++;
         const char *eq = memchr(s + i, '=', j - i);
         if (eq)
@@ -97,13 +132,54 @@ void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n)
     }
 }
 
+/* The '@' that starts the directives: the first one followed by "key=" (a key
+ * without '@') or by a known directive name alone. Vertex model ids carry an
+ * '@' of their own ("claude-3-5-sonnet-v2@20241022"), directive values may too. */
+static const char *directives_at(struct sy_str m)
+{
+    const char *e = m.p + m.n;
+    for (const char *at = memchr(m.p, '@', m.n); at; at = memchr(at + 1, '@', (size_t)(e - at - 1))) {
+        const char *k = at + 1, *seg = k;
+        while (seg < e && *seg != ',')
+            seg++;
+        const char *eq = memchr(k, '=', (size_t)(seg - k));
+        if (eq ? !memchr(k, '@', (size_t)(eq - k)) && eq > k : is_dir(k, (size_t)(seg - k)))
+            return at;
+        if (at + 1 >= e)
+            break;
+    }
+    return NULL;
+}
+
 struct sy_str mock_model_split(struct sy_str model, struct mock_fault *f)
 {
-    const char *at = model.p ? memchr(model.p, '@', model.n) : NULL;
-    if (!at || !memchr(at, '=', model.n - (size_t)(at - model.p)))
+    const char *at = model.p && model.n ? directives_at(model) : NULL;
+    if (!at)
         return model;
-    mock_fault_parse_kv(f, at + 1, model.n - (size_t)(at - model.p) - 1);
+    mock_fault_parse_kv(f, at + 1, model.n - (size_t)(at - model.p) - 1, ',');
     return (struct sy_str){model.p, (size_t)(at - model.p)};
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+size_t mock_pct_decode(char *p, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int h, l;
+        if (p[i] == '%' && i + 2 < n && (h = hexval(p[i + 1])) >= 0 &&
+            (l = hexval(p[i + 2])) >= 0) {
+            p[o++] = (char)(h << 4 | l);
+            i += 2;
+        } else {
+            p[o++] = p[i];
+        }
+    }
+    return o;
 }
 
 /* Index of the token after the subtree rooted at i. */
@@ -138,6 +214,39 @@ static size_t value_chars(const jsmntok_t *t, int n, int i)
     return sum;
 }
 
+static long num_of(const char *js, const jsmntok_t *t)
+{
+    char c = js[t->start];
+    if (t->type != JSMN_PRIMITIVE || !(c == '-' || (c >= '0' && c <= '9')))
+        return -1;
+    return parse_num(js + t->start, (size_t)(t->end - t->start));
+}
+
+/* Value of key in the object at obj, or -1. */
+static int obj_get(const char *js, const jsmntok_t *t, int nt, int obj, const char *key)
+{
+    if (obj < 0 || t[obj].type != JSMN_OBJECT)
+        return -1;
+    int end = skip(t, nt, obj);
+    for (int j = obj + 1; j + 1 < end; j = skip(t, nt, j + 1))
+        if (tok_eq(js, &t[j], key))
+            return j + 1;
+    return -1;
+}
+
+static int arr_first(const jsmntok_t *t, int arr)
+{
+    return arr >= 0 && t[arr].type == JSMN_ARRAY && t[arr].size > 0 ? arr + 1 : -1;
+}
+
+static int items_alloc(struct mock_req *q, int cnt)
+{
+    free(q->items);
+    q->n_items = 0;
+    q->items = cnt > 0 ? malloc(sizeof *q->items * (size_t)cnt) : NULL;
+    return q->items ? 0 : -1;
+}
+
 static void scan_input(const char *js, const jsmntok_t *t, int n, int i, struct mock_req *q)
 {
     q->prompt_chars += value_chars(t, n, i);
@@ -150,10 +259,7 @@ static void scan_input(const char *js, const jsmntok_t *t, int n, int i, struct 
         if (flat_tokens)
             q->prompt_chars += (size_t)t[i].size * 4;
     }
-    if (cnt <= 0)
-        return;
-    q->items = malloc(sizeof *q->items * (size_t)cnt);
-    if (!q->items)
+    if (cnt <= 0 || items_alloc(q, cnt) < 0)
         return;
     if (t[i].type != JSMN_ARRAY || flat_tokens) {
         q->items[0] = tok_str(js, &t[i]);
@@ -169,13 +275,118 @@ static void scan_input(const char *js, const jsmntok_t *t, int n, int i, struct 
     }
 }
 
-int mock_scan(const char *body, size_t n, struct mock_req *q)
+/* The text of a Gemini Content ({"parts":[{"text":…}]}): its first part's text. */
+static struct sy_str content_text(const char *js, const jsmntok_t *t, int nt, int c)
+{
+    int p0 = arr_first(t, obj_get(js, t, nt, c, "parts"));
+    int tx = obj_get(js, t, nt, p0, "text");
+    return tx >= 0 && t[tx].type == JSMN_STRING ? tok_str(js, &t[tx]) : (struct sy_str){"", 0};
+}
+
+/* Gemini batchEmbedContents "requests" and Vertex predict "instances". */
+static void scan_list(const char *js, const jsmntok_t *t, int nt, int i, struct mock_req *q,
+                      int requests)
+{
+    q->prompt_chars += value_chars(t, nt, i);
+    if (t[i].type != JSMN_ARRAY || items_alloc(q, t[i].size) < 0)
+        return;
+    for (int k = i + 1, m = 0; m < t[i].size && k < nt; m++, k = skip(t, nt, k)) {
+        struct sy_str it = {"", 0};
+        if (requests) {
+            it = content_text(js, t, nt, obj_get(js, t, nt, k, "content"));
+            int d = obj_get(js, t, nt, k, "outputDimensionality"), mo = obj_get(js, t, nt, k, "model");
+            if (d >= 0 && num_of(js, &t[d]) > 0)
+                q->dimensions = num_of(js, &t[d]);
+            if (mo < 0 || t[mo].type != JSMN_STRING || !sy_str_startswith(tok_str(js, &t[mo]), "models/", 7))
+                q->bad_item_model = 1;
+        } else {
+            int c = obj_get(js, t, nt, k, "content");
+            if (c >= 0 && t[c].type == JSMN_STRING)
+                it = tok_str(js, &t[c]);
+        }
+        q->items[q->n_items++] = it;
+    }
+}
+
+/* The last turn of "messages" / "contents": its role, and whether it carries a
+ * tool result (role "tool"/"function", or a tool_result / toolResult /
+ * functionResponse block anywhere in it). */
+static void last_turn(const char *js, const jsmntok_t *t, int nt, int arr, struct mock_req *q)
+{
+    static const char *const results[] = {"tool_result", "toolResult", "functionResponse",
+                                          "function_response"};
+    q->prompt_chars += value_chars(t, nt, arr);
+    if (t[arr].type != JSMN_ARRAY || t[arr].size == 0)
+        return;
+    q->n_msgs = t[arr].size;
+    int k = arr + 1;
+    for (int m = 1; m < t[arr].size && k < nt; m++)
+        k = skip(t, nt, k);
+    int role = obj_get(js, t, nt, k, "role"), end = skip(t, nt, k);
+    q->last_role = role >= 0 && t[role].type == JSMN_STRING ? tok_str(js, &t[role]) : SY_STR_NULL;
+    q->last_tool_result = SY_STR_EQ(q->last_role, "tool") || SY_STR_EQ(q->last_role, "function");
+    for (int j = k; j < end && !q->last_tool_result; j++)
+        for (size_t r = 0; r < sizeof results / sizeof results[0]; r++)
+            if (tok_eq(js, &t[j], results[r]))
+                q->last_tool_result = 1;
+}
+
+/* The first declared tool: Anthropic {name, input_schema}, OpenAI-style
+ * {type, function:{name, parameters}} (Cohere, Ollama), Gemini
+ * {functionDeclarations:[{name, parameters}]}, Bedrock {toolSpec:{name,
+ * inputSchema:{json}}}. */
+static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, struct mock_req *q)
+{
+    int d = arr_first(t, tools), x;
+    if (d < 0 || t[d].type != JSMN_OBJECT)
+        return;
+    if ((x = obj_get(js, t, nt, d, "function")) >= 0 && t[x].type == JSMN_OBJECT)
+        d = x;
+    else if ((x = obj_get(js, t, nt, d, "functionDeclarations")) >= 0)
+        d = arr_first(t, x);
+    else if ((x = obj_get(js, t, nt, d, "toolSpec")) >= 0)
+        d = x;
+    int name = obj_get(js, t, nt, d, "name");
+    if (name < 0 || t[name].type != JSMN_STRING)
+        return;
+    q->tool = tok_str(js, &t[name]);
+    int sch = obj_get(js, t, nt, d, "input_schema");
+    if (sch < 0)
+        sch = obj_get(js, t, nt, d, "parameters");
+    if (sch < 0)
+        sch = obj_get(js, t, nt, d, "parametersJsonSchema");
+    if (sch < 0)
+        sch = obj_get(js, t, nt, obj_get(js, t, nt, d, "inputSchema"), "json");
+    if (sch < 0 || t[sch].type != JSMN_OBJECT)
+        return;
+    q->has_schema = 1;
+    int props = obj_get(js, t, nt, sch, "properties");
+    if (props < 0 || t[props].type != JSMN_OBJECT)
+        return;
+    for (int j = props + 1, m = 0; m < t[props].size && j < nt && q->n_props < MOCK_MAX_PROPS; m++) {
+        q->props[q->n_props++] = tok_str(js, &t[j]);
+        j = skip(t, nt, j + 1);
+    }
+}
+
+/* max_tokens from a nested config object. */
+static void nested_max(const char *js, const jsmntok_t *t, int nt, int obj, const char *key,
+                       struct mock_req *q)
+{
+    int v = obj_get(js, t, nt, obj, key);
+    if (v >= 0 && num_of(js, &t[v]) >= 0)
+        q->max_tokens = num_of(js, &t[v]);
+}
+
+int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_req *q)
 {
     jsmntok_t stack_toks[512], *t = stack_toks;
     jsmn_parser p;
     memset(q, 0, sizeof *q);
     q->max_tokens = q->dimensions = -1;
     mock_fault_init(&q->fault);
+    if (path_model.p)
+        q->model = mock_model_split(path_model, &q->fault);
 
     jsmn_init(&p);
     int nt = jsmn_parse(&p, body, n, t, 512);
@@ -193,32 +404,70 @@ int mock_scan(const char *body, size_t n, struct mock_req *q)
         goto out;
     }
     int mock_obj = -1;
+    struct sy_str body_model = SY_STR_NULL;
     for (int i = 1; i + 1 < nt;) {
         const jsmntok_t *k = &t[i], *v = &t[i + 1];
+        int vi = i + 1;
         if (tok_eq(body, k, "model") && v->type == JSMN_STRING)
-            q->model = tok_str(body, v);
+            body_model = tok_str(body, v), q->has_model = 1;
+        else if (tok_eq(body, k, "model"))
+            q->has_model = 1;
         else if (tok_eq(body, k, "stream"))
-            q->stream = body[v->start] == 't';
+            q->stream = body[v->start] == 't', q->stream_set = 1;
         else if (tok_eq(body, k, "stream_options") && v->type == JSMN_OBJECT) {
-            for (int j = i + 2; j + 1 < skip(t, nt, i + 1); j = skip(t, nt, j + 1))
-                if (tok_eq(body, &t[j], "include_usage"))
-                    q->include_usage = body[t[j + 1].start] == 't';
-        } else if ((tok_eq(body, k, "max_tokens") || tok_eq(body, k, "max_completion_tokens")) &&
-                   v->type == JSMN_PRIMITIVE)
-            q->max_tokens = parse_num(body + v->start, (size_t)(v->end - v->start));
-        else if (tok_eq(body, k, "messages") || tok_eq(body, k, "prompt"))
-            q->prompt_chars += value_chars(t, nt, i + 1);
-        else if (tok_eq(body, k, "input"))
-            scan_input(body, t, nt, i + 1, q);
-        else if (tok_eq(body, k, "dimensions") && v->type == JSMN_PRIMITIVE)
-            q->dimensions = parse_num(body + v->start, (size_t)(v->end - v->start));
+            int u = obj_get(body, t, nt, vi, "include_usage");
+            if (u >= 0)
+                q->include_usage = body[t[u].start] == 't';
+        } else if (tok_eq(body, k, "max_tokens") || tok_eq(body, k, "max_completion_tokens")) {
+            if (num_of(body, v) >= 0)
+                q->max_tokens = num_of(body, v);
+        } else if (tok_eq(body, k, "messages") || tok_eq(body, k, "contents"))
+            last_turn(body, t, nt, vi, q);
+        else if (tok_eq(body, k, "prompt") || tok_eq(body, k, "system") ||
+                 tok_eq(body, k, "systemInstruction"))
+            q->prompt_chars += value_chars(t, nt, vi);
+        else if (tok_eq(body, k, "input") || tok_eq(body, k, "texts") || tok_eq(body, k, "inputText"))
+            scan_input(body, t, nt, vi, q);
+        else if (tok_eq(body, k, "requests"))
+            scan_list(body, t, nt, vi, q, 1);
+        else if (tok_eq(body, k, "instances"))
+            scan_list(body, t, nt, vi, q, 0);
+        else if (tok_eq(body, k, "content") && v->type == JSMN_OBJECT) { /* Gemini embedContent */
+            q->prompt_chars += value_chars(t, nt, vi);
+            if (items_alloc(q, 1) == 0)
+                q->items[q->n_items++] = content_text(body, t, nt, vi);
+        } else if (tok_eq(body, k, "dimensions") || tok_eq(body, k, "outputDimensionality") ||
+                   tok_eq(body, k, "output_dimension")) {
+            if (num_of(body, v) > 0)
+                q->dimensions = num_of(body, v);
+        } else if (tok_eq(body, k, "parameters")) {
+            int d = obj_get(body, t, nt, vi, "outputDimensionality");
+            if (d >= 0 && num_of(body, &t[d]) > 0)
+                q->dimensions = num_of(body, &t[d]);
+        } else if (tok_eq(body, k, "generationConfig"))
+            nested_max(body, t, nt, vi, "maxOutputTokens", q);
+        else if (tok_eq(body, k, "inferenceConfig"))
+            nested_max(body, t, nt, vi, "maxTokens", q);
+        else if (tok_eq(body, k, "options"))
+            nested_max(body, t, nt, vi, "num_predict", q);
+        else if (tok_eq(body, k, "tools"))
+            first_tool(body, t, nt, vi, q);
+        else if (tok_eq(body, k, "toolConfig") && v->type == JSMN_OBJECT)
+            first_tool(body, t, nt, obj_get(body, t, nt, vi, "tools"), q);
+        else if (tok_eq(body, k, "anthropic_version") && v->type == JSMN_STRING)
+            q->anthropic_version = tok_str(body, v);
+        else if (tok_eq(body, k, "input_type") && v->type == JSMN_STRING)
+            q->input_type = tok_str(body, v);
         else if (tok_eq(body, k, "encoding_format"))
             q->base64 = tok_eq(body, v, "base64");
         else if (tok_eq(body, k, "mock") && v->type == JSMN_OBJECT)
-            mock_obj = i + 1;
-        i = skip(t, nt, i + 1);
+            mock_obj = vi;
+        i = skip(t, nt, vi);
     }
-    q->model = mock_model_split(q->model, &q->fault);
+    if (path_model.p)
+        (void)mock_model_split(body_model, &q->fault);
+    else
+        q->model = mock_model_split(body_model, &q->fault);
     if (mock_obj >= 0) {
         int end = skip(t, nt, mock_obj);
         for (int j = mock_obj + 1; j + 1 < end; j = skip(t, nt, j + 1)) {
@@ -228,6 +477,8 @@ int mock_scan(const char *body, size_t n, struct mock_req *q)
                         body + v->start, (size_t)(v->end - v->start));
         }
     }
+    if (q->dimensions < 0 && q->fault.dimensions > 0)
+        q->dimensions = q->fault.dimensions;
 out:
     if (t != stack_toks)
         free(t);

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # selftest.sh MOCK_BINARY GEN_CERTS - starts mock_upstream (plain + TLS, with an
-# API key) and checks a few responses with curl: shapes, auth, Azure rules,
-# embeddings, faults, the request log, pipelining and TLS. No timing asserts.
+# API key and an AWS secret) and checks a few responses with curl: shapes, auth,
+# Azure rules, embeddings, faults, the request log, pipelining and TLS; then each
+# native format (Anthropic, Gemini, Vertex AI + OAuth2 token, Bedrock with SigV4
+# and the binary event stream, Cohere, Ollama) and split_utf8. No timing asserts.
+# Needs bash, curl, openssl and gzip (its trailer is the independent CRC-32 used
+# to check event-stream frames).
 set -uo pipefail
 mock=${1:?usage: selftest.sh MOCK_BINARY GEN_CERTS}
 gencerts=${2:?usage: selftest.sh MOCK_BINARY GEN_CERTS}
@@ -12,7 +16,7 @@ trap cleanup EXIT
 
 bash "$gencerts" "$tmp/certs" || { echo "FAIL: gen-certs"; exit 1; }
 "$mock" --port 0 --tls-port 0 --tls-cert "$tmp/certs/server.pem" --tls-key "$tmp/certs/server.key" \
-  --require-key sk-test >"$tmp/out" 2>"$tmp/err" &
+  --require-key sk-test --aws-secret-key selftest-secret >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do [ "$(grep -c '^listening on' "$tmp/out")" -ge 2 ] && break; sleep 0.05; done
 tls_port=$(awk '/^listening on .*tls/{print $3}' "$tmp/out")
@@ -114,6 +118,319 @@ r=$(curl -s --cacert "$tmp/certs/ca.pem" "${auth[@]}" "https://localhost:$tls_po
   -d '{"model":"tls-model","stream":true}')
 check tls-stream "$r" '"model":"tls-model"'
 check tls-done "$r" 'data: [DONE]'
+
+# ---- native provider formats ----
+eq() { # name, got, want
+  if [ "$2" = "$3" ]; then passes=$((passes + 1)); else
+    fails=$((fails + 1)); echo "FAIL: $1: got [$2], want [$3]"; fi
+}
+events() { grep '^event: ' | cut -c8- | tr -d '\r' | tr '\n' ' '; }
+log() { curl -s "$base/__mock/requests"; }
+
+# Anthropic Messages
+ant=(-H "x-api-key: sk-test" -H "anthropic-version: 2023-06-01")
+user='"messages":[{"role":"user","content":"Hello there"}]'
+tools='"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string"}}}}]'
+r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"claude-3-5-sonnet\",\"max_tokens\":64,$user}")
+check ant-status "$r" "HTTP/1.1 200 OK"
+check ant-id "$r" '{"id":"msg_mock'
+check ant-shape "$r" '"type":"message","role":"assistant","model":"claude-3-5-sonnet","content":[{"type":"text","text":"Hello! This is'
+check ant-stop "$r" '"stop_reason":"end_turn","stop_sequence":null'
+check ant-usage "$r" '"usage":{"input_tokens":4,"output_tokens":18,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}'
+r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",$user}")
+check ant-max-tokens-400 "$r" "HTTP/1.1 400"
+check ant-max-tokens-msg "$r" '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}'
+r=$(curl -s -i -H "anthropic-version: 2023-06-01" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":5,$user}")
+check ant-nokey-401 "$r" "HTTP/1.1 401"
+check ant-nokey-type "$r" '"type":"authentication_error"'
+r=$(curl -s -i -H "x-api-key: sk-test" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":5,$user}")
+check ant-noversion "$r" 'anthropic-version: header is required'
+r=$(curl -s -N "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@chunks=3\",\"max_tokens\":64,\"stream\":true,$user}")
+eq ant-stream-events "$(events <<<"$r")" "message_start content_block_start ping content_block_delta content_block_delta content_block_delta content_block_stop message_delta message_stop "
+check ant-stream-start "$r" '"usage":{"input_tokens":4,"output_tokens":1,'
+check ant-stream-delta "$r" '"delta":{"type":"text_delta","text":" This"}'
+check ant-stream-msgdelta "$r" '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}'
+r=$(curl -s "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":64,$tools,$user}")
+check ant-tool "$r" '"content":[{"type":"tool_use","id":"toolu_mock1","name":"get_weather","input":{"location":"Paris","unit":"celsius"}}],"stop_reason":"tool_use"'
+r=$(curl -s -N "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":64,\"stream\":true,$tools,$user}")
+check ant-tool-stream-start "$r" '"content_block":{"type":"tool_use","id":"toolu_mock1","name":"get_weather","input":{}}'
+json=$(grep -o '"partial_json":".*"}}' <<<"$r" | sed 's/^"partial_json":"//; s/"}}$//' | tr -d '\n' | sed 's/\\"/"/g')
+eq ant-tool-stream-json "$json" '{"location":"Paris","unit":"celsius"}'
+check ant-tool-stream-stop "$r" '"stop_reason":"tool_use"'
+r=$(curl -s "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":64,$tools,\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"get_weather\",\"input\":{}}]},{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"content\":\"15C\"}]}]}")
+check ant-tool-result "$r" '"stop_reason":"end_turn"'
+r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@status=529\",\"max_tokens\":5,$user}")
+check ant-529 "$r" "HTTP/1.1 529"
+check ant-529-body "$r" '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@status=429,retry_after=3\",\"max_tokens\":5,$user}")
+check ant-429 "$r" '"type":"rate_limit_error"'
+check ant-429-retry "$r" "retry-after: 3"
+r=$(curl -s -N "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@chunks=5,stream_error=overloaded_error,stream_error_after=2\",\"max_tokens\":64,\"stream\":true,$user}")
+eq ant-stream-error-events "$(events <<<"$r")" "message_start content_block_start ping content_block_delta content_block_delta error "
+check ant-stream-error-body "$r" 'data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+r=$(curl -s "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",\"max_tokens\":64,$user,\"mock\":{\"content\":\"Grüße aus 東京 🚀\"}}")
+check ant-utf8-content "$r" '"text":"Grüße aus 東京 🚀"'
+curl -s -N "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@chunks=10,reset_after_chunks=3\",\"max_tokens\":64,\"stream\":true,$user}" >"$tmp/ant-reset"
+check ant-reset-rc "rc=$?" "rc=56"
+eq ant-reset-deltas "$(grep -c text_delta "$tmp/ant-reset")" 3
+
+# Gemini API
+gem=(-H "x-goog-api-key: sk-test")
+contents='"contents":[{"role":"user","parts":[{"text":"Hello there"}]}]'
+gtools='"tools":[{"functionDeclarations":[{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}]}]'
+r=$(curl -s -i "${gem[@]}" "$base/v1beta/models/gemini-2.0-flash:generateContent" -d "{$contents}")
+check gem-status "$r" "HTTP/1.1 200 OK"
+check gem-shape "$r" '{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello! This is'
+check gem-finish "$r" '"finishReason":"STOP","index":0}]'
+check gem-usage "$r" '"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":18,"totalTokenCount":22'
+check gem-model "$r" '"modelVersion":"gemini-2.0-flash","responseId":"'
+r=$(curl -s "$base/v1beta/models/gemini-2.0-flash:generateContent?key=sk-test" -d "{$contents,\"generationConfig\":{\"maxOutputTokens\":2}}")
+check gem-query-key "$r" '"text":"Hello! This"}]},"finishReason":"MAX_TOKENS"'
+r=$(curl -s -i "$base/v1beta/models/g:generateContent" -d "{$contents}")
+check gem-nokey "$r" '"code":403,'
+r=$(curl -s -i -H "x-goog-api-key: nope" "$base/v1beta/models/g:generateContent" -d "{$contents}")
+check gem-badkey "$r" '"status":"INVALID_ARGUMENT"'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/g:generateContent" -d "{$contents,$gtools}")
+check gem-tool "$r" '"parts":[{"functionCall":{"name":"get_weather","args":{"location":"Paris"}}}]},"finishReason":"STOP"'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/g:generateContent" -d "{$gtools,\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"x\"}]},{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\",\"args\":{}}}]},{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_weather\",\"response\":{\"t\":15}}}]}]}")
+check gem-tool-result "$r" '"parts":[{"text":"Hello!'
+curl -s -N "${gem[@]}" "$base/v1beta/models/g%40chunks%3D3:streamGenerateContent?alt=sse" -d "{$contents}" >"$tmp/gem-sse"
+eq gem-stream-events "$(grep -c '^data: ' "$tmp/gem-sse")" 4
+eq gem-stream-crlf "$(grep -c $'\r$' "$tmp/gem-sse")" 8
+eq gem-stream-usage "$(grep -c usageMetadata "$tmp/gem-sse")" 1
+check gem-stream-last "$(tail -2 "$tmp/gem-sse")" '"parts":[{"text":""}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":3,'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/g:streamGenerateContent" -d "{$contents}")
+check gem-stream-needs-sse "$r" 'alt=sse'
+r=$(curl -s -i "${gem[@]}" "$base/v1beta/models/g@status=429:generateContent" -d "{$contents}")
+check gem-429 "$r" '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}'
+r=$(curl -s -N "${gem[@]}" "$base/v1beta/models/g@stream_error=UNAVAILABLE:streamGenerateContent?alt=sse" -d "{$contents}")
+check gem-stream-error "$r" 'data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/text-embedding-004:batchEmbedContents" \
+  -d '{"requests":[{"model":"models/text-embedding-004","content":{"parts":[{"text":"a"}]},"outputDimensionality":3},{"model":"models/text-embedding-004","content":{"parts":[{"text":"b"}]},"outputDimensionality":3}]}')
+eq gem-batch-count "$(grep -o '"values"' <<<"$r" | wc -l)" 2
+check gem-batch-dims "$r" '{"embeddings":[{"values":[-0.639393449,-0.464122921,0.612997472]},'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/text-embedding-004:batchEmbedContents" -d '{"requests":[{"content":{"parts":[{"text":"a"}]}}]}')
+check gem-batch-model "$r" '"status":"INVALID_ARGUMENT"'
+r=$(curl -s "${gem[@]}" "$base/v1beta/models/text-embedding-004:embedContent" -d '{"content":{"parts":[{"text":"a"}]}}')
+eq gem-embed-dims "$(grep -o ',' <<<"$r" | wc -l)" 7
+
+# Google OAuth2 token endpoint and Vertex AI
+b64u() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+now=$(date +%s)
+jh=$(printf '{"alg":"RS256","typ":"JWT"}' | b64u)
+jc=$(printf '{"iss":"sa@p.iam.gserviceaccount.com","scope":"https://www.googleapis.com/auth/cloud-platform","aud":"%s/token","iat":%d,"exp":%d}' "$base" "$now" $((now + 3600)) | b64u)
+js=$(printf 'not-a-real-signature-but-base64url' | b64u)
+grant='grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer'
+curl -s -X POST "$base/__mock/reset" >/dev/null
+r=$(curl -s "$base/token" -d "$grant&assertion=$jh.$jc.$js")
+check token-ok "$r" '"expires_in":3599,"token_type":"Bearer"}'
+tok=$(grep -o 'ya29\.mock-[0-9]*' <<<"$r")
+r=$(curl -s "$base/token?expires_in=0" -d "$grant&assertion=$jh.$jc.$js")
+expired=$(grep -o 'ya29\.mock-[0-9]*' <<<"$r")
+check token-expires-in "$r" '"expires_in":0,'
+r=$(curl -s -i "$base/token" -d "grant_type=password&assertion=$jh.$jc.$js")
+check token-grant "$r" '{"error":"unsupported_grant_type"'
+r=$(curl -s "$base/token" -d "$grant&assertion=$jh.$jc")
+check token-parts "$r" 'not three base64url parts'
+r=$(curl -s "$base/token" -d "$grant&assertion=$(printf '{"alg":"HS256"}' | b64u).$jc.$js")
+check token-alg "$r" 'alg must be RS256'
+r=$(curl -s "$base/token" -d "$grant&assertion=$jh.$(printf '{"iss":"a","aud":"b","iat":1,"exp":2}' | b64u).$js")
+check token-claims "$r" 'missing claim scope'
+r=$(curl -s "$base/__mock/stats")
+check token-stats "$r" '{"token_fetches":6,"tokens_issued":2}'
+vx=$base/v1/projects/proj/locations/us-central1/publishers
+vauth=(-H "Authorization: Bearer $tok")
+r=$(curl -s -i "$vx/google/models/gemini-1.5-pro:generateContent" -d "{$contents}")
+check vertex-noauth "$r" '"code":401,'
+r=$(curl -s -i -H "Authorization: Bearer $expired" "$vx/google/models/gemini-1.5-pro:generateContent" -d "{$contents}")
+check vertex-expired "$r" '"status":"UNAUTHENTICATED"'
+r=$(curl -s "${vauth[@]}" "$vx/google/models/gemini-1.5-pro:generateContent" -d "{$contents}")
+check vertex-gemini "$r" '"modelVersion":"gemini-1.5-pro"'
+r=$(curl -s -N "${vauth[@]}" "$vx/google/models/gemini-1.5-pro:streamGenerateContent?alt=sse" -d "{$contents}")
+check vertex-gemini-stream "$r" '"finishReason":"STOP"'
+r=$(curl -s "${vauth[@]}" "$vx/anthropic/models/claude-3-5-sonnet-v2@20241022:rawPredict" -d "{\"anthropic_version\":\"vertex-2023-10-16\",\"max_tokens\":2,$user}")
+check vertex-claude "$r" '"model":"claude-3-5-sonnet-v2@20241022","content":[{"type":"text","text":"Hello! This"}],"stop_reason":"max_tokens"'
+r=$(curl -s "${vauth[@]}" "$vx/anthropic/models/claude-3-5-sonnet-v2@20241022:rawPredict" -d "{\"model\":\"x\",\"anthropic_version\":\"vertex-2023-10-16\",\"max_tokens\":2,$user}")
+check vertex-claude-model "$r" 'model: Extra inputs are not permitted'
+r=$(curl -s "${vauth[@]}" "$vx/anthropic/models/claude-3-5-sonnet-v2@20241022:rawPredict" -d "{\"max_tokens\":2,$user}")
+check vertex-claude-version "$r" 'anthropic_version: Field required'
+r=$(curl -s -N "${vauth[@]}" "$vx/anthropic/models/claude-3-5-sonnet-v2@20241022@chunks=2:streamRawPredict" -d "{\"anthropic_version\":\"vertex-2023-10-16\",\"max_tokens\":9,\"stream\":true,$user}")
+eq vertex-claude-stream "$(events <<<"$r")" "message_start content_block_start ping content_block_delta content_block_delta content_block_stop message_delta message_stop "
+r=$(curl -s "${vauth[@]}" "$vx/anthropic/models/claude-3-5-sonnet-v2@20241022@status=429:rawPredict" -d "{\"anthropic_version\":\"vertex-2023-10-16\",\"max_tokens\":9,$user}")
+check vertex-claude-429 "$r" '"status":"RESOURCE_EXHAUSTED"'
+r=$(curl -s "${vauth[@]}" "$vx/google/models/text-embedding-005:predict" -d '{"instances":[{"content":"hello world"},{"content":"b"}],"parameters":{"outputDimensionality":4}}')
+check vertex-predict "$r" '"statistics":{"token_count":3,"truncated":false}}},{"embeddings":{"values":['
+check vertex-predict-meta "$r" '"metadata":{"billableCharacterCount":12}}'
+
+# Bedrock: SigV4 (recomputed here with the openssl CLI), Converse, the event stream, InvokeModel
+hexof() { od -An -tx1 -v | tr -d ' \n'; }
+hmac_hex() { printf '%s' "$2" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$1" | awk '{print $NF}'; }
+sha_hex() { printf '%s' "$1" | openssl dgst -sha256 | awk '{print $NF}'; }
+sigv4() { # SECRET AMZDATE REGION SERVICE CANONICAL_REQUEST -> signature
+  local d=${2:0:8} k
+  k=$(hmac_hex "$(printf 'AWS4%s' "$1" | hexof)" "$d")
+  k=$(hmac_hex "$k" "$3"); k=$(hmac_hex "$k" "$4"); k=$(hmac_hex "$k" aws4_request)
+  hmac_hex "$k" "$(printf 'AWS4-HMAC-SHA256\n%s\n%s/%s/%s/aws4_request\n%s' "$2" "$d" "$3" "$4" "$(sha_hex "$5")")"
+}
+# AWS's own test vector (get-vanilla) first, so a signer bug cannot hide behind the mock
+cr=$(printf 'GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\nhost;x-amz-date\n%s' "$(sha_hex '')")
+eq sigv4-vector "$(sigv4 wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY 20150830T123600Z us-east-1 service "$cr")" \
+  5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31
+bedrock() { # PATH BODY [curl args...]: a SigV4-signed POST (secret selftest-secret)
+  local path=$1 body=$2 dt; shift 2
+  dt=$(date -u +%Y%m%dT%H%M%SZ)
+  local cr; cr=$(printf 'POST\n%s\n\ncontent-type:application/json\nhost:127.0.0.1:%s\nx-amz-date:%s\n\ncontent-type;host;x-amz-date\n%s' \
+    "${path//%/%25}" "$port" "$dt" "$(sha_hex "$body")")
+  curl -s "$@" "$base$path" -H 'Content-Type: application/json' -H "X-Amz-Date: $dt" \
+    -H "Authorization: AWS4-HMAC-SHA256 Credential=AKIDMOCK/${dt:0:8}/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=$(sigv4 selftest-secret "$dt" us-east-1 bedrock "$cr")" \
+    -d "$body"
+}
+bmsg='{"messages":[{"role":"user","content":[{"text":"Hello there"}]}]}'
+claude=anthropic.claude-3-5-sonnet-20240620-v1%3A0
+r=$(bedrock "/model/$claude/converse" "$bmsg" -i)
+check br-converse "$r" '{"output":{"message":{"role":"assistant","content":[{"text":"Hello! This is'
+check br-converse-tail "$r" '"stopReason":"end_turn","usage":{"inputTokens":4,"outputTokens":18,"totalTokens":22},"metrics":{"latencyMs":1}}'
+r=$(curl -s -i "$base/model/$claude/converse" -H 'X-Amz-Date: 20240101T000000Z' \
+  -H 'Authorization: AWS4-HMAC-SHA256 Credential=AKIDMOCK/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=0000000000000000000000000000000000000000000000000000000000000000' -d "$bmsg")
+check br-badsig "$r" "HTTP/1.1 403"
+check br-badsig-type "$r" "x-amzn-ErrorType: InvalidSignatureException"
+r=$(curl -s -i "$base/model/$claude/converse" -d "$bmsg")
+check br-noauth "$r" '{"message":"Missing Authentication Token"}'
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/model/$claude/converse" -d '{"messages":[{"role":"user","content":[{"text":"x"}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"get_weather","inputSchema":{"json":{"type":"object","properties":{"location":{"type":"string"}}}}}}]}}')
+check br-bearer-tool "$r" '"content":[{"toolUse":{"toolUseId":"tooluse_mock1","name":"get_weather","input":{"location":"Paris"}}}]}},"stopReason":"tool_use"'
+r=$(bedrock "/model/$claude%40status%3D429/converse" "$bmsg" -i)
+check br-429 "$r" "x-amzn-ErrorType: ThrottlingException"
+check br-429-body "$r" '{"message":"Too many requests, please wait before trying again."}'
+# the event stream: walk the frames in bash, checking both CRCs with a CRC-32 of our own
+crc_tab=()
+for ((i = 0; i < 256; i++)); do
+  c=$i; for ((k = 0; k < 8; k++)); do (( c = c & 1 ? 0xEDB88320 ^ (c >> 1) : c >> 1 )); done; crc_tab[i]=$c
+done
+es_walk() { # FILE -> one line per message: TYPE PAYLOAD (TYPE "!"exception-type for exceptions)
+  local f=$1 off=0 n total hl h hend nl vl name val mtype etype xtype i c oct ch
+  local -a b
+  mapfile -t b < <(od -An -tu1 -v "$f" | tr -s ' ' '\n' | grep -v '^$')
+  n=${#b[@]}
+  be() { echo $(( b[$1] << 24 | b[$1 + 1] << 16 | b[$1 + 2] << 8 | b[$1 + 3] )); }
+  crc() { c=0xFFFFFFFF; for ((i = $1; i < $1 + $2; i++)); do (( c = crc_tab[(c ^ b[i]) & 255] ^ (c >> 8) )); done; echo $(( c ^ 0xFFFFFFFF )); }
+  str() { val=; for ((i = $1; i < $1 + $2; i++)); do printf -v oct '%03o' "${b[i]}"; printf -v ch "\\$oct"; val+=$ch; done; }
+  while [ $((off + 16)) -le "$n" ]; do
+    total=$(be $off) hl=$(be $((off + 4)))
+    [ "$total" -ge 16 ] && [ $((off + total)) -le "$n" ] || { echo "BAD-FRAME"; break; }
+    [ "$(crc $off 8)" = "$(be $((off + 8)))" ] || echo "PRELUDE-CRC-MISMATCH"
+    [ "$(crc $off $((total - 4)))" = "$(be $((off + total - 4)))" ] || echo "MESSAGE-CRC-MISMATCH"
+    h=$((off + 12)) hend=$((off + 12 + hl)) mtype= etype= xtype=
+    while [ "$h" -lt "$hend" ]; do
+      nl=${b[h]}; str $((h + 1)) "$nl"; name=$val
+      vl=$(( b[h + nl + 2] << 8 | b[h + nl + 3] )); str $((h + nl + 4)) "$vl"
+      case $name in :message-type) mtype=$val ;; :event-type) etype=$val ;; :exception-type) xtype=$val ;; esac
+      h=$((h + nl + 4 + vl))
+    done
+    [ "$mtype" = exception ] && etype="!$xtype"
+    str "$hend" $((total - 16 - hl))
+    echo "$etype $val"
+    off=$((off + total))
+  done
+}
+r=$(bedrock "/model/$claude%40chunks%3D3/converse-stream" "$bmsg" -D "$tmp/br-head" -o "$tmp/br-es")
+check br-stream-ctype "$(cat "$tmp/br-head")" "Content-Type: application/vnd.amazon.eventstream"
+es_walk "$tmp/br-es" >"$tmp/br-events"
+eq br-stream-events "$(cut -d' ' -f1 "$tmp/br-events" | tr '\n' ' ')" "messageStart contentBlockDelta contentBlockDelta contentBlockDelta contentBlockStop messageStop metadata "
+eq br-stream-text "$(grep -o '"text":"[^"]*"' "$tmp/br-events" | cut -d'"' -f4 | tr -d '\n')" "Hello! This is"
+check br-stream-stop "$(cat "$tmp/br-events")" '"stopReason":"end_turn"'
+check br-stream-usage "$(cat "$tmp/br-events")" '"usage":{"inputTokens":4,"outputTokens":3,"totalTokens":7}'
+curl -s -H "Authorization: Bearer sk-test" "$base/model/$claude/converse-stream" -o "$tmp/br-tool" \
+  -d '{"messages":[{"role":"user","content":[{"text":"x"}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"get_weather","inputSchema":{"json":{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string"}}}}}}]}}'
+es_walk "$tmp/br-tool" >"$tmp/br-tool-events"
+check br-tool-start "$(cat "$tmp/br-tool-events")" '"start":{"toolUse":{"toolUseId":"tooluse_mock1","name":"get_weather"}}'
+eq br-tool-input "$(sed -n 's/.*"toolUse":{"input":"\(.*\)"}},"p".*/\1/p' "$tmp/br-tool-events" | tr -d '\n' | sed 's/\\"/"/g')" '{"location":"Paris","unit":"celsius"}'
+check br-tool-stop "$(cat "$tmp/br-tool-events")" '"stopReason":"tool_use"'
+curl -s -H "Authorization: Bearer sk-test" "$base/model/$claude@chunks=4,stream_error=throttlingException,stream_error_after=2/converse-stream" -d "$bmsg" -o "$tmp/br-exc"
+es_walk "$tmp/br-exc" >"$tmp/br-exc-events"
+eq br-exception "$(cut -d' ' -f1 "$tmp/br-exc-events" | tr '\n' ' ')" "messageStart contentBlockDelta contentBlockDelta !throttlingException "
+check br-crc "$(cat "$tmp/br-events" "$tmp/br-tool-events" "$tmp/br-exc-events")" '"role":"assistant"'
+if grep -q CRC-MISMATCH "$tmp/br-events" "$tmp/br-tool-events" "$tmp/br-exc-events"; then
+  fails=$((fails + 1)); echo "FAIL: br-crc: a CRC does not match gzip's"; else passes=$((passes + 1)); fi
+r=$(bedrock "/model/amazon.titan-embed-text-v2%3A0/invoke" '{"inputText":"hello","dimensions":4}')
+check br-titan "$r" '{"embedding":[0.673465908,0.592723608,0.369242013,-0.242451459],"inputTextTokenCount":2}'
+r=$(bedrock "/model/cohere.embed-english-v3/invoke" '{"texts":["a","b"],"input_type":"search_document"}')
+check br-cohere "$r" '"response_type":"embeddings_floats","texts":["a","b"]}'
+eq br-cohere-count "$(grep -o '\],\[' <<<"$r" | wc -l)" 1
+r=$(bedrock "/model/cohere.embed-english-v3/invoke" '{"texts":["a"]}' -i)
+check br-cohere-input-type "$r" 'required key [input_type] not found'
+
+# Cohere v2
+co=(-H "Authorization: Bearer sk-test")
+cmsg='"messages":[{"role":"user","content":"Hello there"}]'
+ctools='"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}}]'
+r=$(curl -s "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r\",$cmsg}")
+check co-chat "$r" '"message":{"role":"assistant","content":[{"type":"text","text":"Hello! This is'
+check co-chat-tail "$r" '"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":4,"output_tokens":18},"tokens":{"input_tokens":4,"output_tokens":18}}}'
+r=$(curl -s "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r\",$ctools,$cmsg}")
+check co-tool "$r" '"tool_calls":[{"id":"call_mock1","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}}]},"finish_reason":"TOOL_CALL"'
+r=$(curl -s "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r\",$ctools,\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"15\"}]}")
+check co-tool-result "$r" '"finish_reason":"COMPLETE"'
+r=$(curl -s -N "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r@chunks=2\",\"stream\":true,$cmsg}")
+eq co-stream-events "$(events <<<"$r")" "message-start content-start content-delta content-delta content-end message-end "
+check co-stream-delta "$r" 'data: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":" This"}}}}'
+r=$(curl -s -N "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r\",\"stream\":true,$ctools,$cmsg}")
+eq co-tool-stream-events "$(events <<<"$r" | tr ' ' '\n' | uniq | tr '\n' ' ')" "message-start tool-plan-delta tool-call-start tool-call-delta tool-call-end message-end "
+r=$(curl -s -N "${co[@]}" "$base/v2/chat" -d "{\"model\":\"command-r@stream_error=ERROR\",\"stream\":true,$cmsg}")
+check co-stream-error "$r" '"finish_reason":"ERROR"'
+r=$(curl -s "${co[@]}" "$base/v2/embed" -d '{"model":"embed-english-v3.0","texts":["a"],"input_type":"search_document","embedding_types":["float"]}')
+check co-embed "$r" '"embeddings":{"float":[[-0.153953820,'
+check co-embed-meta "$r" '"texts":["a"],"meta":{"api_version":{"version":"2"},"billed_units":{"input_tokens":1}}'
+r=$(curl -s -i "$base/v2/chat" -d "{\"model\":\"command-r\",$cmsg}")
+check co-401 "$r" '"message":"no api key supplied"}'
+
+# Ollama
+r=$(curl -s "$base/api/chat" -d "{\"model\":\"llama3.2\",\"stream\":false,$cmsg}")
+check ol-chat "$r" '"message":{"role":"assistant","content":"Hello! This is'
+check ol-chat-done "$r" '"done":true,"done_reason":"stop","total_duration":1,'
+r=$(curl -s -i "$base/api/chat" -d "{\"model\":\"llama3.2@chunks=3\",$cmsg}")
+check ol-stream-ctype "$r" "Content-Type: application/x-ndjson"
+eq ol-stream-lines "$(grep -c '"done":false}$' <<<"$r")" 3
+check ol-stream-last "$r" '"done":true,"done_reason":"stop","total_duration":1,"load_duration":1,"prompt_eval_count":4,"prompt_eval_duration":1,"eval_count":3,'
+r=$(curl -s "$base/api/chat" -d "{\"model\":\"llama3.2\",\"stream\":false,\"options\":{\"num_predict\":2},$ctools,$cmsg}")
+check ol-tool "$r" '"tool_calls":[{"function":{"name":"get_weather","arguments":{"location":"Paris"}}}]'
+r=$(curl -s "$base/api/chat" -d "{\"model\":\"llama3.2@chunks=3,stream_error=model crashed\",$cmsg}")
+check ol-stream-error "$r" '{"error":"model crashed"}'
+r=$(curl -s "$base/api/embed" -d '{"model":"all-minilm","input":["a","b"],"dimensions":2}')
+check ol-embed "$r" '{"model":"all-minilm","embeddings":[[-0.809271872,-0.587434292],[0.684367061,-0.729137659]],'
+r=$(curl -s -i "$base/api/chat" -d "{$cmsg}")
+check ol-nomodel "$r" '{"error":"model is required"}'
+
+# OpenAI mid-stream error
+r=$(post /v1/chat/completions '{"model":"m@chunks=3,stream_error=server_error","stream":true}')
+check oai-stream-error "$r" 'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}'
+[ "$(grep -c 'DONE' <<<"$r")" = 0 ] && passes=$((passes + 1)) || { fails=$((fails + 1)); echo "FAIL: oai-stream-error: [DONE] after an error"; }
+
+# split_utf8: some network read must end inside a multi-byte character (curl --trace
+# logs each read); the decoded text must still be whole
+splits() { # TRACE -> the last byte of each "Recv data" block, hex
+  awk '/<= Recv data/{if (last != "") print last; last = ""; inb = 1; next}
+       /^(=>|<=|==)/{inb = 0}
+       inb{ hx = substr($0, 7, 48); n = split(hx, a, " "); if (n) last = a[n] }
+       END{ if (last != "") print last }' "$1"
+}
+curl -s -N --trace "$tmp/tr1" "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@split_utf8,chunks=3\",\"max_tokens\":64,\"stream\":true,$user}" >"$tmp/sp1"
+check split-ant-lead "$(splits "$tmp/tr1" | tr '\n' ' ')" "c3 "
+check split-ant-text "$(cat "$tmp/sp1")" '"text":" Thïs"'
+curl -s -N --trace "$tmp/tr2" "$base/api/chat" -d "{\"model\":\"llama3.2\",$cmsg,\"mock\":{\"split_utf8\":true,\"content\":\"a 東京 🚀\"}}" >"$tmp/sp2"
+check split-ol-lead "$(splits "$tmp/tr2" | tr '\n' ' ')" "e6 "
+check split-ol-text "$(cat "$tmp/sp2")" '"content":" 🚀"'
+curl -s -H "Authorization: Bearer sk-test" --trace "$tmp/tr3" "$base/model/$claude@split_utf8,chunks=3/converse-stream" -d "$bmsg" -o "$tmp/sp3"
+check split-br-lead "$(splits "$tmp/tr3" | tr '\n' ' ')" "c3 "
+es_walk "$tmp/sp3" >"$tmp/sp3-events"
+eq split-br-text "$(grep -o '"text":"[^"]*"' "$tmp/sp3-events" | cut -d'"' -f4 | tr -d '\n')" "Héllo! Thïs is"
+
+# what the gateway sent, as the log shows it
+r=$(log)
+check log-ant-key "$r" '"x-api-key":"sk-test"'
+check log-ant-body "$r" '\"max_tokens\":64'
+check log-br-sig "$r" '"authorization":"AWS4-HMAC-SHA256 Credential=AKIDMOCK/'
+check log-br-path "$r" '"path":"/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse"'
+check log-token "$r" '"path":"/token"'
 
 echo "mock selftest: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

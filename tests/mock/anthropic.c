@@ -1,0 +1,286 @@
+/* anthropic.c - Anthropic Messages API, also Claude on Vertex AI (the same
+ * bodies behind rawPredict / streamRawPredict).
+ *
+ * | Request                | POST /v1/messages; headers x-api-key (checked when the mock has a
+ * |                        | key), anthropic-version (required); body {model, max_tokens (required),
+ * |                        | messages, system?, tools?, stream?}. Vertex: POST …/publishers/
+ * |                        | anthropic/models/{m}:rawPredict|:streamRawPredict, Bearer token,
+ * |                        | body with "anthropic_version" and without "model"
+ * | JSON answer            | {"id":"msg_mock…","type":"message","role":"assistant","model":M,
+ * |                        | "content":[BLOCK],"stop_reason":R,"stop_sequence":null,"usage":
+ * |                        | {"input_tokens":N,"output_tokens":M,"cache_creation_input_tokens":0,
+ * |                        | "cache_read_input_tokens":0}}
+ * | BLOCK                  | {"type":"text","text":…} (R end_turn, max_tokens when capped), or with
+ * |                        | tools and a last user turn without tool_result: {"type":"tool_use",
+ * |                        | "id":"toolu_mock1","name":TOOL,"input":{…}} (R tool_use)
+ * | Stream (SSE, "event:"  | message_start {message: id, model, content [], usage input_tokens,
+ * | and "data:" lines, one | output_tokens 1} / content_block_start {index 0, content_block text ""
+ * | event per HTTP chunk)  | or tool_use {id, name, input {}}} / ping / content_block_delta
+ * |                        | {text_delta: one word} or {input_json_delta: partial_json "" then
+ * |                        | 8-byte pieces}, … / content_block_stop / message_delta {delta
+ * |                        | {stop_reason, stop_sequence null}, usage {output_tokens}} / message_stop
+ * | Segments               | 0: head + message_start + content_block_start + ping; one per delta;
+ * |                        | then content_block_stop, message_delta, message_stop
+ * | Error                  | {"type":"error","error":{"type":T,"message":…}}: 400
+ * |                        | invalid_request_error, 401 authentication_error, 402 billing_error,
+ * |                        | 403 permission_error, 404 not_found_error, 413 request_too_large,
+ * |                        | 429 rate_limit_error, 500 api_error, 504 timeout_error,
+ * |                        | 529 overloaded_error
+ * | Mid-stream error       | stream_error=T: after stream_error_after deltas, "event: error" with
+ * |                        | that body, then the end of the body
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock.h"
+
+#define PIECE 8 /* bytes of tool-call JSON per input_json_delta */
+
+static const struct {
+    int status;
+    const char *type, *message;
+} errs[] = {
+    {400, "invalid_request_error", "Invalid request."},
+    {401, "authentication_error", "invalid x-api-key"},
+    {402, "billing_error", "Your credit balance is too low to access the Anthropic API."},
+    {403, "permission_error", "Your API key does not have permission to use the specified resource."},
+    {404, "not_found_error", "The requested resource could not be found."},
+    {413, "request_too_large", "Request exceeds the maximum allowed number of bytes."},
+    {429, "rate_limit_error",
+     "This request would exceed the rate limit for your organization. Please try again later."},
+    {500, "api_error", "Internal server error"},
+    {504, "timeout_error", "Request timed out"},
+    {529, "overloaded_error", "Overloaded"},
+};
+
+static int err_index(int status, struct sy_str type)
+{
+    for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+        if (type.p ? strlen(errs[i].type) == type.n && memcmp(errs[i].type, type.p, type.n) == 0
+                   : errs[i].status == status)
+            return (int)i;
+    return -1;
+}
+
+/* {"type":"error","error":{"type":…,"message":…}} into s. */
+static void error_body(struct sy_buf *s, int status, const char *type, const char *message,
+                       const struct mock_fault *f, struct sy_str stream_type)
+{
+    int ei = err_index(status, stream_type);
+    SY_BUF_LIT(s, "{\"type\":\"error\",\"error\":{\"type\":\"");
+    if (stream_type.p)
+        sy_buf_append(s, stream_type.p, stream_type.n);
+    else if (f && f->error_type.p)
+        sy_buf_append(s, f->error_type.p, f->error_type.n);
+    else
+        sy_buf_puts(s, type ? type : ei >= 0 ? errs[ei].type
+                                   : status < 500 ? "invalid_request_error" : "api_error");
+    SY_BUF_LIT(s, "\",\"message\":\"");
+    if (f && f->error_message.p) {
+        sy_buf_append(s, f->error_message.p, f->error_message.n);
+    } else {
+        const char *m = message ? message : ei >= 0 ? errs[ei].message : "Internal server error";
+        sy_buf_json_escape(s, m, strlen(m));
+    }
+    SY_BUF_LIT(s, "\"}}");
+}
+
+void mock_anthropic_error(struct mock_resp *r, int status, const char *type, const char *message,
+                          const struct mock_fault *f)
+{
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    error_body(s, status, type, message, f, SY_STR_NULL);
+    mock_body_json(r, status, s, f);
+}
+
+int mock_anthropic_auth(struct mock_resp *r)
+{
+    const char *k = mock_opts.require_key;
+    if (k) {
+        const char *a = mock_header(r->c, "x-api-key");
+        if (!a || strcmp(a, k) != 0) {
+            mock_anthropic_error(r, 401, "authentication_error",
+                                 a ? "invalid x-api-key" : "x-api-key header is required", NULL);
+            return 0;
+        }
+    }
+    if (!mock_header(r->c, "anthropic-version")) {
+        mock_anthropic_error(r, 400, "invalid_request_error",
+                             "anthropic-version: header is required", NULL);
+        return 0;
+    }
+    return 1;
+}
+
+static void usage(struct sy_buf *s, long in, long out)
+{
+    SY_BUF_LIT(s, "{\"input_tokens\":");
+    sy_buf_u64(s, (uint64_t)in);
+    SY_BUF_LIT(s, ",\"output_tokens\":");
+    sy_buf_u64(s, (uint64_t)out);
+    SY_BUF_LIT(s, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}");
+}
+
+static void message_head(struct mock_resp *r, struct sy_buf *s, const struct mock_req *q)
+{
+    SY_BUF_LIT(s, "{\"id\":\"");
+    mock_rand_id(r->c->th, s, "msg_mock", 20);
+    SY_BUF_LIT(s, "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"");
+    sy_buf_append(s, q->model.p ? q->model.p : "", q->model.n);
+    SY_BUF_LIT(s, "\",\"content\":[");
+}
+
+static void tool_block_head(struct sy_buf *s, const struct mock_req *q)
+{
+    SY_BUF_LIT(s, "{\"type\":\"tool_use\",\"id\":\"toolu_mock1\",\"name\":\"");
+    sy_buf_append(s, q->tool.p, q->tool.n);
+    SY_BUF_LIT(s, "\",\"input\":");
+}
+
+static void whole(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t,
+                  int tool)
+{
+    struct sy_buf *s = &r->c->th->scratch;
+    const struct mock_fault *f = &q->fault;
+    long out;
+    sy_buf_reset(s);
+    message_head(r, s, q);
+    if (tool) {
+        tool_block_head(s, q);
+        size_t a = s->len;
+        mock_tool_args(s, q);
+        out = (long)(s->len - a + 3) / 4;
+        SY_BUF_LIT(s, "}],\"stop_reason\":\"");
+        mock_reason(s, f, "tool_use");
+    } else {
+        SY_BUF_LIT(s, "{\"type\":\"text\",\"text\":\"");
+        out = mock_text_all(s, t, f);
+        SY_BUF_LIT(s, "\"}],\"stop_reason\":\"");
+        mock_reason(s, f, t->truncated ? "max_tokens" : "end_turn");
+    }
+    SY_BUF_LIT(s, "\",\"stop_sequence\":null,\"usage\":");
+    usage(s, mock_prompt_tokens(q), out);
+    SY_BUF_LIT(s, "}");
+    mock_body_json(r, 200, s, NULL);
+}
+
+/* One content_block_delta; returns its size. */
+static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struct mock_text *t,
+                    long i, const char *piece, size_t pn)
+{
+    sy_buf_reset(s);
+    if (tool) {
+        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+                      "\"input_json_delta\",\"partial_json\":\"");
+        sy_buf_json_escape(s, piece, pn);
+    } else {
+        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+                      "\"text_delta\",\"text\":\"");
+        mock_text_word(s, t, i);
+    }
+    SY_BUF_LIT(s, "\"}}");
+    mock_sse(r, "content_block_delta", s, 0, 1);
+    return s->len;
+}
+
+static void stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t,
+                   int tool)
+{
+    struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
+    const struct mock_fault *f = &q->fault;
+    long err_after = mock_stream_error_after(f), i = 0, out;
+    mock_head(r, 200, "text/event-stream; charset=utf-8", -1, NULL);
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\":\"message_start\",\"message\":");
+    message_head(r, s, q);
+    SY_BUF_LIT(s, "],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":");
+    usage(s, mock_prompt_tokens(q), 1);
+    SY_BUF_LIT(s, "}}");
+    mock_sse(r, "message_start", s, 0, 0);
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":");
+    if (tool) {
+        tool_block_head(s, q);
+        SY_BUF_LIT(s, "{}}}");
+    } else {
+        SY_BUF_LIT(s, "{\"type\":\"text\",\"text\":\"\"}}");
+    }
+    mock_sse(r, "content_block_start", s, 0, 0);
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\": \"ping\"}");
+    mock_sse(r, "ping", s, 0, 0);
+    mock_mark(r);
+
+    if (tool) {
+        sy_buf_reset(args);
+        mock_tool_args(args, q);
+        out = (long)(args->len + 3) / 4;
+        for (size_t off = 0, pn = 0; i == 0 || off < args->len; off += pn, i++) {
+            if (i == err_after)
+                break;
+            pn = i == 0 ? 0 : mock_piece(args->p, args->len, off, PIECE); /* first: "" */
+            delta(r, s, 1, t, i, args->p + off, pn);
+        }
+    } else {
+        size_t payload = 0;
+        for (; mock_text_more(t, f, i, payload); i++) {
+            if (i == err_after)
+                break;
+            payload += delta(r, s, 0, t, i, NULL, 0);
+        }
+        out = i;
+    }
+    if (err_after >= 0) { /* a mid-stream error ends the body */
+        sy_buf_reset(s);
+        error_body(s, 500, NULL, NULL, f, f->stream_error);
+        mock_sse(r, "error", s, 0, 1);
+        mock_chunked_end(r);
+        return;
+    }
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\":\"content_block_stop\",\"index\":0}");
+    mock_sse(r, "content_block_stop", s, 0, 1);
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"");
+    mock_reason(s, f, tool ? "tool_use" : t->truncated ? "max_tokens" : "end_turn");
+    SY_BUF_LIT(s, "\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":");
+    sy_buf_u64(s, (uint64_t)out);
+    SY_BUF_LIT(s, "}}");
+    mock_sse(r, "message_delta", s, 0, 1);
+    sy_buf_reset(s);
+    SY_BUF_LIT(s, "{\"type\":\"message_stop\"}");
+    mock_sse(r, "message_stop", s, 0, 0);
+    mock_chunked_end(r);
+}
+
+int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, int stream_it)
+{
+    const char *bad = NULL;
+    if (vertex && q->has_model)
+        bad = "model: Extra inputs are not permitted";
+    else if (vertex && !q->anthropic_version.p)
+        bad = "anthropic_version: Field required";
+    else if (!vertex && !q->model.n)
+        bad = "model: Field required";
+    else if (q->max_tokens < 0)
+        bad = "max_tokens: Field required";
+    else if (q->n_msgs == 0)
+        bad = "messages: at least one message is required";
+    if (bad) {
+        mock_anthropic_error(r, 400, "invalid_request_error", bad, NULL);
+        return 0;
+    }
+    struct mock_text t;
+    if (mock_text_init(&t, q) < 0) {
+        mock_anthropic_error(r, 500, NULL, NULL, NULL);
+        return 0;
+    }
+    int tool = mock_wants_tool(q);
+    if (stream_it)
+        stream(r, q, &t, tool);
+    else
+        whole(r, q, &t, tool);
+    mock_text_free(&t);
+    return stream_it;
+}
