@@ -98,8 +98,9 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
 {
     char pl[64];
     char *msg = NULL;
-    if (!c->drt) /* router errors (no deployment was picked) are LiteLLM's own messages */
-        msg = strdup(upmsg ? upmsg : "");
+    if (!c->drt || (upmsg && strncmp(upmsg, "litellm.", 8) == 0))
+        msg = strdup(upmsg ? upmsg : ""); /* router errors, and adapters' complete messages
+                                             (UnsupportedParamsError ...), are LiteLLM's own texts */
     else if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(c->drt, pl, sizeof pl),
                       upmsg ? upmsg : "") < 0)
         msg = NULL;

@@ -247,8 +247,13 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     sy_framer_free(&x->ofr);
     sy_framer_init(&x->ofr, SY_FRAME_SSE, MAX_EVENT);
     x->model = upstream_model(c);
-    snprintf(x->st.id, sizeof x->st.id, "chatcmpl-%s", c->call_id);
-    snprintf(x->st.model, sizeof x->st.model, "%s", x->model);
+    memcpy(x->st.id, "chatcmpl-", 9);
+    memcpy(x->st.id + 9, c->call_id, 37);
+    size_t ml = strlen(x->model);
+    if (ml >= sizeof x->st.model)
+        ml = sizeof x->st.model - 1;
+    memcpy(x->st.model, x->model, ml);
+    x->st.model[ml] = 0;
     x->st.created = (int64_t)time(NULL);
     x->st.include_usage = c->include_usage;
     if (ingress) {
@@ -297,14 +302,14 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
             set_err(x, 500, "switchyard: the translated request has no model");
             return SY_EINTERNAL;
         }
-        size_t mo = sc.model.off, ml = sc.model.len;
+        size_t mo = sc.model.off, mlen = sc.model.len;
         sy_buf_reset(&x->out.body);
         SY_BUF_LIT(&x->out.body, "\"");
         sy_buf_json_escape(&x->out.body, x->model, strlen(x->model));
         SY_BUF_LIT(&x->out.body, "\"");
         c->body_parts[0] = uv_buf_init((char *)x->oai_body, (unsigned)mo);
         c->body_parts[1] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
-        c->body_parts[2] = uv_buf_init((char *)x->oai_body + mo + ml, (unsigned)(x->oai_len - mo - ml));
+        c->body_parts[2] = uv_buf_init((char *)x->oai_body + mo + mlen, (unsigned)(x->oai_len - mo - mlen));
         *nbody = 3;
         o->url = d->url[0];
         o->headers = d->headers;
@@ -330,6 +335,9 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
         }
         x->ctx.access_token = tok;
     }
+    sy_buf_reserve(&x->out.body, x->oai_len + 512); /* one allocation, not a growth series */
+    sy_buf_reserve(&x->out.headers, 512);
+    sy_buf_reserve(&x->out.url, 256);
     int rc = d->ad->encode(&x->ctx, &x->oreq, &x->out);
     x->ctx.access_token = NULL; /* tok lives on this stack frame */
     if (rc) {
@@ -500,6 +508,7 @@ int sy_xlate_response(struct sy_call *c)
     struct sy_xcall *x = c->x;
     struct sy_buf nb;
     sy_buf_init(&nb, MAX_XBODY);
+    sy_buf_reserve(&nb, c->up_body.len + 1024);
     int rc = 0;
     set_ctx_now(x);
     const char *body = c->up_body.p ? c->up_body.p : "";

@@ -106,6 +106,18 @@ static int hexv(char c)
     return -1;
 }
 
+/* 8 bytes at once: nonzero when any byte of w is '"', '\\', a control
+ * character or >= 0x80 (the bytes a string scan must look at one by one). */
+static inline uint64_t special8(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t zq = (q - ones) & ~q, zb = (b - ones) & ~b, lt = w - ones * 0x20;
+    return (zq | zb | lt | w) & high;
+}
+
 static int parse_string(struct parser *ps)
 {
     int64_t i = new_node(ps, 's');
@@ -114,8 +126,22 @@ static int parse_string(struct parser *ps)
     const unsigned char *p = (const unsigned char *)ps->p + 1, *e = (const unsigned char *)ps->e;
     int esc = 0;
     for (;;) {
-        while (p < e && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80)
-            p++;
+        /* the first byte to look at: 8 at a time (the lowest flagged byte of special8 is
+         * exact: the borrows that can flag others only run upwards from it) */
+        for (;;) {
+            if (e - p >= 8) {
+                uint64_t m = special8(p);
+                if (m) {
+                    p += __builtin_ctzll(m) >> 3;
+                    break;
+                }
+                p += 8;
+                continue;
+            }
+            while (p < e && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80)
+                p++;
+            break;
+        }
         if (p >= e)
             return fail(ps, "unterminated string");
         unsigned c = *p;
@@ -286,6 +312,43 @@ static int parse_value(struct parser *ps, int depth)
     }
 }
 
+static uint32_t khash(const char *k, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)k[i]) * 16777619u;
+    return h;
+}
+
+/* Build d->root_idx (see jdom.h). Later duplicates replace earlier ones. */
+static void index_root(struct sy_jdoc *d, struct sy_arena *a)
+{
+    if (d->n[0].type != 'o' || d->n[0].kids < 4 || d->n[0].kids > 4096)
+        return;
+    for (uint32_t k = 1; k; k = d->n[k + 1].next)
+        if (d->n[k].esc)
+            return;
+    uint32_t size = 16;
+    while (size < d->n[0].kids * 2)
+        size *= 2;
+    uint32_t *t = sy_arena_alloc(a, size * sizeof *t);
+    memset(t, 0, size * sizeof *t);
+    for (uint32_t k = 1; k; k = d->n[k + 1].next) {
+        const char *kp = d->src + d->n[k].off + 1;
+        size_t kl = d->n[k].len - 2;
+        uint32_t h = khash(kp, kl) & (size - 1);
+        while (t[h]) {
+            const struct sy_jnode *o = &d->n[t[h]];
+            if (o->len == d->n[k].len && memcmp(d->src + o->off + 1, kp, kl) == 0)
+                break; /* a duplicate: the later one wins */
+            h = (h + 1) & (size - 1);
+        }
+        t[h] = k;
+    }
+    d->root_idx = t;
+    d->root_mask = size - 1;
+}
+
 int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena *a, uint32_t max_nodes)
 {
     memset(d, 0, sizeof *d);
@@ -322,6 +385,7 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
         sy_arena_defer(a, free, ps.n);
     d->n = ps.n;
     d->count = ps.count;
+    index_root(d, a);
     return 0;
 }
 
@@ -440,9 +504,25 @@ uint32_t sy_jdom_get(const struct sy_jdoc *d, uint32_t obj, const char *key)
         return 0;
     size_t kl = strlen(key);
     uint32_t found = 0;
-    for (uint32_t k = sy_jdom_first(d, obj); k; k = sy_jdom_next_key(d, k))
-        if (str_eqn(d, k, key, kl))
+    if (obj == 0 && d->root_idx) {
+        for (uint32_t h = khash(key, kl) & d->root_mask;; h = (h + 1) & d->root_mask) {
+            uint32_t k = d->root_idx[h];
+            if (!k)
+                return 0;
+            const struct sy_jnode *x = &d->n[k];
+            if (x->len - 2 == kl && memcmp(d->src + x->off + 1, key, kl) == 0)
+                return k + 1;
+        }
+    }
+    for (uint32_t k = sy_jdom_first(d, obj); k; k = sy_jdom_next_key(d, k)) {
+        const struct sy_jnode *x = &d->n[k];
+        if (!x->esc) { /* the usual key: compare the raw bytes */
+            if (x->len - 2 == kl && d->src[x->off + 1] == key[0] && memcmp(d->src + x->off + 1, key, kl) == 0)
+                found = k + 1;
+        } else if (str_eqn(d, k, key, kl)) {
             found = k + 1;
+        }
+    }
     return found;
 }
 
@@ -549,6 +629,14 @@ static void esc(struct sy_jw *w, const char *s, size_t n)
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
     while (p < e) {
+        if (e - p >= 8) {
+            uint64_t m = special8(p);
+            if (!m) {
+                p += 8;
+                continue;
+            }
+            p += __builtin_ctzll(m) >> 3;
+        }
         unsigned c = *p;
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
             p++;

@@ -54,6 +54,11 @@ struct sy_jdoc {
     uint32_t count;
     const char *err; /* static reason when parsing failed */
     size_t err_off;
+    /* the root object's keys hashed (adapters look up dozens of parameter names,
+     * most of them absent): slots of key node indices, 0 empty; NULL when the
+     * root is not an object, is small, or has an escaped key */
+    uint32_t *root_idx;
+    uint32_t root_mask;
 };
 
 /* Parse p[0..len) into d with nodes from arena a. p must outlive d. Returns

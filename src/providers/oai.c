@@ -61,19 +61,19 @@ static void head(struct sy_xstate *st, struct sy_jw *w, struct sy_buf *out)
 static void delta_open(struct sy_xstate *st, struct sy_jw *w, struct sy_buf *out)
 {
     head(st, w, out);
-    sy_jw_key(w, "choices");
+    KEY(w, "choices");
     sy_jw_arr(w);
     sy_jw_obj(w);
-    sy_jw_key(w, "index");
+    KEY(w, "index");
     sy_jw_int(w, 0);
-    sy_jw_key(w, "delta");
+    KEY(w, "delta");
     sy_jw_obj(w);
 }
 
 static void delta_close(struct sy_jw *w, struct sy_buf *out, const char *finish)
 {
     sy_jw_end(w); /* delta */
-    sy_jw_key(w, "finish_reason");
+    KEY(w, "finish_reason");
     sy_jw_cstr(w, finish);
     sy_jw_end(w);
     sy_jw_end(w);
@@ -95,26 +95,29 @@ void sy_oai_chunk_role(struct sy_xstate *st, struct sy_buf *out)
     delta_close(&w, out, NULL);
 }
 
-static void text_chunk(struct sy_xstate *st, struct sy_buf *out, const char *key, const char *s, size_t n)
+static void text_chunk(struct sy_xstate *st, struct sy_buf *out, int reasoning, const char *s, size_t n)
 {
     sy_oai_chunk_role(st, out);
     if (!n)
         return;
     struct sy_jw w;
     delta_open(st, &w, out);
-    sy_jw_key(&w, key);
+    if (reasoning)
+        KEY(&w, "reasoning_content");
+    else
+        KEY(&w, "content");
     sy_jw_str(&w, s, n);
     delta_close(&w, out, NULL);
 }
 
 void sy_oai_chunk_text(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n)
 {
-    text_chunk(st, out, "content", s, n);
+    text_chunk(st, out, 0, s, n);
 }
 
 void sy_oai_chunk_reasoning(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n)
 {
-    text_chunk(st, out, "reasoning_content", s, n);
+    text_chunk(st, out, 1, s, n);
 }
 
 int sy_oai_chunk_tool_start(struct sy_xstate *st, struct sy_buf *out, const char *id, size_t idl, const char *name,

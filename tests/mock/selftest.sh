@@ -405,6 +405,42 @@ r=$(post /v1/chat/completions '{"model":"m@chunks=3,stream_error=server_error","
 check oai-stream-error "$r" 'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}'
 [ "$(grep -c 'DONE' <<<"$r")" = 0 ] && passes=$((passes + 1)) || { fails=$((fails + 1)); echo "FAIL: oai-stream-error: [DONE] after an error"; }
 
+# OpenAI chat tool calls: with tools[] and a last message that is not a tool result
+otools='"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"},"unit":{"type":"string"}}}}}]'
+omsg='"messages":[{"role":"user","content":"Weather in Paris?"}]'
+oseq() { # an OpenAI SSE body -> one word per event
+  grep '^data: ' | sed -E 's/.*"delta":\{"role".*/role/; s/.*"delta":\{"content".*/content/;
+    s/.*"delta":\{"tool_calls":\[\{"index":0,"id":.*/open/; s/.*"delta":\{"tool_calls":\[\{"index":0,"function":\{"arguments".*/args/;
+    s/.*"delta":\{\},"logprobs":null,"finish_reason":"([a-z_]*)".*/finish:\1/; s/.*"choices":\[\],"usage":\{.*/usage/;
+    s/^data: \{"error".*/error/; s/^data: \[DONE\]$/done/' | uniq | tr '\n' ' '
+}
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o\",$omsg}")
+check oai-notool "$r" '"message":{"role":"assistant","content":"Hello! This is'
+check oai-notool-finish "$r" '"finish_reason":"stop"'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o\",$otools,$omsg}")
+check oai-tool "$r" '"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock1","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\",\"unit\":\"celsius\"}"}}],"refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":'
+check oai-tool-usage "$r" '"completion_tokens":10,'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o\",$otools,\"messages\":[{\"role\":\"user\",\"content\":\"x\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_mock1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_mock1\",\"content\":\"15C\"}]}")
+check oai-tool-result "$r" '"message":{"role":"assistant","content":"Hello! This is'
+check oai-tool-result-finish "$r" '"finish_reason":"stop"'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o@tool_call=0\",$otools,$omsg}")
+check oai-tool-call-0 "$r" '"finish_reason":"stop"'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o@tool_call=1\",$otools,\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"15C\"}]}")
+check oai-tool-call-1 "$r" '"finish_reason":"tool_calls"'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true},$omsg}" | tr -d '\r')
+eq oai-notool-stream-seq "$(oseq <<<"$r")" "role content finish:stop usage done "
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true},$otools,$omsg}" | tr -d '\r')
+eq oai-tool-stream-seq "$(oseq <<<"$r")" "role open args finish:tool_calls usage done "
+check oai-tool-stream-role "$r" '"choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}'
+check oai-tool-stream-open "$r" '"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_mock1","type":"function","function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}],"usage":null}'
+check oai-tool-stream-usage "$r" '"choices":[],"usage":{"prompt_tokens":'
+n=$(grep -c '"function":{"arguments":"' <<<"$r")
+[ "$n" -ge 3 ] && passes=$((passes + 1)) || { fails=$((fails + 1)); echo "FAIL: oai-tool-stream-pieces: $n"; }
+json=$(grep -o '"function":{"arguments":".*"}}\]},"logprobs"' <<<"$r" | sed 's/^"function":{"arguments":"//; s/"}}\]},"logprobs"$//' | tr -d '\n' | sed 's/\\"/"/g')
+eq oai-tool-stream-json "$json" '{"location":"Paris","unit":"celsius"}'
+r=$(post /v1/chat/completions "{\"model\":\"gpt-4o@stream_error=server_error,stream_error_after=2\",\"stream\":true,$otools,$omsg}" | tr -d '\r')
+eq oai-tool-stream-error "$(oseq <<<"$r")" "role open args error "
+
 # split_utf8: some network read must end inside a multi-byte character (curl --trace
 # logs each read); the decoded text must still be whole
 splits() { # TRACE -> the last byte of each "Recv data" block, hex
