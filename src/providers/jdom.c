@@ -118,13 +118,10 @@ static inline uint64_t special8(const unsigned char *p)
     return (zq | zb | lt | w) & high;
 }
 
-static int parse_string(struct parser *ps)
+/* Scan the inside of a string starting after its opening quote: the pointer
+ * past the closing quote, or NULL with *why set. *esc: a backslash was seen. */
+static const unsigned char *scan_str(const unsigned char *p, const unsigned char *e, int *esc, const char **why)
 {
-    int64_t i = new_node(ps, 's');
-    if (i < 0)
-        return -1;
-    const unsigned char *p = (const unsigned char *)ps->p + 1, *e = (const unsigned char *)ps->e;
-    int esc = 0;
     for (;;) {
         /* the first byte to look at: 8 at a time (the lowest flagged byte of special8 is
          * exact: the borrows that can flag others only run upwards from it) */
@@ -142,42 +139,76 @@ static int parse_string(struct parser *ps)
                 p++;
             break;
         }
-        if (p >= e)
-            return fail(ps, "unterminated string");
+        if (p >= e) {
+            *why = "unterminated string";
+            return NULL;
+        }
         unsigned c = *p;
         if (c == '"')
-            break;
-        if (c < 0x20)
-            return fail(ps, "control character in string");
+            return p + 1;
+        if (c < 0x20) {
+            *why = "control character in string";
+            return NULL;
+        }
         if (c == '\\') {
-            esc = 1;
-            if (p + 1 >= e)
-                return fail(ps, "unterminated string");
+            *esc = 1;
+            if (p + 1 >= e) {
+                *why = "unterminated string";
+                return NULL;
+            }
             switch (p[1]) {
             case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
                 p += 2;
                 break;
             case 'u':
                 if (e - p < 6 || hexv((char)p[2]) < 0 || hexv((char)p[3]) < 0 || hexv((char)p[4]) < 0 ||
-                    hexv((char)p[5]) < 0)
-                    return fail(ps, "bad \\u escape");
+                    hexv((char)p[5]) < 0) {
+                    *why = "bad \\u escape";
+                    return NULL;
+                }
                 p += 6;
                 break;
             default:
-                return fail(ps, "bad escape");
+                *why = "bad escape";
+                return NULL;
             }
             continue;
         }
         size_t l = utf8_len(p, e);
-        if (!l)
-            return fail(ps, "invalid UTF-8");
+        if (!l) {
+            *why = "invalid UTF-8";
+            return NULL;
+        }
         p += l;
     }
-    p++;
-    ps->n[i].len = (uint32_t)((const char *)p - ps->p);
+}
+
+static int parse_string(struct parser *ps)
+{
+    int64_t i = new_node(ps, 's');
+    if (i < 0)
+        return -1;
+    int esc = 0;
+    const char *why = NULL;
+    const unsigned char *q = scan_str((const unsigned char *)ps->p + 1, (const unsigned char *)ps->e, &esc, &why);
+    if (!q)
+        return fail(ps, why);
+    ps->n[i].len = (uint32_t)((const char *)q - ps->p);
     ps->n[i].esc = (char)esc;
-    ps->p = (const char *)p;
+    ps->p = (const char *)q;
     return 0;
+}
+
+size_t sy_jdom_string_len(const char *p, size_t n, int *esc)
+{
+    int e = 0;
+    const char *why;
+    if (!n || p[0] != '"')
+        return 0;
+    const unsigned char *q = scan_str((const unsigned char *)p + 1, (const unsigned char *)p + n, &e, &why);
+    if (esc)
+        *esc = e;
+    return q ? (size_t)((const char *)q - p) : 0;
 }
 
 static int parse_number(struct parser *ps)

@@ -110,6 +110,11 @@ static inline const char *sy_jdom_raw(const struct sy_jdoc *d, uint32_t i, size_
 const char *sy_jdom_str(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *len);
 /* 1 when node i is a string equal (decoded) to lit. */
 int sy_jdom_str_eq(const struct sy_jdoc *d, uint32_t i, const char *lit);
+/* Length of the valid JSON string literal at p[0..n) (quotes included), 0 when
+ * p does not start with one (bad escape, control character, invalid UTF-8,
+ * unterminated). *esc (may be NULL): it contains a backslash. For fast paths
+ * that copy a provider's string into OpenAI output without a DOM. */
+size_t sy_jdom_string_len(const char *p, size_t n, int *esc);
 /* Numbers: 1 and *out set when node i is a number (ints up to 2^63 exact). */
 int sy_jdom_num(const struct sy_jdoc *d, uint32_t i, double *out);
 int sy_jdom_i64(const struct sy_jdoc *d, uint32_t i, int64_t *out); /* integral numbers only */

@@ -19,37 +19,47 @@
 
 /* 'data: {"id":..,"object":"chat.completion.chunk","created":..,"model":..' (the same for
  * every chunk of a stream: built once) and a writer positioned after it. */
+/* st->pre: 'data: {"id":..,"object":"chat.completion.chunk","created":..,"model":..' (the
+ * same for every chunk of a stream: built once). 0, or -1 when it does not fit. */
+static int build_pre(struct sy_xstate *st)
+{
+    if (st->pre_len)
+        return 0;
+    struct sy_buf b = {st->pre, 0, sizeof st->pre, sizeof st->pre - 1};
+    struct sy_jw pw;
+    SY_BUF_LIT(&b, "data: ");
+    sy_jw_init(&pw, &b);
+    sy_jw_obj(&pw);
+    KEY(&pw, "id");
+    sy_jw_cstr(&pw, st->id);
+    KEY(&pw, "object");
+    LIT(&pw, "\"chat.completion.chunk\"");
+    KEY(&pw, "created");
+    sy_jw_int(&pw, st->created);
+    KEY(&pw, "model");
+    sy_jw_cstr(&pw, st->model);
+    if (pw.err)
+        return -1;
+    st->pre_len = b.len;
+    return 0;
+}
+
+/* The chunk prefix, and a writer positioned after it (inside the object). */
 static void head(struct sy_xstate *st, struct sy_jw *w, struct sy_buf *out)
 {
-    if (!st->pre_len) {
-        struct sy_buf b = {st->pre, 0, sizeof st->pre, sizeof st->pre - 1};
-        struct sy_jw pw;
-        SY_BUF_LIT(&b, "data: ");
-        sy_jw_init(&pw, &b);
-        sy_jw_obj(&pw);
-        KEY(&pw, "id");
-        sy_jw_cstr(&pw, st->id);
-        KEY(&pw, "object");
-        LIT(&pw, "\"chat.completion.chunk\"");
-        KEY(&pw, "created");
-        sy_jw_int(&pw, st->created);
-        KEY(&pw, "model");
-        sy_jw_cstr(&pw, st->model);
-        st->pre_len = pw.err ? 0 : b.len;
-        if (pw.err) { /* an absurdly long id or model: write it in place */
-            SY_BUF_LIT(out, "data: ");
-            sy_jw_init(w, out);
-            sy_jw_obj(w);
-            KEY(w, "id");
-            sy_jw_cstr(w, st->id);
-            KEY(w, "object");
-            LIT(w, "\"chat.completion.chunk\"");
-            KEY(w, "created");
-            sy_jw_int(w, st->created);
-            KEY(w, "model");
-            sy_jw_cstr(w, st->model);
-            return;
-        }
+    if (build_pre(st) != 0) { /* an absurdly long id or model: write it in place */
+        SY_BUF_LIT(out, "data: ");
+        sy_jw_init(w, out);
+        sy_jw_obj(w);
+        KEY(w, "id");
+        sy_jw_cstr(w, st->id);
+        KEY(w, "object");
+        LIT(w, "\"chat.completion.chunk\"");
+        KEY(w, "created");
+        sy_jw_int(w, st->created);
+        KEY(w, "model");
+        sy_jw_cstr(w, st->model);
+        return;
     }
     sy_buf_append(out, st->pre, st->pre_len);
     sy_jw_init(w, out);
@@ -113,6 +123,36 @@ static void text_chunk(struct sy_xstate *st, struct sy_buf *out, int reasoning, 
 void sy_oai_chunk_text(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n)
 {
     text_chunk(st, out, 0, s, n);
+}
+
+void sy_oai_chunk_text_json(struct sy_xstate *st, struct sy_buf *out, const char *jstr, size_t n)
+{
+    sy_oai_chunk_role(st, out);
+    if (n <= 2)
+        return;
+    if (build_pre(st) != 0) { /* no prefix: decode and go the writer's way */
+        struct sy_arena a;
+        sy_arena_init(&a);
+        char *arr = sy_arena_alloc(&a, n + 2);
+        arr[0] = '[';
+        memcpy(arr + 1, jstr, n);
+        arr[n + 1] = ']';
+        struct sy_jdoc d;
+        size_t l;
+        const char *t = sy_jdom_parse(&d, arr, n + 2, &a, 0) == 0 ? sy_jdom_str(&d, 1, &a, &l) : NULL;
+        if (t)
+            sy_oai_chunk_text(st, out, t, l);
+        sy_arena_free(&a);
+        return;
+    }
+    static const char mid[] = ",\"choices\":[{\"index\":0,\"delta\":{\"content\":";
+    static const char end[] = "},\"finish_reason\":null}]}\n\n";
+    if (sy_buf_reserve(out, st->pre_len + sizeof mid + n + sizeof end) != 0)
+        return;
+    sy_buf_append(out, st->pre, st->pre_len);
+    sy_buf_append(out, mid, sizeof mid - 1);
+    sy_buf_append(out, jstr, n);
+    sy_buf_append(out, end, sizeof end - 1);
 }
 
 void sy_oai_chunk_reasoning(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n)

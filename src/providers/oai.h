@@ -33,6 +33,9 @@
 
 /* Stream chunks; text arguments are plain decoded UTF-8 bytes (escaped here). */
 void sy_oai_chunk_text(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n);
+/* The same from a JSON string literal (quotes included) already validated
+ * (sy_jdom_string_len): copied as it is, never decoded and escaped again. */
+void sy_oai_chunk_text_json(struct sy_xstate *st, struct sy_buf *out, const char *jstr, size_t n);
 void sy_oai_chunk_reasoning(struct sy_xstate *st, struct sy_buf *out, const char *s, size_t n);
 /* Opens tool call number st->ntools (returns its index) with id and name. */
 int sy_oai_chunk_tool_start(struct sy_xstate *st, struct sy_buf *out, const char *id, size_t idl, const char *name,

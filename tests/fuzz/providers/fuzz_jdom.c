@@ -27,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             if (d.n[i].off + d.n[i].len > size)
                 abort();
+            /* the standalone string validator agrees with the parser on every string node */
+            if (d.n[i].type == 's' &&
+                sy_jdom_string_len((const char *)data + d.n[i].off, size - d.n[i].off, NULL) != d.n[i].len)
+                abort();
         }
         /* every object key is found by sy_jdom_get when it has no \u0000 */
         for (uint32_t i = 0; i < d.count; i++) {

@@ -174,11 +174,35 @@ static void test_oai(void **st)
     sy_buf_free(&b);
 }
 
+static void test_fast_text(void **st)
+{
+    assert_int_equal(sy_jdom_string_len("\"a\\u00e9b\"}}", 12, NULL), 10);
+    assert_int_equal(sy_jdom_string_len("\"a\x01\"", 4, NULL), 0);
+    assert_int_equal(sy_jdom_string_len("\"abc", 4, NULL), 0);
+    assert_int_equal(sy_jdom_string_len("\"\xc3\"", 3, NULL), 0);
+    struct sy_xstate s;
+    memset(&s, 0, sizeof s);
+    strcpy(s.id, "i");
+    strcpy(s.model, "m");
+    struct sy_buf a, b;
+    sy_buf_init(&a, 1 << 16);
+    sy_buf_init(&b, 1 << 16);
+    sy_oai_chunk_text_json(&s, &a, "\"h\\\"i\"", 6);
+    struct sy_xstate s2;
+    memset(&s2, 0, sizeof s2);
+    strcpy(s2.id, "i");
+    strcpy(s2.model, "m");
+    sy_oai_chunk_text(&s2, &b, "h\"i", 3);
+    assert_string_equal(a.p, b.p); /* the raw path writes what the decoding path writes */
+    sy_buf_free(&a);
+    sy_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout), cmocka_unit_test(test_strings), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_writer), cmocka_unit_test(test_oai),
+        cmocka_unit_test(test_writer), cmocka_unit_test(test_oai), cmocka_unit_test(test_fast_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
