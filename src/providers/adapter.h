@@ -60,6 +60,11 @@ struct sy_pconf {
     void *priv;          /* adapter-owned, free()d by sy_pconf_free */
 };
 void sy_pconf_free(struct sy_pconf *pc);
+/* additional_drop_params (a JSON list of names, as the config gives it) into
+ * pc->drop_extra. 0, or -1 with a reason in err. */
+int sy_pconf_drop_list(const char *v, struct sy_pconf *pc, char *err, size_t errlen);
+/* 1 when s has a control character (a key must not break a header line). */
+int sy_pconf_has_ctl(const char *s);
 
 /* One call, as the adapter sees it. */
 struct sy_xctx {

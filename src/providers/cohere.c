@@ -186,31 +186,6 @@ static int fail(struct sy_xerr *e, int status, const char *msg)
 
 /* ---- configure ------------------------------------------------------------ */
 
-static int drop_list(const char *v, struct sy_pconf *pc, char *err, size_t errlen)
-{
-    struct sy_arena a;
-    sy_arena_init(&a);
-    struct sy_jdoc d;
-    int rc = -1;
-    if (sy_jdom_parse(&d, v, strlen(v), &a, 0) || d.n[0].type != 'a')
-        goto out;
-    pc->drop_extra = calloc(d.n[0].kids + 1, sizeof *pc->drop_extra);
-    if (!pc->drop_extra)
-        goto out;
-    for (uint32_t e = sy_jdom_first(&d, 0); e; e = sy_jdom_next(&d, e)) {
-        size_t n;
-        const char *s = sy_jdom_str(&d, e, &a, &n);
-        if (!s || !(pc->drop_extra[pc->n_drop_extra] = dupn(s, n)))
-            goto out;
-        pc->n_drop_extra++;
-    }
-    rc = 0;
-out:
-    if (rc)
-        snprintf(err, errlen, "additional_drop_params must be a list of parameter names, got %s", v);
-    sy_arena_free(&a);
-    return rc;
-}
 
 /* api_base may name the full endpoint, as LiteLLM's docs show it. */
 static void trim_base(char *b)
@@ -230,14 +205,6 @@ static void trim_base(char *b)
         b[--n] = 0;
 }
 
-/* 1 when s has a control character (a key goes into a header line). */
-static int has_ctl(const char *s)
-{
-    for (; s && *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return 1;
-    return 0;
-}
 
 static int configure(const struct sy_deployment *d, int global_drop, struct sy_pconf *pc, char *err, size_t errlen)
 {
@@ -261,14 +228,14 @@ static int configure(const struct sy_deployment *d, int global_drop, struct sy_p
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (has_ctl(pc->key)) {
+    if (sy_pconf_has_ctl(pc->key)) {
         snprintf(err, errlen, "api_key contains control characters");
         return -1;
     }
     const char *dp = sy_deployment_param(d, "drop_params");
     pc->drop_params = dp ? truthy(dp) : global_drop;
     const char *ad = sy_deployment_param(d, "additional_drop_params");
-    if (ad && drop_list(ad, pc, err, errlen))
+    if (ad && sy_pconf_drop_list(ad, pc, err, errlen))
         return -1;
     pc->max_tokens = d->max_tokens > 0 ? d->max_tokens : -1;
     return 0;

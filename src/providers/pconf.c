@@ -2,7 +2,9 @@
  * freeing them, and the settings every adapter reads the same way. */
 #include "providers/adapter.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void sy_pconf_free(struct sy_pconf *pc)
 {
@@ -21,4 +23,40 @@ void sy_pconf_free(struct sy_pconf *pc)
         free(pc->drop_extra[i]);
     free(pc->drop_extra);
     free(pc->priv);
+}
+
+int sy_pconf_drop_list(const char *v, struct sy_pconf *pc, char *err, size_t errlen)
+{
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_jdoc d;
+    int rc = -1;
+    if (sy_jdom_parse(&d, v, strlen(v), &a, 0) || d.n[0].type != 'a')
+        goto out;
+    pc->drop_extra = calloc(d.n[0].kids + 1, sizeof *pc->drop_extra);
+    if (!pc->drop_extra)
+        goto out;
+    for (uint32_t e = sy_jdom_first(&d, 0); e; e = sy_jdom_next(&d, e)) {
+        size_t n;
+        const char *s = sy_jdom_str(&d, e, &a, &n);
+        char *c = s ? malloc(n + 1) : NULL;
+        if (!c)
+            goto out;
+        memcpy(c, s, n + 1);
+        pc->drop_extra[pc->n_drop_extra++] = c;
+    }
+    rc = 0;
+out:
+    if (rc)
+        snprintf(err, errlen, "additional_drop_params must be a list of parameter names, got %s", v);
+    sy_arena_free(&a);
+    return rc;
+}
+
+int sy_pconf_has_ctl(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
 }
