@@ -548,7 +548,7 @@ uint32_t sy_jdom_get(const struct sy_jdoc *d, uint32_t obj, const char *key)
     for (uint32_t k = sy_jdom_first(d, obj); k; k = sy_jdom_next_key(d, k)) {
         const struct sy_jnode *x = &d->n[k];
         if (!x->esc) { /* the usual key: compare the raw bytes */
-            if (x->len - 2 == kl && d->src[x->off + 1] == key[0] && memcmp(d->src + x->off + 1, key, kl) == 0)
+            if (x->len - 2 == kl && (kl == 0 || d->src[x->off + 1] == key[0]) && memcmp(d->src + x->off + 1, key, kl) == 0)
                 found = k + 1;
         } else if (str_eqn(d, k, key, kl)) {
             found = k + 1;

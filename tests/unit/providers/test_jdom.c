@@ -35,6 +35,9 @@ static void test_layout(void **st)
     assert_true(sy_jdom_i64(&d, sy_jdom_get(&d, 0, "a"), &i));
     assert_int_equal(i, 1);
     assert_int_equal(sy_jdom_get(&d, 0, "zz"), 0);
+    struct sy_jdoc e;
+    assert_int_equal(parse(&e, &a, "{\"\":1,\"x\":2}"), 0);
+    assert_int_equal(sy_jdom_get(&e, 0, ""), 2); /* the empty key is a key like any other */
     size_t n = 0;
     int keys = 0;
     for (uint32_t k = sy_jdom_first(&d, 0); k; k = sy_jdom_next_key(&d, k))
