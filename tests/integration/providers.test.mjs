@@ -416,3 +416,26 @@ test('/v1/messages: multi-byte UTF-8 split across upstream writes arrives intact
     assert.equal(msgText(sse(s.text)), UTF8_SENTENCE, m);
   }
 });
+
+test('GET /health checks every native provider through its adapter (signed, keyed, with a token)', async () => {
+  const r = await fetch(`${gwDrop.url}/health`);
+  const j = await r.json();
+  assert.equal(r.status, 200);
+  const models = j.healthy_endpoints.map((e) => e.model).sort();
+  assert.deepEqual(models, [PROVIDERS.bedrock, PROVIDERS.claude].sort(), JSON.stringify(j));
+  assert.equal(j.unhealthy_count, 0, JSON.stringify(j.unhealthy_endpoints));
+  // a deployment the provider refuses (wrong key) is unhealthy with the provider's error
+  const bad = await startGateway(`
+model_list:
+  - model_name: claude-badkey
+    litellm_params: {model: "${PROVIDERS.claude}@status=401", api_base: "${mock.url}", api_key: wrong}
+`);
+  try {
+    const h = await (await fetch(`${bad.url}/health`)).json();
+    assert.equal(h.healthy_count, 0);
+    assert.equal(h.unhealthy_count, 1);
+    assert.match(h.unhealthy_endpoints[0].error, /401|[Aa]uthentication/);
+  } finally {
+    await bad.stop();
+  }
+});
