@@ -105,19 +105,6 @@
 
 /* ---- small helpers -------------------------------------------------------- */
 
-/* Node i's type; 0 for node 0 when it stands for "missing" (every member
- * lookup returns 0 for an absent key, and node 0 is also the root). */
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-/* Member k of object node i; 0 when i is 0 (missing) or has no such key. */
-static uint32_t mem(const struct sy_jdoc *d, uint32_t i, const char *k)
-{
-    return i ? sy_jdom_get(d, i, k) : 0;
-}
-
 static char *dupn(const char *s, size_t n)
 {
     char *p = malloc(n + 1);
@@ -133,20 +120,6 @@ static int truthy(const char *v)
     return v && (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes"));
 }
 
-/* String node i as bytes: a span of the source when unescaped, else decoded
- * into a (not NUL-terminated in the first case). NULL when not a string. */
-static const char *sv(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *n)
-{
-    *n = 0;
-    if (ty(d, i) != 's')
-        return NULL;
-    if (!d->n[i].esc) {
-        *n = d->n[i].len - 2;
-        return d->src + d->n[i].off + 1;
-    }
-    return sy_jdom_str(d, i, a, n);
-}
-
 static int eq(const char *s, size_t n, const char *lit)
 {
     return s && strlen(lit) == n && memcmp(s, lit, n) == 0;
@@ -158,9 +131,9 @@ static uint32_t at(const struct sy_jdoc *d, uint32_t i, const char *k1, const ch
 {
     const char *ks[4] = {k1, k2, k3, k4};
     for (int j = 0; j < 4 && ks[j]; j++) {
-        if (ty(d, i) != 'o')
+        if (sy_jdom_kind(d, i) != 'o')
             return 0;
-        i = mem(d, i, ks[j]);
+        i = sy_jdom_at(d, i, ks[j]);
         if (!i)
             return 0;
     }
@@ -330,10 +303,10 @@ static int scan(const struct sy_xctx *x, const struct sy_jdoc *req, const struct
         return fail(e, 400, "request body must be a JSON object");
     for (uint32_t k = sy_jdom_first(req, 0); k; k = sy_jdom_next_key(req, k)) {
         uint32_t v = sy_jdom_val(k);
-        if (ty(req, v) == 'z')
+        if (sy_jdom_kind(req, v) == 'z')
             continue; /* null: not set, as LiteLLM's non-default params */
         size_t n;
-        const char *s = sv(req, k, x->arena, &n);
+        const char *s = sy_jdom_view(req, k, x->arena, &n);
         char name[64];
         if (!s || n >= sizeof name)
             continue;
@@ -367,9 +340,9 @@ static int text_parts(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, cons
 {
     sy_jw_arr(w);
     for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p)) {
-        uint32_t tyn = mem(d, p, "type");
-        uint32_t tx = mem(d, p, "text");
-        if (!sy_jdom_str_eq(d, tyn, "text") || ty(d, tx) != 's') {
+        uint32_t tyn = sy_jdom_at(d, p, "type");
+        uint32_t tx = sy_jdom_at(d, p, "text");
+        if (!sy_jdom_str_eq(d, tyn, "text") || sy_jdom_kind(d, tx) != 's') {
             char m[160];
             snprintf(m, sizeof m, "Cohere only accepts text content parts in %s messages", role);
             return fail(e, 400, m);
@@ -389,18 +362,18 @@ static int user_parts(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, stru
 {
     sy_jw_arr(w);
     for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p)) {
-        uint32_t tyn = mem(d, p, "type");
-        if (sy_jdom_str_eq(d, tyn, "text") && ty(d, mem(d, p, "text")) == 's') {
+        uint32_t tyn = sy_jdom_at(d, p, "type");
+        if (sy_jdom_str_eq(d, tyn, "text") && sy_jdom_kind(d, sy_jdom_at(d, p, "text")) == 's') {
             sy_jw_obj(w);
             sy_jw_key(w, "type");
             JW_LIT(w, "\"text\"");
             sy_jw_key(w, "text");
-            sy_jw_node(w, d, mem(d, p, "text"));
+            sy_jw_node(w, d, sy_jdom_at(d, p, "text"));
             sy_jw_end(w);
         } else if (sy_jdom_str_eq(d, tyn, "image_url")) {
-            uint32_t iu = mem(d, p, "image_url");
-            uint32_t url = ty(d, iu) == 's' ? iu : mem(d, iu, "url");
-            if (ty(d, url) != 's')
+            uint32_t iu = sy_jdom_at(d, p, "image_url");
+            uint32_t url = sy_jdom_kind(d, iu) == 's' ? iu : sy_jdom_at(d, iu, "url");
+            if (sy_jdom_kind(d, url) != 's')
                 return fail(e, 400, "image_url content parts need a url");
             sy_jw_obj(w);
             sy_jw_key(w, "type");
@@ -409,8 +382,8 @@ static int user_parts(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, stru
             sy_jw_obj(w);
             sy_jw_key(w, "url");
             sy_jw_node(w, d, url);
-            uint32_t det = mem(d, iu, "detail");
-            if (ty(d, iu) == 'o' && ty(d, det) == 's') {
+            uint32_t det = sy_jdom_at(d, iu, "detail");
+            if (sy_jdom_kind(d, iu) == 'o' && sy_jdom_kind(d, det) == 's') {
                 sy_jw_key(w, "detail");
                 sy_jw_node(w, d, det);
             }
@@ -427,7 +400,7 @@ static int user_parts(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, stru
 /* content of a system / assistant / tool message: a string, or text parts. */
 static int text_content(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, const char *role, struct sy_xerr *e)
 {
-    char t = ty(d, c);
+    char t = sy_jdom_kind(d, c);
     if (t == 's') {
         sy_jw_node(w, d, c);
         return 0;
@@ -441,19 +414,19 @@ static int text_content(struct sy_jw *w, const struct sy_jdoc *d, uint32_t c, co
 
 static int put_tool_calls(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tc, struct sy_xerr *e)
 {
-    if (ty(d, tc) != 'a')
+    if (sy_jdom_kind(d, tc) != 'a')
         return fail(e, 400, "tool_calls must be a list");
     sy_jw_key(w, "tool_calls");
     sy_jw_arr(w);
     for (uint32_t c = sy_jdom_first(d, tc); c; c = sy_jdom_next(d, c)) {
-        uint32_t fn = mem(d, c, "function");
-        uint32_t id = mem(d, c, "id"), name = mem(d, fn, "name");
-        if (ty(d, fn) != 'o' || ty(d, name) != 's')
+        uint32_t fn = sy_jdom_at(d, c, "function");
+        uint32_t id = sy_jdom_at(d, c, "id"), name = sy_jdom_at(d, fn, "name");
+        if (sy_jdom_kind(d, fn) != 'o' || sy_jdom_kind(d, name) != 's')
             return fail(e, 400, "tool_calls entries need function.name");
-        uint32_t args = mem(d, fn, "arguments");
+        uint32_t args = sy_jdom_at(d, fn, "arguments");
         sy_jw_obj(w);
         sy_jw_key(w, "id");
-        if (ty(d, id) == 's')
+        if (sy_jdom_kind(d, id) == 's')
             sy_jw_node(w, d, id);
         else
             sy_jw_str(w, "", 0);
@@ -477,16 +450,16 @@ static int put_tool_calls(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tc,
 
 static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs, struct sy_xerr *e)
 {
-    if (ty(d, msgs) != 'a' || !d->n[msgs].kids)
+    if (sy_jdom_kind(d, msgs) != 'a' || !d->n[msgs].kids)
         return fail(e, 400, "messages must be a non-empty list");
     sy_jw_key(w, "messages");
     sy_jw_arr(w);
     for (uint32_t m = sy_jdom_first(d, msgs); m; m = sy_jdom_next(d, m)) {
-        uint32_t role = mem(d, m, "role"), c = mem(d, m, "content");
+        uint32_t role = sy_jdom_at(d, m, "role"), c = sy_jdom_at(d, m, "content");
         int rc = 0;
-        if (ty(d, m) != 'o' || ty(d, role) != 's')
+        if (sy_jdom_kind(d, m) != 'o' || sy_jdom_kind(d, role) != 's')
             return fail(e, 400, "each message needs a role");
-        int has_c = c && ty(d, c) != 'z';
+        int has_c = c && sy_jdom_kind(d, c) != 'z';
         sy_jw_obj(w);
         sy_jw_key(w, "role");
         if (sy_jdom_str_eq(d, role, "system") || sy_jdom_str_eq(d, role, "developer")) {
@@ -501,32 +474,32 @@ static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs,
             sy_jw_key(w, "content");
             if (!has_c)
                 sy_jw_str(w, "", 0);
-            else if (ty(d, c) == 's')
+            else if (sy_jdom_kind(d, c) == 's')
                 sy_jw_node(w, d, c);
-            else if (ty(d, c) == 'a')
+            else if (sy_jdom_kind(d, c) == 'a')
                 rc = user_parts(w, d, c, e);
             else
                 rc = fail(e, 400, "user message content must be a string or a list of content parts");
         } else if (sy_jdom_str_eq(d, role, "assistant")) {
             JW_LIT(w, "\"assistant\"");
-            uint32_t plan = mem(d, m, "tool_plan"), tc = mem(d, m, "tool_calls");
-            if (ty(d, plan) == 's') {
+            uint32_t plan = sy_jdom_at(d, m, "tool_plan"), tc = sy_jdom_at(d, m, "tool_calls");
+            if (sy_jdom_kind(d, plan) == 's') {
                 sy_jw_key(w, "tool_plan");
                 sy_jw_node(w, d, plan);
             }
-            int calls = ty(d, tc) == 'a' && d->n[tc].kids;
-            if (has_c && !(calls && ty(d, c) == 's' && d->n[c].len == 2)) {
+            int calls = sy_jdom_kind(d, tc) == 'a' && d->n[tc].kids;
+            if (has_c && !(calls && sy_jdom_kind(d, c) == 's' && d->n[c].len == 2)) {
                 sy_jw_key(w, "content");
                 rc = text_content(w, d, c, "assistant", e);
             } else if (!calls) {
                 sy_jw_key(w, "content"); /* neither text nor calls: an empty turn */
                 sy_jw_str(w, "", 0);
             }
-            if (!rc && (calls || (tc && ty(d, tc) != 'z' && ty(d, tc) != 'a')))
+            if (!rc && (calls || (tc && sy_jdom_kind(d, tc) != 'z' && sy_jdom_kind(d, tc) != 'a')))
                 rc = put_tool_calls(w, d, tc, e); /* calls, or the error for a non-list */
         } else if (sy_jdom_str_eq(d, role, "tool")) {
-            uint32_t id = mem(d, m, "tool_call_id");
-            if (ty(d, id) != 's')
+            uint32_t id = sy_jdom_at(d, m, "tool_call_id");
+            if (sy_jdom_kind(d, id) != 's')
                 return fail(e, 400, "tool messages need a tool_call_id");
             JW_LIT(w, "\"tool\"");
             sy_jw_key(w, "tool_call_id");
@@ -555,14 +528,14 @@ static void put_tool(struct sy_jw *w, const struct sy_jdoc *d, uint32_t fn)
     sy_jw_key(w, "function");
     sy_jw_obj(w);
     sy_jw_key(w, "name");
-    sy_jw_node(w, d, mem(d, fn, "name"));
-    uint32_t desc = mem(d, fn, "description"), par = mem(d, fn, "parameters");
-    if (ty(d, desc) == 's') {
+    sy_jw_node(w, d, sy_jdom_at(d, fn, "name"));
+    uint32_t desc = sy_jdom_at(d, fn, "description"), par = sy_jdom_at(d, fn, "parameters");
+    if (sy_jdom_kind(d, desc) == 's') {
         sy_jw_key(w, "description");
         sy_jw_node(w, d, desc);
     }
     sy_jw_key(w, "parameters");
-    if (ty(d, par) == 'o')
+    if (sy_jdom_kind(d, par) == 'o')
         sy_jw_node(w, d, par);
     else
         JW_LIT(w, "{\"type\":\"object\",\"properties\":{}}");
@@ -583,7 +556,7 @@ static int put_tools(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tools, u
             mode = "\"REQUIRED\"";
         else if (sy_jdom_str_eq(d, choice, "auto"))
             mode = NULL;
-        else if (ty(d, choice) == 'o' && (only = sv(d, at(d, choice, "function", "name", 0, 0), a, &onl)))
+        else if (sy_jdom_kind(d, choice) == 'o' && (only = sy_jdom_view(d, at(d, choice, "function", "name", 0, 0), a, &onl)))
             mode = "\"REQUIRED\"";
         else
             return fail(e, 400,
@@ -592,17 +565,17 @@ static int put_tools(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tools, u
     }
     int nt = 0;
     if (tools) {
-        if (ty(d, tools) != 'a')
+        if (sy_jdom_kind(d, tools) != 'a')
             return fail(e, 400, "tools must be a list");
         for (uint32_t t = sy_jdom_first(d, tools); t; t = sy_jdom_next(d, t)) {
-            uint32_t fn = mem(d, t, "function");
-            if (ty(d, fn) != 'o' || ty(d, mem(d, fn, "name")) != 's')
+            uint32_t fn = sy_jdom_at(d, t, "function");
+            if (sy_jdom_kind(d, fn) != 'o' || sy_jdom_kind(d, sy_jdom_at(d, fn, "name")) != 's')
                 return fail(e, 400, "each tool needs function.name");
         }
         for (uint32_t t = sy_jdom_first(d, tools); t; t = sy_jdom_next(d, t)) {
-            uint32_t fn = mem(d, t, "function");
+            uint32_t fn = sy_jdom_at(d, t, "function");
             size_t nl;
-            const char *nm = sv(d, mem(d, fn, "name"), a, &nl);
+            const char *nm = sy_jdom_view(d, sy_jdom_at(d, fn, "name"), a, &nl);
             if (only && !(nl == onl && !memcmp(nm, only, nl)))
                 continue;
             if (!nt++) {
@@ -625,7 +598,7 @@ static int put_tools(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tools, u
 
 static int put_response_format(struct sy_jw *w, const struct sy_jdoc *d, uint32_t rf, struct sy_xerr *e)
 {
-    uint32_t tyn = mem(d, rf, "type");
+    uint32_t tyn = sy_jdom_at(d, rf, "type");
     if (sy_jdom_str_eq(d, tyn, "text"))
         return 0;
     if (sy_jdom_str_eq(d, tyn, "json_object")) {
@@ -639,7 +612,7 @@ static int put_response_format(struct sy_jw *w, const struct sy_jdoc *d, uint32_
         sy_jw_obj(w);
         sy_jw_key(w, "type");
         JW_LIT(w, "\"json_object\"");
-        if (ty(d, schema) == 'o') {
+        if (sy_jdom_kind(d, schema) == 'o') {
             sy_jw_key(w, "json_schema");
             sy_jw_node(w, d, schema);
         }
@@ -704,12 +677,12 @@ static int encode_chat(const struct sy_xctx *x, const struct sy_jdoc *req, struc
     }
     if (q.at[P_STOP]) {
         uint32_t s = q.at[P_STOP];
-        if (ty(req, s) == 's') {
+        if (sy_jdom_kind(req, s) == 's') {
             sy_jw_key(&w, "stop_sequences");
             sy_jw_arr(&w);
             sy_jw_node(&w, req, s);
             sy_jw_end(&w);
-        } else if (ty(req, s) == 'a') {
+        } else if (sy_jdom_kind(req, s) == 'a') {
             sy_jw_key(&w, "stop_sequences");
             sy_jw_node(&w, req, s);
         } else {
@@ -722,7 +695,7 @@ static int encode_chat(const struct sy_xctx *x, const struct sy_jdoc *req, struc
     }
     for (size_t i = 0; i < q.npass; i++) {
         size_t kl;
-        const char *k = sv(req, q.pass_key[i], x->arena, &kl);
+        const char *k = sy_jdom_view(req, q.pass_key[i], x->arena, &kl);
         sy_jw_keyn(&w, k, kl);
         sy_jw_node(&w, req, sy_jdom_val(q.pass_key[i]));
     }
@@ -745,7 +718,7 @@ static const struct pdef embed_params[] = {
 
 static int is_data_url(const struct sy_jdoc *d, uint32_t i)
 {
-    return ty(d, i) == 's' && d->n[i].len >= 7 && !memcmp(d->src + d->n[i].off + 1, "data:", 5);
+    return sy_jdom_kind(d, i) == 's' && d->n[i].len >= 7 && !memcmp(d->src + d->n[i].off + 1, "data:", 5);
 }
 
 static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, struct sy_xout *o)
@@ -756,12 +729,12 @@ static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, stru
         return rc;
     uint32_t in = q.at[P_INPUT];
     size_t n = 0, images = 0;
-    if (ty(req, in) == 's') {
+    if (sy_jdom_kind(req, in) == 's') {
         n = 1;
         images = is_data_url(req, in);
-    } else if (ty(req, in) == 'a') {
+    } else if (sy_jdom_kind(req, in) == 'a') {
         for (uint32_t e = sy_jdom_first(req, in); e; e = sy_jdom_next(req, e), n++) {
-            if (ty(req, e) != 's')
+            if (sy_jdom_kind(req, e) != 's')
                 return fail(&o->err, 400, "Cohere embeddings take a string or a list of strings as input");
             images += (size_t)is_data_url(req, e);
         }
@@ -776,7 +749,7 @@ static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, stru
     sy_jw_key(&w, "model");
     sy_jw_cstr(&w, x->model);
     sy_jw_key(&w, images ? "images" : "texts");
-    if (ty(req, in) == 's') {
+    if (sy_jdom_kind(req, in) == 's') {
         sy_jw_arr(&w);
         sy_jw_node(&w, req, in);
         sy_jw_end(&w);
@@ -786,13 +759,13 @@ static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, stru
     sy_jw_key(&w, "input_type");
     if (images)
         JW_LIT(&w, "\"image\"");
-    else if (ty(req, q.at[P_INPUT_TYPE]) == 's')
+    else if (sy_jdom_kind(req, q.at[P_INPUT_TYPE]) == 's')
         sy_jw_node(&w, req, q.at[P_INPUT_TYPE]);
     else
         JW_LIT(&w, "\"search_document\"");
     sy_jw_key(&w, "embedding_types");
     sy_jw_arr(&w);
-    if (ty(req, q.at[P_ENCODING_FORMAT]) == 's')
+    if (sy_jdom_kind(req, q.at[P_ENCODING_FORMAT]) == 's')
         sy_jw_node(&w, req, q.at[P_ENCODING_FORMAT]);
     else
         JW_LIT(&w, "\"float\"");
@@ -803,7 +776,7 @@ static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, stru
     }
     for (size_t i = 0; i < q.npass; i++) {
         size_t kl;
-        const char *k = sv(req, q.pass_key[i], x->arena, &kl);
+        const char *k = sy_jdom_view(req, q.pass_key[i], x->arena, &kl);
         sy_jw_keyn(&w, k, kl);
         sy_jw_node(&w, req, sy_jdom_val(q.pass_key[i]));
     }
@@ -836,11 +809,11 @@ static int bad_body(struct sy_xstate *st, const char *what)
 
 static void read_usage(const struct sy_jdoc *d, uint32_t usage, struct sy_xusage *u)
 {
-    uint32_t tok = mem(d, usage, "tokens");
-    if (ty(d, usage) != 'o' || ty(d, tok) != 'o')
+    uint32_t tok = sy_jdom_at(d, usage, "tokens");
+    if (sy_jdom_kind(d, usage) != 'o' || sy_jdom_kind(d, tok) != 'o')
         return;
-    u->prompt = num_or(d, mem(d, tok, "input_tokens"), 0);
-    u->completion = num_or(d, mem(d, tok, "output_tokens"), 0);
+    u->prompt = num_or(d, sy_jdom_at(d, tok, "input_tokens"), 0);
+    u->completion = num_or(d, sy_jdom_at(d, tok, "output_tokens"), 0);
     u->have = 1;
 }
 
@@ -848,7 +821,7 @@ static void read_usage(const struct sy_jdoc *d, uint32_t usage, struct sy_xusage
 static void cat_str(struct sy_buf *b, const struct sy_jdoc *d, uint32_t i, struct sy_arena *a)
 {
     size_t n;
-    const char *s = sv(d, i, a, &n);
+    const char *s = sy_jdom_view(d, i, a, &n);
     if (s)
         sy_buf_append(b, s, n);
 }
@@ -856,38 +829,38 @@ static void cat_str(struct sy_buf *b, const struct sy_jdoc *d, uint32_t i, struc
 static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const struct sy_jdoc *d, struct sy_buf *out)
 {
     uint32_t msg = sy_jdom_get(d, 0, "message");
-    if (ty(d, msg) != 'o')
+    if (sy_jdom_kind(d, msg) != 'o')
         return bad_body(st, "response has no message");
     struct sy_buf text, think;
     sy_buf_init(&text, out->cap);
     sy_buf_init(&think, out->cap);
     int have_text = 0, have_think = 0;
-    uint32_t content = mem(d, msg, "content");
-    for (uint32_t p = ty(d, content) == 'a' ? sy_jdom_first(d, content) : 0; p; p = sy_jdom_next(d, p)) {
-        uint32_t tyn = mem(d, p, "type");
+    uint32_t content = sy_jdom_at(d, msg, "content");
+    for (uint32_t p = sy_jdom_kind(d, content) == 'a' ? sy_jdom_first(d, content) : 0; p; p = sy_jdom_next(d, p)) {
+        uint32_t tyn = sy_jdom_at(d, p, "type");
         if (sy_jdom_str_eq(d, tyn, "thinking")) {
             have_think = 1;
-            cat_str(&think, d, mem(d, p, "thinking"), x->arena);
+            cat_str(&think, d, sy_jdom_at(d, p, "thinking"), x->arena);
         } else if (!tyn || sy_jdom_str_eq(d, tyn, "text")) {
-            cat_str(&text, d, mem(d, p, "text"), x->arena);
+            cat_str(&text, d, sy_jdom_at(d, p, "text"), x->arena);
         }
     }
-    if (ty(d, content) == 's')
+    if (sy_jdom_kind(d, content) == 's')
         cat_str(&text, d, content, x->arena);
-    have_text = ty(d, content) == 's' || ty(d, content) == 'a'; /* [] is "" (LiteLLM joins the blocks) */
-    uint32_t tcs = mem(d, msg, "tool_calls");
-    size_t nt = ty(d, tcs) == 'a' ? d->n[tcs].kids : 0;
+    have_text = sy_jdom_kind(d, content) == 's' || sy_jdom_kind(d, content) == 'a'; /* [] is "" (LiteLLM joins the blocks) */
+    uint32_t tcs = sy_jdom_at(d, msg, "tool_calls");
+    size_t nt = sy_jdom_kind(d, tcs) == 'a' ? d->n[tcs].kids : 0;
     struct sy_xtool *tools = nt ? sy_arena_alloc(x->arena, nt * sizeof *tools) : NULL;
     size_t k = 0;
     for (uint32_t c = nt ? sy_jdom_first(d, tcs) : 0; c; c = sy_jdom_next(d, c)) {
         struct sy_xtool *t = &tools[k];
-        uint32_t fn = mem(d, c, "function");
-        t->id = sv(d, mem(d, c, "id"), x->arena, &t->idl);
-        t->name = sv(d, mem(d, fn, "name"), x->arena, &t->nl);
-        uint32_t args = mem(d, fn, "arguments");
-        if (ty(d, args) == 's') {
-            t->args = sv(d, args, x->arena, &t->al);
-        } else if (args && ty(d, args) != 'z') {
+        uint32_t fn = sy_jdom_at(d, c, "function");
+        t->id = sy_jdom_view(d, sy_jdom_at(d, c, "id"), x->arena, &t->idl);
+        t->name = sy_jdom_view(d, sy_jdom_at(d, fn, "name"), x->arena, &t->nl);
+        uint32_t args = sy_jdom_at(d, fn, "arguments");
+        if (sy_jdom_kind(d, args) == 's') {
+            t->args = sy_jdom_view(d, args, x->arena, &t->al);
+        } else if (args && sy_jdom_kind(d, args) != 'z') {
             t->args = sy_jdom_raw(d, args, &t->al);
         } else {
             t->args = "{}";
@@ -897,7 +870,7 @@ static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const stru
     }
     uint32_t fr = sy_jdom_get(d, 0, "finish_reason");
     size_t frl;
-    const char *frs = sv(d, fr, x->arena, &frl);
+    const char *frs = sy_jdom_view(d, fr, x->arena, &frl);
     struct sy_xmsg m = {0};
     m.finish_reason = frs ? sy_oai_finish_reason(frs, frl) : "stop";
     if (k && !strcmp(m.finish_reason, "stop"))
@@ -922,21 +895,21 @@ static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const stru
 static int decode_embed(const struct sy_xctx *x, struct sy_xstate *st, const struct sy_jdoc *d, struct sy_buf *out)
 {
     uint32_t embs = sy_jdom_get(d, 0, "embeddings");
-    if (ty(d, embs) != 'o')
+    if (sy_jdom_kind(d, embs) != 'o')
         return bad_body(st, "embeddings response has no embeddings object");
     size_t n = 0;
     for (uint32_t k = sy_jdom_first(d, embs); k; k = sy_jdom_next_key(d, k))
-        if (ty(d, sy_jdom_val(k)) == 'a')
+        if (sy_jdom_kind(d, sy_jdom_val(k)) == 'a')
             n += d->n[sy_jdom_val(k)].kids;
     const char **vec = sy_arena_alloc(x->arena, (n + 1) * sizeof *vec);
     size_t *vl = sy_arena_alloc(x->arena, (n + 1) * sizeof *vl), i = 0;
     for (uint32_t k = sy_jdom_first(d, embs); k; k = sy_jdom_next_key(d, k)) {
         uint32_t list = sy_jdom_val(k);
-        for (uint32_t e = ty(d, list) == 'a' ? sy_jdom_first(d, list) : 0; e; e = sy_jdom_next(d, e))
+        for (uint32_t e = sy_jdom_kind(d, list) == 'a' ? sy_jdom_first(d, list) : 0; e; e = sy_jdom_next(d, e))
             vec[i] = sy_jdom_raw(d, e, &vl[i]), i++;
     }
     uint32_t bu = at(d, sy_jdom_get(d, 0, "meta"), "billed_units", 0, 0, 0);
-    uint32_t it = mem(d, bu, "input_tokens"), im = mem(d, bu, "images");
+    uint32_t it = sy_jdom_at(d, bu, "input_tokens"), im = sy_jdom_at(d, bu, "images");
     if (bu && (it || im)) {
         st->u.prompt = num_or(d, it, 0) + num_or(d, im, 0);
         st->u.completion = 0;
@@ -987,14 +960,14 @@ static void content_delta(const struct sy_xctx *x, struct sy_xstate *st, const s
     uint32_t c = at(d, sy_jdom_get(d, 0, "delta"), "message", "content", 0, 0);
     size_t n;
     const char *s;
-    if (ty(d, c) == 's') {
-        s = sv(d, c, x->arena, &n);
+    if (sy_jdom_kind(d, c) == 's') {
+        s = sy_jdom_view(d, c, x->arena, &n);
         sy_oai_chunk_text(st, out, s, n);
         return;
     }
-    if ((s = sv(d, mem(d, c, "thinking"), x->arena, &n)) && n)
+    if ((s = sy_jdom_view(d, sy_jdom_at(d, c, "thinking"), x->arena, &n)) && n)
         sy_oai_chunk_reasoning(st, out, s, n);
-    if ((s = sv(d, mem(d, c, "text"), x->arena, &n)) && n)
+    if ((s = sy_jdom_view(d, sy_jdom_at(d, c, "text"), x->arena, &n)) && n)
         sy_oai_chunk_text(st, out, s, n);
 }
 
@@ -1002,8 +975,8 @@ static int message_end(const struct sy_xctx *x, struct sy_xstate *st, const stru
 {
     uint32_t delta = sy_jdom_get(d, 0, "delta");
     size_t el = 0, fl = 0;
-    const char *err = sv(d, mem(d, delta, "error"), x->arena, &el);
-    const char *fr = sv(d, mem(d, delta, "finish_reason"), x->arena, &fl);
+    const char *err = sy_jdom_view(d, sy_jdom_at(d, delta, "error"), x->arena, &el);
+    const char *fr = sy_jdom_view(d, sy_jdom_at(d, delta, "finish_reason"), x->arena, &fl);
     int timeout = eq(fr, fl, "TIMEOUT");
     if ((err && el) || timeout || eq(fr, fl, "ERROR")) {
         char m[600];
@@ -1014,7 +987,7 @@ static int message_end(const struct sy_xctx *x, struct sy_xstate *st, const stru
     const char *f = fr ? sy_oai_finish_reason(fr, fl) : "stop";
     if (st->ntools && !strcmp(f, "stop"))
         f = "tool_calls";
-    read_usage(d, mem(d, delta, "usage"), &st->u);
+    read_usage(d, sy_jdom_at(d, delta, "usage"), &st->u);
     sy_oai_chunk_finish(st, out, f);
     st->done = 1;
     return SY_DONE;
@@ -1029,7 +1002,7 @@ static int event(const struct sy_xctx *x, struct sy_xstate *st, const char *type
         p->cur_tool = -1;
     }
     size_t n;
-    const char *s = sv(d, sy_jdom_get(d, 0, "type"), x->arena, &n);
+    const char *s = sy_jdom_view(d, sy_jdom_get(d, 0, "type"), x->arena, &n);
     if (s) {
         type = s;
         tl = n;
@@ -1040,13 +1013,13 @@ static int event(const struct sy_xctx *x, struct sy_xstate *st, const char *type
         content_delta(x, st, d, out);
     } else if (eq(type, tl, "tool-call-start")) {
         uint32_t tc = at(d, sy_jdom_get(d, 0, "delta"), "message", "tool_calls", 0, 0);
-        if (ty(d, tc) == 'a')
+        if (sy_jdom_kind(d, tc) == 'a')
             tc = sy_jdom_first(d, tc);
-        uint32_t fn = mem(d, tc, "function");
+        uint32_t fn = sy_jdom_at(d, tc, "function");
         size_t il, nl, al;
-        const char *id = sv(d, mem(d, tc, "id"), x->arena, &il);
-        const char *name = sv(d, mem(d, fn, "name"), x->arena, &nl);
-        const char *args = sv(d, mem(d, fn, "arguments"), x->arena, &al);
+        const char *id = sy_jdom_view(d, sy_jdom_at(d, tc, "id"), x->arena, &il);
+        const char *name = sy_jdom_view(d, sy_jdom_at(d, fn, "name"), x->arena, &nl);
+        const char *args = sy_jdom_view(d, sy_jdom_at(d, fn, "arguments"), x->arena, &al);
         int oi = sy_oai_chunk_tool_start(st, out, id, il, name, nl);
         int64_t idx = num_or(d, sy_jdom_get(d, 0, "index"), -1);
         if (idx >= 0 && idx < MAX_TOOL_IDX && oi < 255)
@@ -1056,15 +1029,15 @@ static int event(const struct sy_xctx *x, struct sy_xstate *st, const char *type
             sy_oai_chunk_tool_args(st, out, oi, args, al);
     } else if (eq(type, tl, "tool-call-delta")) {
         uint32_t tc = at(d, sy_jdom_get(d, 0, "delta"), "message", "tool_calls", 0, 0);
-        if (ty(d, tc) == 'a')
+        if (sy_jdom_kind(d, tc) == 'a')
             tc = sy_jdom_first(d, tc);
-        const char *args = sv(d, at(d, tc, "function", "arguments", 0, 0), x->arena, &n);
+        const char *args = sy_jdom_view(d, at(d, tc, "function", "arguments", 0, 0), x->arena, &n);
         int oi = tool_index(p, d);
         if (oi >= 0 && args && n)
             sy_oai_chunk_tool_args(st, out, oi, args, n);
     } else if (eq(type, tl, "message-end")) {
         return message_end(x, st, d, out);
-    } else if (!tl && (s = sv(d, sy_jdom_get(d, 0, "message"), x->arena, &n))) {
+    } else if (!tl && (s = sy_jdom_view(d, sy_jdom_get(d, 0, "message"), x->arena, &n))) {
         return stream_error(st, 500, s, n, "APIConnectionError"); /* an error object instead of an event */
     }
     return 0; /* content-end, tool-call-end, tool-plan-delta, citation-*, debug, unknown */

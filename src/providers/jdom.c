@@ -501,6 +501,18 @@ const char *sy_jdom_str(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a,
     return o;
 }
 
+const char *sy_jdom_view(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *n)
+{
+    *n = 0;
+    if (!i || i >= d->count || d->n[i].type != 's')
+        return NULL;
+    if (!d->n[i].esc) {
+        *n = d->n[i].len - 2;
+        return d->src + d->n[i].off + 1;
+    }
+    return sy_jdom_str(d, i, a, n);
+}
+
 /* Compare the decoded string node i with lit[0..ln). */
 static int str_eqn(const struct sy_jdoc *d, uint32_t i, const char *lit, size_t ln)
 {

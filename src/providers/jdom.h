@@ -70,6 +70,12 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
  * node obj, the last when repeated; 0 when obj is not an object or has none. */
 uint32_t sy_jdom_get(const struct sy_jdoc *d, uint32_t obj, const char *key);
 
+/* Member key of object obj; 0 when obj is 0 (absent) or has no such member. */
+static inline uint32_t sy_jdom_at(const struct sy_jdoc *d, uint32_t obj, const char *key)
+{
+    return obj ? sy_jdom_get(d, obj, key) : 0;
+}
+
 /* First child of a container (arrays: first element; objects: first KEY node),
  * 0 when empty; and the following sibling. Iteration:
  *   for (uint32_t e = sy_jdom_first(d, arr); e; e = sy_jdom_next(d, e)) ...
@@ -97,6 +103,17 @@ static inline char sy_jdom_type(const struct sy_jdoc *d, uint32_t i)
 {
     return i < d->count ? d->n[i].type : 0;
 }
+/* Node 0 is the root, but member lookups also return 0 for "absent": these
+ * treat 0 as absent, for walking members of members safely. */
+static inline char sy_jdom_kind(const struct sy_jdoc *d, uint32_t i)
+{
+    return i ? sy_jdom_type(d, i) : 0;
+}
+static inline uint32_t sy_jdom_at(const struct sy_jdoc *d, uint32_t obj, const char *key);
+/* String node i as bytes: a span of the source when it has no escapes (not
+ * NUL-terminated), else decoded into a. NULL (and *n 0) when not a string. */
+const char *sy_jdom_view(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *n);
+
 /* Raw text of node i (strings with quotes, containers with brackets). */
 static inline const char *sy_jdom_raw(const struct sy_jdoc *d, uint32_t i, size_t *len)
 {

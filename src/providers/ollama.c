@@ -91,19 +91,6 @@
 
 /* ---- small helpers -------------------------------------------------------- */
 
-/* Node i's type; 0 for node 0 when it stands for "missing" (every member
- * lookup returns 0 for an absent key, and node 0 is also the root). */
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-/* Member k of object node i; 0 when i is 0 (missing) or has no such key. */
-static uint32_t mem(const struct sy_jdoc *d, uint32_t i, const char *k)
-{
-    return i ? sy_jdom_get(d, i, k) : 0;
-}
-
 static char *dupn(const char *s, size_t n)
 {
     char *p = malloc(n + 1);
@@ -119,19 +106,6 @@ static int truthy(const char *v)
     return v && (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "yes"));
 }
 
-/* String node i as bytes (a source span when unescaped, else decoded into a). */
-static const char *sv(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *n)
-{
-    *n = 0;
-    if (ty(d, i) != 's')
-        return NULL;
-    if (!d->n[i].esc) {
-        *n = d->n[i].len - 2;
-        return d->src + d->n[i].off + 1;
-    }
-    return sy_jdom_str(d, i, a, n);
-}
-
 static int eq(const char *s, size_t n, const char *lit)
 {
     return s && strlen(lit) == n && memcmp(s, lit, n) == 0;
@@ -140,11 +114,11 @@ static int eq(const char *s, size_t n, const char *lit)
 /* Member k1 (then k2 when not NULL) of node i; 0 when i is 0 or a step is missing. */
 static uint32_t at(const struct sy_jdoc *d, uint32_t i, const char *k1, const char *k2)
 {
-    if (ty(d, i) != 'o' || !(i = mem(d, i, k1)))
+    if (sy_jdom_kind(d, i) != 'o' || !(i = sy_jdom_at(d, i, k1)))
         return 0;
     if (!k2)
         return i;
-    return ty(d, i) == 'o' ? mem(d, i, k2) : 0;
+    return sy_jdom_kind(d, i) == 'o' ? sy_jdom_at(d, i, k2) : 0;
 }
 
 static int num(const struct sy_jdoc *d, uint32_t i, int64_t *v)
@@ -325,10 +299,10 @@ static int scan(const struct sy_xctx *x, const struct sy_jdoc *req, const struct
         return fail(e, 400, "request body must be a JSON object");
     for (uint32_t k = sy_jdom_first(req, 0); k; k = sy_jdom_next_key(req, k)) {
         uint32_t v = sy_jdom_val(k);
-        if (ty(req, v) == 'z')
+        if (sy_jdom_kind(req, v) == 'z')
             continue; /* null: not set */
         size_t n;
-        const char *s = sv(req, k, x->arena, &n);
+        const char *s = sy_jdom_view(req, k, x->arena, &n);
         char name[64];
         if (!s || n >= sizeof name)
             continue;
@@ -403,10 +377,10 @@ static int put_options(struct sy_jw *w, const struct sy_xctx *x, const struct sy
             sy_jw_node(w, req, q->at[map[i].slot]);
     if (q->at[P_STOP]) {
         uint32_t s = q->at[P_STOP];
-        if (ty(req, s) != 's' && ty(req, s) != 'a')
+        if (sy_jdom_kind(req, s) != 's' && sy_jdom_kind(req, s) != 'a')
             return fail(e, 400, "stop must be a string or a list of strings");
         if (opt_key(&o, "stop", 4)) {
-            if (ty(req, s) == 's') {
+            if (sy_jdom_kind(req, s) == 's') {
                 sy_jw_arr(w);
                 sy_jw_node(w, req, s);
                 sy_jw_end(w);
@@ -417,16 +391,16 @@ static int put_options(struct sy_jw *w, const struct sy_xctx *x, const struct sy
     }
     for (size_t i = 0; i < q->nopt; i++) {
         size_t kl;
-        const char *k = sv(req, q->opt[i], x->arena, &kl);
+        const char *k = sy_jdom_view(req, q->opt[i], x->arena, &kl);
         if (opt_key(&o, k, kl))
             sy_jw_node(w, req, sy_jdom_val(q->opt[i]));
     }
     uint32_t ob = q->at[P_OPTIONS];
-    if (ob && ty(req, ob) != 'o')
+    if (ob && sy_jdom_kind(req, ob) != 'o')
         return fail(e, 400, "options must be an object");
     for (uint32_t k = ob ? sy_jdom_first(req, ob) : 0; k; k = sy_jdom_next_key(req, k)) {
         size_t kl;
-        const char *ks = sv(req, k, x->arena, &kl);
+        const char *ks = sy_jdom_view(req, k, x->arena, &kl);
         if (opt_key(&o, ks, kl))
             sy_jw_node(w, req, sy_jdom_val(k));
     }
@@ -437,10 +411,10 @@ static int put_options(struct sy_jw *w, const struct sy_xctx *x, const struct sy
 /* The base64 payload of an image_url (a data: URL's part after the comma). */
 static int image(struct sy_jw *w, const struct sy_jdoc *d, uint32_t part, struct sy_arena *a, struct sy_xerr *e)
 {
-    uint32_t iu = mem(d, part, "image_url");
-    uint32_t url = ty(d, iu) == 's' ? iu : mem(d, iu, "url");
+    uint32_t iu = sy_jdom_at(d, part, "image_url");
+    uint32_t url = sy_jdom_kind(d, iu) == 's' ? iu : sy_jdom_at(d, iu, "url");
     size_t n;
-    const char *s = sv(d, url, a, &n);
+    const char *s = sy_jdom_view(d, url, a, &n);
     if (!s)
         return fail(e, 400, "image_url content parts need a url");
     if ((n >= 7 && !strncasecmp(s, "http://", 7)) || (n >= 8 && !strncasecmp(s, "https://", 8)))
@@ -462,14 +436,14 @@ static int image(struct sy_jw *w, const struct sy_jdoc *d, uint32_t part, struct
 static uint32_t call_name(const struct sy_jdoc *d, uint32_t msgs, uint32_t id, struct sy_arena *a)
 {
     size_t il;
-    const char *is = sv(d, id, a, &il);
+    const char *is = sy_jdom_view(d, id, a, &il);
     for (uint32_t m = is ? sy_jdom_first(d, msgs) : 0; m; m = sy_jdom_next(d, m)) {
-        uint32_t tc = mem(d, m, "tool_calls");
-        for (uint32_t c = ty(d, tc) == 'a' ? sy_jdom_first(d, tc) : 0; c; c = sy_jdom_next(d, c)) {
+        uint32_t tc = sy_jdom_at(d, m, "tool_calls");
+        for (uint32_t c = sy_jdom_kind(d, tc) == 'a' ? sy_jdom_first(d, tc) : 0; c; c = sy_jdom_next(d, c)) {
             size_t cl;
-            const char *cs = sv(d, mem(d, c, "id"), a, &cl);
+            const char *cs = sy_jdom_view(d, sy_jdom_at(d, c, "id"), a, &cl);
             uint32_t name = at(d, c, "function", "name");
-            if (cs && cl == il && !memcmp(cs, is, il) && ty(d, name) == 's')
+            if (cs && cl == il && !memcmp(cs, is, il) && sy_jdom_kind(d, name) == 's')
                 return name;
         }
     }
@@ -478,14 +452,14 @@ static uint32_t call_name(const struct sy_jdoc *d, uint32_t msgs, uint32_t id, s
 
 static int put_tool_calls(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tc, struct sy_arena *a, struct sy_xerr *e)
 {
-    if (ty(d, tc) != 'a')
+    if (sy_jdom_kind(d, tc) != 'a')
         return fail(e, 400, "tool_calls must be a list");
     sy_jw_key(w, "tool_calls");
     sy_jw_arr(w);
     for (uint32_t c = sy_jdom_first(d, tc); c; c = sy_jdom_next(d, c)) {
-        uint32_t fn = mem(d, c, "function"), name = mem(d, fn, "name");
-        uint32_t args = mem(d, fn, "arguments");
-        if (ty(d, fn) != 'o' || ty(d, name) != 's')
+        uint32_t fn = sy_jdom_at(d, c, "function"), name = sy_jdom_at(d, fn, "name");
+        uint32_t args = sy_jdom_at(d, fn, "arguments");
+        if (sy_jdom_kind(d, fn) != 'o' || sy_jdom_kind(d, name) != 's')
             return fail(e, 400, "tool_calls entries need function.name");
         sy_jw_obj(w);
         sy_jw_key(w, "function");
@@ -493,11 +467,11 @@ static int put_tool_calls(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tc,
         sy_jw_key(w, "name");
         sy_jw_node(w, d, name);
         sy_jw_key(w, "arguments");
-        if (ty(d, args) == 'o') {
+        if (sy_jdom_kind(d, args) == 'o') {
             sy_jw_node(w, d, args);
-        } else if (ty(d, args) == 's') {
+        } else if (sy_jdom_kind(d, args) == 's') {
             size_t n;
-            const char *s = sv(d, args, a, &n);
+            const char *s = sy_jdom_view(d, args, a, &n);
             size_t i = 0;
             while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
                 i++;
@@ -520,13 +494,13 @@ static int put_tool_calls(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tc,
 
 static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs, struct sy_arena *a, struct sy_xerr *e)
 {
-    if (ty(d, msgs) != 'a' || !d->n[msgs].kids)
+    if (sy_jdom_kind(d, msgs) != 'a' || !d->n[msgs].kids)
         return fail(e, 400, "messages must be a non-empty list");
     sy_jw_key(w, "messages");
     sy_jw_arr(w);
     for (uint32_t m = sy_jdom_first(d, msgs); m; m = sy_jdom_next(d, m)) {
-        uint32_t role = mem(d, m, "role"), c = mem(d, m, "content");
-        if (ty(d, m) != 'o' || ty(d, role) != 's')
+        uint32_t role = sy_jdom_at(d, m, "role"), c = sy_jdom_at(d, m, "content");
+        if (sy_jdom_kind(d, m) != 'o' || sy_jdom_kind(d, role) != 's')
             return fail(e, 400, "each message needs a role");
         int sys = sy_jdom_str_eq(d, role, "system") || sy_jdom_str_eq(d, role, "developer");
         int asst = sy_jdom_str_eq(d, role, "assistant"), tool = sy_jdom_str_eq(d, role, "tool");
@@ -540,15 +514,15 @@ static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs,
             sy_jw_node(w, d, role);
         sy_jw_key(w, "content");
         int nimg = 0;
-        if (ty(d, c) == 's') {
+        if (sy_jdom_kind(d, c) == 's') {
             sy_jw_node(w, d, c);
-        } else if (ty(d, c) == 'a') {
+        } else if (sy_jdom_kind(d, c) == 'a') {
             struct sy_buf t;
             sy_buf_init(&t, d->src_len + 1);
             for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p)) {
-                uint32_t tyn = mem(d, p, "type");
+                uint32_t tyn = sy_jdom_at(d, p, "type");
                 size_t n;
-                const char *s = sv(d, mem(d, p, "text"), a, &n);
+                const char *s = sy_jdom_view(d, sy_jdom_at(d, p, "text"), a, &n);
                 if (sy_jdom_str_eq(d, tyn, "text") && s) {
                     sy_buf_append(&t, s, n);
                 } else if (sy_jdom_str_eq(d, tyn, "image_url")) {
@@ -560,15 +534,15 @@ static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs,
             }
             sy_jw_str(w, t.p ? t.p : "", t.len);
             sy_buf_free(&t);
-        } else if (!c || ty(d, c) == 'z') {
+        } else if (!c || sy_jdom_kind(d, c) == 'z') {
             sy_jw_str(w, "", 0);
         } else {
             return fail(e, 400, "message content must be a string or a list of content parts");
         }
-        uint32_t rc_ = mem(d, m, "reasoning_content");
+        uint32_t rc_ = sy_jdom_at(d, m, "reasoning_content");
         if (!rc_)
-            rc_ = mem(d, m, "reasoning");
-        if (asst && ty(d, rc_) == 's') {
+            rc_ = sy_jdom_at(d, m, "reasoning");
+        if (asst && sy_jdom_kind(d, rc_) == 's') {
             sy_jw_key(w, "thinking");
             sy_jw_node(w, d, rc_);
         }
@@ -577,18 +551,18 @@ static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs,
             sy_jw_arr(w);
             for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p)) {
                 int rc;
-                if (sy_jdom_str_eq(d, mem(d, p, "type"), "image_url") && (rc = image(w, d, p, a, e)))
+                if (sy_jdom_str_eq(d, sy_jdom_at(d, p, "type"), "image_url") && (rc = image(w, d, p, a, e)))
                     return rc;
             }
             sy_jw_end(w);
         }
-        uint32_t tc = mem(d, m, "tool_calls");
-        if (asst && ty(d, tc) == 'a' && d->n[tc].kids) {
+        uint32_t tc = sy_jdom_at(d, m, "tool_calls");
+        if (asst && sy_jdom_kind(d, tc) == 'a' && d->n[tc].kids) {
             int rc = put_tool_calls(w, d, tc, a, e);
             if (rc)
                 return rc;
         }
-        uint32_t name = tool ? call_name(d, msgs, mem(d, m, "tool_call_id"), a) : 0;
+        uint32_t name = tool ? call_name(d, msgs, sy_jdom_at(d, m, "tool_call_id"), a) : 0;
         if (name) {
             sy_jw_key(w, "tool_name");
             sy_jw_node(w, d, name);
@@ -602,15 +576,15 @@ static int put_messages(struct sy_jw *w, const struct sy_jdoc *d, uint32_t msgs,
 static int put_tools(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tools, uint32_t fns, struct sy_xerr *e)
 {
     uint32_t list = tools ? tools : fns;
-    if (ty(d, list) != 'a')
+    if (sy_jdom_kind(d, list) != 'a')
         return fail(e, 400, tools ? "tools must be a list" : "functions must be a list");
     if (!d->n[list].kids)
         return 0;
     sy_jw_key(w, "tools");
     sy_jw_arr(w);
     for (uint32_t t = sy_jdom_first(d, list); t; t = sy_jdom_next(d, t)) {
-        uint32_t fn = tools ? mem(d, t, "function") : t;
-        if (ty(d, fn) != 'o' || ty(d, mem(d, fn, "name")) != 's')
+        uint32_t fn = tools ? sy_jdom_at(d, t, "function") : t;
+        if (sy_jdom_kind(d, fn) != 'o' || sy_jdom_kind(d, sy_jdom_at(d, fn, "name")) != 's')
             return fail(e, 400, "each tool needs function.name");
         if (tools) {
             sy_jw_node(w, d, t);
@@ -631,7 +605,7 @@ static int put_format(struct sy_jw *w, const struct sy_jdoc *d, const struct ore
 {
     uint32_t rf = q->at[P_RESPONSE_FORMAT];
     if (rf) {
-        uint32_t tyn = mem(d, rf, "type");
+        uint32_t tyn = sy_jdom_at(d, rf, "type");
         if (sy_jdom_str_eq(d, tyn, "json_object")) {
             sy_jw_key(w, "format");
             JW_LIT(w, "\"json\"");
@@ -639,7 +613,7 @@ static int put_format(struct sy_jw *w, const struct sy_jdoc *d, const struct ore
         }
         if (sy_jdom_str_eq(d, tyn, "json_schema")) {
             uint32_t schema = at(d, rf, "json_schema", "schema");
-            if (ty(d, schema) == 'o') {
+            if (sy_jdom_kind(d, schema) == 'o') {
                 sy_jw_key(w, "format");
                 sy_jw_node(w, d, schema);
             }
@@ -709,12 +683,12 @@ static int encode_embed(const struct sy_xctx *x, const struct sy_jdoc *req, stru
     if (rc)
         return rc;
     uint32_t in = q.at[P_INPUT];
-    int ok = ty(req, in) == 's' || (ty(req, in) == 'a' && req->n[in].kids);
-    for (uint32_t e = ty(req, in) == 'a' ? sy_jdom_first(req, in) : 0; e; e = sy_jdom_next(req, e))
-        ok &= ty(req, e) == 's';
+    int ok = sy_jdom_kind(req, in) == 's' || (sy_jdom_kind(req, in) == 'a' && req->n[in].kids);
+    for (uint32_t e = sy_jdom_kind(req, in) == 'a' ? sy_jdom_first(req, in) : 0; e; e = sy_jdom_next(req, e))
+        ok &= sy_jdom_kind(req, e) == 's';
     if (!ok)
         return fail(&o->err, 400, "Ollama embeddings take a string or a non-empty list of strings as input");
-    if (q.at[P_OPTIONS] && ty(req, q.at[P_OPTIONS]) != 'o')
+    if (q.at[P_OPTIONS] && sy_jdom_kind(req, q.at[P_OPTIONS]) != 'o')
         return fail(&o->err, 400, "options must be an object");
     struct sy_jw w;
     sy_jw_init(&w, &o->body);
@@ -789,16 +763,16 @@ static const char *finish(const struct sy_jdoc *d, int ntools, struct sy_arena *
     if (ntools)
         return "tool_calls";
     size_t n;
-    const char *r = sv(d, sy_jdom_get(d, 0, "done_reason"), a, &n);
+    const char *r = sy_jdom_view(d, sy_jdom_get(d, 0, "done_reason"), a, &n);
     return r && eq(r, n, "length") ? "length" : "stop";
 }
 
 /* Tool call arguments as JSON text (an object's raw text; a string's contents). */
 static const char *args_text(const struct sy_jdoc *d, uint32_t args, struct sy_arena *a, size_t *n)
 {
-    if (ty(d, args) == 's')
-        return sv(d, args, a, n);
-    if (args && ty(d, args) != 'z')
+    if (sy_jdom_kind(d, args) == 's')
+        return sy_jdom_view(d, args, a, n);
+    if (args && sy_jdom_kind(d, args) != 'z')
         return sy_jdom_raw(d, args, n);
     *n = 2;
     return "{}";
@@ -831,12 +805,12 @@ static int split_think(const char *s, size_t n, size_t *ro, size_t *rl, size_t *
 static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const struct sy_jdoc *d, struct sy_buf *out)
 {
     uint32_t msg = sy_jdom_get(d, 0, "message");
-    if (ty(d, msg) != 'o')
+    if (sy_jdom_kind(d, msg) != 'o')
         return bad_body(st, 502, "Ollama: response has no message", 31, "");
     struct sy_xmsg m = {0};
     size_t cl = 0, tl = 0;
-    const char *c = sv(d, mem(d, msg, "content"), x->arena, &cl);
-    const char *t = sv(d, mem(d, msg, "thinking"), x->arena, &tl);
+    const char *c = sy_jdom_view(d, sy_jdom_at(d, msg, "content"), x->arena, &cl);
+    const char *t = sy_jdom_view(d, sy_jdom_at(d, msg, "thinking"), x->arena, &tl);
     size_t ro, rl, co;
     if (t) {
         m.reasoning = t;
@@ -847,19 +821,19 @@ static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const stru
         c += co;
         cl -= co;
     }
-    uint32_t tcs = mem(d, msg, "tool_calls");
-    size_t nt = ty(d, tcs) == 'a' ? d->n[tcs].kids : 0, k = 0;
+    uint32_t tcs = sy_jdom_at(d, msg, "tool_calls");
+    size_t nt = sy_jdom_kind(d, tcs) == 'a' ? d->n[tcs].kids : 0, k = 0;
     struct sy_xtool *tools = nt ? sy_arena_alloc(x->arena, nt * sizeof *tools) : NULL;
     for (uint32_t tc = nt ? sy_jdom_first(d, tcs) : 0; tc; tc = sy_jdom_next(d, tc), k++) {
-        uint32_t fn = mem(d, tc, "function");
+        uint32_t fn = sy_jdom_at(d, tc, "function");
         char *id = sy_arena_alloc(x->arena, 24);
         size_t il;
-        const char *given = sv(d, mem(d, tc, "id"), x->arena, &il);
+        const char *given = sy_jdom_view(d, sy_jdom_at(d, tc, "id"), x->arena, &il);
         call_id(st, (int)k, id);
         tools[k].id = given && il ? given : id;
         tools[k].idl = given && il ? il : strlen(id);
-        tools[k].name = sv(d, mem(d, fn, "name"), x->arena, &tools[k].nl);
-        tools[k].args = args_text(d, mem(d, fn, "arguments"), x->arena, &tools[k].al);
+        tools[k].name = sy_jdom_view(d, sy_jdom_at(d, fn, "name"), x->arena, &tools[k].nl);
+        tools[k].args = args_text(d, sy_jdom_at(d, fn, "arguments"), x->arena, &tools[k].al);
     }
     if (c && (cl || !k)) {
         m.content = c;
@@ -876,7 +850,7 @@ static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const stru
 static int decode_embed(const struct sy_xctx *x, struct sy_xstate *st, const struct sy_jdoc *d, struct sy_buf *out)
 {
     uint32_t embs = sy_jdom_get(d, 0, "embeddings");
-    if (ty(d, embs) != 'a')
+    if (sy_jdom_kind(d, embs) != 'a')
         return bad_body(st, 502, "Ollama: embeddings response has no embeddings list", 50, "");
     size_t n = d->n[embs].kids, i = 0;
     const char **vec = sy_arena_alloc(x->arena, (n + 1) * sizeof *vec);
@@ -900,7 +874,7 @@ static int decode_response(const struct sy_xctx *x, struct sy_xstate *st, const 
     if (sy_jdom_parse(&d, body, n, x->arena, 0) || d.n[0].type != 'o')
         return bad_body(st, 502, "Ollama: response is not a JSON object", 37, "");
     size_t el;
-    const char *err = sv(&d, sy_jdom_get(&d, 0, "error"), x->arena, &el);
+    const char *err = sy_jdom_view(&d, sy_jdom_get(&d, 0, "error"), x->arena, &el);
     if (err)
         return bad_body(st, 500, err, el, "APIConnectionError");
     return x->op == SY_OP_EMBED ? decode_embed(x, st, &d, out) : decode_chat(x, st, &d, out);
@@ -949,23 +923,23 @@ static int line(const struct sy_xctx *x, struct sy_xstate *st, const struct sy_j
                 struct sy_buf *out)
 {
     size_t n;
-    const char *s = sv(d, sy_jdom_get(d, 0, "error"), a, &n);
+    const char *s = sy_jdom_view(d, sy_jdom_get(d, 0, "error"), a, &n);
     if (s)
         return bad_body(st, 500, s, n, "APIConnectionError");
     sy_oai_chunk_role(st, out);
     uint32_t msg = sy_jdom_get(d, 0, "message");
-    if ((s = sv(d, mem(d, msg, "thinking"), a, &n)) && n)
+    if ((s = sy_jdom_view(d, sy_jdom_at(d, msg, "thinking"), a, &n)) && n)
         sy_oai_chunk_reasoning(st, out, s, n);
-    if ((s = sv(d, mem(d, msg, "content"), a, &n)) && n)
+    if ((s = sy_jdom_view(d, sy_jdom_at(d, msg, "content"), a, &n)) && n)
         stream_content(st, s, n, a, out);
-    uint32_t tcs = mem(d, msg, "tool_calls");
-    for (uint32_t tc = ty(d, tcs) == 'a' ? sy_jdom_first(d, tcs) : 0; tc; tc = sy_jdom_next(d, tc)) {
-        uint32_t fn = mem(d, tc, "function");
+    uint32_t tcs = sy_jdom_at(d, msg, "tool_calls");
+    for (uint32_t tc = sy_jdom_kind(d, tcs) == 'a' ? sy_jdom_first(d, tcs) : 0; tc; tc = sy_jdom_next(d, tc)) {
+        uint32_t fn = sy_jdom_at(d, tc, "function");
         char id[24];
         size_t il, nl, al;
-        const char *given = sv(d, mem(d, tc, "id"), a, &il);
-        const char *name = sv(d, mem(d, fn, "name"), a, &nl);
-        const char *args = args_text(d, mem(d, fn, "arguments"), a, &al);
+        const char *given = sy_jdom_view(d, sy_jdom_at(d, tc, "id"), a, &il);
+        const char *name = sy_jdom_view(d, sy_jdom_at(d, fn, "name"), a, &nl);
+        const char *args = args_text(d, sy_jdom_at(d, fn, "arguments"), a, &al);
         call_id(st, st->ntools, id);
         int oi = given && il ? sy_oai_chunk_tool_start(st, out, given, il, name, nl)
                              : sy_oai_chunk_tool_start(st, out, id, strlen(id), name, nl);
