@@ -159,7 +159,6 @@ static int fail(struct sy_xerr *e, int status, const char *msg)
 
 /* ---- configure ------------------------------------------------------------ */
 
-
 /* api_base may name the full endpoint, as LiteLLM's docs show it. */
 static void trim_base(char *b)
 {
@@ -177,7 +176,6 @@ static void trim_base(char *b)
     while (n && b[n - 1] == '/')
         b[--n] = 0;
 }
-
 
 static int configure(const struct sy_deployment *d, int global_drop, struct sy_pconf *pc, char *err, size_t errlen)
 {

@@ -140,7 +140,6 @@ static int fail(struct sy_xerr *e, int status, const char *msg)
 
 /* ---- configure ------------------------------------------------------------ */
 
-
 /* /api/chat is native: an OpenAI-compatible base ending in /v1 (or a full
  * endpoint URL) is cut back to the server's root. */
 static void trim_base(char *b)
@@ -159,7 +158,6 @@ static void trim_base(char *b)
     while (n && b[n - 1] == '/')
         b[--n] = 0;
 }
-
 
 static int configure(const struct sy_deployment *d, int global_drop, struct sy_pconf *pc, char *err, size_t errlen)
 {
