@@ -1214,10 +1214,8 @@ static void launch(struct sy_call *c)
             return;
         }
     }
-    if (xbody) {
-        c->body_parts[0].len = c->body_parts[0].len; /* pieces set by sy_xlate_prepare */
+    if (xbody) /* body pieces set by sy_xlate_prepare */
         goto send;
-    }
     {
     const char *b = c->fwd_body ? c->fwd_body : r->body.p;
     size_t n = c->fwd_body ? c->fwd_len : r->body.len;
