@@ -45,6 +45,13 @@ static void job_after(uv_work_t *w, int status)
     struct job *j = w->data;
     struct sy_call *c = j->c;
     c->offload_job = NULL;
+    if ((j->gone || status == UV_ECANCELED) && j->saved_abort) {
+        /* the client left while the work ran: what the stage would have done had it
+         * left then (proxy.c releases its attempt's slot, accounts 499, ends) */
+        c->req->on_abort = NULL;
+        j->saved_abort(c->req);
+        return;
+    }
     if (j->gone || status == UV_ECANCELED) {
         c->llm_failed = c->t_up_start != 0;
         sy_call_account(c, 499);

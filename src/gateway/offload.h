@@ -9,13 +9,16 @@
  *
  * Contract:
  *   - work(c, arg) runs on a pool thread. It may read the request (body,
- *     headers, arena contents allocated before the call) and write memory
- *     only it owns until done; it must not touch the loop, the server, timers,
- *     metrics shards or the arena allocator.
+ *     headers, arena contents allocated before the call), write memory only it
+ *     owns until done, and allocate from the request's arena (nothing on the
+ *     loop touches this request's arena while the work runs: a client that
+ *     leaves only marks the job); it must not touch the loop, the server,
+ *     timers or metrics shards.
  *   - done(c, arg) runs afterwards on the worker's loop, unless the client went
- *     away meanwhile: then the call is accounted as 499 and the request ended
- *     by the offload layer, and done is not called (cleanup belongs on the
- *     arena, see sy_arena_defer).
+ *     away meanwhile: then done is not called, and the request's on_abort of
+ *     before the call runs (proxy.c's releases its attempt's slot), or, when
+ *     there was none, the call is accounted as 499 and the request ended by
+ *     the offload layer (cleanup belongs on the arena, see sy_arena_defer).
  *   - While work runs, the request's on_abort is the offload layer's; the
  *     caller's is restored before done runs.
  *   - Returns 0, or a negative SY_E* when the work could not be queued (then

@@ -28,6 +28,7 @@
 #include "gateway/offload.h"
 #include "gateway/usage.h"
 #include "gateway/xlate.h"
+#include "providers/adapter.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "tokenizer/tokenizer.h"
@@ -1190,14 +1191,63 @@ void sy_proxy_relaunch(struct sy_call *c)
     launch(c);
 }
 
+/* Pool work: translate a large request (xlate.c) off the loop. */
+static void xlate_work(struct sy_call *c, void *arg)
+{
+    struct sy_ureq_opts o = {0};
+    unsigned nb = 0;
+    struct sy_xcall *x = c->x;
+    x->p_rc = sy_xlate_prepare(c, &o, &nb);
+    x->p_nbody = nb;
+    x->p_url = o.url;
+    x->p_headers = o.headers;
+    x->p_headers_len = o.headers_len;
+    x->prepared = 1;
+}
+
+static void xlate_done(struct sy_call *c, void *arg)
+{
+    launch(c);
+}
+
+/* Requests from this size on are translated on the thread pool. */
+#define XLATE_OFFLOAD_BYTES (256u << 10)
+
 static void launch(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     const struct sy_drt *d = c->drt;
     struct sy_ureq_opts o = {0};
     unsigned xbody = 0;
+    if ((d->ad || c->kind == SY_RK_MESSAGES) && !(c->x && c->x->prepared) && r->body.len >= XLATE_OFFLOAD_BYTES &&
+        !(c->kind == SY_RK_MESSAGES && d->ad == &sy_adapter_anthropic)) {
+        int rc = sy_xlate_oauth(c); /* the token is the loop's business; the rest goes to the pool */
+        if (rc == SY_AGAIN) {
+            if (!schedule(c, 0.005, on_oauth_wait)) {
+                attempt_release(c);
+                finish_error(c, 500, "InternalServerError", "internal_server_error", NULL, "out of memory");
+            }
+            return;
+        }
+        if (rc == 0) {
+            sy_call_run_work(c, r->body.len, xlate_work, xlate_done, NULL);
+            return;
+        }
+        /* a token failure: sy_xlate_prepare below reports it */
+    }
     if (d->ad || c->kind == SY_RK_MESSAGES) {
-        int rc = sy_xlate_prepare(c, &o, &xbody);
+        int rc;
+        if (c->x && c->x->prepared) { /* done on the pool */
+            struct sy_xcall *x = c->x;
+            x->prepared = 0;
+            rc = x->p_rc;
+            xbody = x->p_nbody;
+            o.url = x->p_url;
+            o.headers = x->p_headers;
+            o.headers_len = x->p_headers_len;
+        } else {
+            rc = sy_xlate_prepare(c, &o, &xbody);
+        }
         if (rc == SY_AGAIN) { /* an OAuth token is on its way: look again shortly */
             if (!schedule(c, 0.005, on_oauth_wait)) {
                 attempt_release(c);

@@ -320,7 +320,11 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     if (oai_dom(c, x))
         return SY_EINVAL;
     char tok[4096];
-    if (d->ad->caps & SY_CAP_OAUTH) {
+    if ((d->ad->caps & SY_CAP_OAUTH) && x->tok_ready) { /* fetched on the loop (sy_xlate_oauth) */
+        memcpy(tok, x->tok, sizeof tok);
+        x->tok_ready = 0;
+        x->ctx.access_token = tok;
+    } else if (d->ad->caps & SY_CAP_OAUTH) {
         char err[512] = "";
         int t = sy_oauth_token(c->w, d->pc, tok, sizeof tok, err, sizeof err);
         if (t == 0)
@@ -354,6 +358,28 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     o->url = x->out.url.p;
     o->headers = x->out.headers.p;
     o->headers_len = x->out.headers.len;
+    return 0;
+}
+
+int sy_xlate_oauth(struct sy_call *c)
+{
+    struct sy_drt *d = c->drt;
+    struct sy_xcall *x = xc(c);
+    x->tok_ready = 0;
+    if (!d->ad || !(d->ad->caps & SY_CAP_OAUTH))
+        return 0;
+    char err[512] = "";
+    int t = sy_oauth_token(c->w, d->pc, x->tok, sizeof x->tok, err, sizeof err);
+    if (t == 0)
+        return SY_AGAIN;
+    if (t < 0) {
+        char m[700];
+        snprintf(m, sizeof m, "Failed to get an OAuth2 access token: %s", err);
+        set_err(x, 401, m);
+        snprintf(x->err.cls, sizeof x->err.cls, "AuthenticationError");
+        return SY_EAUTH;
+    }
+    x->tok_ready = 1;
     return 0;
 }
 

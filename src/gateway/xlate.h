@@ -52,6 +52,15 @@ struct sy_xcall {
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
     int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
+    /* a large request is translated on the thread pool (proxy.c): the OAuth token is
+     * taken on the loop first, the results wait here for the loop */
+    char tok[4096];
+    int tok_ready;
+    int prepared; /* prepare ran on the pool: p_* hold its results */
+    int p_rc;
+    unsigned p_nbody;
+    const char *p_url, *p_headers;
+    size_t p_headers_len;
 };
 
 /* Prepare the attempt on c->drt: fills o->url, o->headers and either the
@@ -61,6 +70,12 @@ struct sy_xcall {
  * SY_E* with c->x->err filled (the request cannot be sent: a 400 for an
  * unsupported parameter, say). */
 int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody);
+/* The loop's part of a prepare that will run on the thread pool: the OAuth
+ * token of the attempt's deployment, if it needs one. 0, SY_AGAIN (being
+ * fetched), or an SY_E* with c->x->err filled. sy_xlate_prepare itself only
+ * reads the request and allocates from its arena, which the loop does not
+ * touch while pool work runs (gateway/offload.h). */
+int sy_xlate_oauth(struct sy_call *c);
 /* 1 when the call's responses are decoded (not forwarded as they come). */
 static inline int sy_xlate_decodes(const struct sy_call *c)
 {

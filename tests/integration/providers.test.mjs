@@ -439,3 +439,28 @@ model_list:
     await bad.stop();
   }
 });
+
+test('a large request is translated off the loop and answered (OpenAI -> anthropic, /v1/messages -> gpt-4o, stream too)', async () => {
+  const big = 'word '.repeat(200 * 1024); // ~1 MB of text
+  const r = await call('/v1/chat/completions', chatBody('claude', { messages: [{ role: 'user', content: big }] }));
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.choices[0].message.content, SENTENCE);
+  assert.equal(r.log.length, 1);
+  assert.ok(JSON.stringify(r.log[0].json.messages).length > big.length - 10, 'the whole text reached the provider');
+  const m = await call('/v1/messages', { model: 'gpt-4o', max_tokens: 50, messages: [{ role: 'user', content: big }] });
+  assert.equal(m.status, 200, m.text);
+  assert.equal(m.json.content[0].text, SENTENCE);
+  const s = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gemini', { stream: true, messages: [{ role: 'user', content: big }] }), AUTH);
+  assert.equal(s.status, 200);
+  assert.match(s.text, /data: \[DONE\]/);
+  // a client that leaves while its large request is being translated: the gateway stays well
+  const ac = new AbortController();
+  const p = fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, signal: ac.signal,
+    body: JSON.stringify(chatBody('bedrock', { messages: [{ role: 'user', content: big }] })),
+  }).catch(() => null);
+  ac.abort();
+  await p;
+  const ok = await call('/v1/chat/completions', chatBody('bedrock'));
+  assert.equal(ok.status, 200, ok.text);
+});
