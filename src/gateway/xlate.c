@@ -385,6 +385,19 @@ int sy_xlate_oauth(struct sy_call *c)
 
 /* ---- streams -------------------------------------------------------------- */
 
+/* An OpenAI body or chunk's reported usage into c's token counts. */
+static void take_usage(struct sy_call *c, const char *p, size_t n)
+{
+    uint64_t pt = 0, ct = 0;
+    if (sy_usage_scan(p, n, &pt, &ct)) {
+        c->prompt_tokens = pt;
+        c->completion_tokens = ct;
+        c->have_usage = 1;
+    }
+}
+
+static int on_oai_event(void *ud, const char *type, size_t tl, const char *data, size_t dl);
+
 /* OpenAI SSE frames in src -> Anthropic events (ingress) into x->emit. */
 static int oai_frames_to_msg(struct sy_call *c, struct sy_xcall *x, const char *p, size_t n)
 {
@@ -393,23 +406,8 @@ static int oai_frames_to_msg(struct sy_call *c, struct sy_xcall *x, const char *
         const char *nl = memmem(p, (size_t)(e - p), "\n\n", 2);
         if (!nl)
             break;
-        if (nl - p > 6 && memcmp(p, "data: ", 6) == 0) {
-            const char *data = p + 6;
-            size_t dl = (size_t)(nl - data);
-            if (memmem(data, dl, "\"usage\"", 7)) {
-                uint64_t pt = 0, ct = 0;
-                if (sy_usage_scan(data, dl, &pt, &ct)) {
-                    c->prompt_tokens = pt;
-                    c->completion_tokens = ct;
-                    c->have_usage = 1;
-                }
-            }
-            int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
-            if (rc < 0 && rc != SY_ENOSPC) {
-                sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
-                return 0;
-            }
-        }
+        if (nl - p > 6 && memcmp(p, "data: ", 6) == 0)
+            on_oai_event(c, "", 0, p + 6, (size_t)(nl - p - 6));
         p = nl + 2;
     }
     return 0;
@@ -441,14 +439,8 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
 {
     struct sy_call *c = ud;
     struct sy_xcall *x = c->x;
-    if (dl >= 7 && memmem(data, dl, "\"usage\"", 7)) {
-        uint64_t pt = 0, ct = 0;
-        if (sy_usage_scan(data, dl, &pt, &ct)) {
-            c->prompt_tokens = pt;
-            c->completion_tokens = ct;
-            c->have_usage = 1;
-        }
-    }
+    if (dl >= 7 && memmem(data, dl, "\"usage\"", 7))
+        take_usage(c, data, dl);
     int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
     if (rc < 0 && rc != SY_ENOSPC)
         sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
@@ -574,14 +566,8 @@ int sy_xlate_response(struct sy_call *c)
     if (x->mode == XM_MSG_OAI || x->mode == XM_MSG_ADAPTER) {
         const char *ob = x->mode == XM_MSG_OAI ? body : nb.p;
         size_t on = x->mode == XM_MSG_OAI ? n : nb.len;
-        if (x->mode == XM_MSG_OAI) {
-            uint64_t pt = 0, ct = 0;
-            if (sy_usage_scan(ob, on, &pt, &ct)) {
-                c->prompt_tokens = pt;
-                c->completion_tokens = ct;
-                c->have_usage = 1;
-            }
-        }
+        if (x->mode == XM_MSG_OAI)
+            take_usage(c, ob, on);
         struct sy_buf ab;
         sy_buf_init(&ab, MAX_XBODY);
         rc = sy_msg_from_openai(ob ? ob : "", on, c->model, x->msg_id, x->have_areq ? &x->areq : NULL,

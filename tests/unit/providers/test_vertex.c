@@ -53,7 +53,8 @@ static void make_sa(void)
     sy_buf_free(&j);
     BIO_free(b);
     EVP_PKEY_free(pk);
-    snprintf(sa_path, sizeof sa_path, "/tmp/sy-test-vertex-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(sa_path, sizeof sa_path, "%s/sy-test-vertex-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(sa_path);
     assert_true(fd >= 0);
     assert_true(write(fd, sa_json, strlen(sa_json)) == (ssize_t)strlen(sa_json));
