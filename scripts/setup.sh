@@ -6,6 +6,7 @@ PKGS=(
   build-essential pkg-config meson ninja-build clang libclang-rt-14-dev llvm
   libuv1-dev libhttp-parser-dev libyaml-dev libssl-dev libpcre2-dev
   libjson-c-dev libjsmn-dev libsqlite3-dev libcmocka-dev libhiredis-dev redis-server
+  libpq-dev postgresql sqlite3
   curl ca-certificates openssl wrk nginx-light
 )
 # Node.js (for the SDK end-to-end tests) may come from Debian or be preinstalled.

@@ -60,6 +60,12 @@ struct sy_deployment {
     int max_parallel_requests;   /* litellm_params.max_parallel_requests; < 0 when absent */
     double cooldown_time_s;      /* litellm_params.cooldown_time; < 0 when absent (0 = never cool down) */
     const char *health_check_model; /* model_info.health_check_model; may be NULL */
+    /* cost (issue 9): litellm_params wins over model_info; < 0 when absent */
+    double cache_read_input_token_cost, cache_creation_input_token_cost, output_cost_per_reasoning_token;
+    int64_t max_output_tokens;   /* model_info.max_output_tokens; < 0 when absent */
+    const char **access_groups;  /* model_info.access_groups; may be NULL */
+    size_t n_access_groups;
+    const char *base_model;      /* model_info.base_model (price lookup); may be NULL */
 };
 
 /* One fallbacks entry: {"group": ["fb1", "fb2"]} (group may be "*"). */
@@ -161,6 +167,16 @@ struct sy_config {
     /* general_settings */
     const char *master_key;                /* may be NULL (auth off); env LITELLM_MASTER_KEY when absent */
     double max_request_size_mb;            /* default 32 */
+    /* keys and spend (issue 9) */
+    const char *database_url;              /* general_settings.database_url, else env DATABASE_URL; may be NULL
+                                              (then the embedded SQLite file, see gateway) */
+    int allow_requests_on_db_unavailable;  /* bool, default 0 */
+    double proxy_batch_write_at_s;         /* spend writer interval, default 1 (LiteLLM: 10) */
+    int disable_spend_logs;                /* bool: no SpendLogs rows (entity spend still written) */
+    double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
+    size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
+    const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+    double global_max_budget;              /* litellm_settings.max_budget; < 0 when absent */
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;               /* default 65536 */

@@ -53,7 +53,7 @@ static const struct kdef litellm_keys[] = {
     {"enable_redis_auth_cache", UNSUP},
     {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
     {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
-    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", UNSUP},
+    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", USED},
     {"budget_duration", UNSUP}, {"network_mock", UNSUP},
     {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
     {"s3_callback_params", UNSUP}, {"default_internal_user_params", UNSUP},
@@ -90,18 +90,19 @@ static const struct kdef general_keys[] = {
     {"master_key", USED}, {"max_request_size_mb", USED}, {"switchyard_max_header_bytes", USED},
     {"switchyard_header_timeout_s", USED}, {"switchyard_body_timeout_s", USED},
     {"switchyard_body_total_timeout_s", USED}, {"switchyard_cors_allowed_origins", USED},
-    {"switchyard_keepalive_timeout_s", USED}, {"background_health_checks", USED}, {"health_check_interval", USED},
+    {"switchyard_keepalive_timeout_s", USED}, {"switchyard_spend_queue_max", USED},
+    {"switchyard_model_prices", USED}, {"background_health_checks", USED}, {"health_check_interval", USED},
     {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
-    {"database_url", UNSUP}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
-    {"store_model_in_db", UNSUP}, {"disable_spend_logs", UNSUP}, {"disable_spend_updates", UNSUP},
-    {"disable_error_logs", UNSUP}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", UNSUP},
+    {"database_url", USED}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
+    {"store_model_in_db", UNSUP}, {"disable_spend_logs", USED}, {"disable_spend_updates", UNSUP},
+    {"disable_error_logs", UNSUP}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", USED},
     {"use_redis_transaction_buffer", UNSUP}, {"maximum_spend_logs_retention_period", UNSUP},
     {"maximum_spend_logs_retention_interval", UNSUP}, {"alerting", UNSUP}, {"alerting_threshold", UNSUP},
     {"alert_types", UNSUP}, {"alert_to_webhook_url", UNSUP}, {"alerting_args", UNSUP},
     {"health_check_details", UNSUP},
     {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", UNSUP}, {"token_rate_limit_type", UNSUP},
     {"proxy_budget_rescheduler_min_time", UNSUP}, {"proxy_budget_rescheduler_max_time", UNSUP},
-    {"allow_requests_on_db_unavailable", UNSUP}, {"user_api_key_cache_ttl", UNSUP},
+    {"allow_requests_on_db_unavailable", USED}, {"user_api_key_cache_ttl", USED},
     {"litellm_key_header_name", UNSUP}, {"custom_auth", UNSUP}, {"custom_auth_settings", UNSUP},
     {"enable_jwt_auth", UNSUP}, {"litellm_jwtauth", UNSUP}, {"enforce_user_param", UNSUP},
     {"allowed_routes", UNSUP}, {"public_routes", UNSUP}, {"admin_only_routes", UNSUP}, {"allowed_ips", UNSUP},
@@ -129,6 +130,8 @@ static const struct kdef params_keys[] = {
     {"custom_llm_provider", USED}, {"litellm_provider", USED}, {"rpm", USED}, {"tpm", USED}, {"weight", USED},
     {"order", USED}, {"timeout", USED}, {"stream_timeout", USED}, {"max_retries", USED},
     {"mock_response", USED}, {"input_cost_per_token", USED}, {"output_cost_per_token", USED},
+    {"cache_read_input_token_cost", USED}, {"cache_creation_input_token_cost", USED},
+    {"output_cost_per_reasoning_token", USED},
     {"litellm_credential_name", USED}, {"max_parallel_requests", USED}, {"cooldown_time", USED},
     {"tags", UNSUP}, {"max_budget", UNSUP}, {"budget_duration", UNSUP}, {"use_in_pass_through", UNSUP},
     {"num_retries", UNSUP},
@@ -378,6 +381,8 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->router.max_fallbacks = (int)d;
     if (sy__get_count(ld, sy__ymap_get(ls, "allowed_fails"), "litellm_settings.allowed_fails", 1, 0, &d) > 0)
         c->router.allowed_fails = (int)d;
+    if (sy__get_count(ld, sy__ymap_get(ls, "max_budget"), "litellm_settings.max_budget", 0, 0, &d) > 0)
+        c->global_max_budget = d;
 
     const char **list = NULL;
     size_t n = 0, cap = 0;
@@ -572,6 +577,21 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_bool(ld, sy__ymap_get(gs, "background_health_checks"), "general_settings.background_health_checks",
                  &b) > 0)
         c->router.background_health_checks = b;
+    /* keys and spend */
+    c->database_url = sy__get_str(ld, sy__ymap_get(gs, "database_url"), "general_settings.database_url");
+    if (sy__get_bool(ld, sy__ymap_get(gs, "allow_requests_on_db_unavailable"),
+                     "general_settings.allow_requests_on_db_unavailable", &b) > 0)
+        c->allow_requests_on_db_unavailable = b;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "disable_spend_logs"), "general_settings.disable_spend_logs", &b) > 0)
+        c->disable_spend_logs = b;
+    if (positive(ld, gs, "proxy_batch_write_at", 0, &d))
+        c->proxy_batch_write_at_s = d;
+    if (positive(ld, gs, "user_api_key_cache_ttl", 0, &d))
+        c->user_api_key_cache_ttl_s = d;
+    if (positive(ld, gs, "switchyard_spend_queue_max", 1, &d))
+        c->spend_queue_max = (size_t)d;
+    c->model_prices_path =
+        sy__get_str(ld, sy__ymap_get(gs, "switchyard_model_prices"), "general_settings.switchyard_model_prices");
     if (positive(ld, gs, "health_check_interval", 0, &d))
         c->router.health_check_interval_s = d;
 }
@@ -674,6 +694,8 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_retries = d->order = -1;
     d->max_input_tokens = d->max_tokens = -1;
     d->input_cost_per_token = d->output_cost_per_token = -1;
+    d->cache_read_input_token_cost = d->cache_creation_input_token_cost = d->output_cost_per_reasoning_token = -1;
+    d->max_output_tokens = -1;
     d->max_parallel_requests = -1;
     d->cooldown_time_s = -1;
     d->mode = "chat";
@@ -768,6 +790,9 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_retries = (int)param_num(ld, lp, "max_retries", lpw, 1);
     d->input_cost_per_token = param_num(ld, lp, "input_cost_per_token", lpw, 0);
     d->output_cost_per_token = param_num(ld, lp, "output_cost_per_token", lpw, 0);
+    d->cache_read_input_token_cost = param_num(ld, lp, "cache_read_input_token_cost", lpw, 0);
+    d->cache_creation_input_token_cost = param_num(ld, lp, "cache_creation_input_token_cost", lpw, 0);
+    d->output_cost_per_reasoning_token = param_num(ld, lp, "output_cost_per_reasoning_token", lpw, 0);
     double v;
     snprintf(path, sizeof path, "%s.max_parallel_requests", lpw);
     if (sy__get_count(ld, sy__ymap_get(lp, "max_parallel_requests"), path, 1, 0, &v) > 0)
@@ -791,6 +816,26 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
             d->input_cost_per_token = param_num(ld, mi, "input_cost_per_token", miw, 0);
         if (d->output_cost_per_token < 0)
             d->output_cost_per_token = param_num(ld, mi, "output_cost_per_token", miw, 0);
+        if (d->cache_read_input_token_cost < 0)
+            d->cache_read_input_token_cost = param_num(ld, mi, "cache_read_input_token_cost", miw, 0);
+        if (d->cache_creation_input_token_cost < 0)
+            d->cache_creation_input_token_cost = param_num(ld, mi, "cache_creation_input_token_cost", miw, 0);
+        if (d->output_cost_per_reasoning_token < 0)
+            d->output_cost_per_reasoning_token = param_num(ld, mi, "output_cost_per_reasoning_token", miw, 0);
+        v = param_num(ld, mi, "max_output_tokens", miw, 1);
+        if (v >= 0)
+            d->max_output_tokens = (int64_t)v;
+        snprintf(path, sizeof path, "%s.base_model", miw);
+        d->base_model = sy__get_str(ld, sy__ymap_get(mi, "base_model"), path);
+        const struct sy_ynode *ag = sy__ymap_get(mi, "access_groups");
+        if (ag && ag->kind == SY_Y_SEQ && ag->n) {
+            d->access_groups = sy_arena_alloc(ld->a, ag->n * sizeof *d->access_groups);
+            for (size_t i = 0; i < ag->n; i++)
+                if (ag->items[i]->kind == SY_Y_STR)
+                    d->access_groups[d->n_access_groups++] = ag->items[i]->s;
+        } else if (ag && ag->kind != SY_Y_NULL) {
+            sy__ld_warn(ld, ag->file, ag->line, "%s.access_groups: expected a list of names; ignored", miw);
+        }
         snprintf(path, sizeof path, "%s.tokenizer", miw);
         d->tokenizer = sy__get_str(ld, sy__ymap_get(mi, "tokenizer"), path);
         snprintf(path, sizeof path, "%s.health_check_model", miw);
@@ -911,6 +956,10 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->body_timeout_s = 60;
     c->body_total_timeout_s = 60;
     c->keepalive_timeout_s = 75;
+    c->proxy_batch_write_at_s = 1;
+    c->user_api_key_cache_ttl_s = 10;
+    c->spend_queue_max = 100000;
+    c->global_max_budget = -1;
 
     for (size_t i = 0; i < root->n; i++) {
         const struct sy_ynode *k = root->pairs[i].key, *v = root->pairs[i].val;
@@ -938,6 +987,11 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     fill_models(ld, c, root);
     sy__check_router_groups(ld, c, root);
 
+    if (!c->database_url) {
+        const char *env = getenv("DATABASE_URL");
+        if (env && *env)
+            c->database_url = sy_arena_strndup(ld->a, env, strlen(env));
+    }
     if (!c->master_key) {
         const char *env = getenv("LITELLM_MASTER_KEY");
         if (env && *env)

@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+# Build step: embed a data file as a C string (NUL-terminated) with its length.
+# usage: embed.py SYMBOL INPUT OUTPUT
+import sys
+sym, src, dst = sys.argv[1:4]
+data = open(src, 'rb').read()
+with open(dst, 'w') as f:
+    f.write('/* generated from %s: do not edit */\n#include <stddef.h>\n' % src.split('/')[-1])
+    f.write('const size_t %s_len = %d;\nconst char %s[] =\n' % (sym, len(data), sym))
+    for i in range(0, len(data), 64):
+        chunk = data[i:i + 64]
+        f.write('    "' + ''.join('\\x%02x' % b if (b < 32 or b > 126 or b in (34, 92, 63)) else chr(b) for b in chunk) + '"\n')
+    f.write(';\n')

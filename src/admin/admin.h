@@ -1,0 +1,96 @@
+/* admin.h - LiteLLM's management API: keys, users, teams, customers,
+ * organizations, budgets, spend, model info.
+ *
+ * Handlers run on a DB thread (store/dbpool.h), synchronously: they parse the
+ * request (json-c), read and write the store, and fill a response. The loop
+ * side (admin/routes.c) matches the route, checks the caller may call it,
+ * copies what the handler needs into a sy_admin_ctx, submits it and sends the
+ * response when it comes back; then it publishes the cache invalidations the
+ * handler listed (sy_keys_invalidate here, and to other instances through
+ * Redis when configured).
+ *
+ * Request and response JSON follow LiteLLM's (proxy/_types.py request models,
+ * management_endpoints/*.py): field names, defaults, nulls, statuses. Errors
+ * are LiteLLM's ProxyException shape, written with sy_admin_error:
+ *   {"error":{"message":"...","type":"...","param":"...","code":"400"}}
+ */
+#ifndef SY_ADMIN_H
+#define SY_ADMIN_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "store/dbpool.h"
+
+struct sy_gwconf;
+
+#define SY_ADMIN_MAX_INVAL 64
+
+struct sy_admin_ctx {
+    struct sy_db_job job; /* first: the DB job */
+    /* request (read-only for handlers; NUL-terminated copies) */
+    int method;           /* http_parser's HTTP_GET, HTTP_POST, HTTP_DELETE, ... */
+    const char *path;     /* "/key/generate", "/key/sk-.../regenerate" */
+    const char *query;    /* raw query string without '?', "" when none */
+    const char *body;     /* "" when none */
+    size_t body_len;
+    int is_admin;         /* master key, or a key whose user is proxy_admin (or auth off) */
+    int is_admin_viewer;  /* proxy_admin_viewer: read-only routes */
+    const char *caller_token;   /* sha256 hex of the caller's virtual key; NULL for the master key / no auth */
+    const char *caller_user_id; /* the caller key's user_id, NULL when none */
+    const char *caller_team_id;
+    double now;           /* unix seconds at the request */
+    const struct sy_gwconf *g; /* the config (model groups, for /model/info, access groups); read-only */
+    /* response (filled by the handler) */
+    int status;           /* default 200 */
+    struct sy_buf out;    /* JSON body */
+    /* cache invalidations to publish once the handler is done: "token:<hash>",
+     * "user:<id>", "team:<id>", "end_user:<id>", "org:<id>", "all" */
+    char *inval[SY_ADMIN_MAX_INVAL];
+    int ninval;
+    void *priv;           /* the loop side's */
+};
+
+typedef void (*sy_admin_fn)(struct sy_store *st, struct sy_admin_ctx *a);
+
+/* Response helpers (handlers). */
+void sy_admin_error(struct sy_admin_ctx *a, int status, const char *type, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* The store failed: 500 "DB error" (or, for SY_STORE_EDOWN, LiteLLM's
+ * "No connected db." 500 / 503 text). */
+void sy_admin_db_error(struct sy_admin_ctx *a, struct sy_store *st, int rc);
+void sy_admin_invalidate(struct sy_admin_ctx *a, const char *kind, const char *id);
+/* Query parameter `name` decoded (percent-decoding, '+' as space) into out;
+ * returns out or NULL when absent. */
+const char *sy_admin_query(const struct sy_admin_ctx *a, const char *name, char *out, size_t cap);
+/* A fresh id: uuid4 text (37 bytes). */
+void sy_admin_uuid(char out[37]);
+/* New plaintext key "sk-" + 22 url-safe random chars (LiteLLM's token_urlsafe(16)); out >= 32. */
+void sy_admin_new_key(char *out, size_t cap);
+
+/* Route table entry (admin/routes.c collects every file's table). */
+struct sy_admin_route {
+    int method;           /* HTTP_GET / HTTP_POST / ...; 0 = GET or POST */
+    const char *path;     /* exact, or a pattern with one '*' segment: "/key/*\/regenerate" */
+    sy_admin_fn fn;
+    unsigned flags;
+};
+#define SY_ADMIN_READONLY 0x1 /* proxy_admin_viewer may call it */
+#define SY_ADMIN_SELF 0x2     /* a non-admin key may call it about itself (key/info, user/info, team/info of its own) */
+#define SY_ADMIN_NODB 0x4     /* runs without a database (model info) */
+
+/* Each handler file exports its table, NULL-path terminated. */
+extern const struct sy_admin_route sy_admin_key_routes[];      /* admin/keys.c */
+extern const struct sy_admin_route sy_admin_user_routes[];     /* admin/users.c */
+extern const struct sy_admin_route sy_admin_team_routes[];     /* admin/teams.c */
+extern const struct sy_admin_route sy_admin_customer_routes[]; /* admin/customers.c */
+extern const struct sy_admin_route sy_admin_org_routes[];      /* admin/orgs.c */
+extern const struct sy_admin_route sy_admin_budget_routes[];   /* admin/budgets.c */
+extern const struct sy_admin_route sy_admin_spend_routes[];    /* admin/spend.c */
+extern const struct sy_admin_route sy_admin_model_routes[];    /* admin/models.c */
+
+/* Find the handler for method + path: the route, or NULL; *path_known set
+ * when the path exists with another method. */
+const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t n, int *path_known);
+
+#endif

@@ -1,0 +1,170 @@
+/* spend.h - what a call costs, and where that cost goes.
+ *
+ *   prices.c   the price table: LiteLLM's model_prices_and_context_window.json
+ *              field names; a table shipped with switchyard (data/model_prices.json,
+ *              compiled in) plus an optional LiteLLM-format file from the config
+ *   cost.c     cost of one call from its usage (LiteLLM's generic_cost_per_token)
+ *   reserve.c  budget reservations: worst-case cost taken from each budgeted
+ *              entity's spend in one DB transaction before the call, settled after
+ *   writer.c   the spend writer thread: LiteLLM_SpendLogs rows, entity spend
+ *              deltas and LiteLLM_Daily*Spend aggregates, batched off the request path
+ *   reset.c    budget_duration resets (budget_reset_at), run by the writer
+ */
+#ifndef SY_SPEND_H
+#define SY_SPEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sy_store;
+
+/* ---- prices ---------------------------------------------------------------
+ * One model's entry. Every cost is USD per token; < 0 when the table does not
+ * give it (cost.c falls back: cache read/write and reasoning at the input /
+ * output price). */
+struct sy_price {
+    const char *key;               /* "gpt-4o", "anthropic/claude-...", as in the file */
+    const char *litellm_provider;  /* "openai", "anthropic", ... */
+    const char *mode;              /* "chat", "embedding", "completion", ... */
+    double input_cost_per_token;
+    double output_cost_per_token;
+    double cache_read_input_token_cost;
+    double cache_creation_input_token_cost;
+    double output_cost_per_reasoning_token;
+    /* tiered pricing: above `tier_threshold` prompt tokens every rate switches
+     * (input_cost_per_token_above_200k_tokens ...); 0 when none */
+    int64_t tier_threshold;
+    double tier_input, tier_output, tier_cache_read, tier_cache_write;
+    int64_t max_input_tokens;      /* 0 unknown */
+    int64_t max_output_tokens;     /* 0 unknown */
+    int64_t max_tokens;            /* legacy field; 0 unknown */
+    unsigned supports;             /* SY_SUPPORTS_* bits */
+    const char *json;              /* the entry as JSON text (for /model/info), NUL-terminated */
+};
+#define SY_SUPPORTS_FUNCTION_CALLING 0x01
+#define SY_SUPPORTS_VISION 0x02
+#define SY_SUPPORTS_PROMPT_CACHING 0x04
+#define SY_SUPPORTS_REASONING 0x08
+#define SY_SUPPORTS_RESPONSE_SCHEMA 0x10
+#define SY_SUPPORTS_TOOL_CHOICE 0x20
+#define SY_SUPPORTS_SYSTEM_MESSAGES 0x40
+#define SY_SUPPORTS_PARALLEL_FUNCTION_CALLING 0x80
+
+/* Load the built-in table, then (when path is not NULL) a LiteLLM-format
+ * JSON file whose entries override or add to it. 0, or -1 with err filled
+ * (the built-in table stays loaded). Called once at start (and on SIGHUP:
+ * the old table is kept alive; lookups are lock-free). */
+int sy_prices_load(const char *path, char *err, size_t errlen);
+/* Look up as LiteLLM does: "<provider>/<model>" first, then "<model>", then
+ * the model with a provider prefix stripped ("openai/gpt-4o" -> "gpt-4o"),
+ * then without a date suffix ("gpt-4o-2024-08-06" -> "gpt-4o"). provider may
+ * be NULL. NULL when unknown. The pointer stays valid for the process. */
+const struct sy_price *sy_price_find(const char *provider, const char *model);
+size_t sy_prices_count(void);
+/* Iterate (for /model/info listings): the i-th entry, NULL past the end. */
+const struct sy_price *sy_price_at(size_t i);
+
+/* ---- cost ------------------------------------------------------------------ */
+struct sy_usage {
+    uint64_t prompt_tokens;            /* all input tokens, cached ones included (OpenAI's convention) */
+    uint64_t completion_tokens;        /* all output tokens, reasoning included */
+    uint64_t cached_tokens;            /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
+    uint64_t cache_creation_tokens;    /* cache_creation_input_tokens */
+    uint64_t reasoning_tokens;         /* completion_tokens_details.reasoning_tokens */
+};
+/* Prices for one deployment: the table's entry with the deployment's own
+ * litellm_params / model_info overrides (input_cost_per_token,
+ * output_cost_per_token, cache_read_input_token_cost, ...) applied. */
+struct sy_dprice {
+    double in, out, cache_read, cache_write, reasoning; /* < 0 unknown */
+    int64_t tier_threshold;
+    double tier_in, tier_out, tier_cache_read, tier_cache_write;
+    int64_t max_output_tokens; /* 0 unknown */
+    int64_t max_input_tokens;
+    int known;                 /* some price is known */
+};
+void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p); /* p may be NULL */
+double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u);
+/* Worst case before the call: prompt exactly, completion at max_tokens (or
+ * the model's max_output_tokens; 4096 when unknown). */
+double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t max_tokens);
+
+/* ---- reservations (reserve.c, on a DB thread) ------------------------------- */
+enum sy_ent { SY_ENT_KEY, SY_ENT_USER, SY_ENT_TEAM, SY_ENT_MEMBER, SY_ENT_END_USER, SY_ENT_ORG, SY_ENT__COUNT };
+const char *sy_ent_name(enum sy_ent e); /* "key", "user", "team", "team_member", "end_user", "organization" */
+
+struct sy_reserve {
+    const char *id[SY_ENT__COUNT];   /* NULL: entity absent or without a budget (member: "team_id\nuser_id") */
+    double max_budget[SY_ENT__COUNT];
+    double amount;                   /* worst-case cost */
+    /* result */
+    int refused;                     /* 1: entity `refused_ent` would pass its budget */
+    enum sy_ent refused_ent;
+    double current_spend;            /* of the refused entity */
+};
+/* One transaction: for each present entity, spend += amount where
+ * spend + amount <= max_budget; all or nothing. 0 (see refused), or a
+ * negative SY_STORE_E*. */
+int sy_reserve_take(struct sy_store *st, struct sy_reserve *r);
+
+/* ---- the spend writer (writer.c) ------------------------------------------- */
+/* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
+ * each entity. Strings are copied by sy_spend_record. */
+struct sy_spend_rec {
+    const char *request_id;        /* provider response id or the call id */
+    const char *call_type;         /* "acompletion", "aembedding", "atext_completion", "anthropic_messages" */
+    const char *status;            /* "success" | "failure" */
+    const char *api_key;           /* sha256 hex, "" for the master key / no auth */
+    const char *key_alias;
+    const char *user_id, *team_id, *org_id, *end_user;
+    const char *model;             /* upstream model */
+    const char *model_id;          /* deployment id */
+    const char *model_group;
+    const char *custom_llm_provider;
+    const char *api_base;
+    const char *requester_ip;
+    const char *metadata;          /* JSON object text (SpendLogsMetadata), may be NULL */
+    const char *request_tags;      /* JSON array text, may be NULL */
+    double spend;
+    struct sy_usage usage;
+    double start_s, end_s, completion_start_s; /* unix seconds */
+    int cache_hit;
+    /* settle: what was reserved from each entity before the call (0: nothing);
+     * the writer adds spend - reserved[e] to that entity, spend to the others */
+    double reserved[SY_ENT__COUNT];
+    int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
+};
+
+struct sy_spend_conf {
+    double batch_interval_s;   /* general_settings.proxy_batch_write_at (default 1) */
+    size_t max_queue;          /* rows held while the DB is down (default 100000); past it rows are dropped, counted, logged */
+    int disable_spend_logs;    /* general_settings.disable_spend_logs: entity spend still written, no SpendLogs rows */
+    double reset_interval_s;   /* budget reset check (default 60) */
+};
+/* Start the writer thread (needs the DB pool). 0 or -1. */
+int sy_spend_start(const struct sy_spend_conf *conf);
+/* Queue one record; never blocks on the DB (a short mutex). Returns 0, or -1
+ * when the queue is full (the record is dropped and counted). */
+int sy_spend_record(const struct sy_spend_rec *r);
+/* Flush everything queued, then stop the thread (SIGTERM path). Waits at
+ * most timeout_s for a DB that is down; what is left is logged with its count. */
+void sy_spend_stop(double timeout_s);
+/* Counters for /metrics and tests. */
+struct sy_spend_stats {
+    uint64_t queued, written, dropped, batches, failures;
+    size_t pending;
+};
+void sy_spend_stats(struct sy_spend_stats *out);
+/* Force a flush now and wait for it (tests, /spend/logs reading its own writes). */
+void sy_spend_flush(void);
+
+/* Budget resets (reset.c, on a DB connection): rows whose budget_reset_at has
+ * passed get spend 0 and the next reset time. Returns rows reset, or < 0. */
+int sy_budget_reset_due(struct sy_store *st, double now_unix);
+/* Next reset time for a duration ("30s", "30m", "30h", "30d", "1mo") from
+ * now; -1 when the text is not a duration. */
+double sy_duration_next(const char *duration, double now_unix);
+/* Seconds in a duration ("1mo" = 30 days), -1 when invalid. */
+double sy_duration_seconds(const char *duration);
+
+#endif
