@@ -9,5 +9,5 @@ with open(dst, 'w') as f:
     f.write('const size_t %s_len = %d;\nconst char %s[] =\n' % (sym, len(data), sym))
     for i in range(0, len(data), 64):
         chunk = data[i:i + 64]
-        f.write('    "' + ''.join('\\x%02x' % b if (b < 32 or b > 126 or b in (34, 92, 63)) else chr(b) for b in chunk) + '"\n')
+        f.write('    "' + ''.join('\\%03o' % b if (b < 32 or b > 126 or b in (34, 92, 63)) else chr(b) for b in chunk) + '"\n')
     f.write(';\n')

@@ -16,7 +16,10 @@
 #include "config/config.h"
 #include "core/log.h"
 #include "gateway/gateway.h"
+#include "keys/keys.h"
 #include "metrics/metrics.h"
+#include "spend/spend.h"
+#include "store/dbpool.h"
 #include "tokenizer/tokenizer.h"
 
 static const char default_config[] =
@@ -48,18 +51,90 @@ static void usage(FILE *o)
            "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
            "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
            "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
+           "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
+           "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
+           "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
            "  --version          print the version\n");
 }
 
-static struct sy_gwconf *load(const char *path, char *err, size_t errlen)
+static struct sy_config *load_cfg(const char *path, char *err, size_t errlen)
 {
     struct sy_config *cfg = NULL;
     int rc = path ? sy_config_load(path, &cfg, err, errlen)
                   : sy_config_load_string(default_config, sizeof default_config - 1, "<built-in default>", NULL, &cfg,
                                           err, errlen);
-    if (rc != 0)
-        return NULL;
+    return rc == 0 ? cfg : NULL;
+}
+
+static struct sy_gwconf *build(struct sy_config *cfg, char *err, size_t errlen)
+{
+    char perr[512] = "";
+    if (sy_prices_load(cfg->model_prices_path, perr, sizeof perr) != 0)
+        sy_warn("prices: %s", perr);
     return sy_gwconf_build(cfg, err, errlen);
+}
+
+static struct sy_gwconf *load(const char *path, char *err, size_t errlen)
+{
+    struct sy_config *cfg = load_cfg(path, err, errlen);
+    return cfg ? build(cfg, err, errlen) : NULL;
+}
+
+/* The database: the config's database_url (or DATABASE_URL), else --db, else
+ * SWITCHYARD_DB, else ./switchyard.db; NULL for "none". */
+static const char *db_url(const struct sy_config *cfg, const char *cli)
+{
+    const char *u = cfg->database_url;
+    if (!u || !*u)
+        u = cli;
+    if (!u || !*u)
+        u = getenv("SWITCHYARD_DB");
+    if (!u || !*u)
+        u = "switchyard.db";
+    if (!strcmp(u, "none") || !strcmp(u, "off"))
+        return NULL;
+    return u;
+}
+
+static void on_budget_reset(void)
+{
+    sy_keys_invalidate("all", "");
+}
+
+/* Start the database pool, key cache, spend writer and (with Redis) the key
+ * invalidation listener. 0, or -1 when a configured database cannot be used. */
+static int start_db(const struct sy_config *cfg, const char *cli)
+{
+    const char *url = db_url(cfg, cli);
+    sy_keys_init(cfg->user_api_key_cache_ttl_s, 0);
+    if (!url)
+        return 0;
+    static struct sy_store_conf sc;
+    sc.url = strdup(url);
+    char err[512] = "";
+    if (sy_db_start(&sc, 2, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "switchyard: database %s: %s\n", sy_store_url_kind(url) == SY_STORE_POSTGRES ? "(PostgreSQL)" : url,
+                err);
+        return -1;
+    }
+    sy_gw.db = 1;
+    sy_spend_on_reset = on_budget_reset;
+    struct sy_spend_conf spc = {
+        .batch_interval_s = cfg->proxy_batch_write_at_s,
+        .max_queue = cfg->spend_queue_max,
+        .disable_spend_logs = cfg->disable_spend_logs,
+        .reset_interval_s = 60,
+    };
+    if (sy_spend_start(&spc) != 0) {
+        fprintf(stderr, "switchyard: cannot start the spend writer\n");
+        return -1;
+    }
+    const struct sy_router_config *r = &cfg->router;
+    if (r->redis_host)
+        sy_keys_invalidate_start(r->redis_host, r->redis_port, r->redis_username, r->redis_password, r->redis_db);
+    sy_info("database: %s (%s)", sy_store_url_kind(url) == SY_STORE_POSTGRES ? "PostgreSQL" : "SQLite",
+            sy_store_url_kind(url) == SY_STORE_POSTGRES ? "database_url" : url);
+    return 0;
 }
 
 static void on_stop_signal(uv_signal_t *s, int signum)
@@ -93,6 +168,7 @@ int main(int argc, char **argv)
 {
     const char *host = "0.0.0.0";
     int port = 4000, workers = 0, check = 0;
+    const char *db_cli = NULL;
     const char *lvl = getenv("SWITCHYARD_LOG");
     static const struct option opts[] = {{"config", required_argument, 0, 'c'},
                                          {"host", required_argument, 0, 'H'},
@@ -101,6 +177,7 @@ int main(int argc, char **argv)
                                          {"num_workers", required_argument, 0, 'w'},
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
+                                         {"db", required_argument, 0, 'd'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -113,6 +190,7 @@ int main(int argc, char **argv)
         case 'w': workers = atoi(optarg); break;
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
+        case 'd': db_cli = optarg; break;
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -141,7 +219,16 @@ int main(int argc, char **argv)
         return 1;
     }
     char err[1024] = "";
-    struct sy_gwconf *g = load(config_path, err, sizeof err);
+    struct sy_config *cfg = load_cfg(config_path, err, sizeof err);
+    if (!cfg) {
+        fprintf(stderr, "switchyard: config error: %s\n", err);
+        return 1;
+    }
+    if (!check && start_db(cfg, db_cli) != 0) {
+        sy_config_unref(cfg);
+        return 1;
+    }
+    struct sy_gwconf *g = build(cfg, err, sizeof err);
     if (!g) {
         fprintf(stderr, "switchyard: config error: %s\n", err);
         return 1;
@@ -171,6 +258,11 @@ int main(int argc, char **argv)
             g->ngroups, config_path ? "" : " (built-in mock config)");
     uv_run(loop, UV_RUN_DEFAULT);
     sy_workers_join();
+    if (sy_gw.db) { /* every request has ended: write what they spent, then close */
+        sy_keys_invalidate_stop();
+        sy_spend_stop(10);
+        sy_db_stop();
+    }
     sy_accesslog_close();
     uv_loop_close(loop);
     sy_info("stopped");

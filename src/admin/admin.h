@@ -10,7 +10,7 @@
  * Redis when configured).
  *
  * Request and response JSON follow LiteLLM's (proxy/_types.py request models,
- * management_endpoints/*.py): field names, defaults, nulls, statuses. Errors
+ * management_endpoints/ *.py): field names, defaults, nulls, statuses. Errors
  * are LiteLLM's ProxyException shape, written with sy_admin_error:
  *   {"error":{"message":"...","type":"...","param":"...","code":"400"}}
  */
@@ -71,7 +71,7 @@ void sy_admin_new_key(char *out, size_t cap);
 /* Route table entry (admin/routes.c collects every file's table). */
 struct sy_admin_route {
     int method;           /* HTTP_GET / HTTP_POST / ...; 0 = GET or POST */
-    const char *path;     /* exact, or a pattern with one '*' segment: "/key/*\/regenerate" */
+    const char *path;     /* exact, or a pattern with one '*' segment: "/key/{*}/regenerate" written with a bare star */
     sy_admin_fn fn;
     unsigned flags;
 };

@@ -1,11 +1,20 @@
-/* auth.c - the auth stages: master key (LiteLLM §1.2) and /metrics auth.
+/* auth.c - the auth stages: master key and virtual keys (LiteLLM §1.2), /metrics auth.
  *
  * Present in a pipeline only when general_settings.master_key (or env
  * LITELLM_MASTER_KEY) is set; without one the proxy is open, as LiteLLM.
  * The key is read from the first present of: x-litellm-api-key (optional
  * "Bearer "), Authorization ("Bearer "/"bearer "/"Basic "), API-Key,
- * x-api-key, x-goog-api-key, Ocp-Apim-Subscription-Key; compared in constant
- * time. Virtual keys come with the key-management issue.
+ * x-api-key, x-goog-api-key, Ocp-Apim-Subscription-Key; the master key is
+ * compared in constant time.
+ *
+ * Any other key is a virtual key when the database is on: its SHA-256 is
+ * looked up in the key cache (keys/keys.h); a miss suspends the request while
+ * a DB thread loads the key, never blocking the loop:
+ *
+ *   find_key ─ master? ──────────────────────────────▶ OK (admin)
+ *      │ sha256 ─ sy_keys_get ─ hit ─ key checks ─────▶ OK / 401 / 400
+ *      │            └ miss ─ sy_call_db(load) ─ put ─ key checks ─ resume
+ *      └ DB unreachable: allow_requests_on_db_unavailable ? OK : 503
  */
 #include "gateway/gateway.h"
 
@@ -13,10 +22,15 @@
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/errors.h"
+#include "core/log.h"
+#include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "keys/keys.h"
+#include "store/store.h"
 
 static struct sy_str strip_prefix(struct sy_str v, const char *pfx)
 {
@@ -80,14 +94,8 @@ static void masked(struct sy_str k, char *out, size_t cap)
         snprintf(out, cap, "sk-...%.*s", 4, k.p + k.n - 4);
 }
 
-int sy_stage_auth(struct sy_call *c)
+static int invalid_key(struct sy_call *c, struct sy_str k)
 {
-    struct sy_str k = find_key(c->req);
-    unsigned char d[SHA256_DIGEST_LENGTH];
-    if (k.p && k.n && key_ok(c->g, k, d)) {
-        c->hashed_key = hex_digest(&c->req->arena, d);
-        return SY_OK;
-    }
     char msg[512];
     if (!k.p || !k.n) {
         snprintf(msg, sizeof msg, "Authentication Error, No api key passed in.");
@@ -102,6 +110,129 @@ int sy_stage_auth(struct sy_call *c)
     c->exception_class = "AuthenticationError";
     sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
     return SY_DONE;
+}
+
+static void release_key(void *p)
+{
+    struct sy_call *c = p;
+    if (c->key)
+        sy_keyinfo_unref(c->key);
+    if (c->eu)
+        sy_enduser_unref(c->eu);
+}
+
+/* The key's own checks (blocked, expired, routes); SY_OK or SY_DONE. */
+static int key_resolved(struct sy_call *c, struct sy_keyinfo *ki)
+{
+    c->key = ki;
+    sy_arena_defer(&c->req->arena, release_key, c);
+    c->hashed_key = ki->token;
+    c->is_admin = ki->role == SY_ROLE_PROXY_ADMIN;
+    struct sy_check_err e;
+    char route[256];
+    size_t rn = c->req->path.n < sizeof route ? c->req->path.n : sizeof route - 1;
+    memcpy(route, c->req->path.p, rn);
+    route[rn] = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (sy_keys_check_key(ki, route, (double)ts.tv_sec + ts.tv_nsec / 1e9, &e) != 0) {
+        c->exception_class = e.status == 401 ? "AuthenticationError" : NULL;
+        sy_call_error(c, e.status, e.type, e.param[0] ? e.param : "None", e.message, NULL, 0);
+        return SY_DONE;
+    }
+    return SY_OK;
+}
+
+struct key_load {
+    char token[65];
+    struct sy_str presented;
+};
+
+static void load_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct key_load *kl = arg;
+    struct sy_keyinfo *ki = NULL;
+    c->db_rc = sy_keys_load(st, kl->token, &ki);
+    c->db_obj = ki;
+}
+
+static void load_done(struct sy_call *c, void *arg)
+{
+    struct key_load *kl = arg;
+    struct sy_keyinfo *ki = c->db_obj;
+    c->db_obj = NULL;
+    if (c->db_rc < 0 || !ki) {
+        if (c->g->cfg->allow_requests_on_db_unavailable) {
+            /* LiteLLM's allow_requests_on_db_unavailable: the key cannot be
+             * verified and the request goes through (meant for VPC deployments) */
+            c->no_db = 1;
+            c->hashed_key = sy_arena_strndup(&c->req->arena, kl->token, 64);
+            sy_call_resume(c);
+            return;
+        }
+        c->exception_class = "ServiceUnavailableError";
+        sy_call_error(c, 503, "auth_error", "None",
+                      "Authentication Error, the database holding virtual keys is unreachable and the key is not "
+                      "cached (general_settings.allow_requests_on_db_unavailable lets requests through)",
+                      NULL, 0);
+        return;
+    }
+    atomic_fetch_add(&ki->refs, 1); /* one for the cache, one for this call */
+    sy_keys_put(ki);
+    if (!ki->found) {
+        sy_keyinfo_unref(ki);
+        invalid_key(c, kl->presented);
+        return;
+    }
+    if (key_resolved(c, ki) == SY_OK)
+        sy_call_resume(c);
+}
+
+int sy_stage_auth(struct sy_call *c)
+{
+    struct sy_str k = find_key(c->req);
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    if (k.p && k.n && key_ok(c->g, k, d)) {
+        c->hashed_key = hex_digest(&c->req->arena, d);
+        c->is_admin = 1;
+        return SY_OK;
+    }
+    if (!k.p || !k.n || !c->g->keys)
+        return invalid_key(c, k);
+    if (k.n < 3 || memcmp(k.p, "sk-", 3) != 0) {
+        char msg[512], m[32];
+        masked(k, m, sizeof m);
+        snprintf(msg, sizeof msg,
+                 "Authentication Error, LiteLLM Virtual Key expected. Received=%s, expected to start with 'sk-'.", m);
+        c->exception_class = "AuthenticationError";
+        sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
+        return SY_DONE;
+    }
+    /* d already holds SHA-256(k): the token */
+    static const char hx[] = "0123456789abcdef";
+    char token[65];
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+        token[2 * i] = hx[d[i] >> 4];
+        token[2 * i + 1] = hx[d[i] & 15];
+    }
+    token[64] = 0;
+    struct sy_keyinfo *ki = sy_keys_get(token);
+    if (ki) {
+        if (!ki->found) {
+            sy_keyinfo_unref(ki);
+            return invalid_key(c, k);
+        }
+        return key_resolved(c, ki);
+    }
+    struct key_load *kl = sy_arena_alloc(&c->req->arena, sizeof *kl);
+    memcpy(kl->token, token, 65);
+    kl->presented = k;
+    if (sy_call_db(c, load_run, load_done, kl) != 0) {
+        c->db_rc = SY_STORE_EDOWN;
+        load_done(c, kl);
+        return SY_AGAIN;
+    }
+    return SY_AGAIN;
 }
 
 int sy_stage_metrics_auth(struct sy_call *c)

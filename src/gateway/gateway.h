@@ -21,6 +21,7 @@
 #include "gateway/jscan.h"
 #include "providers/provider.h"
 #include "router/router.h"
+#include "spend/spend.h"
 
 struct sy_req;
 struct sy_call;
@@ -30,6 +31,10 @@ struct sy_redis;
 struct sy_xcall;
 struct sy_adapter;
 struct sy_pconf;
+struct sy_keyinfo;
+struct sy_enduser;
+struct sy_db_port;
+struct sy_admin_route;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -45,6 +50,7 @@ enum sy_route_kind {
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
     SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
+    SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
     SY_RK__COUNT
 };
 
@@ -85,6 +91,7 @@ struct sy_drt {
     /* translating providers (providers/adapter.h): NULL for OpenAI-compatible ones */
     const struct sy_adapter *ad;
     struct sy_pconf *pc;
+    struct sy_dprice price; /* the price table's entry with the deployment's overrides (spend/spend.h) */
 };
 
 struct sy_group {
@@ -102,6 +109,8 @@ struct sy_group {
     size_t nfb[3];
     const char *resp_header; /* "x-litellm-model-group: <name>\r\n", prebuilt */
     size_t resp_header_len;
+    struct sy_dprice price_max; /* the dearest deployment's rates: budget reservations (worst case) */
+    const char *access_groups;  /* model_info.access_groups of its deployments, NUL-separated, "" ends; may be NULL */
 };
 
 struct sy_gwconf {
@@ -124,6 +133,8 @@ struct sy_gwconf {
     const char *cors_origins; /* interned for the process lifetime (NULL = any origin) */
     char *models_json; /* GET /v1/models body, prebuilt */
     size_t models_json_len;
+    int db;        /* the database is on (keys, spend): store/dbpool.h */
+    int keys;      /* virtual keys are checked (auth on and a database) */
 };
 
 /* Compile a loaded config; logs warnings (unsupported providers...). Takes
@@ -145,6 +156,7 @@ struct sy_worker {
     struct sy_upool *upool;
     struct sy_metrics_shard *metrics;
     struct sy_redis *redis;            /* NULL without Redis (redis/redis.h) */
+    struct sy_db_port *dbport;         /* completions of DB work (store/dbpool.h); NULL without a database */
     uv_timer_t rsync_timer;            /* router/sync.c (worker 0) */
     int rsync_on;
     struct sy_gwconf *conf;            /* current (owned reference) */
@@ -241,6 +253,17 @@ struct sy_call {
     size_t up_headers_len;
     char retry_after_hdr[32];
     struct sy_xcall *x; /* translation state (gateway/xlate.c); NULL on the pass-through path */
+    /* keys and spend (gateway/keyauth.c, budget.c) */
+    int is_admin;               /* master key, proxy_admin key, or auth off */
+    struct sy_keyinfo *key;     /* the virtual key's auth object (referenced); NULL for the master key / no auth */
+    struct sy_enduser *eu;      /* the end user's, when the DB knows it (referenced) */
+    int db_rc;                  /* result of the last DB job */
+    void *db_obj;               /* object the last DB job loaded */
+    double reserved[SY_ENT__COUNT]; /* budget reservations taken before the call */
+    int reserved_any;
+    int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
+    double cost;                /* the call's cost in USD once known */
+    int cost_known;
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -248,6 +271,7 @@ struct sy_gateway {
     int nworkers;
     struct sy_worker *workers;
     struct sy_gwconf *_Atomic conf; /* latest config, for readers outside workers */
+    int db; /* the database pool runs (set by main before configs are built) */
 };
 extern struct sy_gateway sy_gw;
 
@@ -276,6 +300,17 @@ int sy_stage_metrics(struct sy_call *c);
 int sy_stage_token_counter(struct sy_call *c);
 int sy_stage_messages_count(struct sy_call *c); /* messages.c */
 int sy_stage_health(struct sy_call *c); /* router/health.c */
+int sy_stage_key_checks(struct sy_call *c); /* keycheck.c: model access, end user, budgets spent */
+int sy_stage_reserve(struct sy_call *c);    /* budget.c: budget reservation before the call */
+int sy_stage_admin(struct sy_call *c);      /* admin.c: the management API */
+/* The call's cost from its usage and its deployment's price (budget.c); sets
+ * c->cost / c->cost_known; idempotent. */
+void sy_call_cost(struct sy_call *c);
+/* Record the finished call's spend (SpendLogs row, entity spend, settlement of
+ * reservations) (budget.c); from sy_call_account. */
+void sy_call_spend(struct sy_call *c, int status);
+/* Publish a cache invalidation ("<kind>:<id>") here and to other instances (admin.c). */
+void sy_gateway_invalidate(struct sy_worker *w, const char *msg);
 
 /* Routing's token count (route.c): 1 when picking in gr needs the exact
  * count (else c->input_tokens holds an upper bound that decides the same);

@@ -255,6 +255,63 @@ static void build_resp_headers(struct sy_gwconf *g)
     }
 }
 
+/* Prices (spend/spend.h): each deployment's entry of the price table with its
+ * own overrides; each group's dearest rates (budget reservations). */
+static void build_prices(struct sy_gwconf *g)
+{
+    for (size_t i = 0; i < g->ndrts; i++) {
+        struct sy_drt *r = &g->drts[i];
+        const struct sy_deployment *d = r->d;
+        const char *m = d->base_model ? d->base_model : d->upstream_model;
+        const struct sy_price *p = m ? sy_price_find(d->provider, m) : NULL;
+        sy_dprice_from(&r->price, p);
+        struct sy_dprice *dp = &r->price;
+        if (d->input_cost_per_token >= 0)
+            dp->in = d->input_cost_per_token, dp->known = 1, dp->tier_threshold = 0;
+        if (d->output_cost_per_token >= 0)
+            dp->out = d->output_cost_per_token, dp->known = 1, dp->tier_threshold = 0;
+        if (d->cache_read_input_token_cost >= 0)
+            dp->cache_read = d->cache_read_input_token_cost;
+        if (d->cache_creation_input_token_cost >= 0)
+            dp->cache_write = d->cache_creation_input_token_cost;
+        if (d->output_cost_per_reasoning_token >= 0)
+            dp->reasoning = d->output_cost_per_reasoning_token;
+        if (d->max_output_tokens > 0)
+            dp->max_output_tokens = d->max_output_tokens;
+        else if (d->max_tokens > 0 && !dp->max_output_tokens)
+            dp->max_output_tokens = d->max_tokens;
+        if (d->max_input_tokens > 0)
+            dp->max_input_tokens = d->max_input_tokens;
+    }
+#define MAXF(f) if (r->price.f > gr->price_max.f) gr->price_max.f = r->price.f
+    for (size_t i = 0; i < g->ngroups; i++) {
+        struct sy_group *gr = &g->groups[i];
+        memset(&gr->price_max, 0, sizeof gr->price_max);
+        struct sy_buf ag;
+        sy_buf_init(&ag, 1 << 20);
+        for (size_t k = 0; k < gr->n; k++) {
+            const struct sy_drt *r = gr->d[k];
+            if (r->price.known)
+                gr->price_max.known = 1;
+            MAXF(in); MAXF(out); MAXF(cache_read); MAXF(cache_write); MAXF(reasoning);
+            MAXF(tier_in); MAXF(tier_out); MAXF(tier_cache_read); MAXF(tier_cache_write);
+            MAXF(max_output_tokens); MAXF(max_input_tokens);
+            if (r->price.tier_threshold && (!gr->price_max.tier_threshold ||
+                                            r->price.tier_threshold < gr->price_max.tier_threshold))
+                gr->price_max.tier_threshold = r->price.tier_threshold;
+            for (size_t a = 0; a < r->d->n_access_groups; a++)
+                sy_buf_append(&ag, r->d->access_groups[a], strlen(r->d->access_groups[a]) + 1);
+        }
+        if (ag.len) {
+            sy_buf_append(&ag, "", 1);
+            gr->access_groups = ag.p;
+        } else {
+            sy_buf_free(&ag);
+        }
+    }
+#undef MAXF
+}
+
 static void build_pipelines(struct sy_gwconf *g)
 {
     const struct sy_config *cfg = g->cfg;
@@ -269,9 +326,16 @@ static void build_pipelines(struct sy_gwconf *g)
         if (auth)
             ADD(k, sy_stage_auth);
         ADD(k, sy_stage_parse);
+        if (g->db)
+            ADD(k, sy_stage_key_checks);
         ADD(k, sy_stage_route);
+        if (g->db)
+            ADD(k, sy_stage_reserve);
         ADD(k, sy_stage_upstream);
     }
+    if (auth)
+        ADD(SY_RK_ADMIN, sy_stage_auth);
+    ADD(SY_RK_ADMIN, sy_stage_admin);
     if (auth) {
         ADD(SY_RK_MODELS, sy_stage_auth);
         ADD(SY_RK_MODEL_ONE, sy_stage_auth);
@@ -396,6 +460,9 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     }
     sy_router_compile_groups(g, build_warn_cb);
     build_resp_headers(g);
+    g->db = sy_gw.db;
+    g->keys = g->db && g->master_key != NULL;
+    build_prices(g);
     build_pipelines(g);
     build_models_json(g);
     cfg->n_warnings += build_warnings;
@@ -447,6 +514,7 @@ void sy_gwconf_unref(struct sy_gwconf *g)
         for (int k = 0; k < 3; k++)
             free((void *)g->groups[i].fb[k]);
         free((char *)g->groups[i].resp_header);
+        free((char *)g->groups[i].access_groups);
     }
     free(g->groups);
     free(g->wild);
@@ -460,7 +528,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
     static const char *names[SY_RK__COUNT] = {"chat",      "completions", "embeddings", "messages",
                                               "messages_count", "models", "model_one", "liveness",
-                                              "readiness", "metrics",     "token_counter", "health"};
+                                              "readiness", "metrics",     "token_counter", "health", "admin"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

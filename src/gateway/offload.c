@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "gateway/gateway.h"
 #include "http/server.h"
+#include "store/dbpool.h"
 
 struct job {
     uv_work_t w;
@@ -40,9 +41,9 @@ static void job_abort(struct sy_req *r)
         ((struct job *)c->offload_job)->gone = 1;
 }
 
-static void job_after(uv_work_t *w, int status)
+/* After the work, on the loop: the client's leaving, else done. */
+static void job_finish(struct job *j, int status)
 {
-    struct job *j = w->data;
     struct sy_call *c = j->c;
     c->offload_job = NULL;
     if ((j->gone || status == UV_ECANCELED) && j->saved_abort) {
@@ -60,6 +61,11 @@ static void job_after(uv_work_t *w, int status)
     }
     c->req->on_abort = j->saved_abort;
     j->done(c, j->arg);
+}
+
+static void job_after(uv_work_t *w, int status)
+{
+    job_finish(w->data, status);
 }
 
 int sy_call_offload(struct sy_call *c, sy_offload_fn work, sy_offload_fn done, void *arg)
@@ -87,4 +93,45 @@ void sy_call_run_work(struct sy_call *c, size_t input_len, sy_offload_fn work, s
         return;
     work(c, arg);
     done(c, arg);
+}
+
+/* ---- database work (store/dbpool.h): the same contract, on a DB thread ---- */
+struct dbjob {
+    struct sy_db_job dj; /* first */
+    struct job j;
+    sy_call_db_fn run;
+};
+
+static void dbjob_run(struct sy_store *st, struct sy_db_job *dj)
+{
+    struct dbjob *d = (struct dbjob *)dj;
+    d->run(st, d->j.c, d->j.arg);
+}
+
+static void dbjob_done(struct sy_db_job *dj)
+{
+    job_finish(&((struct dbjob *)dj)->j, 0);
+}
+
+int sy_call_db(struct sy_call *c, sy_call_db_fn run, sy_offload_fn done, void *arg)
+{
+    if (!c->w->dbport)
+        return SY_EINVAL;
+    struct dbjob *d = sy_arena_alloc(&c->req->arena, sizeof *d);
+    if (!d)
+        return SY_ENOMEM;
+    d->dj.run = dbjob_run;
+    d->dj.done = dbjob_done;
+    d->run = run;
+    d->j.c = c;
+    d->j.work = NULL;
+    d->j.done = done;
+    d->j.arg = arg;
+    d->j.gone = 0;
+    d->j.saved_abort = c->req->on_abort;
+    if (sy_db_submit(c->w->dbport, &d->dj) != 0)
+        return SY_EINVAL;
+    c->offload_job = &d->j;
+    c->req->on_abort = job_abort;
+    return 0;
 }

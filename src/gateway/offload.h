@@ -40,4 +40,12 @@ int sy_call_offload(struct sy_call *c, sy_offload_fn work, sy_offload_fn done, v
  * when queueing fails, inline), else inline at once. */
 void sy_call_run_work(struct sy_call *c, size_t input_len, sy_offload_fn work, sy_offload_fn done, void *arg);
 
+/* Run run(st, c, arg) on a DB thread (store/dbpool.h) with the worker's DB
+ * connection pool, then done(c, arg) on the loop: the same contract as
+ * sy_call_offload (a client that leaves meanwhile is handled the same way).
+ * Returns 0, or a negative SY_E* when there is no database (nothing called). */
+struct sy_store;
+typedef void (*sy_call_db_fn)(struct sy_store *st, struct sy_call *c, void *arg);
+int sy_call_db(struct sy_call *c, sy_call_db_fn run, sy_offload_fn done, void *arg);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admin/admin.h"
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
@@ -99,7 +100,14 @@ static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_pa
             return proutes[i].kind;
         }
     }
-    return path_known ? -2 : -1;
+    int known = 0; /* the management API (admin/routes.c) */
+    if (p.n < 512) {
+        if (sy_admin_match(r->method, p.p, p.n, &known)) {
+            *route_path = p;
+            return SY_RK_ADMIN;
+        }
+    }
+    return path_known || known ? -2 : -1;
 }
 
 static void run(struct sy_call *c)
@@ -230,6 +238,14 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
         sy_buf_u64(b, (uint64_t)c->g->rc.max_fallbacks);
         SY_BUF_LIT(b, "\r\n");
     }
+    if (durations && c->drt) {
+        sy_call_cost(c);
+        if (c->cost_known) {
+            char t[48];
+            int n = snprintf(t, sizeof t, "x-litellm-response-cost: %.12g\r\n", c->cost);
+            sy_buf_append(b, t, (size_t)n);
+        }
+    }
     if (durations) {
         uint64_t now = sy_now_ns();
         uint64_t total = now - c->req->t_start_ns;
@@ -297,11 +313,11 @@ void sy_call_account(struct sy_call *c, int status)
     m.overhead_s = m.total_s - m.llm_s > 0 ? m.total_s - m.llm_s : 0;
     m.prompt_tokens = c->prompt_tokens;
     m.completion_tokens = c->completion_tokens;
-    if (c->drt && c->drt->d->input_cost_per_token > 0)
-        m.spend += (double)c->prompt_tokens * c->drt->d->input_cost_per_token;
-    if (c->drt && c->drt->d->output_cost_per_token > 0)
-        m.spend += (double)c->completion_tokens * c->drt->d->output_cost_per_token;
+    sy_call_cost(c);
+    m.spend = c->cost_known ? c->cost : 0;
     sy_metrics_record(c->w->metrics, &m);
+    if (c->g->db)
+        sy_call_spend(c, status);
     if (c->g->cfg->access_log)
         sy_accesslog_write(&m, c->call_id, m.model_id);
 }

@@ -19,6 +19,7 @@
 #include "metrics/metrics.h"
 #include "upstream/client.h"
 #include "redis/redis.h"
+#include "store/dbpool.h"
 #include "router/health.h"
 
 struct sy_gateway sy_gw;
@@ -49,6 +50,10 @@ static void on_drained(void *arg)
     if (w->redis) {
         sy_redis_free(w->redis);
         w->redis = NULL;
+    }
+    if (w->dbport) {
+        sy_db_port_free(w->dbport);
+        w->dbport = NULL;
     }
     if (w->upool) {
         sy_upool_close(w->upool);
@@ -135,6 +140,8 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
                                        .db = rc->redis_db};
             w->redis = sy_redis_new(&w->loop, &ro);
         }
+        if (sy_gw.db) /* created before the loop's thread runs: no race on the loop */
+            w->dbport = sy_db_port_new(&w->loop);
         uv_sem_init(&w->ready, 0);
         if (uv_thread_create(&w->thread, worker_main, w) != 0)
             return -1;

@@ -166,4 +166,16 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
 int sy_keys_check_budgets(const struct sy_keyinfo *ki, const struct sy_enduser *eu, const char *model,
                           struct sy_check_err *e);
 
+/* ---- cross-instance invalidation (invalidate.c) ----------------------------
+ * Subscribe to "switchyard:keys" on Redis in a thread of its own; each message
+ * "<kind>:<id>" calls sy_keys_invalidate(kind, id). 0, or -1 when the thread
+ * cannot be started (already running, no memory). Reconnects with back-off.
+ * user / password may be NULL; db < 0 skips SELECT. */
+int sy_keys_invalidate_start(const char *host, int port, const char *user, const char *password, int db);
+/* Stop the thread and wait for it (at most ~0.2 s while subscribed, up to
+ * the 2 s connect timeout while connecting). */
+void sy_keys_invalidate_stop(void);
+/* 1 while subscribed (for tests and /health). */
+int sy_keys_invalidate_subscribed(void);
+
 #endif

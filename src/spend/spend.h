@@ -158,6 +158,11 @@ void sy_spend_stats(struct sy_spend_stats *out);
 /* Force a flush now and wait for it (tests, /spend/logs reading its own writes). */
 void sy_spend_flush(void);
 
+/* Called by the writer thread (on that thread) after a budget reset changed
+ * rows, so caches holding spend can be invalidated. Set once before
+ * sy_spend_start; NULL means no hook. */
+extern void (*sy_spend_on_reset)(void);
+
 /* Budget resets (reset.c, on a DB connection): rows whose budget_reset_at has
  * passed get spend 0 and the next reset time. Returns rows reset, or < 0. */
 int sy_budget_reset_due(struct sy_store *st, double now_unix);

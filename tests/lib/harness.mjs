@@ -71,7 +71,9 @@ export async function startGateway(configYaml, { args = [], env = {}, workers = 
     fs.writeFileSync(configPath, configYaml);
     argv.unshift('--config', configPath);
   }
-  const proc = spawn(SWITCHYARD, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  // each instance gets its own embedded SQLite file unless the test names a database
+  const dbenv = env.SWITCHYARD_DB || env.DATABASE_URL ? {} : { SWITCHYARD_DB: path.join(dir, 'switchyard.db') };
+  const proc = spawn(SWITCHYARD, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...dbenv, ...env } });
   children.add(proc);
   let log = '';
   proc.stdout.on('data', (d) => { log += d; });
@@ -160,4 +162,65 @@ export async function startRedis(fixedPort = 0) {
       await done;
     },
   };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll fn (async, truthy when done) every 50 ms for at most ms; true when it became truthy. */
+export async function until(fn, ms = 10000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await fn()) return true;
+    if (Date.now() >= end) return false;
+    await sleep(50);
+  }
+}
+
+/** sha256 hex of a plaintext key (what LiteLLM stores as "token" / SpendLogs.api_key). */
+export async function sha256hex(s) {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(s).digest('hex');
+}
+
+/** Call a JSON API with a bearer key: api(url, key, 'GET', '/key/info?key=..') or ('POST', path, body).
+ * Returns {status, headers, text, json}. */
+export async function api(baseUrl, key, method, p, body) {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch {}
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export const MASTER_KEY = 'sk-master-1234';
+
+/** A config for the virtual-key / spend tests (issue 9): models priced by the
+ * deployment ("priced", "other": input 0, output 0.001 per token), by the
+ * built-in price table ("gpt-4o" -> openai/gpt-4o at the mock), the built-in
+ * mock model ("builtin": input 0.0001, output 0), an embedding model; the
+ * master key; spend rows written every 0.1 s. databaseUrl null = the
+ * instance's SQLite file. `general` adds general_settings lines (YAML text). */
+export function keysConfig(mockBase, { databaseUrl = null, general = '', extraModels = '' } = {}) {
+  return `
+model_list:
+  - model_name: priced
+    litellm_params: {model: openai/priced, api_base: "${mockBase}", api_key: sk-up, input_cost_per_token: 0, output_cost_per_token: 0.001}
+  - model_name: other
+    litellm_params: {model: openai/other, api_base: "${mockBase}", api_key: sk-up, input_cost_per_token: 0, output_cost_per_token: 0.001}
+  - model_name: gpt-4o
+    litellm_params: {model: openai/gpt-4o, api_base: "${mockBase}", api_key: sk-up}
+  - model_name: builtin
+    litellm_params: {model: mock/builtin, mock_response: "ok", input_cost_per_token: 0.0001, output_cost_per_token: 0}
+  - model_name: text-embedding-3-small
+    litellm_params: {model: openai/text-embedding-3-small, api_base: "${mockBase}", api_key: sk-up}
+${extraModels}
+general_settings:
+  master_key: ${MASTER_KEY}
+  proxy_batch_write_at: 0.1
+${databaseUrl ? `  database_url: "${databaseUrl}"\n` : ''}${general}
+`;
 }

@@ -319,6 +319,7 @@ static void test_unknown_keys(void **state)
                              "  routing_strategy: provider-budget-routing\n"
                              "general_settings:\n"
                              "  database_url: postgres://x\n"
+                             "  disable_reset_budget: true\n"
                              "  switchyard_header_timeout_s: 5\n"
                              "model_list:\n"
                              "  - model_name: m\n"
@@ -327,7 +328,7 @@ static void test_unknown_keys(void **state)
                              "    litellm_params: {model: x/z, tags: [b]}\n"
                              "    surprise: 1\n");
     /* foo, guardrails, bogus, cache, enable_load_balancing, routing_strategy,
-     * database_url, tags (once), surprise; fallbacks: [] asks for nothing */
+     * disable_reset_budget, tags (once), surprise; fallbacks: [] asks for nothing */
     assert_int_equal(c->n_warnings, 9);
     assert_true(has_warning(c, "t.yaml:1: unknown top-level key foo"));
     assert_true(has_warning(c, "t.yaml:2: guardrails: not supported yet"));
@@ -337,9 +338,9 @@ static void test_unknown_keys(void **state)
     assert_true(has_warning(c, "t.yaml:10: router_settings.routing_strategy: unknown or unsupported strategy "
                                "'provider-budget-routing', using simple-shuffle"));
     assert_string_equal(c->routing_strategy, "simple-shuffle");
-    assert_true(has_warning(c, "general_settings.database_url: not supported yet"));
-    assert_true(has_warning(c, "t.yaml:16: model_list[].litellm_params.tags"));
-    assert_true(has_warning(c, "t.yaml:19: unknown key model_list[].surprise"));
+    assert_true(has_warning(c, "general_settings.disable_reset_budget: not supported yet"));
+    assert_true(has_warning(c, "t.yaml:17: model_list[].litellm_params.tags"));
+    assert_true(has_warning(c, "t.yaml:20: unknown key model_list[].surprise"));
     assert_true(c->header_timeout_s == 5);
     assert_string_equal(sy_deployment_param(&c->deployments[0], "temperature"), "0.2");
     sy_config_unref(c);

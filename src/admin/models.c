@@ -1,0 +1,439 @@
+/* models.c - LiteLLM's model-info routes: GET /model/info, /v1/model/info,
+ * /v2/model/info and /model_group/info (proxy_server.py model_info_v1,
+ * model_info_v2, model_group_info).
+ *
+ * They read only the loaded config (a->g) and the price table, never the
+ * database (SY_ADMIN_NODB). Secrets never leave: litellm_params loses
+ * api_key, client_secret, vertex_credentials, aws_access_key_id and
+ * aws_secret_access_key, and every other parameter whose name has a
+ * sensitive segment (LiteLLM's SensitiveDataMasker: "key", "secret",
+ * "token", "password", "auth", "credential(s)", "access", "private", ...;
+ * a "cost" segment exempts it) is masked to its first and last 4
+ * characters ("sk-1****cdef"; 8 characters or fewer: all '*').
+ *
+ *   GET /model/info[?litellm_model_id=<id>]
+ *     {"data":[{"model_name":"gpt-4o",
+ *               "litellm_params":{"model":"openai/gpt-4o", ...},
+ *               "model_info":{"id":"<id>","db_model":false,
+ *                             <the deployment's own model_info fields>,
+ *                             "key":"gpt-4o", <price-table fields it lacks>}}]}
+ *     unknown id -> 400 {"detail":{"error":"Model id = X not found on litellm proxy"}}
+ *   GET /v2/model/info[?model=<group>]   the same items, filtered by model_name
+ *   GET /model_group/info[?model_group=<group>]
+ *     {"data":[{"model_group","providers":[..],"max_input_tokens","max_output_tokens",
+ *               "input_cost_per_token","output_cost_per_token","mode","tpm","rpm",
+ *               "supports_parallel_function_calling","supports_vision",
+ *               "supports_function_calling","supports_reasoning",
+ *               "supports_response_schema","supports_tool_choice",
+ *               "supported_openai_params":null,"configurable_clientside_auth_params":null}]}
+ *     per group: token limits and prices are the maximum over its deployments,
+ *     tpm/rpm their sum, supports_* true when any deployment has it.
+ *
+ * Not yet: a non-admin key sees every model here; LiteLLM narrows the list
+ * to the key's / team's models (the loop side will pass that).
+ */
+#include <http_parser.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "admin/admin.h"
+#include "admin/admin_impl.h"
+#include "config/config.h"
+#include "gateway/gateway.h"
+#include "spend/spend.h"
+
+/* Python float repr (see spend.c). */
+static void jnum(struct sy_buf *b, double d)
+{
+    if (!isfinite(d)) {
+        SY_BUF_LIT(b, "null");
+        return;
+    }
+    char s[48];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(s, sizeof s, "%.*g", p, d);
+        if (strtod(s, NULL) == d)
+            break;
+    }
+    sy_buf_puts(b, s);
+    if (!strpbrk(s, ".eEn"))
+        SY_BUF_LIT(b, ".0");
+}
+
+/* The price-table entry LiteLLM's get_litellm_model_info finds: base_model,
+ * then the provider's model, then litellm_params.model as written. */
+static const struct sy_price *dep_price(const struct sy_deployment *d)
+{
+    const struct sy_price *p = NULL;
+    if (d->base_model)
+        p = sy_price_find(d->provider, d->base_model);
+    if (!p && d->upstream_model)
+        p = sy_price_find(d->provider, d->upstream_model);
+    if (!p && d->model)
+        p = sy_price_find(NULL, d->model);
+    return p;
+}
+
+/* ---- secrets ------------------------------------------------------------------ */
+
+static int dropped(const char *k)
+{
+    static const char *const drop[] = {"api_key", "client_secret", "vertex_credentials", "aws_access_key_id",
+                                       "aws_secret_access_key"};
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+        if (strcmp(k, drop[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* SensitiveDataMasker.is_sensitive_key: a '_'/'-' separated segment names a secret. */
+static int sensitive(const char *k)
+{
+    static const char *const pat[] = {"password",    "secret",      "key",     "token",     "auth",
+                                      "authorization", "credential", "credentials", "secrets", "passwords",
+                                      "access",      "private",     "certificate", "certificates", "fingerprint",
+                                      "tenancy"};
+    int hit = 0;
+    for (const char *p = k; *p;) {
+        size_t n = strcspn(p, "_-");
+        if (n == 4 && strncasecmp(p, "cost", 4) == 0)
+            return 0;
+        for (size_t i = 0; i < sizeof pat / sizeof pat[0] && !hit; i++)
+            hit = strlen(pat[i]) == n && strncasecmp(p, pat[i], n) == 0;
+        p += n;
+        if (*p)
+            p++;
+    }
+    return hit;
+}
+
+/* "sk-1****cdef" (values of 8 characters or fewer: all '*'). */
+static void masked(struct sy_buf *b, const char *v)
+{
+    size_t n = strlen(v);
+    SY_BUF_LIT(b, "\"");
+    if (n <= 8) {
+        for (size_t i = 0; i < n; i++)
+            SY_BUF_LIT(b, "*");
+    } else {
+        sy_buf_json_escape(b, v, 4);
+        for (size_t i = 0; i < n - 8; i++)
+            SY_BUF_LIT(b, "*");
+        sy_buf_json_escape(b, v + n - 4, 4);
+    }
+    SY_BUF_LIT(b, "\"");
+}
+
+/* A litellm_params value: JSON when the text is a non-string JSON value
+ * (numbers, booleans, lists, maps as the loader wrote them), else a string. */
+static void param_value(struct sy_buf *b, const char *v)
+{
+    json_object *o = NULL;
+    struct json_tokener *tok = json_tokener_new();
+    size_t n = strlen(v);
+    if (tok && n) {
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+        o = json_tokener_parse_ex(tok, v, (int)n + 1);
+        if (o && (json_tokener_get_error(tok) != json_tokener_success || json_object_is_type(o, json_type_string))) {
+            json_object_put(o);
+            o = NULL;
+        }
+    }
+    if (o)
+        sy_buf_puts(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    else
+        sy_admin_jstr(b, v);
+    json_object_put(o);
+    if (tok)
+        json_tokener_free(tok);
+}
+
+static void litellm_params(struct sy_buf *b, const struct sy_deployment *d)
+{
+    int first = 1, have_model = 0;
+    SY_BUF_LIT(b, "{");
+    for (size_t i = 0; i < d->n_params; i++) {
+        const struct sy_kv *kv = &d->params[i];
+        if (!kv->key || !kv->value || dropped(kv->key))
+            continue;
+        sy_admin_jkey(b, &first, kv->key);
+        if (strcmp(kv->key, "model") == 0) {
+            have_model = 1;
+            sy_admin_jstr(b, kv->value);
+        } else if (sensitive(kv->key)) {
+            masked(b, kv->value);
+        } else {
+            param_value(b, kv->value);
+        }
+    }
+    if (!have_model && d->model) {
+        sy_admin_jkey(b, &first, "model");
+        sy_admin_jstr(b, d->model);
+    }
+    SY_BUF_LIT(b, "}");
+}
+
+/* ---- one deployment ------------------------------------------------------------ */
+
+/* model_info: the deployment's own fields first (they win), then the price
+ * entry's fields it lacks, as LiteLLM's `if k not in model_info` merge. */
+static void model_info(struct sy_buf *b, const struct sy_deployment *d)
+{
+    const struct sy_price *p = dep_price(d);
+    json_object *mine = json_object_new_object();
+    json_object_object_add(mine, "id", json_object_new_string(d->id ? d->id : ""));
+    json_object_object_add(mine, "db_model", json_object_new_boolean(0));
+    if (d->mode && (!p || !p->mode || strcmp(p->mode, d->mode) != 0))
+        json_object_object_add(mine, "mode", json_object_new_string(d->mode));
+    if (d->max_tokens >= 0)
+        json_object_object_add(mine, "max_tokens", json_object_new_int64(d->max_tokens));
+    if (d->max_input_tokens >= 0)
+        json_object_object_add(mine, "max_input_tokens", json_object_new_int64(d->max_input_tokens));
+    if (d->max_output_tokens >= 0)
+        json_object_object_add(mine, "max_output_tokens", json_object_new_int64(d->max_output_tokens));
+    static const char *const cn[] = {"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
+                                     "cache_creation_input_token_cost", "output_cost_per_reasoning_token"};
+    const double cv[] = {d->input_cost_per_token, d->output_cost_per_token, d->cache_read_input_token_cost,
+                         d->cache_creation_input_token_cost, d->output_cost_per_reasoning_token};
+    for (size_t i = 0; i < 5; i++)
+        if (cv[i] >= 0)
+            json_object_object_add(mine, cn[i], json_object_new_double(cv[i]));
+    if (d->base_model)
+        json_object_object_add(mine, "base_model", json_object_new_string(d->base_model));
+    if (d->tokenizer)
+        json_object_object_add(mine, "tokenizer", json_object_new_string(d->tokenizer));
+    if (d->health_check_model)
+        json_object_object_add(mine, "health_check_model", json_object_new_string(d->health_check_model));
+    if (d->n_access_groups) {
+        json_object *ag = json_object_new_array();
+        for (size_t i = 0; i < d->n_access_groups; i++)
+            json_object_array_add(ag, json_object_new_string(d->access_groups[i]));
+        json_object_object_add(mine, "access_groups", ag);
+    }
+    if (p) {
+        if (!json_object_object_get_ex(mine, "key", NULL))
+            json_object_object_add(mine, "key", json_object_new_string(p->key));
+        json_object *pe = p->json ? json_tokener_parse(p->json) : NULL;
+        if (pe && json_object_is_type(pe, json_type_object)) {
+            json_object_object_foreach(pe, k, v)
+            {
+                if (!json_object_object_get_ex(mine, k, NULL))
+                    json_object_object_add(mine, k, json_object_get(v));
+            }
+        }
+        json_object_put(pe);
+    }
+    /* numbers as Python prints them: write members by hand */
+    SY_BUF_LIT(b, "{");
+    int first = 1;
+    json_object_object_foreach(mine, k, v)
+    {
+        sy_admin_jkey(b, &first, k);
+        if (json_object_is_type(v, json_type_double))
+            jnum(b, json_object_get_double(v));
+        else
+            sy_buf_puts(b, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    SY_BUF_LIT(b, "}");
+    json_object_put(mine);
+}
+
+static void deployment(struct sy_buf *b, const struct sy_deployment *d)
+{
+    SY_BUF_LIT(b, "{\"model_name\":");
+    sy_admin_jstr(b, d->model_name);
+    SY_BUF_LIT(b, ",\"litellm_params\":");
+    litellm_params(b, d);
+    SY_BUF_LIT(b, ",\"model_info\":");
+    model_info(b, d);
+    SY_BUF_LIT(b, "}");
+}
+
+/* ---- handlers ------------------------------------------------------------------ */
+
+static void model_info_list(struct sy_admin_ctx *a, const char *only_group, const char *only_id)
+{
+    const struct sy_gwconf *g = a->g;
+    if (!g) {
+        sy_admin_error(a, 500, "None", "None", "LLM Model List not loaded in");
+        return;
+    }
+    if (only_id) {
+        for (size_t i = 0; i < g->ndrts; i++) {
+            const struct sy_deployment *d = g->drts[i].d;
+            if (d->id && strcmp(d->id, only_id) == 0) {
+                SY_BUF_LIT(&a->out, "{\"data\":[");
+                deployment(&a->out, d);
+                SY_BUF_LIT(&a->out, "]}");
+                return;
+            }
+        }
+        a->status = 400;
+        sy_buf_reset(&a->out);
+        SY_BUF_LIT(&a->out, "{\"detail\":{\"error\":\"Model id = ");
+        sy_buf_json_escape(&a->out, only_id, strlen(only_id));
+        SY_BUF_LIT(&a->out, " not found on litellm proxy\"}}");
+        return;
+    }
+    SY_BUF_LIT(&a->out, "{\"data\":[");
+    int n = 0;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        const struct sy_deployment *d = g->drts[i].d;
+        if (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0))
+            continue;
+        if (n++)
+            SY_BUF_LIT(&a->out, ",");
+        deployment(&a->out, d);
+    }
+    SY_BUF_LIT(&a->out, "]}");
+}
+
+static void model_info_v1(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    (void)st;
+    char id[512];
+    model_info_list(a, NULL, sy_admin_query(a, "litellm_model_id", id, sizeof id));
+}
+
+static void model_info_v2(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    (void)st;
+    char m[512];
+    model_info_list(a, sy_admin_query(a, "model", m, sizeof m), NULL);
+}
+
+/* One model group's summary over its deployments. */
+static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *name)
+{
+    double in = -1, out = -1, tpm = -1, rpm = -1;
+    int64_t max_in = -1, max_out = -1;
+    unsigned sup = 0;
+    const char *mode = NULL;
+    const char *prov[64];
+    size_t nprov = 0;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        const struct sy_deployment *d = g->drts[i].d;
+        if (!d->model_name || strcmp(d->model_name, name) != 0)
+            continue;
+        const struct sy_price *p = dep_price(d);
+        const char *pv = p && p->litellm_provider ? p->litellm_provider : d->provider;
+        int seen = 0;
+        for (size_t j = 0; j < nprov && !seen; j++)
+            seen = pv && strcmp(prov[j], pv) == 0;
+        if (pv && !seen && nprov < 64)
+            prov[nprov++] = pv;
+        int64_t mi = d->max_input_tokens >= 0 ? d->max_input_tokens : p && p->max_input_tokens ? p->max_input_tokens : -1;
+        int64_t mo = d->max_output_tokens >= 0   ? d->max_output_tokens
+                     : p && p->max_output_tokens ? p->max_output_tokens
+                     : p && p->max_tokens        ? p->max_tokens
+                                                 : -1;
+        double ci = d->input_cost_per_token >= 0 ? d->input_cost_per_token : p ? p->input_cost_per_token : -1;
+        double co = d->output_cost_per_token >= 0 ? d->output_cost_per_token : p ? p->output_cost_per_token : -1;
+        if (mi > max_in)
+            max_in = mi;
+        if (mo > max_out)
+            max_out = mo;
+        if (ci > in)
+            in = ci;
+        if (co > out)
+            out = co;
+        if (d->tpm >= 0)
+            tpm = (tpm < 0 ? 0 : tpm) + d->tpm;
+        if (d->rpm >= 0)
+            rpm = (rpm < 0 ? 0 : rpm) + d->rpm;
+        if (p)
+            sup |= p->supports;
+        if (!mode)
+            mode = d->mode ? d->mode : p ? p->mode : NULL;
+    }
+    SY_BUF_LIT(b, "{\"model_group\":");
+    sy_admin_jstr(b, name);
+    SY_BUF_LIT(b, ",\"providers\":[");
+    for (size_t j = 0; j < nprov; j++) {
+        if (j)
+            SY_BUF_LIT(b, ",");
+        sy_admin_jstr(b, prov[j]);
+    }
+    SY_BUF_LIT(b, "],\"max_input_tokens\":");
+    if (max_in >= 0)
+        jnum(b, (double)max_in);
+    else
+        SY_BUF_LIT(b, "null");
+    SY_BUF_LIT(b, ",\"max_output_tokens\":");
+    if (max_out >= 0)
+        jnum(b, (double)max_out);
+    else
+        SY_BUF_LIT(b, "null");
+    SY_BUF_LIT(b, ",\"input_cost_per_token\":");
+    jnum(b, in >= 0 ? in : 0.0);
+    SY_BUF_LIT(b, ",\"output_cost_per_token\":");
+    jnum(b, out >= 0 ? out : 0.0);
+    SY_BUF_LIT(b, ",\"mode\":");
+    sy_admin_jstr(b, mode ? mode : "chat");
+    SY_BUF_LIT(b, ",\"tpm\":");
+    if (tpm >= 0)
+        sy_buf_printf(b, "%lld", (long long)tpm);
+    else
+        SY_BUF_LIT(b, "null");
+    SY_BUF_LIT(b, ",\"rpm\":");
+    if (rpm >= 0)
+        sy_buf_printf(b, "%lld", (long long)rpm);
+    else
+        SY_BUF_LIT(b, "null");
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } flags[] = {
+        {SY_SUPPORTS_PARALLEL_FUNCTION_CALLING, "supports_parallel_function_calling"},
+        {SY_SUPPORTS_VISION, "supports_vision"},
+        {SY_SUPPORTS_FUNCTION_CALLING, "supports_function_calling"},
+        {SY_SUPPORTS_REASONING, "supports_reasoning"},
+        {SY_SUPPORTS_RESPONSE_SCHEMA, "supports_response_schema"},
+        {SY_SUPPORTS_TOOL_CHOICE, "supports_tool_choice"},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        sy_buf_printf(b, ",\"%s\":%s", flags[i].name, (sup & flags[i].bit) ? "true" : "false");
+    SY_BUF_LIT(b, ",\"supported_openai_params\":null,\"configurable_clientside_auth_params\":null}");
+}
+
+static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    (void)st;
+    const struct sy_gwconf *g = a->g;
+    char want[512];
+    const char *only = sy_admin_query(a, "model_group", want, sizeof want);
+    if (!g) {
+        sy_admin_error(a, 500, "None", "None", "LLM Model List not loaded in");
+        return;
+    }
+    SY_BUF_LIT(&a->out, "{\"data\":[");
+    int n = 0;
+    /* groups in the order their first deployment appears (router.get_model_names) */
+    for (size_t i = 0; i < g->ndrts; i++) {
+        const char *name = g->drts[i].d->model_name;
+        if (!name || (only && strcmp(only, name) != 0))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = g->drts[j].d->model_name && strcmp(g->drts[j].d->model_name, name) == 0;
+        if (seen)
+            continue;
+        if (n++)
+            SY_BUF_LIT(&a->out, ",");
+        group_info(&a->out, g, name);
+    }
+    SY_BUF_LIT(&a->out, "]}");
+}
+
+#define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY)
+const struct sy_admin_route sy_admin_model_routes[] = {
+    {HTTP_GET, "/model/info", model_info_v1, NR},
+    {HTTP_GET, "/v1/model/info", model_info_v1, NR},
+    {HTTP_GET, "/v2/model/info", model_info_v2, NR},
+    {HTTP_GET, "/model_group/info", model_group_info, NR},
+    {0, NULL, NULL, 0},
+};

@@ -1,0 +1,62 @@
+/* routes.c - the management API's route table: every handler file's table,
+ * matched by method and path (admin.h).
+ *
+ * Paths are exact ("/key/generate") or have one '*' segment standing for one
+ * path segment ("/key/ * /regenerate" written without spaces). Methods: a
+ * route's own, or GET and POST when it says 0. The first match wins, in the
+ * order of `tables` below.
+ */
+#include "admin/admin.h"
+
+#include <http_parser.h>
+#include <string.h>
+
+static const struct sy_admin_route *const *tables(size_t *n)
+{
+    static const struct sy_admin_route *const t[] = {
+        sy_admin_key_routes,      sy_admin_user_routes, sy_admin_team_routes,  sy_admin_customer_routes,
+        sy_admin_org_routes,      sy_admin_budget_routes, sy_admin_spend_routes, sy_admin_model_routes,
+    };
+    *n = sizeof t / sizeof t[0];
+    return t;
+}
+
+/* 1 when path[0..n) matches pattern (one '*' = one segment without '/'). */
+static int path_match(const char *pat, const char *path, size_t n)
+{
+    size_t i = 0;
+    for (; *pat; pat++) {
+        if (*pat == '*') {
+            if (i >= n || path[i] == '/')
+                return 0;
+            while (i < n && path[i] != '/')
+                i++;
+            continue;
+        }
+        if (i >= n || path[i] != *pat)
+            return 0;
+        i++;
+    }
+    return i == n;
+}
+
+const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t n, int *path_known)
+{
+    size_t nt;
+    const struct sy_admin_route *const *t = tables(&nt);
+    *path_known = 0;
+    while (n > 1 && path[n - 1] == '/') /* "/key/info/" as "/key/info" */
+        n--;
+    for (size_t i = 0; i < nt; i++) {
+        if (!t[i])
+            continue;
+        for (const struct sy_admin_route *r = t[i]; r->path; r++) {
+            if (!path_match(r->path, path, n))
+                continue;
+            *path_known = 1;
+            if (r->method == method || (r->method == 0 && (method == HTTP_GET || method == HTTP_POST)))
+                return r;
+        }
+    }
+    return NULL;
+}

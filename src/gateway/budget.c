@@ -1,0 +1,283 @@
+/* budget.c - money on the request path: budget reservations before the call,
+ * the call's cost after it, and handing the spend to the writer.
+ *
+ *   route ─▶ sy_stage_reserve ──(entities with a budget?)── no ──▶ upstream
+ *                 │ yes: worst case = prompt tokens (exact) × dearest input rate of the group
+ *                 │                 + max_tokens (else the model's output limit) × dearest output rate
+ *                 └ sy_call_db: sy_reserve_take (one transaction: spend += worst case where it fits)
+ *                        ├ refused ─▶ 400 budget_exceeded
+ *                        └ taken  ─▶ resume; c->reserved[] remembers each amount
+ *   sy_call_account ─▶ sy_call_spend: cost from usage, SpendLogs row and
+ *                      entity deltas to the writer (spend - reserved where reserved)
+ *
+ * Unlike LiteLLM (which compares spend already recorded, so N concurrent
+ * requests all pass and overshoot), the reservation makes a budget exact: the
+ * sum of worst cases in flight never exceeds what is left, on one instance or
+ * across instances sharing PostgreSQL (the UPDATE's row lock). A stage that
+ * finds no budgeted entity costs one loop over six pointers.
+ */
+#include "gateway/gateway.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "gateway/offload.h"
+#include "http/server.h"
+#include "keys/keys.h"
+#include "spend/spend.h"
+#include "store/store.h"
+#include "tokenizer/tokenizer.h"
+
+static double now_unix(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct resv {
+    struct sy_reserve r;
+    char member[512];
+};
+
+/* Fill the entities with a budget; 0 when none has one. */
+static int entities(struct sy_call *c, struct resv *rv)
+{
+    memset(rv, 0, sizeof *rv);
+    int n = 0;
+    const struct sy_keyinfo *k = c->key;
+    if (k) {
+        if (k->key.max_budget >= 0) {
+            rv->r.id[SY_ENT_KEY] = k->token;
+            rv->r.max_budget[SY_ENT_KEY] = k->key.max_budget;
+            n++;
+        }
+        if (k->user && k->user->max_budget >= 0 && k->user_id) {
+            rv->r.id[SY_ENT_USER] = k->user_id;
+            rv->r.max_budget[SY_ENT_USER] = k->user->max_budget;
+            n++;
+        }
+        if (k->team && k->team->max_budget >= 0 && k->team_id) {
+            rv->r.id[SY_ENT_TEAM] = k->team_id;
+            rv->r.max_budget[SY_ENT_TEAM] = k->team->max_budget;
+            n++;
+        }
+        if (k->member && k->member->max_budget >= 0 && k->team_id && k->user_id) {
+            snprintf(rv->member, sizeof rv->member, "%s\n%s", k->team_id, k->user_id);
+            rv->r.id[SY_ENT_MEMBER] = rv->member;
+            rv->r.max_budget[SY_ENT_MEMBER] = k->member->max_budget;
+            n++;
+        }
+        if (k->org && k->org->max_budget >= 0 && k->org_id) {
+            rv->r.id[SY_ENT_ORG] = k->org_id;
+            rv->r.max_budget[SY_ENT_ORG] = k->org->max_budget;
+            n++;
+        }
+    }
+    if (c->eu && c->eu->b.max_budget >= 0 && c->eu->b.id) {
+        rv->r.id[SY_ENT_END_USER] = c->eu->b.id;
+        rv->r.max_budget[SY_ENT_END_USER] = c->eu->b.max_budget;
+        n++;
+    }
+    return n;
+}
+
+/* The request's max_tokens (max_completion_tokens, Anthropic's max_tokens); -1 when absent. */
+static int64_t req_max_tokens(struct sy_call *c)
+{
+    struct sy_jspan obj = {0, c->req->body.len, 'o'};
+    static const char *const names[] = {"max_completion_tokens", "max_tokens", "max_output_tokens"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct sy_jspan v = sy_jscan_member(c->req->body.p, obj, names[i]);
+        if (v.type == 'n') {
+            char t[32];
+            size_t n = v.len < sizeof t - 1 ? v.len : sizeof t - 1;
+            memcpy(t, c->req->body.p + v.off, n);
+            t[n] = 0;
+            double d = strtod(t, NULL);
+            if (d > 0)
+                return (int64_t)d;
+        }
+    }
+    return -1;
+}
+
+static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct resv *rv = arg;
+    c->db_rc = sy_reserve_take(st, &rv->r);
+}
+
+static int refused(struct sy_call *c, const struct resv *rv)
+{
+    enum sy_ent e = rv->r.refused_ent;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "Budget has been exceeded! Current cost: %.17g, Max budget: %.17g (%s budget; this request may cost up "
+             "to %.6g, reserved before the call until its cost is known)",
+             rv->r.current_spend, rv->r.max_budget[e], sy_ent_name(e), rv->r.amount);
+    c->exception_class = "BudgetExceededError";
+    sy_call_error(c, 400, "budget_exceeded", "None", msg, NULL, 0);
+    return SY_DONE;
+}
+
+static void reserve_done(struct sy_call *c, void *arg)
+{
+    struct resv *rv = arg;
+    if (c->db_rc < 0) {
+        if (!c->g->cfg->allow_requests_on_db_unavailable) {
+            c->exception_class = "ServiceUnavailableError";
+            sy_call_error(c, 503, "budget_exceeded", "None",
+                          "the database is unreachable: the budget cannot be reserved "
+                          "(general_settings.allow_requests_on_db_unavailable lets requests through)",
+                          NULL, 0);
+            return;
+        }
+        c->no_db = 1;
+        sy_call_resume(c);
+        return;
+    }
+    if (rv->r.refused) {
+        refused(c, rv);
+        return;
+    }
+    for (int e = 0; e < SY_ENT__COUNT; e++)
+        if (rv->r.id[e]) {
+            c->reserved[e] = rv->r.amount;
+            c->reserved_any = 1;
+        }
+    sy_call_resume(c);
+}
+
+static void count_prompt(struct sy_call *c, void *arg)
+{
+    sy_route_count_work(c, arg);
+}
+
+static void counted(struct sy_call *c, void *arg);
+
+static int reserve(struct sy_call *c, struct resv *rv)
+{
+    const struct sy_group *gr = c->req_group;
+    uint64_t prompt = c->input_tokens > 0 ? (uint64_t)c->input_tokens : 0;
+    rv->r.amount = sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c));
+    if (rv->r.amount <= 0)
+        return SY_OK; /* free model: nothing to reserve */
+    if (sy_call_db(c, reserve_run, reserve_done, rv) != 0) {
+        c->db_rc = SY_STORE_EDOWN;
+        reserve_done(c, rv);
+        return SY_AGAIN;
+    }
+    return SY_AGAIN;
+}
+
+static void counted(struct sy_call *c, void *arg)
+{
+    if (reserve(c, arg) == SY_OK)
+        sy_call_resume(c);
+}
+
+int sy_stage_reserve(struct sy_call *c)
+{
+    if (c->no_db || !c->req_group || (!c->key && !c->eu))
+        return SY_OK;
+    struct resv tmp;
+    if (!entities(c, &tmp))
+        return SY_OK;
+    if (!c->req_group->price_max.known)
+        return SY_OK;
+    struct resv *rv = sy_arena_alloc(&c->req->arena, sizeof *rv);
+    *rv = tmp;
+    if (rv->r.id[SY_ENT_MEMBER])
+        rv->r.id[SY_ENT_MEMBER] = rv->member;
+    if (c->input_tokens < 0 || c->input_is_bound) { /* the exact prompt count */
+        if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
+            sy_call_run_work(c, c->req->body.len, count_prompt, counted, rv);
+            return SY_AGAIN;
+        }
+        count_prompt(c, NULL);
+    }
+    return reserve(c, rv);
+}
+
+/* ---- after the call ---- */
+
+void sy_call_cost(struct sy_call *c)
+{
+    if (c->cost_known || !c->drt || !c->have_usage)
+        return;
+    struct sy_usage u = {0};
+    u.prompt_tokens = c->prompt_tokens;
+    u.completion_tokens = c->completion_tokens;
+    c->cost = sy_cost(&c->drt->price, &u);
+    c->cost_known = 1;
+}
+
+static const char *call_type(enum sy_route_kind k)
+{
+    switch (k) {
+    case SY_RK_COMPLETIONS: return "atext_completion";
+    case SY_RK_EMBEDDINGS: return "aembedding";
+    case SY_RK_MESSAGES: return "anthropic_messages";
+    default: return "acompletion";
+    }
+}
+
+void sy_call_spend(struct sy_call *c, int status)
+{
+    if (!c->g->db || !c->req_group)
+        return; /* refused before routing: not a spend row (as LiteLLM) */
+    sy_call_cost(c);
+    double cost = c->cost_known && status < 400 ? c->cost : (c->cost_known ? c->cost : 0);
+    struct sy_spend_rec r;
+    memset(&r, 0, sizeof r);
+    r.request_id = c->call_id;
+    r.call_type = call_type(c->kind);
+    r.status = status < 400 ? "success" : "failure";
+    r.api_key = c->hashed_key ? c->hashed_key : "";
+    const struct sy_keyinfo *k = c->key;
+    if (k) {
+        r.key_alias = k->key_alias;
+        r.user_id = k->user_id;
+        r.team_id = k->team_id;
+        r.org_id = k->org_id;
+        r.has_entity[SY_ENT_KEY] = 1;
+        r.has_entity[SY_ENT_USER] = k->user_id != NULL;
+        r.has_entity[SY_ENT_TEAM] = k->team_id != NULL;
+        r.has_entity[SY_ENT_MEMBER] = k->team_id && k->user_id && k->member;
+        r.has_entity[SY_ENT_ORG] = k->org_id != NULL;
+    }
+    if (c->eu) {
+        r.end_user = c->eu->b.id;
+        r.has_entity[SY_ENT_END_USER] = 1;
+    } else if (c->scan.user.type == 's' && c->scan.user.len < 256) {
+        char *eu = sy_arena_alloc(&c->req->arena, 256);
+        if (eu && sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, eu, 256) > 0)
+            r.end_user = eu;
+    }
+    r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
+    r.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
+    r.model_group = c->req_group->name;
+    r.custom_llm_provider = c->drt && c->drt->d->provider ? c->drt->d->provider : "";
+    r.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
+    r.spend = cost;
+    r.usage.prompt_tokens = c->prompt_tokens;
+    r.usage.completion_tokens = c->completion_tokens;
+    double now = now_unix();
+    double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
+    r.start_s = now - wall_elapsed;
+    r.end_s = now;
+    r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
+    for (int e = 0; e < SY_ENT__COUNT; e++)
+        r.reserved[e] = c->reserved[e];
+    sy_spend_record(&r);
+    if (cost > 0 && k)
+        sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);
+    else if (cost > 0 && c->eu)
+        sy_keys_add_spend(NULL, c->eu, c->req_group->name, cost);
+}

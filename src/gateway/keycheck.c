@@ -1,0 +1,124 @@
+/* keycheck.c - the key checks that need the parsed body: model access, the end
+ * user, budgets already spent (LiteLLM's common_checks, auth/auth_checks.py).
+ *
+ * In a pipeline only when the database is on (keys and end users live there),
+ * after parse and before route. The end user is the body's `user`, else the
+ * x-litellm-end-user-id / x-litellm-customer-id header; when present it is
+ * looked up in the end-user cache, a miss loading it on a DB thread.
+ * Budget checks here compare what is already spent with each budget (the
+ * cached figures); the exact check with the request's own worst case is the
+ * reservation (budget.c), taken after routing.
+ */
+#include "gateway/gateway.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "gateway/offload.h"
+#include "http/server.h"
+#include "keys/keys.h"
+#include "store/store.h"
+
+static void release_eu(void *p)
+{
+    struct sy_call *c = p;
+    if (c->eu) {
+        sy_enduser_unref(c->eu);
+        c->eu = NULL;
+    }
+}
+
+/* model_info.access_groups of the group named model (NUL-separated). */
+static const char *access_groups(void *ud, const char *model)
+{
+    const struct sy_gwconf *g = ud;
+    const struct sy_group *gr = sy_gwconf_group(g, model, strlen(model));
+    return gr ? gr->access_groups : NULL;
+}
+
+static int fail(struct sy_call *c, const struct sy_check_err *e)
+{
+    if (e->status == 401)
+        c->exception_class = "AuthenticationError";
+    else if (e->status == 400 && strcmp(e->type, "budget_exceeded") == 0)
+        c->exception_class = "BudgetExceededError";
+    sy_call_error(c, e->status, e->type, e->param[0] ? e->param : NULL /* null, as LiteLLM for these */, e->message, NULL, 0);
+    return SY_DONE;
+}
+
+static int checks(struct sy_call *c)
+{
+    struct sy_check_err e;
+    memset(&e, 0, sizeof e);
+    if (c->key && c->model && sy_keys_check_model(c->key, c->model, access_groups, c->g, &e) != 0)
+        return fail(c, &e);
+    if ((c->key || c->eu) && sy_keys_check_budgets(c->key, c->eu, c->model, &e) != 0)
+        return fail(c, &e);
+    return SY_OK;
+}
+
+static void eu_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct sy_enduser *eu = NULL;
+    c->db_rc = sy_endusers_load(st, arg, &eu);
+    c->db_obj = eu;
+}
+
+static void eu_done(struct sy_call *c, void *arg)
+{
+    struct sy_enduser *eu = c->db_obj;
+    c->db_obj = NULL;
+    if (eu) {
+        atomic_fetch_add(&eu->refs, 1);
+        sy_endusers_put(eu);
+        if (eu->found) {
+            c->eu = eu;
+            sy_arena_defer(&c->req->arena, release_eu, c);
+        } else {
+            sy_enduser_unref(eu);
+        }
+    } else if (!c->g->cfg->allow_requests_on_db_unavailable && c->key) {
+        c->exception_class = "ServiceUnavailableError";
+        sy_call_error(c, 503, "auth_error", "None",
+                      "the database is unreachable: the end user's budget cannot be checked "
+                      "(general_settings.allow_requests_on_db_unavailable lets requests through)",
+                      NULL, 0);
+        return;
+    }
+    if (checks(c) == SY_OK)
+        sy_call_resume(c);
+}
+
+int sy_stage_key_checks(struct sy_call *c)
+{
+    char id[256];
+    id[0] = 0;
+    if (c->scan.user.type == 's' && c->scan.user.len < sizeof id)
+        sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, id, sizeof id);
+    if (!id[0]) {
+        struct sy_str h = sy_req_header(c->req, "x-litellm-end-user-id");
+        if (!h.p)
+            h = sy_req_header(c->req, "x-litellm-customer-id");
+        if (h.p && h.n && h.n < sizeof id) {
+            memcpy(id, h.p, h.n);
+            id[h.n] = 0;
+        }
+    }
+    if (!id[0] || c->no_db)
+        return checks(c);
+    struct sy_enduser *eu = sy_endusers_get(id);
+    if (eu) {
+        if (eu->found) {
+            c->eu = eu;
+            sy_arena_defer(&c->req->arena, release_eu, c);
+        } else {
+            sy_enduser_unref(eu);
+        }
+        return checks(c);
+    }
+    char *idc = sy_arena_strndup(&c->req->arena, id, strlen(id));
+    if (sy_call_db(c, eu_run, eu_done, idc) != 0)
+        return checks(c);
+    return SY_AGAIN;
+}

@@ -1,0 +1,112 @@
+/* cost.c - what one call costs, from its usage and the deployment's prices.
+ *
+ * Matches LiteLLM's litellm_core_utils/llm_cost_calc/utils.py::generic_cost_per_token
+ * for text tokens:
+ *
+ *   rates     = the tier rates when prompt_tokens > tier_threshold (a tier rate the
+ *               table does not give falls back to the base rate), else the base rates
+ *   text_in   = prompt_tokens - cached_tokens - cache_creation_tokens      (>= 0)
+ *   prompt    = text_in * in + cached_tokens * cache_read + cache_creation_tokens * cache_write
+ *   text_out  = completion_tokens - reasoning_tokens                       (>= 0)
+ *   completion= text_out * out + reasoning_tokens * reasoning
+ *   cost      = prompt + completion
+ *
+ * Usage convention (struct sy_usage): prompt_tokens counts EVERY input token,
+ * cache reads and cache writes included - OpenAI's prompt_tokens, and what
+ * LiteLLM's Anthropic adapter builds (input_tokens + cache_read_input_tokens +
+ * cache_creation_input_tokens). An Anthropic caller must add them up before
+ * filling prompt_tokens. completion_tokens includes reasoning tokens.
+ *
+ * Fallbacks for a price the table does not give (< 0):
+ *   cache_read, cache_write -> in          (LiteLLM bills them at 0; we do not
+ *                                           undercount a model whose table entry
+ *                                           lacks them)
+ *   reasoning               -> out         (as LiteLLM)
+ *   in, out                 -> 0
+ * Known differences from LiteLLM: no audio/image/video token rates, no 1-hour
+ * cache-write rate, no service tiers (flex/priority), no regional uplifts, and
+ * one price tier (the lowest *_above_<N>_tokens threshold of the entry).
+ */
+#include "spend/spend.h"
+
+void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p)
+{
+    dp->in = dp->out = dp->cache_read = dp->cache_write = dp->reasoning = -1;
+    dp->tier_threshold = 0;
+    dp->tier_in = dp->tier_out = dp->tier_cache_read = dp->tier_cache_write = -1;
+    dp->max_output_tokens = dp->max_input_tokens = 0;
+    dp->known = 0;
+    if (!p)
+        return;
+    dp->in = p->input_cost_per_token;
+    dp->out = p->output_cost_per_token;
+    dp->cache_read = p->cache_read_input_token_cost;
+    dp->cache_write = p->cache_creation_input_token_cost;
+    dp->reasoning = p->output_cost_per_reasoning_token;
+    dp->tier_threshold = p->tier_threshold;
+    dp->tier_in = p->tier_input;
+    dp->tier_out = p->tier_output;
+    dp->tier_cache_read = p->tier_cache_read;
+    dp->tier_cache_write = p->tier_cache_write;
+    /* max_tokens is the legacy field; LiteLLM's files use it as the output cap */
+    dp->max_output_tokens = p->max_output_tokens > 0 ? p->max_output_tokens : p->max_tokens;
+    dp->max_input_tokens = p->max_input_tokens;
+    dp->known = dp->in >= 0 || dp->out >= 0;
+}
+
+/* The rates that apply to a call with `prompt` input tokens, fallbacks resolved. */
+struct rates {
+    double in, out, cache_read, cache_write, reasoning;
+};
+
+static void rates(const struct sy_dprice *dp, uint64_t prompt, struct rates *r)
+{
+    r->in = dp->in >= 0 ? dp->in : 0;
+    r->out = dp->out >= 0 ? dp->out : 0;
+    double cr = dp->cache_read, cw = dp->cache_write;
+    if (dp->tier_threshold > 0 && prompt > (uint64_t)dp->tier_threshold) {
+        if (dp->tier_in >= 0)
+            r->in = dp->tier_in;
+        if (dp->tier_out >= 0)
+            r->out = dp->tier_out;
+        if (dp->tier_cache_read >= 0)
+            cr = dp->tier_cache_read;
+        if (dp->tier_cache_write >= 0)
+            cw = dp->tier_cache_write;
+    }
+    r->cache_read = cr >= 0 ? cr : r->in;
+    r->cache_write = cw >= 0 ? cw : r->in;
+    r->reasoning = dp->reasoning >= 0 ? dp->reasoning : r->out;
+}
+
+double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u)
+{
+    if (!dp || !u)
+        return 0;
+    struct rates r;
+    rates(dp, u->prompt_tokens, &r);
+    uint64_t cached = u->cached_tokens, created = u->cache_creation_tokens;
+    uint64_t text_in = u->prompt_tokens;
+    text_in = text_in > cached ? text_in - cached : 0;
+    text_in = text_in > created ? text_in - created : 0;
+    uint64_t reasoning = u->reasoning_tokens;
+    uint64_t text_out = u->completion_tokens > reasoning ? u->completion_tokens - reasoning : 0;
+    double prompt = (double)text_in * r.in + (double)cached * r.cache_read + (double)created * r.cache_write;
+    double completion = (double)text_out * r.out + (double)reasoning * r.reasoning;
+    return prompt + completion;
+}
+
+/* Worst case: every prompt token at the dearest input rate (a cache write can
+ * cost more than plain input: Anthropic's 1.25x), every completion token at the
+ * dearest output rate (reasoning may be priced apart). */
+double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t max_tokens)
+{
+    if (!dp)
+        return 0;
+    int64_t bound = max_tokens > 0 ? max_tokens : dp->max_output_tokens > 0 ? dp->max_output_tokens : 4096;
+    struct rates r;
+    rates(dp, prompt_tokens, &r);
+    double in = r.in > r.cache_write ? r.in : r.cache_write;
+    double out = r.out > r.reasoning ? r.out : r.reasoning;
+    return (double)prompt_tokens * in + (double)bound * out;
+}

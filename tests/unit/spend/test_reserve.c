@@ -1,0 +1,285 @@
+/* test_reserve.c - budget reservations (src/spend/reserve.c) on SQLite, and on
+ * PostgreSQL when SY_TEST_PG_URL is set.
+ *
+ * Covered: exactness under concurrency (8 threads x 50 reservations of 1.0
+ * against max_budget 100: exactly 100 succeed, spend ends at exactly 100, on
+ * the key and on the team reserved alongside it); a refusal names the entity
+ * and its spend and rolls back what was taken from the entities before it; a
+ * missing row (membership) is skipped; team membership ids "team\nuser";
+ * nothing to reserve; sy_ent_name.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spend/spend.h"
+#include "store/store.h"
+
+static const char *url;
+static char sqlite_path[256];
+
+static struct sy_store *open_st(void)
+{
+    struct sy_store_conf conf = {.url = url, .connect_timeout_s = 3, .busy_timeout_s = 10};
+    char err[256];
+    struct sy_store *st = sy_store_open(&conf, err, sizeof err);
+    if (!st)
+        fail_msg("open %s: %s", url, err);
+    return st;
+}
+
+static void exec_ok(struct sy_store *st, const char *sql, int n, const struct sy_sval *p)
+{
+    int rc = sy_store_exec(st, sql, n, p, NULL, NULL);
+    if (rc < 0)
+        fail_msg("%s: %s", sql, sy_store_errmsg(st));
+}
+
+static int num_cb(void *ud, const struct sy_srow *r)
+{
+    *(double *)ud = r->ncols > 0 && r->v[0].k == SY_SV_NUM ? r->v[0].d
+                    : r->v[0].k == SY_SV_INT               ? (double)r->v[0].i
+                                                           : NAN;
+    return 1;
+}
+
+static double num1(struct sy_store *st, const char *sql, const char *arg)
+{
+    double d = NAN;
+    struct sy_sval p = sy_sv_text(arg);
+    int rc = sy_store_exec(st, sql, arg ? 1 : 0, &p, num_cb, &d);
+    if (rc < 0)
+        fail_msg("%s: %s", sql, sy_store_errmsg(st));
+    return d;
+}
+
+static void seed(struct sy_store *st)
+{
+    static const char *const tables[] = {"LiteLLM_VerificationToken", "LiteLLM_UserTable",
+                                         "LiteLLM_TeamTable",         "LiteLLM_TeamMembership",
+                                         "LiteLLM_EndUserTable",      "LiteLLM_OrganizationTable"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DELETE FROM \"%s\"", tables[i]);
+        exec_ok(st, sql, 0, NULL);
+    }
+    exec_ok(st,
+            "INSERT INTO \"LiteLLM_VerificationToken\" (\"token\", \"spend\", \"max_budget\") VALUES ('k1', 0, 100)", 0,
+            NULL);
+    exec_ok(st, "INSERT INTO \"LiteLLM_UserTable\" (\"user_id\", \"spend\", \"max_budget\") VALUES ('u1', 0, 1000)", 0,
+            NULL);
+    exec_ok(st, "INSERT INTO \"LiteLLM_TeamTable\" (\"team_id\", \"spend\", \"max_budget\") VALUES ('t1', 0, 1000)", 0,
+            NULL);
+    exec_ok(st, "INSERT INTO \"LiteLLM_TeamMembership\" (\"team_id\", \"user_id\", \"spend\") VALUES ('t1', 'u1', 0)",
+            0, NULL);
+    exec_ok(st, "INSERT INTO \"LiteLLM_EndUserTable\" (\"user_id\", \"spend\") VALUES ('eu1', 0)", 0, NULL);
+    exec_ok(st,
+            "INSERT INTO \"LiteLLM_OrganizationTable\" (\"organization_id\", \"organization_alias\", \"budget_id\", "
+            "\"spend\", \"created_by\", \"updated_by\") VALUES ('o1', 'org', 'b1', 0, 'x', 'x')",
+            0, NULL);
+}
+
+static int setup(void **state)
+{
+    struct sy_store *st = open_st();
+    if (sy_store_migrate(st) < 0)
+        fail_msg("migrate: %s", sy_store_errmsg(st));
+    seed(st);
+    *state = st;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    sy_store_close(*state);
+    return 0;
+}
+
+/* ---- concurrency ---- */
+
+struct worker {
+    int ok, refused, errors;
+};
+
+static void *reserve_loop(void *arg)
+{
+    struct worker *w = arg;
+    struct sy_store *st = open_st();
+    for (int i = 0; i < 50; i++) {
+        struct sy_reserve r;
+        memset(&r, 0, sizeof r);
+        r.id[SY_ENT_KEY] = "k1";
+        r.max_budget[SY_ENT_KEY] = 100;
+        r.id[SY_ENT_TEAM] = "t1";
+        r.max_budget[SY_ENT_TEAM] = 1000;
+        r.amount = 1.0;
+        int rc = sy_reserve_take(st, &r);
+        if (rc < 0)
+            w->errors++;
+        else if (r.refused)
+            w->refused++;
+        else
+            w->ok++;
+    }
+    sy_store_close(st);
+    return NULL;
+}
+
+static void test_exact_concurrent(void **state)
+{
+    struct sy_store *st = *state;
+    pthread_t t[8];
+    struct worker w[8];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, reserve_loop, &w[i]);
+    int ok = 0, refused = 0, errors = 0;
+    for (int i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        ok += w[i].ok;
+        refused += w[i].refused;
+        errors += w[i].errors;
+    }
+    assert_int_equal(errors, 0);
+    assert_int_equal(ok, 100);
+    assert_int_equal(refused, 300);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 100.0);
+    /* refused reservations took nothing from the team either */
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_TeamTable\" WHERE \"team_id\" = $1", "t1") == 100.0);
+}
+
+/* ---- refusal ---- */
+
+static void test_refusal_reports_entity(void **state)
+{
+    struct sy_store *st = *state;
+    seed(st);
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = 9.5 WHERE \"token\" = 'k1'", 0, NULL);
+    exec_ok(st, "UPDATE \"LiteLLM_TeamTable\" SET \"spend\" = 4.8 WHERE \"team_id\" = 't1'", 0, NULL);
+    struct sy_reserve r;
+    memset(&r, 0, sizeof r);
+    r.id[SY_ENT_KEY] = "k1";
+    r.max_budget[SY_ENT_KEY] = 10;
+    r.id[SY_ENT_USER] = "u1";
+    r.max_budget[SY_ENT_USER] = 1000;
+    r.id[SY_ENT_TEAM] = "t1";
+    r.max_budget[SY_ENT_TEAM] = 5;
+    r.amount = 0.5;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 1);
+    assert_int_equal(r.refused_ent, SY_ENT_TEAM);
+    assert_true(fabs(r.current_spend - 4.8) < 1e-12);
+    assert_string_equal(sy_ent_name(r.refused_ent), "team");
+    /* rolled back: key and user unchanged */
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 9.5);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_UserTable\" WHERE \"user_id\" = $1", "u1") == 0);
+
+    /* exactly up to the budget is allowed */
+    r.max_budget[SY_ENT_TEAM] = 5.3;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 0);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 10.0);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_UserTable\" WHERE \"user_id\" = $1", "u1") == 0.5);
+    assert_true(fabs(num1(st, "SELECT \"spend\" FROM \"LiteLLM_TeamTable\" WHERE \"team_id\" = $1", "t1") - 5.3) <
+                1e-9);
+}
+
+static void test_all_entities_and_member(void **state)
+{
+    struct sy_store *st = *state;
+    seed(st);
+    struct sy_reserve r;
+    memset(&r, 0, sizeof r);
+    const char *ids[SY_ENT__COUNT] = {"k1", "u1", "t1", "t1\nu1", "eu1", "o1"};
+    for (int e = 0; e < SY_ENT__COUNT; e++) {
+        r.id[e] = ids[e];
+        r.max_budget[e] = 2;
+    }
+    r.amount = 1.5;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 0);
+    assert_true(num1(st,
+                     "SELECT \"spend\" FROM \"LiteLLM_TeamMembership\" WHERE \"team_id\" = 't1' AND \"user_id\" = $1",
+                     "u1") == 1.5);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_EndUserTable\" WHERE \"user_id\" = $1", "eu1") == 1.5);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_OrganizationTable\" WHERE \"organization_id\" = $1", "o1") ==
+                1.5);
+    /* the member is the one over its budget now */
+    r.max_budget[SY_ENT_KEY] = r.max_budget[SY_ENT_USER] = r.max_budget[SY_ENT_TEAM] = 100;
+    r.amount = 1.0;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 1);
+    assert_int_equal(r.refused_ent, SY_ENT_MEMBER);
+    assert_string_equal(sy_ent_name(SY_ENT_MEMBER), "team_member");
+    assert_true(r.current_spend == 1.5);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 1.5);
+}
+
+static void test_missing_row_skipped(void **state)
+{
+    struct sy_store *st = *state;
+    seed(st);
+    struct sy_reserve r;
+    memset(&r, 0, sizeof r);
+    r.id[SY_ENT_KEY] = "k1";
+    r.max_budget[SY_ENT_KEY] = 100;
+    r.id[SY_ENT_MEMBER] = "t1\nnobody";
+    r.max_budget[SY_ENT_MEMBER] = 0.1;
+    r.id[SY_ENT_END_USER] = "ghost";
+    r.max_budget[SY_ENT_END_USER] = 0.1;
+    r.amount = 1;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 0);
+    assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 1);
+    /* nothing at all: no transaction */
+    memset(&r, 0, sizeof r);
+    r.amount = 5;
+    assert_int_equal(sy_reserve_take(st, &r), 0);
+    assert_int_equal(r.refused, 0);
+    assert_string_equal(sy_ent_name(SY_ENT_KEY), "key");
+    assert_string_equal(sy_ent_name(SY_ENT_ORG), "organization");
+    assert_string_equal(sy_ent_name(SY_ENT_END_USER), "end_user");
+}
+
+static void test_pg_skipped(void **state)
+{
+    (void)state;
+    skip();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_concurrent),
+        cmocka_unit_test(test_refusal_reports_entity),
+        cmocka_unit_test(test_all_entities_and_member),
+        cmocka_unit_test(test_missing_row_skipped),
+    };
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(sqlite_path, sizeof sqlite_path, "%s/sy_test_reserve_%d.db", tmp, (int)getpid());
+    url = sqlite_path;
+    int fails = cmocka_run_group_tests_name("reserve_sqlite", tests, setup, teardown);
+    char side[300];
+    unlink(sqlite_path);
+    snprintf(side, sizeof side, "%s-wal", sqlite_path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", sqlite_path);
+    unlink(side);
+    const char *pg = getenv("SY_TEST_PG_URL");
+    if (pg && *pg) {
+        url = pg;
+        fails += cmocka_run_group_tests_name("reserve_postgres", tests, setup, teardown);
+    } else {
+        const struct CMUnitTest skipped[] = {cmocka_unit_test(test_pg_skipped)};
+        fails += cmocka_run_group_tests_name("reserve_postgres", skipped, NULL, NULL);
+    }
+    return fails;
+}
