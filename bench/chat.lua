@@ -1,6 +1,6 @@
 -- chat.lua - wrk script for bench/run.sh: POSTs a ~1 KB chat-completions body.
 -- BENCH_STREAM=1 asks for an SSE stream of BENCH_CHUNKS (default 20) chunks.
--- BENCH_MODEL picks the model group (default bench-model).
+-- BENCH_MODEL picks the model group (default bench-model); BENCH_KEY the key (default sk-bench).
 -- BENCH_MAX_REQUESTS=N (bench/instr.sh, with -t1): after N responses print
 -- "BENCH requests=N errors=<non-2xx>" and exit the process at once (wrk itself would wait out -d).
 -- done() prints one parseable line: "BENCH rps=… p50_us=… p99_us=… errors=… requests=…".
@@ -19,7 +19,7 @@ local user = "Our night shift keeps seeing a signal fault on the approach to pla
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer sk-bench"
+wrk.headers["Authorization"] = "Bearer " .. (os.getenv("BENCH_KEY") or "sk-bench")
 local model = os.getenv("BENCH_MODEL") or "bench-model"
 local body = '{"model":"' .. model .. '","messages":[' ..
   '{"role":"system","content":"' .. system .. '"},' ..

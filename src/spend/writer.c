@@ -320,15 +320,22 @@ static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
     jkey_str(b, "mcp_tool_call_metadata", NULL, &first);
     jkey_str(b, "vector_store_request_metadata", NULL, &first);
     jkey_str(b, "guardrail_information", NULL, &first);
-    sy_buf_printf(b,
-                  ",\"usage_object\":{\"completion_tokens\":%llu,\"prompt_tokens\":%llu,\"total_tokens\":%llu,"
-                  "\"completion_tokens_details\":{\"reasoning_tokens\":%llu},"
-                  "\"prompt_tokens_details\":{\"cached_tokens\":%llu},"
-                  "\"cache_creation_input_tokens\":%llu,\"cache_read_input_tokens\":%llu}",
-                  (unsigned long long)u->completion_tokens, (unsigned long long)u->prompt_tokens,
-                  (unsigned long long)(u->prompt_tokens + u->completion_tokens),
-                  (unsigned long long)u->reasoning_tokens, (unsigned long long)u->cached_tokens,
-                  (unsigned long long)u->cache_creation_tokens, (unsigned long long)u->cached_tokens);
+    /* no printf: this runs for every row */
+    SY_BUF_LIT(b, ",\"usage_object\":{\"completion_tokens\":");
+    sy_buf_u64(b, u->completion_tokens);
+    SY_BUF_LIT(b, ",\"prompt_tokens\":");
+    sy_buf_u64(b, u->prompt_tokens);
+    SY_BUF_LIT(b, ",\"total_tokens\":");
+    sy_buf_u64(b, u->prompt_tokens + u->completion_tokens);
+    SY_BUF_LIT(b, ",\"completion_tokens_details\":{\"reasoning_tokens\":");
+    sy_buf_u64(b, u->reasoning_tokens);
+    SY_BUF_LIT(b, "},\"prompt_tokens_details\":{\"cached_tokens\":");
+    sy_buf_u64(b, u->cached_tokens);
+    SY_BUF_LIT(b, "},\"cache_creation_input_tokens\":");
+    sy_buf_u64(b, u->cache_creation_tokens);
+    SY_BUF_LIT(b, ",\"cache_read_input_tokens\":");
+    sy_buf_u64(b, u->cached_tokens);
+    SY_BUF_LIT(b, "}");
     sy_buf_puts(b, ",\"model_map_information\":null,\"additional_usage_values\":null");
     jkey_str(b, "status", r->status ? r->status : "success", &first);
     jkey_str(b, "proxy_server_request", NULL, &first);
@@ -392,7 +399,10 @@ static int write_logs(struct wctx *x, struct wrec *list, size_t n)
 {
     struct wrec *w = list;
     while (n > 0) {
-        int k = LOG_SHIFT;
+        /* SQLite runs in-process: a statement per few rows costs nothing,
+         * while thousands of numbered parameters make its parameter lookup
+         * quadratic; PostgreSQL wants few round trips. */
+        int k = sy_store_kind(x->st) == SY_STORE_SQLITE ? 3 : LOG_SHIFT;
         while ((size_t)1 << k > n)
             k--;
         int rows = 1 << k;

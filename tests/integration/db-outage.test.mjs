@@ -75,10 +75,14 @@ test('PostgreSQL killed mid-load and restarted: every request of a cached key pa
   }, 30000);
   assert.ok(done, `spend rows: ${n} of ${made} requests`);
   assert.equal(n, made, 'exactly one row per request');
-  assert.ok(await until(async () => {
-    const [k] = await pg.psql(`SELECT spend FROM "LiteLLM_VerificationToken" WHERE token = '${hash}'`, url);
-    return Math.abs(k.spend - total) < 1e-9;
-  }, 10000), 'the key\'s spend = the sum of the calls');
+  let spend = null;
+  const settled = await until(async () => {
+    [{ spend }] = await pg.psql(`SELECT spend FROM "LiteLLM_VerificationToken" WHERE token = '${hash}'`, url);
+    return Math.abs(spend - total) < 1e-9;
+  }, 10000);
+  const [logged] = await pg.psql(`SELECT sum(spend) AS s FROM "LiteLLM_SpendLogs" WHERE api_key = '${hash}'`, url);
+  assert.ok(Math.abs(logged.s - total) < 1e-9, `sum of the rows ${logged.s} = the calls' cost ${total}`);
+  assert.ok(settled, `the key's spend ${spend} = the sum of the calls ${total} (${made} calls of ${total / made})`);
 
   // and the instance is whole again: a new key works
   const g2 = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});

@@ -56,11 +56,11 @@ async function spendRows(g, hash) {
   assert.ok(Array.isArray(r.json), r.text);
   return r.json;
 }
-/** Wait until the key has n spend rows (at most 10 s); returns them. */
-async function rowsFor(g, key, n) {
+/** Wait until the key has n spend rows (those passing `which`; at most 10 s); returns all its rows. */
+async function rowsFor(g, key, n, which = () => true) {
   const hash = await sha256hex(key);
   let rows = [];
-  await until(async () => (rows = await spendRows(g, hash)).length >= n, 10000);
+  await until(async () => (rows = await spendRows(g, hash)).filter(which).length >= n, 10000);
   return rows;
 }
 
@@ -79,11 +79,18 @@ async function fiftyVsTen(gs) {
     assert.match(r.json.error.message, /Budget has been exceeded!/);
   }
   for (const r of ok) near(Number(r.headers.get('x-litellm-response-cost')), 0.01, 'cost of a 10-token call');
-  // settled: the key spent exactly what the 10 calls cost, and wrote 10 rows
+  // settled: the key spent exactly what the 10 calls cost, and wrote 10
+  // success rows (refusals may be logged as LiteLLM does: status "failure", spend 0)
   assert.ok(await until(async () => Math.abs((await keySpend(gs[0], key)) - 0.1) < 1e-9, 10000),
     `key spend settles at 0.1: ${await keySpend(gs[0], key)}`);
-  const rows = await rowsFor(gs[0], key, 10);
-  assert.equal(rows.length, 10);
+  const rows = await rowsFor(gs[0], key, 10, (x) => x.status === 'success');
+  const good = rows.filter((x) => x.status === 'success');
+  assert.equal(good.length, 10, JSON.stringify(rows.map((x) => [x.status, x.spend])));
+  assert.ok(rows.length <= 50);
+  for (const x of rows.filter((y) => y.status !== 'success')) {
+    assert.equal(x.status, 'failure');
+    assert.equal(x.spend, 0);
+  }
   return key;
 }
 
@@ -107,13 +114,13 @@ for (const backend of ['sqlite', 'postgres']) {
         assert.equal(u.completion_tokens, mt ?? 18);
         const cost = Number(r.headers.get('x-litellm-response-cost'));
         near(cost, u.completion_tokens * 0.001, 'x-litellm-response-cost');
-        sent.push({ id: r.json.id, cost, u });
+        sent.push({ id: r.json.id, cid: r.headers.get('x-litellm-call-id'), cost, u });
       }
       const rows = await rowsFor(gw, key, sent.length);
       assert.equal(rows.length, sent.length, JSON.stringify(rows));
       for (const s of sent) {
-        const row = rows.find((x) => x.request_id === s.id);
-        assert.ok(row, `a row with request_id = the response id ${s.id}: ${JSON.stringify(rows.map((x) => x.request_id))}`);
+        const row = rows.find((x) => x.request_id === s.id || x.request_id === s.cid);
+        assert.ok(row, `a row with request_id = the response id ${s.id} (or the call id ${s.cid}): ${JSON.stringify(rows.map((x) => x.request_id))}`);
         assert.equal(row.api_key, hash);
         assert.equal(row.model_group, 'priced');
         assert.equal(row.call_type, 'acompletion');
@@ -143,7 +150,7 @@ for (const backend of ['sqlite', 'postgres']) {
         const u = r.json.usage;
         const cost = u.prompt_tokens * 2.5e-6 + u.completion_tokens * 1e-5;
         near(Number(r.headers.get('x-litellm-response-cost')), cost, 'x-litellm-response-cost (gpt-4o)');
-        want.push({ id: r.json.id, cost });
+        want.push({ id: r.json.id, cid: r.headers.get('x-litellm-call-id'), cost });
       }
       // a stream: its cost comes from the usage chunk
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
@@ -152,6 +159,7 @@ for (const backend of ['sqlite', 'postgres']) {
         body: JSON.stringify(chatBody('gpt-4o', { stream: true, stream_options: { include_usage: true } })),
       });
       assert.equal(res.status, 200);
+      const scid = res.headers.get('x-litellm-call-id');
       let usage = null, sid = null;
       for (const line of (await res.text()).split('\n')) {
         if (!line.startsWith('data: {')) continue;
@@ -160,7 +168,7 @@ for (const backend of ['sqlite', 'postgres']) {
         if (ch.usage) usage = ch.usage;
       }
       assert.ok(usage, 'usage chunk');
-      want.push({ id: sid, cost: usage.prompt_tokens * 2.5e-6 + usage.completion_tokens * 1e-5 });
+      want.push({ id: sid, cid: scid, cost: usage.prompt_tokens * 2.5e-6 + usage.completion_tokens * 1e-5 });
       // embeddings: text-embedding-3-small at 2e-8 per input token
       const e = await postJSON(`${gw.url}/v1/embeddings`, { model: 'text-embedding-3-small', input: ['one two three'] },
         { authorization: `Bearer ${key}` });
@@ -172,8 +180,8 @@ for (const backend of ['sqlite', 'postgres']) {
       const rows = await rowsFor(gw, key, want.length);
       assert.equal(rows.length, want.length, JSON.stringify(rows));
       for (const w of want.filter((x) => x.id)) {
-        const row = rows.find((x) => x.request_id === w.id);
-        assert.ok(row, `row for ${w.id}`);
+        const row = rows.find((x) => x.request_id === w.id || x.request_id === w.cid);
+        assert.ok(row, `row for ${w.id} / ${w.cid}: ${JSON.stringify(rows.map((x) => x.request_id))}`);
         near(row.spend, w.cost, `row spend of ${w.id}`);
         assert.equal(row.model_group, 'gpt-4o');
       }
@@ -183,6 +191,15 @@ for (const backend of ['sqlite', 'postgres']) {
       const total = want.reduce((a, w) => a + w.cost, 0);
       assert.ok(await until(async () => Math.abs((await keySpend(gw, key)) - total) < 1e-9),
         `key spend = ${total}: ${await keySpend(gw, key)}`);
+    });
+
+    test('LiteLLM\'s request_id: the provider\'s response id (chatcmpl-...), not the call id', async () => {
+      const key = await genKey(gw);
+      const r = await chat(gw, key, 'priced', { max_tokens: 2 });
+      assert.equal(r.status, 200, r.text);
+      const rows = await rowsFor(gw, key, 1);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].request_id, r.json.id, `request_id ${rows[0].request_id}; call id ${r.headers.get('x-litellm-call-id')}`);
     });
 
     test('50 concurrent requests against a budget that fits 10: exactly 10 pass (mock upstream, 2 workers)', async () => {
