@@ -48,6 +48,17 @@ for d in tests/e2e tests/tokenizer; do
   [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
 done
 
+# --- a throwaway PostgreSQL for the store/keys/spend/admin unit tests -----------
+# (the Node tests start their own through tests/lib/pg.mjs)
+PGDIR=$(mktemp -d /tmp/sy-pg.XXXXXX); chmod 755 "$PGDIR"
+PGPORT=$((20000 + RANDOM % 20000))
+if SY_TEST_PG_URL=$(bash tests/lib/pg.sh start "$PGDIR/c" "$PGPORT"); then
+  export SY_TEST_PG_URL
+  trap 'bash tests/lib/pg.sh stop "$PGDIR/c" >/dev/null 2>&1; rm -rf "$PGDIR"' EXIT
+else
+  echo "warning: PostgreSQL did not start: its unit tests are skipped"; FAIL=$((FAIL+1)); FAILED_TIERS+=(postgres)
+fi
+
 tier unit meson meson test -C build --suite unit --print-errorlogs
 tier integration node node --test --test-concurrency=1 tests/integration/
 tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/

@@ -162,6 +162,15 @@ static void load_done(struct sy_call *c, void *arg)
     struct sy_keyinfo *ki = c->db_obj;
     c->db_obj = NULL;
     if (c->db_rc < 0 || !ki) {
+        /* a key verified before keeps working, with its last known limits */
+        struct sy_keyinfo *old = sy_keys_get_stale(kl->token);
+        if (old && old->found) {
+            if (key_resolved(c, old) == SY_OK)
+                sy_call_resume(c);
+            return;
+        }
+        if (old)
+            sy_keyinfo_unref(old);
         if (c->g->cfg->allow_requests_on_db_unavailable) {
             /* LiteLLM's allow_requests_on_db_unavailable: the key cannot be
              * verified and the request goes through (meant for VPC deployments) */

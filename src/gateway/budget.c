@@ -218,6 +218,29 @@ void sy_call_cost(struct sy_call *c)
     c->cost_known = 1;
 }
 
+/* The response's id ("chatcmpl-...", "msg_..."): LiteLLM's request_id. Looked
+ * for as `"id":"` in the first bytes of a JSON answer or the last of a stream
+ * (the final chunk carries it too); NULL when not found. */
+static const char *response_id(struct sy_call *c)
+{
+    const struct sy_buf *b = c->stream ? &c->stream_tail : &c->up_body;
+    if (!b->p || !b->len)
+        return NULL;
+    size_t n = b->len < 4096 ? b->len : 4096;
+    const char *p = c->stream ? b->p + b->len - n : b->p;
+    const char *k = memmem(p, n, "\"id\":\"", 6);
+    if (c->stream) /* the last occurrence: the final chunk's */
+        for (const char *q = k; q; q = memmem(q + 6, (size_t)(p + n - q - 6), "\"id\":\"", 6))
+            k = q;
+    if (!k)
+        return NULL;
+    k += 6;
+    const char *e = memchr(k, '"', (size_t)(p + n - k));
+    if (!e || e == k || e - k > 200 || memchr(k, '\\', (size_t)(e - k)))
+        return NULL;
+    return sy_arena_strndup(&c->req->arena, k, (size_t)(e - k));
+}
+
 static const char *call_type(enum sy_route_kind k)
 {
     switch (k) {
@@ -236,7 +259,9 @@ void sy_call_spend(struct sy_call *c, int status)
     double cost = c->cost_known && status < 400 ? c->cost : (c->cost_known ? c->cost : 0);
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
-    r.request_id = c->call_id;
+    r.request_id = status < 400 ? response_id(c) : NULL;
+    if (!r.request_id) /* failures, and answers without an id: the call id */
+        r.request_id = c->call_id;
     r.call_type = call_type(c->kind);
     r.status = status < 400 ? "success" : "failure";
     r.api_key = c->hashed_key ? c->hashed_key : "";
@@ -251,7 +276,8 @@ void sy_call_spend(struct sy_call *c, int status)
         r.has_entity[SY_ENT_TEAM] = k->team_id != NULL;
         r.has_entity[SY_ENT_MEMBER] = k->team_id && k->user_id && k->member;
         r.has_entity[SY_ENT_ORG] = k->org_id != NULL;
-    }
+    } else if (c->no_db && c->hashed_key) /* let through unverified: still charge the key */
+        r.has_entity[SY_ENT_KEY] = 1;
     if (c->eu) {
         r.end_user = c->eu->b.id;
         r.has_entity[SY_ENT_END_USER] = 1;

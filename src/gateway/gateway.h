@@ -301,7 +301,10 @@ int sy_stage_token_counter(struct sy_call *c);
 int sy_stage_messages_count(struct sy_call *c); /* messages.c */
 int sy_stage_health(struct sy_call *c); /* router/health.c */
 int sy_stage_key_checks(struct sy_call *c); /* keycheck.c: model access, end user, budgets spent */
-int sy_stage_reserve(struct sy_call *c);    /* budget.c: budget reservation before the call */
+int sy_stage_reserve(struct sy_call *c);
+/* model_info.access_groups of group `model` (NUL-separated), for
+ * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */
+const char *sy_group_access_groups(void *ud, const char *model);    /* budget.c: budget reservation before the call */
 int sy_stage_admin(struct sy_call *c);      /* admin.c: the management API */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->cost / c->cost_known; idempotent. */

@@ -1,6 +1,7 @@
 /* handlers.c - routes answered by the gateway itself: models, health, metrics.
  * Each is the last stage of its route's pipeline. */
 #include "gateway/gateway.h"
+#include "keys/keys.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +15,30 @@
 
 int sy_stage_models(struct sy_call *c)
 {
-    sy_reply_json(c->req, 200, c->g->models_json, c->g->models_json_len);
+    const struct sy_keyinfo *k = c->key;
+    if (!k || (!k->nmodels && !(k->team && k->team->nmodels))) {
+        sy_reply_json(c->req, 200, c->g->models_json, c->g->models_json_len);
+        return SY_DONE;
+    }
+    /* a virtual key with a model list sees only the groups it may call, as LiteLLM */
+    struct sy_buf b;
+    sy_buf_init(&b, 64u << 20);
+    SY_BUF_LIT(&b, "{\"data\":[");
+    int n = 0;
+    for (size_t i = 0; i < c->g->ngroups; i++) {
+        const struct sy_group *gr = &c->g->groups[i];
+        struct sy_check_err e;
+        if (sy_keys_check_model(k, gr->name, sy_group_access_groups, c->g, &e) != 0)
+            continue;
+        if (n++)
+            SY_BUF_LIT(&b, ",");
+        SY_BUF_LIT(&b, "{\"id\":\"");
+        sy_buf_json_escape(&b, gr->name, gr->name_len);
+        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    }
+    SY_BUF_LIT(&b, "],\"object\":\"list\"}");
+    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_buf_free(&b);
     return SY_DONE;
 }
 

@@ -30,7 +30,7 @@ static void release_eu(void *p)
 }
 
 /* model_info.access_groups of the group named model (NUL-separated). */
-static const char *access_groups(void *ud, const char *model)
+const char *sy_group_access_groups(void *ud, const char *model)
 {
     const struct sy_gwconf *g = ud;
     const struct sy_group *gr = sy_gwconf_group(g, model, strlen(model));
@@ -51,7 +51,7 @@ static int checks(struct sy_call *c)
 {
     struct sy_check_err e;
     memset(&e, 0, sizeof e);
-    if (c->key && c->model && sy_keys_check_model(c->key, c->model, access_groups, c->g, &e) != 0)
+    if (c->key && c->model && sy_keys_check_model(c->key, c->model, sy_group_access_groups, c->g, &e) != 0)
         return fail(c, &e);
     if ((c->key || c->eu) && sy_keys_check_budgets(c->key, c->eu, c->model, &e) != 0)
         return fail(c, &e);

@@ -340,6 +340,14 @@ struct sy_keyinfo *sy_keys_get(const char *token)
                         sy__keys_neg_ttl());
 }
 
+struct sy_keyinfo *sy_keys_get_stale(const char *token)
+{
+    sy__keys_ensure();
+    if (!token)
+        return NULL;
+    return sy__ctab_get(&keys_tab, token, strnlen(token, 64), sy__hash_token(token), 1e18, 1e18);
+}
+
 void sy_keys_put(struct sy_keyinfo *ki)
 {
     if (!ki)

@@ -112,6 +112,9 @@ double sy_keys_now(void);    /* monotonic seconds */
 /* A referenced fresh entry for token (64 hex chars), or NULL on a miss or a
  * stale entry. Never blocks on the database. */
 struct sy_keyinfo *sy_keys_get(const char *token);
+/* The entry for token however old (NULL when never loaded or evicted): what
+ * auth falls back on while the database is unreachable. */
+struct sy_keyinfo *sy_keys_get_stale(const char *token);
 /* Publish a loaded entry (takes over one reference; replaces an older one). */
 void sy_keys_put(struct sy_keyinfo *ki);
 void sy_keyinfo_unref(struct sy_keyinfo *ki);
