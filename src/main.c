@@ -99,6 +99,7 @@ static const char *db_url(const struct sy_config *cfg, const char *cli)
 static void on_budget_reset(void)
 {
     sy_keys_invalidate("all", "");
+    sy_ledger_forget(-1, NULL);
 }
 
 /* Start the database pool, key cache, spend writer and (with Redis) the key

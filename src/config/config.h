@@ -176,7 +176,6 @@ struct sy_config {
     double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
     size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
-    double global_max_budget;              /* litellm_settings.max_budget; < 0 when absent */
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;               /* default 65536 */

@@ -53,7 +53,7 @@ static const struct kdef litellm_keys[] = {
     {"enable_redis_auth_cache", UNSUP},
     {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
     {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
-    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", USED},
+    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", UNSUP},
     {"budget_duration", UNSUP}, {"network_mock", UNSUP},
     {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
     {"s3_callback_params", UNSUP}, {"default_internal_user_params", UNSUP},
@@ -381,8 +381,6 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->router.max_fallbacks = (int)d;
     if (sy__get_count(ld, sy__ymap_get(ls, "allowed_fails"), "litellm_settings.allowed_fails", 1, 0, &d) > 0)
         c->router.allowed_fails = (int)d;
-    if (sy__get_count(ld, sy__ymap_get(ls, "max_budget"), "litellm_settings.max_budget", 0, 0, &d) > 0)
-        c->global_max_budget = d;
 
     const char **list = NULL;
     size_t n = 0, cap = 0;
@@ -959,7 +957,6 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->proxy_batch_write_at_s = 1;
     c->user_api_key_cache_ttl_s = 10;
     c->spend_queue_max = 100000;
-    c->global_max_budget = -1;
 
     for (size_t i = 0; i < root->n; i++) {
         const struct sy_ynode *k = root->pairs[i].key, *v = root->pairs[i].val;

@@ -23,6 +23,7 @@
 #include "http/server.h"
 #include "keys/keys.h"
 #include "redis/redis.h"
+#include "spend/spend.h"
 
 void sy_gateway_invalidate(struct sy_worker *w, const char *msg)
 {
@@ -34,6 +35,10 @@ void sy_gateway_invalidate(struct sy_worker *w, const char *msg)
     memcpy(kind, msg, kl);
     kind[kl] = 0;
     sy_keys_invalidate(kind, colon ? colon + 1 : "");
+    if (!strcmp(kind, "token") && colon) /* in-memory reservations (SQLite) re-read what changed */
+        sy_ledger_forget(SY_ENT_KEY, colon + 1);
+    else
+        sy_ledger_forget(-1, NULL);
     if (w && w->redis && sy_redis_up(w->redis)) {
         const char *argv[3] = {"PUBLISH", "switchyard:keys", msg};
         sy_redis_cmd(w->redis, NULL, NULL, 3, argv, NULL);

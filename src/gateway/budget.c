@@ -18,6 +18,7 @@
  */
 #include "gateway/gateway.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "http/server.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
+#include "store/dbpool.h"
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
@@ -43,7 +45,51 @@ static double now_unix(void)
 struct resv {
     struct sy_reserve r;
     char member[512];
+    /* group commit (below) */
+    struct resv *next;
+    int state; /* 0 queued, 1 taken by a DB thread, 2 done */
+    int rc;
 };
+
+/* Group commit of reservations. Every reservation is queued here and also
+ * submitted as a DB job; the first job a DB thread runs takes the whole queue
+ * and reserves for all of them in one transaction (one commit: on SQLite one
+ * WAL write instead of one per request); a job whose reservation another
+ * thread already took waits for that transaction (or finds it done). */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct resv *head, *tail;
+} rq = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL};
+#define RQ_MAX 256 /* reservations per transaction */
+
+static void rq_push(struct resv *rv)
+{
+    pthread_mutex_lock(&rq.mu);
+    rv->next = NULL;
+    rv->state = 0;
+    if (rq.tail)
+        rq.tail->next = rv;
+    else
+        rq.head = rv;
+    rq.tail = rv;
+    pthread_mutex_unlock(&rq.mu);
+}
+
+/* Take rv out of the queue (rq.mu held). */
+static void rq_unlink(struct resv *rv)
+{
+    struct resv **pp = &rq.head, *prev = NULL;
+    while (*pp && *pp != rv) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = rv->next;
+        if (rq.tail == rv)
+            rq.tail = prev;
+    }
+}
 
 /* Fill the entities with a budget; 0 when none has one. */
 static int entities(struct sy_call *c, struct resv *rv)
@@ -110,7 +156,38 @@ static int64_t req_max_tokens(struct sy_call *c)
 static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
 {
     struct resv *rv = arg;
-    c->db_rc = sy_reserve_take(st, &rv->r);
+    struct resv *batch[RQ_MAX];
+    struct sy_reserve *rs[RQ_MAX];
+    size_t n = 0;
+    pthread_mutex_lock(&rq.mu);
+    if (rv->state != 0) { /* another DB thread took it: wait for its transaction */
+        while (rv->state != 2)
+            pthread_cond_wait(&rq.cv, &rq.mu);
+        c->db_rc = rv->rc;
+        pthread_mutex_unlock(&rq.mu);
+        return;
+    }
+    rq_unlink(rv); /* ours first, then up to RQ_MAX - 1 that wait */
+    rv->state = 1;
+    batch[n] = rv;
+    rs[n++] = &rv->r;
+    while (rq.head && n < RQ_MAX) {
+        struct resv *q = rq.head;
+        rq_unlink(q);
+        q->state = 1;
+        batch[n] = q;
+        rs[n++] = &q->r;
+    }
+    pthread_mutex_unlock(&rq.mu);
+    int rc = sy_reserve_take_many(st, rs, n);
+    pthread_mutex_lock(&rq.mu);
+    for (size_t i = 0; i < n; i++) {
+        batch[i]->rc = rc;
+        batch[i]->state = 2;
+    }
+    pthread_cond_broadcast(&rq.cv);
+    pthread_mutex_unlock(&rq.mu);
+    c->db_rc = rc;
 }
 
 static int refused(struct sy_call *c, const struct resv *rv)
@@ -161,6 +238,11 @@ static void count_prompt(struct sy_call *c, void *arg)
 
 static void counted(struct sy_call *c, void *arg);
 
+static double spend_of(const struct sy_budget *b)
+{
+    return b ? atomic_load(&b->spend) : 0;
+}
+
 static int reserve(struct sy_call *c, struct resv *rv)
 {
     const struct sy_group *gr = c->req_group;
@@ -168,7 +250,25 @@ static int reserve(struct sy_call *c, struct resv *rv)
     rv->r.amount = sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c));
     if (rv->r.amount <= 0)
         return SY_OK; /* free model: nothing to reserve */
+    if (sy_db_kind() == SY_STORE_SQLITE) { /* one process per file: in memory (spend/ledger.c) */
+        const struct sy_keyinfo *k = c->key;
+        double spend[SY_ENT__COUNT] = {
+            k ? spend_of(&k->key) : 0, k ? spend_of(k->user) : 0, k ? spend_of(k->team) : 0,
+            k ? spend_of(k->member) : 0, c->eu ? spend_of(&c->eu->b) : 0, k ? spend_of(k->org) : 0};
+        sy_ledger_reserve(&rv->r, spend);
+        if (rv->r.refused)
+            return refused(c, rv);
+        for (int e = 0; e < SY_ENT__COUNT; e++)
+            if (rv->r.id[e])
+                c->reserved[e] = rv->r.amount;
+        c->ledger = rv;
+        return SY_OK;
+    }
+    rq_push(rv);
     if (sy_call_db(c, reserve_run, reserve_done, rv) != 0) {
+        pthread_mutex_lock(&rq.mu);
+        rq_unlink(rv);
+        pthread_mutex_unlock(&rq.mu);
         c->db_rc = SY_STORE_EDOWN;
         reserve_done(c, rv);
         return SY_AGAIN;
@@ -299,8 +399,13 @@ void sy_call_spend(struct sy_call *c, int status)
     r.start_s = now - wall_elapsed;
     r.end_s = now;
     r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
-    for (int e = 0; e < SY_ENT__COUNT; e++)
-        r.reserved[e] = c->reserved[e];
+    if (c->ledger) { /* reserved in memory: the database gets the whole cost */
+        const struct resv *rv = c->ledger;
+        sy_ledger_settle(rv->r.id, c->reserved, cost);
+    } else {
+        for (int e = 0; e < SY_ENT__COUNT; e++)
+            r.reserved[e] = c->reserved[e];
+    }
     sy_spend_record(&r);
     if (cost > 0 && k)
         sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);

@@ -261,6 +261,7 @@ struct sy_call {
     void *db_obj;               /* object the last DB job loaded */
     double reserved[SY_ENT__COUNT]; /* budget reservations taken before the call */
     int reserved_any;
+    const void *ledger;         /* reservation held in memory (spend/ledger.c), settled by sy_call_spend */
     int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
     double cost;                /* the call's cost in USD once known */
     int cost_known;

@@ -101,19 +101,11 @@ static int member_split(const char *id, struct sy_sval *team, struct sy_sval *us
     return 0;
 }
 
-int sy_reserve_take(struct sy_store *st, struct sy_reserve *r)
+/* The updates of one reservation inside an open transaction: 0 (r->refused
+ * set when an entity would pass its budget; what ran is left for the caller
+ * to undo), or a negative SY_STORE_E*. */
+static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
 {
-    r->refused = 0;
-    r->refused_ent = SY_ENT_KEY;
-    r->current_spend = 0;
-    int any = 0;
-    for (int e = 0; e < SY_ENT__COUNT; e++)
-        any |= r->id[e] != NULL;
-    if (!any)
-        return 0;
-    int rc = sy_store_begin(st);
-    if (rc < 0)
-        return rc;
     for (int e = 0; e < SY_ENT__COUNT; e++) {
         if (!r->id[e])
             continue;
@@ -131,27 +123,76 @@ int sy_reserve_take(struct sy_store *st, struct sy_reserve *r)
         for (int i = 0; i < nk; i++)
             p[1 + i] = key[i];
         p[1 + nk] = sy_sv_num(r->max_budget[e] + RESERVE_EPS);
-        rc = sy_store_exec(st, ents[e].update, 2 + nk, p, NULL, NULL);
+        int rc = sy_store_exec(st, ents[e].update, 2 + nk, p, NULL, NULL);
         if (rc < 0)
-            goto fail;
+            return rc;
         if (rc > 0)
             continue;
         struct spend_row s = {0, 0};
         rc = sy_store_exec(st, ents[e].select, nk, key, on_spend, &s);
         if (rc < 0)
-            goto fail;
+            return rc;
         if (!s.found)
             continue; /* no row: nothing to reserve against */
         r->refused = 1;
         r->refused_ent = (enum sy_ent)e;
         r->current_spend = s.spend;
-        sy_store_rollback(st);
         return 0;
+    }
+    return 0;
+}
+
+static int any_entity(struct sy_reserve *r)
+{
+    r->refused = 0;
+    r->refused_ent = SY_ENT_KEY;
+    r->current_spend = 0;
+    int any = 0;
+    for (int e = 0; e < SY_ENT__COUNT; e++)
+        any |= r->id[e] != NULL;
+    return any;
+}
+
+int sy_reserve_take(struct sy_store *st, struct sy_reserve *r)
+{
+    if (!any_entity(r))
+        return 0;
+    int rc = sy_store_begin(st);
+    if (rc < 0)
+        return rc;
+    rc = take_in_tx(st, r);
+    if (rc < 0 || r->refused) {
+        sy_store_rollback(st);
+        return rc < 0 ? rc : 0;
     }
     rc = sy_store_commit(st);
     if (rc < 0)
-        goto fail;
-    return 0;
+        sy_store_rollback(st);
+    return rc < 0 ? rc : 0;
+}
+
+int sy_reserve_take_many(struct sy_store *st, struct sy_reserve *const *rs, size_t n)
+{
+    if (n == 1)
+        return sy_reserve_take(st, rs[0]);
+    int rc = sy_store_begin(st);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        struct sy_reserve *r = rs[i];
+        if (!any_entity(r))
+            continue;
+        if ((rc = sy_store_exec(st, "SAVEPOINT sy_r", 0, NULL, NULL, NULL)) < 0)
+            goto fail;
+        if ((rc = take_in_tx(st, r)) < 0)
+            goto fail;
+        if (r->refused && (rc = sy_store_exec(st, "ROLLBACK TO SAVEPOINT sy_r", 0, NULL, NULL, NULL)) < 0)
+            goto fail;
+        if ((rc = sy_store_exec(st, "RELEASE SAVEPOINT sy_r", 0, NULL, NULL, NULL)) < 0)
+            goto fail;
+    }
+    if ((rc = sy_store_commit(st)) >= 0)
+        return 0;
 fail:
     sy_store_rollback(st);
     return rc;

@@ -106,6 +106,21 @@ struct sy_reserve {
  * spend + amount <= max_budget; all or nothing. 0 (see refused), or a
  * negative SY_STORE_E*. */
 int sy_reserve_take(struct sy_store *st, struct sy_reserve *r);
+/* Group commit: rs[0..n) in one transaction, each in its own savepoint (a
+ * refused one is undone alone). 0 (see each refused), or a negative
+ * SY_STORE_E* for all of them. */
+int sy_reserve_take_many(struct sy_store *st, struct sy_reserve *const *rs, size_t n);
+
+/* ---- reservations in memory (ledger.c): the embedded (SQLite) store --------
+ * One process per SQLite file, so the budget arithmetic is kept here: the
+ * same all-or-nothing check as sy_reserve_take, under one lock. spend[e] is
+ * the entity's spend as last loaded, used when the ledger first sees it. */
+int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT]);
+/* The call ended: each entity present gets cost added and its reservation released. */
+void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT], double cost);
+/* Drop entries (re-read from the database on next use): kind e (< 0: all),
+ * id (NULL: every id of that kind). Entries with requests in flight stay. */
+void sy_ledger_forget(int e, const char *id);
 
 /* ---- the spend writer (writer.c) ------------------------------------------- */
 /* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
