@@ -21,6 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
+# The proxy path alone: no database (spend logging and keys are measured by
+# bench/keys.sh). Set SWITCHYARD_DB to measure with one.
+export SWITCHYARD_DB=${SWITCHYARD_DB:-none}
 builddir=${BENCH_BUILDDIR:-$root/build-release}
 nreq=20000 conc=32 case=chat top=15 do_strace=1 keep= targets="nginx switchyard"
 while [ $# -gt 0 ]; do

@@ -14,6 +14,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 . "$here/lib.sh"
+# The proxy path alone: no database (spend logging and keys are measured by
+# bench/keys.sh). Set SWITCHYARD_DB to measure with one.
+export SWITCHYARD_DB=${SWITCHYARD_DB:-none}
 rounds=3 dur=5 conc=32
 while [ $# -gt 0 ]; do
   case $1 in

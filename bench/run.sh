@@ -27,6 +27,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
+# The proxy path alone: no database (spend logging and keys are measured by
+# bench/keys.sh). Set SWITCHYARD_DB to measure with one.
+export SWITCHYARD_DB=${SWITCHYARD_DB:-none}
 builddir=${BENCH_BUILDDIR:-$root/build-release}
 quick=0 rounds= dur= layout=default workers=1 wthreads=1
 while [ $# -gt 0 ]; do
