@@ -54,8 +54,10 @@ static void reply(struct sy_call *c, struct sy_admin_ctx *a)
     a->ninval = 0;
     if (!a->out.len)
         SY_BUF_LIT(&a->out, "{}");
-    sy_resp_simple(c->req, a->status ? a->status : 200, NULL, 0, "application/json", a->out.p, a->out.len);
-    sy_buf_free(&a->out);
+    struct sy_buf out = a->out; /* a lives in the request's arena, gone once the reply is sent */
+    sy_buf_init(&a->out, 0);
+    sy_resp_simple(c->req, a->status ? a->status : 200, NULL, 0, "application/json", out.p, out.len);
+    sy_buf_free(&out);
 }
 
 static void admin_run(struct sy_store *st, struct sy_call *c, void *arg)

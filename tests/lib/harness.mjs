@@ -84,7 +84,10 @@ export async function startGateway(configYaml, { args = [], env = {}, workers = 
     port, url, proc, dir, configPath,
     log: () => log,
     async stop(signal = 'SIGTERM') {
-      if (proc.exitCode !== null) return proc.exitCode;
+      if (proc.exitCode !== null || proc.signalCode !== null) { // already gone (a crash counts as a failure)
+        if (proc.signalCode !== null) process.stderr.write(`switchyard died of ${proc.signalCode}; its log:\n${log}\n`);
+        return proc.exitCode ?? 128;
+      }
       const done = once(proc, 'exit');
       proc.kill(signal);
       const t = setTimeout(() => proc.kill('SIGKILL'), 10000);
