@@ -47,6 +47,7 @@
 #include <http_parser.h>
 
 #include "admin/admin_impl.h"
+#include "admin/entity_impl.h"
 #include "core/buf.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
@@ -56,22 +57,6 @@
 #define UI_SESSION_TEAM "litellm-dashboard" /* LiteLLM's UI_SESSION_TOKEN_TEAM_ID, hidden from lists */
 
 /* ---- Python renderings ---------------------------------------------------- */
-
-/* repr(str) as Python writes it: single quotes unless the text holds a ' and no ". */
-static void pyrepr(struct sy_buf *b, const char *s)
-{
-    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-    sy_buf_append(b, &q, 1);
-    for (; *s; s++) {
-        if (*s == q || *s == '\\')
-            sy_buf_append(b, "\\", 1);
-        if (*s == '\n')
-            sy_buf_puts(b, "\\n");
-        else
-            sy_buf_append(b, s, 1);
-    }
-    sy_buf_append(b, &q, 1);
-}
 
 /* repr(float): shortest round-trip digits, ".0" for integral values. */
 static void pyfloat(double d, char out[40])
@@ -91,25 +76,6 @@ static void pyfloat(double d, char out[40])
     }
     if (!strpbrk(out, ".e"))
         strcat(out, ".0");
-}
-
-/* ProxyException from HTTPException(detail={"error": msg}): message is the dict's repr. */
-static void err_dict(struct sy_admin_ctx *a, int status, const char *type, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void err_dict(struct sy_admin_ctx *a, int status, const char *type, const char *fmt, ...)
-{
-    char msg[1024];
-    struct sy_buf b;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sy_buf_init(&b, 8192);
-    sy_buf_puts(&b, "{'error': ");
-    pyrepr(&b, msg);
-    sy_buf_puts(&b, "}");
-    sy_admin_error(a, status, type, NULL, "%s", b.p ? b.p : "");
-    sy_buf_free(&b);
 }
 
 /* ---- request fields ------------------------------------------------------ */
@@ -585,13 +551,13 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
         if (strcmp(ks.col[i], "max_budget") == 0 && ks.v[i].k == SY_SV_NUM && (mb = ks.v[i].d) < 0) {
             char f[40];
             pyfloat(mb, f);
-            err_dict(a, 400, "internal_server_error", "max_budget cannot be negative. Received: %s", f);
+            sy__err_dict(a, 400, "internal_server_error", "max_budget cannot be negative. Received: %s", f);
             goto out;
         }
     if (ks.have_soft && ks.soft_budget < 0) {
         char f[40];
         pyfloat(ks.soft_budget, f);
-        err_dict(a, 400, "internal_server_error", "soft_budget cannot be negative. Received: %s", f);
+        sy__err_dict(a, 400, "internal_server_error", "soft_budget cannot be negative. Received: %s", f);
         goto out;
     }
     /* a non-admin creates keys only for itself (_is_allowed_to_make_key_request) */
@@ -610,7 +576,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
                 snprintf(masked, sizeof masked, "%.4s****%s", custom, custom + n - 4);
             else
                 snprintf(masked, sizeof masked, "****");
-            err_dict(a, 400, "internal_server_error",
+            sy__err_dict(a, 400, "internal_server_error",
                      "Invalid key format. LiteLLM Virtual Key must start with 'sk-'. Received: %s", masked);
             goto out;
         }
@@ -968,11 +934,11 @@ static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     if (found.n == 0) {
-        err_dict(a, 404, "internal_server_error", "No keys found");
+        sy__err_dict(a, 404, "internal_server_error", "No keys found");
         goto out;
     }
     if (oc.denied) {
-        err_dict(a, 403, "internal_server_error", "You are not authorized to delete this key");
+        sy__err_dict(a, 403, "internal_server_error", "You are not authorized to delete this key");
         goto out;
     }
     if ((rc = sy_store_begin(st)) < 0) {
@@ -1121,7 +1087,7 @@ static void key_list(struct sy_store *st, struct sy_admin_ctx *a)
     if (ka && !*ka)
         ka = NULL;
     if (stt && strcmp(stt, "deleted") != 0) {
-        err_dict(a, 400, "internal_server_error", "Invalid status value. Currently only 'deleted' is supported.");
+        sy__err_dict(a, 400, "internal_server_error", "Invalid status value. Currently only 'deleted' is supported.");
         return;
     }
     /* validate_key_list_check for non-admins */
@@ -1150,13 +1116,13 @@ static void key_list(struct sy_store *st, struct sy_admin_ctx *a)
         for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
             ok |= strcmp(sb, cols[i]) == 0;
         if (!ok) {
-            err_dict(a, 400, "internal_server_error",
+            sy__err_dict(a, 400, "internal_server_error",
                      "Invalid sort column. Must be one of: spend, max_budget, created_at, updated_at, token, key_alias");
             return;
         }
         const char *dir = so && *so ? so : "desc";
         if (strcasecmp(dir, "asc") != 0 && strcasecmp(dir, "desc") != 0) {
-            err_dict(a, 400, "internal_server_error", "Invalid sort order. Must be 'asc' or 'desc'");
+            sy__err_dict(a, 400, "internal_server_error", "Invalid sort order. Must be 'asc' or 'desc'");
             return;
         }
         snprintf(orderbuf, sizeof orderbuf, "\"%s\" %s", sb, strcasecmp(dir, "asc") == 0 ? "ASC" : "DESC");
@@ -1315,7 +1281,7 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     if (!key) {
-        err_dict(a, 400, "internal_server_error", "No key passed in.");
+        sy__err_dict(a, 400, "internal_server_error", "No key passed in.");
         goto out;
     }
     if (strstr(key, "sk"))
@@ -1328,16 +1294,16 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     if (rc == 0) {
-        err_dict(a, 404, "internal_server_error", "Key %s not found.", key);
+        sy__err_dict(a, 404, "internal_server_error", "Key %s not found.", key);
         goto out;
     }
     if (!a->is_admin && !caller_owns(a, &old.r)) {
-        err_dict(a, 403, "internal_server_error", "You are not authorized to regenerate this key");
+        sy__err_dict(a, 403, "internal_server_error", "You are not authorized to regenerate this key");
         goto out;
     }
     if (new_key) {
         if (strncmp(new_key, "sk-", 3) != 0) {
-            err_dict(a, 400, "internal_server_error",
+            sy__err_dict(a, 400, "internal_server_error",
                      "New key must start with 'sk-'. This is to distinguish a key hash (used by litellm for logging / "
                      "internal logic) from the actual key.");
             goto out;
