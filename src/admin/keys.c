@@ -535,12 +535,10 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct kset ks;
     struct sy_admin_row row = {0};
-    struct sy_buf sql;
     char key[256], token[65], key_name[32], now[32], budget_id[37];
     const char *custom = NULL;
     int in_tx = 0, rc;
     memset(&ks, 0, sizeof ks);
-    sy_buf_init(&sql, 1 << 16);
     struct json_object *body = sy_admin_body(a);
     if (!body)
         goto out;
@@ -667,14 +665,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
     ks_put(&ks, "created_by", sy_sv_text(sy_admin_actor(a)));
     ks_put(&ks, "updated_by", sy_sv_text(sy_admin_actor(a)));
 
-    SY_BUF_LIT(&sql, "INSERT INTO " T_KEYS " (");
-    for (int i = 0; i < ks.n; i++)
-        sy_buf_printf(&sql, "%s\"%s\"", i ? ", " : "", ks.col[i]);
-    SY_BUF_LIT(&sql, ") VALUES (");
-    for (int i = 0; i < ks.n; i++)
-        sy_buf_printf(&sql, "%s$%d", i ? ", " : "", i + 1);
-    SY_BUF_LIT(&sql, ") RETURNING *");
-    rc = sy_store_exec(st, sql.p, ks.n, ks.v, sy_admin_row_cb, &row);
+    rc = sy__insert_cols(st, T_KEYS, ks.col, ks.v, ks.n, sy_admin_row_cb, &row);
     if (rc == SY_STORE_ECONFLICT) {
         sy_admin_error(a, 400, "bad_request_error", "key",
                        "Key with this value already exists. Unique key values across all keys are required.");
@@ -719,7 +710,6 @@ out:
         sy_store_rollback(st);
     sy_admin_row_free(&row);
     ks_free(&ks);
-    sy_buf_free(&sql);
     if (body)
         json_object_put(body);
 }
@@ -732,7 +722,6 @@ static int update_row(struct sy_admin_ctx *a, struct sy_store *st, const char *t
                       struct sy_admin_row *out)
 {
     char now[32];
-    struct sy_buf sql;
     sy_admin_iso_now(a, now);
     if (ks->meta)
         ks_put(ks, "metadata", sy_sv_json(ks_dup(ks, sy_admin_jtext(ks->meta))));
@@ -740,17 +729,7 @@ static int update_row(struct sy_admin_ctx *a, struct sy_store *st, const char *t
     ks_put(ks, "updated_by", sy_sv_text(sy_admin_actor(a)));
     if (ks->n >= KS_MAX)
         return SY_STORE_EQUERY;
-    sy_buf_init(&sql, 1 << 16);
-    SY_BUF_LIT(&sql, "UPDATE " T_KEYS " SET ");
-    for (int i = 0; i < ks->n; i++)
-        sy_buf_printf(&sql, "%s\"%s\" = $%d", i ? ", " : "", ks->col[i], i + 1);
-    sy_buf_printf(&sql, " WHERE \"token\" = $%d RETURNING *", ks->n + 1);
-    struct sy_sval p[KS_MAX + 1];
-    memcpy(p, ks->v, sizeof(struct sy_sval) * (size_t)ks->n);
-    p[ks->n] = sy_sv_text(token);
-    int rc = sy_store_exec(st, sql.p, ks->n + 1, p, sy_admin_row_cb, out);
-    sy_buf_free(&sql);
-    return rc;
+    return sy__update_cols(st, T_KEYS, "token", token, ks->col, ks->v, ks->n, sy_admin_row_cb, out);
 }
 
 static void key_update(struct sy_store *st, struct sy_admin_ctx *a)

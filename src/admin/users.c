@@ -153,38 +153,53 @@ int sy__collect(struct sy_admin_ctx *a, struct json_object *body, const struct s
     return 0;
 }
 
-int sy__insert(struct sy_store *st, const char *table, const struct sy__cset *cs, sy_srow_cb cb, void *ud)
+int sy__insert_cols(struct sy_store *st, const char *table, const char *const *col, const struct sy_sval *v, int n,
+                    sy_srow_cb cb, void *ud)
 {
     struct sy_buf sql;
     sy_buf_init(&sql, 1 << 16);
     sy_buf_printf(&sql, "INSERT INTO %s (", table);
-    for (int i = 0; i < cs->n; i++)
-        sy_buf_printf(&sql, "%s\"%s\"", i ? ", " : "", cs->col[i]);
+    for (int i = 0; i < n; i++)
+        sy_buf_printf(&sql, "%s\"%s\"", i ? ", " : "", col[i]);
     SY_BUF_LIT(&sql, ") VALUES (");
-    for (int i = 0; i < cs->n; i++)
+    for (int i = 0; i < n; i++)
         sy_buf_printf(&sql, "%s$%d", i ? ", " : "", i + 1);
     SY_BUF_LIT(&sql, ") RETURNING *");
-    int rc = sy_store_exec(st, sql.p, cs->n, cs->v, cb, ud);
+    int rc = sy_store_exec(st, sql.p, n, v, cb, ud);
     sy_buf_free(&sql);
+    return rc;
+}
+
+int sy__insert(struct sy_store *st, const char *table, const struct sy__cset *cs, sy_srow_cb cb, void *ud)
+{
+    return sy__insert_cols(st, table, cs->col, cs->v, cs->n, cb, ud);
+}
+
+int sy__update_cols(struct sy_store *st, const char *table, const char *keycol, const char *key,
+                    const char *const *col, const struct sy_sval *v, int n, sy_srow_cb cb, void *ud)
+{
+    struct sy_buf sql;
+    struct sy_sval *p = malloc(sizeof *p * (size_t)(n + 1));
+    if (!p)
+        return SY_STORE_EQUERY;
+    sy_buf_init(&sql, 1 << 16);
+    sy_buf_printf(&sql, "UPDATE %s SET ", table);
+    for (int i = 0; i < n; i++) {
+        sy_buf_printf(&sql, "%s\"%s\" = $%d", i ? ", " : "", col[i], i + 1);
+        p[i] = v[i];
+    }
+    p[n] = sy_sv_text(key);
+    sy_buf_printf(&sql, " WHERE \"%s\" = $%d RETURNING *", keycol, n + 1);
+    int rc = sy_store_exec(st, sql.p, n + 1, p, cb, ud);
+    sy_buf_free(&sql);
+    free(p);
     return rc;
 }
 
 int sy__update(struct sy_store *st, const char *table, const char *keycol, const char *key, const struct sy__cset *cs,
                sy_srow_cb cb, void *ud)
 {
-    struct sy_buf sql;
-    struct sy_sval v[SY__CSET_MAX + 1];
-    sy_buf_init(&sql, 1 << 16);
-    sy_buf_printf(&sql, "UPDATE %s SET ", table);
-    for (int i = 0; i < cs->n; i++) {
-        sy_buf_printf(&sql, "%s\"%s\" = $%d", i ? ", " : "", cs->col[i], i + 1);
-        v[i] = cs->v[i];
-    }
-    v[cs->n] = sy_sv_text(key);
-    sy_buf_printf(&sql, " WHERE \"%s\" = $%d RETURNING *", keycol, cs->n + 1);
-    int rc = sy_store_exec(st, sql.p, cs->n + 1, v, cb, ud);
-    sy_buf_free(&sql);
-    return rc;
+    return sy__update_cols(st, table, keycol, key, cs->col, cs->v, cs->n, cb, ud);
 }
 
 void sy__pyrepr(struct sy_buf *b, const char *s)

@@ -356,7 +356,7 @@ void sy_call_spend(struct sy_call *c, int status)
     if (!c->g->db || !c->req_group)
         return; /* refused before routing: not a spend row (as LiteLLM) */
     sy_call_cost(c);
-    double cost = c->cost_known && status < 400 ? c->cost : (c->cost_known ? c->cost : 0);
+    double cost = c->cost_known ? c->cost : 0; /* a failure that reported usage is billed too */
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
     r.request_id = status < 400 ? response_id(c) : NULL;
