@@ -19,6 +19,8 @@
 #include "keys/keys.h"
 #include "metrics/metrics.h"
 #include "spend/spend.h"
+#include "limits/limits.h"
+#include "cache/cache.h"
 #include "store/dbpool.h"
 #include "tokenizer/tokenizer.h"
 
@@ -244,6 +246,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (sy_metrics_init(workers) != 0)
         return 1;
+    sy_lim_init();
+    if (g->cfg->cache && !g->cfg->cache_redis) /* sized at start; a reload keeps the cache */
+        sy_cache_local_init(g->cfg->cache_max_bytes, g->cfg->cache_max_items);
     if (g->cfg->access_log && sy_accesslog_open(g->cfg->access_log) != 0)
         sy_warn("cannot open access log %s", g->cfg->access_log);
     uv_loop_t *loop = uv_default_loop();

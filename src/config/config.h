@@ -137,6 +137,11 @@ struct sy_router_config {
     double health_check_interval_s; /* default 300 */
 };
 
+/* cache_params.supported_call_types */
+#define SY_CACHE_CT_CHAT 1u  /* completion, acompletion */
+#define SY_CACHE_CT_TEXT 2u  /* text_completion, atext_completion */
+#define SY_CACHE_CT_EMBED 4u /* embedding, aembedding */
+
 struct sy_config {
     int refs;                   /* atomic; see sy_config_ref/unref */
     const char *path;           /* main file, may be NULL for the built-in default */
@@ -176,6 +181,23 @@ struct sy_config {
     double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
     size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+
+    /* rate limits (issue 10; limits/limits.h) */
+    long global_max_parallel;              /* general_settings.global_max_parallel_requests; < 0 none */
+    int token_rate_limit_type;             /* general_settings.token_rate_limit_type: 0 total (default), 1 input, 2 output */
+    int limits_fail_closed;                /* general_settings.switchyard_rate_limit_redis_failure: closed (default open) */
+
+    /* response cache (issue 10; cache/cache.h): litellm_settings.cache + cache_params */
+    int cache;                             /* litellm_settings.cache: true */
+    int cache_redis;                       /* cache_params.type: redis (else local) */
+    double cache_ttl_s;                    /* cache_params.ttl; default 600 (LiteLLM's in-memory default) */
+    const char *cache_namespace;           /* cache_params.namespace; may be NULL */
+    int cache_default_off;                 /* cache_params.mode: default_off */
+    unsigned cache_call_types;             /* SY_CACHE_CT_* bits: cache_params.supported_call_types */
+    size_t cache_max_bytes;                /* cache_params.switchyard_max_bytes; default 64 MiB (local) */
+    size_t cache_max_items;                /* cache_params.max_size_in_memory; default 10000 (local) */
+    const char *cache_redis_host, *cache_redis_url, *cache_redis_password, *cache_redis_username; /* cache_params */
+    int cache_redis_port, cache_redis_db;
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;               /* default 65536 */

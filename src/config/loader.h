@@ -59,6 +59,9 @@ const char *sy__key_text(struct sy_ld *ld, const struct sy_ynode *k);
 /* Router settings' values (router_settings.c). The readers return 1 when they
  * stored a value, 0 when the key is absent or null, -1 after an error naming
  * file:line (the load then fails). */
+/* A redis:// URL (a config value: errors at file:line) into r's Redis fields. 0 / -1. */
+int sy__parse_redis_url(struct sy_ld *ld, const char *file, int line, const char *what, const char *url,
+                        struct sy_router_config *r);
 /* fallbacks, context_window_fallbacks, content_policy_fallbacks and
  * default_fallbacks of section `sec` (named `name` in messages) into r; a set
  * value replaces an earlier one (read litellm_settings first, router_settings

@@ -441,6 +441,12 @@ static const char *env_str(struct sy_ld *ld, const char *name)
  * neither redis_url nor redis_host: env REDIS_URL, else env REDIS_HOST with
  * REDIS_PORT, REDIS_PASSWORD, REDIS_USERNAME for what the config leaves out.
  * `file` names the main config in messages about the environment. */
+int sy__parse_redis_url(struct sy_ld *ld, const char *file, int line, const char *what, const char *url,
+                        struct sy_router_config *r)
+{
+    return parse_redis_url(ld, file, line, what, url, 1, r);
+}
+
 void sy__fill_redis(struct sy_ld *ld, struct sy_router_config *r, const struct sy_ynode *rs, const char *file)
 {
     const struct sy_ynode *hn = sy__ymap_get(rs, "redis_host"), *un = sy__ymap_get(rs, "redis_url");

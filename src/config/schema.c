@@ -49,7 +49,7 @@ static const struct kdef litellm_keys[] = {
     {"turn_off_message_logging", QUIET}, {"redact_user_api_key_info", QUIET}, {"log_raw_request_response", QUIET},
     {"fallbacks", USED}, {"default_fallbacks", USED}, {"context_window_fallbacks", USED},
     {"content_policy_fallbacks", USED}, {"max_fallbacks", USED}, {"allowed_fails", USED},
-    {"cache", UNSUP}, {"cache_params", UNSUP}, {"service_callback", UNSUP}, {"service_callbacks", UNSUP},
+    {"cache", USED}, {"cache_params", USED}, {"service_callback", UNSUP}, {"service_callbacks", UNSUP},
     {"enable_redis_auth_cache", UNSUP},
     {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
     {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
@@ -100,7 +100,8 @@ static const struct kdef general_keys[] = {
     {"maximum_spend_logs_retention_interval", UNSUP}, {"alerting", UNSUP}, {"alerting_threshold", UNSUP},
     {"alert_types", UNSUP}, {"alert_to_webhook_url", UNSUP}, {"alerting_args", UNSUP},
     {"health_check_details", UNSUP},
-    {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", UNSUP}, {"token_rate_limit_type", UNSUP},
+    {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", USED}, {"token_rate_limit_type", USED},
+    {"switchyard_rate_limit_redis_failure", USED},
     {"proxy_budget_rescheduler_min_time", UNSUP}, {"proxy_budget_rescheduler_max_time", UNSUP},
     {"allow_requests_on_db_unavailable", USED}, {"user_api_key_cache_ttl", USED},
     {"litellm_key_header_name", UNSUP}, {"custom_auth", UNSUP}, {"custom_auth_settings", UNSUP},
@@ -353,6 +354,102 @@ static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const ch
 }
 /* ---- sections ---- */
 
+
+static const struct kdef cache_keys[] = {
+    {"type", USED}, {"host", USED}, {"port", USED}, {"password", USED}, {"username", USED}, {"db", USED},
+    {"url", USED}, {"redis_url", USED}, {"ttl", USED}, {"namespace", USED}, {"mode", USED},
+    {"supported_call_types", USED}, {"max_size_in_memory", USED}, {"switchyard_max_bytes", USED},
+    {"default_in_memory_ttl", USED}, {"default_in_redis_ttl", USED}, {"max_size_per_item", QUIET},
+    {"ssl", UNSUP}, {"redis_startup_nodes", UNSUP}, {"sentinel_nodes", UNSUP}, {"service_name", UNSUP},
+    {"similarity_threshold", UNSUP}, {"redis_semantic_cache_embedding_model", UNSUP},
+    {"qdrant_semantic_cache_embedding_model", UNSUP}, {"s3_bucket_name", UNSUP}, {"gcs_bucket_name", UNSUP},
+    {"disk_cache_dir", UNSUP}, {"azure_account_url", UNSUP}, {"azure_blob_container", UNSUP},
+    {"gcp_service_account", UNSUP}, {"gcp_ssl_ca_certs", UNSUP}, {"max_connections", QUIET},
+    {NULL, USED}};
+
+/* litellm_settings.cache / cache_params (reference §7). type local | redis
+ * (others: a warning, then local); a redis cache's host/port/password/db/url
+ * also become the Redis of the router and the limiter when router_settings
+ * names none (one connection per worker serves all three). */
+static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
+{
+    int b;
+    double d;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "cache"), "litellm_settings.cache", &b) > 0)
+        c->cache = b;
+    const struct sy_ynode *cp = sy__ymap_get(ls, "cache_params");
+    if (!cp || cp->kind == SY_Y_NULL)
+        return;
+    if (cp->kind != SY_Y_MAP) {
+        sy__ld_error(ld, cp->file, cp->line, "litellm_settings.cache_params: expected a mapping");
+        return;
+    }
+    check_keys(ld, cp, cache_keys, "litellm_settings.cache_params", 0, 1);
+    const char *type = sy__get_str(ld, sy__ymap_get(cp, "type"), "litellm_settings.cache_params.type");
+    if (type && strcmp(type, "redis") == 0) {
+        c->cache_redis = 1;
+    } else if (type && strcmp(type, "local") != 0) {
+        if (c->cache)
+            sy__ld_warn(ld, cp->file, cp->line,
+                        "litellm_settings.cache_params.type: '%s' is not supported yet, using 'local'", type);
+    }
+    if (sy__get_count(ld, sy__ymap_get(cp, "ttl"), "litellm_settings.cache_params.ttl", 0, 1, &d) > 0)
+        c->cache_ttl_s = d;
+    else if (sy__get_count(ld, sy__ymap_get(cp, c->cache_redis ? "default_in_redis_ttl" : "default_in_memory_ttl"),
+                           "litellm_settings.cache_params.default_ttl", 0, 1, &d) > 0)
+        c->cache_ttl_s = d;
+    c->cache_namespace = sy__get_str(ld, sy__ymap_get(cp, "namespace"), "litellm_settings.cache_params.namespace");
+    if (c->cache_namespace && strlen(c->cache_namespace) > 250)
+        sy__ld_error(ld, cp->file, cp->line, "litellm_settings.cache_params.namespace: longer than 250 bytes");
+    const char *mode = sy__get_str(ld, sy__ymap_get(cp, "mode"), "litellm_settings.cache_params.mode");
+    if (mode && strcmp(mode, "default_off") == 0)
+        c->cache_default_off = 1;
+    else if (mode && strcmp(mode, "default_on") != 0)
+        sy__ld_error(ld, cp->file, cp->line, "litellm_settings.cache_params.mode: expected default_on or default_off");
+    const struct sy_ynode *ct = sy__ymap_get(cp, "supported_call_types");
+    if (ct && ct->kind == SY_Y_SEQ) {
+        c->cache_call_types = 0;
+        for (size_t i = 0; i < ct->n; i++) {
+            const struct sy_ynode *e = ct->items[i];
+            if (e->kind != SY_Y_STR)
+                continue;
+            const char *t = e->s[0] == 'a' && e->s[1] != 'n' ? e->s + 1 : e->s; /* acompletion -> completion */
+            if (strcmp(t, "completion") == 0)
+                c->cache_call_types |= SY_CACHE_CT_CHAT;
+            else if (strcmp(t, "text_completion") == 0)
+                c->cache_call_types |= SY_CACHE_CT_TEXT;
+            else if (strcmp(t, "embedding") == 0)
+                c->cache_call_types |= SY_CACHE_CT_EMBED;
+        }
+    } else if (ct && ct->kind != SY_Y_NULL) {
+        sy__ld_error(ld, ct->file, ct->line, "litellm_settings.cache_params.supported_call_types: expected a list");
+    }
+    if (sy__get_count(ld, sy__ymap_get(cp, "max_size_in_memory"), "litellm_settings.cache_params.max_size_in_memory",
+                      1, 1, &d) > 0)
+        c->cache_max_items = (size_t)d;
+    if (sy__get_count(ld, sy__ymap_get(cp, "switchyard_max_bytes"),
+                      "litellm_settings.cache_params.switchyard_max_bytes", 1, 1, &d) > 0)
+        c->cache_max_bytes = (size_t)d;
+    if (c->cache_redis) {
+        struct sy_router_config tmp = {0};
+        tmp.redis_port = 6379;
+        const struct sy_ynode *h = sy__ymap_get(cp, "host"), *u = sy__ymap_get(cp, "url");
+        if (!u)
+            u = sy__ymap_get(cp, "redis_url");
+        if (u || h) {
+            c->cache_redis_host = sy__get_str(ld, h, "litellm_settings.cache_params.host");
+            c->cache_redis_url = sy__get_str(ld, u, "litellm_settings.cache_params.url");
+            if (sy__get_num(ld, sy__ymap_get(cp, "port"), "litellm_settings.cache_params.port", 1, &d) > 0)
+                c->cache_redis_port = (int)d;
+            if (sy__get_count(ld, sy__ymap_get(cp, "db"), "litellm_settings.cache_params.db", 1, 0, &d) > 0)
+                c->cache_redis_db = (int)d;
+            c->cache_redis_password = sy__get_str(ld, sy__ymap_get(cp, "password"), "litellm_settings.cache_params.password");
+            c->cache_redis_username = sy__get_str(ld, sy__ymap_get(cp, "username"), "litellm_settings.cache_params.username");
+        }
+        (void)tmp;
+    }
+}
+
 static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
 {
     check_keys(ld, ls, litellm_keys, "litellm_settings", 0, 1);
@@ -376,6 +473,7 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
     }
     c->access_log =
         sy__get_str(ld, sy__ymap_get(ls, "switchyard_access_log"), "litellm_settings.switchyard_access_log");
+    fill_cache(ld, c, ls);
     sy__read_fallback_lists(ld, &c->router, ls, "litellm_settings");
     if (sy__get_count(ld, sy__ymap_get(ls, "max_fallbacks"), "litellm_settings.max_fallbacks", 1, 0, &d) > 0)
         c->router.max_fallbacks = (int)d;
@@ -590,6 +688,26 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->spend_queue_max = (size_t)d;
     c->model_prices_path =
         sy__get_str(ld, sy__ymap_get(gs, "switchyard_model_prices"), "general_settings.switchyard_model_prices");
+    if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
+                      "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
+        c->global_max_parallel = (long)d;
+    const char *trl = sy__get_str(ld, sy__ymap_get(gs, "token_rate_limit_type"), "general_settings.token_rate_limit_type");
+    if (trl) {
+        if (strcmp(trl, "input") == 0)
+            c->token_rate_limit_type = 1;
+        else if (strcmp(trl, "output") == 0)
+            c->token_rate_limit_type = 2;
+        else if (strcmp(trl, "total") != 0)
+            sy__ld_error(ld, gs->file, gs->line, "general_settings.token_rate_limit_type: expected input, output or total, found '%s'", trl);
+    }
+    const char *rf = sy__get_str(ld, sy__ymap_get(gs, "switchyard_rate_limit_redis_failure"),
+                                 "general_settings.switchyard_rate_limit_redis_failure");
+    if (rf) {
+        if (strcmp(rf, "closed") == 0)
+            c->limits_fail_closed = 1;
+        else if (strcmp(rf, "open") != 0)
+            sy__ld_error(ld, gs->file, gs->line, "general_settings.switchyard_rate_limit_redis_failure: expected open or closed, found '%s'", rf);
+    }
     if (positive(ld, gs, "health_check_interval", 0, &d))
         c->router.health_check_interval_s = d;
 }
@@ -957,6 +1075,12 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->proxy_batch_write_at_s = 1;
     c->user_api_key_cache_ttl_s = 10;
     c->spend_queue_max = 100000;
+    c->global_max_parallel = -1;
+    c->cache_ttl_s = 600;
+    c->cache_call_types = SY_CACHE_CT_CHAT | SY_CACHE_CT_TEXT | SY_CACHE_CT_EMBED;
+    c->cache_max_bytes = 64u << 20;
+    c->cache_max_items = 10000;
+    c->cache_redis_port = 6379;
 
     for (size_t i = 0; i < root->n; i++) {
         const struct sy_ynode *k = root->pairs[i].key, *v = root->pairs[i].val;
@@ -980,6 +1104,26 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
         sy__fill_redis(ld, &c->router, NULL, root->file); /* REDIS_URL / REDIS_HOST from the environment */
     if ((s = section(ld, root, "general_settings")))
         fill_general(ld, c, s);
+    /* a redis cache's server is also the router's and the limiter's unless router_settings names one */
+    if (c->cache_redis && (c->cache_redis_host || c->cache_redis_url)) {
+        const struct sy_ynode *rs = section(ld, root, "router_settings");
+        if (!rs || (!sy__ymap_get(rs, "redis_host") && !sy__ymap_get(rs, "redis_url"))) {
+            r->redis_host = c->cache_redis_host;
+            r->redis_port = c->cache_redis_port;
+            r->redis_db = c->cache_redis_db;
+            r->redis_password = c->cache_redis_password;
+            r->redis_username = c->cache_redis_username;
+            if (c->cache_redis_url)
+                sy__parse_redis_url(ld, root->file, 0, "litellm_settings.cache_params.url", c->cache_redis_url, r);
+        } else {
+            sy__ld_warn(ld, rs->file, rs->line,
+                        "litellm_settings.cache_params names a Redis server and so does router_settings: "
+                        "switchyard uses router_settings' for the cache, the limiter and the router");
+        }
+    }
+    if (c->cache && c->cache_redis && !r->redis_host)
+        sy__ld_error(ld, root->file, 0, "litellm_settings.cache_params.type is redis but no Redis server is named "
+                     "(cache_params.host / url, router_settings.redis_host / redis_url, REDIS_HOST or REDIS_URL)");
     check_credentials(ld, root);
     fill_models(ld, c, root);
     sy__check_router_groups(ld, c, root);

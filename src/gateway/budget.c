@@ -359,7 +359,7 @@ void sy_call_spend(struct sy_call *c, int status)
     double cost = c->cost_known ? c->cost : 0; /* a failure that reported usage is billed too */
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
-    r.request_id = status < 400 ? response_id(c) : NULL;
+    r.request_id = status < 400 && !c->cache_hit ? response_id(c) : NULL; /* a hit's id is the stored one's */
     if (!r.request_id) /* failures, and answers without an id: the call id */
         r.request_id = c->call_id;
     r.call_type = call_type(c->kind);
@@ -392,6 +392,9 @@ void sy_call_spend(struct sy_call *c, int status)
     r.custom_llm_provider = c->drt && c->drt->d->provider ? c->drt->d->provider : "";
     r.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
     r.spend = cost;
+    r.cache_hit = c->cache_hit;
+    if (c->cc)
+        r.cache_key = sy_cache_key_of(c);
     r.usage.prompt_tokens = c->prompt_tokens;
     r.usage.completion_tokens = c->completion_tokens;
     double now = now_unix();

@@ -35,6 +35,8 @@ struct sy_keyinfo;
 struct sy_enduser;
 struct sy_db_port;
 struct sy_admin_route;
+struct sy_lim_req;
+struct sy_ccall;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -51,6 +53,7 @@ enum sy_route_kind {
     SY_RK_TOKEN_COUNTER,
     SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
     SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
+    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
     SY_RK__COUNT
 };
 
@@ -62,9 +65,9 @@ enum sy_route_kind {
 typedef int (*sy_stage_fn)(struct sy_call *c);
 
 struct sy_pipeline {
-    sy_stage_fn stages[8];
+    sy_stage_fn stages[12];
     unsigned n;
-    const char *names[8]; /* for --check-config and docs */
+    const char *names[12]; /* for --check-config and docs */
 };
 
 /* A deployment with everything the hot path needs resolved at load time. */
@@ -265,6 +268,10 @@ struct sy_call {
     int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
     double cost;                /* the call's cost in USD once known */
     int cost_known;
+    /* limits and cache (gateway/limits.c, gateway/cache.c) */
+    struct sy_lim_req *lim;     /* the request's rate-limit descriptors; NULL when none apply */
+    struct sy_ccall *cc;        /* the response cache's state; NULL when the call is not cached */
+    int cache_hit;              /* answered from the cache */
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -307,6 +314,21 @@ int sy_stage_reserve(struct sy_call *c);
  * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */
 const char *sy_group_access_groups(void *ud, const char *model);    /* budget.c: budget reservation before the call */
 int sy_stage_admin(struct sy_call *c);      /* admin.c: the management API */
+int sy_stage_limits(struct sy_call *c);     /* limits.c: rpm / tpm / parallel limits */
+int sy_stage_cache(struct sy_call *c);      /* cache.c: the response cache lookup */
+int sy_stage_cache_admin(struct sy_call *c); /* cachectl.c: /cache/ping, /cache/delete, /cache/flushall */
+/* Release the call's limits (from sy_call_account) (limits.c). */
+void sy_limits_settle(struct sy_call *c);
+/* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
+const char *sy_limits_state(const struct sy_gwconf *g);
+/* Response cache glue (cache.c): x-litellm-cache-key / -hit header lines (c->cc set);
+ * the bytes of a stream as the client gets them; a whole response sent by a
+ * path other than the upstream's (the built-in mock); the store after a call. */
+void sy_cache_headers(const struct sy_call *c, struct sy_buf *b);
+void sy_cache_capture(struct sy_call *c, const char *p, size_t n);
+void sy_cache_note_body(struct sy_call *c, const char *p, size_t n);
+void sy_cache_store(struct sy_call *c, int status);
+const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->cost / c->cost_known; idempotent. */
 void sy_call_cost(struct sy_call *c);

@@ -329,6 +329,10 @@ static void build_pipelines(struct sy_gwconf *g)
         if (g->db)
             ADD(k, sy_stage_key_checks);
         ADD(k, sy_stage_route);
+        if (g->db || cfg->global_max_parallel > 0)
+            ADD(k, sy_stage_limits);
+        if (cfg->cache && k != SY_RK_MESSAGES)
+            ADD(k, sy_stage_cache);
         if (g->db)
             ADD(k, sy_stage_reserve);
         ADD(k, sy_stage_upstream);
@@ -336,6 +340,9 @@ static void build_pipelines(struct sy_gwconf *g)
     if (auth)
         ADD(SY_RK_ADMIN, sy_stage_auth);
     ADD(SY_RK_ADMIN, sy_stage_admin);
+    if (auth)
+        ADD(SY_RK_CACHE_ADMIN, sy_stage_auth);
+    ADD(SY_RK_CACHE_ADMIN, sy_stage_cache_admin);
     if (auth) {
         ADD(SY_RK_MODELS, sy_stage_auth);
         ADD(SY_RK_MODEL_ONE, sy_stage_auth);

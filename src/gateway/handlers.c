@@ -74,7 +74,9 @@ int sy_stage_liveness(struct sy_call *c)
  *   member              value
  *   status              "healthy" (also with Redis down: requests are served on local state)
  *   db                  "Not connected" (no database)
- *   cache               null (no response cache)
+ *   cache               null (no response cache), "local" or "redis"
+ *   rate_limits         where limit counters live: "local", "redis", "local, redis unreachable"
+ *                       (fail open) or "refusing, redis unreachable" (fail closed)
  *   litellm_version, switchyard_version, success_callbacks (as LiteLLM)
  *   redis               "connected" | "disconnected" | "not configured"
  *                       (router_settings Redis: shared cooldowns, usage, in-flight counts)
@@ -88,8 +90,13 @@ int sy_stage_readiness(struct sy_call *c)
         rs = SY_REDIS_DISCONNECTED; /* configured, but no client is up yet */
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
-    SY_BUF_LIT(&b, "{\"status\":\"healthy\",\"db\":\"Not connected\",\"cache\":null,\"litellm_version\":\"" SY_VERSION
-                   "\",\"switchyard_version\":\"" SY_VERSION "\",\"success_callbacks\":[");
+    SY_BUF_LIT(&b, "{\"status\":\"healthy\",\"db\":\"Not connected\",\"cache\":");
+    if (cfg->cache)
+        sy_buf_printf(&b, "\"%s\"", cfg->cache_redis ? "redis" : "local");
+    else
+        SY_BUF_LIT(&b, "null");
+    SY_BUF_LIT(&b, ",\"litellm_version\":\"" SY_VERSION "\",\"switchyard_version\":\"" SY_VERSION
+                   "\",\"success_callbacks\":[");
     for (size_t i = 0; i < cfg->n_callbacks; i++) {
         if (i)
             SY_BUF_LIT(&b, ",");
@@ -97,8 +104,8 @@ int sy_stage_readiness(struct sy_call *c)
         sy_buf_json_escape(&b, cfg->callbacks[i], strlen(cfg->callbacks[i]));
         SY_BUF_LIT(&b, "\"");
     }
-    sy_buf_printf(&b, "],\"redis\":\"%s\",\"workers\":%d,\"model_groups\":%zu}", sy_redis_state_name(rs),
-                  sy_gw.nworkers, c->g->ngroups);
+    sy_buf_printf(&b, "],\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
+                  sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);
     return SY_DONE;

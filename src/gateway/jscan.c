@@ -200,7 +200,7 @@ static const char *const kname[] = {NULL,      "model", "stream", "stream_option
                                     "input",   "prompt", "user",  "n",              "stream_options.include_usage",
                                     "fallbacks", "disable_fallbacks", "num_retries", "timeout", "stream_timeout",
                                     "context_window_fallbacks", "content_policy_fallbacks",
-                                    "mock_testing_fallbacks"};
+                                    "mock_testing_fallbacks", "cache"};
 
 /* Key id of a decoded name k[0..len): compare by length first, no strlen. */
 static int kid(const char *k, size_t len)
@@ -208,7 +208,10 @@ static int kid(const char *k, size_t len)
     switch (len) {
     case 1: return k[0] == 'n' ? K_N : K_NONE;
     case 4: return memcmp(k, "user", 4) == 0 ? K_USER : K_NONE;
-    case 5: return memcmp(k, "model", 5) == 0 ? K_MODEL : memcmp(k, "input", 5) == 0 ? K_INPUT : K_NONE;
+    case 5: return memcmp(k, "model", 5) == 0   ? K_MODEL
+                   : memcmp(k, "input", 5) == 0 ? K_INPUT
+                   : memcmp(k, "cache", 5) == 0 ? K_R0 + SY_JR_CACHE
+                                                : K_NONE;
     case 6: return memcmp(k, "stream", 6) == 0 ? K_STREAM : memcmp(k, "prompt", 6) == 0 ? K_PROMPT : K_NONE;
     case 7: return memcmp(k, "timeout", 7) == 0 ? K_R0 + SY_JR_TIMEOUT : K_NONE;
     case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;

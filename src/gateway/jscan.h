@@ -35,6 +35,7 @@ enum sy_jrkey {
     SY_JR_CONTEXT_WINDOW_FALLBACKS, /* "context_window_fallbacks" */
     SY_JR_CONTENT_POLICY_FALLBACKS, /* "content_policy_fallbacks" */
     SY_JR_MOCK_TESTING_FALLBACKS,   /* "mock_testing_fallbacks" */
+    SY_JR_CACHE,                    /* "cache": per-request cache controls (cache/cache.h) */
     SY_JR__COUNT
 };
 

@@ -18,6 +18,7 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "limits/limits.h"
 #include "metrics/metrics.h"
 
 struct route {
@@ -49,6 +50,9 @@ static const struct route routes[] = {
     R("/metrics/", HTTP_GET, SY_RK_METRICS),
     R("/utils/token_counter", HTTP_POST, SY_RK_TOKEN_COUNTER),
     R("/health", HTTP_GET, SY_RK_HEALTH),
+    R("/cache/ping", HTTP_GET, SY_RK_CACHE_ADMIN),
+    R("/cache/delete", HTTP_POST, SY_RK_CACHE_ADMIN),
+    R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
 };
 #undef R
 
@@ -226,6 +230,10 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
     if (c->up_headers_len)
         sy_buf_append(b, c->up_headers, c->up_headers_len);
+    if (c->cc)
+        sy_cache_headers(c, b);
+    if (c->lim && c->lim->taken)
+        sy_lim_headers(c->lim, b);
     if (c->retries_total) {
         SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
         sy_buf_u64(b, (uint64_t)c->retries_total);
@@ -265,6 +273,10 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
+    if (c->lim)
+        sy_limits_settle(c);
+    if (c->cc)
+        sy_cache_store(c, status);
     if (!SY_RK_IS_LLM(c->kind))
         return; /* only LLM routes are counted, as in LiteLLM */
     uint64_t now = sy_now_ns();
@@ -315,6 +327,7 @@ void sy_call_account(struct sy_call *c, int status)
     m.completion_tokens = c->completion_tokens;
     sy_call_cost(c);
     m.spend = c->cost_known ? c->cost : 0;
+    m.cache = c->cc ? (c->cache_hit ? 1 : 2) : 0;
     sy_metrics_record(c->w->metrics, &m);
     if (c->g->db)
         sy_call_spend(c, status);

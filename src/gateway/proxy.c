@@ -432,6 +432,8 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
     c->in_cb = 1;
     sy_resp_chunk(c->req, p, n);
     c->in_cb = 0;
+    if (c->cc)
+        sy_cache_capture(c, p, n);
     if (c->aborted) {
         c->llm_failed = 1;
         sy_call_account(c, 499);
@@ -1066,6 +1068,8 @@ static int on_body(void *ud, const char *p, size_t n)
             c->in_cb = 1;
             size_t q = sy_resp_chunk(c->req, o, on);
             c->in_cb = 0;
+            if (c->cc)
+                sy_cache_capture(c, o, on);
             if (c->aborted) {
                 c->ureq = NULL;
                 attempt_release(c);
@@ -1091,6 +1095,8 @@ static int on_body(void *ud, const char *p, size_t n)
         c->in_cb = 1;
         size_t q = sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
+        if (c->cc)
+            sy_cache_capture(c, p, n);
         if (c->aborted) { /* the client went away during the write */
             c->ureq = NULL;
             attempt_release(c);

@@ -34,6 +34,7 @@ struct sy_metric_req {
     double overhead_s;           /* total - llm */
     uint64_t prompt_tokens, completion_tokens;
     double spend;                /* USD, 0 when unknown */
+    int cache;                   /* response cache: 0 not looked up, 1 hit, 2 miss */
     /* Identity labels from auth (added; NULL or "" is rendered as "None", as
      * LiteLLM's Python client renders a missing value). */
     const char *api_key_alias;

@@ -53,6 +53,8 @@ enum value {
     V_OUT_TOKENS,
     V_ALL_TOKENS,
     V_SPEND,
+    V_CACHE_HITS,
+    V_CACHE_MISSES,
     V_HIST,       /* entry->h[hist], dentry->h */
     V_COUNT,      /* dentry->count */
     V_STATE,      /* state row */
@@ -65,6 +67,8 @@ enum filter {
     F_LLM,        /* made an upstream call */
     F_LLM_OK,     /* upstream call succeeded */
     F_LLM_FAILED, /* upstream call failed */
+    F_CACHE_HIT,  /* answered from the response cache */
+    F_CACHE_MISS, /* looked up in the cache, not found */
     /* dentries (enum sy__dkey labels) */
     F_ATTEMPT,        /* every upstream attempt */
     F_ATTEMPT_OK,
@@ -200,6 +204,10 @@ static const struct family families[] = {
     {"litellm_llm_api_failed_requests_metric", COUNTER, "deprecated - use litellm_proxy_failed_requests_metric",
      F_LLM_FAILED, V_LLM_CALLS, 0,
      {END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, MODEL_ID}},
+    {"litellm_cache_hits_metric", COUNTER, "Total number of LiteLLM cache hits", F_CACHE_HIT, V_CACHE_HITS, 0,
+     {REQ_MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, END_USER, USER}},
+    {"litellm_cache_misses_metric", COUNTER, "Total number of LiteLLM cache misses", F_CACHE_MISS, V_CACHE_MISSES, 0,
+     {REQ_MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, END_USER, USER}},
     {"litellm_requests_metric", COUNTER,
      "deprecated - use litellm_proxy_total_requests_metric. Total number of LLM calls to litellm - track total "
      "per API Key, team, user",
@@ -340,6 +348,8 @@ static int entry_counts(const struct family *f, const struct sy__entry *e)
     case F_LLM: return sy__ld(&e->llm_calls) > 0;
     case F_LLM_OK: return !e->llm_failed && sy__ld(&e->llm_calls) > 0;
     case F_LLM_FAILED: return e->llm_failed && sy__ld(&e->llm_calls) > 0;
+    case F_CACHE_HIT: return sy__ld(&e->cache_hits) > 0;
+    case F_CACHE_MISS: return sy__ld(&e->cache_misses) > 0;
     default: return 0;
     }
 }
@@ -366,6 +376,8 @@ static double entry_value(const struct family *f, const struct sy__entry *e)
     case V_OUT_TOKENS: return (double)sy__ld(&e->out_tokens);
     case V_ALL_TOKENS: return (double)(sy__ld(&e->in_tokens) + sy__ld(&e->out_tokens));
     case V_SPEND: return sy__ldd(&e->spend_bits);
+    case V_CACHE_HITS: return (double)sy__ld(&e->cache_hits);
+    case V_CACHE_MISSES: return (double)sy__ld(&e->cache_misses);
     default: return 0;
     }
 }

@@ -475,6 +475,10 @@ void sy_metrics_record(struct sy_metrics_shard *sh, const struct sy_metric_req *
     }
     sh->last = e;
     sy__add(&e->requests, 1);
+    if (r->cache == 1)
+        sy__add(&e->cache_hits, 1);
+    else if (r->cache == 2)
+        sy__add(&e->cache_misses, 1);
     if (!r->llm_called)
         return;
     sy__add(&e->llm_calls, 1);

@@ -75,6 +75,7 @@ struct sy__entry {
     uint64_t llm_calls;  /* requests that called an upstream */
     uint64_t in_tokens, out_tokens;
     uint64_t spend_bits; /* double, USD */
+    uint64_t cache_hits, cache_misses; /* response cache lookups */
     struct sy__hist h[SY__H_COUNT];
 };
 

@@ -144,6 +144,7 @@ struct sy_spend_rec {
     struct sy_usage usage;
     double start_s, end_s, completion_start_s; /* unix seconds */
     int cache_hit;
+    const char *cache_key;         /* the response cache's key; NULL when caching is off ("Cache OFF") */
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];

@@ -99,6 +99,7 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, requester_ip),
     offsetof(struct sy_spend_rec, metadata),
     offsetof(struct sy_spend_rec, request_tags),
+    offsetof(struct sy_spend_rec, cache_key),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -385,7 +386,7 @@ static void log_params(struct wctx *x, int i, const struct sy_spend_rec *r)
     p[15] = sy_sv_text(nz(r->user_id));
     p[16] = sy_sv_json(meta);
     p[17] = sy_sv_text(r->cache_hit ? "True" : "False");
-    p[18] = sy_sv_text(r->cache_hit ? "" : "Cache OFF");
+    p[18] = sy_sv_text(r->cache_key ? r->cache_key : "Cache OFF");
     p[19] = sy_sv_json(r->request_tags ? r->request_tags : "[]");
     p[20] = sy_sv_text(r->team_id);
     p[21] = sy_sv_text(r->org_id);

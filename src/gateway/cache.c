@@ -1,0 +1,279 @@
+/* cache.c - the response cache stage and the store after a call (cache/cache.h
+ * has the key, controls, value format and streams).
+ *
+ * In a pipeline only with litellm_settings.cache: true, on the routes of the
+ * supported call types (chat, text completions, embeddings; not
+ * /v1/messages), after limits and before the budget reservation (a hit costs
+ * nothing):
+ *
+ *   controls (body "cache", Cache-Control) ─▶ default_off and no use-cache? ─▶ not cached
+ *   key = LiteLLM's (model group, namespace)
+ *   no-cache? ─▶ miss
+ *   local LRU, or Redis GET (async; Redis down = miss)
+ *   found, younger than s-maxage? ─▶ hit: the stored response (as JSON, or
+ *        replayed as an SSE stream), x-litellm-cache-key, x-litellm-cache-hit
+ *   else miss: the call goes on; when it ends 200 and no-store is not set, the
+ *        response (a stream: the bytes the client got, assembled) is stored
+ *        with ttl = the request's "ttl" or cache_params.ttl
+ *
+ * Redis is shared by instances: a response stored by one is a hit on all.
+ * Stored values use LiteLLM's format, under LiteLLM's key.
+ */
+#include "gateway/gateway.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/cache.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "gateway/usage.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "metrics/metrics.h"
+#include "redis/redis.h"
+
+#define CAPTURE_MAX (8u << 20) /* a stream longer than this is not stored */
+
+struct sy_ccall {
+    char key[SY_CACHE_KEY_MAX];
+    struct sy_cache_ctl ctl;
+    int store;              /* store the response when the call succeeds */
+    struct sy_buf cap;      /* stream bytes sent to the client */
+    int cap_over;
+    const char *body;       /* a whole response sent by another path (mock), or NULL: c->up_body */
+    size_t body_len;
+};
+
+static double now_unix(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void cc_free(void *p)
+{
+    struct sy_ccall *cc = p;
+    sy_buf_free(&cc->cap);
+}
+
+const char *sy_cache_key_of(const struct sy_call *c)
+{
+    return c->cc ? c->cc->key : NULL;
+}
+
+void sy_cache_headers(const struct sy_call *c, struct sy_buf *b)
+{
+    SY_BUF_LIT(b, "x-litellm-cache-key: ");
+    sy_buf_append(b, c->cc->key, strlen(c->cc->key));
+    SY_BUF_LIT(b, "\r\n");
+    if (c->cache_hit)
+        SY_BUF_LIT(b, "x-litellm-cache-hit: True\r\n");
+}
+
+/* Answer c from a stored response (JSON text). */
+static void serve(struct sy_call *c, const char *resp, size_t n)
+{
+    c->cache_hit = 1;
+    uint64_t pt = 0, ct = 0;
+    if (sy_usage_scan(resp, n, &pt, &ct)) {
+        c->prompt_tokens = pt;
+        c->completion_tokens = ct;
+        c->have_usage = 1;
+    }
+    c->cost = 0;
+    c->cost_known = 1;
+    struct sy_buf h;
+    sy_buf_init(&h, 16384);
+    sy_call_headers(c, &h, 1);
+    if (c->stream) {
+        struct sy_buf sse;
+        sy_buf_init(&sse, 64u << 20);
+        if (sy_cache_sse_replay(resp, n, c->include_usage, &sse) != 0) {
+            sy_buf_free(&sse);
+            sy_buf_free(&h);
+            c->cache_hit = 0;
+            sy_call_error(c, 500, "internal_server_error", NULL, "the cached response cannot be streamed", NULL, 0);
+            return;
+        }
+        SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+        sy_resp_start(c->req, 200, h.p, h.len, "text/event-stream");
+        sy_resp_chunk(c->req, sse.p, sse.len);
+        sy_call_account(c, 200);
+        sy_resp_end(c->req);
+        sy_buf_free(&sse);
+    } else {
+        sy_call_account(c, 200);
+        sy_resp_simple(c->req, 200, h.p, h.len, "application/json", resp, n);
+    }
+    sy_buf_free(&h);
+}
+
+/* A stored value: 1 and the response in out when it decodes and is young
+ * enough for the request's s-maxage. */
+static int usable(struct sy_call *c, const char *v, size_t n, struct sy_buf *out)
+{
+    double ts = 0;
+    if (sy_cache_value_decode(v, n, out, &ts) != 0)
+        return 0;
+    if (c->cc->ctl.s_maxage >= 0 && now_unix() - ts > c->cc->ctl.s_maxage)
+        return 0;
+    return 1;
+}
+
+static void on_get(void *ud, const redisReply *reply)
+{
+    struct sy_call *c = ud;
+    c->req->on_abort = NULL;
+    if (c->aborted) {
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
+        return;
+    }
+    if (reply && reply->type == REDIS_REPLY_STRING) {
+        struct sy_buf out;
+        sy_buf_init(&out, 64u << 20);
+        if (usable(c, reply->str, reply->len, &out)) {
+            serve(c, out.p, out.len);
+            sy_buf_free(&out);
+            return;
+        }
+        sy_buf_free(&out);
+    }
+    sy_call_resume(c);
+}
+
+static void wait_abort(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    c->aborted = 1;
+}
+
+int sy_stage_cache(struct sy_call *c)
+{
+    const struct sy_config *cfg = c->g->cfg;
+    unsigned ct = c->kind == SY_RK_CHAT ? SY_CACHE_CT_CHAT
+                  : c->kind == SY_RK_COMPLETIONS ? SY_CACHE_CT_TEXT
+                  : c->kind == SY_RK_EMBEDDINGS ? SY_CACHE_CT_EMBED
+                                                : 0;
+    if (!(cfg->cache_call_types & ct))
+        return SY_OK;
+    struct sy_ccall *cc = sy_arena_alloc(&c->req->arena, sizeof *cc);
+    if (!cc)
+        return SY_OK;
+    memset(cc, 0, sizeof *cc);
+    const char *obj = NULL;
+    size_t objlen = 0;
+    if (c->scan.rk_mask & (1u << SY_JR_CACHE)) {
+        obj = c->req->body.p + c->scan.rk[SY_JR_CACHE].off;
+        objlen = c->scan.rk[SY_JR_CACHE].len;
+    }
+    struct sy_str ccv = sy_req_header(c->req, "cache-control");
+    char err[256];
+    if (sy_cache_ctl_parse(obj, objlen, ccv.p, ccv.n, &cc->ctl, err, sizeof err) != 0) {
+        sy_call_error(c, 400, "invalid_request_error", "cache", err, NULL, 0);
+        return SY_DONE;
+    }
+    if (cfg->cache_default_off && !cc->ctl.use_cache)
+        return SY_OK;
+    const char *ns = cc->ctl.ns[0] ? cc->ctl.ns : cfg->cache_namespace;
+    if (sy_cache_key(c->req->body.p, c->req->body.len, c->req_group->name, ns, cc->key) != 0)
+        return SY_OK;
+    c->cc = cc;
+    sy_buf_init(&cc->cap, CAPTURE_MAX);
+    sy_arena_defer(&c->req->arena, cc_free, cc);
+    cc->store = !cc->ctl.no_store;
+    if (cc->ctl.no_cache)
+        return SY_OK;
+    if (!cfg->cache_redis) {
+        struct sy_buf v, out;
+        sy_buf_init(&v, 64u << 20);
+        sy_buf_init(&out, 64u << 20);
+        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && usable(c, v.p, v.len, &out);
+        sy_buf_free(&v);
+        if (hit) {
+            serve(c, out.p, out.len);
+            sy_buf_free(&out);
+            return SY_DONE;
+        }
+        sy_buf_free(&out);
+        return SY_OK;
+    }
+    struct sy_redis *r = c->w->redis;
+    if (!r || !sy_redis_up(r))
+        return SY_OK; /* Redis down: a miss (the call goes on) */
+    const char *argv[2] = {"GET", cc->key};
+    if (sy_redis_cmd(r, on_get, c, 2, argv, NULL) != 0)
+        return SY_OK;
+    c->req->on_abort = wait_abort;
+    return SY_AGAIN;
+}
+
+void sy_cache_capture(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_ccall *cc = c->cc;
+    if (!cc->store || cc->cap_over)
+        return;
+    if (sy_buf_append(&cc->cap, p, n) != 0) {
+        cc->cap_over = 1;
+        sy_buf_free(&cc->cap);
+    }
+}
+
+void sy_cache_note_body(struct sy_call *c, const char *p, size_t n)
+{
+    if (c->cc) {
+        c->cc->body = p;
+        c->cc->body_len = n;
+    }
+}
+
+/* After a call that ended with status: store its response (from sy_call_account). */
+void sy_cache_store(struct sy_call *c, int status)
+{
+    struct sy_ccall *cc = c->cc;
+    if (!cc || !cc->store || c->cache_hit || status != 200 || c->aborted)
+        return;
+    const struct sy_config *cfg = c->g->cfg;
+    struct sy_buf resp;
+    sy_buf_init(&resp, 64u << 20);
+    const char *p;
+    size_t n;
+    if (c->stream) {
+        if (cc->cap_over || !cc->cap.len || sy_cache_sse_assemble(cc->cap.p, cc->cap.len, &resp) != 0) {
+            sy_buf_free(&resp);
+            return;
+        }
+        p = resp.p;
+        n = resp.len;
+    } else if (cc->body) {
+        p = cc->body;
+        n = cc->body_len;
+    } else {
+        p = c->up_body.p;
+        n = c->up_body.len;
+    }
+    if (!p || !n) {
+        sy_buf_free(&resp);
+        return;
+    }
+    double now = now_unix();
+    double ttl = cc->ctl.ttl > 0 ? cc->ctl.ttl : cfg->cache_ttl_s;
+    struct sy_buf v;
+    sy_buf_init(&v, 128u << 20);
+    if (sy_cache_value_encode(p, n, now, &v) == 0) {
+        if (!cfg->cache_redis) {
+            sy_cache_local_put(cc->key, v.p, v.len, ttl, now);
+        } else if (c->w->redis && sy_redis_up(c->w->redis)) {
+            char ttls[32];
+            snprintf(ttls, sizeof ttls, "%ld", (long)(ttl < 1 ? 1 : ttl + 0.5));
+            const char *argv[5] = {"SET", cc->key, v.p, "EX", ttls};
+            size_t lens[5] = {3, strlen(cc->key), v.len, 2, strlen(ttls)};
+            sy_redis_cmd(c->w->redis, NULL, NULL, 5, argv, lens);
+        }
+    }
+    sy_buf_free(&v);
+    sy_buf_free(&resp);
+}

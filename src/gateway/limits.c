@@ -1,0 +1,206 @@
+/* limits.c - the limits stage: rpm / tpm / parallel-request limits before the
+ * call, released when it ends (limits/limits.h has the semantics).
+ *
+ * In a pipeline only when limits can apply (a database with virtual keys, or
+ * general_settings.global_max_parallel_requests), after route (the prompt's
+ * token count for tpm needs the group's tokenizer) and before the cache (a
+ * cache hit is a request too, as in LiteLLM, where the limiter is a pre-call
+ * hook). A request whose key, user, team... carry no limit builds no
+ * descriptor and costs one call to sy_lim_build.
+ *
+ *   descriptors? ─no─▶ next stage
+ *        │yes
+ *   tpm? ─▶ exact prompt count (pool above SY_OFFLOAD_MIN_BYTES), reserved
+ *        │
+ *   Redis configured and up? ─yes─▶ shadow says over? ─yes─▶ 429
+ *        │no                               │no
+ *        │                         one script call ─▶ taken / 429 / failed ─┐
+ *        ▼                                                                   │
+ *   fail closed and Redis configured? ─yes─▶ 503   ◀── failed ───────────────┘
+ *        │no
+ *   local counters ─▶ taken / 429
+ *
+ * The take is settled in sy_call_account (sy_limits_settle): in-flight count
+ * released, tokens adjusted to the usage per token_rate_limit_type (a cache
+ * hit uses no tokens).
+ */
+#include "gateway/gateway.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "core/log.h"
+#include "gateway/offload.h"
+#include "http/server.h"
+#include "limits/limits.h"
+#include "redis/redis.h"
+
+static double now_unix(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Per process: this instance's prefix of parallel-set members. */
+static char instance_id[24];
+static atomic_int redis_fallback_logged; /* 1 while Redis is down and that was logged */
+
+static const char *instance(void)
+{
+    if (!instance_id[0]) {
+        unsigned long long r = ((unsigned long long)getpid() << 32) ^ (unsigned long long)time(NULL) ^
+                               (unsigned long long)(uintptr_t)&r;
+        snprintf(instance_id, sizeof instance_id, "%08llx", (r ^ (r >> 32)) & 0xffffffffULL);
+    }
+    return instance_id;
+}
+
+const char *sy_limits_state(const struct sy_gwconf *g)
+{
+    if (!g->cfg->router.redis_host)
+        return "local";
+    if (sy_redis_global_state() == SY_REDIS_CONNECTED)
+        return "redis";
+    return g->cfg->limits_fail_closed ? "refusing, redis unreachable" : "local, redis unreachable";
+}
+
+static int over(struct sy_call *c)
+{
+    char msg[768], hdrs[512];
+    sy_lim_error(c->lim, now_unix(), msg, sizeof msg, hdrs, sizeof hdrs);
+    c->exception_class = "RateLimitError";
+    sy_call_error(c, 429, "None", "None", msg, hdrs, strlen(hdrs));
+    return SY_DONE;
+}
+
+static int take_local(struct sy_call *c)
+{
+    if (sy_lim_take(c->lim, c->lim->tokens, now_unix()) != 0)
+        return over(c);
+    return SY_OK;
+}
+
+/* Redis unusable for this take: fail closed (503) or count locally. */
+static int redis_failed(struct sy_call *c)
+{
+    if (c->g->cfg->limits_fail_closed) {
+        c->exception_class = "ServiceUnavailableError";
+        sy_call_error(c, 503, "None", "None",
+                      "Rate limits cannot be checked: Redis is unreachable "
+                      "(general_settings.switchyard_rate_limit_redis_failure: closed)",
+                      NULL, 0);
+        return SY_DONE;
+    }
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&redis_fallback_logged, &expect, 1))
+        sy_warn("rate limits: Redis unreachable, counting on this instance's local counters (fail open) "
+                "until it is back");
+    return take_local(c);
+}
+
+static void wait_abort(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    c->aborted = 1;
+}
+
+static void on_taken(void *ud, int rc)
+{
+    struct sy_call *c = ud;
+    c->req->on_abort = NULL;
+    if (c->aborted) { /* the client left while Redis answered: settle (in account) and end */
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
+        return;
+    }
+    int st;
+    if (rc == 0) {
+        atomic_store(&redis_fallback_logged, 0);
+        st = SY_OK;
+    } else if (rc == 1) {
+        st = over(c);
+    } else {
+        st = redis_failed(c);
+    }
+    if (st == SY_OK)
+        sy_call_resume(c);
+}
+
+static int take(struct sy_call *c)
+{
+    struct sy_lim_req *lr = c->lim;
+    struct sy_redis *r = c->w->redis;
+    if (!c->g->cfg->router.redis_host)
+        return take_local(c);
+    if (!r || !sy_redis_up(r))
+        return redis_failed(c);
+    double now = now_unix();
+    if (sy_lim_shadow_over(lr, lr->tokens, now))
+        return over(c);
+    if (sy_lim_take_redis(lr, r, lr->tokens, now, on_taken, c) != 0)
+        return redis_failed(c);
+    c->req->on_abort = wait_abort;
+    return SY_AGAIN;
+}
+
+static void count_work(struct sy_call *c, void *arg)
+{
+    sy_route_count_work(c, NULL);
+}
+
+static void count_done(struct sy_call *c, void *arg)
+{
+    c->lim->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+    int st = take(c);
+    if (st == SY_OK && arg)
+        sy_call_resume(c);
+}
+
+int sy_stage_limits(struct sy_call *c)
+{
+    struct sy_lim_req *lr = sy_arena_alloc(&c->req->arena, sizeof *lr);
+    if (!lr)
+        return SY_OK;
+    memset(lr, 0, sizeof *lr);
+    const char *model = c->model;
+    if (!sy_lim_build(lr, c->key, c->eu, model, c->g->cfg->global_max_parallel))
+        return SY_OK;
+    c->lim = lr;
+    snprintf(lr->member, sizeof lr->member, "%.8s:%.36s", instance(), c->call_id);
+    double t = c->g->cfg->request_timeout_s;
+    lr->par_ttl_s = (t > 0 && t < 3600 ? t : 3600) + 30;
+    if (!sy_lim_needs_tokens(lr) || c->g->cfg->token_rate_limit_type == 2 /* output: nothing known before */)
+        return take(c);
+    if (c->input_tokens >= 0 && !c->input_is_bound) {
+        lr->tokens = c->input_tokens;
+        return take(c);
+    }
+    if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
+        count_work(c, NULL);
+        lr->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+        return take(c);
+    }
+    sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
+    return SY_AGAIN;
+}
+
+void sy_limits_settle(struct sy_call *c)
+{
+    struct sy_lim_req *lr = c->lim;
+    if (!lr || !lr->taken)
+        return;
+    int64_t used = 0;
+    if (!c->cache_hit) {
+        int type = c->g->cfg->token_rate_limit_type;
+        used = type == 1   ? (int64_t)c->prompt_tokens
+               : type == 2 ? (int64_t)c->completion_tokens
+                           : (int64_t)(c->prompt_tokens + c->completion_tokens);
+    }
+    sy_lim_settle(lr, c->w->redis, used, now_unix());
+}
