@@ -29,6 +29,11 @@ if stream then
   body = body .. ',"stream":true,"stream_options":{"include_usage":true},"mock":{"chunks":' .. chunks .. '}'
 end
 wrk.body = body .. '}'
+-- BENCH_BODY_OUT=FILE: also write the body to FILE (bench/cache.sh replays it with curl)
+if os.getenv("BENCH_BODY_OUT") then
+  local f = io.open(os.getenv("BENCH_BODY_OUT"), "w")
+  if f then f:write(wrk.body); f:close() end
+end
 
 local max = tonumber(os.getenv("BENCH_MAX_REQUESTS") or "")
 if max then
