@@ -5,8 +5,10 @@
  * Pure functions over buffers plus one process-wide LRU; no I/O. The gateway
  * (gateway/cache.c) runs the stage, talks to Redis and stores responses.
  *
- * Cache key (key.c): LiteLLM's Cache.get_cache_key over the request body:
- * for each top-level member of the body, in body order, whose name is one of
+ * Cache key (key.c): LiteLLM's Cache.get_cache_key over the request body,
+ * in the order LiteLLM's router passes the kwargs (model first, then the
+ * first of messages / prompt / input, then the rest in body order): for each
+ * top-level member whose name is one of
  * LiteLLM's LLM API params (ModelParamHelper._get_all_llm_api_params), the
  * text "<name>: <str(value)>" where str() is Python's (dicts and lists as
  * Python repr, True/False/None, floats as Python prints them), `model`'s

@@ -162,8 +162,15 @@ static void count_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
+/* Idle counters are freed every SWEEP_S seconds by whichever request comes first. */
+#define SWEEP_S 10
+static atomic_llong last_sweep;
+
 int sy_stage_limits(struct sy_call *c)
 {
+    long long sec = (long long)time(NULL), prev = atomic_load_explicit(&last_sweep, memory_order_relaxed);
+    if (sec - prev >= SWEEP_S && atomic_compare_exchange_strong(&last_sweep, &prev, sec))
+        sy_lim_sweep((double)sec);
     struct sy_lim_req *lr = sy_arena_alloc(&c->req->arena, sizeof *lr);
     if (!lr)
         return SY_OK;

@@ -31,6 +31,7 @@
 #include "providers/adapter.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "limits/limits.h"
 #include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
 #include "metrics/metrics.h"
@@ -937,8 +938,11 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
         if (hname_is(x, "content-length", 14) || hname_is(x, "transfer-encoding", 17) ||
             hname_is(x, "connection", 10) || hname_is(x, "keep-alive", 10) || !x->name_len)
             continue;
-        int plain = (x->name[0] | 0x20) == 'x' && (hname_is(x, "x-request-id", 12) ||
-                                                   (x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0));
+        /* x-request-id and the provider's x-ratelimit-* are echoed as they are too, unless the
+         * call's own limits set x-ratelimit-* (LiteLLM: the key's limits if set, else the provider's) */
+        int rl = x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0;
+        int plain = (x->name[0] | 0x20) == 'x' &&
+                    (hname_is(x, "x-request-id", 12) || (rl && !(c->lim && c->lim->taken)));
         size_t line = x->name_len + x->value_len + 4;
         if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
             break;

@@ -311,7 +311,7 @@ static void test_unknown_keys(void **state)
                              "guardrails: [x]\n"
                              "litellm_settings:\n"
                              "  bogus: 1\n"
-                             "  cache: true\n"
+                             "  service_callback: [x]\n"
                              "  set_verbose: true\n"
                              "  fallbacks: []\n"
                              "router_settings:\n"
@@ -327,13 +327,13 @@ static void test_unknown_keys(void **state)
                              "  - model_name: m\n"
                              "    litellm_params: {model: x/z, tags: [b]}\n"
                              "    surprise: 1\n");
-    /* foo, guardrails, bogus, cache, enable_load_balancing, routing_strategy,
+    /* foo, guardrails, bogus, service_callback, enable_load_balancing, routing_strategy,
      * disable_reset_budget, tags (once), surprise; fallbacks: [] asks for nothing */
     assert_int_equal(c->n_warnings, 9);
     assert_true(has_warning(c, "t.yaml:1: unknown top-level key foo"));
     assert_true(has_warning(c, "t.yaml:2: guardrails: not supported yet"));
     assert_true(has_warning(c, "t.yaml:4: unknown key litellm_settings.bogus"));
-    assert_true(has_warning(c, "t.yaml:5: litellm_settings.cache: not supported yet, ignored"));
+    assert_true(has_warning(c, "t.yaml:5: litellm_settings.service_callback: not supported yet, ignored"));
     assert_true(has_warning(c, "t.yaml:9: unknown key router_settings.enable_load_balancing"));
     assert_true(has_warning(c, "t.yaml:10: router_settings.routing_strategy: unknown or unsupported strategy "
                                "'provider-budget-routing', using simple-shuffle"));
@@ -927,6 +927,57 @@ static void test_deployment_router_fields(void **state)
     sy_config_unref(c);
 }
 
+/* litellm_settings.cache / cache_params and the limiter's general settings (issue 10). */
+static void test_cache_and_limits(void **state)
+{
+    (void)state;
+    unset_redis_env();
+    struct sy_config *c = ok("model_list: []\n");
+    assert_int_equal(c->cache, 0);
+    assert_int_equal(c->global_max_parallel, -1);
+    assert_int_equal(c->token_rate_limit_type, 0);
+    assert_int_equal(c->limits_fail_closed, 0);
+    assert_true(c->cache_ttl_s == 600);
+    sy_config_unref(c);
+
+    c = ok("litellm_settings:\n  cache: true\n  cache_params:\n    type: local\n    ttl: 5\n"
+           "    namespace: ns1\n    mode: default_off\n    supported_call_types: [acompletion, aembedding]\n"
+           "    switchyard_max_bytes: 65536\n    max_size_in_memory: 50\n"
+           "general_settings:\n  global_max_parallel_requests: 7\n  token_rate_limit_type: output\n"
+           "  switchyard_rate_limit_redis_failure: closed\n");
+    assert_int_equal(c->cache, 1);
+    assert_int_equal(c->cache_redis, 0);
+    assert_true(c->cache_ttl_s == 5);
+    assert_string_equal(c->cache_namespace, "ns1");
+    assert_int_equal(c->cache_default_off, 1);
+    assert_int_equal(c->cache_call_types, SY_CACHE_CT_CHAT | SY_CACHE_CT_EMBED);
+    assert_int_equal(c->cache_max_bytes, 65536);
+    assert_int_equal(c->cache_max_items, 50);
+    assert_int_equal(c->global_max_parallel, 7);
+    assert_int_equal(c->token_rate_limit_type, 2);
+    assert_int_equal(c->limits_fail_closed, 1);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* a redis cache names the Redis of the router and the limiter */
+    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: redis, host: r.local, port: 6390, password: pw}\n");
+    assert_int_equal(c->cache_redis, 1);
+    assert_string_equal(c->router.redis_host, "r.local");
+    assert_int_equal(c->router.redis_port, 6390);
+    assert_string_equal(c->router.redis_password, "pw");
+    sy_config_unref(c);
+    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: redis, url: \"redis://u:p@h2:7000/3\"}\n");
+    assert_string_equal(c->router.redis_host, "h2");
+    assert_int_equal(c->router.redis_port, 7000);
+    assert_int_equal(c->router.redis_db, 3);
+    sy_config_unref(c);
+
+    bad("litellm_settings:\n  cache: true\n  cache_params: {type: redis}\n", "no Redis server", NULL);
+    bad("general_settings:\n  token_rate_limit_type: words\n", "token_rate_limit_type", NULL);
+    bad("general_settings:\n  switchyard_rate_limit_redis_failure: maybe\n", "open or closed", NULL);
+    bad("litellm_settings:\n  cache_params: {mode: sometimes}\n", "default_off", NULL);
+}
+
 static void test_router_print(void **state)
 {
     (void)state;
@@ -979,7 +1030,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_defaults),           cmocka_unit_test(test_yaml11_scalars),
         cmocka_unit_test(test_type_errors),        cmocka_unit_test(test_missing_model_is_warning),
         cmocka_unit_test(test_os_environ),         cmocka_unit_test(test_environment_variables),
-        cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys),
+        cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_cache_and_limits),
         cmocka_unit_test(test_duplicates_and_merge), cmocka_unit_test(test_provider_and_credentials),
         cmocka_unit_test(test_refcount_and_print), cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_router_strategies),  cmocka_unit_test(test_router_fallbacks),
