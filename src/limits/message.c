@@ -82,8 +82,7 @@ void sy_lim_error(const struct sy_lim_req *lr, double now_unix, char *msg, size_
         strftime(reset, sizeof reset, "%Y-%m-%d %H:%M:%S UTC", &tm);
     else
         snprintf(reset, sizeof reset, "%" PRId64, end);
-    (void)0; /* Remaining: 0 whenever refused, as LiteLLM's message and our x-ratelimit-remaining-* header say */
-    int64_t remaining = 0;
+    int64_t remaining = 0; /* refused: 0, as LiteLLM's message and the x-ratelimit-remaining-* header say */
     if (msg && msgcap)
         snprintf(msg, msgcap,
                  "Rate limit exceeded for %s: %s. Limit type: %s. Current limit: %" PRId64 ", Remaining: %" PRId64

@@ -70,7 +70,7 @@ static void test_error_tokens_parallel(void **st)
     lr.over_remaining = 120;
     sy_lim_error(&lr, T_MIN, msg, sizeof msg, hdrs, sizeof hdrs);
     assert_string_equal(msg, "Rate limit exceeded for model_per_team: t1:gpt-4o. Limit type: tokens. Current limit: "
-                             "1000, Remaining: 120. Limit resets at: 2026-12-03 23:59:00 UTC");
+                             "1000, Remaining: 0. Limit resets at: 2026-12-03 23:59:00 UTC");
     assert_string_equal(hdrs, "retry-after: 60\r\n"
                               "rate_limit_type: tokens\r\n"
                               "reset_at: 2026-12-03 23:59:00 UTC\r\n"
