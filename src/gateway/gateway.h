@@ -272,6 +272,7 @@ struct sy_call {
     struct sy_lim_req *lim;     /* the request's rate-limit descriptors; NULL when none apply */
     struct sy_ccall *cc;        /* the response cache's state; NULL when the call is not cached */
     int cache_hit;              /* answered from the cache */
+    int lim_bound;              /* the tokens reserved for tpm are the body's length, not the count */
 };
 
 /* Globals shared by all workers (set before workers start). */

@@ -10,7 +10,8 @@
  *
  *   descriptors? ─no─▶ next stage
  *        │yes
- *   tpm? ─▶ exact prompt count (pool above SY_OFFLOAD_MIN_BYTES), reserved
+ *   tpm? ─▶ reserve the body's length (a bound of the prompt's count); when
+ *        │    that does not fit, the exact count (pool above SY_OFFLOAD_MIN_BYTES)
  *        │
  *   Redis configured and up? ─yes─▶ shadow says over? ─yes─▶ 429
  *        │no                               │no
@@ -79,10 +80,18 @@ static int over(struct sy_call *c)
     return SY_DONE;
 }
 
+static int recount(struct sy_call *c);
+
+/* Over on tokens with only the bound reserved: the exact count may fit. */
+static int bound_over(const struct sy_call *c)
+{
+    return c->lim_bound && c->lim->over_type && strcmp(c->lim->over_type, "tokens") == 0;
+}
+
 static int take_local(struct sy_call *c)
 {
     if (sy_lim_take(c->lim, c->lim->tokens, now_unix()) != 0)
-        return over(c);
+        return bound_over(c) ? recount(c) : over(c);
     return SY_OK;
 }
 
@@ -124,7 +133,7 @@ static void on_taken(void *ud, int rc)
         atomic_store(&redis_fallback_logged, 0);
         st = SY_OK;
     } else if (rc == 1) {
-        st = over(c);
+        st = bound_over(c) ? recount(c) : over(c);
     } else {
         st = redis_failed(c);
     }
@@ -142,7 +151,7 @@ static int take(struct sy_call *c)
         return redis_failed(c);
     double now = now_unix();
     if (sy_lim_shadow_over(lr, lr->tokens, now))
-        return over(c);
+        return bound_over(c) ? recount(c) : over(c);
     if (sy_lim_take_redis(lr, r, lr->tokens, now, on_taken, c) != 0)
         return redis_failed(c);
     c->req->on_abort = wait_abort;
@@ -160,6 +169,21 @@ static void count_done(struct sy_call *c, void *arg)
     int st = take(c);
     if (st == SY_OK && arg)
         sy_call_resume(c);
+}
+
+/* Count the prompt exactly (on the pool when large), then take with it. */
+static int recount(struct sy_call *c)
+{
+    c->lim_bound = 0;
+    c->lim->over = -1;
+    c->lim->over_type = NULL;
+    if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
+        count_work(c, NULL);
+        c->lim->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+        return take(c);
+    }
+    sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
+    return SY_AGAIN;
 }
 
 /* Idle counters are freed every SWEEP_S seconds by whichever request comes first. */
@@ -188,13 +212,15 @@ int sy_stage_limits(struct sy_call *c)
         lr->tokens = c->input_tokens;
         return take(c);
     }
-    if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
-        count_work(c, NULL);
-        lr->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+    /* The body's length bounds the prompt's count (images excepted: they count
+     * fixed amounts): reserve it while it fits, and count exactly only when it
+     * does not (near the limit). The settle replaces it with the usage. */
+    if (!memmem(c->req->body.p, c->req->body.len, "image", 5)) {
+        lr->tokens = (int64_t)c->req->body.len;
+        c->lim_bound = 1;
         return take(c);
     }
-    sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
-    return SY_AGAIN;
+    return recount(c);
 }
 
 void sy_limits_settle(struct sy_call *c)

@@ -34,6 +34,19 @@
 #include "core/buf.h"
 #include "limits/limits.h"
 
+/* "<a><b><c>: <v>\r\n" without printf: every response with limits carries
+ * a few of these lines (the hot path). Negative values print as 0. */
+static void hline(struct sy_buf *b, const char *a, const char *mid, const char *tail, int64_t v)
+{
+    sy_buf_append(b, a, strlen(a));
+    if (mid)
+        sy_buf_append(b, mid, strlen(mid));
+    sy_buf_append(b, tail, strlen(tail));
+    SY_BUF_LIT(b, ": ");
+    sy_buf_u64(b, v > 0 ? (uint64_t)v : 0);
+    SY_BUF_LIT(b, "\r\n");
+}
+
 void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b)
 {
     unsigned n = lr->n < SY_LIM_MAX ? lr->n : SY_LIM_MAX;
@@ -45,23 +58,25 @@ void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b)
         if (d->tpm >= 0 && (bt < 0 || lr->rem_tok[i] < lr->rem_tok[bt]))
             bt = (int)i;
     }
-    if (br >= 0)
-        sy_buf_printf(b, "x-ratelimit-remaining-requests: %" PRId64 "\r\nx-ratelimit-limit-requests: %" PRId64 "\r\n",
-                      lr->rem_req[br], lr->d[br].rpm);
-    if (bt >= 0)
-        sy_buf_printf(b, "x-ratelimit-remaining-tokens: %" PRId64 "\r\nx-ratelimit-limit-tokens: %" PRId64 "\r\n",
-                      lr->rem_tok[bt], lr->d[bt].tpm);
+    if (br >= 0) {
+        hline(b, "x-ratelimit-remaining-requests", NULL, "", lr->rem_req[br]);
+        hline(b, "x-ratelimit-limit-requests", NULL, "", lr->d[br].rpm);
+    }
+    if (bt >= 0) {
+        hline(b, "x-ratelimit-remaining-tokens", NULL, "", lr->rem_tok[bt]);
+        hline(b, "x-ratelimit-limit-tokens", NULL, "", lr->d[bt].tpm);
+    }
     for (unsigned i = 0; i < n; i++) {
         const struct sy_lim_desc *d = &lr->d[i];
         const char *k = sy_lim_kind_names[d->kind];
-        if (d->rpm >= 0)
-            sy_buf_printf(
-                b, "x-ratelimit-%s-remaining-requests: %" PRId64 "\r\nx-ratelimit-%s-limit-requests: %" PRId64 "\r\n",
-                k, lr->rem_req[i], k, d->rpm);
-        if (d->tpm >= 0)
-            sy_buf_printf(
-                b, "x-ratelimit-%s-remaining-tokens: %" PRId64 "\r\nx-ratelimit-%s-limit-tokens: %" PRId64 "\r\n", k,
-                lr->rem_tok[i], k, d->tpm);
+        if (d->rpm >= 0) {
+            hline(b, "x-ratelimit-", k, "-remaining-requests", lr->rem_req[i]);
+            hline(b, "x-ratelimit-", k, "-limit-requests", d->rpm);
+        }
+        if (d->tpm >= 0) {
+            hline(b, "x-ratelimit-", k, "-remaining-tokens", lr->rem_tok[i]);
+            hline(b, "x-ratelimit-", k, "-limit-tokens", d->tpm);
+        }
     }
 }
 

@@ -6,8 +6,8 @@
  *
  *   KEYS, per descriptor i (4 each): {<kind>:<value>}:window, :requests,
  *        :tokens, :parallel
- *   ARGV: [1] window start (unix s)  [2] now (unix s, "%.3f")  [3] T
- *         [4] member  [5] the member's deadline (unix s)
+ *   ARGV: [1] window start (unix s)  [2] now (unix ms)  [3] T
+ *         [4] member  [5] the member's deadline (unix ms: the zset's scores)
  *         [6 + 3(i-1) ..] rpm, tpm, par of descriptor i (-1: none)
  *   Per descriptor: a stored window older than ARGV[1] (or none) resets the
  *   window (SET window, requests = 0, tokens = 0, all EX 120); parallel
@@ -95,7 +95,7 @@ static struct sy_redis_script take_script = {
            "  end\n"
            "end\n"
            "if fail ~= 0 then out[1] = fail; out[2] = ftype; return out end\n"
-           "local pttl = math.ceil(tonumber(deadline) - tonumber(now)) + 60\n"
+           "local pttl = math.ceil((tonumber(deadline) - tonumber(now)) / 1000) + 60\n"
            "for i = 1, n do\n"
            "  local k = (i - 1) * 4\n"
            "  local o = 2 + (i - 1) * 3\n"
@@ -149,10 +149,43 @@ struct take_ctx {
 
 #define KEYLEN (SY_LIM_VALUE_MAX + 48)
 
+/* "{<kind>:<value>}:<suffix>" into out (KEYLEN bytes): memcpy, no printf
+ * (the hot path with Redis formats 4 keys per descriptor per request). */
 static size_t key_of(char *out, const struct sy_lim_desc *d, const char *suffix)
 {
-    int n = snprintf(out, KEYLEN, "{%s:%s}:%s", sy_lim_kind_names[d->kind], d->value, suffix);
-    return n < 0 ? 0 : (size_t)n >= KEYLEN ? KEYLEN - 1 : (size_t)n;
+    const char *k = sy_lim_kind_names[d->kind];
+    size_t kl = strlen(k), vl = strnlen(d->value, SY_LIM_VALUE_MAX), sl = strlen(suffix), n = 0;
+    out[n++] = '{';
+    memcpy(out + n, k, kl);
+    n += kl;
+    out[n++] = ':';
+    memcpy(out + n, d->value, vl);
+    n += vl;
+    out[n++] = '}';
+    out[n++] = ':';
+    memcpy(out + n, suffix, sl);
+    n += sl;
+    out[n] = 0;
+    return n;
+}
+
+/* A signed integer in decimal into out (>= 21 bytes); returns out. */
+static const char *i64s(char *out, int64_t v)
+{
+    char t[24];
+    int n = 0, neg = v < 0;
+    uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    while (n)
+        out[o++] = t[--n];
+    out[o] = 0;
+    return out;
 }
 
 static int rint_of(const redisReply *r, long long *v)
@@ -236,14 +269,14 @@ int sy_lim_take_redis(struct sy_lim_req *lr, struct sy_redis *r, int64_t tokens,
             kl[i * 4 + j] = key_of(keys[i * 4 + j], &lr->d[i], sfx[j]);
             kp[i * 4 + j] = keys[i * 4 + j];
         }
-    snprintf(nums[0], 32, "%lld", (long long)lr->window);
-    snprintf(nums[1], 32, "%.3f", now_unix);
-    snprintf(nums[2], 32, "%lld", (long long)tokens);
-    snprintf(nums[4], 32, "%.3f", now_unix + ttl);
+    i64s(nums[0], lr->window);
+    i64s(nums[1], (int64_t)(now_unix * 1000)); /* ms: the parallel sets' scores */
+    i64s(nums[2], tokens);
+    i64s(nums[4], (int64_t)((now_unix + ttl) * 1000));
     for (unsigned i = 0; i < n; i++) {
-        snprintf(nums[5 + i * 3], 32, "%lld", (long long)(lr->d[i].rpm < 0 ? -1 : lr->d[i].rpm));
-        snprintf(nums[6 + i * 3], 32, "%lld", (long long)(lr->d[i].tpm < 0 ? -1 : lr->d[i].tpm));
-        snprintf(nums[7 + i * 3], 32, "%lld", (long long)(lr->d[i].par < 0 ? -1 : lr->d[i].par));
+        i64s(nums[5 + i * 3], lr->d[i].rpm < 0 ? -1 : lr->d[i].rpm);
+        i64s(nums[6 + i * 3], lr->d[i].tpm < 0 ? -1 : lr->d[i].tpm);
+        i64s(nums[7 + i * 3], lr->d[i].par < 0 ? -1 : lr->d[i].par);
     }
     for (unsigned i = 0; i < 5 + n * 3; i++)
         ap[i] = nums[i];
@@ -267,7 +300,13 @@ void sy_lim_settle(struct sy_lim_req *lr, struct sy_redis *r, int64_t used_token
     if (used_tokens < 0)
         used_tokens = 0;
     if (lr->taken && lr->in_redis && r) {
-        unsigned n = lr->n < SY_LIM_MAX ? lr->n : SY_LIM_MAX;
+        /* only descriptors with a tpm or a parallel limit have anything to settle:
+         * a request whose limits are all rpm makes no settle call */
+        unsigned nd = lr->n < SY_LIM_MAX ? lr->n : SY_LIM_MAX, n = 0;
+        const struct sy_lim_desc *ds[SY_LIM_MAX];
+        for (unsigned i = 0; i < nd; i++)
+            if (lr->d[i].tpm >= 0 || lr->d[i].par >= 0)
+                ds[n++] = &lr->d[i];
         char keys[SY_LIM_MAX * 4][KEYLEN];
         const char *kp[SY_LIM_MAX * 4];
         size_t kl[SY_LIM_MAX * 4];
@@ -275,19 +314,20 @@ void sy_lim_settle(struct sy_lim_req *lr, struct sy_redis *r, int64_t used_token
         const char *ap[5 + SY_LIM_MAX];
         for (unsigned i = 0; i < n; i++)
             for (int j = 0; j < 4; j++) {
-                kl[i * 4 + j] = key_of(keys[i * 4 + j], &lr->d[i], sfx[j]);
+                kl[i * 4 + j] = key_of(keys[i * 4 + j], ds[i], sfx[j]);
                 kp[i * 4 + j] = keys[i * 4 + j];
             }
-        snprintf(nums[1], 32, "%lld", (long long)lr->window);
-        snprintf(nums[2], 32, "%lld", (long long)floor(now_unix / SY_LIM_WINDOW_S) * SY_LIM_WINDOW_S);
-        snprintf(nums[3], 32, "%lld", (long long)used_tokens);
-        snprintf(nums[4], 32, "%lld", (long long)lr->tokens);
+        i64s(nums[1], lr->window);
+        i64s(nums[2], (int64_t)floor(now_unix / SY_LIM_WINDOW_S) * SY_LIM_WINDOW_S);
+        i64s(nums[3], used_tokens);
+        i64s(nums[4], lr->tokens);
         for (unsigned i = 0; i < n; i++)
-            snprintf(nums[5 + i], 32, "%d", lr->d[i].par >= 0);
+            i64s(nums[5 + i], ds[i]->par >= 0);
         for (unsigned i = 1; i < 5 + n; i++)
             ap[i] = nums[i];
         ap[0] = lr->member[0] ? lr->member : "-";
-        (void)sy_redis_eval(r, &settle_script, NULL, NULL, (int)(n * 4), kp, kl, (int)(5 + n), ap, NULL);
+        if (n)
+            (void)sy_redis_eval(r, &settle_script, NULL, NULL, (int)(n * 4), kp, kl, (int)(5 + n), ap, NULL);
     }
     sy__lim_settle_local(lr, used_tokens, now_unix);
 }
