@@ -34,18 +34,18 @@
 #include "core/buf.h"
 #include "limits/limits.h"
 
-/* "<a><b><c>: <v>\r\n" without printf: every response with limits carries
- * a few of these lines (the hot path). Negative values print as 0. */
-static void hline(struct sy_buf *b, const char *a, const char *mid, const char *tail, int64_t v)
+/* "<a><mid><tail>: <v>\r\n" without printf: every response with limits
+ * carries a few of these lines (the hot path). Negative values print as 0. */
+static void hline(struct sy_buf *b, const char *a, size_t al, const char *mid, const char *tail, size_t tl, int64_t v)
 {
-    sy_buf_append(b, a, strlen(a));
+    sy_buf_append(b, a, al);
     if (mid)
         sy_buf_append(b, mid, strlen(mid));
-    sy_buf_append(b, tail, strlen(tail));
-    SY_BUF_LIT(b, ": ");
+    sy_buf_append(b, tail, tl);
     sy_buf_u64(b, v > 0 ? (uint64_t)v : 0);
     SY_BUF_LIT(b, "\r\n");
 }
+#define HL(b, a, mid, tail, v) hline((b), a, sizeof(a) - 1, (mid), tail ": ", sizeof(tail ": ") - 1, (v))
 
 void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b)
 {
@@ -59,23 +59,23 @@ void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b)
             bt = (int)i;
     }
     if (br >= 0) {
-        hline(b, "x-ratelimit-remaining-requests", NULL, "", lr->rem_req[br]);
-        hline(b, "x-ratelimit-limit-requests", NULL, "", lr->d[br].rpm);
+        HL(b, "x-ratelimit-remaining-requests", NULL, "", lr->rem_req[br]);
+        HL(b, "x-ratelimit-limit-requests", NULL, "", lr->d[br].rpm);
     }
     if (bt >= 0) {
-        hline(b, "x-ratelimit-remaining-tokens", NULL, "", lr->rem_tok[bt]);
-        hline(b, "x-ratelimit-limit-tokens", NULL, "", lr->d[bt].tpm);
+        HL(b, "x-ratelimit-remaining-tokens", NULL, "", lr->rem_tok[bt]);
+        HL(b, "x-ratelimit-limit-tokens", NULL, "", lr->d[bt].tpm);
     }
     for (unsigned i = 0; i < n; i++) {
         const struct sy_lim_desc *d = &lr->d[i];
         const char *k = sy_lim_kind_names[d->kind];
         if (d->rpm >= 0) {
-            hline(b, "x-ratelimit-", k, "-remaining-requests", lr->rem_req[i]);
-            hline(b, "x-ratelimit-", k, "-limit-requests", d->rpm);
+            HL(b, "x-ratelimit-", k, "-remaining-requests", lr->rem_req[i]);
+            HL(b, "x-ratelimit-", k, "-limit-requests", d->rpm);
         }
         if (d->tpm >= 0) {
-            hline(b, "x-ratelimit-", k, "-remaining-tokens", lr->rem_tok[i]);
-            hline(b, "x-ratelimit-", k, "-limit-tokens", d->tpm);
+            HL(b, "x-ratelimit-", k, "-remaining-tokens", lr->rem_tok[i]);
+            HL(b, "x-ratelimit-", k, "-limit-tokens", d->tpm);
         }
     }
 }
