@@ -182,6 +182,20 @@ static int repr_str(struct sy_buf *b, const char *s, size_t n)
     int rc = sy_buf_append(b, &q, 1);
     size_t i = 0;
     while (i < n) {
+        /* fast path: a run of printable ASCII other than the quote and the backslash
+         * is copied as it is, in one append (prompts are mostly such runs) */
+        size_t run = i;
+        while (run < n) {
+            unsigned char ch = (unsigned char)s[run];
+            if (ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == (unsigned char)q)
+                break;
+            run++;
+        }
+        if (run > i) {
+            rc |= sy_buf_append(b, s + i, run - i);
+            i = run;
+            continue;
+        }
         size_t start = i;
         long cp = utf8_cp((const unsigned char *)s, n, &i);
         if (cp == '\\' || cp == q)

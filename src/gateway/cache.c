@@ -111,6 +111,8 @@ static void serve(struct sy_call *c, const char *resp, size_t n)
     sy_buf_free(&h);
 }
 
+static int young(struct sy_call *c, double ts);
+
 /* A stored value: 1 and the response in out when it decodes and is young
  * enough for the request's s-maxage. */
 static int usable(struct sy_call *c, const char *v, size_t n, struct sy_buf *out)
@@ -118,6 +120,28 @@ static int usable(struct sy_call *c, const char *v, size_t n, struct sy_buf *out
     double ts = 0;
     if (sy_cache_value_decode(v, n, out, &ts) != 0)
         return 0;
+    return young(c, ts);
+}
+
+/* In memory the value is LOCAL_TS (the store time, a double) then the
+ * response's bytes: no encoding to undo on a hit. LiteLLM's format
+ * ({"timestamp", "response"}) is what Redis holds, where other instances
+ * (LiteLLM's too) read it. */
+#define LOCAL_TS sizeof(double)
+
+static int local_usable(struct sy_call *c, const char *v, size_t n, const char **resp, size_t *rn)
+{
+    double ts;
+    if (n <= LOCAL_TS)
+        return 0;
+    memcpy(&ts, v, LOCAL_TS);
+    *resp = v + LOCAL_TS;
+    *rn = n - LOCAL_TS;
+    return young(c, ts);
+}
+
+static int young(struct sy_call *c, double ts)
+{
     if (c->cc->ctl.s_maxage >= 0 && now_unix() - ts > c->cc->ctl.s_maxage)
         return 0;
     return 1;
@@ -188,18 +212,15 @@ int sy_stage_cache(struct sy_call *c)
     if (cc->ctl.no_cache)
         return SY_OK;
     if (!cfg->cache_redis) {
-        struct sy_buf v, out;
+        struct sy_buf v;
         sy_buf_init(&v, 64u << 20);
-        sy_buf_init(&out, 64u << 20);
-        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && usable(c, v.p, v.len, &out);
+        const char *resp;
+        size_t rn;
+        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && local_usable(c, v.p, v.len, &resp, &rn);
+        if (hit)
+            serve(c, resp, rn);
         sy_buf_free(&v);
-        if (hit) {
-            serve(c, out.p, out.len);
-            sy_buf_free(&out);
-            return SY_DONE;
-        }
-        sy_buf_free(&out);
-        return SY_OK;
+        return hit ? SY_DONE : SY_OK;
     }
     struct sy_redis *r = c->w->redis;
     if (!r || !sy_redis_up(r))
@@ -263,10 +284,11 @@ void sy_cache_store(struct sy_call *c, int status)
     double ttl = cc->ctl.ttl > 0 ? cc->ctl.ttl : cfg->cache_ttl_s;
     struct sy_buf v;
     sy_buf_init(&v, 128u << 20);
-    if (sy_cache_value_encode(p, n, now, &v) == 0) {
-        if (!cfg->cache_redis) {
+    if (!cfg->cache_redis) {
+        if (sy_buf_append(&v, (const char *)&now, LOCAL_TS) == 0 && sy_buf_append(&v, p, n) == 0)
             sy_cache_local_put(cc->key, v.p, v.len, ttl, now);
-        } else if (c->w->redis && sy_redis_up(c->w->redis)) {
+    } else if (sy_cache_value_encode(p, n, now, &v) == 0) {
+        if (c->w->redis && sy_redis_up(c->w->redis)) {
             char ttls[32];
             snprintf(ttls, sizeof ttls, "%ld", (long)(ttl < 1 ? 1 : ttl + 0.5));
             const char *argv[5] = {"SET", cc->key, v.p, "EX", ttls};
