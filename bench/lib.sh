@@ -1,4 +1,4 @@
-# lib.sh - helpers shared by bench/run.sh and bench/instr.sh (sourced, not run).
+# lib.sh - helpers shared by the bench scripts (sourced, not run).
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 free_port() {
@@ -100,4 +100,24 @@ ensure_pkgs() {
     echo "missing: ${want[*]} (install them)" >&2
     return 1
   fi
+}
+
+# bench_setup: build switchyard and the mock ($BENCH_BUILDDIR, default build-release), make $tmp,
+# and on exit kill every pid in $pids and remove $tmp. Needs $root.
+bench_setup() {
+  builddir=${BENCH_BUILDDIR:-$root/build-release}
+  [ -f "$builddir/build.ninja" ] || meson setup "$builddir" "$root" --buildtype=release >/dev/null
+  ninja -C "$builddir" switchyard tests/mock/mock_upstream >/dev/null
+  tmp=$(mktemp -d)
+  pids=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+
+# start_mock: the mock upstream on a free port with one thread, no request log; sets $mock (base URL).
+start_mock() {
+  "$builddir/tests/mock/mock_upstream" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 0.05; done
+  mock=http://127.0.0.1:$(awk '/^listening on/{print $3}' "$tmp/mock.out")
 }

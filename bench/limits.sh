@@ -27,18 +27,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 ensure_pkgs wrk:wrk curl:curl redis-server:redis-server
-builddir=${BENCH_BUILDDIR:-$root/build-release}
-[ -f "$builddir/build.ninja" ] || meson setup "$builddir" "$root" --buildtype=release >/dev/null
-ninja -C "$builddir" switchyard tests/mock/mock_upstream >/dev/null
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+bench_setup
 
-"$builddir/tests/mock/mock_upstream" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 0.05; done
-mock=http://127.0.0.1:$(awk '/^listening on/{print $3}' "$tmp/mock.out")
+start_mock
 rport=$(free_port)
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
 redis_pid=$!

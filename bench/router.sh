@@ -26,13 +26,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 ensure_pkgs wrk:wrk redis-server:redis-server
-builddir=${BENCH_BUILDDIR:-$root/build-release}
-[ -f "$builddir/build.ninja" ] || meson setup "$builddir" "$root" --buildtype=release >/dev/null
-ninja -C "$builddir" switchyard tests/mock/mock_upstream >/dev/null
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
+bench_setup
 
 "$builddir/tests/mock/mock_upstream" --port 0 --threads 1 --no-record >"$tmp/mock.out" 2>&1 &
 pids+=($!)
