@@ -28,13 +28,17 @@
 #include "cache/cache.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "gateway/offload.h"
 #include "gateway/usage.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 
-#define CAPTURE_MAX (8u << 20) /* a stream longer than this is not stored */
+/* Responses larger than this are not stored (LiteLLM's in-memory cache has the
+ * same per-item cap): assembling a stream and encoding a value run on the
+ * loop, and must stay short. */
+#define CAPTURE_MAX (1u << 20)
 
 struct sy_ccall {
     char key[SY_CACHE_KEY_MAX];
@@ -175,6 +179,62 @@ static void wait_abort(struct sy_req *r)
     c->aborted = 1;
 }
 
+/* After the key: the lookup. SY_OK (a miss: go on), SY_DONE (a hit, answered)
+ * or SY_AGAIN (Redis asked; on_get continues). */
+static int lookup(struct sy_call *c)
+{
+    const struct sy_config *cfg = c->g->cfg;
+    struct sy_ccall *cc = c->cc;
+    if (cc->ctl.no_cache)
+        return SY_OK;
+    if (!cfg->cache_redis) {
+        struct sy_buf v;
+        sy_buf_init(&v, 64u << 20);
+        const char *resp;
+        size_t rn;
+        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && local_usable(c, v.p, v.len, &resp, &rn);
+        if (hit)
+            serve(c, resp, rn);
+        sy_buf_free(&v);
+        return hit ? SY_DONE : SY_OK;
+    }
+    struct sy_redis *r = c->w->redis;
+    if (!r || !sy_redis_up(r))
+        return SY_OK; /* Redis down: a miss (the call goes on) */
+    const char *argv[2] = {"GET", cc->key};
+    if (sy_redis_cmd(r, on_get, c, 2, argv, NULL) != 0)
+        return SY_OK;
+    c->req->on_abort = wait_abort;
+    return SY_AGAIN;
+}
+
+/* The key: parsing and hashing the body, on the pool for large bodies (a
+ * 32 MB body must not hold the loop). arg is the namespace. */
+static void key_work(struct sy_call *c, void *arg)
+{
+    if (sy_cache_key(c->req->body.p, c->req->body.len, c->req_group->name, arg, c->cc->key) != 0)
+        c->cc->key[0] = 0;
+}
+
+static int keyed(struct sy_call *c)
+{
+    struct sy_ccall *cc = c->cc;
+    if (!cc->key[0]) { /* not a JSON object we can key: not cached */
+        c->cc = NULL;
+        return SY_OK;
+    }
+    sy_buf_init(&cc->cap, CAPTURE_MAX);
+    sy_arena_defer(&c->req->arena, cc_free, cc);
+    cc->store = !cc->ctl.no_store;
+    return lookup(c);
+}
+
+static void key_done(struct sy_call *c, void *arg)
+{
+    if (keyed(c) == SY_OK)
+        sy_call_resume(c);
+}
+
 int sy_stage_cache(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
@@ -203,33 +263,13 @@ int sy_stage_cache(struct sy_call *c)
     if (cfg->cache_default_off && !cc->ctl.use_cache)
         return SY_OK;
     const char *ns = cc->ctl.ns[0] ? cc->ctl.ns : cfg->cache_namespace;
-    if (sy_cache_key(c->req->body.p, c->req->body.len, c->req_group->name, ns, cc->key) != 0)
-        return SY_OK;
     c->cc = cc;
-    sy_buf_init(&cc->cap, CAPTURE_MAX);
-    sy_arena_defer(&c->req->arena, cc_free, cc);
-    cc->store = !cc->ctl.no_store;
-    if (cc->ctl.no_cache)
-        return SY_OK;
-    if (!cfg->cache_redis) {
-        struct sy_buf v;
-        sy_buf_init(&v, 64u << 20);
-        const char *resp;
-        size_t rn;
-        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && local_usable(c, v.p, v.len, &resp, &rn);
-        if (hit)
-            serve(c, resp, rn);
-        sy_buf_free(&v);
-        return hit ? SY_DONE : SY_OK;
+    if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
+        sy_call_run_work(c, c->req->body.len, key_work, key_done, (void *)ns);
+        return SY_AGAIN;
     }
-    struct sy_redis *r = c->w->redis;
-    if (!r || !sy_redis_up(r))
-        return SY_OK; /* Redis down: a miss (the call goes on) */
-    const char *argv[2] = {"GET", cc->key};
-    if (sy_redis_cmd(r, on_get, c, 2, argv, NULL) != 0)
-        return SY_OK;
-    c->req->on_abort = wait_abort;
-    return SY_AGAIN;
+    key_work(c, (void *)ns);
+    return keyed(c);
 }
 
 void sy_cache_capture(struct sy_call *c, const char *p, size_t n)
@@ -276,7 +316,7 @@ void sy_cache_store(struct sy_call *c, int status)
         p = c->up_body.p;
         n = c->up_body.len;
     }
-    if (!p || !n) {
+    if (!p || !n || n > CAPTURE_MAX) {
         sy_buf_free(&resp);
         return;
     }

@@ -229,6 +229,22 @@ describe('local cache', () => {
     assert.equal((await mockCalls(mock, '')).length, 1, 'the stream went upstream');
   });
 
+  test('a 64 KB prompt (its key computed on the thread pool) is cached like any other', async () => {
+    const b = body('big', { messages: [{ role: 'user', content: nonce('big') + ' lorem ipsum'.repeat(6000) }] });
+    const r1 = await store(gw, b);
+    assert.match(ckey(r1) ?? '', HEX);
+    await mock.reset();
+    await assertHit(await chat(gw, b), r1, 'big prompt');
+  });
+
+  test('a response over 1 MB is served but not stored', async () => {
+    const b = body('huge', { mock: { body_bytes: 1200000 } });
+    const r1 = await store(gw, b);
+    assert.ok(r1.text.length > 1000000, `${r1.text.length} bytes`);
+    await mock.reset();
+    await assertMiss(await chat(gw, b), 'over 1 MB');
+  });
+
   test('embeddings are cached', async () => {
     const e = { model: 'text-embedding-3-small', input: [nonce('emb'), 'two'] };
     await mock.reset();
