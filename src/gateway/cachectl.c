@@ -8,7 +8,9 @@
  *   | POST /cache/flushall | {"status":"success"}                                             |
  *
  * 503 "Cache not initialized. litellm.cache is None" without a cache, as
- * LiteLLM. Where LiteLLM only supports Redis for delete and flushall, both
+ * LiteLLM. Any valid key may ping; delete and flushall need an admin (the
+ * master key or a proxy_admin key; LiteLLM lets any key drop what every
+ * caller shares). Where LiteLLM only supports Redis for delete and flushall, both
  * work on the local cache too; and flushall on Redis removes only cache
  * entries (keys shaped like LiteLLM's cache keys), not the whole database
  * (LiteLLM's FLUSHALL would also wipe rate-limit counters and router state).
@@ -221,6 +223,11 @@ int sy_stage_cache_admin(struct sy_call *c)
         }
         c->req->on_abort = wait_abort;
         return SY_AGAIN;
+    }
+    if (!c->is_admin) { /* any key may ping; dropping entries every caller shares is the admin's */
+        sy_reply_error(c->req, 403, "auth_error", "None",
+                       "Only proxy admins (the master key or a proxy_admin key) can delete cache entries");
+        return SY_DONE;
     }
     if (pn == 13 && memcmp(p, "/cache/delete", 13) == 0)
         return do_delete(c);

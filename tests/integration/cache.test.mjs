@@ -284,6 +284,15 @@ describe('local cache', () => {
     await mock.reset();
     assert.ok(isHit(await chat(gw, b2)), 'another entry survives the delete');
 
+    // a virtual key may ping but not drop entries every caller shares
+    const k = (await genKey(gw.url, {})).key;
+    r = await call(gw.url, '/cache/ping', undefined, bearer(k));
+    assert.equal(r.status, 200, r.text);
+    r = await call(gw.url, '/cache/flushall', {}, bearer(k));
+    assert.equal(r.status, 403, r.text);
+    await mock.reset();
+    assert.ok(isHit(await chat(gw, b2)), 'a refused flushall drops nothing');
+
     r = await admin(gw.url, 'POST', '/cache/flushall');
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.status, 'success');
