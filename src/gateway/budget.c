@@ -386,7 +386,9 @@ void sy_call_spend(struct sy_call *c, int status)
         if (eu && sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, eu, 256) > 0)
             r.end_user = eu;
     }
-    r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
+    r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model
+              : c->cache_hit                          ? c->req_group->name /* no deployment answered */
+                                                      : "";
     r.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     r.model_group = c->req_group->name;
     r.custom_llm_provider = c->drt && c->drt->d->provider ? c->drt->d->provider : "";
