@@ -164,7 +164,8 @@ void sy_lim_settle(struct sy_lim_req *lr, struct sy_redis *r, int64_t used_token
 /* Response headers for a taken request, appended to b as "Name: v\r\n":
  * x-ratelimit-remaining-requests / -limit-requests / -remaining-tokens /
  * -limit-tokens (the tightest descriptor's), and LiteLLM's per descriptor
- * x-ratelimit-<kind>-remaining-<requests|tokens> / -limit-<...>. */
+ * x-ratelimit-<kind>-remaining-<requests|tokens> / -limit-<...>, and for
+ * the key x-litellm-key-tpm-limit / -rpm-limit. */
 void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b);
 
 /* The 429 for an over lr: LiteLLM's message ("Rate limit exceeded for

@@ -77,6 +77,12 @@ void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b)
             HL(b, "x-ratelimit-", k, "-remaining-tokens", lr->rem_tok[i]);
             HL(b, "x-ratelimit-", k, "-limit-tokens", d->tpm);
         }
+        if (d->kind == SY_LIM_API_KEY) { /* LiteLLM's get_custom_headers: the key's own limits */
+            if (d->tpm >= 0)
+                HL(b, "x-litellm-key-tpm-limit", NULL, "", d->tpm);
+            if (d->rpm >= 0)
+                HL(b, "x-litellm-key-rpm-limit", NULL, "", d->rpm);
+        }
     }
 }
 

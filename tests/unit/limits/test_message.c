@@ -114,6 +114,8 @@ static void test_headers(void **st)
                              "x-ratelimit-api_key-limit-requests: 50\r\n"
                              "x-ratelimit-api_key-remaining-tokens: 900\r\n"
                              "x-ratelimit-api_key-limit-tokens: 1000\r\n"
+                             "x-litellm-key-tpm-limit: 1000\r\n"
+                             "x-litellm-key-rpm-limit: 50\r\n"
                              "x-ratelimit-team-remaining-requests: 3\r\n"
                              "x-ratelimit-team-limit-requests: 10\r\n");
     /* parallel only: nothing */
