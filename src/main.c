@@ -247,8 +247,8 @@ int main(int argc, char **argv)
     if (sy_metrics_init(workers) != 0)
         return 1;
     sy_lim_init();
-    if (g->cfg->cache && !g->cfg->cache_redis) /* sized at start; a reload keeps the cache */
-        sy_cache_local_init(g->cfg->cache_max_bytes, g->cfg->cache_max_items);
+    /* sized at start (a reload that turns the cache on uses these sizes); memory is taken as entries come */
+    sy_cache_local_init(g->cfg->cache_max_bytes, g->cfg->cache_max_items);
     if (g->cfg->access_log && sy_accesslog_open(g->cfg->access_log) != 0)
         sy_warn("cannot open access log %s", g->cfg->access_log);
     uv_loop_t *loop = uv_default_loop();
