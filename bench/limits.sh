@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # limits.sh - what rate limits cost: the same OpenAI chat load (bench/chat.lua,
 # pass-through to the mock upstream) with virtual keys on two switchyard
-# instances (embedded SQLite each, spend logging on), one worker each:
+# instances (embedded SQLite each; no SpendLogs rows, whose growing table would
+# charge later targets more than earlier ones), one worker each:
 #   vkey      a virtual key without limits: the baseline
 #   vrpm      a key with rpm_limit (local counters: one CAS per request)
 #   vtpm      a key with rpm_limit and tpm_limit (the prompt is counted exactly
@@ -39,7 +40,8 @@ base="model_list:
   - model_name: bench-model
     litellm_params: {model: openai/gpt-4o-mini, api_base: \"$mock/v1\", api_key: sk-bench-up}
 general_settings:
-  master_key: sk-bench"
+  master_key: sk-bench
+  disable_spend_logs: true"
 echo "$base" >"$tmp/sy.yaml"
 printf '%s\nrouter_settings:\n  redis_host: 127.0.0.1\n  redis_port: %s\n' "$base" "$rport" >"$tmp/syr.yaml"
 start() { # name config db -> sets port_<name>, pid_<name>

@@ -124,12 +124,24 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
 
 int sy_buf_u64(struct sy_buf *b, uint64_t v)
 {
+    /* two digits per division (headers and JSON numbers on every response) */
+    static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                             "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                             "8081828384858687888990919293949596979899";
     char tmp[24];
     int i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        tmp[--i] = d2[2 * r + 1];
+        tmp[--i] = d2[2 * r];
+    }
+    if (v >= 10) {
+        tmp[--i] = d2[2 * v + 1];
+        tmp[--i] = d2[2 * v];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     return sy_buf_append(b, tmp + i, sizeof tmp - (size_t)i);
 }
 

@@ -51,10 +51,15 @@ static void add(struct sy_lim_req *lr, enum sy_lim_kind kind, const char *a, con
         return;
     struct sy_lim_desc *d = &lr->d[lr->n++];
     d->kind = kind;
-    if (b)
-        snprintf(d->value, sizeof d->value, "%s:%s", a ? a : "None", b);
-    else
-        snprintf(d->value, sizeof d->value, "%s", a ? a : "None");
+    /* "<a>" or "<a>:<b>", cut to the buffer (no printf: this runs per request) */
+    size_t cap = sizeof d->value - 1, n = 0;
+    const char *parts[3] = {a ? a : "None", b ? ":" : NULL, b};
+    for (int i = 0; i < 3 && parts[i]; i++) {
+        size_t l = strnlen(parts[i], cap - n);
+        memcpy(d->value + n, parts[i], l);
+        n += l;
+    }
+    d->value[n] = 0;
     d->rpm = rpm;
     d->tpm = tpm;
     d->par = par;

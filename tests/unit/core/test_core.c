@@ -37,6 +37,15 @@ static void buf_printf_large(void **st)
     assert_int_equal(b.len, 1001);
     assert_int_equal(sy_buf_u64(&b, 18446744073709551615ULL), 0);
     assert_string_equal(b.p + 1001, "18446744073709551615");
+    /* every digit count, both parities, against printf */
+    static const uint64_t vs[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 99999999, 1000000, 4294967296ULL};
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)vs[i]);
+        sy_buf_reset(&b);
+        assert_int_equal(sy_buf_u64(&b, vs[i]), 0);
+        assert_string_equal(b.p, want);
+    }
     sy_buf_free(&b);
 }
 
