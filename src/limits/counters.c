@@ -113,11 +113,20 @@ static inline int64_t widx(double now)
     return (int64_t)floor(now / SY_LIM_WINDOW_S);
 }
 
+/* 8 bytes at a time (values are 64-hex-digit key hashes and ids: a byte
+ * loop cost ~4 instructions a byte on every request). In-process only. */
 static uint64_t hash_of(enum sy_lim_kind k, const char *v)
 {
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)k;
-    for (; *v; v++)
-        h = (h ^ (unsigned char)*v) * 1099511628211ull;
+    size_t n = strlen(v), i = 0;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)k << 56) ^ n, w;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, v + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, v + i, n - i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
 }
 
