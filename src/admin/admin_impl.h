@@ -74,6 +74,11 @@ const char *sy_admin_jtext(struct json_object *v);
  * a member `"name":` (with a leading comma unless *first, which is cleared). */
 void sy_admin_jstr(struct sy_buf *b, const char *s);
 void sy_admin_jkey(struct sy_buf *b, int *first, const char *name);
+/* Member "limits_usage": {"requests","tokens","max_parallel_requests"}: this
+ * window's use of an entity's rate limits (limits/limits.h, kind is an enum
+ * sy_lim_kind; the local counters, or with Redis their shadow). A switchyard
+ * extension on /key/info, /user/info, /team/info. */
+void sy_admin_limits_usage(struct sy_buf *b, int *first, int kind, const char *id);
 
 /* a->now as ISO-8601 UTC ("2026-12-03T19:00:00.123Z"), and now + secs. */
 void sy_admin_iso_now(const struct sy_admin_ctx *a, char out[32]);

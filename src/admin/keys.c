@@ -1013,15 +1013,7 @@ static void key_info(struct sy_store *st, struct sy_admin_ctx *a)
     }
     if (a->out.len == mark)
         SY_BUF_LIT(&a->out, "null");
-    { /* switchyard: this window's usage of the key's rate limits (limits/limits.h; the local
-       * counters, or with Redis their shadow of the fleet's counts) */
-        int64_t rq = 0, tk = 0, par = 0;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        sy_lim_usage(SY_LIM_API_KEY, token, (double)ts.tv_sec, &rq, &tk, &par);
-        sy_buf_printf(&a->out, ",\"limits_usage\":{\"requests\":%lld,\"tokens\":%lld,\"max_parallel_requests\":%lld}",
-                      (long long)rq, (long long)tk, (long long)par);
-    }
+    sy_admin_limits_usage(&a->out, &first, SY_LIM_API_KEY, token);
     SY_BUF_LIT(&a->out, "}}");
 out:
     sy_admin_row_free(&row);

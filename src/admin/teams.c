@@ -33,6 +33,7 @@
 #include <http_parser.h>
 
 #include "admin/admin_impl.h"
+#include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
 #include "spend/spend.h"
@@ -773,6 +774,7 @@ static void team_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy__row_members(&a->out, &t.r, NULL, &first);
     sy_admin_jkey(&a->out, &first, "team_member_budget_table");
     sy_buf_append(&a->out, tmb.p ? tmb.p : "null", tmb.p ? tmb.len : 4);
+    sy_admin_limits_usage(&a->out, &first, SY_LIM_TEAM, tid);
     SY_BUF_LIT(&a->out, "}");
     sy_buf_append(&a->out, extra.p, extra.len);
     SY_BUF_LIT(&a->out, "}");

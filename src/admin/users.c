@@ -33,6 +33,7 @@
 #include <http_parser.h>
 
 #include "admin/admin_impl.h"
+#include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
 #include "keys/keys.h"
@@ -1316,6 +1317,7 @@ static void user_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, user_id);
     SY_BUF_LIT(&a->out, ",\"user_info\":{");
     sy__row_members(&a->out, &u.r, "password", &first);
+    sy_admin_limits_usage(&a->out, &first, SY_LIM_USER, user_id);
     SY_BUF_LIT(&a->out, "},\"keys\":[");
     sy_buf_append(&a->out, keys.p ? keys.p : "", keys.len);
     SY_BUF_LIT(&a->out, "],\"teams\":[");

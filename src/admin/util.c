@@ -21,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/rand.h>
 
 #include "admin/admin_impl.h"
+#include "limits/limits.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "keys/keys.h"
@@ -506,6 +508,18 @@ void sy_admin_jstr(struct sy_buf *b, const char *s)
     SY_BUF_LIT(b, "\"");
     sy_buf_json_escape(b, s, strlen(s));
     SY_BUF_LIT(b, "\"");
+}
+
+void sy_admin_limits_usage(struct sy_buf *b, int *first, int kind, const char *id)
+{
+    int64_t rq = 0, tk = 0, par = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (id)
+        sy_lim_usage((enum sy_lim_kind)kind, id, (double)ts.tv_sec, &rq, &tk, &par);
+    sy_admin_jkey(b, first, "limits_usage");
+    sy_buf_printf(b, "{\"requests\":%lld,\"tokens\":%lld,\"max_parallel_requests\":%lld}", (long long)rq,
+                  (long long)tk, (long long)par);
 }
 
 void sy_admin_jkey(struct sy_buf *b, int *first, const char *name)

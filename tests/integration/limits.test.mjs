@@ -84,6 +84,9 @@ describe('entity rpm limits (3 per minute): the 4th request is refused naming th
     // the user's 4th request, whichever of the user's keys sends it
     assertRateLimited(await chat(k1.key), { descriptor: 'user', value: uid, type: 'requests', limit: 3 });
     assertRateLimited(await chat(k2.key), { descriptor: 'user', value: uid, type: 'requests', limit: 3 });
+    const info = await admin(gw.url, 'GET', `/user/info?user_id=${encodeURIComponent(uid)}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal(info.json.user_info.limits_usage.requests, 3, info.text);
   });
 
   test('team', async () => {
@@ -98,6 +101,9 @@ describe('entity rpm limits (3 per minute): the 4th request is refused naming th
     // the team's 4th request, whichever of its keys sends it
     assertRateLimited(await chat(k1.key), { descriptor: 'team', value: tid, type: 'requests', limit: 3 });
     assertRateLimited(await chat(k2.key), { descriptor: 'team', value: tid, type: 'requests', limit: 3 });
+    const info = await admin(gw.url, 'GET', `/team/info?team_id=${encodeURIComponent(tid)}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal(info.json.team_info.limits_usage.requests, 3, info.text);
   });
 
   test('customer (the body\'s "user" is the end user)', async () => {
