@@ -92,5 +92,11 @@ extern const struct sy_admin_route sy_admin_model_routes[];    /* admin/models.c
 /* Find the handler for method + path: the route, or NULL; *path_known set
  * when the path exists with another method. */
 const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t n, int *path_known);
+/* The management route nearest to path (edit distance, each cut to 64 bytes;
+ * patterns with '*' skipped): its path (static), *dist and its *method
+ * (0 = GET or POST); NULL when there is none. For 404 messages. */
+const char *sy_admin_nearest(const char *path, size_t n, size_t *dist, int *method);
+/* The edit distance used for it (exported for the gateway's own routes). */
+size_t sy_route_distance(const char *a, size_t an, const char *b, size_t bn);
 
 #endif

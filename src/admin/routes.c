@@ -60,3 +60,55 @@ const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t
     }
     return NULL;
 }
+
+/* Edit distance of a[0..an) and b[0..bn), both cut to 64 bytes (cheap enough
+ * on every 404, however many arrive). */
+static size_t lev(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t prev[65], cur[65];
+    if (an > 64)
+        an = 64;
+    if (bn > 64)
+        bn = 64;
+    for (size_t j = 0; j <= bn; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= an; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= bn; j++) {
+            size_t d = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t x = prev[j] + 1, y = cur[j - 1] + 1;
+            cur[j] = d < x ? (d < y ? d : y) : (x < y ? x : y);
+        }
+        memcpy(prev, cur, (bn + 1) * sizeof *prev);
+    }
+    return prev[bn];
+}
+
+size_t sy_route_distance(const char *a, size_t an, const char *b, size_t bn)
+{
+    return lev(a, an, b, bn);
+}
+
+const char *sy_admin_nearest(const char *path, size_t n, size_t *dist, int *method)
+{
+    size_t nt;
+    const struct sy_admin_route *const *t = tables(&nt);
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < nt; i++) {
+        if (!t[i])
+            continue;
+        for (const struct sy_admin_route *r = t[i]; r->path; r++) {
+            if (strchr(r->path, '*'))
+                continue;
+            size_t d = lev(path, n, r->path, strlen(r->path));
+            if (d < bd) {
+                bd = d;
+                best = r->path;
+                *method = r->method;
+            }
+        }
+    }
+    *dist = bd;
+    return best;
+}

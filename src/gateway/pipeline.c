@@ -73,6 +73,39 @@ static const struct proute proutes[] = {
     {"/models/", "", HTTP_GET, SY_RK_MODEL_ONE},
 };
 
+/* The served route nearest to path (edit distance): the route table's literal
+ * paths, the prefix routes written with "{model}", the management API's. */
+static const char *nearest_route(struct sy_str p, int *method)
+{
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        size_t d = sy_route_distance(p.p, p.n, routes[i].path, routes[i].len);
+        if (d < bd) {
+            bd = d;
+            best = routes[i].path;
+            *method = routes[i].method;
+        }
+    }
+    static const char *const pnames[] = {"/openai/deployments/{model}/chat/completions", "/v1/models/{model}"};
+    for (size_t i = 0; i < sizeof pnames / sizeof pnames[0]; i++) {
+        size_t d = sy_route_distance(p.p, p.n, pnames[i], strlen(pnames[i]));
+        if (d < bd) {
+            bd = d;
+            best = pnames[i];
+            *method = i == 0 ? HTTP_POST : HTTP_GET;
+        }
+    }
+    size_t ad;
+    int am = 0;
+    const char *a = sy_admin_nearest(p.p, p.n, &ad, &am);
+    if (a && ad < bd) {
+        best = a;
+        *method = am;
+    }
+    return best;
+}
+
 /* Returns the route kind, -1 unknown path, -2 known path with another method. */
 static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_path)
 {
@@ -167,8 +200,12 @@ void sy_handle_request(struct sy_req *r, void *ud)
     struct sy_str param = SY_STR_NULL, rpath = SY_STR_NULL;
     int k = match(r, &param, &rpath);
     if (k == -1) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "Route not found: %.*s", (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p);
+        char msg[512];
+        int method = 0;
+        const char *near = nearest_route(r->path, &method);
+        snprintf(msg, sizeof msg, "Route not found: %s %.*s. The nearest route switchyard serves is %s %s",
+                 http_method_str((enum http_method)r->method), (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p,
+                 method ? http_method_str((enum http_method)method) : "GET|POST", near);
         sy_reply_error(r, 404, "invalid_request_error", NULL, msg);
         return;
     }

@@ -98,6 +98,15 @@ test('bad input gets OpenAI-style errors', async () => {
   assert.match(unknown.json.error.message, /Invalid model name passed in model=no-such-model/);
   const nf = await postJSON(`${gw.url}/v1/nothing-here`, {});
   assertErrorShape(assert, nf, 404);
+  // a 404 says so plainly and names the nearest route served
+  const typo = await postJSON(`${gw.url}/v1/chat/completion`, {});
+  assertErrorShape(assert, typo, 404);
+  assert.equal(typo.json.error.message,
+    'Route not found: POST /v1/chat/completion. The nearest route switchyard serves is POST /v1/chat/completions');
+  const adm = await postJSON(`${gw.url}/key/generat`, {});
+  assert.match(adm.json.error.message, /nearest route switchyard serves is POST \/key\/generate$/);
+  const long = await postJSON(`${gw.url}/${'x'.repeat(5000)}`, {});
+  assertErrorShape(assert, long, 404);
   const r405 = await fetch(`${gw.url}/v1/chat/completions`);
   assertErrorShape(assert, { status: r405.status, text: '', json: await r405.json() }, 405);
   // invalid UTF-8 inside a JSON string
