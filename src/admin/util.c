@@ -26,6 +26,7 @@
 #include <openssl/rand.h>
 
 #include "admin/admin_impl.h"
+#include "core/clock.h"
 #include "limits/limits.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -513,10 +514,8 @@ void sy_admin_jstr(struct sy_buf *b, const char *s)
 void sy_admin_limits_usage(struct sy_buf *b, int *first, int kind, const char *id)
 {
     int64_t rq = 0, tk = 0, par = 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     if (id)
-        sy_lim_usage((enum sy_lim_kind)kind, id, (double)ts.tv_sec, &rq, &tk, &par);
+        sy_lim_usage((enum sy_lim_kind)kind, id, (double)sy_wall_s(), &rq, &tk, &par);
     sy_admin_jkey(b, first, "limits_usage");
     sy_buf_printf(b, "{\"requests\":%lld,\"tokens\":%lld,\"max_parallel_requests\":%lld}", (long long)rq,
                   (long long)tk, (long long)par);

@@ -1,4 +1,4 @@
-/* clock.h - monotonic clock helpers. */
+/* clock.h - clock helpers: monotonic time, and wall time in Unix seconds. */
 #ifndef SY_CLOCK_H
 #define SY_CLOCK_H
 
@@ -18,6 +18,13 @@ static inline uint64_t sy_now_us(void)
 static inline uint64_t sy_wall_s(void)
 {
     return (uint64_t)time(NULL);
+}
+/* Wall time in Unix seconds with the fraction (limit windows, cache ages, spend rows). */
+static inline double sy_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 #endif

@@ -35,13 +35,6 @@
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
-static double now_unix(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct resv {
     struct sy_reserve r;
     char member[512];
@@ -399,7 +392,7 @@ void sy_call_spend(struct sy_call *c, int status)
         r.cache_key = sy_cache_key_of(c);
     r.usage.prompt_tokens = c->prompt_tokens;
     r.usage.completion_tokens = c->completion_tokens;
-    double now = now_unix();
+    double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
     r.start_s = now - wall_elapsed;
     r.end_s = now;

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "cache/cache.h"
+#include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
 #include "gateway/offload.h"
@@ -49,13 +50,6 @@ struct sy_ccall {
     const char *body;       /* a whole response sent by another path (mock), or NULL: c->up_body */
     size_t body_len;
 };
-
-static double now_unix(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void cc_free(void *p)
 {
@@ -146,7 +140,7 @@ static int local_usable(struct sy_call *c, const char *v, size_t n, const char *
 
 static int young(struct sy_call *c, double ts)
 {
-    if (c->cc->ctl.s_maxage >= 0 && now_unix() - ts > c->cc->ctl.s_maxage)
+    if (c->cc->ctl.s_maxage >= 0 && sy_wall_now() - ts > c->cc->ctl.s_maxage)
         return 0;
     return 1;
 }
@@ -173,12 +167,6 @@ static void on_get(void *ud, const redisReply *reply)
     sy_call_resume(c);
 }
 
-static void wait_abort(struct sy_req *r)
-{
-    struct sy_call *c = r->handler_data;
-    c->aborted = 1;
-}
-
 /* After the key: the lookup. SY_OK (a miss: go on), SY_DONE (a hit, answered)
  * or SY_AGAIN (Redis asked; on_get continues). */
 static int lookup(struct sy_call *c)
@@ -192,7 +180,7 @@ static int lookup(struct sy_call *c)
         sy_buf_init(&v, 64u << 20);
         const char *resp;
         size_t rn;
-        int hit = sy_cache_local_get(cc->key, now_unix(), &v) && local_usable(c, v.p, v.len, &resp, &rn);
+        int hit = sy_cache_local_get(cc->key, sy_wall_now(), &v) && local_usable(c, v.p, v.len, &resp, &rn);
         if (hit)
             serve(c, resp, rn);
         sy_buf_free(&v);
@@ -204,7 +192,7 @@ static int lookup(struct sy_call *c)
     const char *argv[2] = {"GET", cc->key};
     if (sy_redis_cmd(r, on_get, c, 2, argv, NULL) != 0)
         return SY_OK;
-    c->req->on_abort = wait_abort;
+    c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
 }
 
@@ -320,7 +308,7 @@ void sy_cache_store(struct sy_call *c, int status)
         sy_buf_free(&resp);
         return;
     }
-    double now = now_unix();
+    double now = sy_wall_now();
     double ttl = cc->ctl.ttl > 0 ? cc->ctl.ttl : cfg->cache_ttl_s;
     struct sy_buf v;
     sy_buf_init(&v, 128u << 20);

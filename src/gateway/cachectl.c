@@ -23,6 +23,7 @@
 
 #include "cache/cache.h"
 #include "core/errors.h"
+#include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "redis/redis.h"
@@ -52,12 +53,6 @@ static void reply_json(struct sy_call *c, int status, const char *body)
 static void fail(struct sy_call *c, int status, const char *msg)
 {
     sy_reply_error(c->req, status, status == 503 ? "None" : "invalid_request_error", "None", msg);
-}
-
-static void wait_abort(struct sy_req *r)
-{
-    struct sy_call *c = r->handler_data;
-    c->aborted = 1;
 }
 
 /* Common end of an async Redis step: 1 when the client left (request ended). */
@@ -114,7 +109,7 @@ static void on_ping(void *ud, const redisReply *r)
         fail(c, 503, "Service Unhealthy (Redis is unreachable)");
         return;
     }
-    c->req->on_abort = wait_abort;
+    c->req->on_abort = sy_call_wait_abort;
 }
 
 static void on_done(void *ud, const redisReply *r)
@@ -194,7 +189,7 @@ static int do_delete(struct sy_call *c)
         fail(c, 503, "Service Unhealthy (Redis is unreachable)");
         return SY_DONE;
     }
-    c->req->on_abort = wait_abort;
+    c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
 }
 
@@ -221,7 +216,7 @@ int sy_stage_cache_admin(struct sy_call *c)
             fail(c, 503, "Service Unhealthy (Redis is unreachable)");
             return SY_DONE;
         }
-        c->req->on_abort = wait_abort;
+        c->req->on_abort = sy_call_wait_abort;
         return SY_AGAIN;
     }
     if (!c->is_admin) { /* any key may ping; dropping entries every caller shares is the admin's */
@@ -243,6 +238,6 @@ int sy_stage_cache_admin(struct sy_call *c)
         fail(c, 503, "Service Unhealthy (Redis is unreachable)");
         return SY_DONE;
     }
-    c->req->on_abort = wait_abort;
+    c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
 }

@@ -34,19 +34,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "limits/limits.h"
 #include "redis/redis.h"
-
-static double now_unix(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Per process: this instance's prefix of parallel-set members. */
 static char instance_id[24];
@@ -74,7 +68,7 @@ const char *sy_limits_state(const struct sy_gwconf *g)
 static int over(struct sy_call *c)
 {
     char msg[768], hdrs[512];
-    sy_lim_error(c->lim, now_unix(), msg, sizeof msg, hdrs, sizeof hdrs);
+    sy_lim_error(c->lim, sy_wall_now(), msg, sizeof msg, hdrs, sizeof hdrs);
     c->exception_class = "RateLimitError";
     sy_call_error(c, 429, "None", "None", msg, hdrs, strlen(hdrs));
     return SY_DONE;
@@ -90,7 +84,7 @@ static int bound_over(const struct sy_call *c)
 
 static int take_local(struct sy_call *c)
 {
-    if (sy_lim_take(c->lim, c->lim->tokens, now_unix()) != 0)
+    if (sy_lim_take(c->lim, c->lim->tokens, sy_wall_now()) != 0)
         return bound_over(c) ? recount(c) : over(c);
     return SY_OK;
 }
@@ -111,12 +105,6 @@ static int redis_failed(struct sy_call *c)
         sy_warn("rate limits: Redis unreachable, counting on this instance's local counters (fail open) "
                 "until it is back");
     return take_local(c);
-}
-
-static void wait_abort(struct sy_req *r)
-{
-    struct sy_call *c = r->handler_data;
-    c->aborted = 1;
 }
 
 static void on_taken(void *ud, int rc)
@@ -149,12 +137,12 @@ static int take(struct sy_call *c)
         return take_local(c);
     if (!r || !sy_redis_up(r))
         return redis_failed(c);
-    double now = now_unix();
+    double now = sy_wall_now();
     if (sy_lim_shadow_over(lr, lr->tokens, now))
         return bound_over(c) ? recount(c) : over(c);
     if (sy_lim_take_redis(lr, r, lr->tokens, now, on_taken, c) != 0)
         return redis_failed(c);
-    c->req->on_abort = wait_abort;
+    c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
 }
 
@@ -253,5 +241,5 @@ void sy_limits_settle(struct sy_call *c)
                : type == 2 ? (int64_t)c->completion_tokens
                            : (int64_t)(c->prompt_tokens + c->completion_tokens);
     }
-    sy_lim_settle(lr, c->w->redis, used, now_unix());
+    sy_lim_settle(lr, c->w->redis, used, sy_wall_now());
 }

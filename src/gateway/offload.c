@@ -68,6 +68,12 @@ static void job_after(uv_work_t *w, int status)
     job_finish(w->data, status);
 }
 
+void sy_call_wait_abort(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    c->aborted = 1;
+}
+
 int sy_call_offload(struct sy_call *c, sy_offload_fn work, sy_offload_fn done, void *arg)
 {
     struct job *j = sy_arena_alloc(&c->req->arena, sizeof *j);

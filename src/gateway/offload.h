@@ -48,4 +48,10 @@ struct sy_store;
 typedef void (*sy_call_db_fn)(struct sy_store *st, struct sy_call *c, void *arg);
 int sy_call_db(struct sy_call *c, sy_call_db_fn run, sy_offload_fn done, void *arg);
 
+/* An on_abort for a stage waiting on something that will call back once (a
+ * Redis reply): it only marks the call aborted; the callback sees
+ * c->aborted, accounts 499 and ends the request. */
+struct sy_req;
+void sy_call_wait_abort(struct sy_req *r);
+
 #endif
