@@ -74,6 +74,9 @@ const char *sy_admin_jtext(struct json_object *v);
  * a member `"name":` (with a leading comma unless *first, which is cleared). */
 void sy_admin_jstr(struct sy_buf *b, const char *s);
 void sy_admin_jkey(struct sy_buf *b, int *first, const char *name);
+/* The row offset of page `page` (1-based) of `size` rows: (page - 1) * size,
+ * INT64_MAX when that overflows (a page past every row: empty, not undefined). */
+int64_t sy_admin_page_offset(int64_t page, int64_t size);
 /* Member "limits_usage": {"requests","tokens","max_parallel_requests"}: this
  * window's use of an entity's rate limits (limits/limits.h, kind is an enum
  * sy_lim_kind; the local counters, or with Redis their shadow). A switchyard

@@ -1142,7 +1142,7 @@ static void key_list(struct sy_store *st, struct sy_admin_ctx *a)
     }
     sy_buf_reset(&sql);
     p[np] = sy_sv_int(size);
-    p[np + 1] = sy_sv_int((page - 1) * size);
+    p[np + 1] = sy_sv_int(sy_admin_page_offset(page, size));
     sy_buf_printf(&sql, "SELECT * FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d", table, where.p, order, np + 1, np + 2);
     a->status = 200;
     sy_buf_reset(&a->out);
@@ -1212,7 +1212,7 @@ static void key_aliases(struct sy_store *st, struct sy_admin_ctx *a)
     }
     sy_buf_reset(&sql);
     p[np] = sy_sv_int(size);
-    p[np + 1] = sy_sv_int((page - 1) * size);
+    p[np + 1] = sy_sv_int(sy_admin_page_offset(page, size));
     sy_buf_printf(&sql, "SELECT \"key_alias\" FROM " T_KEYS "%s ORDER BY \"key_alias\" ASC LIMIT $%d OFFSET $%d",
                   where.p, np + 1, np + 2);
     a->status = 200;

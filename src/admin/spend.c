@@ -538,7 +538,7 @@ static void spend_logs_page(struct sy_store *st, struct sy_admin_ctx *a)
     dq.n = q.n;
     int asc = QP("sort_order", order) && strcmp(order, "asc") == 0;
     sy_buf_printf(&dq.sql, " ORDER BY \"startTime\" %s LIMIT %lld OFFSET %lld", asc ? "ASC" : "DESC",
-                  (long long)size, (long long)((page - 1) * size));
+                  (long long)size, (long long)(sy_admin_page_offset(page, size)));
     q_free(&q);
     SY_BUF_LIT(&a->out, "{\"data\":");
     size_t mark = a->out.len;

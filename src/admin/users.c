@@ -1432,7 +1432,7 @@ static void user_list(struct sy_store *st, struct sy_admin_ctx *a)
         struct sy_admin_rows lo = {&out, 0};
         sy_buf_reset(&sql);
         sy_buf_printf(&sql, USERS_SELECT "%s ORDER BY u.%s LIMIT %lld OFFSET %lld", where.p, ord, (long long)size,
-                      (long long)((page - 1) * size));
+                      (long long)(sy_admin_page_offset(page, size)));
         rc = sy_store_exec(st, sql.p, np, p, sy__rows_nopw_cb, &lo);
     }
     if (rc < 0) {

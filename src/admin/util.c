@@ -521,6 +521,14 @@ void sy_admin_limits_usage(struct sy_buf *b, int *first, int kind, const char *i
                   (long long)tk, (long long)par);
 }
 
+int64_t sy_admin_page_offset(int64_t page, int64_t size)
+{
+    int64_t off;
+    if (page < 1 || size < 0 || __builtin_mul_overflow(page - 1, size, &off))
+        return page < 1 ? 0 : INT64_MAX;
+    return off;
+}
+
 void sy_admin_jkey(struct sy_buf *b, int *first, const char *name)
 {
     if (!*first)

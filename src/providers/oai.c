@@ -226,7 +226,8 @@ void sy_oai_usage_members(const struct sy_xusage *u, struct sy_buf *out)
 {
     char t[320];
     int n = snprintf(t, sizeof t, "\"prompt_tokens\":%lld,\"completion_tokens\":%lld,\"total_tokens\":%lld",
-                     (long long)u->prompt, (long long)u->completion, (long long)(u->prompt + u->completion));
+                     (long long)u->prompt, (long long)u->completion,
+                     (long long)((unsigned long long)u->prompt + (unsigned long long)u->completion)); /* no UB on lying usage */
     sy_buf_append(out, t, (size_t)n);
     if (u->cache_read || u->cache_write) {
         n = snprintf(t, sizeof t,

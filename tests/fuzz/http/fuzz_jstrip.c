@@ -15,7 +15,7 @@
 
 static const char *const rkeys[] = {"fallbacks",      "disable_fallbacks",        "num_retries",
                                     "timeout",        "stream_timeout",           "context_window_fallbacks",
-                                    "content_policy_fallbacks", "mock_testing_fallbacks"};
+                                    "content_policy_fallbacks", "mock_testing_fallbacks", "cache"};
 
 static int is_rkey(const char *k)
 {
