@@ -1,0 +1,201 @@
+/* ids.c - LiteLLM's managed Responses ids (responses.h, "ids").
+ *
+ *   client sees   resp_<base64 of the text below, standard alphabet, '=' padded>
+ *   text          litellm:custom_llm_provider:<provider>;model_id:<model id>;response_id:<inner id>
+ *
+ * Decoding follows ResponsesAPIRequestUtils._decode_responses_api_response_id:
+ * strip "resp_", base64-decode; no ';' in the text (or not base64) means the
+ * id is not ours and is used whole. The rewrite of native payloads touches
+ * only string values of members named "id" that start with "resp_" (response
+ * objects; items are msg_/fc_/rs_...), found where a member may start (after
+ * '{' or ','), so text inside string values is never changed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "responses/responses.h"
+
+static const char b64c[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static size_t b64_encode(const unsigned char *in, size_t n, char *out)
+{
+    size_t o = 0, i = 0;
+    for (; i + 3 <= n; i += 3) {
+        out[o++] = b64c[in[i] >> 2];
+        out[o++] = b64c[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+        out[o++] = b64c[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
+        out[o++] = b64c[in[i + 2] & 63];
+    }
+    if (n - i == 1) {
+        out[o++] = b64c[in[i] >> 2];
+        out[o++] = b64c[(in[i] & 3) << 4];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (n - i == 2) {
+        out[o++] = b64c[in[i] >> 2];
+        out[o++] = b64c[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+        out[o++] = b64c[(in[i + 1] & 15) << 2];
+        out[o++] = '=';
+    }
+    return o;
+}
+
+static int b64v(unsigned char ch)
+{
+    if (ch >= 'A' && ch <= 'Z')
+        return ch - 'A';
+    if (ch >= 'a' && ch <= 'z')
+        return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9')
+        return ch - '0' + 52;
+    if (ch == '+' || ch == '-')
+        return 62;
+    if (ch == '/' || ch == '_')
+        return 63;
+    return -1;
+}
+
+/* Decode (padding optional); -1 on a bad character or when out is too small. */
+static long b64_decode(const char *in, size_t n, char *out, size_t cap)
+{
+    while (n && in[n - 1] == '=')
+        n--;
+    size_t o = 0;
+    unsigned acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64v((unsigned char)in[i]);
+        if (v < 0)
+            return -1;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o >= cap)
+                return -1;
+            out[o++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    return (long)o;
+}
+
+int sy_resp_id_encode(const char *provider, const char *model_id, const char *inner, size_t inner_len, char *out,
+                      size_t cap)
+{
+    char text[1024];
+    int tl = snprintf(text, sizeof text, "litellm:custom_llm_provider:%s;model_id:%s;response_id:%.*s",
+                      provider ? provider : "None", model_id ? model_id : "None", (int)inner_len, inner);
+    if (tl < 0 || (size_t)tl >= sizeof text)
+        return -1;
+    size_t need = 5 + ((size_t)tl + 2) / 3 * 4 + 1;
+    if (need > cap)
+        return -1;
+    memcpy(out, "resp_", 5);
+    size_t o = 5 + b64_encode((const unsigned char *)text, (size_t)tl, out + 5);
+    out[o] = 0;
+    return 0;
+}
+
+static void copy_field(char *dst, size_t cap, const char *p, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, p, n);
+    dst[n] = 0;
+}
+
+int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d)
+{
+    memset(d, 0, sizeof d[0]);
+    if (n >= sizeof d->inner)
+        return -1;
+    copy_field(d->inner, sizeof d->inner, id, n);
+    const char *p = id;
+    size_t m = n;
+    if (m >= 5 && memcmp(p, "resp_", 5) == 0) {
+        p += 5;
+        m -= 5;
+    }
+    char text[1024];
+    long tl = b64_decode(p, m, text, sizeof text - 1);
+    if (tl <= 0)
+        return 0;
+    text[tl] = 0;
+    if ((size_t)tl != strlen(text) || !memchr(text, ';', (size_t)tl))
+        return 0;
+    static const char P1[] = "litellm:custom_llm_provider:", P2[] = "model_id:", P3[] = "response_id:";
+    const char *a = text, *s1 = strchr(a, ';');
+    if (!s1)
+        return 0;
+    const char *b = s1 + 1, *s2 = strchr(b, ';');
+    if (!s2)
+        return 0;
+    const char *c = s2 + 1; /* response_id: the rest (it may itself contain ';') */
+    if (strncmp(a, P1, sizeof P1 - 1) != 0 || strncmp(b, P2, sizeof P2 - 1) != 0 ||
+        strncmp(c, P3, sizeof P3 - 1) != 0)
+        return 0;
+    copy_field(d->provider, sizeof d->provider, a + sizeof P1 - 1, (size_t)(s1 - a) - (sizeof P1 - 1));
+    copy_field(d->model_id, sizeof d->model_id, b + sizeof P2 - 1, (size_t)(s2 - b) - (sizeof P2 - 1));
+    size_t rl = strlen(c + sizeof P3 - 1);
+    if (rl >= sizeof d->inner)
+        return -1;
+    copy_field(d->inner, sizeof d->inner, c + sizeof P3 - 1, rl);
+    d->encoded = 1;
+    return 0;
+}
+
+int sy_resp_ids_rewrite(const char *p, size_t n, const char *provider, const char *model_id, struct sy_buf *out)
+{
+    int count = 0;
+    size_t at = 0; /* bytes of p already copied */
+    int in_str = 0;
+    char prev = 0; /* last non-space byte outside strings */
+    for (size_t i = 0; i < n; i++) {
+        char ch = p[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = 0;
+            continue;
+        }
+        if (ch != '"') {
+            if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
+                prev = ch;
+            continue;
+        }
+        /* a string starts at i: is it the key "id" of a member? */
+        if ((prev == '{' || prev == ',') && n - i >= 4 && memcmp(p + i, "\"id\"", 4) == 0) {
+            size_t j = i + 4;
+            while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
+                j++;
+            if (j < n && p[j] == ':') {
+                j++;
+                while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
+                    j++;
+                if (n - j >= 6 && memcmp(p + j, "\"resp_", 6) == 0) {
+                    size_t k = j + 1;
+                    while (k < n && p[k] != '"' && p[k] != '\\')
+                        k++;
+                    if (k < n && p[k] == '"' && k - (j + 1) < 400) {
+                        char enc[1600];
+                        if (sy_resp_id_encode(provider, model_id, p + j + 1, k - (j + 1), enc, sizeof enc) == 0) {
+                            sy_buf_append(out, p + at, j + 1 - at);
+                            sy_buf_puts(out, enc);
+                            at = k;
+                            count++;
+                        }
+                        i = k; /* the closing quote */
+                        prev = '"';
+                        continue;
+                    }
+                }
+            }
+        }
+        in_str = 1;
+        prev = '"';
+    }
+    sy_buf_append(out, p + at, n - at);
+    return count;
+}
