@@ -29,6 +29,14 @@
  *     per group: token limits and prices are the maximum over its deployments,
  *     tpm/rpm their sum, supports_* true when any deployment has it.
  *
+ * Only deployments switchyard can serve are listed (a supported provider:
+ * sy_drt.prov or .ad set): LiteLLM lists every deployment, but one whose
+ * provider switchyard does not support (warned at load) can never answer a
+ * request, so it is left out here (also for ?litellm_model_id=, which then
+ * answers "not found"), and /model_group/info leaves out a group without a
+ * servable deployment and sums only its servable ones - the same groups
+ * GET /v1/models lists.
+ *
  * Not yet: a non-admin key sees every model here; LiteLLM narrows the list
  * to the key's / team's models (the loop side will pass that).
  */
@@ -255,6 +263,12 @@ static void deployment(struct sy_buf *b, const struct sy_deployment *d)
 
 /* ---- handlers ------------------------------------------------------------------ */
 
+/* Can the deployment be served (a provider switchyard supports)? */
+static int servable(const struct sy_drt *r)
+{
+    return r->prov != NULL || r->ad != NULL;
+}
+
 static void model_info_list(struct sy_admin_ctx *a, const char *only_group, const char *only_id)
 {
     const struct sy_gwconf *g = a->g;
@@ -265,7 +279,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     if (only_id) {
         for (size_t i = 0; i < g->ndrts; i++) {
             const struct sy_deployment *d = g->drts[i].d;
-            if (d->id && strcmp(d->id, only_id) == 0) {
+            if (servable(&g->drts[i]) && d->id && strcmp(d->id, only_id) == 0) {
                 SY_BUF_LIT(&a->out, "{\"data\":[");
                 deployment(&a->out, d);
                 SY_BUF_LIT(&a->out, "]}");
@@ -283,7 +297,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     int n = 0;
     for (size_t i = 0; i < g->ndrts; i++) {
         const struct sy_deployment *d = g->drts[i].d;
-        if (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0))
+        if (!servable(&g->drts[i]) || (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0)))
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
@@ -317,7 +331,7 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
     size_t nprov = 0;
     for (size_t i = 0; i < g->ndrts; i++) {
         const struct sy_deployment *d = g->drts[i].d;
-        if (!d->model_name || strcmp(d->model_name, name) != 0)
+        if (!servable(&g->drts[i]) || !d->model_name || strcmp(d->model_name, name) != 0)
             continue;
         const struct sy_price *p = dep_price(d);
         const char *pv = p && p->litellm_provider ? p->litellm_provider : d->provider;
@@ -415,11 +429,11 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
     /* groups in the order their first deployment appears (router.get_model_names) */
     for (size_t i = 0; i < g->ndrts; i++) {
         const char *name = g->drts[i].d->model_name;
-        if (!name || (only && strcmp(only, name) != 0))
+        if (!name || !servable(&g->drts[i]) || (only && strcmp(only, name) != 0))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = g->drts[j].d->model_name && strcmp(g->drts[j].d->model_name, name) == 0;
+            seen = servable(&g->drts[j]) && g->drts[j].d->model_name && strcmp(g->drts[j].d->model_name, name) == 0;
         if (seen)
             continue;
         if (n++)

@@ -334,9 +334,11 @@ static const char *response_id(struct sy_call *c)
     return sy_arena_strndup(&c->req->arena, k, (size_t)(e - k));
 }
 
-static const char *call_type(enum sy_route_kind k)
+static const char *call_type(const struct sy_call *c)
 {
-    switch (k) {
+    switch (c->kind) {
+    case SY_RK_RESPONSES: return "aresponses";
+    case SY_RK_PASSTHRU: return sy_passthru_call_type(c);
     case SY_RK_COMPLETIONS: return "atext_completion";
     case SY_RK_EMBEDDINGS: return "aembedding";
     case SY_RK_MESSAGES: return "anthropic_messages";
@@ -355,7 +357,7 @@ void sy_call_spend(struct sy_call *c, int status)
     r.request_id = status < 400 && !c->cache_hit ? response_id(c) : NULL; /* a hit's id is the stored one's */
     if (!r.request_id) /* failures, and answers without an id: the call id */
         r.request_id = c->call_id;
-    r.call_type = call_type(c->kind);
+    r.call_type = call_type(c);
     r.status = status < 400 ? "success" : "failure";
     r.api_key = c->hashed_key ? c->hashed_key : "";
     const struct sy_keyinfo *k = c->key;

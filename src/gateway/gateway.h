@@ -37,12 +37,15 @@ struct sy_db_port;
 struct sy_admin_route;
 struct sy_lim_req;
 struct sy_ccall;
+struct sy_rcall;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
     SY_RK_CHAT,
     SY_RK_COMPLETIONS,
     SY_RK_EMBEDDINGS,
+    SY_RK_RESPONSES,      /* POST /v1/responses: native or translated (gateway/responses.c, xlate.c) */
+    SY_RK_PASSTHRU,       /* images, audio, moderations, rerank: bytes to an OpenAI-compatible deployment (passthru.c) */
     SY_RK_MESSAGES,       /* POST /v1/messages: Anthropic format in and out (gateway/messages.c) */
     SY_RK_MESSAGES_COUNT, /* POST /v1/messages/count_tokens */
     SY_RK_MODELS,
@@ -54,6 +57,8 @@ enum sy_route_kind {
     SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
     SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
     SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
+    SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
+    SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
     SY_RK__COUNT
 };
 
@@ -273,6 +278,17 @@ struct sy_call {
     struct sy_ccall *cc;        /* the response cache's state; NULL when the call is not cached */
     int cache_hit;              /* answered from the cache */
     int lim_bound;              /* the tokens reserved for tpm are the body's length, not the count */
+    /* Responses API and pass-through endpoints (gateway/responses.c, passthru.c) */
+    struct sy_drt *pin;         /* deployment fixed by the request (an encoded response id): every attempt uses it */
+    struct sy_rcall *rsp;       /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
+    int raw;                    /* bytes both ways (passthru.c): the answer is streamed with the upstream's type */
+    int pass_op;                /* enum sy_pass_op (passthru.c) */
+    const char *raw_method;     /* "POST", "GET", "DELETE" */
+    const char *raw_path;       /* appended to the deployment's base: "/images/generations", "/files/x?y" (arena) */
+    const char *raw_ctype;      /* Content-Type forwarded (the client's), NUL-terminated (arena); NULL: none */
+    size_t raw_model_off, raw_model_len; /* the model value to replace in the body (len 0: none) */
+    int raw_model_json;         /* the value is a JSON string (quotes included), else multipart bytes */
+    char up_ctype[128];         /* raw: the upstream's Content-Type */
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -318,6 +334,18 @@ int sy_stage_admin(struct sy_call *c);      /* admin.c: the management API */
 int sy_stage_limits(struct sy_call *c);     /* limits.c: rpm / tpm / parallel limits */
 int sy_stage_cache(struct sy_call *c);      /* cache.c: the response cache lookup */
 int sy_stage_cache_admin(struct sy_call *c); /* cachectl.c: /cache/ping, /cache/delete, /cache/flushall */
+int sy_stage_responses_prev(struct sy_call *c); /* responses.c: previous_response_id, store */
+int sy_stage_responses_id(struct sy_call *c);   /* responses.c: GET / DELETE by id, input_items, cancel */
+int sy_stage_passthru(struct sy_call *c);       /* passthru.c: the model of an images/audio/... request */
+int sy_stage_files(struct sy_call *c);          /* passthru.c: files and batches: which deployment */
+struct sy_ureq_opts;
+struct sy_xerr;
+/* A raw call's URL, headers, method and (multipart) body pieces for c->drt
+ * (passthru.c). *nbody 0: proxy.c sends the JSON body with its model replaced,
+ * or no body. 0, or SY_EINVAL with err filled (the deployment cannot serve it). */
+int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody, struct sy_xerr *err);
+/* LiteLLM's call_type of a pass-through call ("aimage_generation", ...). */
+const char *sy_passthru_call_type(const struct sy_call *c);
 /* Release the call's limits (from sy_call_account) (limits.c). */
 void sy_limits_settle(struct sy_call *c);
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
@@ -353,6 +381,7 @@ const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap);
 
 /* The built-in mock model (mock.c): answers c entirely in-process. */
 void sy_messages_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out);
+void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out); /* responses.c */
 int sy_mock_answer(struct sy_call *c);
 
 /* Workers (worker.c). */

@@ -325,13 +325,18 @@ static void build_pipelines(struct sy_gwconf *g)
     for (int k = SY_RK_CHAT; k <= SY_RK_MESSAGES; k++) {
         if (auth)
             ADD(k, sy_stage_auth);
-        ADD(k, sy_stage_parse);
+        if (k == SY_RK_PASSTHRU)
+            ADD(k, sy_stage_passthru); /* JSON or multipart: finds the model */
+        else
+            ADD(k, sy_stage_parse);
+        if (k == SY_RK_RESPONSES)
+            ADD(k, sy_stage_responses_prev);
         if (g->db)
             ADD(k, sy_stage_key_checks);
         ADD(k, sy_stage_route);
         if (g->db || cfg->global_max_parallel > 0)
             ADD(k, sy_stage_limits);
-        if (cfg->cache && k != SY_RK_MESSAGES)
+        if (cfg->cache && k <= SY_RK_EMBEDDINGS)
             ADD(k, sy_stage_cache);
         if (g->db)
             ADD(k, sy_stage_reserve);
@@ -350,6 +355,14 @@ static void build_pipelines(struct sy_gwconf *g)
         ADD(SY_RK_HEALTH, sy_stage_auth);
         ADD(SY_RK_MESSAGES_COUNT, sy_stage_auth);
     }
+    if (auth) {
+        ADD(SY_RK_RESPONSES_ID, sy_stage_auth);
+        ADD(SY_RK_FILES, sy_stage_auth);
+    }
+    ADD(SY_RK_RESPONSES_ID, sy_stage_responses_id);
+    ADD(SY_RK_RESPONSES_ID, sy_stage_upstream); /* native deployments; stored ones are answered above */
+    ADD(SY_RK_FILES, sy_stage_files);
+    ADD(SY_RK_FILES, sy_stage_upstream);
     ADD(SY_RK_MESSAGES_COUNT, sy_stage_parse);
     ADD(SY_RK_MESSAGES_COUNT, sy_stage_messages_count);
     ADD(SY_RK_MODELS, sy_stage_models);
@@ -364,28 +377,190 @@ static void build_pipelines(struct sy_gwconf *g)
 #undef ADD
 }
 
+/* ---- GET /v1/models -----------------------------------------------------------
+ * The list LiteLLM's model_list builds (proxy/auth/model_checks.py
+ * get_complete_model_list, then _get_wildcard_models), in this order:
+ *
+ *   1. model groups that can be served (a deployment with a supported
+ *      provider: sy_group.usable), sorted by name; a wildcard group's own
+ *      name ("openai/<star>", "<star>") only with return_wildcard_routes
+ *   2. model_group_alias names (not hidden) of listed groups
+ *   3. include_model_access_groups (no key filter): the access group names
+ *   4. each wildcard group's known models (get_known_models_from_wildcard):
+ *      group "P/S" whose deployment has litellm_params.model "X/..." lists
+ *      sy_prices_provider_models(X) ("azure": "Azure-LLM", as get_valid_models);
+ *      S other than "<star>" is a filter: S without its stars as a prefix of
+ *      the names when some name has it, else put in front of every name;
+ *      a name not starting with P becomes "P/name". A group without a '/'
+ *      ("<star>") lists nothing here.
+ *
+ * allow (a virtual key's model list) filters: a name is listed when allowed,
+ * an expansion also when its group is. Names are listed once (LiteLLM can
+ * repeat one). LiteLLM (with a router) also keeps the wildcard names in the
+ * list without return_wildcard_routes (and then lists them twice); here they
+ * are left out: they are patterns, not models a client can pick. */
+struct mlist {
+    struct sy_buf *b;
+    int (*allow)(void *ud, const char *model);
+    void *ud;
+    char **seen; /* names listed, open addressing */
+    size_t cap, n;
+};
+
+static uint64_t ml_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* List id[0..n) unless already listed. */
+static void ml_add(struct mlist *m, const char *id, size_t n)
+{
+    if (m->n * 2 >= m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        char **s = calloc(cap, sizeof *s);
+        if (!s)
+            return;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->seen[i]) {
+                size_t j = ml_hash(m->seen[i], strlen(m->seen[i])) & (cap - 1);
+                while (s[j])
+                    j = (j + 1) & (cap - 1);
+                s[j] = m->seen[i];
+            }
+        free(m->seen);
+        m->seen = s;
+        m->cap = cap;
+    }
+    size_t j = ml_hash(id, n) & (m->cap - 1);
+    for (; m->seen[j]; j = (j + 1) & (m->cap - 1))
+        if (strncmp(m->seen[j], id, n) == 0 && m->seen[j][n] == 0)
+            return;
+    if (!(m->seen[j] = strndup(id, n)))
+        return;
+    if (m->n++)
+        SY_BUF_LIT(m->b, ",");
+    SY_BUF_LIT(m->b, "{\"id\":\"");
+    sy_buf_json_escape(m->b, id, n);
+    SY_BUF_LIT(m->b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+}
+
+struct wexp {
+    struct mlist *m;
+    const char *gp; /* the group name's provider part, P */
+    size_t gpl;
+    const char *mp; /* the suffix without its stars; NULL for "<star>" */
+    size_t mpl;
+    int filter;      /* pass 1: some name starts with mp; pass 2: keep only those */
+    int group_ok;    /* allow() accepted the group name */
+    int counting;    /* pass 1 */
+};
+
+static void wexp_one(const char *name, void *ctx)
+{
+    struct wexp *w = ctx;
+    size_t nl = strlen(name);
+    int has = w->mp && nl >= w->mpl && strncmp(name, w->mp, w->mpl) == 0;
+    if (w->counting) {
+        w->filter |= has;
+        return;
+    }
+    char base[512], id[600];
+    if (w->mp && w->filter && !has)
+        return;
+    int bl = snprintf(base, sizeof base, "%.*s%s", (int)(w->mp && !w->filter ? w->mpl : 0), w->mp ? w->mp : "", name);
+    if (bl < 0 || (size_t)bl >= sizeof base)
+        return;
+    int il = (size_t)bl >= w->gpl && strncmp(base, w->gp, w->gpl) == 0
+                 ? snprintf(id, sizeof id, "%s", base)
+                 : snprintf(id, sizeof id, "%.*s/%s", (int)w->gpl, w->gp, base);
+    if (il < 0 || (size_t)il >= sizeof id)
+        return;
+    if (w->m->allow && !w->group_ok && !w->m->allow(w->m->ud, id))
+        return;
+    ml_add(w->m, id, (size_t)il);
+}
+
+static void wildcard_models(struct mlist *m, const struct sy_group *gr)
+{
+    const char *slash = memchr(gr->name, '/', gr->name_len);
+    if (!slash)
+        return; /* "<star>": LiteLLM's split("/", 1) fails, nothing */
+    struct wexp w = {.m = m, .gp = gr->name, .gpl = (size_t)(slash - gr->name)};
+    char mp[256];
+    const char *suf = slash + 1;
+    if (strcmp(suf, "*") != 0) {
+        size_t k = 0;
+        for (const char *s = suf; *s && k + 1 < sizeof mp; s++)
+            if (*s != '*')
+                mp[k++] = *s;
+        mp[k] = 0;
+        w.mp = mp;
+        w.mpl = k;
+    }
+    w.group_ok = !m->allow || m->allow(m->ud, gr->name);
+    for (size_t i = 0; i < gr->n; i++) {
+        const struct sy_deployment *d = gr->d[i]->d;
+        if ((!gr->d[i]->prov && !gr->d[i]->ad) || !d->model)
+            continue;
+        char prov[64];
+        size_t pl = strcspn(d->model, "/");
+        if (pl >= sizeof prov)
+            continue;
+        memcpy(prov, d->model, pl);
+        prov[pl] = 0;
+        if (strcmp(prov, "azure") == 0) { /* get_valid_models: one placeholder */
+            w.counting = 1;
+            w.filter = 0;
+            wexp_one("Azure-LLM", &w);
+            w.counting = 0;
+            wexp_one("Azure-LLM", &w);
+            continue;
+        }
+        w.counting = 1;
+        w.filter = 0;
+        if (w.mp)
+            sy_prices_provider_models(prov, wexp_one, &w);
+        w.counting = 0;
+        sy_prices_provider_models(prov, wexp_one, &w);
+    }
+}
+
+void sy_models_list_json(const struct sy_gwconf *g, int wildcard_routes, int access_groups,
+                         int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b)
+{
+    struct mlist m = {.b = b, .allow = allow, .ud = ud};
+    SY_BUF_LIT(b, "{\"data\":[");
+    for (size_t i = 0; i < g->ngroups; i++) {
+        const struct sy_group *gr = &g->groups[i];
+        if (gr->usable && (!gr->wildcard || wildcard_routes) && (!allow || allow(ud, gr->name)))
+            ml_add(&m, gr->name, gr->name_len);
+    }
+    for (size_t i = 0; i < g->naliases; i++) { /* model_group_alias, unless hidden (as LiteLLM) */
+        const struct sy_alias *a = &g->aliases[i];
+        const struct sy_group *gr = sy_gwconf_group(g, a->group, strlen(a->group));
+        if (!a->hidden && gr && gr->usable && (!allow || allow(ud, a->alias)))
+            ml_add(&m, a->alias, strlen(a->alias));
+    }
+    for (size_t i = 0; access_groups && !allow && i < g->ngroups; i++)
+        for (const char *ag = g->groups[i].usable ? g->groups[i].access_groups : NULL; ag && *ag; ag += strlen(ag) + 1)
+            ml_add(&m, ag, strlen(ag));
+    for (size_t i = 0; i < g->ngroups; i++)
+        if (g->groups[i].wildcard && g->groups[i].usable)
+            wildcard_models(&m, &g->groups[i]);
+    SY_BUF_LIT(b, "],\"object\":\"list\"}");
+    for (size_t i = 0; i < m.cap; i++)
+        free(m.seen[i]);
+    free(m.seen);
+}
+
 static void build_models_json(struct sy_gwconf *g)
 {
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
-    SY_BUF_LIT(&b, "{\"data\":[");
-    for (size_t i = 0; i < g->ngroups; i++) {
-        if (i)
-            SY_BUF_LIT(&b, ",");
-        SY_BUF_LIT(&b, "{\"id\":\"");
-        sy_buf_json_escape(&b, g->groups[i].name, g->groups[i].name_len);
-        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
-    }
-    for (size_t i = 0; i < g->naliases; i++) { /* model_group_alias, unless hidden (as LiteLLM) */
-        if (g->aliases[i].hidden || !sy_gwconf_group(g, g->aliases[i].group, strlen(g->aliases[i].group)))
-            continue;
-        if (b.len > 9) /* after '{"data":[' */
-            SY_BUF_LIT(&b, ",");
-        SY_BUF_LIT(&b, "{\"id\":\"");
-        sy_buf_json_escape(&b, g->aliases[i].alias, strlen(g->aliases[i].alias));
-        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
-    }
-    SY_BUF_LIT(&b, "],\"object\":\"list\"}");
+    sy_models_list_json(g, 0, 0, NULL, NULL, &b);
     g->models_json = b.p;
     g->models_json_len = b.len;
 }
@@ -533,9 +708,10 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
-    static const char *names[SY_RK__COUNT] = {"chat",      "completions", "embeddings", "messages",
-                                              "messages_count", "models", "model_one", "liveness",
-                                              "readiness", "metrics",     "token_counter", "health", "admin"};
+    static const char *names[SY_RK__COUNT] = {
+        "chat",    "completions", "embeddings",    "responses", "passthrough", "messages",    "messages_count",
+        "models",  "model_one",   "liveness",      "readiness", "metrics",     "token_counter", "health",
+        "admin",   "cache_admin", "responses_id",  "files"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

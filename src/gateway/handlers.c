@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/errors.h"
 #include "gateway/offload.h"
@@ -13,39 +14,68 @@
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 
+/* gwconf.c, next to the prebuilt body (its comment has the list's rules).
+ * TODO: move to gateway.h. */
+void sy_models_list_json(const struct sy_gwconf *g, int wildcard_routes, int access_groups,
+                         int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b);
+
+/* A boolean query parameter as FastAPI reads one (1/true/t/yes/y/on, any
+ * case); absent or anything else: 0. */
+static int query_bool(struct sy_str q, const char *name)
+{
+    static const char *const t[] = {"1", "on", "t", "true", "y", "yes"};
+    size_t nl = strlen(name);
+    for (const char *p = q.p, *e = q.p + q.n; p && p < e;) {
+        const char *amp = memchr(p, '&', (size_t)(e - p)), *end = amp ? amp : e;
+        if ((size_t)(end - p) > nl && memcmp(p, name, nl) == 0 && p[nl] == '=') {
+            size_t vl = (size_t)(end - p) - nl - 1;
+            for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+                if (strlen(t[i]) == vl && strncasecmp(p + nl + 1, t[i], vl) == 0)
+                    return 1;
+            return 0;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+static int key_allows(void *ud, const char *model)
+{
+    struct sy_call *c = ud;
+    struct sy_check_err e;
+    return sy_keys_check_model(c->key, model, sy_group_access_groups, c->g, &e) == 0;
+}
+
+/* GET /v1/models, /models [?return_wildcard_routes=true]
+ * [&include_model_access_groups=true]: the servable model groups, aliases
+ * and wildcard groups' known models (sy_models_list_json). Without a key
+ * model list or query parameters: the body prebuilt at load. A virtual key
+ * with a model list sees only what it may call, as LiteLLM (access group
+ * names are then not added). */
 int sy_stage_models(struct sy_call *c)
 {
     const struct sy_keyinfo *k = c->key;
-    if (!k || (!k->nmodels && !(k->team && k->team->nmodels))) {
+    int keyed = k && (k->nmodels || (k->team && k->team->nmodels));
+    int wr = query_bool(c->req->query, "return_wildcard_routes");
+    int ag = query_bool(c->req->query, "include_model_access_groups");
+    if (!keyed && !wr && !ag) {
         sy_reply_json(c->req, 200, c->g->models_json, c->g->models_json_len);
         return SY_DONE;
     }
-    /* a virtual key with a model list sees only the groups it may call, as LiteLLM */
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
-    SY_BUF_LIT(&b, "{\"data\":[");
-    int n = 0;
-    for (size_t i = 0; i < c->g->ngroups; i++) {
-        const struct sy_group *gr = &c->g->groups[i];
-        struct sy_check_err e;
-        if (sy_keys_check_model(k, gr->name, sy_group_access_groups, c->g, &e) != 0)
-            continue;
-        if (n++)
-            SY_BUF_LIT(&b, ",");
-        SY_BUF_LIT(&b, "{\"id\":\"");
-        sy_buf_json_escape(&b, gr->name, gr->name_len);
-        SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
-    }
-    SY_BUF_LIT(&b, "],\"object\":\"list\"}");
+    sy_models_list_json(c->g, wr, ag, keyed ? key_allows : NULL, c, &b);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);
     return SY_DONE;
 }
 
+/* GET /v1/models/{id}: the id as asked (a wildcard group's model, an alias),
+ * 404 when no servable group answers to it. */
 int sy_stage_model_one(struct sy_call *c)
 {
     const struct sy_group *gr = sy_router_resolve(c->g, c->path_model.p, c->path_model.n);
-    if (!gr) {
+    if (!gr || !gr->usable) {
         char msg[512];
         snprintf(msg, sizeof msg, "The model '%.*s' does not exist",
                  (int)(c->path_model.n > 300 ? 300 : c->path_model.n), c->path_model.p);
@@ -55,7 +85,7 @@ int sy_stage_model_one(struct sy_call *c)
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
     SY_BUF_LIT(&b, "{\"id\":\"");
-    sy_buf_json_escape(&b, gr->name, gr->name_len);
+    sy_buf_json_escape(&b, c->path_model.p, c->path_model.n);
     SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);

@@ -218,6 +218,10 @@ int sy_stage_limits(struct sy_call *c)
         lr->tokens = c->input_tokens;
         return take(c);
     }
+    if (c->kind == SY_RK_PASSTHRU) { /* images, audio ...: no prompt to reserve; the usage settles */
+        lr->tokens = 0;
+        return take(c);
+    }
     /* The body's length bounds the prompt's count (images excepted: they count
      * fixed amounts): reserve it while it fits, and count exactly only when it
      * does not (near the limit). The settle replaces it with the usage. */

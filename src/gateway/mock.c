@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "tokenizer/tokenizer.h"
@@ -47,9 +48,12 @@ static void usage_json(struct sy_buf *b, uint64_t pt, uint64_t ct)
 static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
 {
     struct sy_buf ab;
-    if (c->kind == SY_RK_MESSAGES) { /* an Anthropic client: the same answer in its format */
+    if (c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES) { /* the same answer in the client's format */
         sy_buf_init(&ab, 64u << 20);
-        sy_messages_from_mock(c, stream, body, &ab);
+        if (c->kind == SY_RK_MESSAGES)
+            sy_messages_from_mock(c, stream, body, &ab);
+        else
+            sy_responses_from_mock(c, stream, body, &ab);
         sy_buf_free(body);
         *body = ab;
     }
@@ -158,11 +162,23 @@ int sy_mock_answer(struct sy_call *c)
     const struct sy_tok *tok = sy_tok_get((enum sy_tok_encoding)d->enc);
     const char *model = d->d->upstream_model && *d->d->upstream_model ? d->d->upstream_model : d->d->model_name;
     c->t_up_start = sy_now_ns();
+    if (c->raw) {
+        c->t_up_end = sy_now_ns();
+        sy_call_error(c, 400, "invalid_request_error", "model",
+                      "switchyard: the built-in mock model answers chat, completions, embeddings, messages and "
+                      "responses only",
+                      NULL, 0);
+        return SY_DONE;
+    }
     if (c->kind == SY_RK_EMBEDDINGS)
         return mock_embeddings(c, tok, model);
     const char *text = d->d->mock_response ? d->d->mock_response : default_text;
     size_t tl = strlen(text);
-    long pt = sy_tok_count_request(tok, c->req->body.p, c->req->body.len);
+    const char *pb = c->req->body.p;
+    size_t pn = c->req->body.len;
+    if (c->kind == SY_RK_RESPONSES && sy_responses_mock_chat(c, &pb, &pn) != 0)
+        return SY_DONE;
+    long pt = sy_tok_count_request(tok, pb, pn);
     c->prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
     c->completion_tokens = sy_tok_count(tok, text, tl);
     c->have_usage = 1;
@@ -170,7 +186,7 @@ int sy_mock_answer(struct sy_call *c)
     long created = (long)time(NULL);
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
-    int chat = c->kind == SY_RK_CHAT || c->kind == SY_RK_MESSAGES;
+    int chat = c->kind == SY_RK_CHAT || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES;
     if (!c->stream) {
         sy_buf_printf(&b, "{\"id\":\"%s-%s\",\"object\":\"%s\",\"created\":%ld,\"model\":", chat ? "chatcmpl" : "cmpl",
                       c->call_id, chat ? "chat.completion" : "text_completion", created);
@@ -216,7 +232,7 @@ int sy_mock_answer(struct sy_call *c)
     sy_buf_puts(&b,
                 chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
                      : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
-    if (c->include_usage || c->kind == SY_RK_MESSAGES) {
+    if (c->include_usage || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES) {
         chunk_head(&b, c, obj, created, model);
         SY_BUF_LIT(&b, ",\"choices\":[],\"usage\":");
         usage_json(&b, c->prompt_tokens, c->completion_tokens);

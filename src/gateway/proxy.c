@@ -116,6 +116,8 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         sy_buf_init(&b, 1 << 20);
         if (ingress && c->x) {
             sy_msg_stream_error(&c->x->ms, status, msg ? msg : "", msg ? strlen(msg) : 0, &b);
+        } else if (c->x && c->x->rs_on && (c->x->mode == XM_RESP_OAI || c->x->mode == XM_RESP_ADAPTER)) {
+            sy_resp_stream_error(&c->x->rs, status, msg ? msg : "", msg ? strlen(msg) : 0, &b);
         } else {
             SY_BUF_LIT(&b, "data: ");
             error_body(&b, status, type, param, msg, openai_code);
@@ -449,7 +451,7 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
 static void x_stream_end(struct sy_call *c, void *arg)
 {
     struct sy_xcall *x = c->x;
-    if (!x->st.u.have && x->mode != XM_MSG_OAI) {
+    if (!x->st.u.have && x->mode != XM_MSG_OAI && x->mode != XM_RESP_OAI && x->mode != XM_RESP_NATIVE) {
         x->st.u.prompt = (int64_t)c->prompt_tokens;
         x->st.u.completion = (int64_t)c->completion_tokens;
     }
@@ -461,8 +463,29 @@ static void x_stream_end(struct sy_call *c, void *arg)
     stream_end(c, NULL);
 }
 
+/* A raw answer's last bytes (its usage, when it is JSON that reports one). */
+static void raw_keep(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *tl = &c->stream_tail;
+    if (n >= STREAM_TAIL) {
+        sy_buf_reset(tl);
+        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
+        return;
+    }
+    if (tl->len + n > 2 * STREAM_TAIL)
+        sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
+    sy_buf_append(tl, p, n);
+}
+
 static void finish_stream(struct sy_call *c)
 {
+    if (c->raw) { /* usage where the API reports one (images, transcriptions); never counted */
+        const char *t = c->stream_tail.p ? c->stream_tail.p : "";
+        if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, c->stream_tail.len))
+            sy_xlate_native_usage(c, t, c->stream_tail.len);
+        stream_end(c, NULL);
+        return;
+    }
     if (sy_xlate_decodes(c)) {
         struct sy_xcall *x = c->x;
         const char *o;
@@ -483,7 +506,7 @@ static void finish_stream(struct sy_call *c)
             c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
             c->have_usage = 1;
         }
-        if (c->have_usage || x->mode == XM_MSG_OAI) {
+        if (c->have_usage || x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
             x_stream_end(c, NULL);
             return;
         }
@@ -855,7 +878,8 @@ static void attempt(struct sy_call *c)
         sy_call_error(c, 500, "None", NULL, msg, NULL, 0);
         return;
     }
-    struct sy_drt *d = c->reserve_skips > (int)c->group->n
+    struct sy_drt *d = c->pin && c->group == c->req_group ? c->pin
+                       : c->reserve_skips > (int)c->group->n
                            ? NULL
                            : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);
     if (!d) {
@@ -973,9 +997,11 @@ static int start_stream(struct sy_call *c)
     struct sy_buf hb;
     sy_buf_init(&hb, 16384);
     sy_call_headers(c, &hb, 1);
-    SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+    if (!c->raw)
+        SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
     c->in_cb = 1;
-    sy_resp_start(c->req, c->up_status, hb.p, hb.len, "text/event-stream");
+    sy_resp_start(c->req, c->up_status, hb.p, hb.len,
+                  !c->raw ? "text/event-stream" : c->up_ctype[0] ? c->up_ctype : "application/octet-stream");
     c->in_cb = 0;
     sy_buf_free(&hb);
     c->client_started = 1;
@@ -1022,7 +1048,16 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
     if (sy_xlate_decodes(c))
         is_sse = 1; /* decoded into SSE for the client, whatever the provider's framing */
-    if (status >= 200 && status < 300 && c->stream && is_sse) {
+    if (c->raw) {
+        c->up_ctype[0] = 0;
+        for (size_t i = 0; i < nh; i++)
+            if (h[i].name_len == 12 && strncasecmp(h[i].name, "content-type", 12) == 0 &&
+                h[i].value_len < sizeof c->up_ctype && !memchr(h[i].value, '\r', h[i].value_len)) {
+                memcpy(c->up_ctype, h[i].value, h[i].value_len);
+                c->up_ctype[h[i].value_len] = 0;
+            }
+    }
+    if (status >= 200 && status < 300 && ((c->stream && is_sse) || c->raw)) {
         /* the client's head waits for the first body byte: a stream that fails
          * before it can still be retried or fall back transparently */
         c->sse_pending = 1;
@@ -1109,7 +1144,10 @@ static int on_body(void *ud, const char *p, size_t n)
             sy_resp_end(c->req);
             return 1;
         }
-        stream_keep(c, p, n);
+        if (c->raw)
+            raw_keep(c, p, n);
+        else
+            stream_keep(c, p, n);
         if (q > HIGH_WATER && !c->paused) {
             c->paused = 1;
             sy_ureq_pause(c->ureq);
@@ -1229,7 +1267,19 @@ static void launch(struct sy_call *c)
     const struct sy_drt *d = c->drt;
     struct sy_ureq_opts o = {0};
     unsigned xbody = 0;
-    if ((d->ad || c->kind == SY_RK_MESSAGES) && !(c->x && c->x->prepared) && r->body.len >= XLATE_OFFLOAD_BYTES &&
+    if (c->raw) { /* images, audio, files ... (passthru.c) */
+        struct sy_xerr e;
+        if (sy_passthru_prepare(c, &o, &xbody, &e) != 0) {
+            attempt_release(c);
+            finish_error(c, e.status, sy_status_exception_class(e.status), e.type, NULL, e.message);
+            return;
+        }
+        if (xbody || !r->body.len)
+            goto send;
+        goto model_body;
+    }
+    if ((d->ad || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID) &&
+        !(c->x && c->x->prepared) && r->body.len >= XLATE_OFFLOAD_BYTES &&
         !(c->kind == SY_RK_MESSAGES && d->ad == &sy_adapter_anthropic)) {
         int rc = sy_xlate_oauth(c); /* the token is the loop's business; the rest goes to the pool */
         if (rc == SY_AGAIN) {
@@ -1245,7 +1295,7 @@ static void launch(struct sy_call *c)
         }
         /* a token failure: sy_xlate_prepare below reports it */
     }
-    if (d->ad || c->kind == SY_RK_MESSAGES) {
+    if (d->ad || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID) {
         int rc;
         if (c->x && c->x->prepared) { /* done on the pool */
             struct sy_xcall *x = c->x;
@@ -1274,8 +1324,9 @@ static void launch(struct sy_call *c)
             return;
         }
     }
-    if (xbody) /* body pieces set by sy_xlate_prepare */
+    if (xbody || (c->kind == SY_RK_RESPONSES_ID && o.url)) /* body pieces set by sy_xlate_prepare */
         goto send;
+model_body:
     {
     const char *b = c->fwd_body ? c->fwd_body : r->body.p;
     size_t n = c->fwd_body ? c->fwd_len : r->body.len;
@@ -1335,7 +1386,8 @@ send:;
         o.headers = d->headers;
         o.headers_len = d->headers_len;
     }
-    o.method = "POST";
+    if (!o.method)
+        o.method = "POST";
     o.body = c->body_parts;
     o.nbody = xbody;
     o.connect_timeout_s = timeout < 10 ? timeout : 10;

@@ -38,6 +38,8 @@ static void x_cleanup(void *p)
     sy_buf_free(&x->mid);
     sy_framer_free(&x->fr);
     sy_framer_free(&x->ofr);
+    if (x->rs_on)
+        sy_resp_stream_free(&x->rs);
 }
 
 static struct sy_xcall *xc(struct sy_call *c)
@@ -131,6 +133,110 @@ static int ingress_oai(struct sy_call *c, struct sy_xcall *x)
     x->oai_body = p;
     x->oai_len = b.len;
     sy_buf_free(&b);
+    return 0;
+}
+
+/* The client's Responses request translated to OpenAI chat form (once per
+ * call; the conversation before it, when previous_response_id named a stored
+ * one, comes first). */
+static int resp_ingress(struct sy_call *c, struct sy_xcall *x)
+{
+    struct sy_rcall *r = c->rsp;
+    if (x->oai_body)
+        return 0;
+    if (r->has_prev && !r->prior_loaded) {
+        char m[800];
+        if (r->prior_error) {
+            set_err(x, 503, "switchyard: the database holding stored responses is unreachable");
+        } else {
+            snprintf(m, sizeof m, "Previous response with id '%.600s' not found.",
+                     r->prev_full ? r->prev_full : r->prev.inner);
+            set_err(x, 400, m);
+            snprintf(x->err.param, sizeof x->err.param, "previous_response_id");
+        }
+        return SY_EINVAL;
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, MAX_XBODY);
+    sy_buf_reset(&r->items);
+    int rc = sy_resp_to_openai(&x->areq, r->prior, r->prior_len, r->seed, &c->req->arena, &b, &r->items, &x->err);
+    if (rc) {
+        x->have_err = 1;
+        sy_buf_free(&b);
+        return rc;
+    }
+    char *p = sy_arena_alloc(&c->req->arena, b.len + 1);
+    memcpy(p, b.p, b.len);
+    p[b.len] = 0;
+    x->oai_body = p;
+    x->oai_len = b.len;
+    sy_buf_free(&b);
+    return 0;
+}
+
+/* XM_RESP_NATIVE: URL (and, for an encoded previous_response_id, the body
+ * with it decoded and the model replaced) of the attempt. */
+static int resp_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_ureq_opts *o, unsigned *nbody)
+{
+    struct sy_drt *d = c->drt;
+    struct sy_rcall *r = c->rsp;
+    char path[900], msg[600];
+    if (c->kind == SY_RK_RESPONSES_ID) {
+        static const char *const sfx[] = {"", "", "/input_items", "/cancel"};
+        snprintf(path, sizeof path, "/responses/%s%s%s", r->rid.inner, sfx[r->id_op & 3],
+                 r->id_op == 2 && c->req->query.n ? "?" : "");
+        if (r->id_op == 2 && c->req->query.n) {
+            size_t l = strlen(path), q = c->req->query.n < sizeof path - l - 1 ? c->req->query.n : sizeof path - l - 1;
+            memcpy(path + l, c->req->query.p, q);
+            path[l + q] = 0;
+        }
+        o->method = r->id_op == 1 ? "DELETE" : r->id_op == 3 ? "POST" : "GET";
+    } else {
+        snprintf(path, sizeof path, "/responses");
+    }
+    sy_buf_reset(&x->out.url);
+    if (sy_passthru_url(c, d, path, &x->out.url, msg, sizeof msg) != 0) {
+        set_err(x, 400, msg);
+        return SY_EINVAL;
+    }
+    o->url = x->out.url.p;
+    o->headers = d->headers;
+    o->headers_len = d->headers_len;
+    *nbody = 0;
+    if (c->kind != SY_RK_RESPONSES || !r->has_prev || !r->prev.encoded)
+        return 0; /* proxy.c replaces the model as for chat */
+    /* the body with "model" and "previous_response_id" replaced */
+    const char *b = c->fwd_body ? c->fwd_body : c->req->body.p;
+    size_t n = c->fwd_body ? c->fwd_len : c->req->body.len;
+    struct sy_jspan top = {0, n, 'o'};
+    struct sy_jspan m = sy_jscan_member(b, top, "model"), pv = sy_jscan_member(b, top, "previous_response_id");
+    if (m.type != 's' || pv.type != 's') {
+        set_err(x, 400, "Invalid request body");
+        return SY_EINVAL;
+    }
+    struct sy_jspan first = m.off < pv.off ? m : pv, second = m.off < pv.off ? pv : m;
+    struct sy_buf *ob = &x->out.body;
+    sy_buf_reset(ob);
+    sy_buf_reserve(ob, n + 256);
+    for (int i = 0; i < 2; i++) {
+        struct sy_jspan sp = i ? second : first;
+        size_t from = i ? first.off + first.len : 0;
+        sy_buf_append(ob, b + from, sp.off - from);
+        if (sp.off == m.off) {
+            SY_BUF_LIT(ob, "\"");
+            sy_buf_json_escape(ob, x->model, strlen(x->model));
+            SY_BUF_LIT(ob, "\"");
+        } else {
+            SY_BUF_LIT(ob, "\"");
+            sy_buf_json_escape(ob, r->prev.inner, strlen(r->prev.inner));
+            SY_BUF_LIT(ob, "\"");
+        }
+    }
+    sy_buf_append(ob, b + second.off + second.len, n - second.off - second.len);
+    c->body_parts[0] = uv_buf_init(ob->p, (unsigned)ob->len);
+    c->body_parts[1] = uv_buf_init(NULL, 0);
+    c->body_parts[2] = uv_buf_init(NULL, 0);
+    *nbody = 1;
     return 0;
 }
 
@@ -233,7 +339,14 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     struct sy_drt *d = c->drt;
     struct sy_xcall *x = xc(c);
     int ingress = c->kind == SY_RK_MESSAGES;
-    x->mode = !ingress ? XM_ADAPTER : d->ad == &sy_adapter_anthropic ? XM_MSG_NATIVE : d->ad ? XM_MSG_ADAPTER : XM_MSG_OAI;
+    int resp = c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID;
+    if (resp)
+        x->mode = sy_resp_native(d) ? XM_RESP_NATIVE : d->ad ? XM_RESP_ADAPTER : XM_RESP_OAI;
+    else
+        x->mode = !ingress                      ? XM_ADAPTER
+                  : d->ad == &sy_adapter_anthropic ? XM_MSG_NATIVE
+                  : d->ad                          ? XM_MSG_ADAPTER
+                                                   : XM_MSG_OAI;
     /* per-attempt state */
     memset(&x->st, 0, sizeof x->st);
     x->have_err = 0;
@@ -259,6 +372,31 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     if (ingress) {
         sy_msg_stream_init(&x->ms, c->model ? c->model : x->model, x->msg_id, x->have_areq ? &x->areq : NULL);
         x->st.include_usage = 1; /* the Anthropic side always reports usage */
+    }
+    if (resp && x->mode != XM_RESP_NATIVE) {
+        struct sy_rcall *r = c->rsp;
+        if (!x->have_areq) {
+            if (sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
+                              c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0) != 0) {
+                set_err(x, 400, "Invalid JSON payload");
+                return SY_EJSON;
+            }
+            x->have_areq = 1;
+        }
+        r->created_at = (int64_t)time(NULL);
+        if (sy_resp_id_encode(d->d->provider, d->d->id, r->inner, strlen(r->inner), r->id, sizeof r->id) != 0)
+            snprintf(r->id, sizeof r->id, "%s", r->inner);
+        x->rm = (struct sy_resp_meta){.id = r->id,
+                                      .model = c->model ? c->model : x->model,
+                                      .created_at = r->created_at,
+                                      .id_seed = r->seed,
+                                      .req = &x->areq,
+                                      .previous_response_id = r->has_prev ? r->prev_full : NULL};
+        if (x->rs_on)
+            sy_resp_stream_free(&x->rs);
+        sy_resp_stream_init(&x->rs, &x->rm);
+        x->rs_on = 1;
+        x->st.include_usage = 1;
     }
     memset(&x->ctx, 0, sizeof x->ctx);
     x->ctx.d = d->d;
@@ -291,11 +429,15 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
         o->headers_len = x->out.headers.len;
         return 0;
     }
+    if (x->mode == XM_RESP_NATIVE)
+        return resp_native_prepare(c, x, o, nbody);
+    if (resp && resp_ingress(c, x))
+        return SY_EINVAL;
     if (ingress && ingress_oai(c, x))
         return SY_EINVAL;
     if (ingress && !x->ms.req && x->have_areq)
         x->ms.req = &x->areq;
-    if (x->mode == XM_MSG_OAI) {
+    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI) {
         /* an OpenAI-compatible deployment: the translated body with model replaced */
         struct sy_jscan sc;
         if (sy_jscan(x->oai_body, x->oai_len, &sc) != 0 || sc.model.type != 's') {
@@ -419,7 +561,7 @@ static int on_event(void *ud, const char *type, size_t tl, const char *data, siz
     struct sy_xcall *x = c->x;
     if (x->st.done)
         return 0; /* the provider said the stream ended: ignore what follows */
-    struct sy_buf *dst = x->mode == XM_MSG_ADAPTER ? &x->mid : &x->emit;
+    struct sy_buf *dst = x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER ? &x->mid : &x->emit;
     int rc = c->drt->ad->decode_event(&x->ctx, &x->st, type, tl, data, dl, dst);
     if (rc == SY_DONE) {
         x->st.done = 1;
@@ -439,12 +581,43 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
 {
     struct sy_call *c = ud;
     struct sy_xcall *x = c->x;
+    if (x->mode == XM_RESP_NATIVE) { /* the upstream's own Responses events: ids encoded */
+        if (tl == 18 && memcmp(type, "response.completed", 18) == 0)
+            sy_xlate_native_usage(c, data, dl);
+        if (tl) {
+            SY_BUF_LIT(&x->emit, "event: ");
+            sy_buf_append(&x->emit, type, tl);
+            SY_BUF_LIT(&x->emit, "\n");
+        }
+        SY_BUF_LIT(&x->emit, "data: ");
+        sy_resp_ids_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->emit);
+        SY_BUF_LIT(&x->emit, "\n\n");
+        return 0;
+    }
     if (dl >= 7 && memmem(data, dl, "\"usage\"", 7))
         take_usage(c, data, dl);
+    if (x->mode == XM_RESP_OAI || x->mode == XM_RESP_ADAPTER) {
+        int rc = sy_resp_stream_chunk(&x->rs, data, dl, &x->emit);
+        if (rc < 0 && rc != SY_ENOSPC)
+            sy_resp_stream_error(&x->rs, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
+        return 0;
+    }
     int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
     if (rc < 0 && rc != SY_ENOSPC)
         sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
     return 0;
+}
+
+/* A translated Responses stream is complete: save what the client got. */
+static void resp_stream_save(struct sy_call *c, struct sy_xcall *x)
+{
+    if (!c->rsp || !c->rsp->store)
+        return;
+    struct sy_buf f;
+    sy_buf_init(&f, MAX_XBODY);
+    if (sy_resp_stream_final(&x->rs, &f) == 0)
+        sy_responses_save(c, f.p, f.len);
+    sy_buf_free(&f);
 }
 
 static void set_ctx_now(struct sy_xcall *x)
@@ -458,12 +631,12 @@ int sy_xlate_feed(struct sy_call *c, const char *p, size_t n, const char **out, 
     sy_buf_reset(&x->emit);
     int rc = 0;
     set_ctx_now(x);
-    if (x->mode == XM_MSG_OAI) {
+    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
         rc = sy_framer_feed(&x->ofr, p, n, on_oai_event, c);
     } else {
         sy_buf_reset(&x->mid);
         rc = sy_framer_feed(&x->fr, p, n, on_event, c);
-        if (x->mode == XM_MSG_ADAPTER && x->mid.len)
+        if ((x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) && x->mid.len)
             oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
     }
     if (rc < 0 && !x->have_err)
@@ -478,8 +651,9 @@ int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn)
     struct sy_xcall *x = c->x;
     sy_buf_reset(&x->emit);
     sy_buf_reset(&x->mid);
-    int rc = x->mode == XM_MSG_OAI ? sy_framer_finish(&x->ofr, on_oai_event, c) : sy_framer_finish(&x->fr, on_event, c);
-    if (x->mode == XM_MSG_ADAPTER && x->mid.len)
+    int ofr = x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE;
+    int rc = ofr ? sy_framer_finish(&x->ofr, on_oai_event, c) : sy_framer_finish(&x->fr, on_event, c);
+    if ((x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) && x->mid.len)
         oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
     if (rc < 0 && !x->have_err)
         set_err(x, 502, "switchyard: the provider's stream ended in the middle of an event");
@@ -511,6 +685,18 @@ int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn)
     case XM_MSG_OAI:
         sy_msg_stream_end(&x->ms, &x->emit);
         break;
+    case XM_RESP_ADAPTER:
+        if (x->st.done && !x->st.finished)
+            sy_oai_chunk_finish(&x->st, &x->mid, x->st.ntools ? "tool_calls" : "stop");
+        sy_oai_chunk_usage(&x->st, &x->mid);
+        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+        sy_resp_stream_end(&x->rs, &x->emit);
+        resp_stream_save(c, x);
+        break;
+    case XM_RESP_OAI:
+        sy_resp_stream_end(&x->rs, &x->emit);
+        resp_stream_save(c, x);
+        break;
     default:
         break;
     }
@@ -531,7 +717,16 @@ int sy_xlate_response(struct sy_call *c)
     set_ctx_now(x);
     const char *body = c->up_body.p ? c->up_body.p : "";
     size_t n = c->up_body.len;
-    if (x->mode == XM_ADAPTER || x->mode == XM_MSG_ADAPTER) {
+    if (x->mode == XM_RESP_NATIVE) {
+        sy_xlate_native_usage(c, body, n);
+        if (c->kind == SY_RK_RESPONSES_ID)
+            c->have_usage = 1; /* nothing to count */
+        sy_resp_ids_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
+        sy_buf_free(&c->up_body);
+        c->up_body = nb;
+        return 0;
+    }
+    if (x->mode == XM_ADAPTER || x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) {
         rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
         if (!rc && x->ctx.op == SY_OP_EMBED && !x->st.u.have && c->req->body.len <= (64u << 10)) {
             /* no usage from the provider: count the input as LiteLLM's token_counter does, and
@@ -563,6 +758,24 @@ int sy_xlate_response(struct sy_call *c)
             c->have_usage = 1;
         }
     }
+    if (x->mode == XM_RESP_OAI || x->mode == XM_RESP_ADAPTER) {
+        const char *ob = x->mode == XM_RESP_OAI ? body : nb.p;
+        size_t on = x->mode == XM_RESP_OAI ? n : nb.len;
+        if (x->mode == XM_RESP_OAI)
+            take_usage(c, ob, on);
+        struct sy_buf ab;
+        sy_buf_init(&ab, MAX_XBODY);
+        rc = sy_resp_from_openai(ob ? ob : "", on, &x->rm, &c->req->arena, &ab);
+        sy_buf_free(&nb);
+        if (rc) {
+            sy_buf_free(&ab);
+            set_err(x, 502, "switchyard: the upstream's response could not be translated");
+            return rc < 0 ? rc : SY_EUPPROTO;
+        }
+        if (c->rsp && c->rsp->store)
+            sy_responses_save(c, ab.p, ab.len);
+        nb = ab;
+    }
     if (x->mode == XM_MSG_OAI || x->mode == XM_MSG_ADAPTER) {
         const char *ob = x->mode == XM_MSG_OAI ? body : nb.p;
         size_t on = x->mode == XM_MSG_OAI ? n : nb.len;
@@ -588,7 +801,7 @@ int sy_xlate_response(struct sy_call *c)
 void sy_xlate_error(struct sy_call *c)
 {
     struct sy_xcall *x = c->x;
-    if (x->mode == XM_MSG_OAI)
+    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE)
         return; /* an OpenAI error body: proxy.c reads it as for the pass-through path */
     memset(&x->err, 0, sizeof x->err);
     c->drt->ad->decode_error(&x->ctx, c->up_status, c->up_body.p ? c->up_body.p : "", c->up_body.len, &x->err);

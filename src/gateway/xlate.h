@@ -23,10 +23,57 @@
 #include "gateway/gateway.h"
 #include "providers/adapter.h"
 #include "providers/messages.h"
+#include "responses/responses.h"
 #include "upstream/client.h"
 #include "upstream/framing.h"
 
-enum sy_xmode { XM_NONE, XM_ADAPTER, XM_MSG_NATIVE, XM_MSG_OAI, XM_MSG_ADAPTER };
+enum sy_xmode {
+    XM_NONE,
+    XM_ADAPTER,
+    XM_MSG_NATIVE,
+    XM_MSG_OAI,
+    XM_MSG_ADAPTER,
+    XM_RESP_NATIVE,  /* Responses client, a deployment with the Responses API: bytes, ids encoded */
+    XM_RESP_OAI,     /* Responses client, an OpenAI-compatible chat deployment: sy_resp_to_openai / from */
+    XM_RESP_ADAPTER, /* Responses client, a translating adapter: Responses -> chat -> encode, decode -> chat -> Responses */
+};
+
+/* The Responses API state of a call (gateway/responses.c). */
+struct sy_rcall {
+    char seed[40];          /* the call id without dashes: generated item ids */
+    char inner[48];         /* "resp_<seed>": the id a translated response is stored under */
+    char id[1600];          /* the encoded id the client sees (per attempt) */
+    int64_t created_at;
+    int store;              /* store != false */
+    int has_prev;           /* previous_response_id given */
+    struct sy_resp_id prev; /* it, decoded */
+    char *prev_full;        /* it, as the client sent it (decoded JSON string) */
+    struct sy_jspan prev_span;
+    char *prior;            /* translated conversations: the items before this request (JSON array) */
+    size_t prior_len;
+    int prior_loaded, prior_missing, prior_error;
+    int in_stage, answered_sync, waiting;
+    struct sy_buf items;    /* this request's input items (sy_resp_to_openai) */
+    struct sy_jdoc req;     /* the request parsed, and translated (the built-in mock's path) */
+    int have_req;
+    char *chat;
+    size_t chat_len;
+    /* by-id routes */
+    int id_op;
+    struct sy_resp_id rid;
+    char full_id[600];
+};
+/* 1 when d serves the Responses API itself (openai, azure, xai, litellm_proxy). */
+int sy_resp_native(const struct sy_drt *d);
+/* Save a translated response the client got (responses.c). */
+void sy_responses_save(struct sy_call *c, const char *resp, size_t n);
+/* The built-in mock's view of a Responses request: the chat request it stands
+ * for (0), or SY_DONE when an error was sent (previous response not found,
+ * a request that cannot be translated). */
+int sy_responses_mock_chat(struct sy_call *c, const char **body, size_t *n);
+/* The URL of a raw / native call: the deployment's OpenAI base + path (passthru.c). */
+int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path, struct sy_buf *out, char *msg,
+                    size_t cap);
 
 struct sy_xcall {
     enum sy_xmode mode;
@@ -44,6 +91,9 @@ struct sy_xcall {
     struct sy_framer fr;   /* the adapter's stream framing */
     struct sy_framer ofr;  /* OpenAI SSE (XM_MSG_OAI stream) */
     struct sy_msgstream ms; /* ingress stream state */
+    struct sy_respstream rs; /* Responses stream state (XM_RESP_OAI / XM_RESP_ADAPTER) */
+    int rs_on;               /* rs initialized */
+    struct sy_resp_meta rm;
     struct sy_buf emit;    /* bytes decoded from one upstream read, for the client */
     struct sy_buf mid;     /* XM_MSG_ADAPTER: the adapter's OpenAI chunks before ingress translation */
     struct sy_xerr err;    /* upstream error / failed decode, as the client sees it */

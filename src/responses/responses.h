@@ -154,6 +154,17 @@ struct sy_respstream {
     struct sy_buf items;         /* the closed items' JSON, comma-separated, for response.completed */
     char call_id[128], name[256]; /* the open function_call's */
     const struct sy_jdoc *req;   /* m.req */
+    /* (stream.c's bookkeeping) */
+    char item_id[128];           /* the open item's id */
+    int has_prev;                /* m.previous_response_id was given (prev holds it) */
+    int finished;                /* the finish_reason was seen */
+    int usage_final;             /* a usage object was seen with or after the finish_reason */
+    int failed;                  /* the stream ended with response.failed */
+    int nmsg, nrs, ntools;       /* message / reasoning / function_call items opened */
+    int refusal;                 /* the open message's content part is a refusal */
+    int call_up;                 /* the open function_call's call_id came from the upstream */
+    uint64_t tools_seen;         /* chat tool_calls indexes 0..63 opened so far */
+    int64_t total_tokens;        /* usage.total_tokens (or the sum) */
 };
 
 /* Start a stream (nothing written yet). */

@@ -38,23 +38,35 @@
 struct sy_worker;
 struct sy_db_port;
 
+/* A field put as NULL is stored as NULL (SQL NULL) and comes back NULL; only
+ * id is required. JSON read back from PostgreSQL is jsonb's rendering of the
+ * same value (keys reordered, ", " / ": " spacing); SQLite and memory give the
+ * text as it was put. created_at comes back from the database to the
+ * millisecond. */
 struct sy_rs_rec {
     char *id, *model_id, *model, *owner;
     char *response, *input_items, *history; /* NUL-terminated JSON texts */
     double created_at;
 };
 
-/* Process start / stop of the in-memory table (bounded: max_bytes of JSON,
- * least recently used records dropped first; they remain in the database). */
+/* Process start / stop of the in-memory table (bounded: max_bytes of JSON
+ * plus a small header per record, least recently used records dropped first;
+ * they remain in the database; a record larger than max_bytes is kept only in
+ * the database). Thread-safe, like every call here. Before sy_rs_init (and
+ * after sy_rs_shutdown) memory is empty and puts to it are dropped. main.c
+ * sizes it at 64 MB. */
 void sy_rs_init(size_t max_bytes);
 void sy_rs_shutdown(void);
 
-/* Save a copy of rec (the caller keeps rec): into memory now, into the
- * database (when port != NULL and the database is on) in the background. */
+/* Save a copy of rec (the caller keeps rec): into memory now (replacing a
+ * record with the same id), into the database (when port != NULL and the
+ * database is on) in the background: an upsert on id, whose failure is only
+ * logged. */
 void sy_rs_put(struct sy_db_port *port, const struct sy_rs_rec *rec);
 
 /* Look id up: cb(ud, rc, rec) runs exactly once on the loop of port (or
- * before sy_rs_get returns, for a memory hit or when there is no database):
+ * before sy_rs_get returns, for a memory hit or when there is no database; a
+ * record found in the database is put back into memory):
  * rc 0 with rec (owned by the callee: valid during cb only), 1 not found
  * (rec NULL), or a negative error (the database is down; rec NULL).
  * port may be NULL (memory only). */
@@ -62,7 +74,9 @@ typedef void (*sy_rs_cb)(void *ud, int rc, const struct sy_rs_rec *rec);
 void sy_rs_get(struct sy_db_port *port, const char *id, sy_rs_cb cb, void *ud);
 
 /* Delete id from memory and (in the background before cb) from the database;
- * cb as for sy_rs_get with rec NULL: rc 0 deleted, 1 not found, < 0 error. */
+ * cb as for sy_rs_get with rec NULL: rc 0 deleted (memory or the database had
+ * it), 1 not found in either, < 0 the database DELETE failed (memory's copy
+ * is gone all the same). */
 void sy_rs_del(struct sy_db_port *port, const char *id, sy_rs_cb cb, void *ud);
 
 /* Free a record's strings (for records built by the caller with malloc). */

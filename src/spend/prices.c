@@ -499,6 +499,89 @@ const struct sy_price *sy_price_at(size_t i)
     return i < g->n ? g->list[i] : NULL;
 }
 
+/* LiteLLM's models_by_provider (litellm/__init__.py add_known_models): which
+ * litellm_provider values a provider's list merges, and the keys it leaves
+ * out. A provider not here lists the entries of its own name.
+ *
+ *   provider       litellm_provider values            left out / renamed
+ *   openai         openai, text-completion-openai     "ft:..." (fine-tune prices)
+ *   cohere         cohere, cohere_chat
+ *   vertex_ai      vertex_ai-{chat,text,language,     "vertex_ai/" dropped from
+ *                  vision}-models, vertex_ai-{anthropic, the *_models families' keys
+ *                  deepseek,minimax,moonshot}_models
+ *   bedrock        bedrock, bedrock_converse          bedrock "bedrock/<region>/..."
+ *                                                     and "...month-commitment..."
+ *   azure          azure, azure_text
+ *   fireworks_ai   fireworks_ai, fireworks_ai-        "...-to-..." (size tiers),
+ *                  embedding-models                   "fireworks-ai-default..."
+ *   ollama_chat    ollama
+ *   sambanova      sambanova, sambanova-embedding-models
+ *   nebius         nebius-chat-models, nebius-embedding-models
+ *   ovhcloud       ovhcloud, ovhcloud-embedding-models
+ */
+static const struct {
+    const char *provider;
+    const char *lp[9];
+} provider_families[] = {
+    {"openai", {"openai", "text-completion-openai"}},
+    {"cohere", {"cohere", "cohere_chat"}},
+    {"vertex_ai",
+     {"vertex_ai-chat-models", "vertex_ai-text-models", "vertex_ai-language-models", "vertex_ai-vision-models",
+      "vertex_ai-anthropic_models", "vertex_ai-deepseek_models", "vertex_ai-minimax_models",
+      "vertex_ai-moonshot_models"}},
+    {"bedrock", {"bedrock", "bedrock_converse"}},
+    {"azure", {"azure", "azure_text"}},
+    {"fireworks_ai", {"fireworks_ai", "fireworks_ai-embedding-models"}},
+    {"ollama_chat", {"ollama"}},
+    {"sambanova", {"sambanova", "sambanova-embedding-models"}},
+    {"nebius", {"nebius-chat-models", "nebius-embedding-models"}},
+    {"ovhcloud", {"ovhcloud", "ovhcloud-embedding-models"}},
+};
+
+/* "bedrock/<region>/<model>" (pricing-only rows) */
+static int bedrock_pricing_only(const char *k)
+{
+    if (strstr(k, "month-commitment"))
+        return 1;
+    if (strncmp(k, "bedrock/", 8) != 0)
+        return 0;
+    const char *p = k + 8;
+    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+    return n > 0 && p[n] == '/' && p[n + 1] != 0;
+}
+
+size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+    if (!provider || !*provider)
+        return 0;
+    const char *own[2] = {provider, NULL};
+    const char *const *lp = own;
+    for (size_t i = 0; i < sizeof provider_families / sizeof provider_families[0]; i++)
+        if (strcmp(provider, provider_families[i].provider) == 0)
+            lp = provider_families[i].lp;
+    const struct gen *g = cur();
+    size_t count = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct sy_price *p = g->list[i];
+        const char *v = p->litellm_provider, *k = p->key;
+        size_t j = 0;
+        while (j < 9 && lp[j] && (!v || strcmp(v, lp[j]) != 0))
+            j++;
+        if (j == 9 || !lp[j])
+            continue;
+        if ((!strcmp(v, "openai") && !strncmp(k, "ft:", 3)) || (!strcmp(v, "bedrock") && bedrock_pricing_only(k)) ||
+            (!strncmp(v, "fireworks_ai", 12) && (strstr(k, "-to-") || strstr(k, "fireworks-ai-default"))))
+            continue;
+        size_t vl = strlen(v);
+        if (!strncmp(v, "vertex_ai-", 10) && vl > 7 && !strcmp(v + vl - 7, "_models") && !strncmp(k, "vertex_ai/", 10))
+            k += 10;
+        if (fn)
+            fn(k, ctx);
+        count++;
+    }
+    return count;
+}
+
 /* Bedrock cross-region inference profile prefixes: "us.anthropic.claude-..." */
 static size_t region_prefix(const char *s, size_t n)
 {

@@ -63,6 +63,14 @@ const struct sy_price *sy_price_find(const char *provider, const char *model);
 size_t sy_prices_count(void);
 /* Iterate (for /model/info listings): the i-th entry, NULL past the end. */
 const struct sy_price *sy_price_at(size_t i);
+/* The models LiteLLM knows for a provider (its models_by_provider[provider]:
+ * what a provider wildcard such as "openai/<star>" lists on /v1/models): the
+ * entries whose litellm_provider is `provider`, with LiteLLM's merges and
+ * exclusions (openai adds text-completion-openai and leaves out "ft:" keys;
+ * the table in prices.c). fn(name) for each, in table order; name (the key,
+ * for vertex_ai's partner families without "vertex_ai/") is valid while the
+ * table is. Returns how many; 0 for an unknown provider. */
+size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *name, void *ctx), void *ctx);
 
 /* ---- cost ------------------------------------------------------------------ */
 struct sy_usage {

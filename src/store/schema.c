@@ -9,7 +9,7 @@
  * keeps the references itself; several point at tables switchyard does not
  * create).
  *
- * Tables (17):
+ * LiteLLM's tables (17):
  *
  *   | table                              | primary key                  | what for                      |
  *   |------------------------------------|------------------------------|-------------------------------|
@@ -27,8 +27,16 @@
  *   | LiteLLM_Config                     | param_name                   | proxy settings in the DB      |
  *   | LiteLLM_ErrorLogs                  | request_id                   | failed requests               |
  *
- * plus switchyard's own "Switchyard_Meta"(key TEXT PRIMARY KEY, value TEXT)
- * holding schema_version (migrate.c).
+ * plus switchyard's own tables, which LiteLLM neither has nor reads (new
+ * tables only: nothing of LiteLLM's is changed for them):
+ *
+ *   | table                              | primary key                  | what for                      |
+ *   |------------------------------------|------------------------------|-------------------------------|
+ *   | Switchyard_Meta                    | key                          | schema_version (migrate.c)    |
+ *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations (responses/store.h) |
+ *
+ * ("Switchyard_Meta" is made by migrate.c itself; "SwitchyardResponse" is in
+ * sy__tables below like LiteLLM's, so an existing database gets it added.)
  *
  * SQLite gets the same tables and column names with these declared types
  * (store.h reads values back by them) and defaults:
@@ -474,6 +482,17 @@ static const struct sy__col c_ErrorLogs[] = {
     {"exception_string", "text", "''::text", 1},
     {"status_code", "text", "''::text", 1},
 };
+/* switchyard's own: stored Responses conversations (responses/store.h). */
+static const struct sy__col c_SwitchyardResponse[] = {
+    {"id", "text", NULL, 1},
+    {"model_id", "text", NULL, 0},
+    {"model", "text", NULL, 0},
+    {"owner", "text", NULL, 0},
+    {"response", "jsonb", NULL, 0},
+    {"input_items", "jsonb", NULL, 0},
+    {"history", "jsonb", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+};
 
 const struct sy__table sy__tables[] = {
     {"LiteLLM_VerificationToken", c_VerificationToken, (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
@@ -493,6 +512,7 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_DeletedVerificationToken", c_DeletedVerificationToken, (int)(sizeof c_DeletedVerificationToken / sizeof c_DeletedVerificationToken[0]), "LiteLLM_DeletedVerificationToken_pkey", "id"},
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
     {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey", "request_id"},
+    {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
 };
 const int sy__ntables = (int)(sizeof sy__tables / sizeof sy__tables[0]);
 
@@ -552,5 +572,6 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_team_id_idx", 0, "team_id"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_token_idx", 0, "token"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
+    {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
 };
 const int sy__nindexes = (int)(sizeof sy__indexes / sizeof sy__indexes[0]);

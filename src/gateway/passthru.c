@@ -1,0 +1,426 @@
+/* passthru.c - the OpenAI endpoints switchyard forwards without translating:
+ * images, audio, moderations, rerank (SY_RK_PASSTHRU: routed by model like
+ * chat, with retries, fallbacks, limits and spend), files and batches
+ * (SY_RK_FILES: to one OpenAI/Azure deployment). proxy.c sends them in raw
+ * mode: the body goes out with only its model replaced, the answer comes back
+ * byte for byte with the upstream's Content-Type, streamed as it arrives (an
+ * audio file is never held whole).
+ *
+ *   client route (also without /v1)   body        upstream path (OpenAI-compatible)    Azure
+ *   POST /v1/images/generations       JSON        {base}/images/generations            deployments/{m}/images/generations
+ *   POST /v1/images/edits             multipart   {base}/images/edits                  deployments/{m}/images/edits
+ *   POST /v1/audio/speech             JSON        {base}/audio/speech  (binary answer) deployments/{m}/audio/speech
+ *   POST /v1/audio/transcriptions     multipart   {base}/audio/transcriptions          deployments/{m}/audio/transcriptions
+ *   POST /v1/audio/translations       multipart   {base}/audio/translations            deployments/{m}/audio/translations
+ *   POST /v1/moderations              JSON        {base}/moderations                   (not on Azure: 400)
+ *   POST /v1/rerank, /rerank          JSON        {base}/rerank; cohere: {cohere base}/v1/rerank
+ *   POST /v2/rerank                   JSON        {base}/rerank; cohere: {cohere base}/v2/rerank
+ *   /v1/files[/{id}[/content]]        multipart / none   {base}/files...               openai/files...?api-version=
+ *   /v1/batches[/{id}[/cancel]]       JSON / none        {base}/batches...             openai/batches...?api-version=
+ *
+ * {base} is the deployment's OpenAI base ("https://api.openai.com/v1"). The
+ * model of a multipart body is its "model" field, replaced in place by
+ * splicing (http/multipart.h). /v1/moderations without a model goes to the
+ * first group whose model_info.mode is "moderation", else the first OpenAI
+ * deployment's group. Files and batches go to the group named by the `model`
+ * query parameter or the x-litellm-model header, else to the first OpenAI or
+ * Azure deployment of the config; their ids pass through unchanged (one
+ * OpenAI account per gateway, as LiteLLM's default files_settings).
+ */
+#include "gateway/gateway.h"
+
+#include <http_parser.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/errors.h"
+#include "http/multipart.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "gateway/xlate.h"
+#include "providers/adapter.h"
+
+enum sy_pass_op {
+    PASS_IMAGES_GEN = 1,
+    PASS_IMAGES_EDIT,
+    PASS_SPEECH,
+    PASS_TRANSCRIBE,
+    PASS_TRANSLATE,
+    PASS_MODERATION,
+    PASS_RERANK_V1,
+    PASS_RERANK_V2,
+    PASS_FILES,
+    PASS_BATCHES,
+};
+
+struct op {
+    const char *route; /* after "/v1" (or "/v2") */
+    int op;
+    int multipart;     /* the body is multipart/form-data */
+    int azure_dep;     /* Azure: under /openai/deployments/{m}/ */
+    const char *mode;  /* model_info.mode of its groups (for the default pick) */
+    const char *call_type; /* LiteLLM's call_type (spend logs) */
+};
+
+static const struct op ops[] = {
+    {"/images/generations", PASS_IMAGES_GEN, 0, 1, "image_generation", "aimage_generation"},
+    {"/images/edits", PASS_IMAGES_EDIT, 1, 1, "image_edit", "aimage_edit"},
+    {"/audio/speech", PASS_SPEECH, 0, 1, "audio_speech", "aspeech"},
+    {"/audio/transcriptions", PASS_TRANSCRIBE, 1, 1, "audio_transcription", "atranscription"},
+    {"/audio/translations", PASS_TRANSLATE, 1, 1, "audio_transcription", "atranscription"},
+    {"/moderations", PASS_MODERATION, 0, 0, "moderation", "amoderation"},
+    {"/rerank", PASS_RERANK_V1, 0, 0, "rerank", "arerank"},
+};
+
+static const struct op *find_op(struct sy_str path, int *v2)
+{
+    const char *p = path.p;
+    size_t n = path.n;
+    *v2 = 0;
+    if (n >= 3 && (memcmp(p, "/v1", 3) == 0 || memcmp(p, "/v2", 3) == 0)) {
+        *v2 = p[2] == '2';
+        p += 3;
+        n -= 3;
+    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strlen(ops[i].route) == n && memcmp(ops[i].route, p, n) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+const char *sy_passthru_call_type(const struct sy_call *c)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i].op == c->pass_op || (c->pass_op == PASS_RERANK_V2 && ops[i].op == PASS_RERANK_V1))
+            return ops[i].call_type;
+    return c->pass_op == PASS_FILES ? "afile" : c->pass_op == PASS_BATCHES ? "abatch" : "pass_through";
+}
+
+static char *dupn(struct sy_call *c, const char *p, size_t n)
+{
+    return sy_arena_strndup(&c->req->arena, p, n);
+}
+
+/* 1 when d speaks OpenAI's API itself (no adapter, not the built-in mock). */
+static int openai_compatible(const struct sy_drt *d)
+{
+    return d->prov && !d->ad && !(d->prov->flags & (SY_PRESET_MOCK | SY_PRESET_XLATE)) && d->url[0];
+}
+
+static int is_openai_or_azure(const struct sy_drt *d)
+{
+    return openai_compatible(d) && d->d->provider &&
+           (strcmp(d->d->provider, "openai") == 0 || strcmp(d->d->provider, "azure") == 0);
+}
+
+/* The group holding deployment d. */
+static const struct sy_group *group_of(const struct sy_gwconf *g, const struct sy_drt *d)
+{
+    for (size_t i = 0; i < g->ngroups; i++)
+        for (size_t j = 0; j < g->groups[i].n; j++)
+            if (g->groups[i].d[j] == d)
+                return &g->groups[i];
+    return NULL;
+}
+
+/* The default group of an op without a model: model_info.mode first, else the
+ * first OpenAI deployment's. */
+static const struct sy_group *default_group(const struct sy_gwconf *g, const char *mode)
+{
+    for (size_t i = 0; i < g->ngroups; i++) {
+        const struct sy_group *gr = &g->groups[i];
+        if (gr->n && gr->d[0]->d->mode && strcmp(gr->d[0]->d->mode, mode) == 0)
+            return gr;
+    }
+    for (size_t i = 0; i < g->ndrts; i++)
+        if (is_openai_or_azure(&g->drts[i]))
+            return group_of(g, &g->drts[i]);
+    return NULL;
+}
+
+int sy_stage_passthru(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    int v2;
+    const struct op *op = find_op(c->route_path, &v2);
+    if (!op) {
+        sy_call_error(c, 404, "invalid_request_error", NULL, "Route not found", NULL, 0);
+        return SY_DONE;
+    }
+    c->pass_op = op->op == PASS_RERANK_V1 && v2 ? PASS_RERANK_V2 : op->op;
+    c->raw = 1;
+    c->raw_method = "POST";
+    c->raw_path = op->route;
+    struct sy_str ct = sy_req_header(r, "content-type");
+    if (ct.p)
+        c->raw_ctype = dupn(c, ct.p, ct.n);
+    char msg[512];
+    if (op->multipart) {
+        const char *b;
+        size_t bn, off = 0, len = 0;
+        if (!ct.p || sy_multipart_boundary(ct.p, ct.n, &b, &bn) != 0) {
+            snprintf(msg, sizeof msg, "%s expects a multipart/form-data body", op->route);
+            sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
+            return SY_DONE;
+        }
+        int f = sy_multipart_field(r->body.p, r->body.len, b, bn, "model", &off, &len);
+        if (f < 0) {
+            sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid multipart/form-data body", NULL, 0);
+            return SY_DONE;
+        }
+        if (f == 0 || len == 0 || len > 512)
+            return sy_call_invalid_model(c, "None");
+        c->raw_model_off = off;
+        c->raw_model_len = len;
+        c->model = dupn(c, r->body.p + off, len);
+        return SY_OK;
+    }
+    /* JSON: the same checks as every LLM route (parse.c), the model may be absent for moderations */
+    if (sy_jscan(r->body.p, r->body.len, &c->scan) != 0 || !c->scan.top_is_object) {
+        sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL, 0);
+        return SY_DONE;
+    }
+    if (c->scan.dup) {
+        snprintf(msg, sizeof msg, "Invalid request body: duplicate key '%s'", c->scan.dup);
+        sy_call_error(c, 400, "invalid_request_error", c->scan.dup, msg, NULL, 0);
+        return SY_DONE;
+    }
+    c->raw_model_json = 1;
+    if (c->scan.model.type == 's') {
+        char *m = sy_arena_alloc(&r->arena, c->scan.model.len + 8);
+        if (sy_jstr_decode(r->body.p + c->scan.model.off, c->scan.model.len, m, c->scan.model.len + 8) < 0) {
+            sy_call_error(c, 400, "invalid_request_error", "model", "Invalid model name", NULL, 0);
+            return SY_DONE;
+        }
+        c->model = m;
+        return SY_OK;
+    }
+    if (c->scan.model.type && c->scan.model.type != 'z')
+        return sy_call_invalid_model(c, "None");
+    const struct sy_group *gr = op->op == PASS_MODERATION ? default_group(c->g, op->mode) : NULL;
+    if (!gr)
+        return sy_call_invalid_model(c, "None");
+    c->model = (char *)gr->name;
+    return SY_OK;
+}
+
+/* The value of query parameter `name` (not decoded; short values only). */
+static int query_param(struct sy_str q, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    const char *p = q.p, *e = q.p + q.n;
+    while (p && p < e) {
+        const char *amp = memchr(p, '&', (size_t)(e - p));
+        const char *end = amp ? amp : e;
+        if ((size_t)(end - p) > nl && memcmp(p, name, nl) == 0 && p[nl] == '=') {
+            size_t vl = (size_t)(end - p) - nl - 1;
+            if (vl == 0 || vl >= cap)
+                return 0;
+            memcpy(out, p + nl + 1, vl);
+            out[vl] = 0;
+            return 1;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+int sy_stage_files(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    struct sy_str p = r->path;
+    if (p.n >= 3 && memcmp(p.p, "/v1", 3) == 0) {
+        p.p += 3;
+        p.n -= 3;
+    }
+    c->pass_op = p.n >= 6 && memcmp(p.p, "/files", 6) == 0 ? PASS_FILES : PASS_BATCHES;
+    c->raw = 1;
+    c->raw_method = r->method == HTTP_GET ? "GET" : r->method == HTTP_DELETE ? "DELETE" : "POST";
+    struct sy_buf path;
+    sy_buf_init(&path, 1 << 16);
+    sy_buf_append(&path, p.p, p.n);
+    if (r->query.n) {
+        SY_BUF_LIT(&path, "?");
+        sy_buf_append(&path, r->query.p, r->query.n);
+    }
+    c->raw_path = dupn(c, path.p ? path.p : "", path.len);
+    sy_buf_free(&path);
+    struct sy_str ct = sy_req_header(r, "content-type");
+    if (ct.p && r->body.len)
+        c->raw_ctype = dupn(c, ct.p, ct.n);
+    /* which deployment: ?model= / x-litellm-model, else the first OpenAI or Azure one */
+    char name[256] = "";
+    struct sy_str h = sy_req_header(r, "x-litellm-model");
+    if (h.p && h.n && h.n < sizeof name) {
+        memcpy(name, h.p, h.n);
+        name[h.n] = 0;
+    } else {
+        query_param(r->query, "model", name, sizeof name);
+    }
+    const struct sy_drt *d = NULL;
+    if (name[0]) {
+        const struct sy_group *gr = sy_router_resolve(c->g, name, strlen(name));
+        for (size_t i = 0; gr && i < gr->n && !d; i++)
+            if (is_openai_or_azure(gr->d[i]))
+                d = gr->d[i];
+        if (!d) {
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "model=%.200s has no OpenAI or Azure deployment to serve %s (files and batches go to OpenAI "
+                     "and Azure deployments)",
+                     name, c->pass_op == PASS_FILES ? "/v1/files" : "/v1/batches");
+            sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+            return SY_DONE;
+        }
+    }
+    for (size_t i = 0; i < c->g->ndrts && !d; i++)
+        if (is_openai_or_azure(&c->g->drts[i]))
+            d = &c->g->drts[i];
+    if (!d) {
+        sy_call_error(c, 400, "invalid_request_error", NULL,
+                      "switchyard: /v1/files and /v1/batches need an OpenAI or Azure deployment in model_list", NULL,
+                      0);
+        return SY_DONE;
+    }
+    c->pin = (struct sy_drt *)d;
+    c->group = c->req_group = group_of(c->g, d);
+    c->model = (char *)c->group->name;
+    c->input_tokens = -1;
+    c->num_retries_req = 0; /* a POST that creates a file or a batch is not repeated */
+    c->timeout_req = c->stream_timeout_req = -1;
+    c->fb_kind = -1;
+    c->disable_fallbacks = 1;
+    return SY_OK;
+}
+
+/* ---- the upstream request (proxy.c) ------------------------------------------ */
+
+/* The deployment's URL for a raw call into out. 0, or -1 with msg filled when
+ * the deployment cannot serve it. */
+int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path, struct sy_buf *out, char *msg,
+                    size_t cap)
+{
+    if (d->ad) { /* translated providers: only Cohere-style rerank is forwarded */
+        if ((c->pass_op == PASS_RERANK_V1 || c->pass_op == PASS_RERANK_V2) && d->pc && d->pc->base &&
+            d->d->provider && strcmp(d->d->provider, "cohere") == 0) {
+            const char *b = d->pc->base;
+            size_t bl = strlen(b);
+            while (bl && b[bl - 1] == '/')
+                bl--;
+            if (bl >= 3 && (memcmp(b + bl - 3, "/v1", 3) == 0 || memcmp(b + bl - 3, "/v2", 3) == 0))
+                bl -= 3;
+            sy_buf_append(out, b, bl);
+            sy_buf_puts(out, c->pass_op == PASS_RERANK_V2 ? "/v2/rerank" : "/v1/rerank");
+            return 0;
+        }
+        snprintf(msg, cap, "switchyard: %s needs an OpenAI-compatible deployment; model group '%s' is served by %s",
+                 path, c->group ? c->group->name : "?",
+                 d->d->provider ? d->d->provider : "?");
+        return -1;
+    }
+    const char *u = d->url[0];
+    if (!openai_compatible(d) || !u) {
+        snprintf(msg, cap, "switchyard: model group '%s' cannot serve %s", c->group ? c->group->name : "?", path);
+        return -1;
+    }
+    const char *cc = strstr(u, "/chat/completions");
+    if (!cc) {
+        snprintf(msg, cap, "switchyard: model group '%s' cannot serve %s", c->group ? c->group->name : "?", path);
+        return -1;
+    }
+    if (d->prov->flags & SY_PRESET_AZURE) {
+        /* {base}/openai/deployments/{m}/chat/completions?api-version=V */
+        const char *dep = strstr(u, "/openai/deployments/");
+        const char *q = strchr(cc, '?');
+        if (!dep || !q) {
+            snprintf(msg, cap, "switchyard: bad Azure URL for %s", path);
+            return -1;
+        }
+        int azure_dep = c->pass_op != PASS_FILES && c->pass_op != PASS_BATCHES && c->pass_op != PASS_MODERATION &&
+                        c->kind != SY_RK_RESPONSES && c->kind != SY_RK_RESPONSES_ID;
+        if (azure_dep)
+            sy_buf_append(out, u, (size_t)(cc - u)); /* through /openai/deployments/{m} */
+        else
+            sy_buf_append(out, u, (size_t)(dep - u) + 7); /* through /openai */
+        const char *pq = strchr(path, '?');
+        sy_buf_append(out, path, pq ? (size_t)(pq - path) : strlen(path));
+        sy_buf_puts(out, q); /* ?api-version=V */
+        if (pq) {
+            SY_BUF_LIT(out, "&");
+            sy_buf_puts(out, pq + 1);
+        }
+        return 0;
+    }
+    sy_buf_append(out, u, (size_t)(cc - u));
+    sy_buf_puts(out, path);
+    return 0;
+}
+
+/* Header lines: the deployment's auth, the client's Content-Type. */
+static const char *raw_headers(struct sy_call *c, const struct sy_drt *d, size_t *len)
+{
+    struct sy_buf h;
+    sy_buf_init(&h, 1 << 16);
+    if (d->ad) {
+        SY_BUF_LIT(&h, "User-Agent: switchyard/" SY_VERSION "\r\n");
+        if (d->pc && d->pc->key)
+            sy_buf_printf(&h, "Authorization: Bearer %s\r\n", d->pc->key);
+    } else {
+        const char *p = d->headers, *e = d->headers + d->headers_len;
+        while (p < e) { /* every line but Content-Type */
+            const char *nl = memchr(p, '\n', (size_t)(e - p));
+            const char *le = nl ? nl + 1 : e;
+            if (!((size_t)(le - p) >= 13 && strncasecmp(p, "content-type:", 13) == 0))
+                sy_buf_append(&h, p, (size_t)(le - p));
+            p = le;
+        }
+    }
+    if (c->raw_ctype && !memchr(c->raw_ctype, '\r', strlen(c->raw_ctype)) &&
+        !memchr(c->raw_ctype, '\n', strlen(c->raw_ctype)))
+        sy_buf_printf(&h, "Content-Type: %s\r\n", c->raw_ctype);
+    else if (c->raw_model_json && c->req->body.len)
+        SY_BUF_LIT(&h, "Content-Type: application/json\r\n");
+    char *o = dupn(c, h.p ? h.p : "", h.len);
+    *len = h.len;
+    sy_buf_free(&h);
+    return o;
+}
+
+int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody, struct sy_xerr *err)
+{
+    const struct sy_drt *d = c->drt;
+    struct sy_buf url;
+    char msg[600];
+    sy_buf_init(&url, 1 << 16);
+    if (sy_passthru_url(c, d, c->raw_path, &url, msg, sizeof msg) != 0) {
+        sy_buf_free(&url);
+        memset(err, 0, sizeof *err);
+        err->status = 400;
+        snprintf(err->type, sizeof err->type, "invalid_request_error");
+        snprintf(err->message, sizeof err->message, "%s", msg);
+        return SY_EINVAL;
+    }
+    o->url = dupn(c, url.p, url.len);
+    sy_buf_free(&url);
+    o->headers = raw_headers(c, d, &o->headers_len);
+    o->method = c->raw_method;
+    *nbody = 0;
+    if (!c->req->body.len || c->raw_model_json)
+        return 0; /* no body, or JSON: proxy.c replaces the model as for chat */
+    const char *b = c->req->body.p;
+    size_t n = c->req->body.len;
+    if (!c->raw_model_len) {
+        c->body_parts[0] = uv_buf_init((char *)b, (unsigned)n);
+        *nbody = 1;
+        return 0;
+    }
+    /* multipart: splice the upstream model into the "model" field */
+    const char *um = d->d->upstream_model ? d->d->upstream_model : "";
+    c->body_parts[0] = uv_buf_init((char *)b, (unsigned)c->raw_model_off);
+    c->body_parts[1] = uv_buf_init((char *)um, (unsigned)strlen(um));
+    c->body_parts[2] = uv_buf_init((char *)b + c->raw_model_off + c->raw_model_len,
+                                   (unsigned)(n - c->raw_model_off - c->raw_model_len));
+    *nbody = 3;
+    return 0;
+}

@@ -1,0 +1,468 @@
+/* responses.c - the Responses API routes outside the upstream stage.
+ *
+ * POST /v1/responses runs the chat pipeline (parse -> responses_prev -> route
+ * -> limits -> reserve -> upstream) with the Responses modes of xlate.c:
+ *
+ *   deployment provider                 mode            request                     answer
+ *   openai, azure, xai, litellm_proxy   XM_RESP_NATIVE  client body, model (and      bytes, the response id
+ *                                                       previous_response_id) repl.  encoded (responses/ids.c)
+ *   other OpenAI-compatible             XM_RESP_OAI     sy_resp_to_openai -> chat    chat -> response / events
+ *   translating adapter (anthropic..)   XM_RESP_ADAPTER sy_resp_to_openai -> encode  decode -> chat -> response
+ *
+ * This file: the previous_response_id stage (decode it; pin the deployment it
+ * names; for a translated conversation load it from the store, so the request
+ * can be translated with the turns before it), the by-id routes (GET, DELETE,
+ * input_items, cancel: to the deployment for native ids, from the store for
+ * translated ones), and saving a translated response (store.h).
+ *
+ * What a stored response may be read by: the virtual key that made it, or an
+ * admin; others get 404, as for an id that does not exist.
+ */
+#include "gateway/gateway.h"
+
+#include <http_parser.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/errors.h"
+#include "gateway/offload.h"
+#include "gateway/xlate.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "keys/keys.h"
+#include "store/dbpool.h"
+#include "responses/responses.h"
+#include "responses/store.h"
+
+int sy_resp_native(const struct sy_drt *d)
+{
+    if (!d || d->ad || !d->prov || !d->d->provider || !d->url[0])
+        return 0;
+    const char *p = d->d->provider;
+    return strcmp(p, "openai") == 0 || strcmp(p, "azure") == 0 || strcmp(p, "xai") == 0 ||
+           strcmp(p, "litellm_proxy") == 0;
+}
+
+static struct sy_drt *drt_by_id(const struct sy_gwconf *g, const char *id)
+{
+    if (!id[0])
+        return NULL;
+    for (size_t i = 0; i < g->ndrts; i++)
+        if (g->drts[i].d->id && strcmp(g->drts[i].d->id, id) == 0)
+            return &g->drts[i];
+    return NULL;
+}
+
+static const struct sy_group *group_of(const struct sy_gwconf *g, const struct sy_drt *d)
+{
+    for (size_t i = 0; i < g->ngroups; i++)
+        for (size_t j = 0; j < g->groups[i].n; j++)
+            if (g->groups[i].d[j] == d)
+                return &g->groups[i];
+    return NULL;
+}
+
+static void rcall_free(void *p)
+{
+    sy_buf_free(&((struct sy_rcall *)p)->items);
+}
+
+/* The worker's database port when the database is on (NULL: memory only). */
+static struct sy_db_port *port(struct sy_call *c)
+{
+    return sy_db_enabled() ? c->w->dbport : NULL;
+}
+
+static struct sy_rcall *rcall(struct sy_call *c)
+{
+    if (c->rsp)
+        return c->rsp;
+    struct sy_rcall *rc = sy_arena_alloc(&c->req->arena, sizeof *rc);
+    memset(rc, 0, sizeof *rc);
+    int o = 0;
+    for (int i = 0; c->call_id[i]; i++)
+        if (c->call_id[i] != '-')
+            rc->seed[o++] = c->call_id[i];
+    rc->seed[o] = 0;
+    snprintf(rc->inner, sizeof rc->inner, "resp_%s", rc->seed);
+    rc->store = 1;
+    sy_buf_init(&rc->items, 256u << 20);
+    sy_arena_defer(&c->req->arena, rcall_free, rc);
+    c->rsp = rc;
+    return rc;
+}
+
+/* "[a,b]" + "[c]" -> "[a,b,c]" appended to out (arrays of JSON values as text). */
+static void arr_append(struct sy_buf *out, const char *a, size_t n, int *first)
+{
+    while (n && (*a == ' ' || *a == '\n' || *a == '\r' || *a == '\t'))
+        a++, n--;
+    while (n && (a[n - 1] == ' ' || a[n - 1] == '\n' || a[n - 1] == '\r' || a[n - 1] == '\t'))
+        n--;
+    if (n < 2 || a[0] != '[' || a[n - 1] != ']')
+        return;
+    a++;
+    n -= 2;
+    size_t k = 0;
+    while (k < n && (a[k] == ' ' || a[k] == '\n' || a[k] == '\r' || a[k] == '\t'))
+        k++;
+    if (k == n)
+        return; /* empty */
+    if (!*first)
+        SY_BUF_LIT(out, ",");
+    sy_buf_append(out, a, n);
+    *first = 0;
+}
+
+/* The conversation a record continues: its history, its input, its output. */
+static char *conversation(struct sy_call *c, const struct sy_rs_rec *rec, size_t *len)
+{
+    struct sy_buf b, outitems;
+    sy_buf_init(&b, 256u << 20);
+    sy_buf_init(&outitems, 256u << 20);
+    int first = 1;
+    SY_BUF_LIT(&b, "[");
+    if (rec->history)
+        arr_append(&b, rec->history, strlen(rec->history), &first);
+    if (rec->input_items)
+        arr_append(&b, rec->input_items, strlen(rec->input_items), &first);
+    if (rec->response && sy_resp_output_items(rec->response, strlen(rec->response), &c->req->arena, &outitems) == 0)
+        arr_append(&b, outitems.p ? outitems.p : "[]", outitems.len, &first);
+    SY_BUF_LIT(&b, "]");
+    char *p = sy_arena_strndup(&c->req->arena, b.p ? b.p : "[]", b.len);
+    *len = b.len;
+    sy_buf_free(&b);
+    sy_buf_free(&outitems);
+    return p;
+}
+
+/* The record may be read by this caller. */
+static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
+{
+    if (c->is_admin || !rec->owner || !rec->owner[0])
+        return 1;
+    return c->hashed_key && strcmp(c->hashed_key, rec->owner) == 0;
+}
+
+/* ---- POST /v1/responses: previous_response_id ------------------------------ */
+
+static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
+{
+    struct sy_call *c = ud;
+    struct sy_rcall *r = c->rsp;
+    if (r->waiting) {
+        r->waiting = 0;
+        c->req->on_abort = NULL;
+        if (c->aborted) {
+            sy_call_account(c, 499);
+            sy_resp_end(c->req);
+            return;
+        }
+    }
+    if (rc == 0 && rec && may_read(c, rec)) {
+        r->prior = conversation(c, rec, &r->prior_len);
+        r->prior_loaded = 1;
+    } else if (rc < 0) {
+        r->prior_error = 1;
+    } else {
+        r->prior_missing = 1;
+    }
+    if (r->in_stage) {
+        r->answered_sync = 1; /* answered before sy_rs_get returned: the stage goes on */
+        return;
+    }
+    sy_call_resume(c);
+}
+
+int sy_stage_responses_prev(struct sy_call *c)
+{
+    struct sy_rcall *r = rcall(c);
+    const char *b = c->req->body.p;
+    struct sy_jspan top = {0, c->req->body.len, 'o'};
+    struct sy_jspan st = sy_jscan_member(b, top, "store");
+    r->store = st.type != 'f';
+    struct sy_jspan pv = sy_jscan_member(b, top, "previous_response_id");
+    if (!pv.type || pv.type == 'z')
+        return SY_OK;
+    char id[600];
+    if (pv.type != 's' || sy_jstr_decode(b + pv.off, pv.len, id, sizeof id) <= 0 ||
+        sy_resp_id_decode(id, strlen(id), &r->prev) != 0) {
+        sy_call_error(c, 400, "invalid_request_error", "previous_response_id",
+                      "Invalid 'previous_response_id': expected a response id string", NULL, 0);
+        return SY_DONE;
+    }
+    r->has_prev = 1;
+    r->prev_span = pv;
+    r->prev_full = sy_arena_strndup(&c->req->arena, id, strlen(id));
+    struct sy_drt *d = r->prev.encoded ? drt_by_id(c->g, r->prev.model_id) : NULL;
+    if (d)
+        c->pin = d; /* used when the request's group holds it (proxy.c) */
+    if (d && sy_resp_native(d))
+        return SY_OK; /* the deployment keeps the conversation itself */
+    /* a translated conversation (or an id we did not make): load it */
+    r->in_stage = 1;
+    r->answered_sync = 0;
+    r->waiting = port(c) != NULL;
+    if (r->waiting)
+        c->req->on_abort = sy_call_wait_abort;
+    sy_rs_get(port(c), r->prev.inner, prev_loaded, c);
+    r->in_stage = 0;
+    if (r->answered_sync)
+        return SY_OK; /* answered at once (memory hit, or no database) */
+    return SY_AGAIN; /* prev_loaded resumes the pipeline */
+}
+
+/* ---- saving (xlate.c calls this with the response the client gets) -------- */
+
+void sy_responses_save(struct sy_call *c, const char *resp, size_t n)
+{
+    struct sy_rcall *r = c->rsp;
+    if (!r || !r->store || !c->drt)
+        return;
+    struct sy_rs_rec rec = {0};
+    rec.id = r->inner;
+    rec.model_id = (char *)(c->drt->d->id ? c->drt->d->id : "");
+    rec.model = c->model ? c->model : (char *)"";
+    rec.owner = (char *)(c->hashed_key && !c->is_admin ? c->hashed_key : "");
+    rec.response = sy_arena_strndup(&c->req->arena, resp, n);
+    rec.input_items = r->items.p ? r->items.p : (char *)"[]";
+    rec.history = r->prior ? r->prior : (char *)"[]";
+    rec.created_at = (double)r->created_at;
+    sy_rs_put(port(c), &rec);
+}
+
+/* ---- GET / DELETE /v1/responses/{id}, input_items, cancel ------------------ */
+
+enum { OP_GET, OP_DELETE, OP_ITEMS, OP_CANCEL };
+
+static void reply_json(struct sy_call *c, int status, const char *body, size_t n)
+{
+    struct sy_buf h;
+    sy_buf_init(&h, 16384);
+    sy_call_headers(c, &h, 0);
+    sy_call_account(c, status);
+    sy_resp_simple(c->req, status, h.p, h.len, "application/json", body, n);
+    sy_buf_free(&h);
+}
+
+static void not_found(struct sy_call *c)
+{
+    char msg[700];
+    snprintf(msg, sizeof msg, "Response with id '%.500s' not found.", c->rsp->full_id);
+    sy_call_error(c, 404, "invalid_request_error", NULL, msg, NULL, 0);
+}
+
+/* The "id" of the first and of the last item of a JSON array (items). */
+static void edge_ids(struct sy_call *c, const char *items, char *first, char *last, size_t cap)
+{
+    struct sy_jdoc d;
+    first[0] = last[0] = 0;
+    if (sy_jdom_parse(&d, items, strlen(items), &c->req->arena, 0) != 0 || sy_jdom_type(&d, 0) != 'a')
+        return;
+    for (uint32_t it = sy_jdom_first(&d, 0); it; it = sy_jdom_next(&d, it)) {
+        uint32_t id = sy_jdom_get(&d, it, "id");
+        size_t l = 0;
+        const char *s = id ? sy_jdom_str(&d, id, &c->req->arena, &l) : NULL;
+        if (!s || l >= cap)
+            continue;
+        if (!first[0])
+            memcpy(first, s, l + 1);
+        memcpy(last, s, l + 1);
+    }
+}
+
+static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
+{
+    struct sy_call *c = ud;
+    struct sy_rcall *r = c->rsp;
+    if (r->waiting) {
+        r->waiting = 0;
+        c->req->on_abort = NULL;
+        if (c->aborted) {
+            sy_call_account(c, 499);
+            sy_resp_end(c->req);
+            return;
+        }
+    }
+    if (rc < 0) {
+        sy_call_error(c, 503, "api_error", NULL, "switchyard: the database holding stored responses is unreachable",
+                      NULL, 0);
+        return;
+    }
+    if (rc != 0 || !rec || !may_read(c, rec)) {
+        not_found(c);
+        return;
+    }
+    if (r->id_op == OP_GET) {
+        reply_json(c, 200, rec->response, strlen(rec->response));
+        return;
+    }
+    if (r->id_op == OP_CANCEL) {
+        sy_call_error(c, 400, "invalid_request_error", NULL,
+                      "Cannot cancel a response that was not created with background=true.", NULL, 0);
+        return;
+    }
+    if (r->id_op == OP_DELETE) { /* the owner was checked: now remove it */
+        r->waiting = port(c) != NULL;
+        if (r->waiting)
+            c->req->on_abort = sy_call_wait_abort;
+        r->id_op = OP_DELETE + 100;
+        sy_rs_del(port(c), r->rid.inner, id_loaded, c);
+        return;
+    }
+    if (r->id_op == OP_DELETE + 100) {
+        struct sy_buf b;
+        sy_buf_init(&b, 1 << 20);
+        SY_BUF_LIT(&b, "{\"id\":\"");
+        sy_buf_json_escape(&b, r->full_id, strlen(r->full_id));
+        SY_BUF_LIT(&b, "\",\"object\":\"response\",\"deleted\":true}");
+        reply_json(c, 200, b.p, b.len);
+        sy_buf_free(&b);
+        return;
+    }
+    /* input_items */
+    const char *items = rec->input_items ? rec->input_items : "[]";
+    char first[256], last[256];
+    edge_ids(c, items, first, last, sizeof first);
+    struct sy_buf b;
+    sy_buf_init(&b, 256u << 20);
+    SY_BUF_LIT(&b, "{\"object\":\"list\",\"data\":");
+    sy_buf_puts(&b, items);
+    SY_BUF_LIT(&b, ",\"first_id\":");
+    if (first[0]) {
+        SY_BUF_LIT(&b, "\"");
+        sy_buf_json_escape(&b, first, strlen(first));
+        SY_BUF_LIT(&b, "\",\"last_id\":\"");
+        sy_buf_json_escape(&b, last, strlen(last));
+        SY_BUF_LIT(&b, "\"");
+    } else {
+        SY_BUF_LIT(&b, "null,\"last_id\":null");
+    }
+    SY_BUF_LIT(&b, ",\"has_more\":false}");
+    reply_json(c, 200, b.p, b.len);
+    sy_buf_free(&b);
+}
+
+int sy_stage_responses_id(struct sy_call *c)
+{
+    struct sy_rcall *r = rcall(c);
+    struct sy_req *req = c->req;
+    struct sy_str p = req->path;
+    r->id_op = req->method == HTTP_DELETE ? OP_DELETE
+               : p.n > 12 && memcmp(p.p + p.n - 12, "/input_items", 12) == 0 ? OP_ITEMS
+               : p.n > 7 && memcmp(p.p + p.n - 7, "/cancel", 7) == 0         ? OP_CANCEL
+                                                                             : OP_GET;
+    struct sy_str id = c->path_model;
+    if (!id.n || id.n >= sizeof r->full_id || sy_resp_id_decode(id.p, id.n, &r->rid) != 0) {
+        sy_call_error(c, 404, "invalid_request_error", NULL, "Response not found.", NULL, 0);
+        return SY_DONE;
+    }
+    memcpy(r->full_id, id.p, id.n);
+    r->full_id[id.n] = 0;
+    c->path_model = SY_STR_NULL; /* not a model name */
+    struct sy_drt *d = r->rid.encoded ? drt_by_id(c->g, r->rid.model_id) : NULL;
+    if (!d && !r->rid.encoded) { /* an OpenAI id we did not encode: the first native deployment, if any */
+        for (size_t i = 0; i < c->g->ndrts && !d; i++)
+            if (sy_resp_native(&c->g->drts[i]))
+                d = &c->g->drts[i];
+    }
+    if (d && sy_resp_native(d)) {
+        const struct sy_group *gr = group_of(c->g, d);
+        if (c->key && gr) { /* a virtual key reads only what its models allow */
+            struct sy_check_err e;
+            if (sy_keys_check_model(c->key, gr->name, sy_group_access_groups, c->g, &e) != 0) {
+                not_found(c);
+                return SY_DONE;
+            }
+        }
+        c->pin = d;
+        c->group = c->req_group = gr;
+        c->model = gr ? (char *)gr->name : (char *)"";
+        c->input_tokens = -1;
+        c->num_retries_req = -1;
+        c->timeout_req = c->stream_timeout_req = -1;
+        c->fb_kind = -1;
+        c->disable_fallbacks = 1;
+        return SY_OK; /* the upstream stage, XM_RESP_NATIVE */
+    }
+    r->waiting = port(c) != NULL;
+    if (r->waiting)
+        req->on_abort = sy_call_wait_abort;
+    sy_rs_get(port(c), r->rid.inner, id_loaded, c);
+    return SY_DONE; /* id_loaded answers */
+}
+
+/* ---- the built-in mock model (mock.c) ---------------------------------------- */
+
+int sy_responses_mock_chat(struct sy_call *c, const char **body, size_t *n)
+{
+    struct sy_rcall *r = rcall(c);
+    if (r->has_prev && !r->prior_loaded) {
+        char m[800];
+        snprintf(m, sizeof m, "Previous response with id '%.600s' not found.", r->prev_full ? r->prev_full : "");
+        sy_call_error(c, r->prior_error ? 503 : 400, "invalid_request_error", "previous_response_id", m, NULL, 0);
+        return SY_DONE;
+    }
+    if (!r->chat) {
+        struct sy_xerr e = {0};
+        struct sy_buf chat;
+        sy_buf_init(&chat, 256u << 20);
+        r->have_req = sy_jdom_parse(&r->req, c->req->body.p, c->req->body.len, &c->req->arena, 0) == 0;
+        sy_buf_reset(&r->items);
+        if (!r->have_req ||
+            sy_resp_to_openai(&r->req, r->prior, r->prior_len, r->seed, &c->req->arena, &chat, &r->items, &e) != 0) {
+            sy_buf_free(&chat);
+            sy_call_error(c, e.status ? e.status : 400, "invalid_request_error", e.param[0] ? e.param : NULL,
+                          e.message[0] ? e.message : "Invalid JSON payload", NULL, 0);
+            return SY_DONE;
+        }
+        r->chat = sy_arena_strndup(&c->req->arena, chat.p ? chat.p : "{}", chat.len);
+        r->chat_len = chat.len;
+        sy_buf_free(&chat);
+    }
+    *body = r->chat;
+    *n = r->chat_len;
+    return 0;
+}
+
+void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out)
+{
+    struct sy_rcall *r = rcall(c);
+    int have_req = r->have_req;
+    struct sy_jdoc req = r->req;
+    r->created_at = (int64_t)time(NULL);
+    const struct sy_deployment *d = c->drt->d;
+    if (sy_resp_id_encode(d->provider ? d->provider : "mock", d->id, r->inner, strlen(r->inner), r->id,
+                          sizeof r->id) != 0)
+        snprintf(r->id, sizeof r->id, "%s", r->inner);
+    struct sy_resp_meta m = {.id = r->id,
+                             .model = c->model ? c->model : "",
+                             .created_at = r->created_at,
+                             .id_seed = r->seed,
+                             .req = have_req ? &req : NULL,
+                             .previous_response_id = r->has_prev ? r->prev_full : NULL};
+    if (!stream) {
+        if (sy_resp_from_openai(oai->p, oai->len, &m, &c->req->arena, out) == 0)
+            sy_responses_save(c, out->p, out->len);
+        return;
+    }
+    struct sy_respstream s;
+    sy_resp_stream_init(&s, &m);
+    const char *p = oai->p, *e2 = oai->p + oai->len;
+    while (p < e2) {
+        const char *nl = memmem(p, (size_t)(e2 - p), "\n\n", 2);
+        if (!nl)
+            break;
+        if (nl - p > 6 && memcmp(p, "data: ", 6) == 0)
+            sy_resp_stream_chunk(&s, p + 6, (size_t)(nl - p - 6), out);
+        p = nl + 2;
+    }
+    sy_resp_stream_end(&s, out);
+    struct sy_buf f;
+    sy_buf_init(&f, 256u << 20);
+    if (sy_resp_stream_final(&s, &f) == 0)
+        sy_responses_save(c, f.p, f.len);
+    sy_buf_free(&f);
+    sy_resp_stream_free(&s);
+}
