@@ -1,6 +1,7 @@
 -- chat.lua - wrk script for bench/run.sh: POSTs a ~1 KB chat-completions body.
 -- BENCH_STREAM=1 asks for an SSE stream of BENCH_CHUNKS (default 20) chunks.
 -- BENCH_MODEL picks the model group (default bench-model); BENCH_KEY the key (default sk-bench).
+-- BENCH_API=responses sends it as a Responses API request instead.
 -- BENCH_MAX_REQUESTS=N (bench/instr.sh, with -t1): after N responses print
 -- "BENCH requests=N errors=<non-2xx>" and exit the process at once (wrk itself would wait out -d).
 -- done() prints one parseable line: "BENCH rps=… p50_us=… p99_us=… errors=… requests=…".
@@ -27,6 +28,12 @@ local body = '{"model":"' .. model .. '","messages":[' ..
   '"temperature":0.2,"max_tokens":300,"user":"bench-client-0001"'
 if stream then
   body = body .. ',"stream":true,"stream_options":{"include_usage":true},"mock":{"chunks":' .. chunks .. '}'
+end
+-- BENCH_API=responses: the same conversation as a Responses API request (POST /v1/responses)
+if os.getenv("BENCH_API") == "responses" then
+  body = '{"model":"' .. model .. '","instructions":"' .. system .. '","input":"' .. user .. '",' ..
+    '"temperature":0.2,"max_output_tokens":300,"user":"bench-client-0001","store":false'
+  if stream then body = body .. ',"stream":true,"mock":{"chunks":' .. chunks .. '}' end
 end
 wrk.body = body .. '}'
 -- BENCH_BODY_OUT=FILE: also write the body to FILE (bench/cache.sh replays it with curl)

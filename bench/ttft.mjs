@@ -1,5 +1,8 @@
-// ttft.mjs - time to first token through a target, for bench/run.sh.
-//   node bench/ttft.mjs URL N
+// ttft.mjs - time to first token through a target, for bench/run.sh and
+// bench/responses.sh.
+//   node bench/ttft.mjs URL N [chat|responses] [MODEL]
+// With `responses` the request is a Responses API one (input, stream) and the
+// first token is the first response.output_text.delta event.
 // Sends N sequential streaming chat requests on one keep-alive connection; the
 // mock paces the stream (20 chunks, 5 ms apart, the first after 5 ms), so a
 // proxy that holds back events shows up here. Measures request start -> first
@@ -7,15 +10,19 @@
 //   TTFT p50_us=... p99_us=... n=... errors=...
 import http from 'node:http';
 
-const [url, nArg] = process.argv.slice(2);
+const [url, nArg, api = 'chat', model = 'bench-model'] = process.argv.slice(2);
 const n = Number(nArg || 50);
-const body = JSON.stringify({
-  model: 'bench-model',
-  messages: [{ role: 'user', content: 'Count from one to twenty, one word per line.' }],
-  stream: true,
-  stream_options: { include_usage: true },
-  mock: { chunks: 20, chunk_delay_ms: 5 },
-});
+const prompt = 'Count from one to twenty, one word per line.';
+const body = JSON.stringify(api === 'responses'
+  ? { model, input: prompt, stream: true, mock: { chunks: 20, chunk_delay_ms: 5 } }
+  : {
+    model,
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+    stream_options: { include_usage: true },
+    mock: { chunks: 20, chunk_delay_ms: 5 },
+  });
+const marker = api === 'responses' ? 'response.output_text.delta' : '"delta":{"content"';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function one() {
@@ -31,7 +38,7 @@ function one() {
       res.on('data', (d) => {
         if (first !== null) return;
         seen += d;
-        if (seen.includes('"delta":{"content"')) first = process.hrtime.bigint();
+        if (seen.includes(marker)) first = process.hrtime.bigint();
       });
       res.on('end', () => resolve(res.statusCode === 200 && first !== null
         ? Number(first - t0) / 1000 : null));

@@ -707,6 +707,14 @@ static int failed(struct sy_call *c, int err)
 {
     const char *cls = err == 1 ? c->exception_class : classify(c, err);
     struct sy_drt *d = c->drt;
+    if (err == 0 && d && (c->kind == SY_RK_RESPONSES_ID || c->kind == SY_RK_FILES) && c->up_status < 500 &&
+        c->up_status != 429) {
+        /* a management call's 4xx (a response or file that does not exist) is the answer, not the
+         * deployment failing: no retry, no cooldown */
+        attempt_release(c);
+        c->exception_class = cls;
+        return 0;
+    }
     if (err != 1 && d && sdk_retry(c))
         return 1;
     c->sdk_retries = 0;

@@ -290,6 +290,20 @@ static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
                       NULL, 0);
         return;
     }
+    if (r->id_op == OP_DELETE + 100) { /* sy_rs_del's answer */
+        if (rc != 0) {
+            not_found(c);
+            return;
+        }
+        struct sy_buf b;
+        sy_buf_init(&b, 1 << 20);
+        SY_BUF_LIT(&b, "{\"id\":\"");
+        sy_buf_json_escape(&b, r->full_id, strlen(r->full_id));
+        SY_BUF_LIT(&b, "\",\"object\":\"response\",\"deleted\":true}");
+        reply_json(c, 200, b.p, b.len);
+        sy_buf_free(&b);
+        return;
+    }
     if (rc != 0 || !rec || !may_read(c, rec)) {
         not_found(c);
         return;
@@ -309,16 +323,6 @@ static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
             c->req->on_abort = sy_call_wait_abort;
         r->id_op = OP_DELETE + 100;
         sy_rs_del(port(c), r->rid.inner, id_loaded, c);
-        return;
-    }
-    if (r->id_op == OP_DELETE + 100) {
-        struct sy_buf b;
-        sy_buf_init(&b, 1 << 20);
-        SY_BUF_LIT(&b, "{\"id\":\"");
-        sy_buf_json_escape(&b, r->full_id, strlen(r->full_id));
-        SY_BUF_LIT(&b, "\",\"object\":\"response\",\"deleted\":true}");
-        reply_json(c, 200, b.p, b.len);
-        sy_buf_free(&b);
         return;
     }
     /* input_items */
@@ -344,6 +348,11 @@ static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     sy_buf_free(&b);
 }
 
+static int hexval(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
 int sy_stage_responses_id(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
@@ -353,8 +362,21 @@ int sy_stage_responses_id(struct sy_call *c)
                : p.n > 12 && memcmp(p.p + p.n - 12, "/input_items", 12) == 0 ? OP_ITEMS
                : p.n > 7 && memcmp(p.p + p.n - 7, "/cancel", 7) == 0         ? OP_CANCEL
                                                                              : OP_GET;
-    struct sy_str id = c->path_model;
-    if (!id.n || id.n >= sizeof r->full_id || sy_resp_id_decode(id.p, id.n, &r->rid) != 0) {
+    struct sy_str raw = c->path_model;
+    char dec[sizeof r->full_id];
+    size_t dn = 0;
+    for (size_t i = 0; i < raw.n && dn + 1 < sizeof dec; i++) { /* percent-decoded ('=' arrives as %3D) */
+        int hi, lo;
+        if (raw.p[i] == '%' && i + 2 < raw.n && (hi = hexval(raw.p[i + 1])) >= 0 && (lo = hexval(raw.p[i + 2])) >= 0) {
+            dec[dn++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            dec[dn++] = raw.p[i];
+        }
+    }
+    struct sy_str id = {dec, dn};
+    if (!id.n || raw.n >= sizeof r->full_id || memchr(dec, 0, dn) ||
+        sy_resp_id_decode(id.p, id.n, &r->rid) != 0) {
         sy_call_error(c, 404, "invalid_request_error", NULL, "Response not found.", NULL, 0);
         return SY_DONE;
     }
