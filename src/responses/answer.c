@@ -284,8 +284,7 @@ static const char *message_text(const struct sy_jdoc *d, uint32_t c, struct sy_a
     return r;
 }
 
-static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t id, uint32_t fn, const char *seed,
-                            int n)
+static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t id, uint32_t fn, const char *seed, int n)
 {
     char buf[96];
     sy_jw_obj(w);

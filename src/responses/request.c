@@ -148,7 +148,7 @@ static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
     return ty(d, i) == 's' && d->n[i].len > 2;
 }
 
-#define W_RAW(w, lit) sy_jw_raw((w), "" lit, sizeof(lit) - 1)
+#define W_RAW(w, lit)       sy_jw_raw((w), "" lit, sizeof(lit) - 1)
 #define W_KLIT(w, k, lit)   (sy_jw_key((w), (k)), sy_jw_str((w), "" lit, sizeof(lit) - 1))
 #define W_KNODE(w, k, d, i) (sy_jw_key((w), (k)), sy_jw_node((w), (d), (i)))
 
@@ -182,14 +182,20 @@ static int bad(struct tx *t, const char *param, const char *fmt, ...)
     return SY_EINVAL;
 }
 
-/* A string node's value for an error message, at most 64 bytes. */
+/* A string node's value for an error message, at most 64 bytes (whole UTF-8
+ * characters). */
 static const char *clip(struct tx *t, const struct sy_jdoc *d, uint32_t i, int *len)
 {
     size_t l = 0;
     const char *s = ty(d, i) == 's' ? sy_jdom_str(d, i, t->a, &l) : NULL;
     if (!s)
         return *len = 1, "?";
-    *len = (int)(l > 64 ? 64 : l);
+    if (l > 64) { /* cut at a character boundary */
+        l = 64;
+        while (l && ((unsigned char)s[l] & 0xC0) == 0x80)
+            l--;
+    }
+    *len = (int)l;
     return s;
 }
 
@@ -398,8 +404,7 @@ static void w_user_parts(struct tx *t, uint32_t c)
             W_KNODE(w, "input_audio", d, get(d, p, "input_audio"));
             sy_jw_end(w);
             break;
-        default: /* no text, not a media part: dropped */
-            break;
+        default: /* no text, not a media part: dropped */ break;
         }
     }
     sy_jw_end(w);
@@ -561,11 +566,11 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
     struct sy_jw *w = &t->iw;
     uint32_t type = get(d, it, "type"), id = get(d, it, "id"), role = get(d, it, "role");
     int msg = !type || sy_jdom_str_eq(d, type, "message");
-    const char *pre = msg                                                ? "msg"
+    const char *pre = msg                                               ? "msg"
                       : sy_jdom_str_eq(d, type, "function_call")        ? "fc"
                       : sy_jdom_str_eq(d, type, "function_call_output") ? "fco"
                       : sy_jdom_str_eq(d, type, "reasoning")            ? "rs"
-                                                                         : "item";
+                                                                        : "item";
     int asst = sy_jdom_str_eq(d, role, "assistant");
     sy_jw_obj(w);
     sy_jw_key(w, "type");
@@ -720,8 +725,8 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
         s = "auto";
     else if (sy_jdom_str_eq(d, type, "none"))
         s = "none";
-    else if (sy_jdom_str_eq(d, type, "required") || sy_jdom_str_eq(d, type, "any") ||
-             sy_jdom_str_eq(d, type, "tool") || sy_jdom_str_eq(d, type, "function"))
+    else if (sy_jdom_str_eq(d, type, "required") || sy_jdom_str_eq(d, type, "any") || sy_jdom_str_eq(d, type, "tool") ||
+             sy_jdom_str_eq(d, type, "function"))
         s = "required";
     if (s) {
         if (write) {
@@ -760,7 +765,7 @@ static int copy(struct tx *t, const char *from, const char *to, char want)
         return 0;
     double x;
     int64_t n;
-    int b, ok = want == 'n' ? sy_jdom_num(d, v, &x)
+    int b, ok = want == 'n'   ? sy_jdom_num(d, v, &x)
                 : want == 'i' ? sy_jdom_i64(d, v, &n)
                 : want == 'b' ? sy_jdom_bool(d, v, &b)
                               : ty(d, v) == want;
@@ -798,8 +803,9 @@ static int text_format(struct tx *t)
         return 0;
     }
     if (!sy_jdom_str_eq(d, type, "json_schema"))
-        return bad(t, "text", "Invalid value for 'text.format.type': expected one of 'text', 'json_object' or "
-                              "'json_schema'.");
+        return bad(t, "text",
+                   "Invalid value for 'text.format.type': expected one of 'text', 'json_object' or "
+                   "'json_schema'.");
     uint32_t name = get(d, f, "name"), schema = get(d, f, "schema"), strict = get(d, f, "strict");
     int sv = 0;
     if (name && ty(d, name) != 's')

@@ -33,9 +33,9 @@ struct sy__resp_usage {
 
 /* What varies between the response objects of one call. */
 struct sy__resp_state {
-    const char *status;                 /* "in_progress" | "completed" | "incomplete" | "failed" */
-    const char *incomplete;             /* incomplete_details.reason, NULL: null */
-    const char *err_code;               /* error {"code","message"}; NULL: error null */
+    const char *status;     /* "in_progress" | "completed" | "incomplete" | "failed" */
+    const char *incomplete; /* incomplete_details.reason, NULL: null */
+    const char *err_code;   /* error {"code","message"}; NULL: error null */
     const char *err_msg;
     size_t err_len;
     const struct sy__resp_usage *usage; /* NULL: usage null */

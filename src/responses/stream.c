@@ -190,8 +190,8 @@ static void w_item_ref(struct sy_respstream *s, struct sy_jw *w)
 
 /* An event carrying the whole response: created, in_progress, completed,
  * incomplete, failed. */
-static int ev_response(struct sy_respstream *s, struct sy_buf *out, const char *type,
-                       const struct sy__resp_state *st, int with_items)
+static int ev_response(struct sy_respstream *s, struct sy_buf *out, const char *type, const struct sy__resp_state *st,
+                       int with_items)
 {
     struct sy_resp_meta m;
     meta_of(s, &m);
@@ -311,8 +311,9 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
     if (s->open == K_MSG || s->open == K_RS) {
         int rs = s->open == K_RS;
         ev_begin(s, &w, out,
-                 rs ? "response.reasoning_summary_text.done"
-                    : s->refusal ? "response.refusal.done" : "response.output_text.done");
+                 rs           ? "response.reasoning_summary_text.done"
+                 : s->refusal ? "response.refusal.done"
+                              : "response.output_text.done");
         w_item_ref(s, &w);
         sy_jw_key(&w, rs ? "summary_index" : "content_index");
         sy_jw_int(&w, 0);
@@ -343,9 +344,8 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
             return rc;
     }
     const char *reason;
-    const char *status = s->open == K_MSG && at_finish && !strcmp(final_status(s, &reason), "incomplete")
-                             ? "incomplete"
-                             : "completed";
+    const char *status =
+        s->open == K_MSG && at_finish && !strcmp(final_status(s, &reason), "incomplete") ? "incomplete" : "completed";
     /* the item's JSON: once for output_item.done, once kept for the final response */
     size_t mark = s->items.len;
     struct sy_jw iw;
@@ -427,10 +427,10 @@ static int open_item(struct sy_respstream *s, struct sy_buf *out, int k, int ref
 static int ev_delta(struct sy_respstream *s, struct sy_buf *out, const struct sy_jdoc *d, uint32_t i,
                     struct sy_arena *a)
 {
-    const char *type = s->open == K_RS   ? "response.reasoning_summary_text.delta"
+    const char *type = s->open == K_RS     ? "response.reasoning_summary_text.delta"
                        : s->open == K_CALL ? "response.function_call_arguments.delta"
-                       : s->refusal       ? "response.refusal.delta"
-                                          : "response.output_text.delta";
+                       : s->refusal        ? "response.refusal.delta"
+                                           : "response.output_text.delta";
     size_t n;
     const char *t;
     if (ty(d, i) == 's') {
@@ -699,7 +699,7 @@ void sy_resp_stream_error(struct sy_respstream *s, int status, const char *messa
 {
     if (s->done)
         return;
-    const char *code = status == 429 ? "rate_limit_exceeded"
+    const char *code = status == 429                   ? "rate_limit_exceeded"
                        : status >= 400 && status < 500 ? "invalid_request_error"
                                                        : "server_error";
     fail(s, out, code, message ? message : "", message ? n : 0);

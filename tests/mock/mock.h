@@ -18,9 +18,15 @@
  *         bedrock.c    Bedrock Converse (AWS event stream), InvokeModel embeddings
  *         cohere.c     Cohere v2 chat and embed
  *         ollama.c     Ollama /api/chat (NDJSON stream) and /api/embed
+ *         responses.c  OpenAI Responses API (create, stream, retrieve, delete, input items)
+ *         media.c      images, audio speech / transcriptions / translations,
+ *                      moderations, rerank (Cohere shape)
+ *         files.c      files and batches
+ *         multipart.c  multipart/form-data reader
  *
  * Threading: every worker thread runs its own loop; a connection never leaves
- * the thread that accepted it. Only the request log is shared (mutex).
+ * the thread that accepted it. Shared (each behind its own mutex): the request
+ * log, gemini.c's issued tokens, and the remembered responses, files and batches.
  */
 #ifndef MOCK_H
 #define MOCK_H
@@ -193,6 +199,17 @@ void mock_fault_parse_kv(struct mock_fault *f, const char *s, size_t n, char sep
 struct sy_str mock_model_split(struct sy_str model, struct mock_fault *f);
 /* Decode %XX escapes in place; returns the new length. */
 size_t mock_pct_decode(char *p, size_t n);
+/* A top-level member of a JSON object: type 0 = absent, 's' string (v without
+ * the quotes, still escaped), 'p' number/true/false/null, 'o' object, 'a' array
+ * (v the raw JSON text). */
+struct mock_jv {
+    struct sy_str v;
+    char type;
+};
+/* Fill out[i] with member keys[i] of the JSON object body. Returns 0, or -1
+ * if body is not a JSON object. */
+int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys,
+                  struct mock_jv *out);
 
 /* reply.c */
 /* The reply text: the default sentence (or its UTF-8 variant), or "content". */
@@ -293,5 +310,60 @@ int mock_cohere(struct mock_resp *r, const struct mock_req *q, int embed);
 void mock_ollama_error(struct mock_resp *r, int status, const char *message,
                        const struct mock_fault *f);
 int mock_ollama(struct mock_resp *r, const struct mock_req *q, int embed);
+
+/* ---- the other OpenAI APIs (routes.c dispatches, after the key check) ---- */
+enum mock_api {
+    MOCK_A_NONE,
+    MOCK_A_RESP_CREATE, MOCK_A_RESP_GET, MOCK_A_RESP_DELETE, MOCK_A_RESP_ITEMS,
+    MOCK_A_IMG_GEN, MOCK_A_IMG_EDIT, MOCK_A_SPEECH, MOCK_A_TRANSCRIBE, MOCK_A_TRANSLATE,
+    MOCK_A_MODERATE, MOCK_A_RERANK,
+    MOCK_A_FILE_UPLOAD, MOCK_A_FILE_LIST, MOCK_A_FILE_GET, MOCK_A_FILE_DELETE, MOCK_A_FILE_CONTENT,
+    MOCK_A_BATCH_CREATE, MOCK_A_BATCH_LIST, MOCK_A_BATCH_GET, MOCK_A_BATCH_CANCEL,
+};
+struct mock_call {
+    enum mock_api api;
+    struct sy_str id;          /* {id} of the path (response, file, batch) */
+    struct sy_str dep;         /* Azure deployment (NULL .p = none) */
+    struct sy_str query;       /* the query string, without '?' */
+    int azure;                 /* 1 = /openai/… (api-version required), 2 = /openai/v1/… */
+};
+
+/* routes.c */
+/* The value of query parameter name (NULL .p = absent), still percent-encoded. */
+struct sy_str mock_query_param(struct sy_str query, const char *name);
+/* mock_begin(), then a status directive: the error is rendered and committed
+ * (OpenAI-shaped, Cohere-shaped when r->d is MOCK_COHERE) and 1 returned. */
+int mock_api_begin(struct mock_resp *r, const struct mock_fault *f);
+
+/* responses.c. q: the scanned JSON body (create) or an empty one (others). */
+void mock_responses(struct mock_resp *r, const struct mock_call *k, struct mock_req *q);
+void mock_responses_reset(void);
+/* prefix + n lowercase hex digits, the first 16 unique within the process. */
+void mock_hex_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, int n);
+/* OpenAI error with a param (NULL = null) and code (NULL = null); message is plain text. */
+void mock_error_param(struct mock_resp *r, int status, const char *message, const char *param,
+                      const char *code);
+
+/* media.c: images, audio, moderations, rerank. */
+void mock_media(struct mock_resp *r, const struct mock_call *k, struct mock_req *q);
+
+/* files.c: files and batches. */
+void mock_files(struct mock_resp *r, const struct mock_call *k, struct mock_req *q);
+void mock_files_reset(void);
+
+/* multipart.c */
+#define MOCK_MAX_PARTS 32
+struct mock_part {
+    struct sy_str name, filename, ctype, data; /* views into the body; filename NULL .p = none */
+};
+/* Split a multipart/form-data body (ct: its Content-Type header) into at most
+ * max parts. Returns the number of parts, or -1 (not multipart, no boundary,
+ * malformed). */
+int mock_multipart(const char *ct, const char *body, size_t n, struct mock_part *parts, int max);
+/* The first part named name, or NULL. */
+const struct mock_part *mock_part(const struct mock_part *parts, int n, const char *name);
+/* Append ,"multipart":{"fields":[names],"files":[{name,filename,bytes}],"model":M|null}
+ * for a request log entry (nothing if the body is not multipart). */
+void mock_multipart_log(struct sy_buf *s, const char *ct, const char *body, size_t n);
 
 #endif

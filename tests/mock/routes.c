@@ -14,6 +14,14 @@
  *   POST /model/{id}/{converse|converse-stream|invoke}    Bedrock (bedrock.c)
  *   POST /v2/chat, /v2/embed                              Cohere (cohere.c)
  *   POST /api/chat, /api/embed                            Ollama (ollama.c)
+ *   POST /v1/responses, GET|DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items
+ *                                                         Responses API (responses.c)
+ *   POST /v1/images/{generations|edits}, /v1/audio/{speech|transcriptions|translations},
+ *        /v1/moderations, /v1/rerank, /v2/rerank, /rerank  (media.c)
+ *   POST|GET /v1/files, GET|DELETE /v1/files/{id}, GET /v1/files/{id}/content,
+ *   POST|GET /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/cancel  (files.c)
+ *        these also without /v1, and on Azure under /openai/…, /openai/v1/… and
+ *        /openai/deployments/{dep}/… (classify_api)
  *   GET  /__mock/requests    last 100 requests, oldest first (JSON array)
  *   GET  /__mock/stats       {"token_fetches":N,"tokens_issued":M}
  *   POST /__mock/reset       clear that log and those counts
@@ -24,7 +32,8 @@
  *
  * The log is shared between worker threads (one mutex); each entry is rendered
  * to JSON when recorded so that reading it is a join. The only other shared
- * state is gemini.c's table of issued OAuth2 tokens (its own mutex).
+ * state is gemini.c's table of issued OAuth2 tokens, and the responses, files
+ * and batches that responses.c and files.c remember (each its own mutex).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -61,7 +70,9 @@ static void record(struct mock_conn *c)
     }
     SY_BUF_LIT(&s, "},\"body\":\"");
     sy_buf_json_escape(&s, h->body.p ? h->body.p : "", h->body.len);
-    SY_BUF_LIT(&s, "\"}");
+    SY_BUF_LIT(&s, "\"");
+    mock_multipart_log(&s, mock_header(c, "content-type"), h->body.p, h->body.len);
+    SY_BUF_LIT(&s, "}");
     pthread_mutex_lock(&ring_mu);
     unsigned slot = (ring_head + ring_count) % RING;
     if (ring_count == RING) {
@@ -102,6 +113,8 @@ static void reset_log(struct mock_resp *r)
     ring_head = ring_count = 0;
     pthread_mutex_unlock(&ring_mu);
     mock_token_reset();
+    mock_responses_reset();
+    mock_files_reset();
     struct sy_buf *s = &r->c->th->scratch;
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"ok\":true}");
@@ -141,6 +154,19 @@ static enum route classify_azure(struct sy_str p, struct sy_str *dep)
     struct sy_str rest = {slash, (size_t)(end - slash)}, unused;
     enum route rt = classify(rest, &unused);
     return rt == R_CHAT || rt == R_TEXT || rt == R_EMB ? rt : R_NONE;
+}
+
+struct sy_str mock_query_param(struct sy_str q, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < q.n;) {
+        const char *amp = memchr(q.p + i, '&', q.n - i);
+        size_t e = amp ? (size_t)(amp - q.p) : q.n;
+        if (e - i > n && memcmp(q.p + i, name, n) == 0 && q.p[i + n] == '=')
+            return (struct sy_str){q.p + i + n + 1, e - i - n - 1};
+        i = e + 1;
+    }
+    return SY_STR_NULL;
 }
 
 static int has_query_param(struct sy_str q, const char *name)
@@ -466,6 +492,155 @@ static void azure_error(struct mock_resp *r, int status, const char *code, const
     mock_body_json(r, status, s, NULL);
 }
 
+/* The API key (Azure: also api-key) and Azure's api-version (azure 1). On
+ * failure the error is rendered and 0 returned. */
+static int check_key(struct mock_conn *c, struct mock_resp *r, int azure, struct sy_str query)
+{
+    if (!authorized(c, azure)) {
+        if (azure)
+            azure_error(r, 401, "401",
+                        "Access denied due to invalid subscription key or wrong API endpoint. "
+                        "Make sure to provide a valid key for an active subscription and use a "
+                        "correct regional API endpoint for your resource.");
+        else
+            unauthorized(r);
+        return 0;
+    }
+    if (azure == 1 && !has_query_param(query, "api-version")) {
+        azure_error(r, 400, "MissingApiVersionParameter",
+                    "The api-version query parameter (?api-version=) is required for all "
+                    "requests.");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the other OpenAI APIs (responses.c, media.c, files.c) ---- */
+
+/* "/x/{id}[/tail]" under base "/x/": the id, and whether what follows it is
+ * exactly tail ("" = nothing). */
+static int id_path(struct sy_str p, const char *base, const char *tail, struct sy_str *id)
+{
+    size_t bn = strlen(base), tn = strlen(tail);
+    if (!sy_str_startswith(p, base, bn) || p.n <= bn + tn)
+        return 0;
+    const char *s = p.p + bn, *end = p.p + p.n - tn;
+    if (memcmp(end, tail, tn) != 0 || memchr(s, '/', (size_t)(end - s)))
+        return 0;
+    *id = (struct sy_str){s, (size_t)(end - s)};
+    return 1;
+}
+
+static enum mock_api classify_api(struct sy_str p, int method, struct mock_call *k)
+{
+    struct sy_str x = p;
+    int get = method == HTTP_GET, post = method == HTTP_POST, del = method == HTTP_DELETE;
+    memset(k, 0, sizeof *k);
+    if (sy_str_startswith(p, "/openai/deployments/", 20)) {
+        const char *d = p.p + 20, *end = p.p + p.n;
+        const char *slash = memchr(d, '/', (size_t)(end - d));
+        if (!slash || slash == d)
+            return MOCK_A_NONE;
+        k->dep = (struct sy_str){d, (size_t)(slash - d)};
+        x = (struct sy_str){slash, (size_t)(end - slash)};
+        k->azure = 1;
+    } else if (sy_str_startswith(p, "/openai/v1/", 11)) {
+        x = (struct sy_str){p.p + 10, p.n - 10};
+        k->azure = 2;
+    } else if (sy_str_startswith(p, "/openai/", 8)) {
+        x = (struct sy_str){p.p + 7, p.n - 7};
+        k->azure = 1;
+    } else if (sy_str_startswith(p, "/v1/", 4)) {
+        x = (struct sy_str){p.p + 3, p.n - 3};
+    } else if (SY_STR_EQ(p, "/v2/rerank")) {
+        x = (struct sy_str){p.p + 3, p.n - 3};
+    }
+    static const struct {
+        const char *path;
+        enum mock_api api;
+    } posts[] = {
+        {"/responses", MOCK_A_RESP_CREATE}, {"/images/generations", MOCK_A_IMG_GEN},
+        {"/images/edits", MOCK_A_IMG_EDIT}, {"/audio/speech", MOCK_A_SPEECH},
+        {"/audio/transcriptions", MOCK_A_TRANSCRIBE}, {"/audio/translations", MOCK_A_TRANSLATE},
+        {"/moderations", MOCK_A_MODERATE}, {"/rerank", MOCK_A_RERANK},
+        {"/files", MOCK_A_FILE_UPLOAD}, {"/batches", MOCK_A_BATCH_CREATE},
+    };
+    for (size_t i = 0; post && i < sizeof posts / sizeof posts[0]; i++)
+        if (sy_str_eq(x, posts[i].path, strlen(posts[i].path)))
+            return k->api = posts[i].api;
+    if (get && SY_STR_EQ(x, "/files"))
+        return k->api = MOCK_A_FILE_LIST;
+    if (get && SY_STR_EQ(x, "/batches"))
+        return k->api = MOCK_A_BATCH_LIST;
+    if (get && id_path(x, "/responses/", "/input_items", &k->id))
+        return k->api = MOCK_A_RESP_ITEMS;
+    if ((get || del) && id_path(x, "/responses/", "", &k->id))
+        return k->api = get ? MOCK_A_RESP_GET : MOCK_A_RESP_DELETE;
+    if (get && id_path(x, "/files/", "/content", &k->id))
+        return k->api = MOCK_A_FILE_CONTENT;
+    if ((get || del) && id_path(x, "/files/", "", &k->id))
+        return k->api = get ? MOCK_A_FILE_GET : MOCK_A_FILE_DELETE;
+    if (post && id_path(x, "/batches/", "/cancel", &k->id))
+        return k->api = MOCK_A_BATCH_CANCEL;
+    if (get && id_path(x, "/batches/", "", &k->id))
+        return k->api = MOCK_A_BATCH_GET;
+    return MOCK_A_NONE;
+}
+
+int mock_api_begin(struct mock_resp *r, const struct mock_fault *f)
+{
+    mock_begin(r, f);
+    if (f->status <= 0 || f->status == 200)
+        return 0;
+    if (r->d == MOCK_COHERE)
+        mock_cohere_error(r, (int)f->status, NULL, f);
+    else
+        mock_error(r, (int)f->status, NULL, NULL, NULL, f);
+    mock_commit(r, f, 0);
+    return 1;
+}
+
+/* JSON bodies are scanned here (directives, model, input items); multipart
+ * ones and bodiless requests get an empty scan, directives from an Azure
+ * deployment name either way. The handlers render and commit. */
+static void route_api(struct mock_conn *c, struct mock_resp *r, struct mock_call *k)
+{
+    struct mock_http_req *h = &c->req;
+    enum mock_api a = k->api;
+    int json = a == MOCK_A_RESP_CREATE || a == MOCK_A_IMG_GEN || a == MOCK_A_SPEECH ||
+               a == MOCK_A_MODERATE || a == MOCK_A_RERANK || a == MOCK_A_BATCH_CREATE;
+    struct mock_req q;
+    if (a == MOCK_A_RERANK)
+        r->d = MOCK_COHERE;
+    if (json && mock_scan(h->body.p ? h->body.p : "", h->body.len, SY_STR_NULL, &q) < 0) {
+        if (r->d == MOCK_COHERE)
+            mock_cohere_error(r, 400, "invalid request: the body is not valid JSON", NULL);
+        else
+            mock_error(r, 400,
+                       "We could not parse the JSON body of your request. (HINT: This likely "
+                       "means you aren't using your HTTP library correctly. The OpenAI API "
+                       "expects a JSON payload, but what was sent was not valid JSON.)",
+                       "invalid_request_error", NULL, NULL);
+        mock_commit(r, NULL, 0);
+        free(q.items);
+        return;
+    }
+    if (!json) {
+        memset(&q, 0, sizeof q);
+        q.max_tokens = q.dimensions = -1;
+        mock_fault_init(&q.fault);
+    }
+    if (k->dep.p)
+        q.model = mock_model_split(k->dep, &q.fault);
+    if (a <= MOCK_A_RESP_ITEMS)
+        mock_responses(r, k, &q);
+    else if (a <= MOCK_A_RERANK)
+        mock_media(r, k, &q);
+    else
+        mock_files(r, k, &q);
+    free(q.items);
+}
+
 void mock_route(struct mock_conn *c)
 {
     struct mock_http_req *h = &c->req;
@@ -501,6 +676,17 @@ void mock_route(struct mock_conn *c)
         return;
     }
 
+    struct mock_call api;
+    if (classify_api(path, c->parser.method, &api) != MOCK_A_NONE) {
+        api.query = query;
+        if (api.api == MOCK_A_RERANK ? (r.d = MOCK_COHERE, mock_cohere_auth(&r))
+                                     : check_key(c, &r, api.azure, query))
+            route_api(c, &r, &api);
+        else
+            mock_commit(&r, NULL, 0);
+        return;
+    }
+
     struct call k;
     if (is_post && classify_native(path, &k) != N_NONE) {
         route_native(c, &r, &k, path, query);
@@ -522,21 +708,7 @@ void mock_route(struct mock_conn *c)
         mock_commit(&r, NULL, 0);
         return;
     }
-    if (!authorized(c, azure)) {
-        if (azure)
-            azure_error(&r, 401, "401",
-                        "Access denied due to invalid subscription key or wrong API endpoint. "
-                        "Make sure to provide a valid key for an active subscription and use a "
-                        "correct regional API endpoint for your resource.");
-        else
-            unauthorized(&r);
-        mock_commit(&r, NULL, 0);
-        return;
-    }
-    if (azure && !has_query_param(query, "api-version")) {
-        azure_error(&r, 400, "MissingApiVersionParameter",
-                    "The api-version query parameter (?api-version=) is required for all "
-                    "requests.");
+    if (!check_key(c, &r, azure, query)) {
         mock_commit(&r, NULL, 0);
         return;
     }

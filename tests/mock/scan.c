@@ -18,6 +18,13 @@
  *   dimensions, outputDimensionality,       embeddings          dimensions
  *   output_dimension, parameters.outputDimensionality
  *   anthropic_version, input_type           Vertex Claude, Cohere
+ *   input[-1] .role / .type                 OpenAI Responses    last_role, last_tool_result
+ *                                                               (type "function_call_output")
+ *   instructions, max_output_tokens         OpenAI Responses    prompt_chars, max_tokens
+ *   documents                               rerank              items
+ *
+ * mock_json_get() reads any other top-level member (responses.c, media.c,
+ * files.c echo or check them).
  *
  * Directives come from a "mock" object in the body or from "model":
  * "name@k=v,k=v" (or a model named by the URL); all go through one table
@@ -331,6 +338,20 @@ static void last_turn(const char *js, const jsmntok_t *t, int nt, int arr, struc
                 q->last_tool_result = 1;
 }
 
+/* Responses API "input" items: the last one's role, and whether it is a tool
+ * result ({"type":"function_call_output",…}). */
+static void last_input(const char *js, const jsmntok_t *t, int nt, int arr, struct mock_req *q)
+{
+    if (t[arr].type != JSMN_ARRAY || t[arr].size == 0)
+        return;
+    int k = arr + 1;
+    for (int m = 1; m < t[arr].size && k < nt; m++)
+        k = skip(t, nt, k);
+    int role = obj_get(js, t, nt, k, "role"), type = obj_get(js, t, nt, k, "type");
+    q->last_role = role >= 0 && t[role].type == JSMN_STRING ? tok_str(js, &t[role]) : SY_STR_NULL;
+    q->last_tool_result = type >= 0 && tok_eq(js, &t[type], "function_call_output");
+}
+
 /* The first declared tool: Anthropic {name, input_schema}, OpenAI-style
  * {type, function:{name, parameters}} (Cohere, Ollama), Gemini
  * {functionDeclarations:[{name, parameters}]}, Bedrock {toolSpec:{name,
@@ -418,16 +439,21 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
             int u = obj_get(body, t, nt, vi, "include_usage");
             if (u >= 0)
                 q->include_usage = body[t[u].start] == 't';
-        } else if (tok_eq(body, k, "max_tokens") || tok_eq(body, k, "max_completion_tokens")) {
+        } else if (tok_eq(body, k, "max_tokens") || tok_eq(body, k, "max_completion_tokens") ||
+                   tok_eq(body, k, "max_output_tokens")) {
             if (num_of(body, v) >= 0)
                 q->max_tokens = num_of(body, v);
         } else if (tok_eq(body, k, "messages") || tok_eq(body, k, "contents"))
             last_turn(body, t, nt, vi, q);
         else if (tok_eq(body, k, "prompt") || tok_eq(body, k, "system") ||
-                 tok_eq(body, k, "systemInstruction"))
+                 tok_eq(body, k, "systemInstruction") || tok_eq(body, k, "instructions"))
             q->prompt_chars += value_chars(t, nt, vi);
-        else if (tok_eq(body, k, "input") || tok_eq(body, k, "texts") || tok_eq(body, k, "inputText"))
+        else if (tok_eq(body, k, "input") || tok_eq(body, k, "texts") ||
+                 tok_eq(body, k, "inputText") || tok_eq(body, k, "documents")) {
             scan_input(body, t, nt, vi, q);
+            if (tok_eq(body, k, "input"))
+                last_input(body, t, nt, vi, q);
+        }
         else if (tok_eq(body, k, "requests"))
             scan_list(body, t, nt, vi, q, 1);
         else if (tok_eq(body, k, "instances"))
@@ -480,6 +506,38 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
     if (q->dimensions < 0 && q->fault.dimensions > 0)
         q->dimensions = q->fault.dimensions;
 out:
+    if (t != stack_toks)
+        free(t);
+    return rc;
+}
+
+int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys,
+                  struct mock_jv *out)
+{
+    jsmntok_t stack_toks[512], *t = stack_toks;
+    jsmn_parser p;
+    for (int i = 0; i < nkeys; i++)
+        out[i] = (struct mock_jv){SY_STR_NULL, 0};
+    jsmn_init(&p);
+    int nt = jsmn_parse(&p, body, n, t, 512);
+    if (nt == JSMN_ERROR_NOMEM) {
+        jsmn_init(&p);
+        int need = jsmn_parse(&p, body, n, NULL, 0);
+        if (need <= 0 || !(t = malloc(sizeof *t * (size_t)need)))
+            return -1;
+        jsmn_init(&p);
+        nt = jsmn_parse(&p, body, n, t, (unsigned)need);
+    }
+    int rc = nt >= 1 && t[0].type == JSMN_OBJECT ? 0 : -1;
+    for (int i = 1; rc == 0 && i + 1 < nt; i = skip(t, nt, i + 1)) {
+        const jsmntok_t *v = &t[i + 1];
+        for (int j = 0; j < nkeys; j++)
+            if (tok_eq(body, &t[i], keys[j])) {
+                out[j].v = tok_str(body, v);
+                out[j].type = v->type == JSMN_STRING ? 's' : v->type == JSMN_OBJECT ? 'o'
+                            : v->type == JSMN_ARRAY ? 'a' : 'p';
+            }
+    }
     if (t != stack_toks)
         free(t);
     return rc;

@@ -3,7 +3,8 @@
 # API key and an AWS secret) and checks a few responses with curl: shapes, auth,
 # Azure rules, embeddings, faults, the request log, pipelining and TLS; then each
 # native format (Anthropic, Gemini, Vertex AI + OAuth2 token, Bedrock with SigV4
-# and the binary event stream, Cohere, Ollama) and split_utf8. No timing asserts.
+# and the binary event stream, Cohere, Ollama) and split_utf8; then the Responses,
+# images, audio, moderations, rerank, files and batches APIs. No timing asserts.
 # Needs bash, curl, openssl and gzip (its trailer is the independent CRC-32 used
 # to check event-stream frames).
 set -uo pipefail
@@ -467,6 +468,89 @@ check log-ant-body "$r" '\"max_tokens\":64'
 check log-br-sig "$r" '"authorization":"AWS4-HMAC-SHA256 Credential=AKIDMOCK/'
 check log-br-path "$r" '"path":"/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse"'
 check log-token "$r" '"path":"/token"'
+
+# ---- the other OpenAI APIs: Responses, images, audio, moderations, rerank, files, batches ----
+fn='"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}]'
+r=$(post /v1/responses '{"model":"gpt-4o","input":"Hi","instructions":"x"}')
+check resp-object "$r" '"object":"response","created_at":'
+check resp-text "$r" '"content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"Hello! This is'
+check resp-usage "$r" '"output_tokens":18,"output_tokens_details":{"reasoning_tokens":0}'
+rid=$(grep -o '"id":"resp_[0-9a-f]*"' <<<"$r" | head -1 | cut -d'"' -f4)
+r=$(curl -s -i "${auth[@]}" "$base/v1/responses/$rid")
+check resp-get "$r" "\"id\":\"$rid\""
+r=$(curl -s "${auth[@]}" "$base/v1/responses/$rid/input_items")
+check resp-items "$r" '"type":"message","role":"user","content":[{"type":"input_text","text":"Hi"}]}],"first_id":"msg_'
+r=$(post /responses "{\"model\":\"gpt-4o\",\"previous_response_id\":\"$rid\",\"input\":\"weather?\",$fn}")
+check resp-prev "$r" "\"previous_response_id\":\"$rid\""
+check resp-call "$r" '"type":"function_call","status":"completed","arguments":"{\"location\":\"Paris\"}","call_id":"call_'
+r=$(post /v1/responses "{\"model\":\"gpt-4o\",\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"c\",\"output\":\"sunny\"}],$fn}")
+check resp-after-call "$r" '"type":"message"'
+r=$(curl -s -i -X DELETE "${auth[@]}" "$base/v1/responses/$rid")
+check resp-delete "$r" '"object":"response","deleted":true}'
+r=$(curl -s -i "${auth[@]}" "$base/v1/responses/$rid")
+check resp-gone "$r" "HTTP/1.1 404"
+r=$(post /v1/responses "{\"model\":\"gpt-4o\",\"previous_response_id\":\"$rid\",\"input\":\"x\"}")
+check resp-prev-400 "$r" '"param":"previous_response_id","code":"previous_response_not_found"'
+r=$(post /v1/responses '{"model":"gpt-4o","input":"Hi","stream":true,"mock":{"chunks":2}}')
+eq resp-stream-events "$(events <<<"$r")" "response.created response.in_progress response.output_item.added response.content_part.added response.output_text.delta response.output_text.delta response.output_text.done response.content_part.done response.output_item.done response.completed "
+eq resp-stream-seq "$(grep -o '"sequence_number":[0-9]*' <<<"$r" | cut -d: -f2 | tr '\n' ' ')" "0 1 2 3 4 5 6 7 8 9 "
+r=$(post /v1/responses "{\"model\":\"gpt-4o\",\"input\":\"w\",\"stream\":true,$fn}")
+eq resp-stream-call "$(events <<<"$r")" "response.created response.in_progress response.output_item.added response.function_call_arguments.delta response.function_call_arguments.delta response.function_call_arguments.delta response.function_call_arguments.done response.output_item.done response.completed "
+r=$(curl -s -i "$base/openai/responses?api-version=2025-03-01-preview" -H "api-key: sk-test" -d '{"model":"gpt-4o","input":"x"}')
+check resp-azure "$r" '"object":"response"'
+
+r=$(post /v1/images/generations '{"model":"dall-e-3","prompt":"a cat","n":2}')
+check img-url "$r" '"data":[{"url":"https://mock.invalid/img/'
+check img-revised "$r" '"revised_prompt":"a cat"'
+r=$(post /images/generations '{"model":"gpt-image-1","prompt":"a cat"}')
+check img-b64 "$r" '"b64_json":"iVBORw0KGgo'
+check img-usage "$r" '"usage":{"input_tokens":'
+printf 'PNG' >"$tmp/i.png"
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/v1/images/edits" -F model=dall-e-2 -F prompt=hat -F "image=@$tmp/i.png" -F response_format=b64_json)
+check img-edit "$r" '"b64_json":"'
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/v1/images/edits" -F model=dall-e-2 -F prompt=hat)
+check img-edit-noimage "$r" "HTTP/1.1 400"
+r=$(curl -s -i "$base/openai/deployments/dalle@status=503/images/generations?api-version=2024-02-01" -H "api-key: sk-test" -d '{"prompt":"x"}')
+check img-azure-fault "$r" "HTTP/1.1 503"
+
+curl -s -D "$tmp/sph" "${auth[@]}" "$base/v1/audio/speech" -d '{"model":"tts-1","input":"Hello","voice":"alloy"}' -o "$tmp/sp.mp3"
+check speech-ctype "$(cat "$tmp/sph")" "Content-Type: audio/mpeg"
+check speech-chunked "$(cat "$tmp/sph")" "Transfer-Encoding: chunked"
+eq speech-magic "$(head -c 3 "$tmp/sp.mp3")" "ID3"
+eq speech-size "$(wc -c <"$tmp/sp.mp3" | tr -d ' ')" "2208"
+head -c 1000 /dev/zero >"$tmp/a.wav"
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/v1/audio/transcriptions" -F model=whisper-1 -F "file=@$tmp/a.wav")
+check stt-json "$r" '{"text":"mock transcription of 1000 bytes"}'
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/audio/translations" -F model=whisper-1 -F "file=@$tmp/a.wav" -F response_format=text)
+check stt-text "$r" "Content-Type: text/plain"
+r=$(curl -s -i -H "Authorization: Bearer sk-test" "$base/v1/audio/transcriptions" -F model=whisper-1)
+check stt-nofile "$r" "HTTP/1.1 400"
+check stt-log "$(log)" '"multipart":{"fields":["model"],"files":[],"model":"whisper-1"}'
+
+r=$(post /v1/moderations '{"input":["a","b"]}')
+check mod-shape "$r" '"model":"omni-moderation-latest","results":[{"flagged":false,"categories":{"harassment":false'
+eq mod-count "$(grep -o '"flagged"' <<<"$r" | wc -l | tr -d ' ')" "2"
+for p in /v1/rerank /v2/rerank /rerank; do
+  r=$(post $p '{"model":"rerank-english-v3.0","query":"capital of France","documents":["Berlin is in Germany","Paris is the capital of France","blue sky"],"top_n":2}')
+  check "rerank$p" "$r" '"results":[{"index":1,"relevance_score":0.9'
+  check "rerank-meta$p" "$r" '"meta":{"api_version":{"version":"2"},"billed_units":{"search_units":1}}'
+done
+
+printf '{"custom_id":"1"}\n' >"$tmp/in.jsonl"
+r=$(curl -s -H "Authorization: Bearer sk-test" "$base/v1/files" -F purpose=batch -F "file=@$tmp/in.jsonl")
+check file-upload "$r" '"purpose":"batch","filename":"in.jsonl","bytes":18,'
+fid=$(grep -o '"id":"file-[0-9a-f]*"' <<<"$r" | cut -d'"' -f4)
+check file-list "$(curl -s "${auth[@]}" "$base/v1/files")" "\"id\":\"$fid\""
+eq file-content "$(curl -s "${auth[@]}" "$base/v1/files/$fid/content")" '{"custom_id":"1"}'
+r=$(post /v1/batches "{\"input_file_id\":\"$fid\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}")
+check batch-create "$r" '"object":"batch","endpoint":"/v1/chat/completions"'
+check batch-status "$r" '"status":"validating"'
+bid=$(grep -o '"id":"batch_[0-9a-f]*"' <<<"$r" | cut -d'"' -f4)
+check batch-cancel "$(curl -s -X POST "${auth[@]}" "$base/v1/batches/$bid/cancel")" '"status":"cancelling"'
+check batch-cancelled "$(curl -s "${auth[@]}" "$base/openai/batches/$bid?api-version=2024-10-21" -H "api-key: sk-test")" '"status":"cancelled"'
+check batch-badfile "$(post /v1/batches '{"input_file_id":"file-x","endpoint":"/v1/embeddings","completion_window":"24h"}')" "HTTP/1.1 400"
+check file-delete "$(curl -s -X DELETE "${auth[@]}" "$base/v1/files/$fid")" '"object":"file","deleted":true}'
+check file-gone "$(curl -s -i "${auth[@]}" "$base/v1/files/$fid")" "HTTP/1.1 404"
 
 echo "mock selftest: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -70,8 +70,8 @@ static void one(const struct sy_jdoc *d, const char *prior, size_t pn, int with_
     sy_buf_init(&items, cap);
     struct sy_xerr e;
     memset(&e, 0, sizeof e);
-    int rc = sy_resp_to_openai(d, prior, pn, "0123456789abcdef0123456789abcdef", a, &out,
-                               with_items ? &items : NULL, &e);
+    int rc =
+        sy_resp_to_openai(d, prior, pn, "0123456789abcdef0123456789abcdef", a, &out, with_items ? &items : NULL, &e);
     if (rc == 0) {
         if (!tiny) {
             check_chat(out.p, out.len);

@@ -89,10 +89,12 @@ static void text_answer(void **st)
     (void)st;
     struct t t;
     setup(&t, NULL);
-    conv(&t, "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"up\",\"choices\":[{\"index\":0,"
-             "\"message\":{\"role\":\"assistant\",\"content\":\"Hello \\u00e9\\\"x\\\"\"},\"finish_reason\":\"stop\"}],"
-             "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8,"
-             "\"prompt_tokens_details\":{\"cached_tokens\":2},\"completion_tokens_details\":{\"reasoning_tokens\":1}}}");
+    conv(&t,
+         "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"up\",\"choices\":[{\"index\":"
+         "0,"
+         "\"message\":{\"role\":\"assistant\",\"content\":\"Hello \\u00e9\\\"x\\\"\"},\"finish_reason\":\"stop\"}],"
+         "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8,"
+         "\"prompt_tokens_details\":{\"cached_tokens\":2},\"completion_tokens_details\":{\"reasoning_tokens\":1}}}");
     assert_string_equal(raw(&t, "id"), "\"resp_test\"");
     assert_string_equal(raw(&t, "object"), "\"response\"");
     assert_string_equal(raw(&t, "created_at"), "1700000000");
@@ -138,7 +140,8 @@ static void tool_calls(void **st)
     struct t t;
     setup(&t, NULL);
     conv(&t, "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
-             "{\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}},"
+             "{\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{"
+             "\\\"city\\\":\\\"Paris\\\"}\"}},"
              "{\"type\":\"function\",\"function\":{\"name\":\"f2\",\"arguments\":{\"x\":1}}}]},"
              "\"finish_reason\":\"tool_calls\"}]}");
     assert_string_equal(raw(&t, "status"), "\"completed\"");
@@ -180,14 +183,16 @@ static void status_and_reasoning(void **st)
     assert_string_equal(raw(&t, "status"), "\"incomplete\"");
     assert_string_equal(raw(&t, "incomplete_details"), "{\"reason\":\"content_filter\"}");
     assert_string_equal(raw(&t, "output.0.content.0.text"), "\"\"");
-    conv(&t, "{\"choices\":[{\"message\":{\"content\":\"42\",\"reasoning_content\":\"think\"},\"finish_reason\":\"stop\"}]}");
+    conv(&t, "{\"choices\":[{\"message\":{\"content\":\"42\",\"reasoning_content\":\"think\"},\"finish_reason\":"
+             "\"stop\"}]}");
     assert_string_equal(raw(&t, "output.0.type"), "\"reasoning\"");
     assert_string_equal(raw(&t, "output.0.id"), "\"rs_" SEED "\"");
     assert_string_equal(raw(&t, "output.0.summary"), "[{\"type\":\"summary_text\",\"text\":\"think\"}]");
     assert_string_equal(raw(&t, "output.1.type"), "\"message\"");
     conv(&t, "{\"choices\":[{\"message\":{\"content\":null,\"refusal\":\"no\"},\"finish_reason\":\"stop\"}]}");
     assert_string_equal(raw(&t, "output.0.content"), "[{\"type\":\"refusal\",\"refusal\":\"no\"}]");
-    conv(&t, "{\"choices\":[{\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"\\u00e9\"}]}}]}");
+    conv(&t, "{\"choices\":[{\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":"
+             "\"\\u00e9\"}]}}]}");
     assert_string_equal(raw(&t, "output.0.content.0.text"), "\"a\xc3\xa9\"");
     done(&t);
 }
@@ -206,7 +211,8 @@ static void request_echo(void **st)
     conv(&t, "{\"choices\":[{\"message\":{\"content\":\"ok\"}}]}");
     assert_string_equal(raw(&t, "instructions"), "\"be brief\"");
     assert_string_equal(raw(&t, "max_output_tokens"), "50");
-    assert_string_equal(raw(&t, "tools"), "[{\"type\":\"function\",\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]");
+    assert_string_equal(raw(&t, "tools"),
+                        "[{\"type\":\"function\",\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}]");
     assert_string_equal(raw(&t, "tool_choice"), "{\"type\":\"function\",\"name\":\"f\"}");
     assert_string_equal(raw(&t, "temperature"), "0.2");
     assert_string_equal(raw(&t, "top_p"), "1");
@@ -245,8 +251,9 @@ static void output_items(void **st)
     (void)st;
     struct t t;
     setup(&t, NULL);
-    conv(&t, "{\"choices\":[{\"message\":{\"content\":\"ok\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\","
-             "\"arguments\":\"{}\"}}]}}]}");
+    conv(&t,
+         "{\"choices\":[{\"message\":{\"content\":\"ok\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"f\","
+         "\"arguments\":\"{}\"}}]}}]}");
     struct sy_buf items;
     sy_buf_init(&items, 1 << 20);
     assert_int_equal(sy_resp_output_items(t.out.p, t.out.len, &t.a, &items), 0);
@@ -262,8 +269,8 @@ static void output_items(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(text_answer),          cmocka_unit_test(tool_calls), cmocka_unit_test(status_and_reasoning),
-        cmocka_unit_test(request_echo),         cmocka_unit_test(errors),     cmocka_unit_test(output_items),
+        cmocka_unit_test(text_answer),  cmocka_unit_test(tool_calls), cmocka_unit_test(status_and_reasoning),
+        cmocka_unit_test(request_echo), cmocka_unit_test(errors),     cmocka_unit_test(output_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,8 +107,8 @@ static int run_cap(struct run *r, const char *req, size_t n, const char *prior, 
     memset(&r->e, 0, sizeof r->e);
     struct sy_jdoc d;
     assert_int_equal(sy_jdom_parse(&d, req, n, &r->a, 0), 0);
-    r->rc = sy_resp_to_openai(&d, prior, prior ? strlen(prior) : 0, SEED, &r->a, &r->out,
-                              want_items ? &r->items : NULL, &r->e);
+    r->rc = sy_resp_to_openai(&d, prior, prior ? strlen(prior) : 0, SEED, &r->a, &r->out, want_items ? &r->items : NULL,
+                              &r->e);
     if (r->rc == 0) {
         check_json(r->out.p, r->out.len, json_type_object);
         if (want_items)
@@ -176,11 +176,12 @@ static void string_input(void **st)
 static void messages_with_parts(void **st)
 {
     (void)st;
-    expect_chat("{\"model\":\"m\",\"input\":[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
-                "\"text\":\"a\"},\"b\",{\"type\":\"output_text\",\"text\":\"c\"}]}]}",
-                NULL,
-                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
-                "{\"type\":\"text\",\"text\":\"b\"},{\"type\":\"text\",\"text\":\"c\"}]}]}");
+    expect_chat(
+        "{\"model\":\"m\",\"input\":[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\","
+        "\"text\":\"a\"},\"b\",{\"type\":\"output_text\",\"text\":\"c\"}]}]}",
+        NULL,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+        "{\"type\":\"text\",\"text\":\"b\"},{\"type\":\"text\",\"text\":\"c\"}]}]}");
     /* developer -> system, texts joined "\n"; assistant texts joined "", refusal as text */
     expect_chat("{\"model\":\"m\",\"input\":[{\"role\":\"developer\",\"content\":[{\"type\":\"input_text\",\"text\":"
                 "\"x\"},{\"type\":\"input_text\",\"text\":\"y\"}]},{\"role\":\"assistant\",\"content\":[{\"type\":"
@@ -263,12 +264,13 @@ static void function_call_round_trip(void **st)
 {
     (void)st;
     struct run r;
-    assert_int_equal(run(&r,
-                         "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"w?\"},{\"type\":\"function_call\","
-                         "\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"},{\"type\":"
-                         "\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\"}]}",
-                         NULL),
-                     0);
+    assert_int_equal(
+        run(&r,
+            "{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"w?\"},{\"type\":\"function_call\","
+            "\"call_id\":\"c1\",\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"},{\"type\":"
+            "\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\"}]}",
+            NULL),
+        0);
     assert_string_equal(r.out.p, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"w?\"},{\"role\":"
                                  "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
                                  "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]},{\"role\":\"tool\","
@@ -286,14 +288,15 @@ static void function_call_round_trip(void **st)
                 "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":\"t\",\"tool_calls\":[{\"id\":"
                 "\"fc9\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"\"}}]}]}");
     /* a user message in between: two assistant messages */
-    expect_chat("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"a\",\"name\":\"g\",\"arguments\":"
-                "\"{}\"},{\"role\":\"user\",\"content\":\"u\"},{\"type\":\"function_call\",\"call_id\":\"b\",\"name\":"
-                "\"g\",\"arguments\":\"{}\"}]}",
-                NULL,
-                "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"a\","
-                "\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]},{\"role\":\"user\","
-                "\"content\":\"u\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"b\",\"type\":"
-                "\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}]}");
+    expect_chat(
+        "{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"a\",\"name\":\"g\",\"arguments\":"
+        "\"{}\"},{\"role\":\"user\",\"content\":\"u\"},{\"type\":\"function_call\",\"call_id\":\"b\",\"name\":"
+        "\"g\",\"arguments\":\"{}\"}]}",
+        NULL,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"a\","
+        "\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]},{\"role\":\"user\","
+        "\"content\":\"u\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"b\",\"type\":"
+        "\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}]}");
     expect_400("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":5}]}", "input", "call_id");
 }
 
@@ -310,7 +313,8 @@ static void tools_and_choice(void **st)
         {"\"none\"", "\"none\""},
         {"\"required\"", "\"required\""},
         {"{\"type\":\"function\",\"name\":\"f\"}", "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}"},
-        {"{\"type\":\"function\",\"function\":{\"name\":\"f\"}}", "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}"},
+        {"{\"type\":\"function\",\"function\":{\"name\":\"f\"}}",
+         "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}"},
         {"{\"type\":\"function\"}", "\"required\""},
         {"{\"type\":\"auto\"}", "\"auto\""},
         {"{\"type\":\"none\"}", "\"none\""},
@@ -331,9 +335,9 @@ static void tools_and_choice(void **st)
                "tool_choice", "tool_choice type 'file_search' needs a deployment");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":3}", "tool_choice", "tool_choice");
     /* unsupported tools: the exact message */
-    static const char *const hosted[] = {"web_search",       "web_search_preview", "file_search", "computer_use_preview",
-                                         "mcp",              "code_interpreter",   "image_generation",
-                                         "local_shell",      "custom"};
+    static const char *const hosted[] = {"web_search", "web_search_preview", "file_search",      "computer_use_preview",
+                                         "mcp",        "code_interpreter",   "image_generation", "local_shell",
+                                         "custom"};
     for (size_t i = 0; i < sizeof hosted / sizeof *hosted; i++) {
         char req[256], msg[200];
         snprintf(req, sizeof req, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"%s\"}]}", hosted[i]);
@@ -344,6 +348,19 @@ static void tools_and_choice(void **st)
         assert_string_equal(r.e.message, msg);
         assert_string_equal(r.e.param, "tools");
         done(&r);
+    }
+    /* a long tool type is cut at 64 bytes, never inside a character */
+    {
+        char req[512], want[160];
+        int n = snprintf(req, sizeof req, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"a");
+        for (int i = 0; i < 40; i++)
+            n += snprintf(req + n, sizeof req - (size_t)n, "\u00e9");
+        snprintf(req + n, sizeof req - (size_t)n, "\"}]}");
+        n = snprintf(want, sizeof want, "tool type 'a");
+        for (int i = 0; i < 31; i++)
+            n += snprintf(want + n, sizeof want - (size_t)n, "\u00e9");
+        snprintf(want + n, sizeof want - (size_t)n, "' needs");
+        expect_400(req, "tools", want);
     }
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"name\":\"f\"}]}", "tools", "tools[0].type");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\"}]}", "tools", "tools[0].name");
@@ -369,7 +386,8 @@ static void text_format(void **st)
                 "\"json_object\"}}");
     expect_chat("{\"model\":\"m\",\"input\":\"x\",\"text\":{\"format\":{\"type\":\"text\"}}}", NULL,
                 "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
-    expect_400("{\"model\":\"m\",\"input\":\"x\",\"text\":{\"format\":{\"type\":\"yaml\"}}}", "text", "text.format.type");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"text\":{\"format\":{\"type\":\"yaml\"}}}", "text",
+               "text.format.type");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"text\":\"json\"}", "text", "text");
 }
 
@@ -437,19 +455,21 @@ static void escaped_and_duplicate_keys(void **st)
     (void)st;
     struct run r;
     /* escaped member names are matched decoded; repeated keys: the last counts */
-    assert_int_equal(run(&r,
-                         "{\"m\\u006fdel\":\"m1\",\"model\":\"m2\",\"input\":\"first\",\"\\u0069nput\":[{\"r\\u006fle\":"
-                         "\"user\",\"content\":\"a\",\"content\":\"b\",\"id\":\"x\",\"id\":\"keep\"}]}",
-                         NULL),
-                     0);
+    assert_int_equal(
+        run(&r,
+            "{\"m\\u006fdel\":\"m1\",\"model\":\"m2\",\"input\":\"first\",\"\\u0069nput\":[{\"r\\u006fle\":"
+            "\"user\",\"content\":\"a\",\"content\":\"b\",\"id\":\"x\",\"id\":\"keep\"}]}",
+            NULL),
+        0);
     assert_string_equal(r.out.p, "{\"model\":\"m2\",\"messages\":[{\"role\":\"user\",\"content\":\"b\"}]}");
     /* the item keeps the last id and content; keys come out canonical */
     assert_string_equal(r.items.p, "[{\"type\":\"message\",\"id\":\"keep\",\"role\":\"user\",\"content\":[{\"type\":"
                                    "\"input_text\",\"text\":\"b\"}]}]");
     done(&r);
     /* escapes inside values are copied as they are */
-    expect_chat("{\"model\":\"m\",\"input\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00\"}", NULL,
-                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00\"}]}");
+    expect_chat(
+        "{\"model\":\"m\",\"input\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00\"}", NULL,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00\"}]}");
     /* an escaped type value still selects the item kind */
     expect_chat("{\"model\":\"m\",\"input\":[{\"type\":\"function_c\\u0061ll\",\"call_id\":\"c\",\"name\":\"f\","
                 "\"arguments\":\"{}\"}]}",
@@ -462,14 +482,16 @@ static void utf8_text(void **st)
 {
     (void)st;
     struct run r;
-    const char *req = "{\"model\":\"m\",\"instructions\":\"日本語\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":"
-                      "\"input_text\",\"text\":\"Grüße 😀\"},{\"type\":\"input_text\",\"text\":\"Ωμέγα\"}]},{\"role\":"
-                      "\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"Привет \"},{\"type\":"
-                      "\"output_text\",\"text\":\"мир ✓\"}]}]}";
+    const char *req =
+        "{\"model\":\"m\",\"instructions\":\"日本語\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":"
+        "\"input_text\",\"text\":\"Grüße 😀\"},{\"type\":\"input_text\",\"text\":\"Ωμέγα\"}]},{\"role\":"
+        "\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"Привет \"},{\"type\":"
+        "\"output_text\",\"text\":\"мир ✓\"}]}]}";
     assert_int_equal(run(&r, req, NULL), 0);
-    assert_string_equal(r.out.p, "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"日本語\"},{\"role\":"
-                                 "\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Grüße 😀\"},{\"type\":\"text\","
-                                 "\"text\":\"Ωμέγα\"}]},{\"role\":\"assistant\",\"content\":\"Привет мир ✓\"}]}");
+    assert_string_equal(r.out.p,
+                        "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"日本語\"},{\"role\":"
+                        "\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Grüße 😀\"},{\"type\":\"text\","
+                        "\"text\":\"Ωμέγα\"}]},{\"role\":\"assistant\",\"content\":\"Привет мир ✓\"}]}");
     done(&r);
 }
 
