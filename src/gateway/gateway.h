@@ -151,6 +151,11 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
 void sy_gwconf_ref(struct sy_gwconf *g);
 void sy_gwconf_unref(struct sy_gwconf *g);
 const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len);
+/* The GET /v1/models list into b (gwconf.c, next to the prebuilt body; its
+ * comment has the list's rules): servable groups, aliases, wildcard groups'
+ * known models; allow (may be NULL) filters by a virtual key's models. */
+void sy_models_list_json(const struct sy_gwconf *g, int wildcard_routes, int access_groups,
+                         int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b);
 /* Print the per-route pipelines (for --check-config). */
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out);
 

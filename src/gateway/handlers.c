@@ -14,11 +14,6 @@
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 
-/* gwconf.c, next to the prebuilt body (its comment has the list's rules).
- * TODO: move to gateway.h. */
-void sy_models_list_json(const struct sy_gwconf *g, int wildcard_routes, int access_groups,
-                         int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b);
-
 /* A boolean query parameter as FastAPI reads one (1/true/t/yes/y/on, any
  * case); absent or anything else: 0. */
 static int query_bool(struct sy_str q, const char *name)
