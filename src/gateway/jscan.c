@@ -194,10 +194,11 @@ static int next_member(struct st *s, char close)
 static int value(struct st *s, int depth, struct sy_jscan *top);
 
 enum { K_NONE, K_MODEL, K_STREAM, K_STREAM_OPTIONS, K_MESSAGES, K_INPUT, K_PROMPT, K_USER, K_N, K_INCLUDE_USAGE,
-       K_R0 /* K_R0 + enum sy_jrkey: router keys */ };
+       K_STORE, K_PREV_RESPONSE, K_R0 /* K_R0 + enum sy_jrkey: router keys */ };
 
 static const char *const kname[] = {NULL,      "model", "stream", "stream_options", "messages",
                                     "input",   "prompt", "user",  "n",              "stream_options.include_usage",
+                                    "store",   "previous_response_id",
                                     "fallbacks", "disable_fallbacks", "num_retries", "timeout", "stream_timeout",
                                     "context_window_fallbacks", "content_policy_fallbacks",
                                     "mock_testing_fallbacks", "cache"};
@@ -210,6 +211,7 @@ static int kid(const char *k, size_t len)
     case 4: return memcmp(k, "user", 4) == 0 ? K_USER : K_NONE;
     case 5: return memcmp(k, "model", 5) == 0   ? K_MODEL
                    : memcmp(k, "input", 5) == 0 ? K_INPUT
+                   : memcmp(k, "store", 5) == 0 ? K_STORE
                    : memcmp(k, "cache", 5) == 0 ? K_R0 + SY_JR_CACHE
                                                 : K_NONE;
     case 6: return memcmp(k, "stream", 6) == 0 ? K_STREAM : memcmp(k, "prompt", 6) == 0 ? K_PROMPT : K_NONE;
@@ -222,6 +224,7 @@ static int kid(const char *k, size_t len)
                     : memcmp(k, "stream_timeout", 14) == 0 ? K_R0 + SY_JR_STREAM_TIMEOUT
                                                            : K_NONE;
     case 17: return memcmp(k, "disable_fallbacks", 17) == 0 ? K_R0 + SY_JR_DISABLE_FALLBACKS : K_NONE;
+    case 20: return memcmp(k, "previous_response_id", 20) == 0 ? K_PREV_RESPONSE : K_NONE;
     case 22: return memcmp(k, "mock_testing_fallbacks", 22) == 0 ? K_R0 + SY_JR_MOCK_TESTING_FALLBACKS : K_NONE;
     case 24: return memcmp(k, "context_window_fallbacks", 24) == 0   ? K_R0 + SY_JR_CONTEXT_WINDOW_FALLBACKS
                     : memcmp(k, "content_policy_fallbacks", 24) == 0 ? K_R0 + SY_JR_CONTENT_POLICY_FALLBACKS
@@ -252,6 +255,8 @@ static struct sy_jspan *slot(struct sy_jscan *t, int k)
     case K_PROMPT: return &t->prompt;
     case K_USER: return &t->user;
     case K_N: return &t->n;
+    case K_STORE: return &t->store;
+    case K_PREV_RESPONSE: return &t->previous_response_id;
     default: return &t->include_usage;
     }
 }

@@ -43,6 +43,7 @@ enum sy_jrkey {
  * last member whose decoded name is the field's name. */
 struct sy_jscan {
     struct sy_jspan model, stream, stream_options, input, messages, prompt, user, n;
+    struct sy_jspan store, previous_response_id; /* the Responses API's (gateway/responses.c) */
     int top_is_object;
     size_t err_off;  /* where parsing failed */
     const char *err; /* static reason, NULL on success */
@@ -50,8 +51,8 @@ struct sy_jscan {
      * when absent or when stream_options is not an object). */
     struct sy_jspan include_usage;
     /* Name of the first key of interest seen twice in one object: "model",
-     * "stream", "stream_options", "messages", "prompt", "input", "user", "n"
-     * at the top level, "stream_options.include_usage" inside stream_options.
+     * "stream", "stream_options", "messages", "prompt", "input", "user", "n",
+     * "store", "previous_response_id" at the top level, "stream_options.include_usage" inside stream_options.
      * NULL when none is; static storage. */
     const char *dup;
     /* LiteLLM router keys read by the gateway and never forwarded (they are

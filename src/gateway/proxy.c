@@ -860,6 +860,16 @@ static void count_then_attempt(struct sy_call *c, void *arg)
     attempt(c);
 }
 
+/* 1 when d is one of gr's deployments: a pinned deployment (an encoded response
+ * id) serves the request only then, never one the key did not ask for. */
+static int group_holds(const struct sy_group *gr, const struct sy_drt *d)
+{
+    for (size_t i = 0; i < gr->n; i++)
+        if (gr->d[i] == d)
+            return 1;
+    return 0;
+}
+
 static void attempt(struct sy_call *c)
 {
     int why = 0;
@@ -886,7 +896,7 @@ static void attempt(struct sy_call *c)
         sy_call_error(c, 500, "None", NULL, msg, NULL, 0);
         return;
     }
-    struct sy_drt *d = c->pin && c->group == c->req_group ? c->pin
+    struct sy_drt *d = c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
                        : c->reserve_skips > (int)c->group->n
                            ? NULL
                            : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);

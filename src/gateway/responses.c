@@ -179,10 +179,8 @@ int sy_stage_responses_prev(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
     const char *b = c->req->body.p;
-    struct sy_jspan top = {0, c->req->body.len, 'o'};
-    struct sy_jspan st = sy_jscan_member(b, top, "store");
-    r->store = st.type != 'f';
-    struct sy_jspan pv = sy_jscan_member(b, top, "previous_response_id");
+    r->store = c->scan.store.type != 'f'; /* both recorded by the parse stage's one pass (jscan.c) */
+    struct sy_jspan pv = c->scan.previous_response_id;
     if (!pv.type || pv.type == 'z')
         return SY_OK;
     char id[600];

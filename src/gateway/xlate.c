@@ -718,7 +718,11 @@ int sy_xlate_response(struct sy_call *c)
     const char *body = c->up_body.p ? c->up_body.p : "";
     size_t n = c->up_body.len;
     if (x->mode == XM_RESP_NATIVE) {
-        sy_xlate_native_usage(c, body, n);
+        const char *u = NULL; /* the usage object (the last "usage" member): read only there */
+        for (const char *k = body; (k = memmem(k, (size_t)(body + n - k), "\"usage\"", 7)) != NULL; k += 7)
+            u = k;
+        if (u)
+            sy_xlate_native_usage(c, u, (size_t)(body + n - u));
         if (c->kind == SY_RK_RESPONSES_ID)
             c->have_usage = 1; /* nothing to count */
         sy_resp_ids_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);

@@ -145,56 +145,76 @@ int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d)
     return 0;
 }
 
+/* The end of the JSON string opening at p[q] (the index of its closing
+ * quote), or n when it does not close. memchr-driven: the scan costs little
+ * more than the bytes' read. */
+static size_t str_end(const char *p, size_t n, size_t q)
+{
+    size_t i = q + 1;
+    for (;;) {
+        const char *e = memchr(p + i, '"', n - i);
+        if (!e)
+            return n;
+        size_t k = (size_t)(e - p), bs = 0;
+        while (k - bs > q + 1 && p[k - bs - 1] == '\\')
+            bs++;
+        if (!(bs & 1))
+            return k;
+        i = k + 1;
+        if (i >= n)
+            return n;
+    }
+}
+
+static int is_ws(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
 int sy_resp_ids_rewrite(const char *p, size_t n, const char *provider, const char *model_id, struct sy_buf *out)
 {
     int count = 0;
-    size_t at = 0; /* bytes of p already copied */
-    int in_str = 0;
-    char prev = 0; /* last non-space byte outside strings */
-    for (size_t i = 0; i < n; i++) {
-        char ch = p[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = 0;
+    size_t at = 0;  /* bytes of p already copied */
+    size_t i = 0;   /* outside any string */
+    while (i < n) {
+        const char *qp = memchr(p + i, '"', n - i);
+        if (!qp)
+            break;
+        size_t q = (size_t)(qp - p);
+        size_t b = q; /* the last non-space byte before the string: a member starts after '{' or ',' */
+        while (b > i && is_ws(p[b - 1]))
+            b--;
+        char prev = b > 0 ? p[b - 1] : 0;
+        size_t e = str_end(p, n, q);
+        if (e >= n)
+            break;
+        i = e + 1;
+        if ((prev != '{' && prev != ',') || e != q + 3 || p[q + 1] != 'i' || p[q + 2] != 'd')
             continue;
-        }
-        if (ch != '"') {
-            if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
-                prev = ch;
+        /* the key "id": its value */
+        size_t j = i;
+        while (j < n && is_ws(p[j]))
+            j++;
+        if (j >= n || p[j] != ':')
             continue;
-        }
-        /* a string starts at i: is it the key "id" of a member? */
-        if ((prev == '{' || prev == ',') && n - i >= 4 && memcmp(p + i, "\"id\"", 4) == 0) {
-            size_t j = i + 4;
-            while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
-                j++;
-            if (j < n && p[j] == ':') {
-                j++;
-                while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
-                    j++;
-                if (n - j >= 6 && memcmp(p + j, "\"resp_", 6) == 0) {
-                    size_t k = j + 1;
-                    while (k < n && p[k] != '"' && p[k] != '\\')
-                        k++;
-                    if (k < n && p[k] == '"' && k - (j + 1) < 400) {
-                        char enc[1600];
-                        if (sy_resp_id_encode(provider, model_id, p + j + 1, k - (j + 1), enc, sizeof enc) == 0) {
-                            sy_buf_append(out, p + at, j + 1 - at);
-                            sy_buf_puts(out, enc);
-                            at = k;
-                            count++;
-                        }
-                        i = k; /* the closing quote */
-                        prev = '"';
-                        continue;
-                    }
-                }
-            }
-        }
-        in_str = 1;
-        prev = '"';
+        j++;
+        while (j < n && is_ws(p[j]))
+            j++;
+        if (n - j < 6 || memcmp(p + j, "\"resp_", 6) != 0)
+            continue;
+        size_t k = str_end(p, n, j);
+        if (k >= n)
+            break;
+        i = k + 1;
+        if (memchr(p + j + 1, '\\', k - j - 1) || k - (j + 1) >= 400)
+            continue; /* escaped or absurd ids are left as they are */
+        char enc[1600];
+        if (sy_resp_id_encode(provider, model_id, p + j + 1, k - (j + 1), enc, sizeof enc) != 0)
+            continue;
+        sy_buf_append(out, p + at, j + 1 - at);
+        sy_buf_puts(out, enc);
+        at = k;
+        count++;
     }
     sy_buf_append(out, p + at, n - at);
     return count;
