@@ -108,38 +108,39 @@ static void copy_field(char *dst, size_t cap, const char *p, size_t n)
 int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d)
 {
     memset(d, 0, sizeof d[0]);
-    if (n >= sizeof d->inner)
-        return -1;
-    copy_field(d->inner, sizeof d->inner, id, n);
+    int whole = n < sizeof d->inner ? 0 : -1; /* what a plain id gives: itself, or too long */
+    if (!whole)
+        copy_field(d->inner, sizeof d->inner, id, n);
     const char *p = id;
     size_t m = n;
     if (m >= 5 && memcmp(p, "resp_", 5) == 0) {
         p += 5;
         m -= 5;
     }
-    char text[1024];
-    long tl = b64_decode(p, m, text, sizeof text - 1);
+    char text[1200];
+    long tl = m < 1600 ? b64_decode(p, m, text, sizeof text - 1) : -1;
     if (tl <= 0)
-        return 0;
+        return whole;
     text[tl] = 0;
     if ((size_t)tl != strlen(text) || !memchr(text, ';', (size_t)tl))
-        return 0;
+        return whole;
     static const char P1[] = "litellm:custom_llm_provider:", P2[] = "model_id:", P3[] = "response_id:";
     const char *a = text, *s1 = strchr(a, ';');
     if (!s1)
-        return 0;
+        return whole;
     const char *b = s1 + 1, *s2 = strchr(b, ';');
     if (!s2)
-        return 0;
+        return whole;
     const char *c = s2 + 1; /* response_id: the rest (it may itself contain ';') */
     if (strncmp(a, P1, sizeof P1 - 1) != 0 || strncmp(b, P2, sizeof P2 - 1) != 0 ||
-        strncmp(c, P3, sizeof P3 - 1) != 0)
-        return 0;
+        strncmp(c, P3, sizeof P3 - 1) != 0 || (size_t)(s1 - a) - (sizeof P1 - 1) >= sizeof d->provider ||
+        (size_t)(s2 - b) - (sizeof P2 - 1) >= sizeof d->model_id)
+        return whole;
     copy_field(d->provider, sizeof d->provider, a + sizeof P1 - 1, (size_t)(s1 - a) - (sizeof P1 - 1));
     copy_field(d->model_id, sizeof d->model_id, b + sizeof P2 - 1, (size_t)(s2 - b) - (sizeof P2 - 1));
     size_t rl = strlen(c + sizeof P3 - 1);
     if (rl >= sizeof d->inner)
-        return -1;
+        return whole;
     copy_field(d->inner, sizeof d->inner, c + sizeof P3 - 1, rl);
     d->encoded = 1;
     return 0;

@@ -214,7 +214,8 @@ struct sy_resp_id {
     int encoded;     /* 1 when the input was one of our (LiteLLM's) encoded ids */
 };
 /* Decode id[0..n). Always fills d (an id that is not encoded is returned
- * whole in inner, encoded = 0, as LiteLLM). 0, or -1 when id is too long. */
+ * whole in inner, encoded = 0, as LiteLLM). 0, or -1 when id is not ours and
+ * too long for inner. */
 int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d);
 
 /* Rewrite every response id in a native Responses payload p[0..n) (a
