@@ -19,6 +19,8 @@
 static int query_bool(struct sy_str q, const char *name)
 {
     static const char *const t[] = {"1", "on", "t", "true", "y", "yes"};
+    if (!q.p || !q.n)
+        return 0;
     size_t nl = strlen(name);
     for (const char *p = q.p, *e = q.p + q.n; p && p < e;) {
         const char *amp = memchr(p, '&', (size_t)(e - p)), *end = amp ? amp : e;

@@ -208,6 +208,8 @@ int sy_stage_passthru(struct sy_call *c)
 /* The value of query parameter `name` (not decoded; short values only). */
 static int query_param(struct sy_str q, const char *name, char *out, size_t cap)
 {
+    if (!q.p || !q.n)
+        return 0;
     size_t nl = strlen(name);
     const char *p = q.p, *e = q.p + q.n;
     while (p && p < e) {
