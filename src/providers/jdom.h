@@ -110,6 +110,18 @@ static inline char sy_jdom_kind(const struct sy_jdoc *d, uint32_t i)
     return i ? sy_jdom_type(d, i) : 0;
 }
 static inline uint32_t sy_jdom_at(const struct sy_jdoc *d, uint32_t obj, const char *key);
+/* The same, a null value counting as absent (LiteLLM drops None values). */
+static inline uint32_t sy_jdom_member(const struct sy_jdoc *d, uint32_t obj, const char *key)
+{
+    uint32_t v = sy_jdom_at(d, obj, key);
+    return sy_jdom_kind(d, v) == 'z' ? 0 : v;
+}
+/* Member key of the root object (node 0), null counting as absent. */
+static inline uint32_t sy_jdom_top(const struct sy_jdoc *d, const char *key)
+{
+    uint32_t v = sy_jdom_get(d, 0, key);
+    return sy_jdom_kind(d, v) == 'z' ? 0 : v;
+}
 /* String node i as bytes: a span of the source when it has no escapes (not
  * NUL-terminated), else decoded into a. NULL (and *n 0) when not a string. */
 const char *sy_jdom_view(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, size_t *n);

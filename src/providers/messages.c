@@ -119,33 +119,6 @@
 
 enum { K_NONE = 0, K_TEXT = 1, K_THINK = 2, K_TOOL = 3 };
 
-/* Type of node i; 0 for "absent" (i == 0: sy_jdom_get's not found). */
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-/* Member key of object obj (0: absent, or obj is 0, i.e. itself absent:
- * lookups chain without looking at the root by mistake). */
-static uint32_t at(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    return obj ? sy_jdom_get(d, obj, key) : 0;
-}
-
-/* The same, a null value counting as absent. */
-static uint32_t get(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    uint32_t v = at(d, obj, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
-/* Member key of the root object (node 0), null counting as absent. */
-static uint32_t top(const struct sy_jdoc *d, const char *key)
-{
-    uint32_t v = sy_jdom_get(d, 0, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
 /* Raw inside of string node i (escaped JSON text without the quotes). */
 static const char *inner(const struct sy_jdoc *d, uint32_t i, size_t *n)
 {
@@ -156,7 +129,7 @@ static const char *inner(const struct sy_jdoc *d, uint32_t i, size_t *n)
 /* String node i copied, or "" when it is not a string. */
 static void w_str_or_empty(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i)
 {
-    if (ty(d, i) == 's')
+    if (sy_jdom_kind(d, i) == 's')
         sy_jw_node(w, d, i);
     else
         sy_jw_str(w, "", 0);
@@ -170,7 +143,7 @@ static void w_str_or_empty(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i)
 /* A string node with at least one character. */
 static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
 {
-    return ty(d, i) == 's' && d->n[i].len > 2;
+    return sy_jdom_kind(d, i) == 's' && d->n[i].len > 2;
 }
 
 /* Number of code points of UTF-8 s[0..n). */
@@ -230,12 +203,12 @@ static void restore_name(const struct sy_jdoc *req, struct sy_arena *a, const ch
 {
     if (!req || *nl != OAI_MAX_TOOL_NAME || cp_count(*name, *nl) != OAI_MAX_TOOL_NAME)
         return;
-    uint32_t tools = top(req, "tools");
-    if (ty(req, tools) != 'a')
+    uint32_t tools = sy_jdom_top(req, "tools");
+    if (sy_jdom_kind(req, tools) != 'a')
         return;
     for (uint32_t t = sy_jdom_first(req, tools); t; t = sy_jdom_next(req, t)) {
         size_t l;
-        const char *s = sy_jdom_str(req, at(req, t, "name"), a, &l);
+        const char *s = sy_jdom_str(req, sy_jdom_at(req, t, "name"), a, &l);
         if (!s || cp_count(s, l) <= OAI_MAX_TOOL_NAME)
             continue;
         char buf[NAME_BUF];
@@ -319,8 +292,8 @@ static int bad(struct tx *t, const char *fmt, ...)
 /* The text node of a text block, or 0. */
 static uint32_t text_of(const struct sy_jdoc *d, uint32_t blk)
 {
-    uint32_t s = at(d, blk, "text");
-    return ty(d, s) == 's' ? s : 0;
+    uint32_t s = sy_jdom_at(d, blk, "text");
+    return sy_jdom_kind(d, s) == 's' ? s : 0;
 }
 
 /* Writes the image_url part's url for an image/document source; 0 when the
@@ -328,14 +301,14 @@ static uint32_t text_of(const struct sy_jdoc *d, uint32_t blk)
 static int w_source_url(struct tx *t, uint32_t src)
 {
     const struct sy_jdoc *d = t->d;
-    uint32_t type = at(d, src, "type");
+    uint32_t type = sy_jdom_at(d, src, "type");
     if (sy_jdom_str_eq(d, type, "base64")) {
-        uint32_t mt = at(d, src, "media_type"), data = at(d, src, "data");
+        uint32_t mt = sy_jdom_at(d, src, "media_type"), data = sy_jdom_at(d, src, "data");
         if (!nonempty_str(d, data))
             return 0;
         size_t ml = 10, dl;
         const char *m = "image/jpeg", *dp = inner(d, data, &dl);
-        if (ty(d, mt) == 's')
+        if (sy_jdom_kind(d, mt) == 's')
             m = inner(d, mt, &ml);
         char *b = sy_arena_alloc(t->a, ml + dl + 16), *p = b;
         memcpy(p, "\"data:", 6), p += 6;
@@ -348,9 +321,9 @@ static int w_source_url(struct tx *t, uint32_t src)
         return 1;
     }
     if (sy_jdom_str_eq(d, type, "url")) {
-        uint32_t u = at(d, src, "url");
+        uint32_t u = sy_jdom_at(d, src, "url");
         sy_jw_key(&t->w, "url");
-        if (ty(d, u) == 's')
+        if (sy_jdom_kind(d, u) == 's')
             sy_jw_node(&t->w, d, u);
         else
             sy_jw_str(&t->w, "", 0);
@@ -362,12 +335,12 @@ static int w_source_url(struct tx *t, uint32_t src)
 /* Usable image source of an image/document block (0: none). */
 static uint32_t image_src(const struct sy_jdoc *d, uint32_t blk)
 {
-    uint32_t src = at(d, blk, "source");
-    if (ty(d, src) != 'o')
+    uint32_t src = sy_jdom_at(d, blk, "source");
+    if (sy_jdom_kind(d, src) != 'o')
         return 0;
-    uint32_t type = at(d, src, "type");
+    uint32_t type = sy_jdom_at(d, src, "type");
     if (sy_jdom_str_eq(d, type, "base64"))
-        return nonempty_str(d, at(d, src, "data")) ? src : 0;
+        return nonempty_str(d, sy_jdom_at(d, src, "data")) ? src : 0;
     return sy_jdom_str_eq(d, type, "url") ? src : 0;
 }
 
@@ -380,7 +353,7 @@ struct part {
 /* Collect the parts of one content block of a user message into p[*np]. */
 static void user_parts(const struct sy_jdoc *d, uint32_t blk, struct part *p, size_t *np, size_t cap)
 {
-    uint32_t type = at(d, blk, "type"), n;
+    uint32_t type = sy_jdom_at(d, blk, "type"), n;
     if (*np >= cap)
         return;
     if (sy_jdom_str_eq(d, type, "text")) {
@@ -390,9 +363,9 @@ static void user_parts(const struct sy_jdoc *d, uint32_t blk, struct part *p, si
         if ((n = image_src(d, blk)))
             p[(*np)++] = (struct part){'i', n};
     } else if (sy_jdom_str_eq(d, type, "document")) {
-        uint32_t src = at(d, blk, "source");
-        if (sy_jdom_str_eq(d, at(d, src, "type"), "text")) {
-            uint32_t data = at(d, src, "data");
+        uint32_t src = sy_jdom_at(d, blk, "source");
+        if (sy_jdom_str_eq(d, sy_jdom_at(d, src, "type"), "text")) {
+            uint32_t data = sy_jdom_at(d, src, "data");
             if (nonempty_str(d, data))
                 p[(*np)++] = (struct part){'t', data};
         } else if ((n = image_src(d, blk))) {
@@ -436,14 +409,14 @@ static void w_parts(struct tx *t, const struct part *p, size_t np)
 /* The non-empty text node of a flattened content item (see w_flat_text), or 0. */
 static uint32_t flat_item(const struct sy_jdoc *d, uint32_t b)
 {
-    uint32_t type = at(d, b, "type"), src, data = 0;
-    if (ty(d, b) == 's') /* LiteLLM accepts bare strings here */
+    uint32_t type = sy_jdom_at(d, b, "type"), src, data = 0;
+    if (sy_jdom_kind(d, b) == 's') /* LiteLLM accepts bare strings here */
         data = b;
     else if (sy_jdom_str_eq(d, type, "text"))
         data = text_of(d, b);
-    else if (sy_jdom_str_eq(d, type, "document") && (src = at(d, b, "source")) &&
-             sy_jdom_str_eq(d, at(d, src, "type"), "text"))
-        data = at(d, src, "data");
+    else if (sy_jdom_str_eq(d, type, "document") && (src = sy_jdom_at(d, b, "source")) &&
+             sy_jdom_str_eq(d, sy_jdom_at(d, src, "type"), "text"))
+        data = sy_jdom_at(d, src, "data");
     return nonempty_str(d, data) ? data : 0;
 }
 
@@ -461,7 +434,7 @@ static int has_text(const struct sy_jdoc *d, uint32_t c)
 static int w_flat_text(struct tx *t, uint32_t c, const char *ptr)
 {
     const struct sy_jdoc *d = t->d;
-    char k = ty(d, c);
+    char k = sy_jdom_kind(d, c);
     if (k == 's') {
         sy_jw_node(&t->w, d, c);
         return 0;
@@ -508,22 +481,22 @@ static int user_msg(struct tx *t, uint32_t c, uint32_t mi)
      *    follow the assistant's tool_calls). */
     uint32_t bi = 0;
     for (uint32_t b = sy_jdom_first(d, c); b; b = sy_jdom_next(d, b), bi++) {
-        if (ty(d, b) != 'o')
+        if (sy_jdom_kind(d, b) != 'o')
             return bad(t, "messages.%u.content.%u: Input should be a valid dictionary", mi, bi);
-        if (!sy_jdom_str_eq(d, at(d, b, "type"), "tool_result"))
+        if (!sy_jdom_str_eq(d, sy_jdom_at(d, b, "type"), "tool_result"))
             continue;
         char ptr[64];
         snprintf(ptr, sizeof ptr, "messages.%u.content.%u.content", mi, bi);
-        uint32_t id = at(d, b, "tool_use_id");
+        uint32_t id = sy_jdom_at(d, b, "tool_use_id");
         sy_jw_obj(&t->w);
         W_KLIT(&t->w, "role", "tool");
         sy_jw_key(&t->w, "tool_call_id");
-        if (ty(d, id) == 's')
+        if (sy_jdom_kind(d, id) == 's')
             sy_jw_node(&t->w, d, id);
         else
             sy_jw_str(&t->w, "", 0);
         sy_jw_key(&t->w, "content");
-        int rc = w_flat_text(t, get(d, b, "content"), ptr);
+        int rc = w_flat_text(t, sy_jdom_member(d, b, "content"), ptr);
         if (rc)
             return rc;
         sy_jw_end(&t->w);
@@ -532,12 +505,12 @@ static int user_msg(struct tx *t, uint32_t c, uint32_t mi)
     size_t cap = (size_t)d->n[c].kids * 2 + 1, np = 0;
     struct part *p = sy_arena_alloc(t->a, cap * sizeof *p);
     for (uint32_t b = sy_jdom_first(d, c); b; b = sy_jdom_next(d, b)) {
-        if (sy_jdom_str_eq(d, at(d, b, "type"), "tool_result")) {
-            uint32_t rc = get(d, b, "content"), n;
-            if (ty(d, rc) != 'a')
+        if (sy_jdom_str_eq(d, sy_jdom_at(d, b, "type"), "tool_result")) {
+            uint32_t rc = sy_jdom_member(d, b, "content"), n;
+            if (sy_jdom_kind(d, rc) != 'a')
                 continue;
             for (uint32_t x = sy_jdom_first(d, rc); x; x = sy_jdom_next(d, x)) {
-                if (ty(d, x) == 'o' && sy_jdom_str_eq(d, at(d, x, "type"), "image") && (n = image_src(d, x))) {
+                if (sy_jdom_kind(d, x) == 'o' && sy_jdom_str_eq(d, sy_jdom_at(d, x, "type"), "image") && (n = image_src(d, x))) {
                     if (np == cap) { /* more images than room: grow */
                         struct part *q = sy_arena_alloc(t->a, cap * 2 * sizeof *q);
                         memcpy(q, p, np * sizeof *p);
@@ -573,13 +546,13 @@ static int assistant_msg(struct tx *t, uint32_t c, uint32_t mi)
     size_t nt = 0, ntools = 0;
     uint32_t bi = 0;
     for (uint32_t b = sy_jdom_first(d, c); b; b = sy_jdom_next(d, b), bi++) {
-        if (ty(d, b) == 's') { /* LiteLLM takes a bare string as the text */
+        if (sy_jdom_kind(d, b) == 's') { /* LiteLLM takes a bare string as the text */
             texts[nt++] = b;
             continue;
         }
-        if (ty(d, b) != 'o')
+        if (sy_jdom_kind(d, b) != 'o')
             return bad(t, "messages.%u.content.%u: Input should be a valid dictionary", mi, bi);
-        uint32_t type = at(d, b, "type"), s;
+        uint32_t type = sy_jdom_at(d, b, "type"), s;
         if (sy_jdom_str_eq(d, type, "text") && nonempty_str(d, s = text_of(d, b)))
             texts[nt++] = s;
         else if (sy_jdom_str_eq(d, type, "tool_use"))
@@ -598,12 +571,12 @@ static int assistant_msg(struct tx *t, uint32_t c, uint32_t mi)
         sy_jw_key(&t->w, "tool_calls");
         sy_jw_arr(&t->w);
         for (uint32_t b = sy_jdom_first(d, c); b; b = sy_jdom_next(d, b)) {
-            if (!sy_jdom_str_eq(d, at(d, b, "type"), "tool_use"))
+            if (!sy_jdom_str_eq(d, sy_jdom_at(d, b, "type"), "tool_use"))
                 continue;
-            uint32_t id = at(d, b, "id"), in = get(d, b, "input");
+            uint32_t id = sy_jdom_at(d, b, "id"), in = sy_jdom_member(d, b, "input");
             sy_jw_obj(&t->w);
             sy_jw_key(&t->w, "id");
-            if (ty(d, id) == 's')
+            if (sy_jdom_kind(d, id) == 's')
                 sy_jw_node(&t->w, d, id);
             else
                 sy_jw_str(&t->w, "", 0);
@@ -611,7 +584,7 @@ static int assistant_msg(struct tx *t, uint32_t c, uint32_t mi)
             sy_jw_key(&t->w, "function");
             sy_jw_obj(&t->w);
             sy_jw_key(&t->w, "name");
-            w_oai_tool_name(t, at(d, b, "name"), "litellm_unnamed_tool");
+            w_oai_tool_name(t, sy_jdom_at(d, b, "name"), "litellm_unnamed_tool");
             sy_jw_key(&t->w, "arguments");
             if (in)
                 sy_jw_node_as_str(&t->w, d, in);
@@ -631,9 +604,9 @@ static int messages(struct tx *t, uint32_t msgs)
     const struct sy_jdoc *d = t->d;
     uint32_t mi = 0;
     for (uint32_t m = sy_jdom_first(d, msgs); m; m = sy_jdom_next(d, m), mi++) {
-        if (ty(d, m) != 'o')
+        if (sy_jdom_kind(d, m) != 'o')
             return bad(t, "messages.%u: Input should be a valid dictionary", mi);
-        uint32_t role = at(d, m, "role"), c = at(d, m, "content");
+        uint32_t role = sy_jdom_at(d, m, "role"), c = sy_jdom_at(d, m, "content");
         int user = sy_jdom_str_eq(d, role, "user"), asst = sy_jdom_str_eq(d, role, "assistant");
         int sys = sy_jdom_str_eq(d, role, "system");
         if (!role)
@@ -642,7 +615,7 @@ static int messages(struct tx *t, uint32_t msgs)
             return bad(t, "messages.%u.role: Input should be 'user' or 'assistant'", mi);
         if (!c)
             return bad(t, "messages.%u.content: Field required", mi);
-        char k = ty(d, c);
+        char k = sy_jdom_kind(d, c);
         if (k != 's' && k != 'a')
             return bad(t, "messages.%u.content: Input should be a valid list", mi);
         int rc = 0;
@@ -704,12 +677,12 @@ static void w_required(struct tx *t, uint32_t props)
 static void w_strict_schema(struct tx *t, uint32_t s)
 {
     const struct sy_jdoc *d = t->d;
-    if (ty(d, s) != 'o') {
+    if (sy_jdom_kind(d, s) != 'o') {
         sy_jw_node(&t->w, d, s);
         return;
     }
     uint32_t props = sy_jdom_get(d, s, "properties");
-    int strict = sy_jdom_str_eq(d, sy_jdom_get(d, s, "type"), "object") && ty(d, props) == 'o';
+    int strict = sy_jdom_str_eq(d, sy_jdom_get(d, s, "type"), "object") && sy_jdom_kind(d, props) == 'o';
     int had_ap = 0, had_req = 0;
     sy_jw_obj(&t->w);
     for (uint32_t k = sy_jdom_first(d, s); k; k = sy_jdom_next_key(d, k)) {
@@ -729,12 +702,12 @@ static void w_strict_schema(struct tx *t, uint32_t s)
         } else if (sy_jdom_str_eq(d, k, "items")) {
             w_strict_schema(t, v);
         } else if ((sy_jdom_str_eq(d, k, "anyOf") || sy_jdom_str_eq(d, k, "oneOf") || sy_jdom_str_eq(d, k, "allOf")) &&
-                   ty(d, v) == 'a') {
+                   sy_jdom_kind(d, v) == 'a') {
             sy_jw_arr(&t->w);
             for (uint32_t x = sy_jdom_first(d, v); x; x = sy_jdom_next(d, x))
                 w_strict_schema(t, x);
             sy_jw_end(&t->w);
-        } else if ((sy_jdom_str_eq(d, k, "$defs") || sy_jdom_str_eq(d, k, "definitions")) && ty(d, v) == 'o') {
+        } else if ((sy_jdom_str_eq(d, k, "$defs") || sy_jdom_str_eq(d, k, "definitions")) && sy_jdom_kind(d, v) == 'o') {
             map = 1;
         } else {
             sy_jw_node(&t->w, d, v);
@@ -766,15 +739,15 @@ static void w_strict_schema(struct tx *t, uint32_t s)
 static const char *effort_of(struct tx *t, uint32_t th, uint32_t *raw)
 {
     const struct sy_jdoc *d = t->d;
-    uint32_t type = at(d, th, "type");
+    uint32_t type = sy_jdom_at(d, th, "type");
     *raw = 0;
     if (sy_jdom_str_eq(d, type, "enabled")) {
         double b = 0;
-        sy_jdom_num(d, at(d, th, "budget_tokens"), &b);
+        sy_jdom_num(d, sy_jdom_at(d, th, "budget_tokens"), &b);
         return b >= 4096 ? "high" : b >= 2048 ? "medium" : b >= 1024 ? "low" : "minimal";
     }
     if (sy_jdom_str_eq(d, type, "adaptive")) {
-        uint32_t eff = get(d, top(d, "output_config"), "effort");
+        uint32_t eff = sy_jdom_member(d, sy_jdom_top(d, "output_config"), "effort");
         if (nonempty_str(d, eff))
             *raw = eff;
         return "medium";
@@ -789,12 +762,12 @@ static int tools(struct tx *t, uint32_t tl)
     sy_jw_key(&t->w, "tools");
     sy_jw_arr(&t->w);
     for (uint32_t x = sy_jdom_first(d, tl); x; x = sy_jdom_next(d, x), i++) {
-        if (ty(d, x) != 'o')
+        if (sy_jdom_kind(d, x) != 'o')
             return bad(t, "tools.%u: Input should be a valid dictionary", i);
-        uint32_t type = get(d, x, "type");
+        uint32_t type = sy_jdom_member(d, x, "type");
         if (type && !sy_jdom_str_eq(d, type, "custom")) {
             size_t l = 0;
-            const char *ts = ty(d, type) == 's' ? sy_jdom_str(d, type, t->a, &l) : "?";
+            const char *ts = sy_jdom_kind(d, type) == 's' ? sy_jdom_str(d, type, t->a, &l) : "?";
             return bad(t,
                        "tools.%u: tool type '%.*s' is not supported for this model: server tools and "
                        "Anthropic-defined tools need an Anthropic deployment",
@@ -802,13 +775,13 @@ static int tools(struct tx *t, uint32_t tl)
         }
         char fb[48];
         snprintf(fb, sizeof fb, "litellm_unnamed_tool_%u", i);
-        uint32_t desc = at(d, x, "description"), schema = at(d, x, "input_schema");
+        uint32_t desc = sy_jdom_at(d, x, "description"), schema = sy_jdom_at(d, x, "input_schema");
         sy_jw_obj(&t->w);
         W_KLIT(&t->w, "type", "function");
         sy_jw_key(&t->w, "function");
         sy_jw_obj(&t->w);
         sy_jw_key(&t->w, "name");
-        w_oai_tool_name(t, at(d, x, "name"), fb);
+        w_oai_tool_name(t, sy_jdom_at(d, x, "name"), fb);
         if (desc) {
             W_KNODE(&t->w, "description", d, desc);
         }
@@ -825,9 +798,9 @@ static int tools(struct tx *t, uint32_t tl)
 static int tool_choice(struct tx *t, uint32_t tc)
 {
     const struct sy_jdoc *d = t->d;
-    if (ty(d, tc) != 'o')
+    if (sy_jdom_kind(d, tc) != 'o')
         return bad(t, "tool_choice: Input should be a valid dictionary");
-    uint32_t type = at(d, tc, "type");
+    uint32_t type = sy_jdom_at(d, tc, "type");
     int par = 0, none = 0;
     sy_jw_key(&t->w, "tool_choice");
     if (sy_jdom_str_eq(d, type, "auto")) {
@@ -838,8 +811,8 @@ static int tool_choice(struct tx *t, uint32_t tc)
         sy_jw_str(&t->w, "none", 4);
         none = 1;
     } else if (sy_jdom_str_eq(d, type, "tool")) {
-        uint32_t name = at(d, tc, "name");
-        if (ty(d, name) != 's')
+        uint32_t name = sy_jdom_at(d, tc, "name");
+        if (sy_jdom_kind(d, name) != 's')
             return bad(t, "tool_choice.name: Field required");
         sy_jw_obj(&t->w);
         W_KLIT(&t->w, "type", "function");
@@ -852,7 +825,7 @@ static int tool_choice(struct tx *t, uint32_t tc)
     } else {
         return bad(t, "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
     }
-    if (!none && sy_jdom_bool(d, at(d, tc, "disable_parallel_tool_use"), &par) && par) {
+    if (!none && sy_jdom_bool(d, sy_jdom_at(d, tc, "disable_parallel_tool_use"), &par) && par) {
         sy_jw_key(&t->w, "parallel_tool_calls");
         sy_jw_bool(&t->w, 0);
     }
@@ -862,7 +835,7 @@ static int tool_choice(struct tx *t, uint32_t tc)
 /* A number member copied as is; 400 when it is not a number. */
 static int copy_num(struct tx *t, const char *from, const char *to, int integer)
 {
-    uint32_t v = top(t->d, from);
+    uint32_t v = sy_jdom_top(t->d, from);
     if (!v)
         return 0;
     double x;
@@ -879,18 +852,18 @@ static int translate(struct tx *t)
     const struct sy_jdoc *d = t->d;
     if (!d->count || d->n[0].type != 'o')
         return bad(t, "Input should be a valid dictionary");
-    uint32_t model = top(d, "model"), msgs = top(d, "messages"), sys = top(d, "system");
+    uint32_t model = sy_jdom_top(d, "model"), msgs = sy_jdom_top(d, "messages"), sys = sy_jdom_top(d, "system");
     if (!model)
         return bad(t, "model: Field required");
-    if (ty(d, model) != 's')
+    if (sy_jdom_kind(d, model) != 's')
         return bad(t, "model: Input should be a valid string");
     if (!msgs)
         return bad(t, "messages: Field required");
-    if (ty(d, msgs) != 'a')
+    if (sy_jdom_kind(d, msgs) != 'a')
         return bad(t, "messages: Input should be a valid list");
     if (!d->n[msgs].kids)
         return bad(t, "messages: at least one message is required");
-    if (sys && ty(d, sys) != 's' && ty(d, sys) != 'a')
+    if (sys && sy_jdom_kind(d, sys) != 's' && sy_jdom_kind(d, sys) != 'a')
         return bad(t, "system: Input should be a valid list");
 
     struct sy_jw *w = &t->w;
@@ -899,7 +872,7 @@ static int translate(struct tx *t)
     W_KNODE(w, "model", d, model);
     sy_jw_key(w, "messages");
     sy_jw_arr(w);
-    if (nonempty_str(d, sys) || (ty(d, sys) == 'a' && has_text(d, sys))) {
+    if (nonempty_str(d, sys) || (sy_jdom_kind(d, sys) == 'a' && has_text(d, sys))) {
         sy_jw_obj(w);
         W_KLIT(w, "role", "system");
         sy_jw_key(w, "content");
@@ -915,44 +888,44 @@ static int translate(struct tx *t)
         (rc = copy_num(t, "top_p", "top_p", 0)) || (rc = copy_num(t, "top_k", "top_k", 0)))
         return rc;
 
-    uint32_t stop = top(d, "stop_sequences");
+    uint32_t stop = sy_jdom_top(d, "stop_sequences");
     if (stop) {
-        if (ty(d, stop) != 'a')
+        if (sy_jdom_kind(d, stop) != 'a')
             return bad(t, "stop_sequences: Input should be a valid list");
         uint32_t i = 0;
         for (uint32_t x = sy_jdom_first(d, stop); x; x = sy_jdom_next(d, x), i++)
-            if (ty(d, x) != 's')
+            if (sy_jdom_kind(d, x) != 's')
                 return bad(t, "stop_sequences.%u: Input should be a valid string", i);
         if (i)
             W_KNODE(w, "stop", d, stop);
     }
 
-    uint32_t meta = top(d, "metadata");
+    uint32_t meta = sy_jdom_top(d, "metadata");
     if (meta) {
-        if (ty(d, meta) != 'o')
+        if (sy_jdom_kind(d, meta) != 'o')
             return bad(t, "metadata: Input should be a valid dictionary");
-        uint32_t uid = get(d, meta, "user_id");
-        if (uid && ty(d, uid) != 's')
+        uint32_t uid = sy_jdom_member(d, meta, "user_id");
+        if (uid && sy_jdom_kind(d, uid) != 's')
             return bad(t, "metadata.user_id: Input should be a valid string");
         if (uid)
             W_KNODE(w, "user", d, uid);
     }
 
-    uint32_t tl = top(d, "tools"), tc = top(d, "tool_choice");
-    if (tl && ty(d, tl) != 'a')
+    uint32_t tl = sy_jdom_top(d, "tools"), tc = sy_jdom_top(d, "tool_choice");
+    if (tl && sy_jdom_kind(d, tl) != 'a')
         return bad(t, "tools: Input should be a valid list");
     if (tl && d->n[tl].kids) {
         if ((rc = tools(t, tl)))
             return rc;
         if (tc && (rc = tool_choice(t, tc)))
             return rc;
-    } else if (tc && ty(d, tc) != 'o') {
+    } else if (tc && sy_jdom_kind(d, tc) != 'o') {
         return bad(t, "tool_choice: Input should be a valid dictionary");
     }
 
-    uint32_t th = top(d, "thinking");
+    uint32_t th = sy_jdom_top(d, "thinking");
     if (th) {
-        if (ty(d, th) != 'o')
+        if (sy_jdom_kind(d, th) != 'o')
             return bad(t, "thinking: Input should be a valid dictionary");
         uint32_t raw;
         const char *eff = effort_of(t, th, &raw);
@@ -965,12 +938,12 @@ static int translate(struct tx *t)
         }
     }
 
-    uint32_t of = top(d, "output_format");
+    uint32_t of = sy_jdom_top(d, "output_format");
     if (!of)
-        of = get(d, top(d, "output_config"), "format");
-    if (ty(d, of) == 'o' && sy_jdom_str_eq(d, at(d, of, "type"), "json_schema")) {
-        uint32_t schema = get(d, of, "schema");
-        if (ty(d, schema) == 'o' && d->n[schema].kids) { /* LiteLLM: a falsy schema is none */
+        of = sy_jdom_member(d, sy_jdom_top(d, "output_config"), "format");
+    if (sy_jdom_kind(d, of) == 'o' && sy_jdom_str_eq(d, sy_jdom_at(d, of, "type"), "json_schema")) {
+        uint32_t schema = sy_jdom_member(d, of, "schema");
+        if (sy_jdom_kind(d, schema) == 'o' && d->n[schema].kids) { /* LiteLLM: a falsy schema is none */
             sy_jw_key(w, "response_format");
             sy_jw_obj(w);
             W_KLIT(w, "type", "json_schema");
@@ -986,7 +959,7 @@ static int translate(struct tx *t)
         }
     }
 
-    uint32_t st = top(d, "stream");
+    uint32_t st = sy_jdom_top(d, "stream");
     int stream = 0;
     if (st && !sy_jdom_bool(d, st, &stream))
         return bad(t, "stream: Input should be a valid boolean");
@@ -1042,17 +1015,17 @@ static int64_t pos_int(const struct sy_jdoc *d, uint32_t i)
 /* Reads an OpenAI usage object (LiteLLM's _get_cache_*_input_tokens). */
 static void read_usage(const struct sy_jdoc *d, uint32_t u, struct usage *o)
 {
-    uint32_t det = at(d, u, "prompt_tokens_details");
-    o->prompt = pos_int(d, at(d, u, "prompt_tokens"));
-    o->completion = pos_int(d, at(d, u, "completion_tokens"));
-    o->cache_read = pos_int(d, at(d, u, "cache_read_input_tokens"));
+    uint32_t det = sy_jdom_at(d, u, "prompt_tokens_details");
+    o->prompt = pos_int(d, sy_jdom_at(d, u, "prompt_tokens"));
+    o->completion = pos_int(d, sy_jdom_at(d, u, "completion_tokens"));
+    o->cache_read = pos_int(d, sy_jdom_at(d, u, "cache_read_input_tokens"));
     if (!o->cache_read)
-        o->cache_read = pos_int(d, at(d, det, "cached_tokens"));
-    o->cache_write = pos_int(d, at(d, u, "cache_creation_input_tokens"));
+        o->cache_read = pos_int(d, sy_jdom_at(d, det, "cached_tokens"));
+    o->cache_write = pos_int(d, sy_jdom_at(d, u, "cache_creation_input_tokens"));
     if (!o->cache_write)
-        o->cache_write = pos_int(d, at(d, det, "cache_creation_tokens"));
+        o->cache_write = pos_int(d, sy_jdom_at(d, det, "cache_creation_tokens"));
     if (!o->cache_write)
-        o->cache_write = pos_int(d, at(d, det, "cache_write_tokens"));
+        o->cache_write = pos_int(d, sy_jdom_at(d, det, "cache_write_tokens"));
 }
 
 static void w_usage(struct sy_jw *w, const struct usage *u)
@@ -1091,7 +1064,7 @@ static const char *stop_reason(const char *f, size_t n, int tools, int refusal)
  * a JSON object, else {}. */
 static void w_input(struct sy_jw *w, const struct sy_jdoc *d, uint32_t args, struct sy_arena *a)
 {
-    if (ty(d, args) == 'o') {
+    if (sy_jdom_kind(d, args) == 'o') {
         sy_jw_node(w, d, args);
         return;
     }
@@ -1122,10 +1095,10 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
         return rc == SY_ENOSPC ? SY_ENOSPC : SY_EJSON;
     if (d.n[0].type != 'o')
         return SY_EUPPROTO;
-    uint32_t choices = top(&d, "choices");
-    uint32_t c0 = ty(&d, choices) == 'a' ? sy_jdom_first(&d, choices) : 0;
-    uint32_t msg = get(&d, c0, "message");
-    if (ty(&d, msg) != 'o')
+    uint32_t choices = sy_jdom_top(&d, "choices");
+    uint32_t c0 = sy_jdom_kind(&d, choices) == 'a' ? sy_jdom_first(&d, choices) : 0;
+    uint32_t msg = sy_jdom_member(&d, c0, "message");
+    if (sy_jdom_kind(&d, msg) != 'o')
         return SY_EUPPROTO;
 
     size_t mark = out->len;
@@ -1133,11 +1106,11 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
     sy_jw_init(&w, out);
     sy_jw_obj(&w);
     sy_jw_key(&w, "id");
-    uint32_t uid = top(&d, "id");
+    uint32_t uid = sy_jdom_top(&d, "id");
     const char *idp = msg_id;
     if (msg_id)
         sy_jw_cstr(&w, msg_id);
-    else if (ty(&d, uid) == 's') {
+    else if (sy_jdom_kind(&d, uid) == 's') {
         sy_jw_node(&w, &d, uid);
         idp = sy_jdom_str(&d, uid, a, NULL);
     } else {
@@ -1147,10 +1120,10 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
     W_KLIT(&w, "type", "message");
     W_KLIT(&w, "role", "assistant");
     sy_jw_key(&w, "model");
-    uint32_t um = top(&d, "model");
+    uint32_t um = sy_jdom_top(&d, "model");
     if (model)
         sy_jw_cstr(&w, model);
-    else if (ty(&d, um) == 's')
+    else if (sy_jdom_kind(&d, um) == 's')
         sy_jw_node(&w, &d, um);
     else
         sy_jw_str(&w, "unknown-model", 13);
@@ -1158,12 +1131,12 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
     sy_jw_key(&w, "content");
     sy_jw_arr(&w);
     /* thinking first: thinking_blocks, else reasoning_content / reasoning */
-    uint32_t tb = get(&d, msg, "thinking_blocks");
-    if (ty(&d, tb) == 'a' && d.n[tb].kids) {
+    uint32_t tb = sy_jdom_member(&d, msg, "thinking_blocks");
+    if (sy_jdom_kind(&d, tb) == 'a' && d.n[tb].kids) {
         for (uint32_t b = sy_jdom_first(&d, tb); b; b = sy_jdom_next(&d, b)) {
-            uint32_t type = at(&d, b, "type");
+            uint32_t type = sy_jdom_at(&d, b, "type");
             if (sy_jdom_str_eq(&d, type, "thinking")) {
-                uint32_t th = at(&d, b, "thinking"), sig = at(&d, b, "signature");
+                uint32_t th = sy_jdom_at(&d, b, "thinking"), sig = sy_jdom_at(&d, b, "signature");
                 sy_jw_obj(&w);
                 W_KLIT(&w, "type", "thinking");
                 sy_jw_key(&w, "thinking");
@@ -1172,7 +1145,7 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
                 w_str_or_empty(&w, &d, sig);
                 sy_jw_end(&w);
             } else if (sy_jdom_str_eq(&d, type, "redacted_thinking")) {
-                uint32_t data = at(&d, b, "data");
+                uint32_t data = sy_jdom_at(&d, b, "data");
                 sy_jw_obj(&w);
                 W_KLIT(&w, "type", "redacted_thinking");
                 sy_jw_key(&w, "data");
@@ -1181,9 +1154,9 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
             }
         }
     } else {
-        uint32_t r = at(&d, msg, "reasoning_content");
+        uint32_t r = sy_jdom_at(&d, msg, "reasoning_content");
         if (!nonempty_str(&d, r))
-            r = at(&d, msg, "reasoning");
+            r = sy_jdom_at(&d, msg, "reasoning");
         if (nonempty_str(&d, r)) {
             sy_jw_obj(&w);
             W_KLIT(&w, "type", "thinking");
@@ -1193,13 +1166,13 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
         }
     }
     /* text: a string, or text parts joined */
-    uint32_t content = at(&d, msg, "content"), refusal = at(&d, msg, "refusal");
+    uint32_t content = sy_jdom_at(&d, msg, "content"), refusal = sy_jdom_at(&d, msg, "refusal");
     int is_refusal = 0;
-    if (ty(&d, content) == 'a') {
+    if (sy_jdom_kind(&d, content) == 'a') {
         uint32_t *texts = sy_arena_alloc(a, (d.n[content].kids + 1) * sizeof *texts);
         size_t nt = 0;
         for (uint32_t p = sy_jdom_first(&d, content); p; p = sy_jdom_next(&d, p)) {
-            uint32_t s = at(&d, p, "text");
+            uint32_t s = sy_jdom_at(&d, p, "text");
             if (nonempty_str(&d, s))
                 texts[nt++] = s;
         }
@@ -1219,22 +1192,22 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
             is_refusal = 1;
         }
     }
-    if (ty(&d, content) == 's') {
+    if (sy_jdom_kind(&d, content) == 's') {
         sy_jw_obj(&w);
         W_KLIT(&w, "type", "text");
         W_KNODE(&w, "text", &d, content);
         sy_jw_end(&w);
     }
     /* tool calls */
-    uint32_t tcs = get(&d, msg, "tool_calls");
+    uint32_t tcs = sy_jdom_member(&d, msg, "tool_calls");
     size_t ntools = 0;
-    if (ty(&d, tcs) == 'a') {
+    if (sy_jdom_kind(&d, tcs) == 'a') {
         for (uint32_t tc = sy_jdom_first(&d, tcs); tc; tc = sy_jdom_next(&d, tc)) {
-            if (ty(&d, tc) != 'o')
+            if (sy_jdom_kind(&d, tc) != 'o')
                 continue;
-            uint32_t fn = at(&d, tc, "function"), id = at(&d, tc, "id");
+            uint32_t fn = sy_jdom_at(&d, tc, "function"), id = sy_jdom_at(&d, tc, "id");
             size_t nl = 0, il = 0;
-            const char *name = sy_jdom_str(&d, at(&d, fn, "name"), a, &nl);
+            const char *name = sy_jdom_str(&d, sy_jdom_at(&d, fn, "name"), a, &nl);
             const char *ids = sy_jdom_str(&d, id, a, &il);
             if (!name) {
                 name = "";
@@ -1251,22 +1224,22 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
             sy_jw_key(&w, "name");
             sy_jw_str(&w, name, nl);
             sy_jw_key(&w, "input");
-            w_input(&w, &d, at(&d, fn, "arguments"), a);
+            w_input(&w, &d, sy_jdom_at(&d, fn, "arguments"), a);
             sy_jw_end(&w);
             ntools++;
         }
     }
     sy_jw_end(&w);
 
-    uint32_t fr = at(&d, c0, "finish_reason");
+    uint32_t fr = sy_jdom_at(&d, c0, "finish_reason");
     size_t fl = 0;
-    const char *f = ty(&d, fr) == 's' ? sy_jdom_str(&d, fr, a, &fl) : "";
+    const char *f = sy_jdom_kind(&d, fr) == 's' ? sy_jdom_str(&d, fr, a, &fl) : "";
     sy_jw_key(&w, "stop_reason");
     sy_jw_cstr(&w, stop_reason(f, fl, ntools > 0, is_refusal));
     sy_jw_key(&w, "stop_sequence");
     sy_jw_null(&w);
     struct usage u = {0};
-    read_usage(&d, top(&d, "usage"), &u);
+    read_usage(&d, sy_jdom_top(&d, "usage"), &u);
     sy_jw_key(&w, "usage");
     w_usage(&w, &u);
     sy_jw_end(&w);
@@ -1396,12 +1369,12 @@ static int tool_delta(struct sy_msgstream *s, struct sy_buf *out, const struct s
                       struct sy_arena *a)
 {
     int64_t idx = -1;
-    if (!sy_jdom_i64(d, at(d, e, "index"), &idx) || idx < 0 || idx > INT32_MAX)
+    if (!sy_jdom_i64(d, sy_jdom_at(d, e, "index"), &idx) || idx < 0 || idx > INT32_MAX)
         idx = -1;
-    uint32_t fn = at(d, e, "function"), id = at(d, e, "id");
-    uint32_t name = at(d, fn, "name"), args = at(d, fn, "arguments");
+    uint32_t fn = sy_jdom_at(d, e, "function"), id = sy_jdom_at(d, e, "id");
+    uint32_t name = sy_jdom_at(d, fn, "name"), args = sy_jdom_at(d, fn, "arguments");
     int has_id = nonempty_str(d, id), has_name = nonempty_str(d, name);
-    if (!has_id && !has_name && !nonempty_str(d, args) && ty(d, args) != 'o')
+    if (!has_id && !has_name && !nonempty_str(d, args) && sy_jdom_kind(d, args) != 'o')
         return 0; /* nothing to say (an empty opener): no block for it */
     uint64_t idh = has_id ? fnv(d->src + d->n[id].off, d->n[id].len) : 0;
     int seen = idx >= 0 && idx < 64 && (s->tools_seen >> idx & 1);
@@ -1455,7 +1428,7 @@ static int tool_delta(struct sy_msgstream *s, struct sy_buf *out, const struct s
         if ((rc = ev_end(&w, out)))
             return rc;
     }
-    if (nonempty_str(d, args) || ty(d, args) == 'o')
+    if (nonempty_str(d, args) || sy_jdom_kind(d, args) == 'o')
         rc = ev_delta(s, out, "input_json_delta", "partial_json", d, args);
     return rc;
 }
@@ -1466,21 +1439,21 @@ static int choice_delta(struct sy_msgstream *s, struct sy_buf *out, const struct
 {
     int rc = 0;
     /* reasoning */
-    uint32_t r = at(d, delta, "reasoning_content"), tb = at(d, delta, "thinking_blocks");
+    uint32_t r = sy_jdom_at(d, delta, "reasoning_content"), tb = sy_jdom_at(d, delta, "thinking_blocks");
     if (!nonempty_str(d, r))
-        r = at(d, delta, "reasoning");
+        r = sy_jdom_at(d, delta, "reasoning");
     if (nonempty_str(d, r)) {
         if (s->kind != K_THINK && (rc = ev_block_start(s, out, K_THINK)))
             return rc;
         if ((rc = ev_delta(s, out, "thinking_delta", "thinking", d, r)))
             return rc;
     }
-    if (ty(d, tb) == 'a') {
+    if (sy_jdom_kind(d, tb) == 'a') {
         int had_text = nonempty_str(d, r);
         for (uint32_t b = sy_jdom_first(d, tb); b; b = sy_jdom_next(d, b)) {
-            if (!sy_jdom_str_eq(d, at(d, b, "type"), "thinking"))
+            if (!sy_jdom_str_eq(d, sy_jdom_at(d, b, "type"), "thinking"))
                 continue;
-            uint32_t th = at(d, b, "thinking"), sig = at(d, b, "signature");
+            uint32_t th = sy_jdom_at(d, b, "thinking"), sig = sy_jdom_at(d, b, "signature");
             if (!had_text && nonempty_str(d, th)) {
                 if (s->kind != K_THINK && (rc = ev_block_start(s, out, K_THINK)))
                     return rc;
@@ -1496,7 +1469,7 @@ static int choice_delta(struct sy_msgstream *s, struct sy_buf *out, const struct
         }
     }
     /* text, and a refusal as text */
-    uint32_t c = at(d, delta, "content"), rf = at(d, delta, "refusal");
+    uint32_t c = sy_jdom_at(d, delta, "content"), rf = sy_jdom_at(d, delta, "refusal");
     for (int i = 0; i < 2; i++) {
         uint32_t x = i ? rf : c;
         if (!nonempty_str(d, x))
@@ -1508,10 +1481,10 @@ static int choice_delta(struct sy_msgstream *s, struct sy_buf *out, const struct
             return rc;
     }
     /* tool calls */
-    uint32_t tcs = at(d, delta, "tool_calls");
-    if (ty(d, tcs) == 'a')
+    uint32_t tcs = sy_jdom_at(d, delta, "tool_calls");
+    if (sy_jdom_kind(d, tcs) == 'a')
         for (uint32_t e = sy_jdom_first(d, tcs); e; e = sy_jdom_next(d, e))
-            if (ty(d, e) == 'o' && (rc = tool_delta(s, out, d, e, a)))
+            if (sy_jdom_kind(d, e) == 'o' && (rc = tool_delta(s, out, d, e, a)))
                 return rc;
     return 0;
 }
@@ -1556,9 +1529,9 @@ static int err_status(const struct sy_jdoc *d, uint32_t err)
         {"rate_limit_exceeded", 429},   {"overloaded_error", 529},     {"timeout", 504},
         {"timeout_error", 504},         {"billing_error", 402},
     };
-    uint32_t code = at(d, err, "code");
+    uint32_t code = sy_jdom_at(d, err, "code");
     int64_t v = 0;
-    if (ty(d, code) == 's' && d->n[code].len == 5) {
+    if (sy_jdom_kind(d, code) == 's' && d->n[code].len == 5) {
         const char *p = d->src + d->n[code].off + 1;
         if (p[0] >= '1' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9')
             v = (p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0');
@@ -1567,7 +1540,7 @@ static int err_status(const struct sy_jdoc *d, uint32_t err)
     }
     if (v >= 400 && v <= 599)
         return (int)v;
-    uint32_t type = at(d, err, "type");
+    uint32_t type = sy_jdom_at(d, err, "type");
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (sy_jdom_str_eq(d, type, types[i].type))
             return types[i].status;
@@ -1592,10 +1565,10 @@ static int ev_error(struct sy_buf *out, int status, const char *msg, size_t n)
 static const char *err_message(const struct sy_jdoc *d, uint32_t err, struct sy_arena *a, size_t *n)
 {
     const char *m = NULL;
-    if (ty(d, err) == 's')
+    if (sy_jdom_kind(d, err) == 's')
         m = sy_jdom_str(d, err, a, n);
-    else if (ty(d, err) == 'o')
-        m = sy_jdom_str(d, at(d, err, "message"), a, n);
+    else if (sy_jdom_kind(d, err) == 'o')
+        m = sy_jdom_str(d, sy_jdom_at(d, err, "message"), a, n);
     if (!m) {
         m = "upstream error";
         *n = 14;
@@ -1619,30 +1592,30 @@ static int stream_chunk(struct sy_msgstream *s, const char *data, size_t n, stru
         return rc == SY_ENOSPC ? SY_ENOSPC : SY_EJSON;
     if (d.n[0].type != 'o')
         return SY_EUPPROTO;
-    uint32_t err = top(&d, "error"), choices = top(&d, "choices");
+    uint32_t err = sy_jdom_top(&d, "error"), choices = sy_jdom_top(&d, "choices");
     if (err && !choices) {
         size_t ml;
         const char *m = err_message(&d, err, a, &ml);
         s->done = 1;
-        rc = ev_error(out, ty(&d, err) == 'o' ? err_status(&d, err) : 500, m, ml);
+        rc = ev_error(out, sy_jdom_kind(&d, err) == 'o' ? err_status(&d, err) : 500, m, ml);
         return rc ? rc : SY_DONE;
     }
     if (!s->started && (rc = ev_message_start(s, out)))
         return rc;
-    if (ty(&d, choices) == 'a' && !s->finished) {
+    if (sy_jdom_kind(&d, choices) == 'a' && !s->finished) {
         uint32_t c0 = 0;
         for (uint32_t c = sy_jdom_first(&d, choices); c; c = sy_jdom_next(&d, c)) {
             int64_t ci = 0;
-            uint32_t ix = at(&d, c, "index");
-            if (ty(&d, c) == 'o' && (!ix || (sy_jdom_i64(&d, ix, &ci) && ci == 0))) {
+            uint32_t ix = sy_jdom_at(&d, c, "index");
+            if (sy_jdom_kind(&d, c) == 'o' && (!ix || (sy_jdom_i64(&d, ix, &ci) && ci == 0))) {
                 c0 = c;
                 break;
             }
         }
-        uint32_t delta = at(&d, c0, "delta");
-        if (ty(&d, delta) == 'o' && (rc = choice_delta(s, out, &d, delta, a)))
+        uint32_t delta = sy_jdom_at(&d, c0, "delta");
+        if (sy_jdom_kind(&d, delta) == 'o' && (rc = choice_delta(s, out, &d, delta, a)))
             return rc;
-        uint32_t fr = at(&d, c0, "finish_reason");
+        uint32_t fr = sy_jdom_at(&d, c0, "finish_reason");
         if (nonempty_str(&d, fr)) {
             size_t fl;
             const char *f = inner(&d, fr, &fl);
@@ -1655,8 +1628,8 @@ static int stream_chunk(struct sy_msgstream *s, const char *data, size_t n, stru
                 return rc;
         }
     }
-    uint32_t u = top(&d, "usage");
-    if (ty(&d, u) == 'o') {
+    uint32_t u = sy_jdom_top(&d, "usage");
+    if (sy_jdom_kind(&d, u) == 'o') {
         struct usage x;
         read_usage(&d, u, &x);
         s->prompt = x.prompt;
@@ -1738,11 +1711,11 @@ void sy_msg_error_from_openai(int status, const char *body, size_t n, struct sy_
     sy_arena_init(&a);
     struct sy_jdoc d;
     uint32_t err;
-    if (body && sy_jdom_parse(&d, body, n, &a, 0) == 0 && d.n[0].type == 'o' && (err = top(&d, "error"))) {
+    if (body && sy_jdom_parse(&d, body, n, &a, 0) == 0 && d.n[0].type == 'o' && (err = sy_jdom_top(&d, "error"))) {
         size_t ml;
         const char *m = err_message(&d, err, &a, &ml);
         if (!status)
-            status = ty(&d, err) == 'o' ? err_status(&d, err) : 500;
+            status = sy_jdom_kind(&d, err) == 'o' ? err_status(&d, err) : 500;
         sy_msg_error_json(status, m, ml, out);
     } else {
         sy_msg_error_json(status ? status : 500, body ? body : "", body ? n : 0, out);

@@ -56,28 +56,9 @@
 #define W_RAW(w, lit)     sy_jw_raw((w), "" lit, sizeof(lit) - 1)
 #define W_KLIT(w, k, lit) (sy_jw_key((w), (k)), sy_jw_str((w), "" lit, sizeof(lit) - 1))
 
-/* Type of node i; 0 for "absent". */
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-/* Member key of object obj, null counting as absent (0). */
-static uint32_t get(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    uint32_t v = sy_jdom_get(d, obj, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
-/* The same below a node that may itself be absent (0). */
-static uint32_t at(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    return obj ? get(d, obj, key) : 0;
-}
-
 static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
 {
-    return ty(d, i) == 's' && d->n[i].len > 2;
+    return sy_jdom_kind(d, i) == 's' && d->n[i].len > 2;
 }
 
 /* ---- the envelope (resp_impl.h) ------------------------------------------ */
@@ -88,7 +69,7 @@ static uint32_t req_get(const struct sy_resp_meta *m, const char *key)
     const struct sy_jdoc *r = m->req;
     if (!r || !r->count || r->n[0].type != 'o')
         return 0;
-    return get(r, 0, key);
+    return sy_jdom_top(r, key);
 }
 
 /* "key": the request's member when its type is one of `types`, else the literal default. */
@@ -96,7 +77,7 @@ static void echo(struct sy_jw *w, const struct sy_resp_meta *m, const char *key,
 {
     uint32_t v = req_get(m, key);
     sy_jw_key(w, key);
-    if (v && strchr(types, ty(m->req, v)))
+    if (v && strchr(types, sy_jdom_kind(m->req, v)))
         sy_jw_node(w, m->req, v);
     else
         sy_jw_raw(w, dflt, strlen(dflt));
@@ -148,14 +129,14 @@ void sy__resp_tail(struct sy_jw *w, const struct sy_resp_meta *m, const struct s
     sy_jw_cstr(w, m->previous_response_id);
 
     uint32_t r = req_get(m, "reasoning");
-    uint32_t eff = ty(m->req, r) == 'o' ? at(m->req, r, "effort") : 0;
-    uint32_t sum = ty(m->req, r) == 'o' ? at(m->req, r, "summary") : 0;
+    uint32_t eff = sy_jdom_kind(m->req, r) == 'o' ? sy_jdom_member(m->req, r, "effort") : 0;
+    uint32_t sum = sy_jdom_kind(m->req, r) == 'o' ? sy_jdom_member(m->req, r, "summary") : 0;
     sy_jw_key(w, "reasoning");
     sy_jw_obj(w);
     sy_jw_key(w, "effort");
-    sy_jw_node(w, m->req, ty(m->req, eff) == 's' ? eff : 0);
+    sy_jw_node(w, m->req, sy_jdom_kind(m->req, eff) == 's' ? eff : 0);
     sy_jw_key(w, "summary");
-    sy_jw_node(w, m->req, ty(m->req, sum) == 's' ? sum : 0);
+    sy_jw_node(w, m->req, sy_jdom_kind(m->req, sum) == 's' ? sum : 0);
     sy_jw_end(w);
 
     W_KLIT(w, "service_tier", "default");
@@ -165,13 +146,13 @@ void sy__resp_tail(struct sy_jw *w, const struct sy_resp_meta *m, const struct s
     uint32_t t = req_get(m, "text");
     sy_jw_key(w, "text");
     sy_jw_obj(w);
-    uint32_t f = ty(m->req, t) == 'o' ? at(m->req, t, "format") : 0;
+    uint32_t f = sy_jdom_kind(m->req, t) == 'o' ? sy_jdom_member(m->req, t, "format") : 0;
     sy_jw_key(w, "format");
-    if (ty(m->req, f) == 'o')
+    if (sy_jdom_kind(m->req, f) == 'o')
         sy_jw_node(w, m->req, f);
     else
         W_RAW(w, "{\"type\":\"text\"}");
-    if (ty(m->req, t) == 'o')
+    if (sy_jdom_kind(m->req, t) == 'o')
         for (uint32_t k = sy_jdom_first(m->req, t); k; k = sy_jdom_next_key(m->req, k)) {
             if (sy_jdom_str_eq(m->req, k, "format"))
                 continue;
@@ -228,16 +209,16 @@ static int64_t nonneg(const struct sy_jdoc *d, uint32_t i)
 void sy__resp_usage_read(const struct sy_jdoc *d, uint32_t u, struct sy__resp_usage *o)
 {
     memset(o, 0, sizeof *o);
-    if (ty(d, u) != 'o')
+    if (sy_jdom_kind(d, u) != 'o')
         return;
-    o->input = nonneg(d, at(d, u, "prompt_tokens"));
-    o->output = nonneg(d, at(d, u, "completion_tokens"));
-    o->cached = nonneg(d, at(d, at(d, u, "prompt_tokens_details"), "cached_tokens"));
+    o->input = nonneg(d, sy_jdom_member(d, u, "prompt_tokens"));
+    o->output = nonneg(d, sy_jdom_member(d, u, "completion_tokens"));
+    o->cached = nonneg(d, sy_jdom_member(d, sy_jdom_member(d, u, "prompt_tokens_details"), "cached_tokens"));
     if (!o->cached)
-        o->cached = nonneg(d, at(d, u, "cache_read_input_tokens"));
-    o->reasoning = nonneg(d, at(d, at(d, u, "completion_tokens_details"), "reasoning_tokens"));
-    uint32_t t = at(d, u, "total_tokens");
-    o->total = ty(d, t) == 'n' ? nonneg(d, t) : o->input + o->output;
+        o->cached = nonneg(d, sy_jdom_member(d, u, "cache_read_input_tokens"));
+    o->reasoning = nonneg(d, sy_jdom_member(d, sy_jdom_member(d, u, "completion_tokens_details"), "reasoning_tokens"));
+    uint32_t t = sy_jdom_member(d, u, "total_tokens");
+    o->total = sy_jdom_kind(d, t) == 'n' ? nonneg(d, t) : o->input + o->output;
 }
 
 const char *sy__resp_incomplete_reason(const char *f, size_t n)
@@ -263,15 +244,15 @@ void sy__resp_item_id(char *out, size_t cap, const char *prefix, const char *see
  * joined; NULL when there is none (or it is empty). */
 static const char *message_text(const struct sy_jdoc *d, uint32_t c, struct sy_arena *a, size_t *n)
 {
-    if (ty(d, c) == 's')
+    if (sy_jdom_kind(d, c) == 's')
         return d->n[c].len > 2 ? sy_jdom_str(d, c, a, n) : NULL;
-    if (ty(d, c) != 'a')
+    if (sy_jdom_kind(d, c) != 'a')
         return NULL;
     struct sy_buf b;
     sy_buf_init(&b, (size_t)1 << 30);
     for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p)) {
         size_t l;
-        const char *s = sy_jdom_str(d, at(d, p, "text"), a, &l);
+        const char *s = sy_jdom_str(d, sy_jdom_member(d, p, "text"), a, &l);
         if (s)
             sy_buf_append(&b, s, l);
     }
@@ -299,9 +280,9 @@ static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i
         sy__resp_item_id(buf, sizeof buf, "call", seed, n);
         sy_jw_cstr(w, buf);
     }
-    uint32_t name = at(d, fn, "name"), args = at(d, fn, "arguments");
+    uint32_t name = sy_jdom_member(d, fn, "name"), args = sy_jdom_member(d, fn, "arguments");
     sy_jw_key(w, "name");
-    if (ty(d, name) == 's')
+    if (sy_jdom_kind(d, name) == 's')
         sy_jw_node(w, d, name);
     else
         sy_jw_str(w, "", 0);
@@ -320,19 +301,19 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
         return rc == SY_ENOSPC ? SY_ENOSPC : SY_EJSON;
     if (d.n[0].type != 'o')
         return SY_EUPPROTO;
-    uint32_t choices = get(&d, 0, "choices");
-    uint32_t c0 = ty(&d, choices) == 'a' ? sy_jdom_first(&d, choices) : 0;
-    uint32_t msg = at(&d, c0, "message");
-    if (ty(&d, msg) != 'o')
+    uint32_t choices = sy_jdom_top(&d, "choices");
+    uint32_t c0 = sy_jdom_kind(&d, choices) == 'a' ? sy_jdom_first(&d, choices) : 0;
+    uint32_t msg = sy_jdom_member(&d, c0, "message");
+    if (sy_jdom_kind(&d, msg) != 'o')
         return SY_EUPPROTO;
     const char *seed = m->id_seed ? m->id_seed : "";
 
-    uint32_t fr = at(&d, c0, "finish_reason");
+    uint32_t fr = sy_jdom_member(&d, c0, "finish_reason");
     const char *reason = NULL;
-    if (ty(&d, fr) == 's' && !d.n[fr].esc)
+    if (sy_jdom_kind(&d, fr) == 's' && !d.n[fr].esc)
         reason = sy__resp_incomplete_reason(d.src + d.n[fr].off + 1, d.n[fr].len - 2);
     struct sy__resp_usage u;
-    sy__resp_usage_read(&d, get(&d, 0, "usage"), &u);
+    sy__resp_usage_read(&d, sy_jdom_top(&d, "usage"), &u);
     struct sy__resp_state st = {.status = reason ? "incomplete" : "completed", .incomplete = reason, .usage = &u};
 
     size_t mark = out->len;
@@ -343,9 +324,9 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
     char buf[96];
 
     /* reasoning */
-    uint32_t r = at(&d, msg, "reasoning_content");
+    uint32_t r = sy_jdom_member(&d, msg, "reasoning_content");
     if (!nonempty_str(&d, r))
-        r = at(&d, msg, "reasoning");
+        r = sy_jdom_member(&d, msg, "reasoning");
     if (nonempty_str(&d, r)) {
         sy_jw_obj(&w);
         W_KLIT(&w, "type", "reasoning");
@@ -364,18 +345,18 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
     }
 
     /* tool calls: tool_calls, else the legacy function_call */
-    uint32_t tcs = at(&d, msg, "tool_calls"), fc = at(&d, msg, "function_call");
+    uint32_t tcs = sy_jdom_member(&d, msg, "tool_calls"), fc = sy_jdom_member(&d, msg, "function_call");
     int ncalls = 0;
-    if (ty(&d, tcs) == 'a') {
+    if (sy_jdom_kind(&d, tcs) == 'a') {
         for (uint32_t tc = sy_jdom_first(&d, tcs); tc; tc = sy_jdom_next(&d, tc))
-            ncalls += ty(&d, tc) == 'o';
-    } else if (ty(&d, fc) == 'o') {
+            ncalls += sy_jdom_kind(&d, tc) == 'o';
+    } else if (sy_jdom_kind(&d, fc) == 'o') {
         ncalls = 1;
     }
 
     /* the message */
     size_t tl = 0;
-    uint32_t content = at(&d, msg, "content"), refusal = at(&d, msg, "refusal");
+    uint32_t content = sy_jdom_member(&d, msg, "content"), refusal = sy_jdom_member(&d, msg, "refusal");
     const char *text = message_text(&d, content, a, &tl);
     int is_refusal = !text && nonempty_str(&d, refusal);
     if (text || is_refusal || !ncalls) {
@@ -397,7 +378,7 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
         } else {
             W_KLIT(&w, "type", "output_text");
             sy_jw_key(&w, "text");
-            if (ty(&d, content) == 's' && text)
+            if (sy_jdom_kind(&d, content) == 's' && text)
                 sy_jw_node(&w, &d, content);
             else
                 sy_jw_str(&w, text ? text : "", text ? tl : 0);
@@ -409,11 +390,11 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
         sy_jw_end(&w);
     }
 
-    if (ty(&d, tcs) == 'a') {
+    if (sy_jdom_kind(&d, tcs) == 'a') {
         int k = 0;
         for (uint32_t tc = sy_jdom_first(&d, tcs); tc; tc = sy_jdom_next(&d, tc))
-            if (ty(&d, tc) == 'o')
-                w_function_call(&w, &d, at(&d, tc, "id"), at(&d, tc, "function"), seed, k++);
+            if (sy_jdom_kind(&d, tc) == 'o')
+                w_function_call(&w, &d, sy_jdom_member(&d, tc, "id"), sy_jdom_member(&d, tc, "function"), seed, k++);
     } else if (ncalls) {
         w_function_call(&w, &d, 0, fc, seed, 0);
     }
@@ -433,9 +414,9 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
     struct sy_jdoc d;
     if (sy_jdom_parse(&d, body, n, a, 0))
         return SY_EJSON;
-    uint32_t o = d.n[0].type == 'o' ? get(&d, 0, "output") : 0;
+    uint32_t o = d.n[0].type == 'o' ? sy_jdom_top(&d, "output") : 0;
     int rc;
-    if (ty(&d, o) == 'a')
+    if (sy_jdom_kind(&d, o) == 'a')
         rc = sy_buf_append(out, d.src + d.n[o].off, d.n[o].len);
     else
         rc = SY_BUF_LIT(out, "[]");

@@ -117,35 +117,9 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-/* Type of node i; 0 for "absent" (i == 0: sy_jdom_get's not found). */
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-/* Member key of object obj (0 when obj is 0 or has none). */
-static uint32_t at(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    return obj ? sy_jdom_get(d, obj, key) : 0;
-}
-
-/* The same, a null value counting as absent (LiteLLM drops None values). */
-static uint32_t get(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    uint32_t v = at(d, obj, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
-/* Member key of the root object, null counting as absent. */
-static uint32_t top(const struct sy_jdoc *d, const char *key)
-{
-    uint32_t v = sy_jdom_get(d, 0, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
 static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
 {
-    return ty(d, i) == 's' && d->n[i].len > 2;
+    return sy_jdom_kind(d, i) == 's' && d->n[i].len > 2;
 }
 
 #define W_RAW(w, lit)       sy_jw_raw((w), "" lit, sizeof(lit) - 1)
@@ -187,7 +161,7 @@ static int bad(struct tx *t, const char *param, const char *fmt, ...)
 static const char *clip(struct tx *t, const struct sy_jdoc *d, uint32_t i, int *len)
 {
     size_t l = 0;
-    const char *s = ty(d, i) == 's' ? sy_jdom_str(d, i, t->a, &l) : NULL;
+    const char *s = sy_jdom_kind(d, i) == 's' ? sy_jdom_str(d, i, t->a, &l) : NULL;
     if (!s)
         return *len = 1, "?";
     if (l > 64) { /* cut at a character boundary */
@@ -276,19 +250,19 @@ enum { P_TEXT = 1, P_IMAGE, P_FILE, P_AUDIO, P_OTHER };
 static int part_kind(const struct sy_jdoc *d, uint32_t p, uint32_t *txt)
 {
     *txt = 0;
-    if (ty(d, p) == 's') {
+    if (sy_jdom_kind(d, p) == 's') {
         *txt = p;
         return P_TEXT;
     }
-    uint32_t type = at(d, p, "type"), x;
+    uint32_t type = sy_jdom_at(d, p, "type"), x;
     if (sy_jdom_str_eq(d, type, "input_image"))
         return P_IMAGE;
     if (sy_jdom_str_eq(d, type, "input_file"))
         return P_FILE;
     if (sy_jdom_str_eq(d, type, "input_audio"))
         return P_AUDIO;
-    x = sy_jdom_str_eq(d, type, "refusal") ? at(d, p, "refusal") : at(d, p, "text");
-    if (ty(d, x) == 's') {
+    x = sy_jdom_str_eq(d, type, "refusal") ? sy_jdom_at(d, p, "refusal") : sy_jdom_at(d, p, "text");
+    if (sy_jdom_kind(d, x) == 's') {
         *txt = x;
         return P_TEXT;
     }
@@ -301,30 +275,30 @@ static int check_parts(struct tx *t, uint32_t c, uint32_t i)
     const struct sy_jdoc *d = t->d;
     uint32_t j = 0;
     for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p), j++) {
-        char k = ty(d, p);
+        char k = sy_jdom_kind(d, p);
         if (k == 's')
             continue;
         if (k != 'o')
             return bad(t, t->param, "Invalid type for '%s[%u].content[%u]': expected an object.", t->lbl, i, j);
-        uint32_t type = get(d, p, "type"), x, txt;
-        if (type && ty(d, type) != 's')
+        uint32_t type = sy_jdom_member(d, p, "type"), x, txt;
+        if (type && sy_jdom_kind(d, type) != 's')
             return bad(t, t->param, "Invalid type for '%s[%u].content[%u].type': expected a string.", t->lbl, i, j);
         int pk = part_kind(d, p, &txt);
         if (pk == P_OTHER) {
-            x = sy_jdom_str_eq(d, type, "refusal") ? get(d, p, "refusal") : get(d, p, "text");
+            x = sy_jdom_str_eq(d, type, "refusal") ? sy_jdom_member(d, p, "refusal") : sy_jdom_member(d, p, "text");
             if (x)
                 return bad(t, t->param, "Invalid type for '%s[%u].content[%u].%s': expected a string.", t->lbl, i, j,
                            sy_jdom_str_eq(d, type, "refusal") ? "refusal" : "text");
         } else if (pk == P_IMAGE) {
-            uint32_t u = get(d, p, "image_url"), f = get(d, p, "file_id"), det = get(d, p, "detail");
-            if (ty(d, u) != 's' && ty(d, f) != 's')
+            uint32_t u = sy_jdom_member(d, p, "image_url"), f = sy_jdom_member(d, p, "file_id"), det = sy_jdom_member(d, p, "detail");
+            if (sy_jdom_kind(d, u) != 's' && sy_jdom_kind(d, f) != 's')
                 return bad(t, t->param, "Invalid '%s[%u].content[%u]': an input_image needs an image_url or a file_id.",
                            t->lbl, i, j);
-            if (det && ty(d, det) != 's')
+            if (det && sy_jdom_kind(d, det) != 's')
                 return bad(t, t->param, "Invalid type for '%s[%u].content[%u].detail': expected a string.", t->lbl, i,
                            j);
         } else if (pk == P_AUDIO) {
-            if (ty(d, get(d, p, "input_audio")) != 'o')
+            if (sy_jdom_kind(d, sy_jdom_member(d, p, "input_audio")) != 'o')
                 return bad(t, t->param, "Invalid type for '%s[%u].content[%u].input_audio': expected an object.",
                            t->lbl, i, j);
         }
@@ -360,15 +334,15 @@ static void w_user_parts(struct tx *t, uint32_t c)
             sy_jw_end(w);
             break;
         case P_IMAGE: {
-            uint32_t u = get(d, p, "image_url"), det = get(d, p, "detail");
+            uint32_t u = sy_jdom_member(d, p, "image_url"), det = sy_jdom_member(d, p, "detail");
             sy_jw_obj(w);
-            if (ty(d, u) == 's') {
+            if (sy_jdom_kind(d, u) == 's') {
                 W_KLIT(w, "type", "image_url");
                 sy_jw_key(w, "image_url");
                 sy_jw_obj(w);
                 W_KNODE(w, "url", d, u);
                 sy_jw_key(w, "detail");
-                if (ty(d, det) == 's')
+                if (sy_jdom_kind(d, det) == 's')
                     sy_jw_node(w, d, det);
                 else
                     sy_jw_str(w, "auto", 4);
@@ -377,7 +351,7 @@ static void w_user_parts(struct tx *t, uint32_t c)
                 W_KLIT(w, "type", "file");
                 sy_jw_key(w, "file");
                 sy_jw_obj(w);
-                W_KNODE(w, "file_id", d, get(d, p, "file_id"));
+                W_KNODE(w, "file_id", d, sy_jdom_member(d, p, "file_id"));
                 sy_jw_end(w);
             }
             sy_jw_end(w);
@@ -390,7 +364,7 @@ static void w_user_parts(struct tx *t, uint32_t c)
             sy_jw_key(w, "file");
             sy_jw_obj(w);
             for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-                uint32_t v = at(d, p, keys[i]);
+                uint32_t v = sy_jdom_at(d, p, keys[i]);
                 if (nonempty_str(d, v))
                     W_KNODE(w, keys[i], d, v);
             }
@@ -401,7 +375,7 @@ static void w_user_parts(struct tx *t, uint32_t c)
         case P_AUDIO:
             sy_jw_obj(w);
             W_KLIT(w, "type", "input_audio");
-            W_KNODE(w, "input_audio", d, get(d, p, "input_audio"));
+            W_KNODE(w, "input_audio", d, sy_jdom_member(d, p, "input_audio"));
             sy_jw_end(w);
             break;
         default: /* no text, not a media part: dropped */ break;
@@ -414,7 +388,7 @@ static int w_message(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->w;
-    uint32_t role = get(d, it, "role"), c = get(d, it, "content");
+    uint32_t role = sy_jdom_member(d, it, "role"), c = sy_jdom_member(d, it, "content");
     const char *r = "user";
     if (role) {
         if (sy_jdom_str_eq(d, role, "user"))
@@ -429,7 +403,7 @@ static int w_message(struct tx *t, uint32_t it, uint32_t i)
                        "'assistant'.",
                        t->lbl, i);
     }
-    char k = ty(d, c);
+    char k = sy_jdom_kind(d, c);
     if (!k)
         return 0; /* no content: no message (LiteLLM) */
     if (k != 's' && k != 'a')
@@ -461,11 +435,11 @@ static int w_call(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->w;
-    uint32_t cid = get(d, it, "call_id"), id = get(d, it, "id"), name = get(d, it, "name"),
-             args = get(d, it, "arguments");
-    if (cid && ty(d, cid) != 's')
+    uint32_t cid = sy_jdom_member(d, it, "call_id"), id = sy_jdom_member(d, it, "id"), name = sy_jdom_member(d, it, "name"),
+             args = sy_jdom_member(d, it, "arguments");
+    if (cid && sy_jdom_kind(d, cid) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].call_id': expected a string.", t->lbl, i);
-    if (name && ty(d, name) != 's')
+    if (name && sy_jdom_kind(d, name) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].name': expected a string.", t->lbl, i);
     if (!t->asst) {
         sy_jw_obj(w);
@@ -484,7 +458,7 @@ static int w_call(struct tx *t, uint32_t it, uint32_t i)
     sy_jw_key(w, "id");
     if (nonempty_str(d, cid))
         sy_jw_node(w, d, cid);
-    else if (ty(d, id) == 's')
+    else if (sy_jdom_kind(d, id) == 's')
         sy_jw_node(w, d, id);
     else
         sy_jw_str(w, "", 0);
@@ -507,10 +481,10 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->w;
-    uint32_t cid = get(d, it, "call_id"), out = get(d, it, "output");
-    if (cid && ty(d, cid) != 's')
+    uint32_t cid = sy_jdom_member(d, it, "call_id"), out = sy_jdom_member(d, it, "output");
+    if (cid && sy_jdom_kind(d, cid) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].call_id': expected a string.", t->lbl, i);
-    if (ty(d, out) == 'a') {
+    if (sy_jdom_kind(d, out) == 'a') {
         int rc = check_parts(t, out, i);
         if (rc)
             return rc;
@@ -520,7 +494,7 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
     open_msg(t, "tool");
     W_KNODE(w, "tool_call_id", d, cid);
     sy_jw_key(w, "content");
-    if (ty(d, out) == 'a') {
+    if (sy_jdom_kind(d, out) == 'a') {
         size_t nt;
         uint32_t *nodes = texts_of(t, out, &nt);
         w_join(w, d, nodes, nt, "\\n", t->a);
@@ -536,12 +510,12 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
 static int w_item(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
-    if (ty(d, it) != 'o')
+    if (sy_jdom_kind(d, it) != 'o')
         return bad(t, t->param, "Invalid type for '%s[%u]': expected an object.", t->lbl, i);
-    uint32_t type = get(d, it, "type");
+    uint32_t type = sy_jdom_member(d, it, "type");
     if (!type || sy_jdom_str_eq(d, type, "message"))
         return w_message(t, it, i);
-    if (ty(d, type) != 's')
+    if (sy_jdom_kind(d, type) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].type': expected a string.", t->lbl, i);
     if (sy_jdom_str_eq(d, type, "function_call"))
         return w_call(t, it, i);
@@ -564,7 +538,7 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->iw;
-    uint32_t type = get(d, it, "type"), id = get(d, it, "id"), role = get(d, it, "role");
+    uint32_t type = sy_jdom_member(d, it, "type"), id = sy_jdom_member(d, it, "id"), role = sy_jdom_member(d, it, "role");
     int msg = !type || sy_jdom_str_eq(d, type, "message");
     const char *pre = msg                                               ? "msg"
                       : sy_jdom_str_eq(d, type, "function_call")        ? "fc"
@@ -594,7 +568,7 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
             (msg && !role && sy_jdom_str_eq(d, k, "role")))
             continue;
         w_key_of(t, w, k);
-        if (msg && ty(d, v) == 's' && sy_jdom_str_eq(d, k, "content")) {
+        if (msg && sy_jdom_kind(d, v) == 's' && sy_jdom_str_eq(d, k, "content")) {
             sy_jw_arr(w);
             sy_jw_obj(w);
             if (asst) {
@@ -619,7 +593,7 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
 
 static int is_function_tool(const struct sy_jdoc *d, uint32_t x)
 {
-    return sy_jdom_str_eq(d, get(d, x, "type"), "function");
+    return sy_jdom_str_eq(d, sy_jdom_member(d, x, "type"), "function");
 }
 
 /* tools -> chat tools; *n: function tools written. */
@@ -629,13 +603,13 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
     struct sy_jw *w = &t->w;
     uint32_t i = 0;
     *n = 0;
-    if (ty(d, tl) != 'a')
+    if (sy_jdom_kind(d, tl) != 'a')
         return bad(t, "tools", "Invalid type for 'tools': expected an array of tools.");
     for (uint32_t x = sy_jdom_first(d, tl); x; x = sy_jdom_next(d, x), i++) {
-        if (ty(d, x) != 'o')
+        if (sy_jdom_kind(d, x) != 'o')
             return bad(t, "tools", "Invalid type for 'tools[%u]': expected an object.", i);
-        uint32_t type = get(d, x, "type");
-        if (ty(d, type) != 's')
+        uint32_t type = sy_jdom_member(d, x, "type");
+        if (sy_jdom_kind(d, type) != 's')
             return bad(t, "tools", "Missing required parameter: 'tools[%u].type'.", i);
         if (!is_function_tool(d, x)) {
             int l;
@@ -644,14 +618,14 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
                        "switchyard: tool type '%.*s' needs a deployment with OpenAI's Responses API (openai/azure)", l,
                        s);
         }
-        uint32_t name = get(d, x, "name"), desc = get(d, x, "description"), par = get(d, x, "parameters"),
-                 strict = get(d, x, "strict");
+        uint32_t name = sy_jdom_member(d, x, "name"), desc = sy_jdom_member(d, x, "description"), par = sy_jdom_member(d, x, "parameters"),
+                 strict = sy_jdom_member(d, x, "strict");
         int sv = 0;
-        if (ty(d, name) != 's')
+        if (sy_jdom_kind(d, name) != 's')
             return bad(t, "tools", "Missing required parameter: 'tools[%u].name'.", i);
-        if (desc && ty(d, desc) != 's')
+        if (desc && sy_jdom_kind(d, desc) != 's')
             return bad(t, "tools", "Invalid type for 'tools[%u].description': expected a string.", i);
-        if (par && ty(d, par) != 'o')
+        if (par && sy_jdom_kind(d, par) != 'o')
             return bad(t, "tools", "Invalid type for 'tools[%u].parameters': expected an object.", i);
         if (strict && !sy_jdom_bool(d, strict, &sv))
             return bad(t, "tools", "Invalid type for 'tools[%u].strict': expected a boolean.", i);
@@ -673,7 +647,7 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
         sy_jw_key(w, "parameters");
         if (!par || !d->n[par].kids) {
             W_RAW(w, "{\"type\":\"object\"}");
-        } else if (at(d, par, "type")) {
+        } else if (sy_jdom_at(d, par, "type")) {
             sy_jw_node(w, d, par);
         } else { /* LiteLLM adds "type":"object" (last): the raw object without its "}" */
             size_t l;
@@ -698,7 +672,7 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
 {
     const struct sy_jdoc *d = t->r;
     struct sy_jw *w = &t->w;
-    char k = ty(d, tc);
+    char k = sy_jdom_kind(d, tc);
     if (k == 's') {
         if (write)
             W_KNODE(w, "tool_choice", d, tc);
@@ -706,7 +680,7 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
     }
     if (k != 'o')
         return bad(t, "tool_choice", "Invalid type for 'tool_choice': expected a string or an object.");
-    uint32_t type = get(d, tc, "type"), name = get(d, tc, "name"), fname = get(d, get(d, tc, "function"), "name");
+    uint32_t type = sy_jdom_member(d, tc, "type"), name = sy_jdom_member(d, tc, "name"), fname = sy_jdom_member(d, sy_jdom_member(d, tc, "function"), "name");
     const char *s = NULL;
     if (sy_jdom_str_eq(d, type, "function") && (nonempty_str(d, name) || nonempty_str(d, fname))) {
         if (write) {
@@ -736,17 +710,17 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
         return 0;
     }
     if (sy_jdom_str_eq(d, type, "allowed_tools")) {
-        uint32_t mode = get(d, tc, "mode");
+        uint32_t mode = sy_jdom_member(d, tc, "mode");
         if (write) {
             sy_jw_key(w, "tool_choice");
-            if (ty(d, mode) == 's')
+            if (sy_jdom_kind(d, mode) == 's')
                 sy_jw_node(w, d, mode);
             else
                 sy_jw_str(w, "auto", 4);
         }
         return 0;
     }
-    if (ty(d, type) != 's')
+    if (sy_jdom_kind(d, type) != 's')
         return bad(t, "tool_choice", "Missing required parameter: 'tool_choice.type'.");
     int l;
     const char *ts = clip(t, d, type, &l);
@@ -760,7 +734,7 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
 static int copy(struct tx *t, const char *from, const char *to, char want)
 {
     const struct sy_jdoc *d = t->r;
-    uint32_t v = top(d, from);
+    uint32_t v = sy_jdom_top(d, from);
     if (!v)
         return 0;
     double x;
@@ -768,7 +742,7 @@ static int copy(struct tx *t, const char *from, const char *to, char want)
     int b, ok = want == 'n'   ? sy_jdom_num(d, v, &x)
                 : want == 'i' ? sy_jdom_i64(d, v, &n)
                 : want == 'b' ? sy_jdom_bool(d, v, &b)
-                              : ty(d, v) == want;
+                              : sy_jdom_kind(d, v) == want;
     if (!ok)
         return bad(t, from, "Invalid type for '%s': expected %s.", from,
                    want == 'n'   ? "a number"
@@ -784,17 +758,17 @@ static int text_format(struct tx *t)
 {
     const struct sy_jdoc *d = t->r;
     struct sy_jw *w = &t->w;
-    uint32_t text = top(d, "text");
+    uint32_t text = sy_jdom_top(d, "text");
     if (!text)
         return 0;
-    if (ty(d, text) != 'o')
+    if (sy_jdom_kind(d, text) != 'o')
         return bad(t, "text", "Invalid type for 'text': expected an object.");
-    uint32_t f = get(d, text, "format");
+    uint32_t f = sy_jdom_member(d, text, "format");
     if (!f)
         return 0;
-    if (ty(d, f) != 'o')
+    if (sy_jdom_kind(d, f) != 'o')
         return bad(t, "text", "Invalid type for 'text.format': expected an object.");
-    uint32_t type = get(d, f, "type");
+    uint32_t type = sy_jdom_member(d, f, "type");
     if (sy_jdom_str_eq(d, type, "text"))
         return 0;
     if (sy_jdom_str_eq(d, type, "json_object")) {
@@ -806,11 +780,11 @@ static int text_format(struct tx *t)
         return bad(t, "text",
                    "Invalid value for 'text.format.type': expected one of 'text', 'json_object' or "
                    "'json_schema'.");
-    uint32_t name = get(d, f, "name"), schema = get(d, f, "schema"), strict = get(d, f, "strict");
+    uint32_t name = sy_jdom_member(d, f, "name"), schema = sy_jdom_member(d, f, "schema"), strict = sy_jdom_member(d, f, "strict");
     int sv = 0;
-    if (name && ty(d, name) != 's')
+    if (name && sy_jdom_kind(d, name) != 's')
         return bad(t, "text", "Invalid type for 'text.format.name': expected a string.");
-    if (schema && ty(d, schema) != 'o')
+    if (schema && sy_jdom_kind(d, schema) != 'o')
         return bad(t, "text", "Invalid type for 'text.format.schema': expected an object.");
     if (strict && !sy_jdom_bool(d, strict, &sv))
         return bad(t, "text", "Invalid type for 'text.format.strict': expected a boolean.");
@@ -839,16 +813,16 @@ static int text_format(struct tx *t)
 static int reasoning(struct tx *t)
 {
     const struct sy_jdoc *d = t->r;
-    uint32_t r = top(d, "reasoning"), eff = r;
+    uint32_t r = sy_jdom_top(d, "reasoning"), eff = r;
     if (!r)
         return 0;
-    if (ty(d, r) == 'o')
-        eff = get(d, r, "effort");
-    else if (ty(d, r) != 's')
+    if (sy_jdom_kind(d, r) == 'o')
+        eff = sy_jdom_member(d, r, "effort");
+    else if (sy_jdom_kind(d, r) != 's')
         return bad(t, "reasoning", "Invalid type for 'reasoning': expected an object.");
     if (!eff)
         return 0;
-    if (ty(d, eff) != 's')
+    if (sy_jdom_kind(d, eff) != 's')
         return bad(t, "reasoning", "Invalid type for 'reasoning.effort': expected a string.");
     W_KNODE(&t->w, "reasoning_effort", d, eff);
     return 0;
@@ -881,16 +855,16 @@ static int translate(struct tx *t, const char *prior, size_t pn)
     int rc;
     if (!d->count || d->n[0].type != 'o')
         return bad(t, "", "switchyard: the request body must be a JSON object.");
-    uint32_t model = top(d, "model"), input = top(d, "input"), instr = top(d, "instructions");
+    uint32_t model = sy_jdom_top(d, "model"), input = sy_jdom_top(d, "input"), instr = sy_jdom_top(d, "instructions");
     if (!model)
         return bad(t, "model", "Missing required parameter: 'model'.");
-    if (ty(d, model) != 's')
+    if (sy_jdom_kind(d, model) != 's')
         return bad(t, "model", "Invalid type for 'model': expected a string.");
     if (!input)
         return bad(t, "input", "Missing required parameter: 'input'.");
-    if (ty(d, input) != 's' && ty(d, input) != 'a')
+    if (sy_jdom_kind(d, input) != 's' && sy_jdom_kind(d, input) != 'a')
         return bad(t, "input", "Invalid type for 'input': expected a string or an array of input items.");
-    if (instr && ty(d, instr) != 's')
+    if (instr && sy_jdom_kind(d, instr) != 's')
         return bad(t, "instructions", "Invalid type for 'instructions': expected a string.");
 
     sy_jw_obj(w);
@@ -906,7 +880,7 @@ static int translate(struct tx *t, const char *prior, size_t pn)
         return rc;
     if (t->items)
         sy_jw_arr(&t->iw);
-    if (ty(d, input) == 's') {
+    if (sy_jdom_kind(d, input) == 's') {
         open_msg(t, "user");
         W_KNODE(w, "content", d, input);
         sy_jw_end(w);
@@ -943,12 +917,12 @@ static int translate(struct tx *t, const char *prior, size_t pn)
         return bad(t, "input", "switchyard: the request has no message to send (input has no message with content).");
     sy_jw_end(w);
 
-    uint32_t ntools = 0, tl = top(d, "tools"), tc = top(d, "tool_choice");
+    uint32_t ntools = 0, tl = sy_jdom_top(d, "tools"), tc = sy_jdom_top(d, "tool_choice");
     if (tl && (rc = tools(t, tl, &ntools)))
         return rc;
     if (tc && (rc = tool_choice(t, tc, ntools > 0)))
         return rc;
-    uint32_t ptc = top(d, "parallel_tool_calls");
+    uint32_t ptc = sy_jdom_top(d, "parallel_tool_calls");
     int pv;
     if (ptc && !sy_jdom_bool(d, ptc, &pv))
         return bad(t, "parallel_tool_calls", "Invalid type for 'parallel_tool_calls': expected a boolean.");
@@ -958,7 +932,7 @@ static int translate(struct tx *t, const char *prior, size_t pn)
         (rc = copy(t, "max_output_tokens", "max_tokens", 'i')) || (rc = copy(t, "user", "user", 's')) ||
         (rc = copy(t, "metadata", "metadata", 'o')) || (rc = copy(t, "seed", "seed", 'i')))
         return rc;
-    uint32_t tlp = top(d, "top_logprobs");
+    uint32_t tlp = sy_jdom_top(d, "top_logprobs");
     int64_t nlp;
     if (tlp) {
         if (!sy_jdom_i64(d, tlp, &nlp))
@@ -969,7 +943,7 @@ static int translate(struct tx *t, const char *prior, size_t pn)
     }
     if ((rc = text_format(t)) || (rc = reasoning(t)))
         return rc;
-    uint32_t st = top(d, "stream");
+    uint32_t st = sy_jdom_top(d, "stream");
     int stream = 0;
     if (st && !sy_jdom_bool(d, st, &stream))
         return bad(t, "stream", "Invalid type for 'stream': expected a boolean.");

@@ -71,26 +71,9 @@
 
 enum { K_NONE = 0, K_MSG = 1, K_CALL = 2, K_RS = 3 };
 
-static char ty(const struct sy_jdoc *d, uint32_t i)
-{
-    return i ? sy_jdom_type(d, i) : 0;
-}
-
-static uint32_t at(const struct sy_jdoc *d, uint32_t obj, const char *key)
-{
-    uint32_t v = obj ? sy_jdom_get(d, obj, key) : 0;
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
-static uint32_t top(const struct sy_jdoc *d, const char *key)
-{
-    uint32_t v = sy_jdom_get(d, 0, key);
-    return ty(d, v) == 'z' ? 0 : v;
-}
-
 static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
 {
-    return ty(d, i) == 's' && d->n[i].len > 2;
+    return sy_jdom_kind(d, i) == 's' && d->n[i].len > 2;
 }
 
 /* Copy s[0..n) into dst[cap] NUL-terminated, cut at a UTF-8 character boundary. */
@@ -433,7 +416,7 @@ static int ev_delta(struct sy_respstream *s, struct sy_buf *out, const struct sy
                                            : "response.output_text.delta";
     size_t n;
     const char *t;
-    if (ty(d, i) == 's') {
+    if (sy_jdom_kind(d, i) == 's') {
         t = sy_jdom_str(d, i, a, &n);
     } else {
         t = d->src + d->n[i].off;
@@ -465,12 +448,12 @@ static int tool_delta(struct sy_respstream *s, struct sy_buf *out, const struct 
                       struct sy_arena *a)
 {
     int64_t idx = -1;
-    if (!sy_jdom_i64(d, at(d, e, "index"), &idx) || idx < 0 || idx > INT32_MAX)
+    if (!sy_jdom_i64(d, sy_jdom_member(d, e, "index"), &idx) || idx < 0 || idx > INT32_MAX)
         idx = -1;
-    uint32_t fn = at(d, e, "function"), id = at(d, e, "id");
-    uint32_t name = at(d, fn, "name"), args = at(d, fn, "arguments");
+    uint32_t fn = sy_jdom_member(d, e, "function"), id = sy_jdom_member(d, e, "id");
+    uint32_t name = sy_jdom_member(d, fn, "name"), args = sy_jdom_member(d, fn, "arguments");
     int has_id = nonempty_str(d, id), has_name = nonempty_str(d, name);
-    int has_args = nonempty_str(d, args) || ty(d, args) == 'o';
+    int has_args = nonempty_str(d, args) || sy_jdom_kind(d, args) == 'o';
     if (!has_id && !has_name && !has_args)
         return 0; /* an empty opener: nothing to say */
     size_t il = 0, nl = 0;
@@ -512,16 +495,16 @@ static int choice_delta(struct sy_respstream *s, struct sy_buf *out, const struc
                         struct sy_arena *a)
 {
     int rc;
-    uint32_t r = at(d, delta, "reasoning_content");
+    uint32_t r = sy_jdom_member(d, delta, "reasoning_content");
     if (!nonempty_str(d, r))
-        r = at(d, delta, "reasoning");
+        r = sy_jdom_member(d, delta, "reasoning");
     if (nonempty_str(d, r)) {
         if (s->open != K_RS && (rc = open_item(s, out, K_RS, 0)))
             return rc;
         if ((rc = ev_delta(s, out, d, r, a)))
             return rc;
     }
-    uint32_t c = at(d, delta, "content"), rf = at(d, delta, "refusal");
+    uint32_t c = sy_jdom_member(d, delta, "content"), rf = sy_jdom_member(d, delta, "refusal");
     for (int i = 0; i < 2; i++) {
         uint32_t x = i ? rf : c;
         if (!nonempty_str(d, x))
@@ -531,10 +514,10 @@ static int choice_delta(struct sy_respstream *s, struct sy_buf *out, const struc
         if ((rc = ev_delta(s, out, d, x, a)))
             return rc;
     }
-    uint32_t tcs = at(d, delta, "tool_calls");
-    if (ty(d, tcs) == 'a')
+    uint32_t tcs = sy_jdom_member(d, delta, "tool_calls");
+    if (sy_jdom_kind(d, tcs) == 'a')
         for (uint32_t e = sy_jdom_first(d, tcs); e; e = sy_jdom_next(d, e))
-            if (ty(d, e) == 'o' && (rc = tool_delta(s, out, d, e, a)))
+            if (sy_jdom_kind(d, e) == 'o' && (rc = tool_delta(s, out, d, e, a)))
                 return rc;
     return 0;
 }
@@ -611,30 +594,30 @@ static int stream_chunk(struct sy_respstream *s, const char *data, size_t n, str
         return rc == SY_ENOSPC ? SY_ENOSPC : SY_EJSON;
     if (d.n[0].type != 'o')
         return SY_EUPPROTO;
-    uint32_t err = top(&d, "error"), choices = top(&d, "choices");
+    uint32_t err = sy_jdom_top(&d, "error"), choices = sy_jdom_top(&d, "choices");
     if (err && !choices) {
         /* code: the error's code (a string, or a number written as one), else its type */
         char code[64] = "server_error";
         const char *msg = "upstream error";
         size_t ml = 14;
-        if (ty(&d, err) == 'o') {
-            uint32_t c = at(&d, err, "code"), t = at(&d, err, "type");
-            if (ty(&d, c) != 's' && ty(&d, c) != 'n')
+        if (sy_jdom_kind(&d, err) == 'o') {
+            uint32_t c = sy_jdom_member(&d, err, "code"), t = sy_jdom_member(&d, err, "type");
+            if (sy_jdom_kind(&d, c) != 's' && sy_jdom_kind(&d, c) != 'n')
                 c = t;
             size_t cl;
-            const char *cs = ty(&d, c) == 's' ? sy_jdom_str(&d, c, a, &cl) : NULL;
-            if (ty(&d, c) == 'n') {
+            const char *cs = sy_jdom_kind(&d, c) == 's' ? sy_jdom_str(&d, c, a, &cl) : NULL;
+            if (sy_jdom_kind(&d, c) == 'n') {
                 cs = d.src + d.n[c].off;
                 cl = d.n[c].len;
             }
             if (cs && cl)
                 copy_str(code, sizeof code, cs, cl);
-            const char *m = sy_jdom_str(&d, at(&d, err, "message"), a, &ml);
+            const char *m = sy_jdom_str(&d, sy_jdom_member(&d, err, "message"), a, &ml);
             if (m)
                 msg = m;
             else
                 ml = 14;
-        } else if (ty(&d, err) == 's') {
+        } else if (sy_jdom_kind(&d, err) == 's') {
             msg = sy_jdom_str(&d, err, a, &ml);
         }
         rc = fail(s, out, code, msg, ml);
@@ -642,20 +625,20 @@ static int stream_chunk(struct sy_respstream *s, const char *data, size_t n, str
     }
     if (!s->started && (rc = start(s, out)))
         return rc;
-    if (ty(&d, choices) == 'a' && !s->finished) {
+    if (sy_jdom_kind(&d, choices) == 'a' && !s->finished) {
         uint32_t c0 = 0;
         for (uint32_t c = sy_jdom_first(&d, choices); c; c = sy_jdom_next(&d, c)) {
             int64_t ci = 0;
-            uint32_t ix = at(&d, c, "index");
-            if (ty(&d, c) == 'o' && (!ix || (sy_jdom_i64(&d, ix, &ci) && ci == 0))) {
+            uint32_t ix = sy_jdom_member(&d, c, "index");
+            if (sy_jdom_kind(&d, c) == 'o' && (!ix || (sy_jdom_i64(&d, ix, &ci) && ci == 0))) {
                 c0 = c;
                 break;
             }
         }
-        uint32_t delta = at(&d, c0, "delta");
-        if (ty(&d, delta) == 'o' && (rc = choice_delta(s, out, &d, delta, a)))
+        uint32_t delta = sy_jdom_member(&d, c0, "delta");
+        if (sy_jdom_kind(&d, delta) == 'o' && (rc = choice_delta(s, out, &d, delta, a)))
             return rc;
-        uint32_t fr = at(&d, c0, "finish_reason");
+        uint32_t fr = sy_jdom_member(&d, c0, "finish_reason");
         if (nonempty_str(&d, fr)) {
             size_t fl;
             const char *f = sy_jdom_str(&d, fr, a, &fl);
@@ -665,8 +648,8 @@ static int stream_chunk(struct sy_respstream *s, const char *data, size_t n, str
                 return rc;
         }
     }
-    uint32_t u = top(&d, "usage");
-    if (ty(&d, u) == 'o') {
+    uint32_t u = sy_jdom_top(&d, "usage");
+    if (sy_jdom_kind(&d, u) == 'o') {
         read_usage(s, &d, u);
         if (s->finished)
             s->usage_final = 1;
