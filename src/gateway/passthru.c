@@ -25,7 +25,8 @@
  * deployment's group. Files and batches go to the group named by the `model`
  * query parameter or the x-litellm-model header, else to the first OpenAI or
  * Azure deployment of the config; their ids pass through unchanged (one
- * OpenAI account per gateway, as LiteLLM's default files_settings).
+ * OpenAI account per gateway, as LiteLLM's default files_settings). A
+ * virtual key uses them only on a group it may call.
  */
 #include "gateway/gateway.h"
 
@@ -38,6 +39,7 @@
 #include "http/multipart.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "gateway/xlate.h"
 #include "providers/adapter.h"
 
@@ -288,6 +290,12 @@ int sy_stage_files(struct sy_call *c)
     c->pin = (struct sy_drt *)d;
     c->group = c->req_group = group_of(c->g, d);
     c->model = (char *)c->group->name;
+    struct sy_check_err e;
+    if (c->key && sy_keys_check_model(c->key, c->model, sy_group_access_groups, c->g, &e) != 0) {
+        /* a key reaches files and batches only on a deployment of a group it may call */
+        sy_call_error(c, e.status, e.type, e.param[0] ? e.param : NULL, e.message, NULL, 0);
+        return SY_DONE;
+    }
     c->input_tokens = -1;
     c->num_retries_req = 0; /* a POST that creates a file or a batch is not repeated */
     c->timeout_req = c->stream_timeout_req = -1;
