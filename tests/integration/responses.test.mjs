@@ -798,6 +798,15 @@ test('a previous_response_id cannot take a key to a deployment of a group it may
     // asking for "other" directly is refused
     const d = await resp(gw.url, { model: 'other', input: 'x' }, hC);
     assert.ok(d.status === 401 || d.status === 403, `${d.status} ${d.text}`);
+    // files and batches: only on a group the key may call ("priced" is the first openai
+    // deployment of keysConfig, so the default works; ?model=other is refused)
+    const f0 = await fetch(`${gw.url}/v1/files`, { headers: hC });
+    assert.equal(f0.status, 200, await f0.text());
+    const f1 = await fetch(`${gw.url}/v1/files?model=other`, { headers: hC });
+    assert.ok(f1.status === 401 || f1.status === 403, `${f1.status}`);
+    assert.ok((await f1.json()).error, 'an OpenAI-shaped error');
+    const f2 = await fetch(`${gw.url}/v1/batches`, { headers: { ...hC, 'x-litellm-model': 'other' } });
+    assert.ok(f2.status === 401 || f2.status === 403, `${f2.status}`);
   } finally {
     assert.equal(await gw.stop(), 0);
   }
