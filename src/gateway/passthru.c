@@ -167,6 +167,11 @@ int sy_stage_passthru(struct sy_call *c)
             return SY_DONE;
         }
         int f = sy_multipart_field(r->body.p, r->body.len, b, bn, "model", &off, &len);
+        if (f == -2) {
+            sy_call_error(c, 400, "invalid_request_error", "model", "The form field 'model' is given more than once",
+                          NULL, 0);
+            return SY_DONE;
+        }
         if (f < 0) {
             sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid multipart/form-data body", NULL, 0);
             return SY_DONE;

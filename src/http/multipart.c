@@ -190,6 +190,8 @@ static int disposition_names(const char *v, size_t n, const char *name)
             continue;
         size_t want = strlen(name), k = 0, j = 0;
         if (pvn && pv[0] == '"') {
+            if (memchr(pv, '\\', pvn))
+                return -1; /* an escaped name: readers disagree on it */
             for (k = 1; k + 1 < pvn; k++, j++) {
                 if (pv[k] == '\\')
                     k++;
@@ -209,6 +211,7 @@ int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const 
     if (!p || !b || bn == 0 || !name)
         return -1;
     size_t at, i, next;
+    int found = 0;
     int d = delim_at(p, n, 0, b, bn, &i);
     if (d == 0)
         d = find_delim(p, n, 0, b, bn, &at, &i);
@@ -232,7 +235,10 @@ int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const 
                     hn--;
                 if (ieq(p + i, hn, "content-disposition")) {
                     size_t v = (size_t)(colon - p) + 1;
-                    hit = disposition_names(p + v, e - v, name) ? 1 : 2;
+                    int dn = disposition_names(p + v, e - v, name);
+                    if (dn < 0)
+                        return -1;
+                    hit = dn ? 1 : 2;
                 }
             }
             i = e + 2;
@@ -255,12 +261,14 @@ int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const 
         if (nd == 0)
             return -1;
         if (hit == 1) {
+            if (found)
+                return -2; /* the field twice: which one an upstream reads is its choice */
             *off = v0;
             *len = at - v0;
-            return 1;
+            found = 1;
         }
         d = nd;
         i = next;
     }
-    return 0;
+    return found;
 }

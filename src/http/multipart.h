@@ -28,11 +28,13 @@
  * is not multipart/form-data or has no valid boundary (1..70 characters). */
 int sy_multipart_boundary(const char *ct, size_t n, const char **b, size_t *bn);
 
-/* The value of the first part named `name` (a part with a filename counts
- * too) in body p[0..n) with boundary b[0..bn): *off and *len give its bytes
- * (without the CRLF before the next delimiter). 1 found, 0 not present, -1
- * malformed (no opening delimiter, a part header over 8 KB, no closing
- * delimiter after a part's headers). */
+/* The value of the part named `name` (a part with a filename counts too) in
+ * body p[0..n) with boundary b[0..bn): *off and *len give its bytes (without
+ * the CRLF before the next delimiter). The whole body is read: 1 found, 0 not
+ * present, -2 present twice (a gateway that checks one and forwards both would
+ * let the upstream read the other), -1 malformed (no opening delimiter, a part
+ * header over 8 KB, no closing delimiter after a part's headers, a quoted part
+ * name with a backslash escape: readers disagree on what it names). */
 int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const char *name, size_t *off,
                        size_t *len);
 
