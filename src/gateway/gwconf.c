@@ -362,6 +362,10 @@ static void build_pipelines(struct sy_gwconf *g)
     ADD(SY_RK_RESPONSES_ID, sy_stage_responses_id);
     ADD(SY_RK_RESPONSES_ID, sy_stage_upstream); /* native deployments; stored ones are answered above */
     ADD(SY_RK_FILES, sy_stage_files);
+    if (g->db)
+        ADD(SY_RK_FILES, sy_stage_key_checks); /* budgets, blocked keys, end users */
+    if (g->db || cfg->global_max_parallel > 0)
+        ADD(SY_RK_FILES, sy_stage_limits);
     ADD(SY_RK_FILES, sy_stage_upstream);
     ADD(SY_RK_MESSAGES_COUNT, sy_stage_parse);
     ADD(SY_RK_MESSAGES_COUNT, sy_stage_messages_count);

@@ -218,7 +218,7 @@ int sy_stage_limits(struct sy_call *c)
         lr->tokens = c->input_tokens;
         return take(c);
     }
-    if (c->kind == SY_RK_PASSTHRU) { /* images, audio ...: no prompt to reserve; the usage settles */
+    if (c->kind == SY_RK_PASSTHRU || c->kind == SY_RK_FILES) { /* no prompt to reserve; the usage settles */
         lr->tokens = 0;
         return take(c);
     }

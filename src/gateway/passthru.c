@@ -26,7 +26,9 @@
  * query parameter or the x-litellm-model header, else to the first OpenAI or
  * Azure deployment of the config; their ids pass through unchanged (one
  * OpenAI account per gateway, as LiteLLM's default files_settings). A
- * virtual key uses them only on a group it may call.
+ * virtual key uses them only on a group it may call, under its budgets and
+ * limits; a key limited to some models cannot create batches (their
+ * requests name their own models in a file switchyard does not read).
  */
 #include "gateway/gateway.h"
 
@@ -244,6 +246,29 @@ int sy_stage_files(struct sy_call *c)
         p.n -= 3;
     }
     c->pass_op = p.n >= 6 && memcmp(p.p, "/files", 6) == 0 ? PASS_FILES : PASS_BATCHES;
+    /* the id segment goes into the upstream URL: [A-Za-z0-9_.-] only, never "." or ".."
+     * (a '/', '%', '?' or '#' in it could leave /files/ on the upstream) */
+    for (size_t i = 1, seg = 1; i <= p.n; i++) {
+        if (i == p.n || p.p[i] == '/') {
+            size_t sl = i - seg;
+            if (sl == 0 || (sl == 1 && p.p[seg] == '.') || (sl == 2 && p.p[seg] == '.' && p.p[seg + 1] == '.')) {
+                sy_call_error(c, 404, "invalid_request_error", NULL, "Not found", NULL, 0);
+                return SY_DONE;
+            }
+            seg = i + 1;
+            continue;
+        }
+        char ch = p.p[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '-' || ch == '.')) {
+            sy_call_error(c, 404, "invalid_request_error", NULL, "Not found", NULL, 0);
+            return SY_DONE;
+        }
+    }
+    if (memchr(r->query.p ? r->query.p : "", '#', r->query.n)) {
+        sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid query string", NULL, 0);
+        return SY_DONE;
+    }
     c->raw = 1;
     c->raw_method = r->method == HTTP_GET ? "GET" : r->method == HTTP_DELETE ? "DELETE" : "POST";
     struct sy_buf path;
@@ -295,8 +320,18 @@ int sy_stage_files(struct sy_call *c)
     c->pin = (struct sy_drt *)d;
     c->group = c->req_group = group_of(c->g, d);
     c->model = (char *)c->group->name;
+    const struct sy_keyinfo *k = c->key;
+    if (k && c->pass_op == PASS_BATCHES && r->method == HTTP_POST && !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) &&
+        (k->nmodels || (k->team && k->team->nmodels))) {
+        /* the requests of a batch name their own models, in a file switchyard does not read */
+        sy_call_error(c, 401, "auth_error", NULL,
+                      "switchyard: a key limited to some models cannot create batches (each request of a batch "
+                      "names its own model); use a key without a model list",
+                      NULL, 0);
+        return SY_DONE;
+    }
     struct sy_check_err e;
-    if (c->key && sy_keys_check_model(c->key, c->model, sy_group_access_groups, c->g, &e) != 0) {
+    if (k && sy_keys_check_model(k, c->model, sy_group_access_groups, c->g, &e) != 0) {
         /* a key reaches files and batches only on a deployment of a group it may call */
         sy_call_error(c, e.status, e.type, e.param[0] ? e.param : NULL, e.message, NULL, 0);
         return SY_DONE;

@@ -1070,7 +1070,8 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
         c->up_ctype[0] = 0;
         for (size_t i = 0; i < nh; i++)
             if (h[i].name_len == 12 && strncasecmp(h[i].name, "content-type", 12) == 0 &&
-                h[i].value_len < sizeof c->up_ctype && !memchr(h[i].value, '\r', h[i].value_len)) {
+                h[i].value_len < sizeof c->up_ctype && !memchr(h[i].value, '\r', h[i].value_len) &&
+                !memchr(h[i].value, '\n', h[i].value_len)) {
                 memcpy(c->up_ctype, h[i].value, h[i].value_len);
                 c->up_ctype[h[i].value_len] = 0;
             }
@@ -1297,7 +1298,7 @@ static void launch(struct sy_call *c)
         goto model_body;
     }
     if ((d->ad || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID) &&
-        !(c->x && c->x->prepared) && r->body.len >= XLATE_OFFLOAD_BYTES &&
+        !(c->x && c->x->prepared) && r->body.len + (c->rsp ? c->rsp->prior_len : 0) >= XLATE_OFFLOAD_BYTES &&
         !(c->kind == SY_RK_MESSAGES && d->ad == &sy_adapter_anthropic)) {
         int rc = sy_xlate_oauth(c); /* the token is the loop's business; the rest goes to the pool */
         if (rc == SY_AGAIN) {
@@ -1308,7 +1309,7 @@ static void launch(struct sy_call *c)
             return;
         }
         if (rc == 0) {
-            sy_call_run_work(c, r->body.len, xlate_work, xlate_done, NULL);
+            sy_call_run_work(c, r->body.len + (c->rsp ? c->rsp->prior_len : 0), xlate_work, xlate_done, NULL);
             return;
         }
         /* a token failure: sy_xlate_prepare below reports it */

@@ -54,6 +54,22 @@ static struct sy_drt *drt_by_id(const struct sy_gwconf *g, const char *id)
     return NULL;
 }
 
+/* An id that may go into an upstream URL or be looked up: 1..256 of
+ * [A-Za-z0-9_-] (OpenAI's and ours are "resp_<hex>"). Anything else ('/', '.',
+ * '?', '#', '%' ...) could leave /responses/ on the upstream. */
+static int safe_id(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++) {
+        char ch = s[n];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '-') ||
+            n >= 256)
+            return 0;
+    }
+    return n > 0;
+}
+
 static const struct sy_group *group_of(const struct sy_gwconf *g, const struct sy_drt *d)
 {
     for (size_t i = 0; i < g->ngroups; i++)
@@ -141,11 +157,24 @@ static char *conversation(struct sy_call *c, const struct sy_rs_rec *rec, size_t
 static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
 {
     if (c->is_admin || !rec->owner || !rec->owner[0])
-        return 1;
+        return 1; /* admins read everything; "" was made with auth off */
     return c->hashed_key && strcmp(c->hashed_key, rec->owner) == 0;
 }
 
 /* ---- POST /v1/responses: previous_response_id ------------------------------ */
+
+/* A conversation is sent whole with every turn and stored with each: it is
+ * bounded like a request body (max_request_size_mb), which also bounds what a
+ * turn costs the loop and the database. */
+static void too_large(struct sy_call *c)
+{
+    char m[300];
+    snprintf(m, sizeof m,
+             "The conversation before previous_response_id and this request (%zu bytes) exceed "
+             "max_request_size_mb (%zu bytes); start a new conversation",
+             c->rsp->prior_len + c->req->body.len, c->g->max_body);
+    sy_call_error(c, 413, "invalid_request_error", "previous_response_id", m, NULL, 0);
+}
 
 static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
 {
@@ -163,6 +192,8 @@ static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     if (rc == 0 && rec && may_read(c, rec)) {
         r->prior = conversation(c, rec, &r->prior_len);
         r->prior_loaded = 1;
+        if (r->prior_len + c->req->body.len > c->g->max_body)
+            r->too_large = 1;
     } else if (rc < 0) {
         r->prior_error = 1;
     } else {
@@ -170,6 +201,10 @@ static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     }
     if (r->in_stage) {
         r->answered_sync = 1; /* answered before sy_rs_get returned: the stage goes on */
+        return;
+    }
+    if (r->too_large) {
+        too_large(c);
         return;
     }
     sy_call_resume(c);
@@ -190,14 +225,22 @@ int sy_stage_responses_prev(struct sy_call *c)
                       "Invalid 'previous_response_id': expected a response id string", NULL, 0);
         return SY_DONE;
     }
+    if (!safe_id(r->prev.inner)) {
+        char m[700];
+        snprintf(m, sizeof m, "Previous response with id '%.600s' not found.", id);
+        sy_call_error(c, 400, "invalid_request_error", "previous_response_id", m, NULL, 0);
+        return SY_DONE;
+    }
     r->has_prev = 1;
     r->prev_span = pv;
     r->prev_full = sy_arena_strndup(&c->req->arena, id, strlen(id));
     struct sy_drt *d = r->prev.encoded ? drt_by_id(c->g, r->prev.model_id) : NULL;
-    if (d)
-        c->pin = d; /* used when the request's group holds it (proxy.c) */
-    if (d && sy_resp_native(d))
-        return SY_OK; /* the deployment keeps the conversation itself */
+    if (d && sy_resp_native(d)) {
+        c->pin = d; /* the deployment keeps the conversation itself; used when the group holds it (proxy.c) */
+        return SY_OK;
+    }
+    /* a translated conversation is in the shared store: any deployment of the group continues it, so
+     * the router picks as usual (a forged id cannot steer past cooldowns and limits) */
     /* a translated conversation (or an id we did not make): load it */
     r->in_stage = 1;
     r->answered_sync = 0;
@@ -206,6 +249,10 @@ int sy_stage_responses_prev(struct sy_call *c)
         c->req->on_abort = sy_call_wait_abort;
     sy_rs_get(port(c), r->prev.inner, prev_loaded, c);
     r->in_stage = 0;
+    if (r->answered_sync && r->too_large) {
+        too_large(c);
+        return SY_DONE;
+    }
     if (r->answered_sync)
         return SY_OK; /* answered at once (memory hit, or no database) */
     return SY_AGAIN; /* prev_loaded resumes the pipeline */
@@ -222,7 +269,8 @@ void sy_responses_save(struct sy_call *c, const char *resp, size_t n)
     rec.id = r->inner;
     rec.model_id = (char *)(c->drt->d->id ? c->drt->d->id : "");
     rec.model = c->model ? c->model : (char *)"";
-    rec.owner = (char *)(c->hashed_key && !c->is_admin ? c->hashed_key : "");
+    /* the virtual key's hash; "admin" for the master key (then only admins read it); "" when auth is off */
+    rec.owner = (char *)(c->hashed_key ? c->hashed_key : c->g->master_key ? "admin" : "");
     rec.response = sy_arena_strndup(&c->req->arena, resp, n);
     rec.input_items = r->items.p ? r->items.p : (char *)"[]";
     rec.history = r->prior ? r->prior : (char *)"[]";
@@ -373,9 +421,13 @@ int sy_stage_responses_id(struct sy_call *c)
         }
     }
     struct sy_str id = {dec, dn};
-    if (!id.n || raw.n >= sizeof r->full_id || memchr(dec, 0, dn) ||
-        sy_resp_id_decode(id.p, id.n, &r->rid) != 0) {
+    if (!id.n || raw.n >= sizeof r->full_id || memchr(dec, 0, dn) || sy_resp_id_decode(id.p, id.n, &r->rid) != 0 ||
+        !safe_id(r->rid.inner)) {
         sy_call_error(c, 404, "invalid_request_error", NULL, "Response not found.", NULL, 0);
+        return SY_DONE;
+    }
+    if (req->query.n > 800 || memchr(req->query.p ? req->query.p : "", '#', req->query.n)) {
+        sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid query string", NULL, 0);
         return SY_DONE;
     }
     memcpy(r->full_id, id.p, id.n);

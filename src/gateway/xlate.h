@@ -53,6 +53,7 @@ struct sy_rcall {
     size_t prior_len;
     int prior_loaded, prior_missing, prior_error;
     int in_stage, answered_sync, waiting;
+    int too_large;          /* prior + this request over max_request_size_mb */
     struct sy_buf items;    /* this request's input items (sy_resp_to_openai) */
     struct sy_jdoc req;     /* the request parsed, and translated (the built-in mock's path) */
     int have_req;

@@ -439,6 +439,54 @@ general_settings:
     return { status: res.status, headers: res.headers, text, json };
   };
 
+  test('a form field given twice (or a part name with an escape) is refused: the checked model is the one sent', async () => {
+    const before = (await upstream('/audio/transcriptions')).length;
+    let m = multipart([['model', 'whisper'], ['model', 'gpt-4-expensive'], ['file', { filename: 'a.wav', data: 'RIFF' }]]);
+    let r = await postRaw('/v1/audio/transcriptions', m.body, m.type);
+    assertErrorShape(assert, r, 400);
+    assert.equal(r.json.error.param, 'model', r.text);
+    m = multipart([['mod\\el', 'gpt-4-expensive'], ['model', 'whisper'], ['file', { filename: 'a.wav', data: 'RIFF' }]]);
+    r = await postRaw('/v1/audio/transcriptions', m.body, m.type);
+    assertErrorShape(assert, r, 400);
+    assert.equal((await upstream('/audio/transcriptions')).length, before, 'nothing went upstream');
+  });
+
+  test('ids cannot leave /responses/ or /files/ on the upstream (path traversal, query, fragment)', async () => {
+    await mock.reset();
+    const bad = ['..%2F..%2Fv1%2Fmodels%3Fx%3D1', '..%2Ffiles%2Ffile-abc', 'resp_x%23frag', 'resp_x%3Fa%3Db', '%2E%2E'];
+    for (const id of bad) {
+      for (const method of ['GET', 'DELETE']) {
+        const g = await get(gw.url, `/v1/responses/${id}`, {}, method);
+        assertErrorShape(assert, g, 404);
+      }
+      const it = await get(gw.url, `/v1/responses/${id}/input_items`);
+      assertErrorShape(assert, it, 404);
+      const p = await resp(gw.url, { model: 'gpt-native', input: 'x', previous_response_id: decodeURIComponent(id) });
+      assertErrorShape(assert, p, 400);
+    }
+    // an encoded id whose inner id is a path
+    const forged = `resp_${Buffer.from('litellm:custom_llm_provider:openai;model_id:x;response_id:../../v1/models').toString('base64')}`;
+    assertErrorShape(assert, await get(gw.url, `/v1/responses/${encodeURIComponent(forged)}`), 404);
+    for (const f of ['..%2Fmodels', 'file-a%2F..', 'file.%2e', '%2e%2e']) {
+      assertErrorShape(assert, await get(gw.url, `/v1/files/${f}`), 404);
+      assertErrorShape(assert, await get(gw.url, `/v1/files/${f}/content`), 404);
+      assertErrorShape(assert, await get(gw.url, `/v1/batches/${f}`), 404);
+    }
+    const paths = (await mock.requests()).map((q) => q.path);
+    assert.ok(!paths.some((q) => q.includes('..') || q.includes('%2') || q.includes('#')), paths.join('\n'));
+  });
+
+  test('a conversation larger than max_request_size_mb is a 413, not a growing copy per turn', async () => {
+    const big = 'word '.repeat(1_000_000); // 5 MB, under the 8 MB cap
+    const a = await resp(gw.url, { model: 'chat-only', input: big });
+    assert.equal(a.status, 200, a.text.slice(0, 300));
+    const b = await resp(gw.url, { model: 'chat-only', input: big, previous_response_id: a.json.id });
+    assertErrorShape(assert, b, 413);
+    assert.equal(b.json.error.param, 'previous_response_id', b.text);
+    const c = await resp(gw.url, { model: 'chat-only', input: 'short', previous_response_id: a.json.id });
+    assert.equal(c.status, 200, c.text.slice(0, 300));
+  });
+
   test('transcriptions: no model field -> 400; not multipart -> 400; a good one passes', async () => {
     const before = (await upstream('/audio/transcriptions')).length;
     let m = multipart([['file', { filename: 'a.wav', data: 'RIFFxxxxWAVE' }]]);
@@ -772,6 +820,43 @@ test('ownership: a response made with key A is 404 for key B (GET, input_items, 
     const x = await resp(gw.url, { model: 'chat-only', input: 'no' }, { authorization: `Bearer ${C}` });
     assert.ok(x.status === 401 || x.status === 403, `model access refused: ${x.status} ${x.text}`);
     assert.ok(x.json?.error, x.text);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+  }
+});
+
+test('keys: a master-key response is not readable by a virtual key; files and batches run the key checks', async () => {
+  const gw = await startGateway(keysConfig(mock.base, {
+    extraModels: `  - model_name: chat-only
+    litellm_params: {model: hosted_vllm/qwen, api_base: "${mock.base}", api_key: sk-up}`,
+  }));
+  try {
+    const M = { authorization: `Bearer ${MASTER_KEY}` };
+    const r = await resp(gw.url, { model: 'chat-only', input: 'the admin prompt' }, M);
+    assert.equal(r.status, 200, r.text);
+    const K = (await genKey(gw.url, {})).key;
+    const hK = { authorization: `Bearer ${K}` };
+    assertErrorShape(assert, await get(gw.url, `/v1/responses/${r.json.id}`, hK), 404);
+    assertErrorShape(assert, await get(gw.url, `/v1/responses/${r.json.id}/input_items`, hK), 404);
+    assertErrorShape(assert, await get(gw.url, `/v1/responses/${r.json.id}`, hK, 'DELETE'), 404);
+    const p = await resp(gw.url, { model: 'chat-only', input: 'x', previous_response_id: r.json.id }, hK);
+    assertErrorShape(assert, p, 400);
+    assert.equal((await get(gw.url, `/v1/responses/${r.json.id}`, M)).status, 200);
+    // a key over its budget is refused on batches and files as on chat
+    const Z = (await genKey(gw.url, { max_budget: 0 })).key;
+    const hZ = { authorization: `Bearer ${Z}`, 'content-type': 'application/json' };
+    const chat = await postJSON(`${gw.url}/v1/chat/completions`, { model: 'priced', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${Z}` });
+    assert.ok(chat.status >= 400, `${chat.status}`);
+    const before = (await upstream('/batches')).length;
+    const bz = await fetch(`${gw.url}/v1/batches`, { method: 'POST', headers: hZ,
+      body: JSON.stringify({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' }) });
+    assert.equal(bz.status, chat.status, await bz.text());
+    // a key limited to some models cannot create batches (their requests name their own models)
+    const L = (await genKey(gw.url, { models: ['priced'] })).key;
+    const bl = await fetch(`${gw.url}/v1/batches`, { method: 'POST', headers: { authorization: `Bearer ${L}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' }) });
+    assert.equal(bl.status, 401, await bl.text());
+    assert.equal((await upstream('/batches')).length, before, 'nothing went upstream');
   } finally {
     assert.equal(await gw.stop(), 0);
   }
