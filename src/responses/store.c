@@ -68,6 +68,8 @@ static struct {
     struct ent *head, *tail;
     size_t items, bytes, max_bytes;
     atomic_uint_fast64_t deletes; /* bumped by every sy_rs_del: a DB read that raced one is not cached */
+    atomic_int del_pending;       /* database DELETEs not finished: a read meanwhile may see a row being
+                                   * deleted, so it is not cached either */
 } M = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t fnv1a(const char *s)
@@ -364,7 +366,7 @@ static void done_get(struct sy_db_job *j)
     struct get_job *g = (struct get_job *)j;
     if (g->e) {
         pthread_mutex_lock(&M.mu);
-        if (atomic_load(&M.deletes) == g->deletes)
+        if (atomic_load(&M.deletes) == g->deletes && atomic_load(&M.del_pending) == 0)
             insert(g->e, 0);
         pthread_mutex_unlock(&M.mu);
     }
@@ -437,6 +439,7 @@ static void done_del(struct sy_db_job *j)
 {
     struct del_job *d = (struct del_job *)j;
     int rc = d->rc < 0 ? d->rc : (d->rc > 0 || d->in_memory) ? 0 : 1;
+    atomic_fetch_sub(&M.del_pending, 1);
     d->cb(d->ud, rc, NULL);
     free(d);
 }
@@ -467,8 +470,10 @@ void sy_rs_del(struct sy_db_port *port, const char *id, sy_rs_cb cb, void *ud)
             d->cb = cb;
             d->ud = ud;
             d->in_memory = had;
+            atomic_fetch_add(&M.del_pending, 1);
             if (sy_db_submit(port, &d->job) == 0)
                 return;
+            atomic_fetch_sub(&M.del_pending, 1);
             free(d);
         } else {
             cb(ud, SY_STORE_EQUERY, NULL);
