@@ -848,3 +848,27 @@ void sy_jw_node_as_str(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i)
     }
     sy_jw_str(w, d->src + d->n[i].off, d->n[i].len);
 }
+
+void sy_jw_join(struct sy_jw *w, const struct sy_jdoc *d, const uint32_t *nodes, size_t k, const char *sep,
+                struct sy_arena *a)
+{
+    if (k == 1) {
+        sy_jw_node(w, d, nodes[0]);
+        return;
+    }
+    size_t sl = strlen(sep), total = 2;
+    for (size_t i = 0; i < k; i++)
+        total += d->n[nodes[i]].len - 2 + (i ? sl : 0);
+    char *b = sy_arena_alloc(a, total), *p = b;
+    *p++ = '"';
+    for (size_t i = 0; i < k; i++) {
+        if (i) {
+            memcpy(p, sep, sl);
+            p += sl;
+        }
+        memcpy(p, d->src + d->n[nodes[i]].off + 1, d->n[nodes[i]].len - 2);
+        p += d->n[nodes[i]].len - 2;
+    }
+    *p++ = '"';
+    sy_jw_raw(w, b, (size_t)(p - b));
+}

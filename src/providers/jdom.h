@@ -186,6 +186,11 @@ void sy_jw_null(struct sy_jw *w);
 void sy_jw_raw(struct sy_jw *w, const char *json, size_t n); /* a complete JSON value */
 /* Node i of d copied as raw JSON text (0 writes null). */
 void sy_jw_node(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i);
+/* One JSON string made of the string nodes nodes[0..k) joined by sep (a JSON
+ * string body, e.g. "\\n"): the raw insides are concatenated, nothing is
+ * decoded; k 0 writes "". Scratch from a. */
+void sy_jw_join(struct sy_jw *w, const struct sy_jdoc *d, const uint32_t *nodes, size_t k, const char *sep,
+                struct sy_arena *a);
 /* Node i as a JSON string value: a string node is copied raw; any other
  * node's raw JSON text is written as a string (OpenAI tool-call `arguments`
  * from an Anthropic/Gemini/Bedrock input object). */

@@ -237,34 +237,6 @@ static void w_tool_id(struct sy_jw *w, const char *s, size_t n, struct sy_arena 
     sy_jw_str(w, o, k);
 }
 
-/* A JSON string made of the string nodes nodes[0..k) joined by sep (a JSON
- * string body, e.g. "\\n"): the raw insides are concatenated, no decoding. */
-static void w_join(struct sy_jw *w, const struct sy_jdoc *d, const uint32_t *nodes, size_t k, const char *sep,
-                   struct sy_arena *a)
-{
-    if (k == 1) {
-        sy_jw_node(w, d, nodes[0]);
-        return;
-    }
-    size_t sl = strlen(sep), total = 2;
-    for (size_t i = 0; i < k; i++)
-        total += d->n[nodes[i]].len - 2 + (i ? sl : 0);
-    char *b = sy_arena_alloc(a, total), *p = b;
-    *p++ = '"';
-    for (size_t i = 0; i < k; i++) {
-        size_t n;
-        const char *s = inner(d, nodes[i], &n);
-        if (i) {
-            memcpy(p, sep, sl);
-            p += sl;
-        }
-        memcpy(p, s, n);
-        p += n;
-    }
-    *p++ = '"';
-    sy_jw_raw(w, b, (size_t)(p - b));
-}
-
 /* ---- request: Anthropic -> OpenAI ---------------------------------------- */
 
 struct tx {
@@ -385,7 +357,7 @@ static void w_parts(struct tx *t, const struct part *p, size_t np)
         uint32_t *nodes = sy_arena_alloc(t->a, np * sizeof *nodes);
         for (size_t i = 0; i < np; i++)
             nodes[i] = p[i].node;
-        w_join(&t->w, t->d, nodes, np, "\\n", t->a);
+        sy_jw_join(&t->w, t->d, nodes, np, "\\n", t->a);
         return;
     }
     sy_jw_arr(&t->w);
@@ -451,7 +423,7 @@ static int w_flat_text(struct tx *t, uint32_t c, const char *ptr)
         if ((nodes[nn] = flat_item(d, b)))
             nn++;
     if (nn)
-        w_join(&t->w, d, nodes, nn, "\\n", t->a);
+        sy_jw_join(&t->w, d, nodes, nn, "\\n", t->a);
     else
         sy_jw_str(&t->w, "", 0);
     return 0;
@@ -564,7 +536,7 @@ static int assistant_msg(struct tx *t, uint32_t c, uint32_t mi)
     W_KLIT(&t->w, "role", "assistant");
     sy_jw_key(&t->w, "content");
     if (nt)
-        w_join(&t->w, d, texts, nt, "\\n", t->a);
+        sy_jw_join(&t->w, d, texts, nt, "\\n", t->a);
     else
         sy_jw_null(&t->w);
     if (ntools) {
@@ -1180,7 +1152,7 @@ int sy_msg_from_openai(const char *body, size_t n, const char *model, const char
             sy_jw_obj(&w);
             W_KLIT(&w, "type", "text");
             sy_jw_key(&w, "text");
-            w_join(&w, &d, texts, nt, "", a);
+            sy_jw_join(&w, &d, texts, nt, "", a);
             sy_jw_end(&w);
         } else {
             content = 0;

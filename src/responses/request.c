@@ -173,36 +173,6 @@ static const char *clip(struct tx *t, const struct sy_jdoc *d, uint32_t i, int *
     return s;
 }
 
-/* A JSON string made of the string nodes nodes[0..k) joined by sep (a JSON
- * string body, e.g. "\\n"): the raw insides are concatenated, no decoding. */
-static void w_join(struct sy_jw *w, const struct sy_jdoc *d, const uint32_t *nodes, size_t k, const char *sep,
-                   struct sy_arena *a)
-{
-    if (k == 0) {
-        sy_jw_str(w, "", 0);
-        return;
-    }
-    if (k == 1) {
-        sy_jw_node(w, d, nodes[0]);
-        return;
-    }
-    size_t sl = strlen(sep), total = 2;
-    for (size_t i = 0; i < k; i++)
-        total += d->n[nodes[i]].len - 2 + (i ? sl : 0);
-    char *b = sy_arena_alloc(a, total), *p = b;
-    *p++ = '"';
-    for (size_t i = 0; i < k; i++) {
-        if (i) {
-            memcpy(p, sep, sl);
-            p += sl;
-        }
-        memcpy(p, d->src + d->n[nodes[i]].off + 1, d->n[nodes[i]].len - 2);
-        p += d->n[nodes[i]].len - 2;
-    }
-    *p++ = '"';
-    sy_jw_raw(w, b, (size_t)(p - b));
-}
-
 /* Writes key node k's key (decoded, so any escape is written canonically). */
 static void w_key_of(struct tx *t, struct sy_jw *w, uint32_t k)
 {
@@ -422,7 +392,7 @@ static int w_message(struct tx *t, uint32_t it, uint32_t i)
     } else {
         size_t nt;
         uint32_t *nodes = texts_of(t, c, &nt);
-        w_join(w, d, nodes, nt, asst ? "" : "\\n", t->a);
+        sy_jw_join(w, d, nodes, nt, asst ? "" : "\\n", t->a);
     }
     if (asst)
         t->asst = 1; /* left open: function calls that follow join it */
@@ -497,7 +467,7 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
     if (sy_jdom_kind(d, out) == 'a') {
         size_t nt;
         uint32_t *nodes = texts_of(t, out, &nt);
-        w_join(w, d, nodes, nt, "\\n", t->a);
+        sy_jw_join(w, d, nodes, nt, "\\n", t->a);
     } else {
         sy_jw_node_as_str(w, d, out);
     }
