@@ -31,6 +31,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "keys/keys.h"
+#include "http/server.h"
 
 /* ---- errors -------------------------------------------------------------- */
 
@@ -98,58 +99,10 @@ void sy_admin_invalidate(struct sy_admin_ctx *a, const char *kind, const char *i
 
 /* ---- query strings ------------------------------------------------------- */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = tolower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-/* Percent-decode s[0..n) into out (cap >= 1), '+' as space; truncates. */
-static void pct_decode(const char *s, size_t n, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < cap; i++) {
-        int c = (unsigned char)s[i];
-        if (c == '+')
-            c = ' ';
-        else if (c == '%' && i + 2 < n + 0 && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-            c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
-            i += 2;
-        }
-        out[o++] = (char)c;
-    }
-    out[o] = 0;
-}
-
 const char *sy_admin_query(const struct sy_admin_ctx *a, const char *name, char *out, size_t cap)
 {
     const char *q = a->query ? a->query : "";
-    size_t nl = strlen(name);
-    char key[128];
-    if (!cap)
-        return NULL;
-    while (*q) {
-        const char *amp = strchr(q, '&');
-        size_t len = amp ? (size_t)(amp - q) : strlen(q);
-        const char *eq = memchr(q, '=', len);
-        size_t kl = eq ? (size_t)(eq - q) : len;
-        pct_decode(q, kl, key, sizeof key);
-        if (strlen(key) == nl && memcmp(key, name, nl) == 0) {
-            if (eq)
-                pct_decode(eq + 1, len - kl - 1, out, cap);
-            else
-                out[0] = 0;
-            return out;
-        }
-        q += len;
-        if (*q == '&')
-            q++;
-    }
-    return NULL;
+    return sy_query_get(q, strlen(q), name, out, cap);
 }
 
 /* ---- ids and keys -------------------------------------------------------- */

@@ -151,6 +151,8 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
 void sy_gwconf_ref(struct sy_gwconf *g);
 void sy_gwconf_unref(struct sy_gwconf *g);
 const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len);
+/* The group deployment d belongs to (NULL: none). Linear: for by-id and files routes, not per chunk. */
+const struct sy_group *sy_gwconf_group_of(const struct sy_gwconf *g, const struct sy_drt *d);
 /* The GET /v1/models list into b (gwconf.c, next to the prebuilt body; its
  * comment has the list's rules): servable groups, aliases, wildcard groups'
  * known models; allow (may be NULL) filters by a virtual key's models. */

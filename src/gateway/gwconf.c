@@ -655,6 +655,15 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     return g;
 }
 
+const struct sy_group *sy_gwconf_group_of(const struct sy_gwconf *g, const struct sy_drt *d)
+{
+    for (size_t i = 0; i < g->ngroups; i++)
+        for (size_t j = 0; j < g->groups[i].n; j++)
+            if (g->groups[i].d[j] == d)
+                return &g->groups[i];
+    return NULL;
+}
+
 const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len)
 {
     size_t lo = 0, hi = g->ngroups;

@@ -19,20 +19,12 @@
 static int query_bool(struct sy_str q, const char *name)
 {
     static const char *const t[] = {"1", "on", "t", "true", "y", "yes"};
-    if (!q.p || !q.n)
+    char v[16];
+    if (!sy_query_get(q.p, q.n, name, v, sizeof v))
         return 0;
-    size_t nl = strlen(name);
-    for (const char *p = q.p, *e = q.p + q.n; p && p < e;) {
-        const char *amp = memchr(p, '&', (size_t)(e - p)), *end = amp ? amp : e;
-        if ((size_t)(end - p) > nl && memcmp(p, name, nl) == 0 && p[nl] == '=') {
-            size_t vl = (size_t)(end - p) - nl - 1;
-            for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-                if (strlen(t[i]) == vl && strncasecmp(p + nl + 1, t[i], vl) == 0)
-                    return 1;
-            return 0;
-        }
-        p = amp ? amp + 1 : NULL;
-    }
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcasecmp(v, t[i]) == 0)
+            return 1;
     return 0;
 }
 

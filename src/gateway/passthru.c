@@ -118,16 +118,6 @@ static int is_openai_or_azure(const struct sy_drt *d)
            (strcmp(d->d->provider, "openai") == 0 || strcmp(d->d->provider, "azure") == 0);
 }
 
-/* The group holding deployment d. */
-static const struct sy_group *group_of(const struct sy_gwconf *g, const struct sy_drt *d)
-{
-    for (size_t i = 0; i < g->ngroups; i++)
-        for (size_t j = 0; j < g->groups[i].n; j++)
-            if (g->groups[i].d[j] == d)
-                return &g->groups[i];
-    return NULL;
-}
-
 /* The default group of an op without a model: model_info.mode first, else the
  * first OpenAI deployment's. */
 static const struct sy_group *default_group(const struct sy_gwconf *g, const char *mode)
@@ -139,7 +129,7 @@ static const struct sy_group *default_group(const struct sy_gwconf *g, const cha
     }
     for (size_t i = 0; i < g->ndrts; i++)
         if (is_openai_or_azure(&g->drts[i]))
-            return group_of(g, &g->drts[i]);
+            return sy_gwconf_group_of(g, &g->drts[i]);
     return NULL;
 }
 
@@ -214,29 +204,6 @@ int sy_stage_passthru(struct sy_call *c)
     return SY_OK;
 }
 
-/* The value of query parameter `name` (not decoded; short values only). */
-static int query_param(struct sy_str q, const char *name, char *out, size_t cap)
-{
-    if (!q.p || !q.n)
-        return 0;
-    size_t nl = strlen(name);
-    const char *p = q.p, *e = q.p + q.n;
-    while (p && p < e) {
-        const char *amp = memchr(p, '&', (size_t)(e - p));
-        const char *end = amp ? amp : e;
-        if ((size_t)(end - p) > nl && memcmp(p, name, nl) == 0 && p[nl] == '=') {
-            size_t vl = (size_t)(end - p) - nl - 1;
-            if (vl == 0 || vl >= cap)
-                return 0;
-            memcpy(out, p + nl + 1, vl);
-            out[vl] = 0;
-            return 1;
-        }
-        p = amp ? amp + 1 : NULL;
-    }
-    return 0;
-}
-
 int sy_stage_files(struct sy_call *c)
 {
     struct sy_req *r = c->req;
@@ -290,7 +257,7 @@ int sy_stage_files(struct sy_call *c)
         memcpy(name, h.p, h.n);
         name[h.n] = 0;
     } else {
-        query_param(r->query, "model", name, sizeof name);
+        sy_query_get(r->query.p, r->query.n, "model", name, sizeof name);
     }
     const struct sy_drt *d = NULL;
     if (name[0]) {
@@ -318,7 +285,7 @@ int sy_stage_files(struct sy_call *c)
         return SY_DONE;
     }
     c->pin = (struct sy_drt *)d;
-    c->group = c->req_group = group_of(c->g, d);
+    c->group = c->req_group = sy_gwconf_group_of(c->g, d);
     c->model = (char *)c->group->name;
     const struct sy_keyinfo *k = c->key;
     if (k && c->pass_op == PASS_BATCHES && r->method == HTTP_POST && !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) &&

@@ -70,15 +70,6 @@ static int safe_id(const char *s)
     return n > 0;
 }
 
-static const struct sy_group *group_of(const struct sy_gwconf *g, const struct sy_drt *d)
-{
-    for (size_t i = 0; i < g->ngroups; i++)
-        for (size_t j = 0; j < g->groups[i].n; j++)
-            if (g->groups[i].d[j] == d)
-                return &g->groups[i];
-    return NULL;
-}
-
 static void rcall_free(void *p)
 {
     sy_buf_free(&((struct sy_rcall *)p)->items);
@@ -232,7 +223,6 @@ int sy_stage_responses_prev(struct sy_call *c)
         return SY_DONE;
     }
     r->has_prev = 1;
-    r->prev_span = pv;
     r->prev_full = sy_arena_strndup(&c->req->arena, id, strlen(id));
     struct sy_drt *d = r->prev.encoded ? drt_by_id(c->g, r->prev.model_id) : NULL;
     if (d && sy_resp_native(d)) {
@@ -394,11 +384,6 @@ static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     sy_buf_free(&b);
 }
 
-static int hexval(char ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-}
-
 int sy_stage_responses_id(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
@@ -409,17 +394,8 @@ int sy_stage_responses_id(struct sy_call *c)
                : p.n > 7 && memcmp(p.p + p.n - 7, "/cancel", 7) == 0         ? OP_CANCEL
                                                                              : OP_GET;
     struct sy_str raw = c->path_model;
-    char dec[sizeof r->full_id];
-    size_t dn = 0;
-    for (size_t i = 0; i < raw.n && dn + 1 < sizeof dec; i++) { /* percent-decoded ('=' arrives as %3D) */
-        int hi, lo;
-        if (raw.p[i] == '%' && i + 2 < raw.n && (hi = hexval(raw.p[i + 1])) >= 0 && (lo = hexval(raw.p[i + 2])) >= 0) {
-            dec[dn++] = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            dec[dn++] = raw.p[i];
-        }
-    }
+    char dec[sizeof r->full_id]; /* percent-decoded ('=' arrives as %3D) */
+    size_t dn = sy_pct_decode(raw.p ? raw.p : "", raw.n, dec, sizeof dec, 0);
     struct sy_str id = {dec, dn};
     if (!id.n || raw.n >= sizeof r->full_id || memchr(dec, 0, dn) || sy_resp_id_decode(id.p, id.n, &r->rid) != 0 ||
         !safe_id(r->rid.inner)) {
@@ -440,7 +416,7 @@ int sy_stage_responses_id(struct sy_call *c)
                 d = &c->g->drts[i];
     }
     if (d && sy_resp_native(d)) {
-        const struct sy_group *gr = group_of(c->g, d);
+        const struct sy_group *gr = sy_gwconf_group_of(c->g, d);
         if (c->key && gr) { /* a virtual key reads only what its models allow */
             struct sy_check_err e;
             if (sy_keys_check_model(c->key, gr->name, sy_group_access_groups, c->g, &e) != 0) {

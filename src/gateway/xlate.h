@@ -48,7 +48,6 @@ struct sy_rcall {
     int has_prev;           /* previous_response_id given */
     struct sy_resp_id prev; /* it, decoded */
     char *prev_full;        /* it, as the client sent it (decoded JSON string) */
-    struct sy_jspan prev_span;
     char *prior;            /* translated conversations: the items before this request (JSON array) */
     size_t prior_len;
     int prior_loaded, prior_missing, prior_error;

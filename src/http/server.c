@@ -1279,3 +1279,57 @@ void sy_server_close_handles(struct sy_server *s)
         s->listening = 0;
     }
 }
+
+/* ---- query strings and percent-encoding ----------------------------------- */
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+size_t sy_pct_decode(const char *s, size_t n, char *out, size_t cap, int plus_space)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        int c = (unsigned char)s[i];
+        if (c == '+' && plus_space)
+            c = ' ';
+        else if (c == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+            c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
+            i += 2;
+        }
+        out[o++] = (char)c;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *sy_query_get(const char *q, size_t qn, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    char key[128];
+    if (!cap || !q)
+        return NULL;
+    const char *e = q + qn;
+    while (q < e) {
+        const char *amp = memchr(q, '&', (size_t)(e - q));
+        size_t len = amp ? (size_t)(amp - q) : (size_t)(e - q);
+        const char *eq = memchr(q, '=', len);
+        size_t kl = eq ? (size_t)(eq - q) : len;
+        sy_pct_decode(q, kl, key, sizeof key, 1);
+        if (strlen(key) == nl && memcmp(key, name, nl) == 0) {
+            if (eq)
+                sy_pct_decode(eq + 1, len - kl - 1, out, cap, 1);
+            else
+                out[0] = 0;
+            return out;
+        }
+        q += len;
+        if (q < e)
+            q++; /* the '&' */
+    }
+    return NULL;
+}

@@ -108,6 +108,14 @@ int sy_server_adopt(struct sy_server *s, int fd);
 
 /* Look up a request header (case-insensitive); NULL view when absent. */
 struct sy_str sy_req_header(const struct sy_req *r, const char *name);
+/* Percent-decode s[0..n) into out (cap >= 1, NUL-terminated, truncated to
+ * fit); plus_space: '+' is a space (query strings), else kept (paths).
+ * Returns the decoded length. */
+size_t sy_pct_decode(const char *s, size_t n, char *out, size_t cap, int plus_space);
+/* The value of query parameter `name` in the raw query q[0..qn) (names and
+ * values percent-decoded, '+' as space; the first occurrence) into out; out,
+ * or NULL when absent ("" for a name without '='). */
+const char *sy_query_get(const char *q, size_t qn, const char *name, char *out, size_t cap);
 
 /* One-shot response: status, extra header lines ("Name: v\r\n"..., may be
  * NULL), content type and body. Ends the request. */
