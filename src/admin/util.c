@@ -8,6 +8,9 @@
  *   ProxyException (LiteLLM, any handler error):
  *     {"error":{"message":"...","type":"...","param":"...","code":"400"}}
  *     type / param are the string "None" when LiteLLM leaves them unset.
+ *     Text is escaped with sy_admin_json_escape: a byte that is not UTF-8
+ *     (a stored value from before validation, a path) becomes \ufffd, so an
+ *     error or a row is always valid JSON.
  *   RequestValidationError (FastAPI, a body or query that fails the model):
  *     {"detail":[{"type":"string_type","loc":["body","key_alias"],
  *                 "msg":"Input should be a valid string","input":123}]}
@@ -26,6 +29,7 @@
 #include <openssl/rand.h>
 
 #include "admin/admin_impl.h"
+#include "admin/validate.h"
 #include "core/clock.h"
 #include "limits/limits.h"
 #include "core/buf.h"
@@ -34,6 +38,39 @@
 #include "http/server.h"
 
 /* ---- errors -------------------------------------------------------------- */
+
+int sy_admin_json_escape(struct sy_buf *b, const char *s, size_t n)
+{
+    size_t i = 0, start = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = c < 0x80 ? 1 : sy_utf8_seq((const unsigned char *)s + i, n - i);
+        if (l) {
+            i += l;
+            continue;
+        }
+        int rc = sy_buf_json_escape(b, s + start, i - start); /* the valid run before */
+        if (!rc)
+            rc = SY_BUF_LIT(b, "\\ufffd");
+        if (rc)
+            return rc;
+        start = ++i;
+    }
+    return sy_buf_json_escape(b, s + start, n - start);
+}
+
+void sy_admin_error_body(struct sy_buf *b, int status, const char *type, const char *param, const char *msg)
+{
+    SY_BUF_LIT(b, "{\"error\":{\"message\":\"");
+    sy_admin_json_escape(b, msg, strlen(msg));
+    SY_BUF_LIT(b, "\",\"type\":\"");
+    type = type ? type : "None";
+    sy_admin_json_escape(b, type, strlen(type));
+    SY_BUF_LIT(b, "\",\"param\":\"");
+    param = param ? param : "None";
+    sy_admin_json_escape(b, param, strlen(param));
+    sy_buf_printf(b, "\",\"code\":\"%d\"}}", status);
+}
 
 void sy_admin_error(struct sy_admin_ctx *a, int status, const char *type, const char *param, const char *fmt, ...)
 {
@@ -44,15 +81,7 @@ void sy_admin_error(struct sy_admin_ctx *a, int status, const char *type, const 
     va_end(ap);
     a->status = status;
     sy_buf_reset(&a->out);
-    SY_BUF_LIT(&a->out, "{\"error\":{\"message\":\"");
-    sy_buf_json_escape(&a->out, msg, strlen(msg));
-    SY_BUF_LIT(&a->out, "\",\"type\":\"");
-    type = type ? type : "None";
-    sy_buf_json_escape(&a->out, type, strlen(type));
-    SY_BUF_LIT(&a->out, "\",\"param\":\"");
-    param = param ? param : "None";
-    sy_buf_json_escape(&a->out, param, strlen(param));
-    sy_buf_printf(&a->out, "\",\"code\":\"%d\"}}", status);
+    sy_admin_error_body(&a->out, status, type, param, msg);
 }
 
 void sy_admin_db_error(struct sy_admin_ctx *a, struct sy_store *st, int rc)
@@ -160,19 +189,19 @@ static void write_422(struct sy_admin_ctx *a, const char *where, const char *fie
     a->status = 422;
     sy_buf_reset(&a->out);
     SY_BUF_LIT(&a->out, "{\"detail\":[{\"type\":\"");
-    sy_buf_json_escape(&a->out, type, strlen(type));
+    sy_admin_json_escape(&a->out, type, strlen(type));
     SY_BUF_LIT(&a->out, "\",\"loc\":[\"");
     sy_buf_puts(&a->out, where);
     SY_BUF_LIT(&a->out, "\"");
     if (field) {
         SY_BUF_LIT(&a->out, ",\"");
-        sy_buf_json_escape(&a->out, field, strlen(field));
+        sy_admin_json_escape(&a->out, field, strlen(field));
         SY_BUF_LIT(&a->out, "\"");
     }
     if (idx >= 0)
         sy_buf_printf(&a->out, ",%d", idx);
     SY_BUF_LIT(&a->out, "],\"msg\":\"");
-    sy_buf_json_escape(&a->out, msg, strlen(msg));
+    sy_admin_json_escape(&a->out, msg, strlen(msg));
     SY_BUF_LIT(&a->out, "\",\"input\":");
     sy_buf_puts(&a->out, input_json ? input_json : "null");
     if (ctx_json) {
@@ -460,7 +489,7 @@ void sy_admin_jstr(struct sy_buf *b, const char *s)
         return;
     }
     SY_BUF_LIT(b, "\"");
-    sy_buf_json_escape(b, s, strlen(s));
+    sy_admin_json_escape(b, s, strlen(s));
     SY_BUF_LIT(b, "\"");
 }
 

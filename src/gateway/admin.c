@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "admin/admin.h"
+#include "admin/validate.h"
 #include "core/errors.h"
 #include "core/log.h"
 #include "gateway/offload.h"
@@ -64,7 +65,8 @@ static void admin_run(struct sy_store *st, struct sy_call *c, void *arg)
 {
     struct sy_admin_ctx *a = arg;
     const struct sy_admin_route *rt = a->priv;
-    rt->fn(st, a);
+    if (sy_admin_validate(a) == 0) /* admin/validate.h: bad input refused before any handler */
+        rt->fn(st, a);
 }
 
 static void admin_done(struct sy_call *c, void *arg)
