@@ -180,10 +180,16 @@ static const char *param_of(struct scan *s)
 
 static int syntax(struct scan *s, size_t off, const char *why)
 {
-    char loc[32], ctx[128];
+    char loc[32];
+    struct sy_buf ctx;
+    sy_buf_init(&ctx, 256);
     snprintf(loc, sizeof loc, "%zu", off > 0x7fffffff ? (size_t)0 : off);
-    snprintf(ctx, sizeof ctx, "{\"error\":\"%s\"}", why);
-    return refuse_422(s->e, "json_invalid", loc, "JSON decode error", "{}", ctx);
+    SY_BUF_LIT(&ctx, "{\"error\":\"");
+    sy_admin_json_escape(&ctx, why, strlen(why));
+    SY_BUF_LIT(&ctx, "\"}");
+    refuse_422(s->e, "json_invalid", loc, "JSON decode error", "{}", ctx.p);
+    sy_buf_free(&ctx);
+    return -1;
 }
 
 static void ws(struct scan *s)
@@ -885,13 +891,15 @@ static int check_members(struct ctx *c, struct json_object *o)
 
 /* ---- path and query -------------------------------------------------------- */
 
-static int check_text(struct verr *e, const char *what, const char *s, size_t n)
+/* what: "path", "query parameter name" or "query parameter <name>"; param
+ * the error's param (NULL: "None"). */
+static int check_text(struct verr *e, const char *what, const char *param, const char *s, size_t n)
 {
     size_t bad = sy_utf8_check(s, n);
     if (bad < n)
-        return refuse(e, what, "Invalid %s: not valid UTF-8 (at byte %zu)", what, bad);
+        return refuse(e, param, "Invalid %s: not valid UTF-8 (at byte %zu)", what, bad);
     if (memchr(s, 0, n))
-        return refuse(e, what, "Invalid %s: contains a NUL byte", what);
+        return refuse(e, param, "Invalid %s: contains a NUL byte", what);
     return 0;
 }
 
@@ -927,7 +935,11 @@ static int check_query(const char *q, size_t n, struct verr *e)
         size_t vl = eq ? (size_t)(q + j - eq - 1) : 0;
         size_t nl = sy_pct_decode(q + i, kl, name, sizeof name, 1);
         size_t dl = sy_pct_decode(eq ? eq + 1 : "", vl, val, n + 1, 1);
-        if (check_text(e, "query parameter name", name, nl) < 0 || check_text(e, "query parameter", val, dl) < 0)
+        char what[160];
+        if (check_text(e, "query parameter name", NULL, name, nl) < 0)
+            rc = -1;
+        else if (snprintf(what, sizeof what, "query parameter %s", name),
+                 check_text(e, what, name, val, dl) < 0)
             rc = -1;
         else if (dl > query_max(name))
             rc = refuse(e, name, "Invalid value for %s: at most %zu bytes allowed, got %zu", name, query_max(name), dl);
@@ -954,7 +966,7 @@ int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *ou
     struct verr e = {status, out};
     if (rq->path && rq->path_len) {
         char *d = malloc(rq->path_len + 1);
-        int rc = d ? check_text(&e, "path", d, sy_pct_decode(rq->path, rq->path_len, d, rq->path_len + 1, 0)) : 0;
+        int rc = d ? check_text(&e, "path", NULL, d, sy_pct_decode(rq->path, rq->path_len, d, rq->path_len + 1, 0)) : 0;
         free(d);
         if (rc < 0)
             return -1;
