@@ -29,7 +29,9 @@
  *                of range, too long, or a duration that does not parse ->
  *                400. "metadata" is checked for its model_rpm_limit /
  *                model_tpm_limit; a custom key equal to the master key is
- *                refused on /key/generate and /key/regenerate.
+ *                refused on /key/generate and /key/regenerate; a key named
+ *                by neither "sk-..." nor a 64-character hash is refused on
+ *                the other routes (the handlers would cut it to a hash).
  *
  * Errors are LiteLLM's ProxyException shape ({"error":{"message","type":
  * "bad_request_error","param":<field>,"code":"400"}}); messages name the
@@ -638,11 +640,22 @@ static const struct vfield *field_of(const char *name)
     return NULL;
 }
 
+/* The routes that take a custom key: checked against the master key. */
+enum { KR_NONE, KR_GENERATE, KR_REGENERATE };
+
 struct ctx {
     const struct sy_admin_req *rq;
-    int key_route; /* /key/generate or a regenerate: custom keys checked against the master key */
+    int key_route; /* KR_* */
     struct verr *e;
 };
+
+/* A key names a row as "sk-..." (hashed) or as the hash itself: text that is
+ * neither and longer than a hash would be cut to one by the handlers' 65-byte
+ * token buffers, and name the key whose hash is its first 64 bytes. */
+static int key_text_ok(const char *k, size_t kl)
+{
+    return (kl >= 3 && memcmp(k, "sk-", 3) == 0) || kl <= 64;
+}
 
 /* loc JSON for FastAPI: "name" or "name",<idx> or "name","sub". */
 static void loc_of(struct sy_buf *b, const char *name, const char *sub, int idx)
@@ -819,6 +832,8 @@ static int check_field(struct ctx *c, const struct vfield *f, struct json_object
         if (c->key_route && c->rq->master_key && kl == c->rq->master_key_len &&
             memcmp(k, c->rq->master_key, kl) == 0)
             return refuse(c->e, name, "Invalid value for %s: a virtual key must not be the proxy's master key", name);
+        if (c->key_route != KR_GENERATE && !key_text_ok(k, kl)) /* generate answers LiteLLM's "must start with sk-" */
+            return refuse(c->e, name, "Invalid value for %s: a key is \"sk-...\" or its 64-character hash", name);
         return 0;
     }
     case V_IDLIST:
@@ -951,14 +966,25 @@ static int check_query(const char *q, size_t n, struct verr *e)
 
 /* ---- entry points ---------------------------------------------------------- */
 
-static int is_key_route(const char *p, size_t n)
+/* KR_* of a path; *seg / *seg_len the key segment of /key/<key>/regenerate. */
+static int key_route_of(const char *p, size_t n, const char **seg, size_t *seg_len)
 {
+    *seg = NULL;
+    *seg_len = 0;
     while (n > 1 && p[n - 1] == '/')
         n--;
     if (n < 5 || memcmp(p, "/key/", 5) != 0)
-        return 0;
-    return (n == 13 && memcmp(p, "/key/generate", 13) == 0) ||
-           (n >= 11 && memcmp(p + n - 11, "/regenerate", 11) == 0);
+        return KR_NONE;
+    if (n == 13 && memcmp(p, "/key/generate", 13) == 0)
+        return KR_GENERATE;
+    if (n >= 15 && memcmp(p + n - 11, "/regenerate", 11) == 0) {
+        if (n >= 17) { /* "/key/<key>/regenerate" */
+            *seg = p + 5;
+            *seg_len = n - 16;
+        }
+        return KR_REGENERATE;
+    }
+    return KR_NONE;
 }
 
 int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *out)
@@ -973,6 +999,12 @@ int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *ou
     }
     if (rq->query && rq->query_len && check_query(rq->query, rq->query_len, &e) < 0)
         return -1;
+    const char *seg = NULL;
+    size_t seg_len = 0;
+    int kr = rq->path ? key_route_of(rq->path, rq->path_len, &seg, &seg_len) : KR_NONE;
+    if (seg && (seg_len > SY_ADMIN_MAX_ID || !key_text_ok(seg, seg_len)))
+        return refuse(&e, "key", "Invalid key in the path: a key is \"sk-...\" or its 64-character hash, at most %d bytes",
+                      SY_ADMIN_MAX_ID);
     if (!rq->body || !rq->body_len)
         return 0;
     if (scan_body(rq->body, rq->body_len, &e) < 0)
@@ -985,7 +1017,7 @@ int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *ou
     json_tokener_free(tok);
     int rc = 0;
     if (o && json_object_is_type(o, json_type_object)) {
-        struct ctx c = {rq, rq->path ? is_key_route(rq->path, rq->path_len) : 0, &e};
+        struct ctx c = {rq, kr, &e};
         rc = check_members(&c, o);
     }
     json_object_put(o); /* not an object (or empty): the handler's own 422 */

@@ -114,6 +114,8 @@ const REFUSED = [
   // the master key as a virtual key
   ['custom key equal to the master key', 'POST', '/key/generate', JSON.stringify({ key: MASTER_KEY }), 400, 'key'],
   ['regenerated key equal to the master key', 'POST', '/key/regenerate', JSON.stringify({ key: 'KEY', new_key: MASTER_KEY }), 400, 'new_key'],
+  ['a key longer than a hash without sk- (would be cut to a hash)', 'POST', '/key/update', JSON.stringify({ key: 'a'.repeat(64) + 'b', max_budget: 1 }), 400, 'key'],
+  ['the same in the path', 'POST', `/key/${'a'.repeat(65)}/regenerate`, '{}', 400, 'key'],
   // duplicate and escaped key names
   ['duplicate key', 'POST', '/key/generate', '{"models":["priced"],"models":["other"]}', 400, 'models'],
   ['duplicate key by an escape', 'POST', '/team/new', '{"team_alias":"a","te\\u0061m_alias":"b"}', 400, 'team_alias'],

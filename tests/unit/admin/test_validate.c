@@ -288,6 +288,25 @@ static void test_master_key(void **state)
     want400("/key/sk-x/regenerate", "{\"new_key\":\"" MK "\"}", "new_key");
     want_ok("/key/generate", "{\"key\":\"sk-master-12345\"}");
     want_ok("/key/info", "{\"key\":\"" MK "\"}"); /* naming the master key elsewhere is the handler's business */
+    /* a key that is neither sk-... nor a hash, longer than a hash: the handlers would cut it to one */
+    char body[300], hash[70];
+    memset(hash, 'a', 64);
+    hash[64] = 0;
+    snprintf(body, sizeof body, "{\"key\":\"%s\"}", hash);
+    want_ok("/key/update", body);
+    want_ok("/key/regenerate", body);
+    snprintf(body, sizeof body, "{\"key\":\"%sb\"}", hash);
+    want400("/key/update", body, "key");
+    want400("/key/block", body, "key");
+    want400("/key/regenerate", body, "key");
+    want422("/key/generate", "{\"key\":7}", "string_type");
+    want_ok("/key/generate", "{\"key\":\"not-sk-but-the-handler-says-so-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
+    char path[300];
+    snprintf(path, sizeof path, "/key/%s/regenerate", hash);
+    want_ok(path, "{}");
+    snprintf(path, sizeof path, "/key/%sb/regenerate", hash);
+    want400(path, "{}", "key");
+    want_ok("/key/regenerate", "{\"key\":\"sk-x\"}");
 }
 
 static void test_query_path(void **state)
