@@ -27,7 +27,8 @@
  *                name may hold on any route. A wrong type -> FastAPI's 422
  *                (the same shapes as the handlers' typed reads); a value out
  *                of range, too long, or a duration that does not parse ->
- *                400. "metadata" is checked for its model_rpm_limit /
+ *                400 (a duration also when it reaches past the year 9999,
+ *                which no stored timestamp can hold). "metadata" is checked for its model_rpm_limit /
  *                model_tpm_limit; a custom key equal to the master key is
  *                refused on /key/generate and /key/regenerate; a key named
  *                by neither "sk-..." nor a 64-character hash is refused on
@@ -856,8 +857,13 @@ static int check_field(struct ctx *c, const struct vfield *f, struct json_object
         const char *s = json_object_get_string(v);
         if (!s[0] || (strcmp(name, "duration") == 0 && strcmp(s, "-1") == 0))
             return 0; /* "" is no duration; a key's "-1" never expires */
-        if (sy_duration_seconds(s) < 0)
+        double secs = sy_duration_seconds(s);
+        if (secs < 0)
             return refuse(c->e, name, "Invalid duration format: %.*s. Expected e.g. 30s, 30m, 30h, 30d, 1mo",
+                          quote_len(s), s);
+        /* an expiry or reset past 9999 has no timestamp (sy_iso_time would write 1970) */
+        if (c->rq->now + secs > SY_ADMIN_MAX_TIME || sy_duration_next(s, c->rq->now) > SY_ADMIN_MAX_TIME)
+            return refuse(c->e, name, "Invalid value for %s: %.*s from now is past the year 9999", name,
                           quote_len(s), s);
         return 0;
     }
@@ -1035,6 +1041,7 @@ int sy_admin_validate(struct sy_admin_ctx *a)
         .body_len = a->body ? a->body_len : 0,
         .master_key = a->g ? a->g->master_key : NULL,
         .master_key_len = a->g ? a->g->master_key_len : 0,
+        .now = a->now,
     };
     return sy_admin_check(&rq, &a->status, &a->out);
 }

@@ -23,6 +23,7 @@
 #define SY_ADMIN_MAX_QUERY_LIST 4095 /* comma-separated query lists (user_ids, tags) */
 #define SY_ADMIN_MAX_DEPTH 64     /* JSON nesting */
 #define SY_ADMIN_MAX_INT32 2147483647LL /* INTEGER columns (max_parallel_requests) */
+#define SY_ADMIN_MAX_TIME 253402300799.0 /* 9999-12-31T23:59:59Z: the last time the store writes */
 
 struct sy_admin_req {
     const char *path;   /* raw request path (may be percent-encoded) */
@@ -33,6 +34,7 @@ struct sy_admin_req {
     size_t body_len;
     const char *master_key; /* NULL when auth is off */
     size_t master_key_len;
+    double now; /* unix seconds: a duration must not reach past the year 9999 from here */
 };
 
 /* 0 when the request may go on; -1 with *status (400 or 422) and the error

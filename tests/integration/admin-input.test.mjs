@@ -81,6 +81,8 @@ const REFUSED = [
   ['negative model_rpm_limit', 'POST', '/key/generate', '{"model_rpm_limit":{"priced":-1}}', 400, 'model_rpm_limit'],
   ['negative model_tpm_limit in metadata', 'POST', '/key/generate', '{"metadata":{"model_tpm_limit":{"priced":-7}}}', 400, 'model_tpm_limit'],
   ['key duration that does not parse', 'POST', '/key/generate', '{"duration":"forever"}', 400, 'duration'],
+  ['key duration past the year 9999 (would be stored as 1970)', 'POST', '/key/generate', '{"duration":"99999999w"}', 400, 'duration'],
+  ['budget duration past the year 9999', 'POST', '/budget/new', '{"budget_duration":"99999999mo"}', 400, 'budget_duration'],
   ['team member budget duration that does not parse', 'POST', '/team/new', '{"team_member_budget_duration":"1y"}', 400, 'team_member_budget_duration'],
   // NaN, Infinity, numbers beyond a double or an int64
   ['Infinity max_budget', 'POST', '/user/new', '{"max_budget":Infinity}', 400, 'max_budget'],

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rest[size - 1] = 0;
     size_t n = size - 1;
     struct sy_admin_req rq = {.path = path, .path_len = strlen(path), .master_key = "sk-master-1234",
-                              .master_key_len = 14};
+                              .master_key_len = 14, .now = 1.8e9};
     if (as_query) {
         rq.query = rest;
         rq.query_len = strnlen(rest, n); /* query strings are C strings */

@@ -26,7 +26,7 @@ struct res {
 
 static void check_req(struct res *r, const char *path, const char *query, const char *body, size_t n)
 {
-    struct sy_admin_req rq = {path, strlen(path), query, query ? strlen(query) : 0, body, n, MK, strlen(MK)};
+    struct sy_admin_req rq = {path, strlen(path), query, query ? strlen(query) : 0, body, n, MK, strlen(MK), 1.8e9};
     struct sy_buf out;
     sy_buf_init(&out, 1 << 20);
     memset(r, 0, sizeof *r);
@@ -238,6 +238,10 @@ static void test_fields(void **state)
     want400("/key/generate", "{\"duration\":\"10y\"}", "duration");
     want400("/key/generate", "{\"budget_duration\":\"-1\"}", "budget_duration");
     want_ok("/key/generate", "{\"duration\":\"-1\",\"budget_duration\":\"1mo\",\"rotation_interval\":\"\"}");
+    want400("/key/generate", "{\"duration\":\"99999999w\"}", "duration");
+    want400("/key/generate", "{\"budget_duration\":\"99999999mo\"}", "budget_duration");
+    want400("/team/new", "{\"team_member_budget_duration\":\"99999999d\"}", "team_member_budget_duration");
+    want_ok("/key/generate", "{\"duration\":\"99999999s\",\"budget_duration\":\"9999mo\"}");
     want422("/key/generate", "{\"rpm_limit\":\"x\"}", "int_parsing");
     want422("/key/generate", "{\"rpm_limit\":[]}", "int_type");
     want422("/key/generate", "{\"rpm_limit\":2.5}", "int_from_float");
