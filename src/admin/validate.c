@@ -608,6 +608,7 @@ static const struct vfield FIELDS[] = {
     {"user_ids", V_IDLIST, 0},
     {"team_ids", V_IDLIST, 0},
     {"budgets", V_IDLIST, 0},
+    {"organizations", V_IDLIST, 0},
     {"models", V_STRLIST, 0},
     {"rpm_limit", V_INT, INT64_MAX},
     {"tpm_limit", V_INT, INT64_MAX},
