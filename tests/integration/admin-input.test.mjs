@@ -1,5 +1,5 @@
 // admin-input.test.mjs - bad input on the management API (issue 19, items 13
-// and 14), on SQLite and on PostgreSQL with LiteLLM's own schema: bodies that
+// and 14), on SQLite and on PostgreSQL (INTEGER / BIGINT columns): bodies that
 // are not UTF-8, hold a NUL, NaN / Infinity, numbers a column cannot hold,
 // negative limits, over-long ids, durations that do not parse, the master key
 // as a custom key, duplicate or escaped key names, wrong types. Each is
@@ -13,8 +13,11 @@ import { after, before, describe, test } from 'node:test';
 import { MASTER_KEY, api, keysConfig, startGateway, startMock } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 
-const SCHEMA_DIR = process.env.LITELLM_SCHEMA_DIR || '/work/shared/compat/litellm-schema';
-const haveSchema = fs.existsSync(path.join(SCHEMA_DIR, 'litellm-schema.sql'));
+// With LITELLM_SCHEMA_DIR (a directory holding LiteLLM's litellm-schema.sql),
+// the PostgreSQL database is made by LiteLLM's own DDL first; without it, by
+// switchyard's migration, which declares the same column types.
+const SCHEMA_DIR = process.env.LITELLM_SCHEMA_DIR || '';
+const haveSchema = SCHEMA_DIR !== '' && fs.existsSync(path.join(SCHEMA_DIR, 'litellm-schema.sql'));
 
 let mock, pg;
 before(async () => {
