@@ -257,6 +257,7 @@ struct sy_call {
     int paused;
     uint64_t t_up_start, t_up_first, t_up_end;
     uint64_t prompt_tokens, completion_tokens;
+    uint64_t cached_tokens, cache_write_tokens, reasoning_tokens; /* parts of the two above priced apart */
     int have_usage;
     int llm_failed;
     const char *exception_class;

@@ -46,6 +46,7 @@ static void attempt_end(struct sy_call *c, int ok);
 static void attempt_release(struct sy_call *c);
 static int sdk_retry(struct sy_call *c);
 static void on_abort(struct sy_req *r);
+static void stream_cut(struct sy_call *c);
 static int failed(struct sy_call *c, int err);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
@@ -370,13 +371,27 @@ static void count_work(struct sy_call *c, void *arg)
 /* Upstream-reported usage from p[0..n); 1 when found. */
 static int read_usage(struct sy_call *c, const char *p, size_t n)
 {
-    uint64_t pt = 0, ct = 0;
-    if (!p || !sy_usage_scan(p, n, &pt, &ct))
+    struct sy_usage u;
+    if (!p || !sy_usage_read(p, n, &u))
         return 0;
-    c->prompt_tokens = pt;
-    c->completion_tokens = ct;
+    c->prompt_tokens = u.prompt_tokens;
+    c->completion_tokens = u.completion_tokens;
+    c->cached_tokens = u.cached_tokens;
+    c->cache_write_tokens = u.cache_creation_tokens;
+    c->reasoning_tokens = u.reasoning_tokens;
     c->have_usage = 1;
     return 1;
+}
+
+/* A translating adapter's reported usage (st.u) into the call. */
+static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
+{
+    c->prompt_tokens = (uint64_t)(u->prompt > 0 ? u->prompt : 0);
+    c->completion_tokens = (uint64_t)(u->completion > 0 ? u->completion : 0);
+    c->cached_tokens = (uint64_t)(u->cache_read > 0 ? u->cache_read : 0);
+    c->cache_write_tokens = (uint64_t)(u->cache_write > 0 ? u->cache_write : 0);
+    c->reasoning_tokens = (uint64_t)(u->reasoning > 0 ? u->reasoning : 0);
+    c->have_usage = 1;
 }
 
 static void success_reply(struct sy_call *c, void *arg)
@@ -438,9 +453,7 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
     if (c->cc)
         sy_cache_capture(c, p, n);
     if (c->aborted) {
-        c->llm_failed = 1;
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
+        stream_cut(c);
         return 1;
     }
     return 0;
@@ -501,11 +514,8 @@ static void finish_stream(struct sy_call *c)
             finish_error(c, x->err.status ? x->err.status : 502, "APIError", x->err.type, NULL, x->err.message);
             return;
         }
-        if (x->st.u.have) {
-            c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
-            c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
-            c->have_usage = 1;
-        }
+        if (x->st.u.have)
+            take_xusage(c, &x->st.u);
         if (c->have_usage || x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
             x_stream_end(c, NULL);
             return;
@@ -527,6 +537,66 @@ static void finish_stream(struct sy_call *c)
     }
     c->req->on_abort = NULL;
     sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, stream_end, NULL);
+}
+
+/* ---- a client that leaves mid-stream ----------------------------------------
+ *
+ * Once the stream has started, a client that goes away still pays for what
+ * was generated (LiteLLM logs nothing then: its cost is computed only after
+ * the last chunk). The upstream connection is closed at once, so the provider
+ * stops generating, and the call is accounted as 499 with:
+ *   prompt      the provider's count when it reported one already (Anthropic's
+ *               message_start, a usage chunk that got through), else ours
+ *   completion  the output tokens counted from the text streamed so far (the
+ *               larger of that and a count the provider reported)
+ * The SpendLogs row says so (metadata.stream_cut, usage_source "counted"), and
+ * the budget reservation settles to this cost (budget.c). Counting a large
+ * prompt or text goes to the thread pool, as at a normal stream end.
+ */
+static void cut_work(struct sy_call *c, void *arg)
+{
+    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    if (!c->prompt_tokens) {
+        long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+        c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
+    }
+    uint64_t ct = c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+    if (ct > c->completion_tokens)
+        c->completion_tokens = ct;
+    c->usage_counted = 1;
+}
+
+static void cut_done(struct sy_call *c, void *arg)
+{
+    c->llm_failed = 1;
+    sy_call_account(c, 499);
+    sy_resp_end(c->req);
+}
+
+/* The client left after the stream started (c->client_started): close the
+ * upstream, bill what was streamed, end the request (now or after counting). */
+static void stream_cut(struct sy_call *c)
+{
+    attempt_release(c);
+    if (c->ureq) {
+        sy_ureq_cancel(c->ureq);
+        c->ureq = NULL;
+    }
+    c->req->on_abort = NULL;
+    if (c->raw || !c->drt) { /* bytes (images, audio): usage only as the API reports it */
+        cut_done(c, NULL);
+        return;
+    }
+    int native = !c->x || c->x->mode == XM_NONE;
+    if (!native && c->x->st.u.have)
+        take_xusage(c, &c->x->st.u);
+    else if (native && !c->have_usage)
+        read_usage(c, c->stream_tail.p, c->stream_tail.len); /* a usage chunk that got through */
+    if (c->usage_counted || (c->have_usage && (native || c->t_up_end))) {
+        cut_done(c, NULL); /* the usage is complete: the upstream's final count, or ours */
+        return;
+    }
+    sy_call_run_work(c, c->req->body.len + c->stream_text.len, cut_work, cut_done, NULL);
 }
 
 /* ---- attempts, retries, fallbacks ------------------------------------------
@@ -1023,19 +1093,16 @@ static int start_stream(struct sy_call *c)
     c->in_cb = 0;
     sy_buf_free(&hb);
     c->client_started = 1;
-    if (c->aborted) {
-        c->ureq = NULL;
-        attempt_release(c);
-        c->llm_failed = 1;
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
-        return 1;
-    }
-    sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
     sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
     sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
     c->stream_overflow = 0;
+    if (c->aborted) {
+        c->ureq = NULL; /* the caller returns 1: the upstream connection is closed */
+        stream_cut(c);
+        return 1;
+    }
+    sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     return 0;
 }
 
@@ -1129,15 +1196,12 @@ static int on_body(void *ud, const char *p, size_t n)
             if (c->cc)
                 sy_cache_capture(c, o, on);
             if (c->aborted) {
-                c->ureq = NULL;
-                attempt_release(c);
-                c->llm_failed = 1;
-                sy_call_account(c, 499);
-                sy_resp_end(c->req);
+                c->ureq = NULL; /* returning 1 closes the upstream connection */
+                stream_cut(c);
                 return 1;
             }
-            if (c->x->mode == XM_ADAPTER && !c->x->st.u.have)
-                stream_keep(c, o, on); /* text for counting, while the provider has reported no usage */
+            if (c->x->mode == XM_ADAPTER)
+                stream_keep(c, o, on); /* text for counting: no usage yet, or a client that leaves */
             if (q > HIGH_WATER && !c->paused && !rc) {
                 c->paused = 1;
                 sy_ureq_pause(c->ureq);
@@ -1156,11 +1220,8 @@ static int on_body(void *ud, const char *p, size_t n)
         if (c->cc)
             sy_cache_capture(c, p, n);
         if (c->aborted) { /* the client went away during the write */
-            c->ureq = NULL;
-            attempt_release(c);
-            c->llm_failed = 1;
-            sy_call_account(c, 499);
-            sy_resp_end(c->req);
+            c->ureq = NULL; /* returning 1 closes the upstream connection */
+            stream_cut(c);
             return 1;
         }
         if (c->raw)
@@ -1229,6 +1290,10 @@ static void on_abort(struct sy_req *r)
     c->aborted = 1;
     if (c->in_cb || c->reserving)
         return; /* on_body finishes the call after its write returns; on_reserved when Redis answers */
+    if (c->client_started) { /* mid-stream: bill what was streamed */
+        stream_cut(c);
+        return;
+    }
     attempt_release(c);
     if (c->ureq) {
         sy_ureq_cancel(c->ureq);

@@ -153,6 +153,8 @@ struct sy_spend_rec {
     double start_s, end_s, completion_start_s; /* unix seconds */
     int cache_hit;
     const char *cache_key;         /* the response cache's key; NULL when caching is off ("Cache OFF") */
+    const char *usage_source;      /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
+    int stream_cut;                /* the client left mid-stream: billed for what was streamed */
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
