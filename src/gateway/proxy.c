@@ -490,12 +490,48 @@ static void raw_keep(struct sy_call *c, const char *p, size_t n)
     sy_buf_append(tl, p, n);
 }
 
+/* Image generation priced per image and size (spend/cost.c, LiteLLM's
+ * default_image_cost_calculator) from the request's n, size and quality,
+ * unless the API reported token usage the deployment has token prices for
+ * (gpt-image-1). The request is JSON of a few KB; a larger one is priced at
+ * the defaults (n 1, 1024x1024). */
+#define IMAGE_REQ_MAX (64u << 10)
+
+static void image_price(struct sy_call *c)
+{
+    const struct sy_drt *d = c->drt;
+    if (!d || strcmp(sy_passthru_call_type(c), "aimage_generation") != 0 || (c->have_usage && d->price.known))
+        return;
+    int64_t n = 1;
+    const char *size = NULL, *quality = NULL;
+    json_object *root = c->req->body.len <= IMAGE_REQ_MAX && c->req->body.p ? json_tokener_parse(c->req->body.p) : NULL;
+    json_object *v;
+    if (root && json_object_is_type(root, json_type_object)) {
+        if (json_object_object_get_ex(root, "n", &v) && json_object_is_type(v, json_type_int))
+            n = json_object_get_int64(v);
+        if (json_object_object_get_ex(root, "size", &v) && json_object_is_type(v, json_type_string))
+            size = json_object_get_string(v);
+        if (json_object_object_get_ex(root, "quality", &v) && json_object_is_type(v, json_type_string))
+            quality = json_object_get_string(v);
+    }
+    const char *m = d->d->base_model ? d->d->base_model : d->d->upstream_model;
+    double cost = sy_image_cost(d->d->provider, m, size, quality, n, m ? sy_price_find(d->d->provider, m) : NULL);
+    if (cost >= 0) {
+        c->cost = cost;
+        c->cost_known = 1;
+    }
+    if (root)
+        json_object_put(root);
+}
+
 static void finish_stream(struct sy_call *c)
 {
     if (c->raw) { /* usage where the API reports one (images, transcriptions); never counted */
         const char *t = c->stream_tail.p ? c->stream_tail.p : "";
         if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, c->stream_tail.len))
             sy_xlate_native_usage(c, t, c->stream_tail.len);
+        if (c->up_status < 300)
+            image_price(c);
         stream_end(c, NULL);
         return;
     }

@@ -277,3 +277,28 @@ describe('translated providers', () => {
     });
   }
 });
+
+describe('image generation', () => {
+  // LiteLLM's price map: DALL-E priced per pixel by size (and quality for dall-e-3)
+  const cases = [
+    ['dall-e-3', {}, 1024 * 1024 * 3.81469e-08],                                   // standard, 1024x1024: $0.04
+    ['dall-e-3', { n: 2, size: '1024x1792', quality: 'hd' }, 2 * 1024 * 1792 * 6.539e-08],
+    ['dall-e-3', { size: '1792x1024', quality: 'standard' }, 1792 * 1024 * 4.359e-08],
+    ['dall-e-2', { n: 3, size: '512x512' }, 3 * 512 * 512 * 6.86e-08],
+    ['dall-e-2', { size: '256x256' }, 256 * 256 * 2.4414e-07],
+  ];
+  for (const [model, extra, want] of cases) {
+    test(`${model} ${JSON.stringify(extra)}: $${want.toFixed(4)}`, async () => {
+      const key = await genKey();
+      const r = await postJSON(`${gw.url}/v1/images/generations`, { model, prompt: 'a lighthouse', ...extra },
+        { authorization: `Bearer ${key}` });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.data.length, extra.n ?? 1);
+      const [row] = await rows(key, 1);
+      assert.equal(row.call_type, 'aimage_generation');
+      near(row.spend, want, 'row spend');
+      assert.ok(await until(async () => Math.abs((await keySpend(key)) - want) < 1e-12, 10000),
+        `key spend ${await keySpend(key)} != ${want}`);
+    });
+  }
+});
