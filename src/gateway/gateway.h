@@ -251,6 +251,7 @@ struct sy_call {
     uint64_t stream_ct;        /* completion tokens counted from flushed stream text */
     int stream_overflow;
     int usage_counted;  /* usage came from our tokenizer, not the upstream */
+    struct sy_buf *cost_hold; /* include_cost_in_streaming_usage: a partial SSE line held back (proxy.c) */
     int client_started; /* bytes sent to the client */
     int aborted;
     int finished;

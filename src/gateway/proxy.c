@@ -394,6 +394,81 @@ static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
     c->have_usage = 1;
 }
 
+/* ---- include_cost_in_streaming_usage ------------------------------------------
+ *
+ * As LiteLLM with litellm_settings.include_cost_in_streaming_usage: the usage
+ * chunk a client asked for (stream_options.include_usage) carries the call's
+ * cost as usage.cost, priced from that usage with the deployment's prices (the
+ * amount the call is billed). A pass-through stream is then written to the
+ * client in whole lines: a line not yet complete is held back (c->cost_hold, at
+ * most COST_HOLD_MAX bytes, past which it goes out as it is) so the usage
+ * object is whole when it is rewritten; a translated stream's usage chunk is
+ * rewritten where it is built. Off (the default), none of this runs.
+ */
+#define COST_HOLD_MAX (4u << 20)
+
+static void hold_free(void *p)
+{
+    sy_buf_free(p);
+}
+
+/* The stream gets usage.cost: the setting is on and the client asked for usage. */
+static int cost_inject(const struct sy_call *c)
+{
+    return c->g->cfg->include_cost_in_streaming_usage && c->include_usage && !c->raw && c->drt &&
+           (c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS);
+}
+
+/* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
+ * that has none. */
+static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
+{
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        size_t ln = nl ? (size_t)(nl - p) + 1 : n;
+        struct sy_usage u;
+        long e;
+        if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u) && (e = sy_usage_close(p, ln)) > 0 &&
+            !memmem(p, (size_t)e, "\"cost\"", 6)) {
+            char t[64];
+            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", sy_cost(&c->drt->price, &u));
+            sy_buf_append(out, p, (size_t)e);
+            sy_buf_append(out, t, (size_t)k);
+            sy_buf_append(out, p + e, ln - (size_t)e);
+        } else {
+            sy_buf_append(out, p, ln);
+        }
+        p += ln;
+        n -= ln;
+    }
+}
+
+/* Write pass-through stream bytes to the client; returns its write queue size. */
+static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *h = c->cost_hold;
+    if (!h)
+        return sy_resp_chunk(c->req, p, n);
+    const char *nl = memrchr(p, '\n', n);
+    size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
+    if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
+        if (h->len)
+            sy_resp_chunk(c->req, h->p, h->len);
+        sy_buf_reset(h);
+        return sy_resp_chunk(c->req, p, n);
+    }
+    if (!whole)
+        return 0;
+    struct sy_buf o;
+    sy_buf_init(&o, h->len + 4096);
+    cost_rewrite(c, h->p, h->len, &o);
+    sy_buf_reset(h);
+    sy_buf_append(h, p + whole, n - whole);
+    size_t q = sy_resp_chunk(c->req, o.p, o.len);
+    sy_buf_free(&o);
+    return q;
+}
+
 static void success_reply(struct sy_call *c, void *arg)
 {
     attempt_end(c, 1);
@@ -471,8 +546,17 @@ static void x_stream_end(struct sy_call *c, void *arg)
     const char *o;
     size_t on;
     sy_xlate_stream_end(c, &o, &on);
-    if (x_write(c, o, on))
+    if (on && x->mode == XM_ADAPTER && cost_inject(c)) {
+        struct sy_buf b;
+        sy_buf_init(&b, on + 4096);
+        cost_rewrite(c, o, on, &b);
+        int gone = x_write(c, b.p, b.len);
+        sy_buf_free(&b);
+        if (gone)
+            return;
+    } else if (x_write(c, o, on)) {
         return;
+    }
     stream_end(c, NULL);
 }
 
@@ -559,6 +643,16 @@ static void finish_stream(struct sy_call *c)
         c->req->on_abort = NULL;
         sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, x_stream_end, NULL);
         return;
+    }
+    if (c->cost_hold && c->cost_hold->len) { /* a last line without its line end */
+        c->in_cb = 1;
+        sy_resp_chunk(c->req, c->cost_hold->p, c->cost_hold->len);
+        c->in_cb = 0;
+        sy_buf_reset(c->cost_hold);
+        if (c->aborted) {
+            stream_cut(c);
+            return;
+        }
     }
     if (c->x && c->x->mode == XM_MSG_NATIVE) {
         sy_xlate_native_usage(c, c->stream_tail.p ? c->stream_tail.p : "", c->stream_tail.len);
@@ -1138,6 +1232,13 @@ static int start_stream(struct sy_call *c)
         stream_cut(c);
         return 1;
     }
+    if (cost_inject(c) && (!c->x || c->x->mode == XM_NONE) && !c->cost_hold) {
+        c->cost_hold = sy_arena_alloc(&c->req->arena, sizeof *c->cost_hold);
+        if (c->cost_hold) {
+            sy_buf_init(c->cost_hold, COST_HOLD_MAX);
+            sy_arena_defer(&c->req->arena, hold_free, c->cost_hold);
+        }
+    }
     sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     return 0;
 }
@@ -1251,7 +1352,7 @@ static int on_body(void *ud, const char *p, size_t n)
         return 1;
     if (c->client_started) {
         c->in_cb = 1;
-        size_t q = sy_resp_chunk(c->req, p, n);
+        size_t q = client_chunk(c, p, n);
         c->in_cb = 0;
         if (c->cc)
             sy_cache_capture(c, p, n);

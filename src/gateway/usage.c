@@ -56,7 +56,8 @@ static int read_num(const char *p, const char *end, const char *key, uint64_t *o
     return any;
 }
 
-int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
+/* The last "usage":{...} object of p[0..n): *q its '{', *e its '}' (or end). */
+static int usage_obj(const char *p, size_t n, const char **qo, const char **eo)
 {
     const char *u = rmemmem(p, n, "\"usage\"", 7, 4 /* g */);
     if (!u)
@@ -76,6 +77,24 @@ int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
         else if (*e == '}' && --depth == 0)
             break;
     }
+    *qo = q;
+    *eo = e;
+    return 1;
+}
+
+long sy_usage_close(const char *p, size_t n)
+{
+    const char *q, *e;
+    if (!usage_obj(p, n, &q, &e) || e >= p + n)
+        return -1;
+    return (long)(e - p);
+}
+
+int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
+{
+    const char *q, *e;
+    if (!usage_obj(p, n, &q, &e))
+        return 0;
     uint64_t pt = 0, ct = 0;
     int a = read_num(q, e, "\"prompt_tokens\"", &pt);
     int b = read_num(q, e, "\"completion_tokens\"", &ct);

@@ -12,5 +12,7 @@ int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completio
  * 0 when absent, each capped at its total) into *u. */
 struct sy_usage;
 int sy_usage_read(const char *p, size_t n, struct sy_usage *u);
+/* Offset of the closing '}' of that usage object, -1 when none (or unclosed). */
+long sy_usage_close(const char *p, size_t n);
 
 #endif

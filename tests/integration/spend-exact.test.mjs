@@ -302,3 +302,43 @@ describe('image generation', () => {
     });
   }
 });
+
+describe('include_cost_in_streaming_usage', () => {
+  const withCost = (key, body) => streamChat(key, { stream_options: { include_usage: true }, ...body }, { g: gwCost });
+  test('the usage chunk carries usage.cost = the billed cost (pass-through)', async () => {
+    const key = await genKey(gwCost);
+    const out = await withCost(key, { model: 'counted' });
+    assert.ok(out.done && out.usage, JSON.stringify(out.events.at(-1)));
+    const u = out.usage;
+    near(u.cost, u.prompt_tokens * IN + u.completion_tokens * OUT, 'usage.cost');
+    const row = await assertBilled(key, { prompt: u.prompt_tokens, completion: u.completion_tokens, inRate: IN, outRate: OUT,
+      source: 'provider', g: gwCost });
+    near(row.spend, u.cost, 'row spend = usage.cost');
+    // only the usage chunk has it
+    for (const ev of out.events.slice(0, -1)) assert.equal(ev.usage ?? null, null, JSON.stringify(ev));
+  });
+
+  test('a usage chunk split across reads (trickled) still gets its cost, the stream intact', async () => {
+    const key = await genKey(gwCost);
+    const out = await withCost(key, { model: 'counted', mock: { chunks: 3, trickle_bytes_per_s: 4000 } });
+    assert.ok(out.done && out.usage);
+    assert.equal(out.text, 'Hello! This is');
+    near(out.usage.cost, out.usage.prompt_tokens * IN + out.usage.completion_tokens * OUT, 'usage.cost');
+  });
+
+  test('without include_usage no usage chunk is added; a translated stream\'s usage chunk has the cost', async () => {
+    const key = await genKey(gwCost);
+    const plain = await streamChat(key, { model: 'counted' }, { g: gwCost });
+    assert.ok(plain.done && !plain.usage);
+    const out = await withCost(key, { model: 'claude' });
+    assert.ok(out.done && out.usage);
+    near(out.usage.cost, out.usage.prompt_tokens * AIN + out.usage.completion_tokens * AOUT, 'usage.cost');
+  });
+
+  test('off by default: no cost in the usage chunk', async () => {
+    const key = await genKey();
+    const out = await streamChat(key, { model: 'claude', stream_options: { include_usage: true } });
+    assert.ok(out.usage);
+    assert.equal(out.usage.cost, undefined);
+  });
+});
