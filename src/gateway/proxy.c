@@ -1214,7 +1214,12 @@ static int start_stream(struct sy_call *c)
     c->sse_pending = 0;
     struct sy_buf hb;
     sy_buf_init(&hb, 16384);
+    /* no x-litellm-response-cost on a stream's head: a usage seen so far (Anthropic's
+     * message_start) is not the call's, and pricing it here would fix the cost early */
+    int hu = c->have_usage;
+    c->have_usage = 0;
     sy_call_headers(c, &hb, 1);
+    c->have_usage = hu;
     if (!c->raw)
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
     c->in_cb = 1;

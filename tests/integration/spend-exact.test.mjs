@@ -342,3 +342,29 @@ describe('include_cost_in_streaming_usage', () => {
     assert.equal(out.usage.cost, undefined);
   });
 });
+
+describe('ingress APIs', () => {
+  const H = (key) => ({ authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' });
+  const cases = [
+    ['/v1/messages', 'claude', AIN, AOUT, false], ['/v1/messages', 'claude', AIN, AOUT, true],
+    ['/v1/messages', 'counted', IN, OUT, false], ['/v1/messages', 'counted', IN, OUT, true],
+    ['/v1/responses', 'counted', IN, OUT, false], ['/v1/responses', 'counted', IN, OUT, true],
+    ['/v1/responses', 'claude', AIN, AOUT, false], ['/v1/responses', 'claude', AIN, AOUT, true],
+  ];
+  for (const [path, model, inRate, outRate, stream] of cases) {
+    test(`${path} to ${model}${stream ? ', streamed' : ''}: priced from the whole answer's usage`, async () => {
+      const key = await genKey();
+      const body = path === '/v1/messages'
+        ? { model, max_tokens: 100, messages: [{ role: 'user', content: 'Say hello, twice.' }], stream }
+        : { model, input: 'Say hello, twice.', stream };
+      const r = await postJSON(`${gw.url}${path}`, body, H(key));
+      assert.equal(r.status, 200, r.text);
+      // the stream's head carries no cost: the usage seen by then (message_start) is not the call's
+      if (stream) assert.equal(r.headers.get('x-litellm-response-cost'), null);
+      const [row] = await rows(key, 1);
+      assert.equal(row.completion_tokens, 18, JSON.stringify(row));
+      assert.ok(row.prompt_tokens > 0);
+      await assertBilled(key, { prompt: row.prompt_tokens, completion: 18, inRate, outRate, source: 'provider' });
+    });
+  }
+});
