@@ -12,12 +12,14 @@
 //   - include_cost_in_streaming_usage: the usage chunk carries usage.cost.
 // Expected counts come from the mock's own usage where it reports one, and
 // otherwise from /utils/token_counter (LiteLLM's token_counter) on the prompt
-// and on the text the client received. Runs on SQLite.
+// and on the text the client received. Runs on SQLite; the cut stream's budget
+// settlement also on PostgreSQL (reservations in the database).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   MASTER_KEY, api, postJSON, sha256hex, startGateway, startMock, until,
 } from '../lib/harness.mjs';
+import { startPostgres } from '../lib/pg.mjs';
 
 const IN = 0.000001, OUT = 0.00002;           // "counted" and the OpenAI-shaped models
 const AIN = 0.000003, AOUT = 0.000015;        // anthropic
@@ -67,8 +69,8 @@ after(async () => {
 
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} != ${b}`);
 
-async function genKey(g = gw) {
-  const r = await api(g.url, MASTER_KEY, 'POST', '/key/generate', {});
+async function genKey(g = gw, body = {}) {
+  const r = await api(g.url, MASTER_KEY, 'POST', '/key/generate', body);
   assert.equal(r.status, 200, r.text);
   return r.json.key;
 }
@@ -205,7 +207,8 @@ describe('OpenAI-compatible deployment', () => {
 
   test('a client that leaves mid-stream pays the prompt and what was streamed; the upstream is closed', async () => {
     await mock.reset();
-    const key = await genKey();
+    // a budget: the reservation taken before the call settles to the cost of what was streamed
+    const key = await genKey(gw, { max_budget: 5 });
     const out = await streamChat(key, { model: 'counted', stream_options: { include_usage: true },
       mock: { content: 'hello', chunks: 60, chunk_delay_ms: 100 } }, { stopAt: (o) => contentEvents(o) >= 5 });
     assert.ok(out.cut && !out.done);
@@ -221,6 +224,13 @@ describe('OpenAI-compatible deployment', () => {
       `billed ${row.completion_tokens} output tokens; client saw 5, upstream made ${generated}`);
     await assertBilled(key, { prompt: await countPrompt('counted'), completion: row.completion_tokens,
       inRate: IN, outRate: OUT, source: 'counted', cut: true });
+    // nothing is left reserved: the key's next call is billed on top of exactly that
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, { model: 'counted', messages: MESSAGES },
+      { authorization: `Bearer ${key}` });
+    assert.equal(r.status, 200, r.text);
+    const want = row.spend + r.json.usage.prompt_tokens * IN + r.json.usage.completion_tokens * OUT;
+    assert.ok(await until(async () => Math.abs((await keySpend(key)) - want) < 1e-12, 10000),
+      `key spend ${await keySpend(key)} != ${want}`);
   });
 
   for (const usage of [true, false]) {
@@ -367,4 +377,27 @@ describe('ingress APIs', () => {
       await assertBilled(key, { prompt: row.prompt_tokens, completion: 18, inRate, outRate, source: 'provider' });
     });
   }
+});
+
+describe('on PostgreSQL', () => {
+  let pg, gwPg;
+  before(async () => {
+    pg = await startPostgres();
+    gwPg = await startGateway(config(`  database_url: "${await pg.createDb('spend_exact')}"`));
+  });
+  after(async () => {
+    await gwPg?.stop();
+    await pg?.stop();
+  });
+
+  test('a cut stream settles the budget reservation to what was streamed', async () => {
+    const key = await genKey(gwPg, { max_budget: 5 });
+    const out = await streamChat(key, { model: 'counted', mock: { content: 'hello', chunks: 60, chunk_delay_ms: 100 } },
+      { stopAt: (o) => contentEvents(o) >= 3, g: gwPg });
+    assert.ok(out.cut);
+    const [row] = await rows(key, 1, gwPg);
+    assert.ok(row.completion_tokens >= 3 && row.completion_tokens < 30, JSON.stringify(row));
+    await assertBilled(key, { prompt: await countPrompt('counted'), completion: row.completion_tokens,
+      inRate: IN, outRate: OUT, source: 'counted', cut: true, g: gwPg });
+  });
 });
