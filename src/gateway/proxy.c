@@ -267,6 +267,15 @@ static void collect_text(struct sy_call *c, const char *p, size_t n, struct sy_b
 {
     if (c->kind == SY_RK_EMBEDDINGS)
         return;
+    if (c->kind == SY_RK_MESSAGES && c->client_started) { /* Anthropic events: text_delta, input_json_delta */
+        collect_strings(p, n, "\"text\"", 6, text);
+        collect_strings(p, n, "\"partial_json\"", 14, text);
+        return;
+    }
+    if (c->kind == SY_RK_RESPONSES && c->client_started) { /* Responses events: output_text / arguments deltas */
+        collect_strings(p, n, "\"delta\"", 7, text);
+        return;
+    }
     collect_strings(p, n, "\"content\"", 9, text);
     collect_strings(p, n, "\"arguments\"", 11, text);
     if (c->kind == SY_RK_COMPLETIONS)
@@ -315,18 +324,9 @@ static void stream_data_line(struct sy_call *c, const char *l, size_t n)
         stream_text_flush(c);
 }
 
-/* Every piece of a stream passes here (after it was sent to the client). */
-static void stream_keep(struct sy_call *c, const char *p, size_t n)
+/* The text of a stream's data lines, kept for counting. */
+static void stream_keep_text(struct sy_call *c, const char *p, size_t n)
 {
-    struct sy_buf *tl = &c->stream_tail;
-    if (n >= STREAM_TAIL) {
-        sy_buf_reset(tl);
-        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
-    } else {
-        if (tl->len + n > 2 * STREAM_TAIL)
-            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
-        sy_buf_append(tl, p, n);
-    }
     while (n) {
         const char *nl = memchr(p, '\n', n);
         if (!nl) {
@@ -346,6 +346,21 @@ static void stream_keep(struct sy_call *c, const char *p, size_t n)
         p = nl + 1;
         n -= ln + 1;
     }
+}
+
+/* Every piece of a stream passes here (after it was sent to the client). */
+static void stream_keep(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *tl = &c->stream_tail;
+    if (n >= STREAM_TAIL) {
+        sy_buf_reset(tl);
+        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
+    } else {
+        if (tl->len + n > 2 * STREAM_TAIL)
+            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
+        sy_buf_append(tl, p, n);
+    }
+    stream_keep_text(c, p, n);
 }
 
 /* Pool job: count what the upstream did not report. Reads the request body
@@ -1344,6 +1359,8 @@ static int on_body(void *ud, const char *p, size_t n)
             }
             if (c->x->mode == XM_ADAPTER)
                 stream_keep(c, o, on); /* text for counting: no usage yet, or a client that leaves */
+            else
+                stream_keep_text(c, o, on); /* Anthropic / Responses events: for a client that leaves */
             if (q > HIGH_WATER && !c->paused && !rc) {
                 c->paused = 1;
                 sy_ureq_pause(c->ureq);

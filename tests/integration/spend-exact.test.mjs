@@ -40,6 +40,8 @@ model_list:
     litellm_params: {model: anthropic/claude-3-5-sonnet-20241022, api_base: "${mock.url}", api_key: sk-ant, input_cost_per_token: ${AIN}, output_cost_per_token: ${AOUT}}
   - model_name: gemini
     litellm_params: {model: gemini/gemini-1.5-pro, api_base: "${mock.url}", api_key: g-test, input_cost_per_token: ${GIN}, output_cost_per_token: ${GOUT}}
+  - model_name: counted-slow
+    litellm_params: {model: "openai/counted@${SLOW}", api_base: "${mock.base}", api_key: sk-up, ${p}}
   - model_name: claude-slow
     litellm_params: {model: "anthropic/claude-3-5-sonnet-20241022@${SLOW}", api_base: "${mock.url}", api_key: sk-ant, input_cost_per_token: ${AIN}, output_cost_per_token: ${AOUT}}
   - model_name: gemini-slow
@@ -375,6 +377,57 @@ describe('ingress APIs', () => {
       assert.equal(row.completion_tokens, 18, JSON.stringify(row));
       assert.ok(row.prompt_tokens > 0);
       await assertBilled(key, { prompt: row.prompt_tokens, completion: 18, inRate, outRate, source: 'provider' });
+    });
+  }
+});
+
+describe('ingress APIs: a client that leaves mid-stream', () => {
+  /** Stream path with body; abort after n text deltas (Anthropic content_block_delta, Responses output_text.delta). */
+  async function cutAfter(key, path, body, n) {
+    const ac = new AbortController();
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST', signal: ac.signal, body: JSON.stringify({ ...body, stream: true }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' },
+    });
+    assert.equal(res.status, 200);
+    let seen = 0, buf = '';
+    const dec = new TextDecoder();
+    try {
+      for await (const piece of res.body) {
+        buf += dec.decode(piece, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const ev = buf.slice(0, i); buf = buf.slice(i + 2);
+          const data = ev.split('\n').find((l) => l.startsWith('data: '))?.slice(6);
+          if (!data) continue;
+          const t = JSON.parse(data).type;
+          if (t === 'content_block_delta' || t === 'response.output_text.delta') seen++;
+          if (seen >= n) { ac.abort(); return seen; }
+        }
+      }
+    } catch (e) {
+      if (seen < n) throw e;
+    }
+    return seen;
+  }
+  const cases = [
+    ['/v1/messages', 'claude-slow', AIN, AOUT], ['/v1/messages', 'counted-slow', IN, OUT],
+    ['/v1/responses', 'counted-slow', IN, OUT], ['/v1/responses', 'claude-slow', AIN, AOUT],
+  ];
+  for (const [path, model, inRate, outRate] of cases) {
+    test(`${path} to ${model}: billed for the prompt and the output streamed so far`, async () => {
+      await mock.reset();
+      const key = await genKey();
+      const body = path === '/v1/messages'
+        ? { model, max_tokens: 100, messages: [{ role: 'user', content: 'Say hello, twice.' }] }
+        : { model, input: 'Say hello, twice.' };
+      assert.equal(await cutAfter(key, path, body, 4), 4);
+      assert.ok(await until(async () => (await mockStats()).streams_cut === 1, 10000), JSON.stringify(await mockStats()));
+      const [row] = await rows(key, 1);
+      assert.ok(row.prompt_tokens > 0, JSON.stringify(row));
+      assert.ok(row.completion_tokens >= 4 && row.completion_tokens < 30, JSON.stringify(row));
+      await assertBilled(key, { prompt: row.prompt_tokens, completion: row.completion_tokens, inRate, outRate,
+        source: 'counted', cut: true });
     });
   }
 });
