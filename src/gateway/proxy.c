@@ -475,7 +475,7 @@ static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
     if (!whole)
         return 0;
     struct sy_buf o;
-    sy_buf_init(&o, h->len + 4096);
+    sy_buf_init(&o, 4 * h->len + 4096); /* a cap: each usage line grows by under 64 bytes */
     cost_rewrite(c, h->p, h->len, &o);
     sy_buf_reset(h);
     sy_buf_append(h, p + whole, n - whole);
@@ -563,7 +563,7 @@ static void x_stream_end(struct sy_call *c, void *arg)
     sy_xlate_stream_end(c, &o, &on);
     if (on && x->mode == XM_ADAPTER && cost_inject(c)) {
         struct sy_buf b;
-        sy_buf_init(&b, on + 4096);
+        sy_buf_init(&b, 4 * on + 4096);
         cost_rewrite(c, o, on, &b);
         int gone = x_write(c, b.p, b.len);
         sy_buf_free(&b);
