@@ -502,6 +502,30 @@ static void stream_end(struct sy_call *c, void *arg)
     sy_resp_end(c->req);
 }
 
+/* A translated answer whose provider reported no usage (Ollama may leave its
+ * counts out): the OpenAI body's usage (zeros, written by the adapter) gets the
+ * counted tokens, as LiteLLM's token_counter fallback fills it. */
+static void counted_reply(struct sy_call *c, void *arg)
+{
+    size_t o, e;
+    if (c->x && c->x->mode == XM_ADAPTER && c->up_body.p && sy_usage_span(c->up_body.p, c->up_body.len, &o, &e)) {
+        struct sy_buf nb;
+        sy_buf_init(&nb, c->up_body.len + 256);
+        sy_buf_append(&nb, c->up_body.p, o);
+        SY_BUF_LIT(&nb, "{\"prompt_tokens\":");
+        sy_buf_u64(&nb, c->prompt_tokens);
+        SY_BUF_LIT(&nb, ",\"completion_tokens\":");
+        sy_buf_u64(&nb, c->completion_tokens);
+        SY_BUF_LIT(&nb, ",\"total_tokens\":");
+        sy_buf_u64(&nb, c->prompt_tokens + c->completion_tokens);
+        SY_BUF_LIT(&nb, "}");
+        sy_buf_append(&nb, c->up_body.p + e + 1, c->up_body.len - e - 1);
+        sy_buf_free(&c->up_body);
+        c->up_body = nb;
+    }
+    success_reply(c, NULL);
+}
+
 static void finish_success(struct sy_call *c)
 {
     if (sy_xlate_decodes(c)) {
@@ -516,6 +540,10 @@ static void finish_success(struct sy_call *c)
             success_reply(c, NULL);
             return;
         }
+        /* the translated body's usage is the adapter's zeros, not the provider's: count */
+        c->req->on_abort = NULL;
+        sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, counted_reply, NULL);
+        return;
     } else if (c->x && c->x->mode == XM_MSG_NATIVE) {
         sy_xlate_native_usage(c, c->up_body.p ? c->up_body.p : "", c->up_body.len);
         if (c->have_usage) {

@@ -84,10 +84,18 @@ static int usage_obj(const char *p, size_t n, const char **qo, const char **eo)
 
 long sy_usage_close(const char *p, size_t n)
 {
+    size_t o, e;
+    return sy_usage_span(p, n, &o, &e) ? (long)e : -1;
+}
+
+int sy_usage_span(const char *p, size_t n, size_t *open, size_t *close)
+{
     const char *q, *e;
     if (!usage_obj(p, n, &q, &e) || e >= p + n)
-        return -1;
-    return (long)(e - p);
+        return 0;
+    *open = (size_t)(q - p);
+    *close = (size_t)(e - p);
+    return 1;
 }
 
 int sy_usage_read(const char *p, size_t n, struct sy_usage *out)

@@ -14,5 +14,7 @@ struct sy_usage;
 int sy_usage_read(const char *p, size_t n, struct sy_usage *u);
 /* Offset of the closing '}' of that usage object, -1 when none (or unclosed). */
 long sy_usage_close(const char *p, size_t n);
+/* Offsets of that object's '{' and '}'; 1 when found and closed. */
+int sy_usage_span(const char *p, size_t n, size_t *open, size_t *close);
 
 #endif

@@ -40,6 +40,8 @@ model_list:
     litellm_params: {model: anthropic/claude-3-5-sonnet-20241022, api_base: "${mock.url}", api_key: sk-ant, input_cost_per_token: ${AIN}, output_cost_per_token: ${AOUT}}
   - model_name: gemini
     litellm_params: {model: gemini/gemini-1.5-pro, api_base: "${mock.url}", api_key: g-test, input_cost_per_token: ${GIN}, output_cost_per_token: ${GOUT}}
+  - model_name: ollama-nousage
+    litellm_params: {model: "ollama_chat/llama3.1@no_usage", api_base: "${mock.url}", ${p}}
   - model_name: counted-slow
     litellm_params: {model: "openai/counted@${SLOW}", api_base: "${mock.base}", api_key: sk-up, ${p}}
   - model_name: claude-slow
@@ -352,6 +354,32 @@ describe('include_cost_in_streaming_usage', () => {
     const out = await streamChat(key, { model: 'claude', stream_options: { include_usage: true } });
     assert.ok(out.usage);
     assert.equal(out.usage.cost, undefined);
+  });
+});
+
+describe('a translated provider that reports no usage (Ollama without its counts)', () => {
+  test('JSON: counted, priced, and the answer\'s usage carries the counts', async () => {
+    const key = await genKey();
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, { model: 'ollama-nousage', messages: MESSAGES },
+      { authorization: `Bearer ${key}` });
+    assert.equal(r.status, 200, r.text);
+    const prompt = await countPrompt('ollama-nousage');
+    const completion = await countText('ollama-nousage', r.json.choices[0].message.content);
+    assert.ok(prompt > 0 && completion > 0);
+    assert.deepEqual(r.json.usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
+    near(Number(r.headers.get('x-litellm-response-cost')), prompt * IN + completion * OUT, 'header');
+    await assertBilled(key, { prompt, completion, inRate: IN, outRate: OUT, source: 'counted' });
+  });
+
+  test('stream: counted; the usage chunk carries the counts', async () => {
+    const key = await genKey();
+    const out = await streamChat(key, { model: 'ollama-nousage', stream_options: { include_usage: true } });
+    assert.ok(out.done && out.usage);
+    const prompt = await countPrompt('ollama-nousage');
+    const completion = await countText('ollama-nousage', out.text);
+    assert.equal(out.usage.prompt_tokens, prompt);
+    assert.equal(out.usage.completion_tokens, completion);
+    await assertBilled(key, { prompt, completion, inRate: IN, outRate: OUT, source: 'counted' });
   });
 });
 

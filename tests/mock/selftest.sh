@@ -559,6 +559,9 @@ check no-usage-json-none "n=$(grep -c '"usage"' <<<"$r")" "n=0"
 r=$(post /v1/chat/completions '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}],"mock":{"chunks":2,"no_usage":true}}')
 check no-usage-stream-done "$r" 'data: [DONE]'
 check no-usage-stream-none "n=$(grep -c '"usage"' <<<"$r")" "n=0"
+r=$(curl -s "$base/api/chat" -d '{"model":"llama3.1@no_usage","stream":false,"messages":[{"role":"user","content":"hi"}]}')
+check no-usage-ollama "$r" '"done":true,"done_reason":"stop","total_duration":1,"load_duration":1}'
+check no-usage-ollama-none "n=$(grep -c 'eval_count' <<<"$r")" "n=0"
 # paced-stream stats: one completed, one whose reader leaves after 3 events (head + role + 2 words)
 curl -s -X POST "$base/__mock/reset" >/dev/null
 post /v1/chat/completions '{"model":"gpt-4o","stream":true,"messages":[],"mock":{"chunks":2,"chunk_delay_ms":5}}' >/dev/null
