@@ -7,8 +7,12 @@
  * streaming responses are written to the client as each piece arrives, never
  * held back, with backpressure: when the client's write queue passes
  * HIGH_WATER the upstream read is paused until it drains. A client that goes
- * away cancels the upstream transfer. Retries (router semantics, reference
- * §3.5) happen only before any byte reached the client.
+ * away cancels the upstream transfer (its connection is closed, so the
+ * provider stops generating); once the stream had started, the call is billed
+ * for the prompt and the output streamed so far ("a client that leaves
+ * mid-stream" below). Every answer is priced on its usage: the provider's, or
+ * counted by our tokenizer when it reports none ("usage"). Retries (router
+ * semantics, reference §3.5) happen only before any byte reached the client.
  *
  *   attempt:  pick deployment -> sy_ureq_start -> on_head -> on_body* -> on_done
  *   on_done:  success -> reply/end | retryable & attempts left -> timer -> attempt
