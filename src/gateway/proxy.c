@@ -597,7 +597,12 @@ static void x_stream_end(struct sy_call *c, void *arg)
         struct sy_buf b;
         sy_buf_init(&b, 4 * on + 4096);
         cost_rewrite(c, o, on, &b);
+        struct sy_ccall *cc = c->cc; /* the cache keeps the answer without the cost (a hit costs 0) */
+        if (cc)
+            sy_cache_capture(c, o, on);
+        c->cc = NULL;
         int gone = x_write(c, b.p, b.len);
+        c->cc = cc;
         sy_buf_free(&b);
         if (gone)
             return;
