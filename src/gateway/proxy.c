@@ -422,7 +422,11 @@ static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
  * client in whole lines: a line not yet complete is held back (c->cost_hold, at
  * most COST_HOLD_MAX bytes, past which it goes out as it is) so the usage
  * object is whole when it is rewritten; a translated stream's usage chunk is
- * rewritten where it is built. Off (the default), none of this runs.
+ * rewritten where it is built. On /v1/messages (LiteLLM injects it there for
+ * every provider) the message_delta event's usage gets the cost, whether or
+ * not usage was asked for; it is priced on the call's prompt (the event's
+ * input_tokens, else message_start's) where LiteLLM prices only the counts the
+ * event carries. Off (the default), none of this runs.
  */
 #define COST_HOLD_MAX (4u << 20)
 
@@ -431,26 +435,72 @@ static void hold_free(void *p)
     sy_buf_free(p);
 }
 
-/* The stream gets usage.cost: the setting is on and the client asked for usage. */
+/* The stream gets usage.cost: the setting is on and the client asked for usage
+ * (an Anthropic client: always, in message_delta). */
 static int cost_inject(const struct sy_call *c)
 {
-    return c->g->cfg->include_cost_in_streaming_usage && c->include_usage && !c->raw && c->drt &&
-           (c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS);
+    return c->g->cfg->include_cost_in_streaming_usage && !c->raw && c->drt &&
+           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->include_usage));
+}
+
+/* The number after "key": in p[0..n), -1 when none. */
+static int64_t line_num(const char *p, size_t n, const char *key)
+{
+    size_t kl = strlen(key);
+    const char *k = memmem(p, n, key, kl);
+    if (!k)
+        return -1;
+    const char *e = p + n;
+    k += kl;
+    while (k < e && (*k == ' ' || *k == ':'))
+        k++;
+    int64_t v = -1;
+    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
+        v = (v < 0 ? 0 : v * 10) + (*k - '0');
+    return v;
+}
+
+/* The cost for a message_delta event p[0..n): its counts, the prompt from
+ * message_start (the call's) when it carries no input_tokens. */
+static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_usage u = {0};
+    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
+    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
+    if (in > 0) {
+        u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
+        u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
+        u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
+    } else {
+        u.prompt_tokens = c->prompt_tokens;
+        u.cached_tokens = c->cached_tokens;
+        u.cache_creation_tokens = c->cache_write_tokens;
+    }
+    u.completion_tokens = out > 0 ? (uint64_t)out : 0;
+    return sy_cost(&c->drt->price, &u);
 }
 
 /* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
- * that has none. */
+ * that has none (on /v1/messages: message_delta's). */
 static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
 {
+    int msg = c->kind == SY_RK_MESSAGES;
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t ln = nl ? (size_t)(nl - p) + 1 : n;
         struct sy_usage u;
-        long e;
-        if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u) && (e = sy_usage_close(p, ln)) > 0 &&
-            !memmem(p, (size_t)e, "\"cost\"", 6)) {
+        long e = -1;
+        double cost = 0;
+        if (msg) {
+            if (ln > 20 && memmem(p, ln, "\"message_delta\"", 15) && (e = sy_usage_close(p, ln)) > 0)
+                cost = msg_delta_cost(c, p, ln);
+        } else if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u)) {
+            e = sy_usage_close(p, ln);
+            cost = sy_cost(&c->drt->price, &u);
+        }
+        if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
             char t[64];
-            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", sy_cost(&c->drt->price, &u));
+            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", cost);
             sy_buf_append(out, p, (size_t)e);
             sy_buf_append(out, t, (size_t)k);
             sy_buf_append(out, p + e, ln - (size_t)e);
@@ -486,6 +536,19 @@ static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
     size_t q = sy_resp_chunk(c->req, o.p, o.len);
     sy_buf_free(&o);
     return q;
+}
+
+/* A translated stream's bytes for the client: o itself, or (usage.cost on)
+ * o rewritten into b. */
+static void x_costed(struct sy_call *c, const char **o, size_t *on, struct sy_buf *b)
+{
+    sy_buf_init(b, 0);
+    if (!*on || !(c->x->mode == XM_ADAPTER || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
+        return;
+    sy_buf_init(b, 4 * *on + 4096);
+    cost_rewrite(c, *o, *on, b);
+    *o = b->p;
+    *on = b->len;
 }
 
 static void success_reply(struct sy_call *c, void *arg)
@@ -569,11 +632,16 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
 {
     if (!n)
         return 0;
+    const char *w = p;
+    size_t wn = n;
+    struct sy_buf cb;
+    x_costed(c, &w, &wn, &cb);
     c->in_cb = 1;
-    sy_resp_chunk(c->req, p, n);
+    sy_resp_chunk(c->req, w, wn);
     c->in_cb = 0;
+    sy_buf_free(&cb);
     if (c->cc)
-        sy_cache_capture(c, p, n);
+        sy_cache_capture(c, p, n); /* without usage.cost: a hit costs 0 */
     if (c->aborted) {
         stream_cut(c);
         return 1;
@@ -593,22 +661,8 @@ static void x_stream_end(struct sy_call *c, void *arg)
     const char *o;
     size_t on;
     sy_xlate_stream_end(c, &o, &on);
-    if (on && x->mode == XM_ADAPTER && cost_inject(c)) {
-        struct sy_buf b;
-        sy_buf_init(&b, 4 * on + 4096);
-        cost_rewrite(c, o, on, &b);
-        struct sy_ccall *cc = c->cc; /* the cache keeps the answer without the cost (a hit costs 0) */
-        if (cc)
-            sy_cache_capture(c, o, on);
-        c->cc = NULL;
-        int gone = x_write(c, b.p, b.len);
-        c->cc = cc;
-        sy_buf_free(&b);
-        if (gone)
-            return;
-    } else if (x_write(c, o, on)) {
+    if (x_write(c, o, on))
         return;
-    }
     stream_end(c, NULL);
 }
 
@@ -1289,7 +1343,7 @@ static int start_stream(struct sy_call *c)
         stream_cut(c);
         return 1;
     }
-    if (cost_inject(c) && (!c->x || c->x->mode == XM_NONE) && !c->cost_hold) {
+    if (cost_inject(c) && (!c->x || c->x->mode == XM_NONE || c->x->mode == XM_MSG_NATIVE) && !c->cost_hold) {
         c->cost_hold = sy_arena_alloc(&c->req->arena, sizeof *c->cost_hold);
         if (c->cost_hold) {
             sy_buf_init(c->cost_hold, COST_HOLD_MAX);
@@ -1384,11 +1438,16 @@ static int on_body(void *ud, const char *p, size_t n)
         if (on) {
             if (c->sse_pending && start_stream(c))
                 return 1;
+            const char *w = o;
+            size_t wn = on;
+            struct sy_buf cb;
+            x_costed(c, &w, &wn, &cb);
             c->in_cb = 1;
-            size_t q = sy_resp_chunk(c->req, o, on);
+            size_t q = sy_resp_chunk(c->req, w, wn);
             c->in_cb = 0;
+            sy_buf_free(&cb);
             if (c->cc)
-                sy_cache_capture(c, o, on);
+                sy_cache_capture(c, o, on); /* without usage.cost: a hit costs 0 */
             if (c->aborted) {
                 c->ureq = NULL; /* returning 1 closes the upstream connection */
                 stream_cut(c);

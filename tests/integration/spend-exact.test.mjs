@@ -349,6 +349,27 @@ describe('include_cost_in_streaming_usage', () => {
     near(out.usage.cost, out.usage.prompt_tokens * AIN + out.usage.completion_tokens * AOUT, 'usage.cost');
   });
 
+  for (const [model, inRate, outRate] of [['claude', AIN, AOUT], ['counted', IN, OUT]]) {
+    test(`/v1/messages to ${model}: message_delta's usage carries the billed cost`, async () => {
+      const key = await genKey(gwCost);
+      const res = await fetch(`${gwCost.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Say hello, twice.' }] }),
+      });
+      assert.equal(res.status, 200);
+      const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+      const delta = events.find((e) => e.type === 'message_delta');
+      assert.ok(delta?.usage, JSON.stringify(events.map((e) => e.type)));
+      assert.equal(typeof delta.usage.cost, 'number', JSON.stringify(delta));
+      for (const e of events.filter((x) => x.type !== 'message_delta')) assert.equal(e.usage?.cost, undefined);
+      const [row] = await rows(key, 1, gwCost);
+      near(delta.usage.cost, row.spend, 'message_delta usage.cost = row spend');
+      near(row.spend, row.prompt_tokens * inRate + row.completion_tokens * outRate, 'row spend');
+      assert.equal(row.completion_tokens, 18);
+    });
+  }
+
   test('off by default: no cost in the usage chunk', async () => {
     const key = await genKey();
     const out = await streamChat(key, { model: 'claude', stream_options: { include_usage: true } });
