@@ -151,6 +151,7 @@ struct sy_config {
 
     /* litellm_settings */
     int drop_params;                       /* bool, default 0 */
+    int include_cost_in_streaming_usage;   /* bool, default 0: a stream's usage chunk carries usage.cost */
     int num_retries;                       /* < 0 when absent */
     double request_timeout_s;              /* default 6000 */
     const char **callbacks;                /* union of callbacks + success_callback + failure_callback */

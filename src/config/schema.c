@@ -44,7 +44,7 @@ static const struct kdef top_keys[] = {
 static const struct kdef litellm_keys[] = {
     {"drop_params", USED}, {"num_retries", USED}, {"request_timeout", USED}, {"callbacks", USED},
     {"success_callback", USED}, {"failure_callback", USED}, {"require_auth_for_metrics_endpoint", USED},
-    {"ssl_verify", USED}, {"switchyard_access_log", USED},
+    {"ssl_verify", USED}, {"switchyard_access_log", USED}, {"include_cost_in_streaming_usage", USED},
     {"set_verbose", QUIET}, {"json_logs", QUIET}, {"telemetry", QUIET}, {"suppress_debug_info", QUIET},
     {"turn_off_message_logging", QUIET}, {"redact_user_api_key_info", QUIET}, {"log_raw_request_response", QUIET},
     {"fallbacks", USED}, {"default_fallbacks", USED}, {"context_window_fallbacks", USED},
@@ -58,7 +58,7 @@ static const struct kdef litellm_keys[] = {
     {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
     {"s3_callback_params", UNSUP}, {"default_internal_user_params", UNSUP},
     {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
-    {"guardrails", UNSUP}, {"include_cost_in_streaming_usage", UNSUP}, {"internal_user_budget_duration", UNSUP},
+    {"guardrails", UNSUP}, {"internal_user_budget_duration", UNSUP},
     {"max_internal_user_budget", UNSUP}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
     {"vertex_location", UNSUP}, {"vertex_project", UNSUP}, {"upperbound_key_generate_params", UNSUP},
     {"default_key_generate_params", UNSUP}, {"public_model_groups", UNSUP}, {"callback_settings", UNSUP},
@@ -457,6 +457,9 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
     int b;
     if (sy__get_bool(ld, sy__ymap_get(ls, "drop_params"), "litellm_settings.drop_params", &b) > 0)
         c->drop_params = b;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "include_cost_in_streaming_usage"),
+                     "litellm_settings.include_cost_in_streaming_usage", &b) > 0)
+        c->include_cost_in_streaming_usage = b;
     if (sy__get_num(ld, sy__ymap_get(ls, "num_retries"), "litellm_settings.num_retries", 1, &d) > 0)
         c->num_retries = (int)d;
     if (sy__get_num(ld, sy__ymap_get(ls, "request_timeout"), "litellm_settings.request_timeout", 0, &d) > 0)

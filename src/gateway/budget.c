@@ -302,11 +302,14 @@ int sy_stage_reserve(struct sy_call *c)
 
 void sy_call_cost(struct sy_call *c)
 {
-    if (c->cost_known || !c->drt || !c->have_usage)
-        return;
+    if (c->cost_known || !c->drt || !(c->have_usage || c->usage_counted))
+        return; /* usage reported by the upstream or counted by us (proxy.c) */
     struct sy_usage u = {0};
     u.prompt_tokens = c->prompt_tokens;
     u.completion_tokens = c->completion_tokens;
+    u.cached_tokens = c->cached_tokens;
+    u.cache_creation_tokens = c->cache_write_tokens;
+    u.reasoning_tokens = c->reasoning_tokens;
     c->cost = sy_cost(&c->drt->price, &u);
     c->cost_known = 1;
 }
@@ -394,6 +397,11 @@ void sy_call_spend(struct sy_call *c, int status)
         r.cache_key = sy_cache_key_of(c);
     r.usage.prompt_tokens = c->prompt_tokens;
     r.usage.completion_tokens = c->completion_tokens;
+    r.usage.cached_tokens = c->cached_tokens;
+    r.usage.cache_creation_tokens = c->cache_write_tokens;
+    r.usage.reasoning_tokens = c->reasoning_tokens;
+    r.usage_source = c->usage_counted ? "counted" : c->have_usage && !c->cache_hit ? "provider" : NULL;
+    r.stream_cut = c->stream && c->client_started && status == 499; /* the client left mid-stream */
     double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
     r.start_s = now - wall_elapsed;

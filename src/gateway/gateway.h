@@ -251,12 +251,14 @@ struct sy_call {
     uint64_t stream_ct;        /* completion tokens counted from flushed stream text */
     int stream_overflow;
     int usage_counted;  /* usage came from our tokenizer, not the upstream */
+    struct sy_buf *cost_hold; /* include_cost_in_streaming_usage: a partial SSE line held back (proxy.c) */
     int client_started; /* bytes sent to the client */
     int aborted;
     int finished;
     int paused;
     uint64_t t_up_start, t_up_first, t_up_end;
     uint64_t prompt_tokens, completion_tokens;
+    uint64_t cached_tokens, cache_write_tokens, reasoning_tokens; /* parts of the two above priced apart */
     int have_usage;
     int llm_failed;
     const char *exception_class;

@@ -7,8 +7,12 @@
  * streaming responses are written to the client as each piece arrives, never
  * held back, with backpressure: when the client's write queue passes
  * HIGH_WATER the upstream read is paused until it drains. A client that goes
- * away cancels the upstream transfer. Retries (router semantics, reference
- * §3.5) happen only before any byte reached the client.
+ * away cancels the upstream transfer (its connection is closed, so the
+ * provider stops generating); once the stream had started, the call is billed
+ * for the prompt and the output streamed so far ("a client that leaves
+ * mid-stream" below). Every answer is priced on its usage: the provider's, or
+ * counted by our tokenizer when it reports none ("usage"). Retries (router
+ * semantics, reference §3.5) happen only before any byte reached the client.
  *
  *   attempt:  pick deployment -> sy_ureq_start -> on_head -> on_body* -> on_done
  *   on_done:  success -> reply/end | retryable & attempts left -> timer -> attempt
@@ -46,6 +50,7 @@ static void attempt_end(struct sy_call *c, int ok);
 static void attempt_release(struct sy_call *c);
 static int sdk_retry(struct sy_call *c);
 static void on_abort(struct sy_req *r);
+static void stream_cut(struct sy_call *c);
 static int failed(struct sy_call *c, int err);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
@@ -266,6 +271,15 @@ static void collect_text(struct sy_call *c, const char *p, size_t n, struct sy_b
 {
     if (c->kind == SY_RK_EMBEDDINGS)
         return;
+    if (c->kind == SY_RK_MESSAGES && c->client_started) { /* Anthropic events: text_delta, input_json_delta */
+        collect_strings(p, n, "\"text\"", 6, text);
+        collect_strings(p, n, "\"partial_json\"", 14, text);
+        return;
+    }
+    if (c->kind == SY_RK_RESPONSES && c->client_started) { /* Responses events: output_text / arguments deltas */
+        collect_strings(p, n, "\"delta\"", 7, text);
+        return;
+    }
     collect_strings(p, n, "\"content\"", 9, text);
     collect_strings(p, n, "\"arguments\"", 11, text);
     if (c->kind == SY_RK_COMPLETIONS)
@@ -314,18 +328,9 @@ static void stream_data_line(struct sy_call *c, const char *l, size_t n)
         stream_text_flush(c);
 }
 
-/* Every piece of a stream passes here (after it was sent to the client). */
-static void stream_keep(struct sy_call *c, const char *p, size_t n)
+/* The text of a stream's data lines, kept for counting. */
+static void stream_keep_text(struct sy_call *c, const char *p, size_t n)
 {
-    struct sy_buf *tl = &c->stream_tail;
-    if (n >= STREAM_TAIL) {
-        sy_buf_reset(tl);
-        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
-    } else {
-        if (tl->len + n > 2 * STREAM_TAIL)
-            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
-        sy_buf_append(tl, p, n);
-    }
     while (n) {
         const char *nl = memchr(p, '\n', n);
         if (!nl) {
@@ -345,6 +350,21 @@ static void stream_keep(struct sy_call *c, const char *p, size_t n)
         p = nl + 1;
         n -= ln + 1;
     }
+}
+
+/* Every piece of a stream passes here (after it was sent to the client). */
+static void stream_keep(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *tl = &c->stream_tail;
+    if (n >= STREAM_TAIL) {
+        sy_buf_reset(tl);
+        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
+    } else {
+        if (tl->len + n > 2 * STREAM_TAIL)
+            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
+        sy_buf_append(tl, p, n);
+    }
+    stream_keep_text(c, p, n);
 }
 
 /* Pool job: count what the upstream did not report. Reads the request body
@@ -370,13 +390,165 @@ static void count_work(struct sy_call *c, void *arg)
 /* Upstream-reported usage from p[0..n); 1 when found. */
 static int read_usage(struct sy_call *c, const char *p, size_t n)
 {
-    uint64_t pt = 0, ct = 0;
-    if (!p || !sy_usage_scan(p, n, &pt, &ct))
+    struct sy_usage u;
+    if (!p || !sy_usage_read(p, n, &u))
         return 0;
-    c->prompt_tokens = pt;
-    c->completion_tokens = ct;
+    c->prompt_tokens = u.prompt_tokens;
+    c->completion_tokens = u.completion_tokens;
+    c->cached_tokens = u.cached_tokens;
+    c->cache_write_tokens = u.cache_creation_tokens;
+    c->reasoning_tokens = u.reasoning_tokens;
     c->have_usage = 1;
     return 1;
+}
+
+/* A translating adapter's reported usage (st.u) into the call. */
+static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
+{
+    c->prompt_tokens = (uint64_t)(u->prompt > 0 ? u->prompt : 0);
+    c->completion_tokens = (uint64_t)(u->completion > 0 ? u->completion : 0);
+    c->cached_tokens = (uint64_t)(u->cache_read > 0 ? u->cache_read : 0);
+    c->cache_write_tokens = (uint64_t)(u->cache_write > 0 ? u->cache_write : 0);
+    c->reasoning_tokens = (uint64_t)(u->reasoning > 0 ? u->reasoning : 0);
+    c->have_usage = 1;
+}
+
+/* ---- include_cost_in_streaming_usage ------------------------------------------
+ *
+ * As LiteLLM with litellm_settings.include_cost_in_streaming_usage: the usage
+ * chunk a client asked for (stream_options.include_usage) carries the call's
+ * cost as usage.cost, priced from that usage with the deployment's prices (the
+ * amount the call is billed). A pass-through stream is then written to the
+ * client in whole lines: a line not yet complete is held back (c->cost_hold, at
+ * most COST_HOLD_MAX bytes, past which it goes out as it is) so the usage
+ * object is whole when it is rewritten; a translated stream's usage chunk is
+ * rewritten where it is built. On /v1/messages (LiteLLM injects it there for
+ * every provider) the message_delta event's usage gets the cost, whether or
+ * not usage was asked for; it is priced on the call's prompt (the event's
+ * input_tokens, else message_start's) where LiteLLM prices only the counts the
+ * event carries. Off (the default), none of this runs.
+ */
+#define COST_HOLD_MAX (4u << 20)
+
+static void hold_free(void *p)
+{
+    sy_buf_free(p);
+}
+
+/* The stream gets usage.cost: the setting is on and the client asked for usage
+ * (an Anthropic client: always, in message_delta). */
+static int cost_inject(const struct sy_call *c)
+{
+    return c->g->cfg->include_cost_in_streaming_usage && !c->raw && c->drt &&
+           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->include_usage));
+}
+
+/* The number after "key": in p[0..n), -1 when none. */
+static int64_t line_num(const char *p, size_t n, const char *key)
+{
+    size_t kl = strlen(key);
+    const char *k = memmem(p, n, key, kl);
+    if (!k)
+        return -1;
+    const char *e = p + n;
+    k += kl;
+    while (k < e && (*k == ' ' || *k == ':'))
+        k++;
+    int64_t v = -1;
+    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
+        v = (v < 0 ? 0 : v * 10) + (*k - '0');
+    return v;
+}
+
+/* The cost for a message_delta event p[0..n): its counts, the prompt from
+ * message_start (the call's) when it carries no input_tokens. */
+static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_usage u = {0};
+    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
+    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
+    if (in > 0) {
+        u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
+        u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
+        u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
+    } else {
+        u.prompt_tokens = c->prompt_tokens;
+        u.cached_tokens = c->cached_tokens;
+        u.cache_creation_tokens = c->cache_write_tokens;
+    }
+    u.completion_tokens = out > 0 ? (uint64_t)out : 0;
+    return sy_cost(&c->drt->price, &u);
+}
+
+/* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
+ * that has none (on /v1/messages: message_delta's). */
+static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
+{
+    int msg = c->kind == SY_RK_MESSAGES;
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        size_t ln = nl ? (size_t)(nl - p) + 1 : n;
+        struct sy_usage u;
+        long e = -1;
+        double cost = 0;
+        if (msg) {
+            if (ln > 20 && memmem(p, ln, "\"message_delta\"", 15) && (e = sy_usage_close(p, ln)) > 0)
+                cost = msg_delta_cost(c, p, ln);
+        } else if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u)) {
+            e = sy_usage_close(p, ln);
+            cost = sy_cost(&c->drt->price, &u);
+        }
+        if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
+            char t[64];
+            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", cost);
+            sy_buf_append(out, p, (size_t)e);
+            sy_buf_append(out, t, (size_t)k);
+            sy_buf_append(out, p + e, ln - (size_t)e);
+        } else {
+            sy_buf_append(out, p, ln);
+        }
+        p += ln;
+        n -= ln;
+    }
+}
+
+/* Write pass-through stream bytes to the client; returns its write queue size. */
+static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_buf *h = c->cost_hold;
+    if (!h)
+        return sy_resp_chunk(c->req, p, n);
+    const char *nl = memrchr(p, '\n', n);
+    size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
+    if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
+        if (h->len)
+            sy_resp_chunk(c->req, h->p, h->len);
+        sy_buf_reset(h);
+        return sy_resp_chunk(c->req, p, n);
+    }
+    if (!whole)
+        return 0;
+    struct sy_buf o;
+    sy_buf_init(&o, 4 * h->len + 4096); /* a cap: each usage line grows by under 64 bytes */
+    cost_rewrite(c, h->p, h->len, &o);
+    sy_buf_reset(h);
+    sy_buf_append(h, p + whole, n - whole);
+    size_t q = sy_resp_chunk(c->req, o.p, o.len);
+    sy_buf_free(&o);
+    return q;
+}
+
+/* A translated stream's bytes for the client: o itself, or (usage.cost on)
+ * o rewritten into b. */
+static void x_costed(struct sy_call *c, const char **o, size_t *on, struct sy_buf *b)
+{
+    sy_buf_init(b, 0);
+    if (!*on || !(c->x->mode == XM_ADAPTER || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
+        return;
+    sy_buf_init(b, 4 * *on + 4096);
+    cost_rewrite(c, *o, *on, b);
+    *o = b->p;
+    *on = b->len;
 }
 
 static void success_reply(struct sy_call *c, void *arg)
@@ -397,6 +569,30 @@ static void stream_end(struct sy_call *c, void *arg)
     sy_resp_end(c->req);
 }
 
+/* A translated answer whose provider reported no usage (Ollama may leave its
+ * counts out): the OpenAI body's usage (zeros, written by the adapter) gets the
+ * counted tokens, as LiteLLM's token_counter fallback fills it. */
+static void counted_reply(struct sy_call *c, void *arg)
+{
+    size_t o, e;
+    if (c->x && c->x->mode == XM_ADAPTER && c->up_body.p && sy_usage_span(c->up_body.p, c->up_body.len, &o, &e)) {
+        struct sy_buf nb;
+        sy_buf_init(&nb, c->up_body.len + 256);
+        sy_buf_append(&nb, c->up_body.p, o);
+        SY_BUF_LIT(&nb, "{\"prompt_tokens\":");
+        sy_buf_u64(&nb, c->prompt_tokens);
+        SY_BUF_LIT(&nb, ",\"completion_tokens\":");
+        sy_buf_u64(&nb, c->completion_tokens);
+        SY_BUF_LIT(&nb, ",\"total_tokens\":");
+        sy_buf_u64(&nb, c->prompt_tokens + c->completion_tokens);
+        SY_BUF_LIT(&nb, "}");
+        sy_buf_append(&nb, c->up_body.p + e + 1, c->up_body.len - e - 1);
+        sy_buf_free(&c->up_body);
+        c->up_body = nb;
+    }
+    success_reply(c, NULL);
+}
+
 static void finish_success(struct sy_call *c)
 {
     if (sy_xlate_decodes(c)) {
@@ -411,6 +607,10 @@ static void finish_success(struct sy_call *c)
             success_reply(c, NULL);
             return;
         }
+        /* the translated body's usage is the adapter's zeros, not the provider's: count */
+        c->req->on_abort = NULL;
+        sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, counted_reply, NULL);
+        return;
     } else if (c->x && c->x->mode == XM_MSG_NATIVE) {
         sy_xlate_native_usage(c, c->up_body.p ? c->up_body.p : "", c->up_body.len);
         if (c->have_usage) {
@@ -432,15 +632,18 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
 {
     if (!n)
         return 0;
+    const char *w = p;
+    size_t wn = n;
+    struct sy_buf cb;
+    x_costed(c, &w, &wn, &cb);
     c->in_cb = 1;
-    sy_resp_chunk(c->req, p, n);
+    sy_resp_chunk(c->req, w, wn);
     c->in_cb = 0;
+    sy_buf_free(&cb);
     if (c->cc)
-        sy_cache_capture(c, p, n);
+        sy_cache_capture(c, p, n); /* without usage.cost: a hit costs 0 */
     if (c->aborted) {
-        c->llm_failed = 1;
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
+        stream_cut(c);
         return 1;
     }
     return 0;
@@ -477,12 +680,48 @@ static void raw_keep(struct sy_call *c, const char *p, size_t n)
     sy_buf_append(tl, p, n);
 }
 
+/* Image generation priced per image and size (spend/cost.c, LiteLLM's
+ * default_image_cost_calculator) from the request's n, size and quality,
+ * unless the API reported token usage the deployment has token prices for
+ * (gpt-image-1). The request is JSON of a few KB; a larger one is priced at
+ * the defaults (n 1, 1024x1024). */
+#define IMAGE_REQ_MAX (64u << 10)
+
+static void image_price(struct sy_call *c)
+{
+    const struct sy_drt *d = c->drt;
+    if (!d || strcmp(sy_passthru_call_type(c), "aimage_generation") != 0 || (c->have_usage && d->price.known))
+        return;
+    int64_t n = 1;
+    const char *size = NULL, *quality = NULL;
+    json_object *root = c->req->body.len <= IMAGE_REQ_MAX && c->req->body.p ? json_tokener_parse(c->req->body.p) : NULL;
+    json_object *v;
+    if (root && json_object_is_type(root, json_type_object)) {
+        if (json_object_object_get_ex(root, "n", &v) && json_object_is_type(v, json_type_int))
+            n = json_object_get_int64(v);
+        if (json_object_object_get_ex(root, "size", &v) && json_object_is_type(v, json_type_string))
+            size = json_object_get_string(v);
+        if (json_object_object_get_ex(root, "quality", &v) && json_object_is_type(v, json_type_string))
+            quality = json_object_get_string(v);
+    }
+    const char *m = d->d->base_model ? d->d->base_model : d->d->upstream_model;
+    double cost = sy_image_cost(d->d->provider, m, size, quality, n, m ? sy_price_find(d->d->provider, m) : NULL);
+    if (cost >= 0) {
+        c->cost = cost;
+        c->cost_known = 1;
+    }
+    if (root)
+        json_object_put(root);
+}
+
 static void finish_stream(struct sy_call *c)
 {
     if (c->raw) { /* usage where the API reports one (images, transcriptions); never counted */
         const char *t = c->stream_tail.p ? c->stream_tail.p : "";
         if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, c->stream_tail.len))
             sy_xlate_native_usage(c, t, c->stream_tail.len);
+        if (c->up_status < 300)
+            image_price(c);
         stream_end(c, NULL);
         return;
     }
@@ -501,11 +740,8 @@ static void finish_stream(struct sy_call *c)
             finish_error(c, x->err.status ? x->err.status : 502, "APIError", x->err.type, NULL, x->err.message);
             return;
         }
-        if (x->st.u.have) {
-            c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
-            c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
-            c->have_usage = 1;
-        }
+        if (x->st.u.have)
+            take_xusage(c, &x->st.u);
         if (c->have_usage || x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
             x_stream_end(c, NULL);
             return;
@@ -513,6 +749,16 @@ static void finish_stream(struct sy_call *c)
         c->req->on_abort = NULL;
         sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, x_stream_end, NULL);
         return;
+    }
+    if (c->cost_hold && c->cost_hold->len) { /* a last line without its line end */
+        c->in_cb = 1;
+        sy_resp_chunk(c->req, c->cost_hold->p, c->cost_hold->len);
+        c->in_cb = 0;
+        sy_buf_reset(c->cost_hold);
+        if (c->aborted) {
+            stream_cut(c);
+            return;
+        }
     }
     if (c->x && c->x->mode == XM_MSG_NATIVE) {
         sy_xlate_native_usage(c, c->stream_tail.p ? c->stream_tail.p : "", c->stream_tail.len);
@@ -527,6 +773,66 @@ static void finish_stream(struct sy_call *c)
     }
     c->req->on_abort = NULL;
     sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, stream_end, NULL);
+}
+
+/* ---- a client that leaves mid-stream ----------------------------------------
+ *
+ * Once the stream has started, a client that goes away still pays for what
+ * was generated (LiteLLM logs nothing then: its cost is computed only after
+ * the last chunk). The upstream connection is closed at once, so the provider
+ * stops generating, and the call is accounted as 499 with:
+ *   prompt      the provider's count when it reported one already (Anthropic's
+ *               message_start, a usage chunk that got through), else ours
+ *   completion  the output tokens counted from the text streamed so far (the
+ *               larger of that and a count the provider reported)
+ * The SpendLogs row says so (metadata.stream_cut, usage_source "counted"), and
+ * the budget reservation settles to this cost (budget.c). Counting a large
+ * prompt or text goes to the thread pool, as at a normal stream end.
+ */
+static void cut_work(struct sy_call *c, void *arg)
+{
+    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    if (!c->prompt_tokens) {
+        long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
+        c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
+    }
+    uint64_t ct = c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+    if (ct > c->completion_tokens)
+        c->completion_tokens = ct;
+    c->usage_counted = 1;
+}
+
+static void cut_done(struct sy_call *c, void *arg)
+{
+    c->llm_failed = 1;
+    sy_call_account(c, 499);
+    sy_resp_end(c->req);
+}
+
+/* The client left after the stream started (c->client_started): close the
+ * upstream, bill what was streamed, end the request (now or after counting). */
+static void stream_cut(struct sy_call *c)
+{
+    attempt_release(c);
+    if (c->ureq) {
+        sy_ureq_cancel(c->ureq);
+        c->ureq = NULL;
+    }
+    c->req->on_abort = NULL;
+    if (c->raw || !c->drt) { /* bytes (images, audio): usage only as the API reports it */
+        cut_done(c, NULL);
+        return;
+    }
+    int native = !c->x || c->x->mode == XM_NONE;
+    if (!native && c->x->st.u.have)
+        take_xusage(c, &c->x->st.u);
+    else if (native && !c->have_usage)
+        read_usage(c, c->stream_tail.p, c->stream_tail.len); /* a usage chunk that got through */
+    if (c->usage_counted || (c->have_usage && (native || c->t_up_end))) {
+        cut_done(c, NULL); /* the usage is complete: the upstream's final count, or ours */
+        return;
+    }
+    sy_call_run_work(c, c->req->body.len + c->stream_text.len, cut_work, cut_done, NULL);
 }
 
 /* ---- attempts, retries, fallbacks ------------------------------------------
@@ -1014,7 +1320,12 @@ static int start_stream(struct sy_call *c)
     c->sse_pending = 0;
     struct sy_buf hb;
     sy_buf_init(&hb, 16384);
+    /* no x-litellm-response-cost on a stream's head: a usage seen so far (Anthropic's
+     * message_start) is not the call's, and pricing it here would fix the cost early */
+    int hu = c->have_usage;
+    c->have_usage = 0;
     sy_call_headers(c, &hb, 1);
+    c->have_usage = hu;
     if (!c->raw)
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
     c->in_cb = 1;
@@ -1023,19 +1334,23 @@ static int start_stream(struct sy_call *c)
     c->in_cb = 0;
     sy_buf_free(&hb);
     c->client_started = 1;
-    if (c->aborted) {
-        c->ureq = NULL;
-        attempt_release(c);
-        c->llm_failed = 1;
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
-        return 1;
-    }
-    sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
     sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
     sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
     c->stream_overflow = 0;
+    if (c->aborted) {
+        c->ureq = NULL; /* the caller returns 1: the upstream connection is closed */
+        stream_cut(c);
+        return 1;
+    }
+    if (cost_inject(c) && (!c->x || c->x->mode == XM_NONE || c->x->mode == XM_MSG_NATIVE) && !c->cost_hold) {
+        c->cost_hold = sy_arena_alloc(&c->req->arena, sizeof *c->cost_hold);
+        if (c->cost_hold) {
+            sy_buf_init(c->cost_hold, COST_HOLD_MAX);
+            sy_arena_defer(&c->req->arena, hold_free, c->cost_hold);
+        }
+    }
+    sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     return 0;
 }
 
@@ -1123,21 +1438,25 @@ static int on_body(void *ud, const char *p, size_t n)
         if (on) {
             if (c->sse_pending && start_stream(c))
                 return 1;
+            const char *w = o;
+            size_t wn = on;
+            struct sy_buf cb;
+            x_costed(c, &w, &wn, &cb);
             c->in_cb = 1;
-            size_t q = sy_resp_chunk(c->req, o, on);
+            size_t q = sy_resp_chunk(c->req, w, wn);
             c->in_cb = 0;
+            sy_buf_free(&cb);
             if (c->cc)
-                sy_cache_capture(c, o, on);
+                sy_cache_capture(c, o, on); /* without usage.cost: a hit costs 0 */
             if (c->aborted) {
-                c->ureq = NULL;
-                attempt_release(c);
-                c->llm_failed = 1;
-                sy_call_account(c, 499);
-                sy_resp_end(c->req);
+                c->ureq = NULL; /* returning 1 closes the upstream connection */
+                stream_cut(c);
                 return 1;
             }
-            if (c->x->mode == XM_ADAPTER && !c->x->st.u.have)
-                stream_keep(c, o, on); /* text for counting, while the provider has reported no usage */
+            if (c->x->mode == XM_ADAPTER)
+                stream_keep(c, o, on); /* text for counting: no usage yet, or a client that leaves */
+            else
+                stream_keep_text(c, o, on); /* Anthropic / Responses events: for a client that leaves */
             if (q > HIGH_WATER && !c->paused && !rc) {
                 c->paused = 1;
                 sy_ureq_pause(c->ureq);
@@ -1151,16 +1470,13 @@ static int on_body(void *ud, const char *p, size_t n)
         return 1;
     if (c->client_started) {
         c->in_cb = 1;
-        size_t q = sy_resp_chunk(c->req, p, n);
+        size_t q = client_chunk(c, p, n);
         c->in_cb = 0;
         if (c->cc)
             sy_cache_capture(c, p, n);
         if (c->aborted) { /* the client went away during the write */
-            c->ureq = NULL;
-            attempt_release(c);
-            c->llm_failed = 1;
-            sy_call_account(c, 499);
-            sy_resp_end(c->req);
+            c->ureq = NULL; /* returning 1 closes the upstream connection */
+            stream_cut(c);
             return 1;
         }
         if (c->raw)
@@ -1229,6 +1545,10 @@ static void on_abort(struct sy_req *r)
     c->aborted = 1;
     if (c->in_cb || c->reserving)
         return; /* on_body finishes the call after its write returns; on_reserved when Redis answers */
+    if (c->client_started) { /* mid-stream: bill what was streamed */
+        stream_cut(c);
+        return;
+    }
     attempt_release(c);
     if (c->ureq) {
         sy_ureq_cancel(c->ureq);

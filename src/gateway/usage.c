@@ -1,10 +1,16 @@
-/* usage.c - scan for "usage": {"prompt_tokens": N, "completion_tokens": M}.
+/* usage.c - scan for "usage": {"prompt_tokens": N, "completion_tokens": M, ...}.
  *
  * Responses put `usage` last (OpenAI, vLLM, Azure...), so the search runs
  * backwards from the end and touches only the tail of large bodies such as
  * embeddings. A usage of null (stream chunks before the last) does not match.
+ * Besides the two totals, the parts priced apart are read from inside the
+ * usage object: prompt_tokens_details.cached_tokens (else a top-level
+ * cache_read_input_tokens, as LiteLLM's own usage carries for Anthropic),
+ * cache_creation_input_tokens, completion_tokens_details.reasoning_tokens.
  */
 #include "gateway/usage.h"
+
+#include "spend/spend.h"
 
 #include <string.h>
 
@@ -50,7 +56,8 @@ static int read_num(const char *p, const char *end, const char *key, uint64_t *o
     return any;
 }
 
-int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completion)
+/* The last "usage":{...} object of p[0..n): *q its '{', *e its '}' (or end). */
+static int usage_obj(const char *p, size_t n, const char **qo, const char **eo)
 {
     const char *u = rmemmem(p, n, "\"usage\"", 7, 4 /* g */);
     if (!u)
@@ -70,12 +77,61 @@ int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completio
         else if (*e == '}' && --depth == 0)
             break;
     }
+    *qo = q;
+    *eo = e;
+    return 1;
+}
+
+long sy_usage_close(const char *p, size_t n)
+{
+    size_t o, e;
+    return sy_usage_span(p, n, &o, &e) ? (long)e : -1;
+}
+
+int sy_usage_span(const char *p, size_t n, size_t *open, size_t *close)
+{
+    const char *q, *e;
+    if (!usage_obj(p, n, &q, &e) || e >= p + n)
+        return 0;
+    *open = (size_t)(q - p);
+    *close = (size_t)(e - p);
+    return 1;
+}
+
+int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
+{
+    const char *q, *e;
+    if (!usage_obj(p, n, &q, &e))
+        return 0;
     uint64_t pt = 0, ct = 0;
     int a = read_num(q, e, "\"prompt_tokens\"", &pt);
     int b = read_num(q, e, "\"completion_tokens\"", &ct);
     if (!a && !b)
         return 0;
-    *prompt = pt;
-    *completion = ct;
+    struct sy_usage x = {0};
+    x.prompt_tokens = pt;
+    x.completion_tokens = ct;
+    if (!read_num(q, e, "\"cached_tokens\"", &x.cached_tokens))
+        read_num(q, e, "\"cache_read_input_tokens\"", &x.cached_tokens);
+    read_num(q, e, "\"cache_creation_input_tokens\"", &x.cache_creation_tokens);
+    read_num(q, e, "\"reasoning_tokens\"", &x.reasoning_tokens);
+    /* parts never exceed their totals (a malformed usage must not price negative text) */
+    if (x.cached_tokens > pt)
+        x.cached_tokens = pt;
+    if (x.cache_creation_tokens > pt - x.cached_tokens)
+        x.cache_creation_tokens = pt - x.cached_tokens;
+    if (x.reasoning_tokens > ct)
+        x.reasoning_tokens = ct;
+    *out = x;
+    return 1;
+}
+
+int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completion)
+{
+    struct sy_usage u;
+    if (!sy_usage_read(p, n, &u))
+        return 0;
+    *prompt = u.prompt_tokens;
+    *completion = u.completion_tokens;
     return 1;
 }

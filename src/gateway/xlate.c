@@ -530,10 +530,13 @@ int sy_xlate_oauth(struct sy_call *c)
 /* An OpenAI body or chunk's reported usage into c's token counts. */
 static void take_usage(struct sy_call *c, const char *p, size_t n)
 {
-    uint64_t pt = 0, ct = 0;
-    if (sy_usage_scan(p, n, &pt, &ct)) {
-        c->prompt_tokens = pt;
-        c->completion_tokens = ct;
+    struct sy_usage u;
+    if (sy_usage_read(p, n, &u)) {
+        c->prompt_tokens = u.prompt_tokens;
+        c->completion_tokens = u.completion_tokens;
+        c->cached_tokens = u.cached_tokens;
+        c->cache_write_tokens = u.cache_creation_tokens;
+        c->reasoning_tokens = u.reasoning_tokens;
         c->have_usage = 1;
     }
 }
@@ -759,6 +762,9 @@ int sy_xlate_response(struct sy_call *c)
         if (x->st.u.have) {
             c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
             c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
+            c->cached_tokens = (uint64_t)(x->st.u.cache_read > 0 ? x->st.u.cache_read : 0);
+            c->cache_write_tokens = (uint64_t)(x->st.u.cache_write > 0 ? x->st.u.cache_write : 0);
+            c->reasoning_tokens = (uint64_t)(x->st.u.reasoning > 0 ? x->st.u.reasoning : 0);
             c->have_usage = 1;
         }
     }
@@ -841,10 +847,19 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
     int64_t out = last_num(p, n, "\"output_tokens\"", 15);
     int64_t cr = last_num(p, n, "\"cache_read_input_tokens\"", 25);
     int64_t cw = last_num(p, n, "\"cache_creation_input_tokens\"", 29);
-    if (in >= 0)
+    if (in >= 0) {
+        /* Anthropic counts cache reads and writes apart from input_tokens; the Responses
+         * API's input_tokens include input_tokens_details.cached_tokens */
+        int64_t cached = cr > 0 ? cr : last_num(p, n, "\"cached_tokens\"", 15);
         c->prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
-    if (out >= 0)
+        c->cached_tokens = cached > 0 && (uint64_t)cached <= c->prompt_tokens ? (uint64_t)cached : 0;
+        c->cache_write_tokens = cw > 0 ? (uint64_t)cw : 0;
+    }
+    if (out >= 0) {
+        int64_t rt = last_num(p, n, "\"reasoning_tokens\"", 18);
         c->completion_tokens = (uint64_t)out;
+        c->reasoning_tokens = rt > 0 && rt <= out ? (uint64_t)rt : 0;
+    }
     if (in >= 0 || out >= 0)
         c->have_usage = 1;
 }

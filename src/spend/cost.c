@@ -29,6 +29,10 @@
  */
 #include "spend/spend.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p)
 {
     dp->in = dp->out = dp->cache_read = dp->cache_write = dp->reasoning = -1;
@@ -109,4 +113,68 @@ double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t
     double in = r.in > r.cache_write ? r.in : r.cache_write;
     double out = r.out > r.reasoning ? r.out : r.reasoning;
     return (double)prompt_tokens * in + (double)bound * out;
+}
+
+/* ---- image generation ------------------------------------------------------
+ *
+ * LiteLLM's default_image_cost_calculator: the size is normalised to
+ * "<w>-x-<h>" (default 1024-x-1024), the entry found by size (and quality)
+ * keyed names, and priced per pixel (DALL-E's table: 1024-x-1024/dall-e-2,
+ * hd/1792-x-1024/dall-e-3 ...) or per image (output_cost_per_image). One
+ * difference: a dall-e-3 request without `quality` is looked up as
+ * "standard" (OpenAI's default, and what it bills), where LiteLLM tries the
+ * unqualified size key, which its table does not have for dall-e-3.
+ */
+static const struct sy_price *image_entry(const char *provider, const char *model, const char *size,
+                                          const char *quality)
+{
+    char k[512];
+    const struct sy_price *p;
+    if (provider && quality && snprintf(k, sizeof k, "%s/%s/%s/%s", quality, provider, size, model) < (int)sizeof k &&
+        (p = sy_price_exact(k)))
+        return p;
+    if (provider && snprintf(k, sizeof k, "%s/%s/%s", provider, size, model) < (int)sizeof k && (p = sy_price_exact(k)))
+        return p;
+    if (quality && snprintf(k, sizeof k, "%s/%s/%s", quality, size, model) < (int)sizeof k && (p = sy_price_exact(k)))
+        return p;
+    if (snprintf(k, sizeof k, "%s/%s", size, model) < (int)sizeof k && (p = sy_price_exact(k)))
+        return p;
+    return NULL;
+}
+
+static int priced_image(const struct sy_price *p)
+{
+    return p && (p->output_cost_per_image > 0 || p->input_cost_per_pixel > 0);
+}
+
+double sy_image_cost(const char *provider, const char *model, const char *size, const char *quality, int64_t n,
+                     const struct sy_price *own)
+{
+    if (!model || n < 1)
+        return -1;
+    /* "1024x1024" | "1024-x-1024" -> w, h; anything else (e.g. "auto") -> 1024 x 1024 */
+    long w = 1024, h = 1024;
+    if (size) {
+        char *e;
+        long a = strtol(size, &e, 10);
+        if (a > 0 && a <= 100000 && (*e == 'x' || !strncmp(e, "-x-", 3))) {
+            long b = strtol(e + (*e == 'x' ? 1 : 3), &e, 10);
+            if (b > 0 && b <= 100000 && !*e)
+                w = a, h = b;
+        }
+    }
+    char sz[48];
+    snprintf(sz, sizeof sz, "%ld-x-%ld", w, h);
+    const char *slash = strrchr(model, '/');
+    const char *bare = slash ? slash + 1 : model;
+    if (!quality && !strncmp(bare, "dall-e-3", 8))
+        quality = "standard";
+    const struct sy_price *p = image_entry(provider, bare, sz, quality);
+    if (!priced_image(p))
+        p = own;
+    if (!priced_image(p))
+        return -1;
+    if (p->output_cost_per_image > 0)
+        return p->output_cost_per_image * (double)n;
+    return p->input_cost_per_pixel * (double)w * (double)h * (double)n;
 }

@@ -175,6 +175,8 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
     p->cache_read_input_token_cost = num(o, "cache_read_input_token_cost", -1);
     p->cache_creation_input_token_cost = num(o, "cache_creation_input_token_cost", -1);
     p->output_cost_per_reasoning_token = num(o, "output_cost_per_reasoning_token", -1);
+    p->input_cost_per_pixel = num(o, "input_cost_per_pixel", -1);
+    p->output_cost_per_image = num(o, "output_cost_per_image", -1);
     p->max_input_tokens = inum(o, "max_input_tokens");
     p->max_output_tokens = inum(o, "max_output_tokens");
     p->max_tokens = inum(o, "max_tokens");
@@ -644,6 +646,11 @@ static const struct sy_price *try_name(const struct gen *g, const char *provider
  *   3. a trailing ":<tag>" removed ("...-v1:0" -> "...-v1", "llama3.1:8b" -> "llama3.1")
  *   4. a trailing date removed ("gpt-4o-2024-08-06" -> "gpt-4o", "claude-x-20241022", "claude-x@20241022")
  * Each step applies on top of the previous ones; a step that changes nothing is skipped. */
+const struct sy_price *sy_price_exact(const char *key)
+{
+    return key && *key ? gen_get(cur(), key, strlen(key), NULL) : NULL;
+}
+
 const struct sy_price *sy_price_find(const char *provider, const char *model)
 {
     if (!model || !*model)

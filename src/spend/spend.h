@@ -35,6 +35,8 @@ struct sy_price {
      * (input_cost_per_token_above_200k_tokens ...); 0 when none */
     int64_t tier_threshold;
     double tier_input, tier_output, tier_cache_read, tier_cache_write;
+    double input_cost_per_pixel;   /* image generation (DALL-E's size-keyed entries); < 0 unknown */
+    double output_cost_per_image;  /* image generation, per image; < 0 unknown */
     int64_t max_input_tokens;      /* 0 unknown */
     int64_t max_output_tokens;     /* 0 unknown */
     int64_t max_tokens;            /* legacy field; 0 unknown */
@@ -61,6 +63,8 @@ int sy_prices_load(const char *path, char *err, size_t errlen);
  * be NULL. NULL when unknown. The pointer stays valid for the process. */
 const struct sy_price *sy_price_find(const char *provider, const char *model);
 size_t sy_prices_count(void);
+/* The entry whose key is exactly `key` (no fallbacks), NULL when none. */
+const struct sy_price *sy_price_exact(const char *key);
 /* Iterate (for /model/info listings): the i-th entry, NULL past the end. */
 const struct sy_price *sy_price_at(size_t i);
 /* The models LiteLLM knows for a provider (its models_by_provider[provider]:
@@ -93,6 +97,16 @@ struct sy_dprice {
 };
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p); /* p may be NULL */
 double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u);
+/* Image generation priced per image as LiteLLM's default_image_cost_calculator
+ * (cost.c): size "1024x1024" (default) or "1024-x-1024", quality NULL or
+ * "standard"/"hd"/"low"/"medium"/"high", n images. The entry is looked up as
+ * "<quality>/<provider>/<size>/<model>", "<provider>/<size>/<model>",
+ * "<quality>/<size>/<model>", "<size>/<model>", then `own` (the deployment's
+ * entry, overrides applied); its output_cost_per_image x n, else
+ * input_cost_per_pixel x width x height x n. -1 when no entry prices images
+ * (then the usage, if any, prices the call). */
+double sy_image_cost(const char *provider, const char *model, const char *size, const char *quality, int64_t n,
+                     const struct sy_price *own);
 /* Worst case before the call: prompt exactly, completion at max_tokens (or
  * the model's max_output_tokens; 4096 when unknown). */
 double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t max_tokens);
@@ -153,6 +167,8 @@ struct sy_spend_rec {
     double start_s, end_s, completion_start_s; /* unix seconds */
     int cache_hit;
     const char *cache_key;         /* the response cache's key; NULL when caching is off ("Cache OFF") */
+    const char *usage_source;      /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
+    int stream_cut;                /* the client left mid-stream: billed for what was streamed */
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];

@@ -100,6 +100,7 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, metadata),
     offsetof(struct sy_spend_rec, request_tags),
     offsetof(struct sy_spend_rec, cache_key),
+    offsetof(struct sy_spend_rec, usage_source),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -338,6 +339,10 @@ static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
     sy_buf_u64(b, u->cached_tokens);
     SY_BUF_LIT(b, "}");
     sy_buf_puts(b, ",\"model_map_information\":null,\"additional_usage_values\":null");
+    /* switchyard's own keys: where the tokens came from, and a stream the client left */
+    jkey_str(b, "usage_source", r->usage_source, &first);
+    if (r->stream_cut)
+        SY_BUF_LIT(b, ",\"stream_cut\":true");
     jkey_str(b, "status", r->status ? r->status : "success", &first);
     jkey_str(b, "proxy_server_request", NULL, &first);
     jkey_str(b, "error_information", NULL, &first);

@@ -15,7 +15,11 @@
  *    of a UTF-8 character); the send stops there for SPLIT_MS, so the
  *    character arrives in two network writes. Splits are not segments: they
  *    do not count as chunks for reset_after_chunks.
+ *  - A paced stream whose peer closes the connection before the last byte
+ *    stops at once (as a provider stops generating for a client that left)
+ *    and is counted as cut; GET /__mock/stats shows how far it got.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,6 +36,53 @@ struct wreq {
 
 static void begin(uv_timer_t *t);
 static void flush(struct mock_conn *c);
+
+/* ---- paced stream statistics (shared by all threads) ---- */
+
+static pthread_mutex_t st_mu = PTHREAD_MUTEX_INITIALIZER;
+static long st_started, st_completed, st_cut;
+static long st_last_segments = -1, st_last_sent = -1;
+
+/* Segments of c's response sent whole. */
+static long segs_sent(const struct mock_conn *c)
+{
+    long k = 0;
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (c->segs[i] <= c->sent)
+            k++;
+    return k;
+}
+
+/* A paced stream ends: completed (all sent) or cut by the peer. */
+static void stream_ended(struct mock_conn *c, int cut)
+{
+    pthread_mutex_lock(&st_mu);
+    if (cut)
+        st_cut++;
+    else
+        st_completed++;
+    st_last_segments = (long)c->nsegs;
+    st_last_sent = segs_sent(c);
+    pthread_mutex_unlock(&st_mu);
+}
+
+void mock_stream_stats(struct sy_buf *s)
+{
+    pthread_mutex_lock(&st_mu);
+    sy_buf_printf(s,
+                  "\"streams_started\":%ld,\"streams_completed\":%ld,\"streams_cut\":%ld,"
+                  "\"last_stream_segments\":%ld,\"last_stream_segments_sent\":%ld",
+                  st_started, st_completed, st_cut, st_last_segments, st_last_sent);
+    pthread_mutex_unlock(&st_mu);
+}
+
+void mock_stream_stats_reset(void)
+{
+    pthread_mutex_lock(&st_mu);
+    st_started = st_completed = st_cut = 0;
+    st_last_segments = st_last_sent = -1;
+    pthread_mutex_unlock(&st_mu);
+}
 
 const char *mock_header(struct mock_conn *c, const char *name)
 {
@@ -68,6 +119,8 @@ static void conn_close(struct mock_conn *c, int rst)
     if (c->closing)
         return;
     c->closing = 1;
+    if (c->busy && c->stream && !c->rst_pending && c->sent < c->rbuf.len)
+        stream_ended(c, 1); /* the peer left (or a write failed) mid-stream */
     if (rst) {
         uv_os_fd_t fd;
         struct linger l = {1, 0};
@@ -321,6 +374,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     if (nread < 0) {
         uv_read_stop(s);
         c->reading = 0;
+        if (c->busy && c->stream && c->sent < c->rbuf.len) {
+            conn_close(c, 0); /* a stream whose reader left: stop generating */
+            return;
+        }
         if (c->busy || c->pending_writes)
             c->close_after_flush = 1;
         else
@@ -399,6 +456,8 @@ void mock_split_at(struct mock_resp *r, size_t off)
 static void done(struct mock_conn *c)
 {
     uv_timer_stop(&c->timer);
+    if (c->busy && c->stream)
+        stream_ended(c, 0);
     c->busy = 0;
     if (c->pending_in.len && !c->close_after_flush) {
         struct sy_buf in = c->pending_in;
@@ -532,6 +591,11 @@ void mock_commit(struct mock_resp *r, const struct mock_fault *f, int stream)
     c->fault.content = c->fault.finish_reason = c->fault.stream_error = SY_STR_NULL;
     c->stream = stream;
     c->busy = 1;
+    if (stream) {
+        pthread_mutex_lock(&st_mu);
+        st_started++;
+        pthread_mutex_unlock(&st_mu);
+    }
     c->seg_i = 0;
     c->split_i = 0;
     c->sent = 0;

@@ -78,6 +78,7 @@ struct mock_fault {
     long tool_call;            /* -1 auto, 0 never, 1 whenever tools are declared */
     long expires_in;           /* POST /token: expires_in */
     long dimensions;           /* embeddings dimension when the body gives none */
+    long no_usage;             /* OpenAI chat/completions: answer without any usage */
     struct sy_str error_message, error_type, error_code, content, finish_reason, stream_error;
 };
 
@@ -178,6 +179,11 @@ void mock_split_at(struct mock_resp *r, size_t off);
 /* Finish routing a request: start the async machinery if r was tracked. */
 void mock_commit(struct mock_resp *r, const struct mock_fault *f, int stream);
 const char *mock_header(struct mock_conn *c, const char *name);
+/* Paced streams (GET /__mock/stats): started, sent whole, cut by the peer
+ * (the client closed the connection before the last byte), and the last one
+ * to end: its segment count and the segments sent whole. */
+void mock_stream_stats(struct sy_buf *s);
+void mock_stream_stats_reset(void);
 
 /* routes.c */
 /* Answer the request in c->req (complete). Writes to c->out or goes async. */

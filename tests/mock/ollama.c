@@ -94,6 +94,10 @@ static void done_fields(struct sy_buf *s, const struct line *l, const char *reas
 {
     SY_BUF_LIT(s, "\"done\":true,\"done_reason\":\"");
     mock_reason(s, &l->q->fault, reason);
+    if (l->q->fault.no_usage > 0) { /* no_usage: the counts left out (as Ollama may) */
+        SY_BUF_LIT(s, "\",\"total_duration\":1,\"load_duration\":1}");
+        return;
+    }
     sy_buf_printf(s, "\",\"total_duration\":1,\"load_duration\":1,\"prompt_eval_count\":%ld,"
                      "\"prompt_eval_duration\":1,\"eval_count\":%ld,\"eval_duration\":1}",
                   mock_prompt_tokens(l->q), out);

@@ -343,7 +343,8 @@ static void stream(struct mock_resp *r, struct comp *x, int truncated, int tool)
 {
     const struct mock_fault *f = &x->q->fault;
     struct sy_buf *s = &r->c->th->scratch;
-    const char *tail = x->q->include_usage ? "],\"usage\":null}" : "]}";
+    int with_usage = x->q->include_usage && f->no_usage <= 0;
+    const char *tail = with_usage ? "],\"usage\":null}" : "]}";
     long err_after = mock_stream_error_after(f);
     mock_head(r, 200, "text/event-stream; charset=utf-8", -1, NULL);
     if (x->kind == MOCK_CHAT) {
@@ -385,7 +386,7 @@ static void stream(struct mock_resp *r, struct comp *x, int truncated, int tool)
     sy_buf_puts(s, tail);
     event(r, s);
     mock_mark(r);
-    if (x->q->include_usage) {
+    if (with_usage) {
         sy_buf_reset(s);
         head_fields(s, x, 1);
         SY_BUF_LIT(s, "],\"usage\":");
@@ -415,8 +416,11 @@ static void whole(struct mock_resp *r, struct comp *x, int truncated, int tool)
         sy_buf_json_escape(s, args->p, args->len);
         SY_BUF_LIT(s, "\"}}],\"refusal\":null,\"annotations\":[]},\"logprobs\":null,");
         finish_reason(s, f, "tool_calls");
-        SY_BUF_LIT(s, "}],\"usage\":");
-        usage_json(s, x, (long)(args->len + 3) / 4);
+        SY_BUF_LIT(s, "}]");
+        if (f->no_usage <= 0) {
+            SY_BUF_LIT(s, ",\"usage\":");
+            usage_json(s, x, (long)(args->len + 3) / 4);
+        }
         SY_BUF_LIT(s, "}");
         mock_body_json(r, 200, s, NULL);
         return;
@@ -431,8 +435,11 @@ static void whole(struct mock_resp *r, struct comp *x, int truncated, int tool)
     else
         SY_BUF_LIT(s, "\",\"index\":0,\"logprobs\":null,");
     finish_reason(s, f, truncated ? "length" : "stop");
-    SY_BUF_LIT(s, "}],\"usage\":");
-    usage_json(s, x, i);
+    SY_BUF_LIT(s, "}]");
+    if (f->no_usage <= 0) {
+        SY_BUF_LIT(s, ",\"usage\":");
+        usage_json(s, x, i);
+    }
     SY_BUF_LIT(s, "}");
     mock_body_json(r, 200, s, NULL);
 }

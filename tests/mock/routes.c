@@ -23,7 +23,7 @@
  *        these also without /v1, and on Azure under /openai/…, /openai/v1/… and
  *        /openai/deployments/{dep}/… (classify_api)
  *   GET  /__mock/requests    last 100 requests, oldest first (JSON array)
- *   GET  /__mock/stats       {"token_fetches":N,"tokens_issued":M}
+ *   GET  /__mock/stats       {"token_fetches":N,"tokens_issued":M,"streams_started":..}
  *   POST /__mock/reset       clear that log and those counts
  *
  * Model names in paths (Gemini, Vertex, Bedrock) are percent-decoded in place
@@ -113,6 +113,7 @@ static void reset_log(struct mock_resp *r)
     ring_head = ring_count = 0;
     pthread_mutex_unlock(&ring_mu);
     mock_token_reset();
+    mock_stream_stats_reset();
     mock_responses_reset();
     mock_files_reset();
     struct sy_buf *s = &r->c->th->scratch;
@@ -659,6 +660,10 @@ void mock_route(struct mock_conn *c)
         } else if (is_get && SY_STR_EQ(path, "/__mock/stats")) {
             sy_buf_reset(&c->th->scratch);
             mock_token_stats(&c->th->scratch);
+            c->th->scratch.len--; /* reopen the object */
+            SY_BUF_LIT(&c->th->scratch, ",");
+            mock_stream_stats(&c->th->scratch);
+            SY_BUF_LIT(&c->th->scratch, "}");
             mock_body_json(&r, 200, &c->th->scratch, NULL);
         }
         else if (is_post && SY_STR_EQ(path, "/__mock/reset"))

@@ -68,6 +68,7 @@ static const struct {
     {"tool_call", D_BOOL, offsetof(struct mock_fault, tool_call)},
     {"expires_in", D_NUM, offsetof(struct mock_fault, expires_in)},
     {"dimensions", D_NUM, offsetof(struct mock_fault, dimensions)},
+    {"no_usage", D_BOOL, offsetof(struct mock_fault, no_usage)},
 };
 
 void mock_fault_init(struct mock_fault *f)

@@ -238,7 +238,7 @@ check token-alg "$r" 'alg must be RS256'
 r=$(curl -s "$base/token" -d "$grant&assertion=$jh.$(printf '{"iss":"a","aud":"b","iat":1,"exp":2}' | b64u).$js")
 check token-claims "$r" 'missing claim scope'
 r=$(curl -s "$base/__mock/stats")
-check token-stats "$r" '{"token_fetches":6,"tokens_issued":2}'
+check token-stats "$r" '{"token_fetches":6,"tokens_issued":2,"streams_started":'
 vx=$base/v1/projects/proj/locations/us-central1/publishers
 vauth=(-H "Authorization: Bearer $tok")
 r=$(curl -s -i "$vx/google/models/gemini-1.5-pro:generateContent" -d "{$contents}")
@@ -551,6 +551,28 @@ check batch-cancelled "$(curl -s "${auth[@]}" "$base/openai/batches/$bid?api-ver
 check batch-badfile "$(post /v1/batches '{"input_file_id":"file-x","endpoint":"/v1/embeddings","completion_window":"24h"}')" "HTTP/1.1 400"
 check file-delete "$(curl -s -X DELETE "${auth[@]}" "$base/v1/files/$fid")" '"object":"file","deleted":true}'
 check file-gone "$(curl -s -i "${auth[@]}" "$base/v1/files/$fid")" "HTTP/1.1 404"
+
+# no_usage: answers without usage (JSON, and a stream that was asked for it)
+r=$(post /v1/chat/completions '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"mock":{"no_usage":true}}')
+check no-usage-json "$r" '"finish_reason":"stop"}]}'
+check no-usage-json-none "n=$(grep -c '"usage"' <<<"$r")" "n=0"
+r=$(post /v1/chat/completions '{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}],"mock":{"chunks":2,"no_usage":true}}')
+check no-usage-stream-done "$r" 'data: [DONE]'
+check no-usage-stream-none "n=$(grep -c '"usage"' <<<"$r")" "n=0"
+r=$(curl -s "$base/api/chat" -d '{"model":"llama3.1@no_usage","stream":false,"messages":[{"role":"user","content":"hi"}]}')
+check no-usage-ollama "$r" '"done":true,"done_reason":"stop","total_duration":1,"load_duration":1}'
+check no-usage-ollama-none "n=$(grep -c 'eval_count' <<<"$r")" "n=0"
+# paced-stream stats: one completed, one whose reader leaves after 3 events (head + role + 2 words)
+curl -s -X POST "$base/__mock/reset" >/dev/null
+post /v1/chat/completions '{"model":"gpt-4o","stream":true,"messages":[],"mock":{"chunks":2,"chunk_delay_ms":5}}' >/dev/null
+r=$(curl -s "$base/__mock/stats")
+check stream-stats-done "$r" '"streams_started":1,"streams_completed":1,"streams_cut":0,"last_stream_segments":5,"last_stream_segments_sent":5'
+curl -s -N "${auth[@]}" "$base/v1/chat/completions" \
+  -d '{"model":"gpt-4o","stream":true,"messages":[],"mock":{"chunks":50,"chunk_delay_ms":100}}' | head -n 5 >/dev/null
+for _ in $(seq 100); do r=$(curl -s "$base/__mock/stats"); grep -qF '"streams_cut":1' <<<"$r" && break; sleep 0.05; done
+check stream-stats-cut "$r" '"streams_started":2,"streams_completed":1,"streams_cut":1,"last_stream_segments":53,'
+sent=$(grep -o '"last_stream_segments_sent":[0-9]*' <<<"$r" | cut -d: -f2)
+check stream-stats-stopped "stopped=$([ "${sent:-99}" -lt 20 ] && echo yes)" "stopped=yes"
 
 echo "mock selftest: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

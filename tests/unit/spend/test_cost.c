@@ -1,6 +1,8 @@
 /* test_cost.c - unit tests for src/spend/cost.c (sy_cost, sy_cost_bound,
  * sy_dprice_from) against the built-in table, and src/spend/duration.c
- * (budget_duration parsing and LiteLLM's standardized reset times, UTC). */
+ * (budget_duration parsing and LiteLLM's standardized reset times, UTC);
+ * image generation priced per image and size (sy_image_cost), and usage
+ * read from OpenAI-shaped bytes with its priced-apart parts (sy_usage_read). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gateway/usage.h"
 #include "spend/spend.h"
 
 #define near(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-12 + 1e-9 * fabs((double)(b)))
@@ -216,6 +219,81 @@ static void duration_next(void **st)
             assert_true(sy_duration_next(all[i], t) > t);
 }
 
+/* LiteLLM's price map: DALL-E per pixel, keyed by size (and quality for dall-e-3). */
+static void image_cost(void **st)
+{
+    near(sy_image_cost("openai", "dall-e-3", NULL, NULL, 1, NULL), 1024.0 * 1024 * 3.81469e-08); /* $0.04 */
+    near(sy_image_cost("openai", "dall-e-3", "1024x1024", "standard", 1, NULL), 1024.0 * 1024 * 3.81469e-08);
+    near(sy_image_cost("openai", "dall-e-3", "1024x1792", "hd", 2, NULL), 2 * 1024.0 * 1792 * 6.539e-08);
+    near(sy_image_cost("openai", "dall-e-3", "1792-x-1024", "hd", 1, NULL), 1792.0 * 1024 * 6.539e-08);
+    near(sy_image_cost("openai", "dall-e-3", "1024x1024", "hd", 1, NULL), 1024.0 * 1024 * 7.629e-08);
+    near(sy_image_cost("openai", "dall-e-2", "512x512", NULL, 3, NULL), 3 * 512.0 * 512 * 6.86e-08);
+    near(sy_image_cost("openai", "dall-e-2", "256-x-256", NULL, 1, NULL), 256.0 * 256 * 2.4414e-07);
+    near(sy_image_cost("azure", "dall-e-2", "256x256", NULL, 1, NULL), 256.0 * 256 * 2.4414e-07);
+    near(sy_image_cost(NULL, "openai/dall-e-2", "256x256", NULL, 1, NULL), 256.0 * 256 * 2.4414e-07);
+    /* a size that is not WxH ("auto", junk, zero, overflow) prices as 1024x1024 */
+    const char *odd[] = {"auto", "", "x", "1024x", "x1024", "0x0", "1024x1024x1", "99999999999x1", "-5x5", "1024 x 1024"};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        near(sy_image_cost("openai", "dall-e-2", odd[i], NULL, 1, NULL), 1024.0 * 1024 * 1.9e-08);
+    /* a size the table has no entry for: not priced by the table */
+    assert_true(sy_image_cost("openai", "dall-e-2", "640x480", NULL, 1, NULL) < 0);
+    /* unknown model, no images */
+    assert_true(sy_image_cost("openai", "no-such-image-model", "1024x1024", NULL, 1, NULL) < 0);
+    assert_true(sy_image_cost("openai", "dall-e-2", "256x256", NULL, 0, NULL) < 0);
+    assert_true(sy_image_cost("openai", NULL, "256x256", NULL, 1, NULL) < 0);
+    /* the deployment's own entry: per image first, else per pixel */
+    struct sy_price own;
+    memset(&own, 0, sizeof own);
+    own.input_cost_per_pixel = -1;
+    own.output_cost_per_image = 0.03;
+    near(sy_image_cost("vertex_ai", "imagen-3.0-generate-002", NULL, NULL, 4, &own), 0.12);
+    own.output_cost_per_image = -1;
+    own.input_cost_per_pixel = 1e-08;
+    near(sy_image_cost("x", "y", "512x256", NULL, 2, &own), 2 * 512.0 * 256 * 1e-08);
+    own.input_cost_per_pixel = -1;
+    assert_true(sy_image_cost("x", "y", NULL, NULL, 1, &own) < 0);
+}
+
+/* usage read from a response: totals and the parts priced apart, then priced */
+static void usage_read_priced(void **st)
+{
+    struct sy_usage u;
+    const char *r = "{\"id\":\"x\",\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":500,\"total_tokens\":1500,"
+                    "\"prompt_tokens_details\":{\"cached_tokens\":400,\"audio_tokens\":0},"
+                    "\"completion_tokens_details\":{\"reasoning_tokens\":200,\"audio_tokens\":0}}}";
+    assert_int_equal(sy_usage_read(r, strlen(r), &u), 1);
+    assert_int_equal(u.prompt_tokens, 1000);
+    assert_int_equal(u.completion_tokens, 500);
+    assert_int_equal(u.cached_tokens, 400);
+    assert_int_equal(u.reasoning_tokens, 200);
+    assert_int_equal(u.cache_creation_tokens, 0);
+    struct sy_dprice dp = dp_of("openai", "gpt-4o");
+    near(sy_cost(&dp, &u), 600 * 2.5e-06 + 400 * 1.25e-06 + 500 * 1e-05);
+    /* LiteLLM's own usage for Anthropic: cache reads and writes at the top level */
+    const char *a = "{\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":5,\"cache_read_input_tokens\":30,"
+                    "\"cache_creation_input_tokens\":20}}";
+    assert_int_equal(sy_usage_read(a, strlen(a), &u), 1);
+    assert_int_equal(u.cached_tokens, 30);
+    assert_int_equal(u.cache_creation_tokens, 20);
+    /* parts larger than their totals are capped (no negative text tokens) */
+    const char *bad = "{\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"prompt_tokens_details\":"
+                      "{\"cached_tokens\":50},\"cache_creation_input_tokens\":99,\"completion_tokens_details\":"
+                      "{\"reasoning_tokens\":7}}}";
+    assert_int_equal(sy_usage_read(bad, strlen(bad), &u), 1);
+    assert_int_equal(u.cached_tokens, 10);
+    assert_int_equal(u.cache_creation_tokens, 0);
+    assert_int_equal(u.reasoning_tokens, 2);
+    assert_true(sy_cost(&dp, &u) >= 0);
+    /* a null usage (stream chunks before the last) and none at all */
+    const char *nul = "{\"choices\":[],\"usage\":null}";
+    assert_int_equal(sy_usage_read(nul, strlen(nul), &u), 0);
+    assert_int_equal(sy_usage_read("{}", 2, &u), 0);
+    /* where the usage object closes (for usage.cost), -1 when unclosed */
+    const char *c = "data: {\"usage\":{\"prompt_tokens\":1,\"x\":{\"y\":2}}}\n";
+    assert_int_equal(sy_usage_close(c, strlen(c)), (long)(strstr(c, "}}}") - c + 1));
+    assert_int_equal(sy_usage_close(c, 30), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +305,8 @@ int main(void)
         cmocka_unit_test(cost_bound),
         cmocka_unit_test(duration_seconds),
         cmocka_unit_test(duration_next),
+        cmocka_unit_test(image_cost),
+        cmocka_unit_test(usage_read_priced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

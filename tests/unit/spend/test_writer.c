@@ -132,6 +132,8 @@ static void mkrec(struct sy_spend_rec *r, char *idbuf, int i, double spend)
     r->request_id = idbuf;
     r->call_type = "acompletion";
     r->status = i % 10 == 9 ? "failure" : "success";
+    r->usage_source = i % 10 == 9 ? "counted" : "provider"; /* the failures: a client that left mid-stream */
+    r->stream_cut = i % 10 == 9;
     r->api_key = "k1";
     r->key_alias = "alias-1";
     r->user_id = "u1";
@@ -262,6 +264,8 @@ static void test_10k(void **state)
     struct json_object *uo;
     assert_true(json_object_object_get_ex(meta, "usage_object", &uo));
     assert_true(json_object_object_get_ex(uo, "cache_read_input_tokens", &v) && json_object_get_int(v) == 3);
+    assert_string_equal(jstr(meta, "usage_source"), "counted");
+    assert_true(json_object_object_get_ex(meta, "stream_cut", &v) && json_object_get_boolean(v));
     assert_true(json_object_object_get_ex(o, "request_tags", &tags) && json_object_is_type(tags, json_type_array));
     json_object_put(o);
 
