@@ -38,6 +38,7 @@ struct sy_admin_route;
 struct sy_lim_req;
 struct sy_ccall;
 struct sy_rcall;
+struct sy_pown;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -296,6 +297,9 @@ struct sy_call {
     size_t raw_model_off, raw_model_len; /* the model value to replace in the body (len 0: none) */
     int raw_model_json;         /* the value is a JSON string (quotes included), else multipart bytes */
     char up_ctype[128];         /* raw: the upstream's Content-Type */
+    int raw_whole;              /* files / batches whose answer passthru.c reads (ids to record, a list to
+                                 * filter): a 2xx is held whole, then sy_passthru_answer */
+    struct sy_pown *pown;       /* their ownership state (passthru.c, arena); NULL otherwise */
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -353,6 +357,9 @@ struct sy_xerr;
 int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody, struct sy_xerr *err);
 /* LiteLLM's call_type of a pass-through call ("aimage_generation", ...). */
 const char *sy_passthru_call_type(const struct sy_call *c);
+/* A raw_whole answer (2xx, whole in c->up_body): record the ids it hands out to
+ * the caller, drop from a list what the caller may not see (passthru.c). */
+void sy_passthru_answer(struct sy_call *c);
 /* Release the call's limits (from sy_call_account) (limits.c). */
 void sy_limits_settle(struct sy_call *c);
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
