@@ -244,6 +244,12 @@ static struct sy_db_port *db_port(struct sy_call *c)
     return sy_db_enabled() ? c->w->dbport : NULL;
 }
 
+/* Admins (the master key, proxy_admin keys) and auth off use every object. */
+static int own_admin(const struct sy_call *c)
+{
+    return c->is_admin || !c->hashed_key;
+}
+
 static const char *who_user(const struct sy_call *c)
 {
     return c->key ? c->key->user_id : NULL;
@@ -308,7 +314,7 @@ static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
     struct sy_pown *o = c->pown;
     if (own_wake(c))
         return;
-    if (rc < 0 && !c->is_admin) {
+    if (rc < 0 && !own_admin(c)) {
         o->failed = 1;
     } else if (rc == 0 && rec) {
         struct sy_arena *a = &c->req->arena;
@@ -318,9 +324,9 @@ static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
         o->owner.user_id = rec->user_id ? sy_arena_strndup(a, rec->user_id, strlen(rec->user_id)) : NULL;
         o->owner.team_id = rec->team_id ? sy_arena_strndup(a, rec->team_id, strlen(rec->team_id)) : NULL;
         o->have_owner = 1;
-        o->denied = !c->is_admin && !sy_own_allows(rec, c->hashed_key, who_user(c));
+        o->denied = !own_admin(c) && !sy_own_allows(rec, c->hashed_key, who_user(c));
     } else {
-        o->denied = !c->is_admin;
+        o->denied = !own_admin(c);
     }
     own_next(c);
 }
@@ -380,7 +386,7 @@ static int own_stage(struct sy_call *c, struct sy_str p)
     o->kind = c->pass_op == PASS_FILES ? "file" : "batch";
     /* "/files[/{id}[/content]]", "/batches[/{id}[/cancel]]" */
     const char *s1 = memchr(p.p + 1, '/', p.n - 1);
-    int admin = c->is_admin || !c->hashed_key;
+    int admin = own_admin(c);
     if (s1) {
         const char *id = s1 + 1, *end = memchr(id, '/', (size_t)(p.p + p.n - id));
         size_t n = (size_t)((end ? end : p.p + p.n) - id);
