@@ -348,7 +348,8 @@ int sy_stage_cache_admin(struct sy_call *c); /* cachectl.c: /cache/ping, /cache/
 int sy_stage_responses_prev(struct sy_call *c); /* responses.c: previous_response_id, store */
 int sy_stage_responses_id(struct sy_call *c);   /* responses.c: GET / DELETE by id, input_items, cancel */
 int sy_stage_passthru(struct sy_call *c);       /* passthru.c: the model of an images/audio/... request */
-int sy_stage_files(struct sy_call *c);          /* passthru.c: files and batches: which deployment */
+int sy_stage_files(struct sy_call *c);
+int sy_stage_file_refs(struct sy_call *c);      /* passthru.c: file ids a chat / Responses request names are the caller's */          /* passthru.c: files and batches: which deployment */
 struct sy_ureq_opts;
 struct sy_xerr;
 /* A raw call's URL, headers, method and (multipart) body pieces for c->drt

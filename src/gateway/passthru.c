@@ -225,7 +225,9 @@ int sy_stage_passthru(struct sy_call *c)
 
 /* ---- who may use a file or a batch ------------------------------------------- */
 
-enum { POWN_BYID = 1, POWN_CREATE, POWN_LIST };
+enum { POWN_BYID = 1, POWN_CREATE, POWN_LIST, POWN_REFS };
+
+#define MAX_REFS 64 /* file ids one chat / Responses request may name */
 
 struct sy_pown {
     int what;            /* POWN_* */
@@ -235,6 +237,9 @@ struct sy_pown {
     size_t n;
     int filter;
     struct sy_own_rec owner; /* by id: the record found (strings in the arena) */
+    const char *refs[MAX_REFS]; /* POWN_REFS: the "file_id" strings of the request (arena) */
+    size_t nrefs;
+    int too_many;
     int have_owner;
     int in_stage, answered_sync, waiting, denied, failed;
 };
@@ -259,7 +264,13 @@ static void own_deny(struct sy_call *c)
 {
     struct sy_pown *o = c->pown;
     char m[400];
-    if (o->what == POWN_CREATE) {
+    if (o->what == POWN_REFS) {
+        if (o->too_many)
+            snprintf(m, sizeof m, "A request may name at most %d file ids", MAX_REFS);
+        else
+            snprintf(m, sizeof m, "No such File object: %.255s", o->id);
+        sy_call_error(c, 400, "invalid_request_error", "file_id", m, NULL, 0);
+    } else if (o->what == POWN_CREATE) {
         snprintf(m, sizeof m, "No such File object: %.255s", o->id);
         sy_call_error(c, 400, "invalid_request_error", "input_file_id", m, NULL, 0);
     } else if (!strcmp(o->kind, "file")) {
@@ -345,6 +356,11 @@ static void own_listed(void *ud, int rc, char *const *ids, size_t n)
             o->ids[i] = sy_arena_strndup(&c->req->arena, ids[i], strlen(ids[i]));
         o->n = n;
     }
+    for (size_t i = 0; o->what == POWN_REFS && rc >= 0 && i < o->nrefs && !o->denied; i++)
+        if (!sy_own_has(o->ids, o->n, o->refs[i])) {
+            snprintf(o->id, sizeof o->id, "%s", o->refs[i]);
+            o->denied = 1;
+        }
     own_next(c);
 }
 
@@ -440,6 +456,92 @@ static int own_stage(struct sy_call *c, struct sy_str p)
     own_begin(c);
     sy_own_list(db_port(c), o->kind, c->hashed_key, who_user(c), 100000, own_listed, c);
     return own_wait(c);
+}
+
+/* ---- file ids inside chat and Responses requests ------------------------------ */
+
+/* Collect the string values of members named "file_id" (the key compared
+ * decoded: "file\u005fid" is one too) anywhere in node i. */
+static void refs_walk(struct sy_call *c, const struct sy_jdoc *d, uint32_t i, int depth)
+{
+    struct sy_pown *o = c->pown;
+    char t = sy_jdom_type(d, i);
+    if (depth > SY_JDOM_MAX_DEPTH || (t != 'o' && t != 'a'))
+        return;
+    if (t == 'a') {
+        for (uint32_t e = sy_jdom_first(d, i); e; e = sy_jdom_next(d, e))
+            refs_walk(c, d, e, depth + 1);
+        return;
+    }
+    for (uint32_t k = sy_jdom_first(d, i); k; k = sy_jdom_next_key(d, k)) {
+        uint32_t v = sy_jdom_val(k);
+        if (sy_jdom_str_eq(d, k, "file_id") && sy_jdom_type(d, v) == 's') {
+            size_t n = 0;
+            const char *id = sy_jdom_str(d, v, &c->req->arena, &n);
+            if (o->nrefs == MAX_REFS)
+                o->too_many = 1;
+            else if (id)
+                o->refs[o->nrefs++] = id;
+            continue;
+        }
+        refs_walk(c, d, v, depth + 1);
+    }
+}
+
+static void refs_work(struct sy_call *c, void *arg)
+{
+    (void)arg;
+    struct sy_jdoc d;
+    if (sy_jdom_parse(&d, c->req->body.p, c->req->body.len, &c->req->arena, 0) == 0)
+        refs_walk(c, &d, 0, 0);
+}
+
+/* After the walk: SY_OK (nothing to check), SY_DONE, or SY_AGAIN (the caller's
+ * files are being read). */
+static int refs_check(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    if (o->too_many) {
+        own_deny(c);
+        return SY_DONE;
+    }
+    if (!o->nrefs)
+        return SY_OK;
+    own_begin(c);
+    sy_own_list(db_port(c), "file", c->hashed_key, who_user(c), 100000, own_listed, c);
+    return own_wait(c);
+}
+
+static void refs_done(struct sy_call *c, void *arg)
+{
+    (void)arg;
+    int rc = refs_check(c);
+    if (rc == SY_OK)
+        sy_call_resume(c);
+    else if (rc == SY_DONE)
+        return; /* answered */
+    /* SY_AGAIN: own_listed resumes or answers */
+}
+
+int sy_stage_file_refs(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    if (own_admin(c) || !r->body.len)
+        return SY_OK;
+    /* a member named file_id, or an escape that could spell one */
+    if (!memmem(r->body.p, r->body.len, "file_id", 7) && !memmem(r->body.p, r->body.len, "\\u", 2))
+        return SY_OK;
+    struct sy_pown *o = sy_arena_alloc(&r->arena, sizeof *o);
+    memset(o, 0, sizeof *o);
+    o->what = POWN_REFS;
+    o->kind = "file";
+    c->pown = o;
+    if (r->body.len >= SY_OFFLOAD_MIN_BYTES) {
+        sy_call_run_work(c, r->body.len, refs_work, refs_done, NULL);
+        return SY_AGAIN;
+    }
+    refs_work(c, NULL);
+    return refs_check(c);
 }
 
 /* Record a batch object's output and error files as owner's. */

@@ -202,6 +202,29 @@ function suite(name, dbUrlOf) {
       const first = await get(gw.url, T.B, '/v1/files?limit=1000');
       assert.equal(first.json.first_id, first.json.data[0]?.id ?? null);
       assert.equal(first.json.last_id, first.json.data.at(-1)?.id ?? null);
+      // a file id inside a chat or Responses request: only the caller's own
+      const chatWith = (f, raw = false) => {
+        const msg = { role: 'user', content: [{ type: 'text', text: 'what is in it?' }, { type: 'file', file: { file_id: f } }] };
+        const body = JSON.stringify({ model: 'gpt-4o', messages: [msg] });
+        return raw ? body.replace('"file_id"', '"file\\u005fid"') : body;
+      };
+      for (const who of ['B', 'A2']) {
+        for (const raw of [false, true]) {
+          const x = await call(gw.url, '/v1/chat/completions', chatWith(fa, raw), bearer(T[who]));
+          assertErrorShape(assert, x, 400);
+          assert.equal(x.json.error.param, 'file_id', x.text);
+        }
+        const y = await post(gw.url, T[who], '/v1/responses', {
+          model: 'chat-only', input: [{ role: 'user', content: [{ type: 'input_file', file_id: fa }] }] });
+        assertErrorShape(assert, y, 400);
+        const z = await post(gw.url, T[who], '/v1/responses', {
+          model: 'gpt-4o', input: [{ role: 'user', content: [{ type: 'input_file', file_id: fa }] }] });
+        assertErrorShape(assert, z, 400);
+      }
+      for (const who of ['A1', 'A3', 'M']) {
+        const x = await call(gw.url, '/v1/chat/completions', chatWith(fa), bearer(T[who]));
+        assert.notEqual(x.json?.error?.param, 'file_id', `${who}: ${x.text}`);
+      }
       // the owner deletes it
       assert.equal((await get(gw.url, T.A1, `/v1/files/${fa}`, 'DELETE')).status, 200);
     });
