@@ -106,6 +106,7 @@ function suite(name, dbUrlOf) {
         assert.equal(g.json.error.message.replace(id, 'X'), u.json.error.message.replace(unknown, 'X'), 'same as an unknown id');
         assertErrorShape(assert, await get(gw.url, T[who], `/v1/responses/${id}/input_items`), 404);
         assertErrorShape(assert, await get(gw.url, T[who], `/v1/responses/${encodeURIComponent(id)}`), 404);
+        assertErrorShape(assert, await get(gw.url, T[who], `/v1/responses/${inner}`), 404); // the raw upstream id
         assertErrorShape(assert, await get(gw.url, T[who], `/v1/responses/${id}`, 'DELETE'), 404);
         assertErrorShape(assert, await post(gw.url, T[who], `/v1/responses/${id}/cancel`, {}), 404);
         // the raw upstream id and the encoded one as previous_response_id
@@ -238,6 +239,13 @@ function suite(name, dbUrlOf) {
         assertErrorShape(assert, r, 400);
         assert.equal(r.json.error.param, 'input_file_id', r.text);
       }
+      // the last of two input_file_id members is the one an upstream reads: it is the one checked
+      const fb = await upload(gw.url, T.B, 'b\n');
+      const dup = `{"input_file_id":"${fb}","input_file_id":"${fa}","endpoint":"/v1/chat/completions","completion_window":"24h"}`;
+      const r2 = await call(gw.url, '/v1/batches', dup, bearer(T.B));
+      assertErrorShape(assert, r2, 400);
+      const esc = `{"input\\u005ffile_id":"${fa}","endpoint":"/v1/chat/completions","completion_window":"24h"}`;
+      assertErrorShape(assert, await call(gw.url, '/v1/batches', esc, bearer(T.B)), 400);
       assert.equal((await upstream('/batches')).length, before, 'no batch went upstream');
       const b = await post(gw.url, T.A1, '/v1/batches', body(fa));
       assert.equal(b.status, 200, b.text);
