@@ -349,6 +349,12 @@ litellm_settings:
         const bn = await ask(gw.url, T.B, n, { cache: { namespace: 'shared-ns' } });
         assert.equal(bn.hit, scope === null, 'namespace');
         if (scope) assert.notEqual(bn.key, an.key);
+        if (scope) { // a cache key sent as a request header names nothing
+          const h = await call(gw.url, '/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: nonce('other') }] },
+            { ...bearer(T.B), 'x-litellm-cache-key': a.key, 'cache-control': `s-maxage=600` });
+          assert.equal(h.status, 200, h.text);
+          assert.notEqual(h.headers.get('x-litellm-cache-hit'), 'True');
+        }
         // cache controls stay admin-only
         const del = await post(gw.url, T.B, '/cache/delete', { keys: [a.key] });
         assert.equal(del.status, 403, del.text);
