@@ -164,9 +164,6 @@ static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
 
 /* ---- POST /v1/responses: previous_response_id ------------------------------ */
 
-/* A conversation is sent whole with every turn and stored with each: it is
- * bounded like a request body (max_request_size_mb), which also bounds what a
- * turn costs the loop and the database. */
 static void db_down(struct sy_call *c)
 {
     sy_call_error(c, 503, "api_error", NULL, "switchyard: the database holding stored responses is unreachable",
@@ -181,6 +178,9 @@ static void prev_not_found(struct sy_call *c)
     sy_call_error(c, 400, "invalid_request_error", "previous_response_id", m, NULL, 0);
 }
 
+/* A conversation is sent whole with every turn and stored with each: it is
+ * bounded like a request body (max_request_size_mb), which also bounds what a
+ * turn costs the loop and the database. */
 static void too_large(struct sy_call *c)
 {
     char m[300];
@@ -191,7 +191,8 @@ static void too_large(struct sy_call *c)
     sy_call_error(c, 413, "invalid_request_error", "previous_response_id", m, NULL, 0);
 }
 
-/* The previous_response_id lookups are over: go on or answer (see own_wait). */
+/* The previous_response_id lookups are over: go on (or, inside the stage, let
+ * it go on) or answer. */
 static void prev_next(struct sy_call *c)
 {
     struct sy_rcall *r = c->rsp;
