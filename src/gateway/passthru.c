@@ -41,6 +41,7 @@
  *   GET|DELETE /files/{id}[...]  the caller's, else 404              -
  *   GET /batches/{id}, cancel    the caller's, else 404              record output/error files (the batch's owner)
  *   GET /files, GET /batches     the caller's ids (one DB read)      "data" filtered to them
+ *   chat, Responses with file_id every "file_id" the caller's, else 400 (sy_stage_file_refs)
  *
  * An id not recorded (made before, or outside the gateway) is a 404 for
  * everyone but admins: the same answer as a foreign one, never a 403.
