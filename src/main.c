@@ -21,6 +21,7 @@
 #include "spend/spend.h"
 #include "limits/limits.h"
 #include "cache/cache.h"
+#include "responses/owners.h"
 #include "responses/store.h"
 #include "store/dbpool.h"
 #include "tokenizer/tokenizer.h"
@@ -251,6 +252,7 @@ int main(int argc, char **argv)
     /* sized at start (a reload that turns the cache on uses these sizes); memory is taken as entries come */
     sy_cache_local_init(g->cfg->cache_max_bytes, g->cfg->cache_max_items);
     sy_rs_init((size_t)64 << 20); /* stored Responses conversations: 64 MB in memory, the rest in the database */
+    sy_own_init(4096);            /* owners of native responses, files, batches: the last puts, until committed */
     if (g->cfg->access_log && sy_accesslog_open(g->cfg->access_log) != 0)
         sy_warn("cannot open access log %s", g->cfg->access_log);
     uv_loop_t *loop = uv_default_loop();

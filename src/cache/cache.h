@@ -35,6 +35,11 @@ struct sy_buf;
  * "stream", "stream_options" and LiteLLM's router keys are not part of the
  * key unless LiteLLM includes them (key.c documents the list). */
 int sy_cache_key(const char *body, size_t n, const char *model_group, const char *ns, char out[SY_CACHE_KEY_MAX]);
+/* The same with a tenant scope (cache_params.switchyard_scope: "team:<id>" or
+ * "key:<hash>"; NULL or "" = global, LiteLLM's key): hashed after the params,
+ * so entries of two scopes never share a key, whatever the namespace. */
+int sy_cache_key_scoped(const char *body, size_t n, const char *model_group, const char *ns, const char *scope,
+                        char out[SY_CACHE_KEY_MAX]);
 
 /* Per-request controls: the body's "cache" object (LiteLLM's keys) and the
  * Cache-Control request header. */

@@ -10,6 +10,11 @@
  *   key = sha256(text.encode()).hexdigest()
  *   key = f"{namespace}:{key}" if namespace else key
  *
+ * switchyard's cache_params.switchyard_scope (team | key) appends
+ * "\nswitchyard_scope: <team:id | key:hash>" to the hashed text: the tenant is
+ * inside the hash, so no namespace a client picks can reach another tenant's
+ * entries (such keys differ from LiteLLM's by design; global adds nothing).
+ *
  * Order. The proxy calls router.acompletion(**body); the router then calls
  * litellm.acompletion(**{**deployment_litellm_params, "messages": messages,
  * ..., **rest_of_body}), so the kwargs start with "model" (the deployment's
@@ -280,6 +285,12 @@ static int add_member(struct sy_buf *b, const char *name, struct json_object *v)
 
 int sy_cache_key(const char *body, size_t n, const char *model_group, const char *ns, char out[SY_CACHE_KEY_MAX])
 {
+    return sy_cache_key_scoped(body, n, model_group, ns, NULL, out);
+}
+
+int sy_cache_key_scoped(const char *body, size_t n, const char *model_group, const char *ns, const char *scope,
+                        char out[SY_CACHE_KEY_MAX])
+{
     size_t nslen = ns ? strlen(ns) : 0;
     if (nslen > 300 || !body || n > INT32_MAX)
         return -1;
@@ -325,6 +336,10 @@ int sy_cache_key(const char *body, size_t n, const char *model_group, const char
         rc |= add_member(&b, name, v);
     }
     json_object_put(root);
+    if (!rc && scope && *scope) { /* after every param: no body member can spell it */
+        rc |= SY_BUF_LIT(&b, "\nswitchyard_scope: ");
+        rc |= sy_buf_puts(&b, scope);
+    }
     if (rc) {
         sy_buf_free(&b);
         return -1;

@@ -142,6 +142,8 @@ struct sy_router_config {
 #define SY_CACHE_CT_TEXT 2u  /* text_completion, atext_completion */
 #define SY_CACHE_CT_EMBED 4u /* embedding, aembedding */
 
+enum { SY_CACHE_SCOPE_GLOBAL, SY_CACHE_SCOPE_TEAM, SY_CACHE_SCOPE_KEY };
+
 struct sy_config {
     int refs;                   /* atomic; see sy_config_ref/unref */
     const char *path;           /* main file, may be NULL for the built-in default */
@@ -194,6 +196,7 @@ struct sy_config {
     double cache_ttl_s;                    /* cache_params.ttl; default 600 (LiteLLM's in-memory default) */
     const char *cache_namespace;           /* cache_params.namespace; may be NULL */
     int cache_default_off;                 /* cache_params.mode: default_off */
+    int cache_scope;                       /* cache_params.switchyard_scope: SY_CACHE_SCOPE_* (default global) */
     unsigned cache_call_types;             /* SY_CACHE_CT_* bits: cache_params.supported_call_types */
     size_t cache_max_bytes;                /* cache_params.switchyard_max_bytes; default 64 MiB (local) */
     size_t cache_max_items;                /* cache_params.max_size_in_memory; default 10000 (local) */

@@ -359,7 +359,7 @@ static const struct kdef cache_keys[] = {
     {"type", USED}, {"host", USED}, {"port", USED}, {"password", USED}, {"username", USED}, {"db", USED},
     {"url", USED}, {"redis_url", USED}, {"ttl", USED}, {"namespace", USED}, {"mode", USED},
     {"supported_call_types", USED}, {"max_size_in_memory", USED}, {"switchyard_max_bytes", USED},
-    {"default_in_memory_ttl", USED}, {"default_in_redis_ttl", USED}, {"max_size_per_item", QUIET},
+    {"switchyard_scope", USED}, {"default_in_memory_ttl", USED}, {"default_in_redis_ttl", USED}, {"max_size_per_item", QUIET},
     {"ssl", UNSUP}, {"redis_startup_nodes", UNSUP}, {"sentinel_nodes", UNSUP}, {"service_name", UNSUP},
     {"similarity_threshold", UNSUP}, {"redis_semantic_cache_embedding_model", UNSUP},
     {"qdrant_semantic_cache_embedding_model", UNSUP}, {"s3_bucket_name", UNSUP}, {"gcs_bucket_name", UNSUP},
@@ -406,6 +406,15 @@ static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_yn
         c->cache_default_off = 1;
     else if (mode && strcmp(mode, "default_on") != 0)
         sy__ld_error(ld, cp->file, cp->line, "litellm_settings.cache_params.mode: expected default_on or default_off");
+    const char *scope =
+        sy__get_str(ld, sy__ymap_get(cp, "switchyard_scope"), "litellm_settings.cache_params.switchyard_scope");
+    if (scope && strcmp(scope, "team") == 0)
+        c->cache_scope = SY_CACHE_SCOPE_TEAM;
+    else if (scope && strcmp(scope, "key") == 0)
+        c->cache_scope = SY_CACHE_SCOPE_KEY;
+    else if (scope && strcmp(scope, "global") != 0)
+        sy__ld_error(ld, cp->file, cp->line,
+                     "litellm_settings.cache_params.switchyard_scope: expected global, team or key");
     const struct sy_ynode *ct = sy__ymap_get(cp, "supported_call_types");
     if (ct && ct->kind == SY_Y_SEQ) {
         c->cache_call_types = 0;

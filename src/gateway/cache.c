@@ -7,7 +7,8 @@
  * nothing):
  *
  *   controls (body "cache", Cache-Control) ─▶ default_off and no use-cache? ─▶ not cached
- *   key = LiteLLM's (model group, namespace)
+ *   key = LiteLLM's (model group, namespace), with the tenant hashed in when
+ *         cache_params.switchyard_scope is team or key
  *   no-cache? ─▶ miss
  *   local LRU, or Redis GET (async; Redis down = miss)
  *   found, younger than s-maxage? ─▶ hit: the stored response (as JSON, or
@@ -33,6 +34,7 @@
 #include "gateway/usage.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 
@@ -43,6 +45,8 @@
 
 struct sy_ccall {
     char key[SY_CACHE_KEY_MAX];
+    const char *ns;         /* the namespace (the request's, else cache_params'), or NULL */
+    char scope[80];         /* cache_params.switchyard_scope's tenant: "team:<id>", "key:<hash>", or "" */
     struct sy_cache_ctl ctl;
     int store;              /* store the response when the call succeeds */
     struct sy_buf cap;      /* stream bytes sent to the client */
@@ -197,11 +201,27 @@ static int lookup(struct sy_call *c)
 }
 
 /* The key: parsing and hashing the body, on the pool for large bodies (a
- * 32 MB body must not hold the loop). arg is the namespace. */
+ * 32 MB body must not hold the loop). */
 static void key_work(struct sy_call *c, void *arg)
 {
-    if (sy_cache_key(c->req->body.p, c->req->body.len, c->req_group->name, arg, c->cc->key) != 0)
-        c->cc->key[0] = 0;
+    struct sy_ccall *cc = c->cc;
+    if (sy_cache_key_scoped(c->req->body.p, c->req->body.len, c->req_group->name, cc->ns, cc->scope, cc->key) != 0)
+        cc->key[0] = 0;
+}
+
+/* The tenant whose entries this call may read and write (cache_params.switchyard_scope):
+ * key: the hashed key (the master key's hash for the master key); team: the key's team,
+ * else its hash (a key without a team shares with no one). Auth off: global. */
+static void scope_of(const struct sy_call *c, int mode, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (mode == SY_CACHE_SCOPE_GLOBAL || !c->hashed_key)
+        return;
+    if (mode == SY_CACHE_SCOPE_TEAM && c->key && c->key->team_id && c->key->team_id[0] &&
+        strlen(c->key->team_id) < cap - 6)
+        snprintf(out, cap, "team:%s", c->key->team_id);
+    else
+        snprintf(out, cap, "key:%.64s", c->hashed_key);
 }
 
 static int keyed(struct sy_call *c)
@@ -250,13 +270,14 @@ int sy_stage_cache(struct sy_call *c)
     }
     if (cfg->cache_default_off && !cc->ctl.use_cache)
         return SY_OK;
-    const char *ns = cc->ctl.ns[0] ? cc->ctl.ns : cfg->cache_namespace;
+    cc->ns = cc->ctl.ns[0] ? cc->ctl.ns : cfg->cache_namespace;
+    scope_of(c, cfg->cache_scope, cc->scope, sizeof cc->scope);
     c->cc = cc;
     if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
-        sy_call_run_work(c, c->req->body.len, key_work, key_done, (void *)ns);
+        sy_call_run_work(c, c->req->body.len, key_work, key_done, NULL);
         return SY_AGAIN;
     }
-    key_work(c, (void *)ns);
+    key_work(c, NULL);
     return keyed(c);
 }
 

@@ -38,6 +38,7 @@ struct sy_admin_route;
 struct sy_lim_req;
 struct sy_ccall;
 struct sy_rcall;
+struct sy_pown;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -298,6 +299,9 @@ struct sy_call {
     size_t raw_model_off, raw_model_len; /* the model value to replace in the body (len 0: none) */
     int raw_model_json;         /* the value is a JSON string (quotes included), else multipart bytes */
     char up_ctype[128];         /* raw: the upstream's Content-Type */
+    int raw_whole;              /* files / batches whose answer passthru.c reads (ids to record, a list to
+                                 * filter): a 2xx is held whole, then sy_passthru_answer */
+    struct sy_pown *pown;       /* their ownership state (passthru.c, arena); NULL otherwise */
 };
 
 /* Globals shared by all workers (set before workers start). */
@@ -346,7 +350,8 @@ int sy_stage_cache_admin(struct sy_call *c); /* cachectl.c: /cache/ping, /cache/
 int sy_stage_responses_prev(struct sy_call *c); /* responses.c: previous_response_id, store */
 int sy_stage_responses_id(struct sy_call *c);   /* responses.c: GET / DELETE by id, input_items, cancel */
 int sy_stage_passthru(struct sy_call *c);       /* passthru.c: the model of an images/audio/... request */
-int sy_stage_files(struct sy_call *c);          /* passthru.c: files and batches: which deployment */
+int sy_stage_files(struct sy_call *c);
+int sy_stage_file_refs(struct sy_call *c);      /* passthru.c: file ids a chat / Responses request names are the caller's */          /* passthru.c: files and batches: which deployment */
 struct sy_ureq_opts;
 struct sy_xerr;
 /* A raw call's URL, headers, method and (multipart) body pieces for c->drt
@@ -355,6 +360,9 @@ struct sy_xerr;
 int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody, struct sy_xerr *err);
 /* LiteLLM's call_type of a pass-through call ("aimage_generation", ...). */
 const char *sy_passthru_call_type(const struct sy_call *c);
+/* A raw_whole answer (2xx, whole in c->up_body): record the ids it hands out to
+ * the caller, drop from a list what the caller may not see (passthru.c). */
+void sy_passthru_answer(struct sy_call *c);
 /* Release the call's limits (from sy_call_account) (limits.c). */
 void sy_limits_settle(struct sy_call *c);
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */

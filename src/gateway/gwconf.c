@@ -331,6 +331,8 @@ static void build_pipelines(struct sy_gwconf *g)
             ADD(k, sy_stage_parse);
         if (k == SY_RK_RESPONSES)
             ADD(k, sy_stage_responses_prev);
+        if (auth && g->db && (k == SY_RK_CHAT || k == SY_RK_RESPONSES))
+            ADD(k, sy_stage_file_refs); /* a file id in the request must be the caller's (passthru.c) */
         if (g->db)
             ADD(k, sy_stage_key_checks);
         ADD(k, sy_stage_route);

@@ -29,6 +29,22 @@
  * virtual key uses them only on a group it may call, under its budgets and
  * limits; a key limited to some models cannot create batches (their
  * requests name their own models in a file switchyard does not read).
+ *
+ * OWNERSHIP of files and batches (responses/owners.h: same key, or same
+ * user_id as LiteLLM's managed files; admins everything). The provider account
+ * is shared by every key, so the gateway records who created what and checks
+ * it on each call:
+ *
+ *   call                         before the upstream                 after a 2xx (held whole: raw_whole)
+ *   POST /files                  -                                   record "id" (file)
+ *   POST /batches                input_file_id must be the caller's  record "id" (batch), output/error files
+ *   GET|DELETE /files/{id}[...]  the caller's, else 404              -
+ *   GET /batches/{id}, cancel    the caller's, else 404              record output/error files (the batch's owner)
+ *   GET /files, GET /batches     the caller's ids (one DB read)      "data" filtered to them
+ *   chat, Responses with file_id every "file_id" the caller's, else 400 (sy_stage_file_refs)
+ *
+ * An id not recorded (made before, or outside the gateway) is a 404 for
+ * everyone but admins: the same answer as a foreign one, never a 403.
  */
 #include "gateway/gateway.h"
 
@@ -38,12 +54,16 @@
 #include <strings.h>
 
 #include "core/errors.h"
+#include "gateway/offload.h"
 #include "http/multipart.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "keys/keys.h"
 #include "gateway/xlate.h"
 #include "providers/adapter.h"
+#include "providers/jdom.h"
+#include "responses/owners.h"
+#include "store/dbpool.h"
 
 enum sy_pass_op {
     PASS_IMAGES_GEN = 1,
@@ -204,6 +224,428 @@ int sy_stage_passthru(struct sy_call *c)
     return SY_OK;
 }
 
+/* ---- who may use a file or a batch ------------------------------------------- */
+
+enum { POWN_BYID = 1, POWN_CREATE, POWN_LIST, POWN_REFS };
+
+#define MAX_REFS 64 /* file ids one chat / Responses request may name */
+
+struct sy_pown {
+    int what;            /* POWN_* */
+    const char *kind;    /* "file" | "batch" */
+    char id[256];        /* by id: the object's; batch create: its input_file_id */
+    char **ids;          /* list: the caller's ids (sorted), filter on; NULL: no filter (admins) */
+    size_t n;
+    int filter;
+    struct sy_own_rec owner; /* by id: the record found (strings in the arena) */
+    const char *refs[MAX_REFS]; /* POWN_REFS: the "file_id" strings of the request (arena) */
+    size_t nrefs;
+    int too_many;
+    int have_owner;
+    int in_stage, answered_sync, waiting, denied, failed;
+};
+
+static struct sy_db_port *db_port(struct sy_call *c)
+{
+    return sy_db_enabled() ? c->w->dbport : NULL;
+}
+
+/* Admins (the master key, proxy_admin keys) and auth off use every object. */
+static int own_admin(const struct sy_call *c)
+{
+    return c->is_admin || !c->hashed_key;
+}
+
+static const char *who_user(const struct sy_call *c)
+{
+    return c->key ? c->key->user_id : NULL;
+}
+
+static void own_deny(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    char m[400];
+    if (o->what == POWN_REFS) {
+        if (o->too_many)
+            snprintf(m, sizeof m, "A request may name at most %d file ids", MAX_REFS);
+        else
+            snprintf(m, sizeof m, "No such File object: %.255s", o->id);
+        sy_call_error(c, 400, "invalid_request_error", "file_id", m, NULL, 0);
+    } else if (o->what == POWN_CREATE) {
+        snprintf(m, sizeof m, "No such File object: %.255s", o->id);
+        sy_call_error(c, 400, "invalid_request_error", "input_file_id", m, NULL, 0);
+    } else if (!strcmp(o->kind, "file")) {
+        snprintf(m, sizeof m, "No such File object: %.255s", o->id);
+        sy_call_error(c, 404, "invalid_request_error", "id", m, NULL, 0);
+    } else {
+        snprintf(m, sizeof m, "No batch found with id '%.255s'.", o->id);
+        sy_call_error(c, 404, "invalid_request_error", NULL, m, NULL, 0);
+    }
+}
+
+static void own_failed(struct sy_call *c)
+{
+    sy_call_error(c, 503, "api_error", NULL,
+                  "switchyard: the database recording who owns files and batches is unreachable", NULL, 0);
+}
+
+/* A lookup answered: go on, or answer. 1 when the client went away meanwhile
+ * (the call is ended). */
+static int own_wake(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    if (!o->waiting)
+        return 0;
+    o->waiting = 0;
+    c->req->on_abort = NULL;
+    if (!c->aborted)
+        return 0;
+    sy_call_account(c, 499);
+    sy_resp_end(c->req);
+    return 1;
+}
+
+static void own_next(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    if (o->in_stage) {
+        o->answered_sync = 1; /* before the lookup returned: the stage answers */
+        return;
+    }
+    if (o->failed)
+        own_failed(c);
+    else if (o->denied)
+        own_deny(c);
+    else
+        sy_call_resume(c);
+}
+
+static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
+{
+    struct sy_call *c = ud;
+    struct sy_pown *o = c->pown;
+    if (own_wake(c))
+        return;
+    if (rc < 0 && !own_admin(c)) {
+        o->failed = 1;
+    } else if (rc == 0 && rec) {
+        struct sy_arena *a = &c->req->arena;
+        o->owner.kind = o->kind;
+        o->owner.id = o->id;
+        o->owner.token = rec->token ? sy_arena_strndup(a, rec->token, strlen(rec->token)) : NULL;
+        o->owner.user_id = rec->user_id ? sy_arena_strndup(a, rec->user_id, strlen(rec->user_id)) : NULL;
+        o->owner.team_id = rec->team_id ? sy_arena_strndup(a, rec->team_id, strlen(rec->team_id)) : NULL;
+        o->have_owner = 1;
+        o->denied = !own_admin(c) && !sy_own_allows(rec, c->hashed_key, who_user(c));
+    } else {
+        o->denied = !own_admin(c);
+    }
+    own_next(c);
+}
+
+static void own_listed(void *ud, int rc, char *const *ids, size_t n)
+{
+    struct sy_call *c = ud;
+    struct sy_pown *o = c->pown;
+    if (own_wake(c))
+        return;
+    if (rc < 0) {
+        o->failed = 1;
+    } else if (n) {
+        o->ids = sy_arena_alloc(&c->req->arena, n * sizeof *o->ids);
+        for (size_t i = 0; i < n; i++)
+            o->ids[i] = sy_arena_strndup(&c->req->arena, ids[i], strlen(ids[i]));
+        o->n = n;
+    }
+    for (size_t i = 0; o->what == POWN_REFS && rc >= 0 && i < o->nrefs && !o->denied; i++)
+        if (!sy_own_has(o->ids, o->n, o->refs[i])) {
+            snprintf(o->id, sizeof o->id, "%s", o->refs[i]);
+            o->denied = 1;
+        }
+    own_next(c);
+}
+
+/* SY_OK, SY_DONE (answered) or SY_AGAIN (a lookup resumes the call). */
+static int own_wait(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    o->in_stage = 0;
+    if (!o->answered_sync)
+        return SY_AGAIN;
+    if (o->failed) {
+        own_failed(c);
+        return SY_DONE;
+    }
+    if (o->denied) {
+        own_deny(c);
+        return SY_DONE;
+    }
+    return SY_OK;
+}
+
+static void own_begin(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    o->in_stage = 1;
+    o->answered_sync = 0;
+    o->waiting = db_port(c) != NULL;
+    if (o->waiting)
+        c->req->on_abort = sy_call_wait_abort;
+}
+
+/* The ownership step of files and batches (p: the path without /v1). */
+static int own_stage(struct sy_call *c, struct sy_str p)
+{
+    struct sy_req *r = c->req;
+    struct sy_pown *o = sy_arena_alloc(&r->arena, sizeof *o);
+    memset(o, 0, sizeof *o);
+    c->pown = o;
+    o->kind = c->pass_op == PASS_FILES ? "file" : "batch";
+    /* "/files[/{id}[/content]]", "/batches[/{id}[/cancel]]" */
+    const char *s1 = memchr(p.p + 1, '/', p.n - 1);
+    int admin = own_admin(c);
+    if (s1) {
+        const char *id = s1 + 1, *end = memchr(id, '/', (size_t)(p.p + p.n - id));
+        size_t n = (size_t)((end ? end : p.p + p.n) - id);
+        if (n >= sizeof o->id) {
+            o->what = POWN_BYID;
+            memcpy(o->id, id, sizeof o->id - 1);
+            own_deny(c);
+            return SY_DONE;
+        }
+        memcpy(o->id, id, n);
+        o->id[n] = 0;
+        o->what = POWN_BYID;
+        /* a batch's answer names its output files: they become its owner's */
+        c->raw_whole = c->pass_op == PASS_BATCHES && r->method != HTTP_DELETE;
+        own_begin(c);
+        sy_own_get(db_port(c), o->kind, o->id, own_loaded, c);
+        return own_wait(c);
+    }
+    if (r->method == HTTP_POST) {
+        o->what = POWN_CREATE;
+        c->raw_whole = 1;
+        if (admin || c->pass_op != PASS_BATCHES)
+            return SY_OK;
+        /* a batch reads its input file: it must be the caller's */
+        struct sy_jscan sc;
+        if (sy_jscan(r->body.p, r->body.len, &sc) != 0 || !sc.top_is_object) {
+            sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object",
+                          NULL, 0);
+            return SY_DONE;
+        }
+        struct sy_jspan top = {0, r->body.len, 'o'};
+        struct sy_jspan f = sy_jscan_member(r->body.p, top, "input_file_id");
+        if (f.type != 's')
+            return SY_OK; /* the upstream's 400 */
+        if (sy_jstr_decode(r->body.p + f.off, f.len, o->id, sizeof o->id) <= 0) {
+            snprintf(o->id, sizeof o->id, "%s", "?");
+            own_deny(c);
+            return SY_DONE;
+        }
+        own_begin(c);
+        sy_own_get(db_port(c), "file", o->id, own_loaded, c);
+        return own_wait(c);
+    }
+    if (r->method != HTTP_GET)
+        return SY_OK;
+    o->what = POWN_LIST;
+    if (admin)
+        return SY_OK; /* admins list everything */
+    o->filter = 1;
+    c->raw_whole = 1;
+    own_begin(c);
+    sy_own_list(db_port(c), o->kind, c->hashed_key, who_user(c), 100000, own_listed, c);
+    return own_wait(c);
+}
+
+/* ---- file ids inside chat and Responses requests ------------------------------ */
+
+/* Collect the string values of members named "file_id" (the key compared
+ * decoded: "file\u005fid" is one too) anywhere in node i. */
+static void refs_walk(struct sy_call *c, const struct sy_jdoc *d, uint32_t i, int depth)
+{
+    struct sy_pown *o = c->pown;
+    char t = sy_jdom_type(d, i);
+    if (depth > SY_JDOM_MAX_DEPTH || (t != 'o' && t != 'a'))
+        return;
+    if (t == 'a') {
+        for (uint32_t e = sy_jdom_first(d, i); e; e = sy_jdom_next(d, e))
+            refs_walk(c, d, e, depth + 1);
+        return;
+    }
+    for (uint32_t k = sy_jdom_first(d, i); k; k = sy_jdom_next_key(d, k)) {
+        uint32_t v = sy_jdom_val(k);
+        if (sy_jdom_str_eq(d, k, "file_id") && sy_jdom_type(d, v) == 's') {
+            size_t n = 0;
+            const char *id = sy_jdom_str(d, v, &c->req->arena, &n);
+            if (o->nrefs == MAX_REFS)
+                o->too_many = 1;
+            else if (id)
+                o->refs[o->nrefs++] = id;
+            continue;
+        }
+        refs_walk(c, d, v, depth + 1);
+    }
+}
+
+static void refs_work(struct sy_call *c, void *arg)
+{
+    (void)arg;
+    struct sy_jdoc d;
+    if (sy_jdom_parse(&d, c->req->body.p, c->req->body.len, &c->req->arena, 0) == 0)
+        refs_walk(c, &d, 0, 0);
+}
+
+/* After the walk: SY_OK (nothing to check), SY_DONE, or SY_AGAIN (the caller's
+ * files are being read). */
+static int refs_check(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    if (o->too_many) {
+        own_deny(c);
+        return SY_DONE;
+    }
+    if (!o->nrefs)
+        return SY_OK;
+    own_begin(c);
+    sy_own_list(db_port(c), "file", c->hashed_key, who_user(c), 100000, own_listed, c);
+    return own_wait(c);
+}
+
+static void refs_done(struct sy_call *c, void *arg)
+{
+    (void)arg;
+    int rc = refs_check(c);
+    if (rc == SY_OK)
+        sy_call_resume(c);
+    else if (rc == SY_DONE)
+        return; /* answered */
+    /* SY_AGAIN: own_listed resumes or answers */
+}
+
+int sy_stage_file_refs(struct sy_call *c)
+{
+    struct sy_req *r = c->req;
+    if (own_admin(c) || !r->body.len)
+        return SY_OK;
+    /* a member named file_id, or an escape that could spell one */
+    if (!memmem(r->body.p, r->body.len, "file_id", 7) && !memmem(r->body.p, r->body.len, "\\u", 2))
+        return SY_OK;
+    struct sy_pown *o = sy_arena_alloc(&r->arena, sizeof *o);
+    memset(o, 0, sizeof *o);
+    o->what = POWN_REFS;
+    o->kind = "file";
+    c->pown = o;
+    if (r->body.len >= SY_OFFLOAD_MIN_BYTES) {
+        sy_call_run_work(c, r->body.len, refs_work, refs_done, NULL);
+        return SY_AGAIN;
+    }
+    refs_work(c, NULL);
+    return refs_check(c);
+}
+
+/* Record a batch object's output and error files as owner's. */
+static void own_batch_files(struct sy_call *c, const struct sy_jdoc *d, uint32_t obj, const struct sy_own_rec *owner)
+{
+    static const char *const f[] = {"output_file_id", "error_file_id"};
+    for (int i = 0; i < 2; i++) {
+        uint32_t v = sy_jdom_member(d, obj, f[i]);
+        size_t n = 0;
+        const char *id = v ? sy_jdom_str(d, v, &c->req->arena, &n) : NULL;
+        if (!id || !n || n > 255 || memchr(id, 0, n))
+            continue;
+        struct sy_own_rec r = *owner;
+        r.kind = "file";
+        r.id = id;
+        r.created_at = 0;
+        sy_own_put(db_port(c), &r);
+    }
+}
+
+void sy_passthru_answer(struct sy_call *c)
+{
+    struct sy_pown *o = c->pown;
+    if (!o || c->up_status < 200 || c->up_status >= 300 || !c->up_body.len)
+        return;
+    struct sy_jdoc d;
+    if (sy_jdom_parse(&d, c->up_body.p, c->up_body.len, &c->req->arena, 0) != 0 || sy_jdom_type(&d, 0) != 'o') {
+        if (o->filter) { /* a list we cannot read is not shown to a tenant */
+            sy_buf_reset(&c->up_body);
+            SY_BUF_LIT(&c->up_body, "{\"object\":\"list\",\"data\":[],\"first_id\":null,\"last_id\":null,"
+                                    "\"has_more\":false}");
+        }
+        return;
+    }
+    struct sy_own_rec me = {.token = c->hashed_key, .user_id = who_user(c), .team_id = c->key ? c->key->team_id : NULL};
+    if (o->what == POWN_CREATE) {
+        uint32_t v = sy_jdom_top(&d, "id");
+        size_t n = 0;
+        const char *id = v ? sy_jdom_str(&d, v, &c->req->arena, &n) : NULL;
+        if (id && n && n < 256 && !memchr(id, 0, n)) {
+            struct sy_own_rec r = me;
+            r.kind = o->kind;
+            r.id = id;
+            sy_own_put(db_port(c), &r);
+        }
+        if (!strcmp(o->kind, "batch"))
+            own_batch_files(c, &d, 0, &me);
+        return;
+    }
+    if (o->what == POWN_BYID) {
+        if (o->have_owner)
+            own_batch_files(c, &d, 0, &o->owner);
+        return;
+    }
+    if (!o->filter)
+        return;
+    /* a list: only the caller's items */
+    uint32_t data = sy_jdom_top(&d, "data");
+    struct sy_buf b, first, last;
+    sy_buf_init(&b, 256u << 20);
+    sy_buf_init(&first, 4096);
+    sy_buf_init(&last, 4096);
+    SY_BUF_LIT(&b, "{\"object\":\"list\",\"data\":[");
+    int k = 0;
+    for (uint32_t it = sy_jdom_type(&d, data) == 'a' ? sy_jdom_first(&d, data) : 0; it; it = sy_jdom_next(&d, it)) {
+        uint32_t v = sy_jdom_member(&d, it, "id");
+        size_t n = 0;
+        const char *id = v ? sy_jdom_str(&d, v, &c->req->arena, &n) : NULL;
+        if (!id || !sy_own_has(o->ids, o->n, id))
+            continue;
+        size_t rl;
+        const char *raw = sy_jdom_raw(&d, it, &rl);
+        if (k++)
+            SY_BUF_LIT(&b, ",");
+        sy_buf_append(&b, raw, rl);
+        size_t vl;
+        const char *vr = sy_jdom_raw(&d, v, &vl);
+        if (k == 1)
+            sy_buf_append(&first, vr, vl);
+        sy_buf_reset(&last);
+        sy_buf_append(&last, vr, vl);
+        if (!strcmp(o->kind, "batch"))
+            own_batch_files(c, &d, it, &me);
+    }
+    SY_BUF_LIT(&b, "],\"first_id\":");
+    if (k) {
+        sy_buf_append(&b, first.p, first.len);
+        SY_BUF_LIT(&b, ",\"last_id\":");
+        sy_buf_append(&b, last.p, last.len);
+    } else {
+        SY_BUF_LIT(&b, "null,\"last_id\":null");
+    }
+    uint32_t hm = sy_jdom_top(&d, "has_more");
+    int more = 0;
+    if (hm)
+        sy_jdom_bool(&d, hm, &more);
+    sy_buf_printf(&b, ",\"has_more\":%s}", more ? "true" : "false");
+    sy_buf_free(&first);
+    sy_buf_free(&last);
+    sy_buf_free(&c->up_body);
+    c->up_body = b;
+}
+
 int sy_stage_files(struct sy_call *c)
 {
     struct sy_req *r = c->req;
@@ -308,7 +750,7 @@ int sy_stage_files(struct sy_call *c)
     c->timeout_req = c->stream_timeout_req = -1;
     c->fb_kind = -1;
     c->disable_fallbacks = 1;
-    return SY_OK;
+    return own_stage(c, p);
 }
 
 /* ---- the upstream request (proxy.c) ------------------------------------------ */

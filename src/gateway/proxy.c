@@ -595,6 +595,11 @@ static void counted_reply(struct sy_call *c, void *arg)
 
 static void finish_success(struct sy_call *c)
 {
+    if (c->raw_whole) { /* files and batches: ids recorded, lists filtered (passthru.c) */
+        sy_passthru_answer(c);
+        success_reply(c, NULL);
+        return;
+    }
     if (sy_xlate_decodes(c)) {
         if (sy_xlate_response(c) != 0) {
             const struct sy_xerr *e = &c->x->err;
@@ -1391,7 +1396,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
                 c->up_ctype[h[i].value_len] = 0;
             }
     }
-    if (status >= 200 && status < 300 && ((c->stream && is_sse) || c->raw)) {
+    if (status >= 200 && status < 300 && ((c->stream && is_sse) || (c->raw && !c->raw_whole))) {
         /* the client's head waits for the first body byte: a stream that fails
          * before it can still be retried or fall back transparently */
         c->sse_pending = 1;

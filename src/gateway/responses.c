@@ -17,6 +17,15 @@
  *
  * What a stored response may be read by: the virtual key that made it, or an
  * admin; others get 404, as for an id that does not exist.
+ *
+ * Native responses live at the provider, in an account every key shares: the
+ * id the upstream hands out is recorded with its maker (responses/owners.h,
+ * kind "response") as the answer passes (sy_responses_native_made), and a
+ * non-admin may read, delete, cancel or continue (previous_response_id) only
+ * a native response that is its own (same key, or same user_id). An id that
+ * is neither a readable stored conversation nor the caller's native response
+ * is "not found" (404 by id, 400 for previous_response_id), also when it was
+ * made before switchyard recorded owners or outside the gateway.
  */
 #include "gateway/gateway.h"
 
@@ -32,6 +41,7 @@
 #include "http/server.h"
 #include "keys/keys.h"
 #include "store/dbpool.h"
+#include "responses/owners.h"
 #include "responses/responses.h"
 #include "responses/store.h"
 
@@ -154,6 +164,20 @@ static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
 
 /* ---- POST /v1/responses: previous_response_id ------------------------------ */
 
+static void db_down(struct sy_call *c)
+{
+    sy_call_error(c, 503, "api_error", NULL, "switchyard: the database holding stored responses is unreachable",
+                  NULL, 0);
+}
+
+static void prev_not_found(struct sy_call *c)
+{
+    struct sy_rcall *r = c->rsp;
+    char m[800];
+    snprintf(m, sizeof m, "Previous response with id '%.600s' not found.", r->prev_full ? r->prev_full : "");
+    sy_call_error(c, 400, "invalid_request_error", "previous_response_id", m, NULL, 0);
+}
+
 /* A conversation is sent whole with every turn and stored with each: it is
  * bounded like a request body (max_request_size_mb), which also bounds what a
  * turn costs the loop and the database. */
@@ -167,19 +191,84 @@ static void too_large(struct sy_call *c)
     sy_call_error(c, 413, "invalid_request_error", "previous_response_id", m, NULL, 0);
 }
 
+/* The previous_response_id lookups are over: go on (or, inside the stage, let
+ * it go on) or answer. */
+static void prev_next(struct sy_call *c)
+{
+    struct sy_rcall *r = c->rsp;
+    if (r->in_stage) {
+        r->answered_sync = 1; /* answered before the lookup returned: the stage goes on */
+        return;
+    }
+    if (r->too_large) {
+        too_large(c);
+        return;
+    }
+    if (r->prev_down) {
+        db_down(c);
+        return;
+    }
+    if (r->prev_denied) {
+        prev_not_found(c);
+        return;
+    }
+    sy_call_resume(c);
+}
+
+/* A lookup came back: 1 when the client went away meanwhile (the call is ended). */
+static int rs_wake(struct sy_call *c)
+{
+    struct sy_rcall *r = c->rsp;
+    if (!r->waiting)
+        return 0;
+    r->waiting = 0;
+    c->req->on_abort = NULL;
+    if (!c->aborted)
+        return 0;
+    sy_call_account(c, 499);
+    sy_resp_end(c->req);
+    return 1;
+}
+
+/* Who the caller is, for owners.h. */
+static const char *who_user(const struct sy_call *c)
+{
+    return c->key ? c->key->user_id : NULL;
+}
+
+static int owner_checked(const struct sy_call *c)
+{
+    return !c->is_admin && c->hashed_key; /* admins (and auth off) use every id */
+}
+
+static void start_wait(struct sy_call *c)
+{
+    struct sy_rcall *r = c->rsp;
+    r->waiting = port(c) != NULL;
+    if (r->waiting)
+        c->req->on_abort = sy_call_wait_abort;
+}
+
+/* The native response previous_response_id names: the caller's? */
+static void prev_owner(void *ud, int rc, const struct sy_own_rec *rec)
+{
+    struct sy_call *c = ud;
+    struct sy_rcall *r = c->rsp;
+    if (rs_wake(c))
+        return;
+    if (rc < 0)
+        r->prev_down = 1; /* cannot tell: not sent anywhere */
+    else
+        r->prev_denied = !(rc == 0 && rec && sy_own_allows(rec, c->hashed_key, who_user(c)));
+    prev_next(c);
+}
+
 static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
 {
     struct sy_call *c = ud;
     struct sy_rcall *r = c->rsp;
-    if (r->waiting) {
-        r->waiting = 0;
-        c->req->on_abort = NULL;
-        if (c->aborted) {
-            sy_call_account(c, 499);
-            sy_resp_end(c->req);
-            return;
-        }
-    }
+    if (rs_wake(c))
+        return;
     if (rc == 0 && rec && may_read(c, rec)) {
         r->prior = conversation(c, rec, &r->prior_len);
         r->prior_loaded = 1;
@@ -189,16 +278,13 @@ static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
         r->prior_error = 1;
     } else {
         r->prior_missing = 1;
+        if (owner_checked(c)) { /* not a conversation of ours: a native response, if it is the caller's */
+            start_wait(c);
+            sy_own_get(port(c), "response", r->prev.inner, prev_owner, c);
+            return;
+        }
     }
-    if (r->in_stage) {
-        r->answered_sync = 1; /* answered before sy_rs_get returned: the stage goes on */
-        return;
-    }
-    if (r->too_large) {
-        too_large(c);
-        return;
-    }
-    sy_call_resume(c);
+    prev_next(c);
 }
 
 int sy_stage_responses_prev(struct sy_call *c)
@@ -225,27 +311,70 @@ int sy_stage_responses_prev(struct sy_call *c)
     r->has_prev = 1;
     r->prev_full = sy_arena_strndup(&c->req->arena, id, strlen(id));
     struct sy_drt *d = r->prev.encoded ? drt_by_id(c->g, r->prev.model_id) : NULL;
-    if (d && sy_resp_native(d)) {
-        c->pin = d; /* the deployment keeps the conversation itself; used when the group holds it (proxy.c) */
-        return SY_OK;
-    }
-    /* a translated conversation is in the shared store: any deployment of the group continues it, so
-     * the router picks as usual (a forged id cannot steer past cooldowns and limits) */
-    /* a translated conversation (or an id we did not make): load it */
     r->in_stage = 1;
     r->answered_sync = 0;
-    r->waiting = port(c) != NULL;
-    if (r->waiting)
-        c->req->on_abort = sy_call_wait_abort;
-    sy_rs_get(port(c), r->prev.inner, prev_loaded, c);
+    if (d && sy_resp_native(d)) {
+        c->pin = d; /* the deployment keeps the conversation itself; used when the group holds it (proxy.c) */
+        if (!owner_checked(c)) {
+            r->in_stage = 0;
+            return SY_OK;
+        }
+        start_wait(c); /* ... and may be asked only for the caller's own */
+        sy_own_get(port(c), "response", r->prev.inner, prev_owner, c);
+    } else {
+        /* a translated conversation is in the shared store: any deployment of the group continues it, so
+         * the router picks as usual (a forged id cannot steer past cooldowns and limits) */
+        start_wait(c);
+        sy_rs_get(port(c), r->prev.inner, prev_loaded, c);
+    }
     r->in_stage = 0;
-    if (r->answered_sync && r->too_large) {
+    if (!r->answered_sync)
+        return SY_AGAIN; /* prev_loaded / prev_owner resume the pipeline */
+    if (r->too_large) {
         too_large(c);
         return SY_DONE;
     }
-    if (r->answered_sync)
-        return SY_OK; /* answered at once (memory hit, or no database) */
-    return SY_AGAIN; /* prev_loaded resumes the pipeline */
+    if (r->prev_down) {
+        db_down(c);
+        return SY_DONE;
+    }
+    if (r->prev_denied) {
+        prev_not_found(c);
+        return SY_DONE;
+    }
+    return SY_OK; /* answered at once (memory hit, or no database) */
+}
+
+/* A native response the upstream just made (its JSON; event: a stream event's
+ * data, with the response under "response"): record its id as the caller's,
+ * once per call. */
+void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int event)
+{
+    struct sy_rcall *r = c->rsp;
+    if (c->kind != SY_RK_RESPONSES || !r || r->native_recorded || !c->hashed_key || !json || !n)
+        return;
+    struct sy_jspan top = {0, n, 'o'};
+    while (top.len && (json[top.off] == ' ' || json[top.off] == '\n' || json[top.off] == '\r' || json[top.off] == '\t'))
+        top.off++, top.len--;
+    if (!top.len || json[top.off] != '{')
+        return;
+    struct sy_jscan sc;
+    if (sy_jscan(json + top.off, top.len, &sc) != 0 || !sc.top_is_object)
+        return;
+    struct sy_jspan in = event ? sy_jscan_member(json, top, "response") : top;
+    if (in.type != 'o')
+        return; /* an event without the response object (deltas ...) */
+    struct sy_jspan id = sy_jscan_member(json, in, "id");
+    char inner[300];
+    if (id.type != 's' || sy_jstr_decode(json + id.off, id.len, inner, sizeof inner) <= 0 || !safe_id(inner))
+        return;
+    struct sy_own_rec rec = {.kind = "response",
+                             .id = inner,
+                             .token = c->hashed_key,
+                             .user_id = who_user(c),
+                             .team_id = c->key ? c->key->team_id : NULL};
+    sy_own_put(port(c), &rec);
+    r->native_recorded = 1;
 }
 
 /* ---- saving (xlate.c calls this with the response the client gets) -------- */
@@ -384,6 +513,28 @@ static void id_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     sy_buf_free(&b);
 }
 
+/* The owner of a native response asked for by id (prev_down / prev_denied
+ * serve as the by-id route's flags too). */
+static void id_owner(void *ud, int rc, const struct sy_own_rec *rec)
+{
+    struct sy_call *c = ud;
+    struct sy_rcall *r = c->rsp;
+    if (rs_wake(c))
+        return;
+    r->prev_down = rc < 0;
+    r->prev_denied = rc >= 0 && !(rc == 0 && rec && sy_own_allows(rec, c->hashed_key, who_user(c)));
+    if (r->in_stage) {
+        r->answered_sync = 1;
+        return;
+    }
+    if (r->prev_down)
+        db_down(c);
+    else if (r->prev_denied)
+        not_found(c);
+    else
+        sy_call_resume(c);
+}
+
 int sy_stage_responses_id(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
@@ -432,7 +583,21 @@ int sy_stage_responses_id(struct sy_call *c)
         c->timeout_req = c->stream_timeout_req = -1;
         c->fb_kind = -1;
         c->disable_fallbacks = 1;
-        return SY_OK; /* the upstream stage, XM_RESP_NATIVE */
+        if (!owner_checked(c))
+            return SY_OK; /* the upstream stage, XM_RESP_NATIVE */
+        /* a native response in the account every key shares: only the caller's own */
+        r->in_stage = 1;
+        r->answered_sync = 0;
+        start_wait(c);
+        sy_own_get(port(c), "response", r->rid.inner, id_owner, c);
+        r->in_stage = 0;
+        if (!r->answered_sync)
+            return SY_AGAIN;
+        if (r->prev_down || r->prev_denied) {
+            r->prev_down ? db_down(c) : not_found(c);
+            return SY_DONE;
+        }
+        return SY_OK;
     }
     r->waiting = port(c) != NULL;
     if (r->waiting)

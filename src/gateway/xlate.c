@@ -587,6 +587,8 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
     if (x->mode == XM_RESP_NATIVE) { /* the upstream's own Responses events: ids encoded */
         if (tl == 18 && memcmp(type, "response.completed", 18) == 0)
             sy_xlate_native_usage(c, data, dl);
+        if (c->rsp && !c->rsp->native_recorded)
+            sy_responses_native_made(c, data, dl, 1); /* the first event with the response names its owner */
         if (tl) {
             SY_BUF_LIT(&x->emit, "event: ");
             sy_buf_append(&x->emit, type, tl);
@@ -728,6 +730,8 @@ int sy_xlate_response(struct sy_call *c)
             sy_xlate_native_usage(c, u, (size_t)(body + n - u));
         if (c->kind == SY_RK_RESPONSES_ID)
             c->have_usage = 1; /* nothing to count */
+        else
+            sy_responses_native_made(c, body, n, 0);
         sy_resp_ids_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
         sy_buf_free(&c->up_body);
         c->up_body = nb;

@@ -53,6 +53,9 @@ struct sy_rcall {
     int prior_loaded, prior_missing, prior_error;
     int in_stage, answered_sync, waiting;
     int too_large;          /* prior + this request over max_request_size_mb */
+    int prev_denied;        /* previous_response_id is neither a readable conversation nor the caller's native one */
+    int prev_down;          /* ... could not be checked (the database is down) */
+    int native_recorded;    /* the native response's id was recorded as the caller's (owners.h) */
     struct sy_buf items;    /* this request's input items (sy_resp_to_openai) */
     struct sy_jdoc req;     /* the request parsed, and translated (the built-in mock's path) */
     int have_req;
@@ -67,6 +70,9 @@ struct sy_rcall {
 int sy_resp_native(const struct sy_drt *d);
 /* Save a translated response the client got (responses.c). */
 void sy_responses_save(struct sy_call *c, const char *resp, size_t n);
+/* Record the id of a native response the upstream made as the caller's
+ * (responses.c): json is the response (event 0) or a stream event's data (1). */
+void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int event);
 /* The built-in mock's view of a Responses request: the chat request it stands
  * for (0), or SY_DONE when an error was sent (previous response not found,
  * a request that cannot be translated). */

@@ -34,6 +34,7 @@
  *   |------------------------------------|------------------------------|-------------------------------|
  *   | Switchyard_Meta                    | key                          | schema_version (migrate.c)    |
  *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations (responses/store.h) |
+ *   | SwitchyardObject                   | kind, id                     | owners of native responses, files, batches (responses/owners.h) |
  *
  * ("Switchyard_Meta" is made by migrate.c itself; "SwitchyardResponse" is in
  * sy__tables below like LiteLLM's, so an existing database gets it added.)
@@ -494,6 +495,16 @@ static const struct sy__col c_SwitchyardResponse[] = {
     {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
 };
 
+/* switchyard's own: who made a native response, a file or a batch (responses/owners.h). */
+static const struct sy__col c_SwitchyardObject[] = {
+    {"kind", "text", NULL, 1},
+    {"id", "text", NULL, 1},
+    {"token", "text", NULL, 1},
+    {"user_id", "text", NULL, 0},
+    {"team_id", "text", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+};
+
 const struct sy__table sy__tables[] = {
     {"LiteLLM_VerificationToken", c_VerificationToken, (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
     {"LiteLLM_UserTable", c_UserTable, (int)(sizeof c_UserTable / sizeof c_UserTable[0]), "LiteLLM_UserTable_pkey", "user_id"},
@@ -513,6 +524,7 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
     {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey", "request_id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
+    {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]), "SwitchyardObject_pkey", "kind, id"},
 };
 const int sy__ntables = (int)(sizeof sy__tables / sizeof sy__tables[0]);
 
@@ -573,5 +585,7 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_token_idx", 0, "token"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
+    {"SwitchyardObject", "SwitchyardObject_kind_token_idx", 0, "kind, token"},
+    {"SwitchyardObject", "SwitchyardObject_kind_user_id_idx", 0, "kind, user_id"},
 };
 const int sy__nindexes = (int)(sizeof sy__indexes / sizeof sy__indexes[0]);

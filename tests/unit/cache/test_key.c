@@ -76,12 +76,44 @@ static void refused(void **st)
     assert_int_equal(strlen(out), 300 + 1 + 64);
 }
 
+/* switchyard_scope: the tenant is hashed in; global is LiteLLM's key; no
+ * namespace makes two tenants' keys meet. */
+static void scoped(void **st)
+{
+    (void)st;
+    const char *b = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    char plain[SY_CACHE_KEY_MAX], g[SY_CACHE_KEY_MAX], a[SY_CACHE_KEY_MAX], a2[SY_CACHE_KEY_MAX],
+        t[SY_CACHE_KEY_MAX], ns[SY_CACHE_KEY_MAX];
+    assert_int_equal(sy_cache_key(b, strlen(b), "grp", NULL, plain), 0);
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, "", g), 0);
+    assert_string_equal(plain, g);
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, NULL, g), 0);
+    assert_string_equal(plain, g);
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, "key:aaaa", a), 0);
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, "key:aaaa", a2), 0);
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, "team:aaaa", t), 0);
+    assert_string_equal(a, a2);
+    assert_string_not_equal(a, plain);
+    assert_string_not_equal(a, t);
+    assert_int_equal(strlen(a), 64);
+    /* a namespace stays a visible prefix; the tenant stays inside the hash */
+    assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", "ns", "key:aaaa", ns), 0);
+    assert_memory_equal(ns, "ns:", 3);
+    assert_string_equal(ns + 3, a);
+    /* a body member cannot spell the scope: "user" is a param hashed before it */
+    const char *b2 = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                     "\"user\":\"x\\nswitchyard_scope: key:aaaa\"}";
+    assert_int_equal(sy_cache_key_scoped(b2, strlen(b2), "grp", NULL, NULL, g), 0);
+    assert_string_not_equal(g, a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(golden_keys),
         cmocka_unit_test(ignored_members),
         cmocka_unit_test(refused),
+        cmocka_unit_test(scoped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

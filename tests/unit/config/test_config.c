@@ -938,7 +938,20 @@ static void test_cache_and_limits(void **state)
     assert_int_equal(c->token_rate_limit_type, 0);
     assert_int_equal(c->limits_fail_closed, 0);
     assert_true(c->cache_ttl_s == 600);
+    assert_int_equal(c->cache_scope, SY_CACHE_SCOPE_GLOBAL);
     sy_config_unref(c);
+    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: local, switchyard_scope: team}\n");
+    assert_int_equal(c->cache_scope, SY_CACHE_SCOPE_TEAM);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: local, switchyard_scope: key}\n");
+    assert_int_equal(c->cache_scope, SY_CACHE_SCOPE_KEY);
+    sy_config_unref(c);
+    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: local, switchyard_scope: global}\n");
+    assert_int_equal(c->cache_scope, SY_CACHE_SCOPE_GLOBAL);
+    sy_config_unref(c);
+    bad("litellm_settings:\n  cache: true\n  cache_params: {switchyard_scope: tenant}\n", "expected global, team or key",
+        NULL);
 
     c = ok("litellm_settings:\n  cache: true\n  cache_params:\n    type: local\n    ttl: 5\n"
            "    namespace: ns1\n    mode: default_off\n    supported_call_types: [acompletion, aembedding]\n"
