@@ -209,3 +209,46 @@ test('provider_budget_config with a bad shape is refused at load', async () => {
     'router_settings:\n  provider_budget_config:\n    openai: {budget_limit: 1, time_period: soon}\n';
   await assert.rejects(startGateway(yaml), /time_period: expected a duration/);
 });
+
+test('provider budgets are shared by instances through Redis', async () => {
+  const { startRedis } = await import('../lib/harness.mjs');
+  const redis = await startRedis();
+  const yaml = 'model_list:\n' +
+    dep('shared', 'groq/shared-groq', mock.base, ', input_cost_per_token: 0.001, output_cost_per_token: 0.001') +
+    dep('free', 'groq/free-groq', mock.base, ', input_cost_per_token: 0, output_cost_per_token: 0, order: 1') +
+    dep('free', 'free-openai', mock.base, ', input_cost_per_token: 0, output_cost_per_token: 0, order: 2') +
+    `router_settings:
+  redis_host: 127.0.0.1
+  redis_port: ${redis.port}
+  provider_budget_config:
+    groq: {budget_limit: 0.005, time_period: 1h}
+general_settings:
+  master_key: ${MASTER_KEY}
+`;
+  const a = await startGateway(yaml);
+  const b = await startGateway(yaml);
+  try {
+    assert.equal((await call(a, 'shared')).status, 200);
+    // LiteLLM's key holds the fleet's spend, with the period as its expiry
+    const { execFileSync } = await import('node:child_process');
+    const cli = (...args) => execFileSync('redis-cli', ['-p', String(redis.port), ...args]).toString().trim();
+    assert.ok(await until(() => Number(cli('GET', 'provider_spend:groq:1h')) >= 0.005, 10000), 'spend pushed to Redis');
+    const ttl = Number(cli('TTL', 'provider_spend:groq:1h'));
+    assert.ok(ttl > 0 && ttl <= 3600, `ttl ${ttl}`);
+    // b spends nothing on groq itself (its groq deployment is free): it stops routing to groq
+    // once it read the fleet's spend
+    assert.ok(await until(async () => {
+      const q = await call(b, 'free');
+      assert.equal(q.status, 200, q.text);
+      return q.models[0] === 'free-openai';
+    }, 10000), 'the second instance kept routing to a provider over its shared budget');
+    const r = await call(b, 'shared');
+    assertErrorShape(assert, r, 429);
+    assert.match(r.json.error.message, /crossed budget: Exceeded budget for provider groq/);
+    assert.deepEqual(r.models, []);
+  } finally {
+    await a.stop();
+    await b.stop();
+    await redis.stop();
+  }
+});
