@@ -26,6 +26,7 @@ before(async () => {
   yaml += dep('rl-src', 'rl-src-model', base, ', num_retries: 0');
   yaml += dep('rl-dst', 'rl-dst-model', base);
   yaml += dep('slow', 'slow-model', base, ', timeout: 0.3');
+  yaml += dep('pair', 'pair-1', base, ', cooldown_time: 60') + dep('pair', 'pair-2', base, ', cooldown_time: 60');
   yaml += `router_settings:
   num_retries: 1
   fallbacks: [{"rl-src": ["rl-dst"]}]
@@ -151,6 +152,20 @@ test('mock_testing_rate_limit_error with no retries runs the fallback', async ()
   assertErrorShape(assert, q, 429);
   assert.match(q.json.error.message, /^litellm\.RateLimitError: This is a mock exception for model=rl-src, to trigger a rate limit error\./);
   assert.deepEqual(q.models, []);
+});
+
+test('mock_testing_rate_limit_error cools the deployment down in a group of several', async () => {
+  const r = await call('pair', { mock_testing_rate_limit_error: true });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.models.length, 1);
+  const other = r.models[0];
+  assert.equal(r.headers.get('x-litellm-attempted-retries'), '1');
+  // the deployment that "answered" 429 is in cooldown: every later request goes to the other one
+  for (let i = 0; i < 6; i++) {
+    const q = await call('pair');
+    assert.equal(q.status, 200, q.text);
+    assert.deepEqual(q.models, [other]);
+  }
 });
 
 test('the flags must be booleans', async () => {
