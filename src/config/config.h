@@ -72,6 +72,7 @@ struct sy_deployment {
     size_t n_tags;
     int num_retries;             /* litellm_params.num_retries: retries in the group after this deployment
                                     fails; < 0 when absent */
+    int mock_timeout;            /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
 };
 
 /* router_settings.provider_budget_config entry: a provider's spend cap over a

@@ -136,7 +136,7 @@ static const struct kdef params_keys[] = {
     {"litellm_credential_name", USED}, {"max_parallel_requests", USED}, {"cooldown_time", USED},
     {"tags", USED}, {"max_budget", UNSUP}, {"budget_duration", UNSUP}, {"use_in_pass_through", UNSUP},
     {"num_retries", USED}, {"region_name", USED},
-    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", UNSUP},
+    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", USED},
     {NULL, USED}};
 
 static const struct kdef *kfind(const struct kdef *t, const struct sy_ynode *k)
@@ -955,6 +955,10 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     if (sy__get_count(ld, sy__ymap_get(lp, "num_retries"), path, 1, 0, &v) > 0)
         d->num_retries = (int)v;
     d->region_name = param_str(ld, lp, cred, fc->defaults, "region_name", lpw);
+    int mt;
+    snprintf(path, sizeof path, "%s.mock_timeout", lpw);
+    if (sy__get_bool(ld, sy__ymap_get(lp, "mock_timeout"), path, &mt) > 0)
+        d->mock_timeout = mt;
     const struct sy_ynode *tg = sy__ymap_get(lp, "tags");
     if (tg && tg->kind == SY_Y_SEQ && tg->n) {
         d->tags = sy_arena_alloc(ld->a, tg->n * sizeof *d->tags);

@@ -910,7 +910,8 @@ static int group_holds(const struct sy_group *gr, const struct sy_drt *d)
  *   mock_testing_rate_limit_error: true  the first attempt only gets a 429
  *     RateLimitError (LiteLLM raises it once, before the first call);
  *   mock_timeout: true  every attempt waits the attempt's timeout (the
- *     request's, else the deployment's) and fails with a 408 Timeout. */
+ *     request's, else the deployment's) and fails with a 408 Timeout; also
+ *     as the deployment's litellm_params.mock_timeout (that deployment only). */
 static void mock_fail(struct sy_call *c, int status)
 {
     const char *grp = c->group->name;
@@ -1011,7 +1012,7 @@ static void attempt(struct sy_call *c)
     }
     c->drt = d;
     c->attempt++;
-    if ((c->mock_rate_limit || c->mock_timeout) && mock_failure(c))
+    if ((c->mock_rate_limit || c->mock_timeout || d->d->mock_timeout) && mock_failure(c))
         return;
     if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
         c->req->on_abort = NULL;

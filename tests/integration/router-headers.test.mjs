@@ -26,6 +26,7 @@ before(async () => {
   yaml += dep('rl-src', 'rl-src-model', base, ', num_retries: 0');
   yaml += dep('rl-dst', 'rl-dst-model', base);
   yaml += dep('slow', 'slow-model', base, ', timeout: 0.3');
+  yaml += dep('dep-mock-timeout', 'dmt-bad', base, ', mock_timeout: true, timeout: 0.2') + dep('dep-mock-timeout', 'dmt-good', base);
   yaml += dep('pair', 'pair-1', base, ', cooldown_time: 60') + dep('pair', 'pair-2', base, ', cooldown_time: 60');
   yaml += `router_settings:
   num_retries: 1
@@ -129,6 +130,14 @@ test('mock_timeout uses the deployment timeout and is retried like a real timeou
   assert.equal(q.status, 200, q.text);
   const log = await mock.requests();
   assert.ok(!log.some((x) => x.body.includes('mock_timeout')));
+});
+
+test('litellm_params.mock_timeout: that deployment times out, the retry goes to the other', async () => {
+  for (let i = 0; i < 4; i++) {
+    const r = await call('dep-mock-timeout');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.models, ['dmt-good']); // the mock one is never called upstream
+  }
 });
 
 test('mock_testing_rate_limit_error: the first attempt is a 429, the retry serves', async () => {
