@@ -180,7 +180,9 @@ describe('provider budgets', () => {
     yaml += dep('capped', 'groq/capped-groq', b, ', input_cost_per_token: 0.001, output_cost_per_token: 0.001');
     yaml += dep('mixed', 'groq/mixed-groq', b, ', input_cost_per_token: 0.001, output_cost_per_token: 0.001, order: 1');
     yaml += dep('mixed', 'mixed-openai', b, ', input_cost_per_token: 0, output_cost_per_token: 0, order: 2');
+    yaml += dep('capped2', 'groq/capped2-groq', b) + dep('rescue', 'rescue-openai', b);
     yaml += `router_settings:
+  fallbacks: [{"capped2": ["rescue"]}]
   provider_budget_config:
     groq: {budget_limit: 0.005, time_period: 1d}
     openai: {budget_limit: 100, time_period: 30d}
@@ -201,6 +203,11 @@ general_settings:
     assert.deepEqual(r.models, []);
     // the other provider of a mixed group serves, even though groq has the better order
     assert.deepEqual(await served(gw, 'mixed', 3), ['mixed-openai']);
+    // a group whose provider is over budget falls back
+    const f = await call(gw, 'capped2');
+    assert.equal(f.status, 200, f.text);
+    assert.deepEqual(f.models, ['rescue-openai']);
+    assert.equal(f.headers.get('x-litellm-attempted-fallbacks'), '1');
   });
 });
 
