@@ -66,6 +66,22 @@ struct sy_deployment {
     const char **access_groups;  /* model_info.access_groups; may be NULL */
     size_t n_access_groups;
     const char *base_model;      /* model_info.base_model (price lookup); may be NULL */
+    /* routing (issue 19) */
+    const char *region_name;     /* litellm_params.region_name, else model_info.region_name; may be NULL */
+    const char **tags;           /* litellm_params.tags (tag routing); may be NULL */
+    size_t n_tags;
+    int num_retries;             /* litellm_params.num_retries: retries in the group after this deployment
+                                    fails; < 0 when absent */
+    int mock_timeout;            /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
+};
+
+/* router_settings.provider_budget_config entry: a provider's spend cap over a
+ * rolling window (router/budget.c). */
+struct sy_provider_budget {
+    const char *provider;   /* "openai", "anthropic", ... (the deployment's provider) */
+    double budget_limit;    /* USD; budget_limit or max_budget */
+    double period_s;        /* time_period or budget_duration ("30s", "1h", "1d", "1mo") in seconds */
+    const char *period;     /* as written, for the Redis key and messages */
 };
 
 /* One fallbacks entry: {"group": ["fb1", "fb2"]} (group may be "*"). */
@@ -124,6 +140,9 @@ struct sy_router_config {
     int enable_pre_call_checks;     /* bool */
     struct sy_alias *aliases;       size_t n_aliases;   /* model_group_alias */
     int default_max_parallel_requests; /* < 0 when absent */
+    int enable_tag_filtering;       /* bool: route by request tags (router/select.c) */
+    int tag_filtering_match_any;    /* bool, default 1: one common tag suffices (0: all request tags) */
+    struct sy_provider_budget *provider_budgets; size_t n_provider_budgets; /* provider_budget_config */
     /* Redis: router_settings.redis_host/redis_port/redis_password/redis_db, or redis_url
      * (redis://[user[:password]@]host[:port][/db], parsed into these fields); else the env
      * REDIS_URL, or REDIS_HOST (+REDIS_PORT, REDIS_PASSWORD, REDIS_USERNAME). */
@@ -163,6 +182,7 @@ struct sy_config {
     int ssl_verify;                        /* default 1; 0 when ssl_verify: false */
     const char *ssl_ca_file;               /* ssl_verify given as a path; may be NULL */
     const char *access_log;                /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
+    const char *vertex_project, *vertex_location; /* defaults for vertex_ai deployments; may be NULL */
 
     /* router_settings */
     const char *routing_strategy;          /* default "simple-shuffle"; one of simple-shuffle, least-busy,
@@ -184,6 +204,7 @@ struct sy_config {
     double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
     size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+    int reject_clientside_metadata_tags;   /* general_settings: a request whose metadata carries tags is refused */
 
     /* rate limits (issue 10; limits/limits.h) */
     long global_max_parallel;              /* general_settings.global_max_parallel_requests; < 0 none */

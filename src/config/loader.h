@@ -79,6 +79,8 @@ int sy__read_policy(struct sy_ld *ld, const struct sy_ynode *v, const char *path
  * the environment (REDIS_URL, REDIS_HOST, ...); `file` names the main config in
  * messages about the environment. */
 void sy__fill_redis(struct sy_ld *ld, struct sy_router_config *r, const struct sy_ynode *rs, const char *file);
+/* router_settings.provider_budget_config into r (arena). */
+int sy__read_provider_budgets(struct sy_ld *ld, const struct sy_ynode *v, struct sy_router_config *r);
 /* After model_list is read: warn about fallback and alias targets that name no model group. */
 void sy__check_router_groups(struct sy_ld *ld, const struct sy_config *c, const struct sy_ynode *root);
 

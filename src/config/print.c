@@ -84,6 +84,12 @@ static void print_router(const struct sy_config *c, FILE *out)
         fprintf(out, " default_max_parallel_requests=%d", r->default_max_parallel_requests);
     fputc('\n', out);
 
+    if (r->enable_tag_filtering)
+        fprintf(out, "router: tag_filtering=on match=%s\n", r->tag_filtering_match_any ? "any" : "all");
+    for (size_t i = 0; i < r->n_provider_budgets; i++)
+        fprintf(out, "router: provider_budget %s=%g per %s\n", r->provider_budgets[i].provider,
+                r->provider_budgets[i].budget_limit, r->provider_budgets[i].period);
+
     if (r->disable_cooldowns) {
         fprintf(out, "router: cooldowns=off\n");
     } else {

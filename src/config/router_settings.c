@@ -540,6 +540,77 @@ void sy__read_fallback_lists(struct sy_ld *ld, struct sy_router_config *r, const
     }
 }
 
+/* ---- router settings: provider_budget_config ----
+ *
+ *   provider_budget_config:
+ *     openai:    {budget_limit: 100, time_period: 1d}
+ *     anthropic: {max_budget: 5, budget_duration: 30d}   (the newer names)
+ * A period is <digits><unit>, unit s, m, h, d, w or mo (30 days, as
+ * spend/duration.c). A wrong shape is an error naming the line. */
+static double period_seconds(const char *s)
+{
+    double v = 0;
+    size_t i = 0;
+    while (s[i] >= '0' && s[i] <= '9' && i < 9)
+        v = v * 10 + (s[i++] - '0');
+    if (!i || s[i] == 0)
+        return -1;
+    const char *u = s + i;
+    double mul = !strcmp(u, "s") ? 1 : !strcmp(u, "m") ? 60 : !strcmp(u, "h") ? 3600 : !strcmp(u, "d") ? 86400
+                 : !strcmp(u, "w") ? 604800 : !strcmp(u, "mo") ? 30 * 86400.0 : -1;
+    return mul < 0 || v <= 0 ? -1 : v * mul;
+}
+
+int sy__read_provider_budgets(struct sy_ld *ld, const struct sy_ynode *v, struct sy_router_config *r)
+{
+    if (!v || v->kind == SY_Y_NULL)
+        return 0;
+    if (v->kind != SY_Y_MAP) {
+        sy__ld_error(ld, v->file, v->line, "router_settings.provider_budget_config: expected a map of provider to "
+                     "{budget_limit, time_period}, found %s", sy__ykind_name(v->kind));
+        return -1;
+    }
+    struct sy_provider_budget *pb = sy_arena_alloc(ld->a, (v->n ? v->n : 1) * sizeof *pb);
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const char *prov = sy__key_text(ld, v->pairs[i].key);
+        const struct sy_ynode *e = v->pairs[i].val;
+        char path[192];
+        snprintf(path, sizeof path, "router_settings.provider_budget_config.%s", prov ? prov : "?");
+        if (!prov || !e || e->kind != SY_Y_MAP) {
+            sy__ld_error(ld, e ? e->file : v->file, e ? e->line : v->line,
+                         "%s: expected a map with budget_limit and time_period", path);
+            return -1;
+        }
+        const struct sy_ynode *lim = sy__ymap_get(e, "budget_limit");
+        if (!lim || lim->kind == SY_Y_NULL)
+            lim = sy__ymap_get(e, "max_budget");
+        const struct sy_ynode *per = sy__ymap_get(e, "time_period");
+        if (!per || per->kind == SY_Y_NULL)
+            per = sy__ymap_get(e, "budget_duration");
+        double d;
+        char kp[224];
+        snprintf(kp, sizeof kp, "%s.budget_limit", path);
+        if (sy__get_num(ld, lim, kp, 0, &d) <= 0 || d < 0) {
+            if (!lim || lim->kind == SY_Y_NULL || d < 0)
+                sy__ld_error(ld, e->file, e->line, "%s: a non-negative number is required", kp);
+            return -1;
+        }
+        snprintf(kp, sizeof kp, "%s.time_period", path);
+        const char *ps = sy__get_str(ld, per, kp);
+        double secs = ps ? period_seconds(ps) : -1;
+        if (secs <= 0) {
+            sy__ld_error(ld, per ? per->file : e->file, per ? per->line : e->line,
+                         "%s: expected a duration such as 30s, 1h, 1d, 7d or 1mo", kp);
+            return -1;
+        }
+        pb[n++] = (struct sy_provider_budget){prov, d, secs, ps};
+    }
+    r->provider_budgets = pb;
+    r->n_provider_budgets = n;
+    return 1;
+}
+
 /* ---- router settings: model groups named by fallbacks and aliases ---- */
 
 

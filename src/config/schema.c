@@ -60,7 +60,7 @@ static const struct kdef litellm_keys[] = {
     {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
     {"guardrails", UNSUP}, {"internal_user_budget_duration", UNSUP},
     {"max_internal_user_budget", UNSUP}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
-    {"vertex_location", UNSUP}, {"vertex_project", UNSUP}, {"upperbound_key_generate_params", UNSUP},
+    {"vertex_location", USED}, {"vertex_project", USED}, {"upperbound_key_generate_params", UNSUP},
     {"default_key_generate_params", UNSUP}, {"public_model_groups", UNSUP}, {"callback_settings", UNSUP},
     {"datadog_params", UNSUP}, {"langfuse_default_tags", UNSUP}, {"ssl_certificate", UNSUP},
     {"enable_json_schema_validation", UNSUP}, {"enable_preview_features", UNSUP}, {"tag_budget_config", UNSUP},
@@ -80,7 +80,7 @@ static const struct kdef router_keys[] = {
     {"set_verbose", QUIET}, {"debug_level", QUIET},
     {"model_group_retry_policy", UNSUP}, {"cache_kwargs", UNSUP}, {"cache_responses", UNSUP},
     {"caching_groups", UNSUP}, {"client_ttl", UNSUP}, {"optional_pre_call_checks", UNSUP},
-    {"enable_tag_filtering", UNSUP}, {"tag_filtering_match_any", UNSUP}, {"provider_budget_config", UNSUP},
+    {"enable_tag_filtering", USED}, {"tag_filtering_match_any", USED}, {"provider_budget_config", USED},
     {"enable_health_check_routing", UNSUP}, {"ignore_invalid_deployments", UNSUP}, {"polling_interval", UNSUP},
     {"default_priority", UNSUP}, {"router_general_settings", UNSUP}, {"alerting_config", UNSUP},
     {"assistants_config", UNSUP}, {"max_parallel_requests", UNSUP}, {"deployment_affinity_ttl", UNSUP},
@@ -109,7 +109,7 @@ static const struct kdef general_keys[] = {
     {"allowed_routes", UNSUP}, {"public_routes", UNSUP}, {"admin_only_routes", UNSUP}, {"allowed_ips", UNSUP},
     {"forward_client_headers_to_llm_api", UNSUP}, {"max_response_size_mb", UNSUP},
     {"pass_through_endpoints", UNSUP}, {"key_management_system", UNSUP}, {"key_management_settings", UNSUP},
-    {"otel", UNSUP}, {"reject_clientside_metadata_tags", UNSUP}, {"custom_key_generate", UNSUP},
+    {"otel", UNSUP}, {"reject_clientside_metadata_tags", USED}, {"custom_key_generate", UNSUP},
     {"infer_model_from_keys", UNSUP}, {"ui_access_mode", UNSUP}, {"enable_oauth2_auth", UNSUP},
     {"service_account_settings", UNSUP}, {"disable_master_key_return", UNSUP}, {"disable_reset_budget", UNSUP},
     {"disable_retry_on_max_parallel_request_limit_error", UNSUP}, {"enable_public_model_hub", UNSUP},
@@ -134,9 +134,9 @@ static const struct kdef params_keys[] = {
     {"cache_read_input_token_cost", USED}, {"cache_creation_input_token_cost", USED},
     {"output_cost_per_reasoning_token", USED},
     {"litellm_credential_name", USED}, {"max_parallel_requests", USED}, {"cooldown_time", USED},
-    {"tags", UNSUP}, {"max_budget", UNSUP}, {"budget_duration", UNSUP}, {"use_in_pass_through", UNSUP},
-    {"num_retries", UNSUP},
-    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", UNSUP},
+    {"tags", USED}, {"max_budget", UNSUP}, {"budget_duration", UNSUP}, {"use_in_pass_through", UNSUP},
+    {"num_retries", USED}, {"region_name", USED},
+    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", USED},
     {NULL, USED}};
 
 static const struct kdef *kfind(const struct kdef *t, const struct sy_ynode *k)
@@ -473,6 +473,8 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->num_retries = (int)d;
     if (sy__get_num(ld, sy__ymap_get(ls, "request_timeout"), "litellm_settings.request_timeout", 0, &d) > 0)
         c->request_timeout_s = d;
+    c->vertex_project = sy__get_str(ld, sy__ymap_get(ls, "vertex_project"), "litellm_settings.vertex_project");
+    c->vertex_location = sy__get_str(ld, sy__ymap_get(ls, "vertex_location"), "litellm_settings.vertex_location");
     if (sy__get_bool(ld, sy__ymap_get(ls, "require_auth_for_metrics_endpoint"),
                  "litellm_settings.require_auth_for_metrics_endpoint", &b) > 0)
         c->require_auth_for_metrics_endpoint = b;
@@ -588,6 +590,11 @@ static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_y
     if (sy__get_count(ld, sy__ymap_get(rs, "default_max_parallel_requests"),
                   "router_settings.default_max_parallel_requests", 1, 0, &d) > 0)
         r->default_max_parallel_requests = (int)d;
+    if (sy__get_bool(ld, sy__ymap_get(rs, "enable_tag_filtering"), "router_settings.enable_tag_filtering", &b) > 0)
+        r->enable_tag_filtering = b;
+    if (sy__get_bool(ld, sy__ymap_get(rs, "tag_filtering_match_any"), "router_settings.tag_filtering_match_any", &b) > 0)
+        r->tag_filtering_match_any = b;
+    sy__read_provider_budgets(ld, sy__ymap_get(rs, "provider_budget_config"), r);
     sy__fill_redis(ld, r, rs, file);
 }
 
@@ -700,6 +707,9 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->spend_queue_max = (size_t)d;
     c->model_prices_path =
         sy__get_str(ld, sy__ymap_get(gs, "switchyard_model_prices"), "general_settings.switchyard_model_prices");
+    if (sy__get_bool(ld, sy__ymap_get(gs, "reject_clientside_metadata_tags"),
+                     "general_settings.reject_clientside_metadata_tags", &b) > 0)
+        c->reject_clientside_metadata_tags = b;
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;
@@ -783,6 +793,30 @@ static void collect_params(struct sy_ld *ld, struct sy_deployment *d, const stru
     d->n_params = n;
 }
 
+/* litellm_settings.vertex_project / vertex_location: the defaults of vertex_ai
+ * deployments that set neither the key nor its vertex_ai_* alias (LiteLLM:
+ * litellm_params, then litellm.vertex_project, then the environment). */
+static void vertex_defaults(struct sy_ld *ld, struct sy_deployment *d)
+{
+    const struct sy_config *c = ld->c;
+    if (strncmp(d->provider, "vertex_ai", 9) != 0 || (!c->vertex_project && !c->vertex_location))
+        return;
+    const char *keys[2][2] = {{"vertex_project", "vertex_ai_project"}, {"vertex_location", "vertex_ai_location"}};
+    const char *vals[2] = {c->vertex_project, c->vertex_location};
+    struct sy_kv *kv = sy_arena_alloc(ld->a, (d->n_params + 2) * sizeof *kv);
+    memcpy(kv, d->params, d->n_params * sizeof *kv);
+    size_t n = d->n_params;
+    for (int k = 0; k < 2; k++) {
+        int have = 0;
+        for (size_t j = 0; j < d->n_params && !have; j++)
+            have = !strcmp(kv[j].key, keys[k][0]) || !strcmp(kv[j].key, keys[k][1]);
+        if (!have && vals[k])
+            kv[n++] = (struct sy_kv){keys[k][0], vals[k]};
+    }
+    d->params = kv;
+    d->n_params = n;
+}
+
 /* A string param from litellm_params, then the credential, then router defaults. */
 static const char *param_str(struct sy_ld *ld, const struct sy_ynode *lp, const struct sy_ynode *cred,
                              const struct sy_ynode *defaults, const char *key, const char *where)
@@ -826,6 +860,7 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_output_tokens = -1;
     d->max_parallel_requests = -1;
     d->cooldown_time_s = -1;
+    d->num_retries = -1;
     d->mode = "chat";
     check_keys(ld, e, entry_keys, "model_list[]", 1, 1);
 
@@ -928,6 +963,26 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     snprintf(path, sizeof path, "%s.cooldown_time", lpw);
     if (sy__get_count(ld, sy__ymap_get(lp, "cooldown_time"), path, 0, 0, &v) > 0)
         d->cooldown_time_s = v;
+    snprintf(path, sizeof path, "%s.num_retries", lpw);
+    if (sy__get_count(ld, sy__ymap_get(lp, "num_retries"), path, 1, 0, &v) > 0)
+        d->num_retries = (int)v;
+    d->region_name = param_str(ld, lp, cred, fc->defaults, "region_name", lpw);
+    int mt;
+    snprintf(path, sizeof path, "%s.mock_timeout", lpw);
+    if (sy__get_bool(ld, sy__ymap_get(lp, "mock_timeout"), path, &mt) > 0)
+        d->mock_timeout = mt;
+    const struct sy_ynode *tg = sy__ymap_get(lp, "tags");
+    if (tg && tg->kind == SY_Y_SEQ && tg->n) {
+        d->tags = sy_arena_alloc(ld->a, tg->n * sizeof *d->tags);
+        for (size_t i = 0; i < tg->n; i++) {
+            if (tg->items[i]->kind == SY_Y_STR)
+                d->tags[d->n_tags++] = tg->items[i]->s;
+            else
+                sy__ld_warn(ld, tg->items[i]->file, tg->items[i]->line, "%s.tags[%zu]: not a string; ignored", lpw, i);
+        }
+    } else if (tg && tg->kind != SY_Y_NULL) {
+        sy__ld_warn(ld, tg->file, tg->line, "%s.tags: expected a list of strings; ignored", lpw);
+    }
 
     if (mi) {
         snprintf(path, sizeof path, "%s.mode", miw);
@@ -966,6 +1021,10 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
         }
         snprintf(path, sizeof path, "%s.tokenizer", miw);
         d->tokenizer = sy__get_str(ld, sy__ymap_get(mi, "tokenizer"), path);
+        if (!d->region_name) {
+            snprintf(path, sizeof path, "%s.region_name", miw);
+            d->region_name = sy__get_str(ld, sy__ymap_get(mi, "region_name"), path);
+        }
         snprintf(path, sizeof path, "%s.health_check_model", miw);
         d->health_check_model = sy__get_str(ld, sy__ymap_get(mi, "health_check_model"), path);
         const struct sy_ynode *id = sy__ymap_get(mi, "id");
@@ -979,6 +1038,7 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     if (!d->id)
         d->id = sy__model_id(ld->a, d->model_name, lp);
     collect_params(ld, d, lp, fc->defaults);
+    vertex_defaults(ld, d);
 }
 
 static void fill_models(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *root)
@@ -1073,6 +1133,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     r->max_fallbacks = 5;
     r->enable_pre_call_checks = 0;
     r->default_max_parallel_requests = -1;
+    r->tag_filtering_match_any = 1;
     r->redis_host = r->redis_password = r->redis_username = NULL;
     r->redis_port = 6379;
     r->redis_db = 0;

@@ -101,6 +101,10 @@ struct sy_drt {
     const struct sy_adapter *ad;
     struct sy_pconf *pc;
     struct sy_dprice price; /* the price table's entry with the deployment's overrides (spend/spend.h) */
+    /* routing filters (router/compile.c) */
+    char region;            /* allowed_model_region class: 'e' eu, 'u' us, 0 unknown */
+    struct sy_pbudget *pb;  /* provider_budget_config window of its provider; NULL: none */
+    double pb_limit;        /* that budget's limit (USD) */
 };
 
 struct sy_group {
@@ -213,6 +217,11 @@ struct sy_call {
     double stream_timeout_req; /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
     int disable_fallbacks;
     int mock_testing_fallbacks; /* body mock_testing_fallbacks: true (LiteLLM's test hook) */
+    int mock_rate_limit;      /* body mock_testing_rate_limit_error: true (first attempt fails with 429) */
+    int mock_timeout;         /* body mock_timeout: true (every attempt times out) */
+    int mock_failing;         /* proxy.c: the failure being handled is a mock one (no SDK retries) */
+    int max_retries;          /* retries allowed in the group of the last failure (x-litellm-max-retries); < 0 none */
+    struct sy_rfilter rf;     /* tags and end-user region the router filters by (router/select.c) */
     const char **fb_req;      /* body fallbacks (group names); NULL: the config's */
     size_t nfb_req;
     int fb_kind;              /* fallback list in use: -1 none yet, else index into group->fb */

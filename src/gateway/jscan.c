@@ -201,14 +201,15 @@ static const char *const kname[] = {NULL,      "model", "stream", "stream_option
                                     "store",   "previous_response_id",
                                     "fallbacks", "disable_fallbacks", "num_retries", "timeout", "stream_timeout",
                                     "context_window_fallbacks", "content_policy_fallbacks",
-                                    "mock_testing_fallbacks", "cache"};
+                                    "mock_testing_fallbacks", "cache", "mock_timeout",
+                                    "mock_testing_rate_limit_error", "tags"};
 
 /* Key id of a decoded name k[0..len): compare by length first, no strlen. */
 static int kid(const char *k, size_t len)
 {
     switch (len) {
     case 1: return k[0] == 'n' ? K_N : K_NONE;
-    case 4: return memcmp(k, "user", 4) == 0 ? K_USER : K_NONE;
+    case 4: return memcmp(k, "user", 4) == 0 ? K_USER : memcmp(k, "tags", 4) == 0 ? K_R0 + SY_JR_TAGS : K_NONE;
     case 5: return memcmp(k, "model", 5) == 0   ? K_MODEL
                    : memcmp(k, "input", 5) == 0 ? K_INPUT
                    : memcmp(k, "store", 5) == 0 ? K_STORE
@@ -219,6 +220,7 @@ static int kid(const char *k, size_t len)
     case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;
     case 9: return memcmp(k, "fallbacks", 9) == 0 ? K_R0 + SY_JR_FALLBACKS : K_NONE;
     case 11: return memcmp(k, "num_retries", 11) == 0 ? K_R0 + SY_JR_NUM_RETRIES : K_NONE;
+    case 12: return memcmp(k, "mock_timeout", 12) == 0 ? K_R0 + SY_JR_MOCK_TIMEOUT : K_NONE;
     case 13: return memcmp(k, "include_usage", 13) == 0 ? K_INCLUDE_USAGE : K_NONE;
     case 14: return memcmp(k, "stream_options", 14) == 0   ? K_STREAM_OPTIONS
                     : memcmp(k, "stream_timeout", 14) == 0 ? K_R0 + SY_JR_STREAM_TIMEOUT
@@ -226,6 +228,7 @@ static int kid(const char *k, size_t len)
     case 17: return memcmp(k, "disable_fallbacks", 17) == 0 ? K_R0 + SY_JR_DISABLE_FALLBACKS : K_NONE;
     case 20: return memcmp(k, "previous_response_id", 20) == 0 ? K_PREV_RESPONSE : K_NONE;
     case 22: return memcmp(k, "mock_testing_fallbacks", 22) == 0 ? K_R0 + SY_JR_MOCK_TESTING_FALLBACKS : K_NONE;
+    case 29: return memcmp(k, "mock_testing_rate_limit_error", 29) == 0 ? K_R0 + SY_JR_MOCK_RATE_LIMIT : K_NONE;
     case 24: return memcmp(k, "context_window_fallbacks", 24) == 0   ? K_R0 + SY_JR_CONTEXT_WINDOW_FALLBACKS
                     : memcmp(k, "content_policy_fallbacks", 24) == 0 ? K_R0 + SY_JR_CONTENT_POLICY_FALLBACKS
                                                                      : K_NONE;

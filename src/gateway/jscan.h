@@ -36,6 +36,9 @@ enum sy_jrkey {
     SY_JR_CONTENT_POLICY_FALLBACKS, /* "content_policy_fallbacks" */
     SY_JR_MOCK_TESTING_FALLBACKS,   /* "mock_testing_fallbacks" */
     SY_JR_CACHE,                    /* "cache": per-request cache controls (cache/cache.h) */
+    SY_JR_MOCK_TIMEOUT,             /* "mock_timeout" */
+    SY_JR_MOCK_RATE_LIMIT,          /* "mock_testing_rate_limit_error" */
+    SY_JR_TAGS,                     /* "tags": request tags (tag routing) */
     SY_JR__COUNT
 };
 

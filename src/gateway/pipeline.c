@@ -273,6 +273,7 @@ void sy_handle_request(struct sy_req *r, void *ud)
     c->route_path = rpath;
     c->route_is_literal = param.p == NULL;
     c->final_status = 0;
+    c->max_retries = -1;
     sy_buf_init(&c->up_body, 0);
     sy_buf_init(&c->stream_text, 0);
     sy_buf_init(&c->stream_tail, 0);
@@ -296,6 +297,54 @@ static void put_ms3(struct sy_buf *b, uint64_t ns)
     sy_buf_append(b, t, 4);
 }
 
+/* A float as Python's str() writes it ("1.0", "0.25", "600.0"). */
+static void put_pyfloat(struct sy_buf *b, double v)
+{
+    char t[40];
+    int n = snprintf(t, sizeof t, "%.15g", v);
+    if (n <= 0 || (size_t)n >= sizeof t)
+        return;
+    sy_buf_append(b, t, (size_t)n);
+    if (!strpbrk(t, ".eEn"))
+        SY_BUF_LIT(b, ".0");
+}
+
+/* The router's headers on every answer of a routed call (LiteLLM's
+ * add_retry_headers_to_response and get_custom_headers):
+ *   x-litellm-attempted-retries  retries made (0 when the first attempt served);
+ *   x-litellm-max-retries        retries the group allowed, once an attempt failed;
+ *   x-litellm-timeout            the timeout of the last attempt (the request's, else the deployment's);
+ *   x-litellm-model-region       the deployment's region_name, else the end user's allowed_model_region. */
+static void router_headers(struct sy_call *c, struct sy_buf *b)
+{
+    SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
+    sy_buf_u64(b, (uint64_t)c->retries_total);
+    SY_BUF_LIT(b, "\r\n");
+    if (c->max_retries >= 0) {
+        SY_BUF_LIT(b, "x-litellm-max-retries: ");
+        sy_buf_u64(b, (uint64_t)c->max_retries);
+        SY_BUF_LIT(b, "\r\n");
+    }
+    double t = c->eff_timeout_s > 0 ? c->eff_timeout_s
+               : c->timeout_req > 0 ? c->timeout_req
+               : c->drt             ? c->drt->timeout_s
+                                    : -1;
+    if (t > 0) {
+        SY_BUF_LIT(b, "x-litellm-timeout: ");
+        put_pyfloat(b, t);
+        SY_BUF_LIT(b, "\r\n");
+    }
+    const char *region = c->drt && c->drt->d->region_name ? c->drt->d->region_name
+                         : c->rf.region == 'e'             ? "eu"
+                         : c->rf.region == 'u'             ? "us"
+                                                           : NULL;
+    if (region && !strpbrk(region, "\r\n")) {
+        SY_BUF_LIT(b, "x-litellm-model-region: ");
+        sy_buf_append(b, region, strlen(region));
+        SY_BUF_LIT(b, "\r\n");
+    }
+}
+
 void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
 {
     /* Hot path (every response): constant pieces are literals, the ones that
@@ -316,11 +365,8 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
         sy_cache_headers(c, b);
     if (c->lim && c->lim->taken)
         sy_lim_headers(c->lim, b);
-    if (c->retries_total) {
-        SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
-        sy_buf_u64(b, (uint64_t)c->retries_total);
-        SY_BUF_LIT(b, "\r\n");
-    }
+    if (c->req_group)
+        router_headers(c, b);
     if (c->fallbacks_done) {
         SY_BUF_LIT(b, "x-litellm-attempted-fallbacks: ");
         sy_buf_u64(b, (uint64_t)c->fallbacks_done);
@@ -409,6 +455,8 @@ void sy_call_account(struct sy_call *c, int status)
     m.completion_tokens = c->completion_tokens;
     sy_call_cost(c);
     m.spend = c->cost_known ? c->cost : 0;
+    if (c->drt && c->drt->pb && c->cost_known && !c->cache_hit)
+        sy_pbudget_add(c->drt->pb, c->cost, sy_wall_ms()); /* provider_budget_config (router/budget.c) */
     m.cache = c->cc ? (c->cache_hit ? 1 : 2) : 0;
     sy_metrics_record(c->w->metrics, &m);
     if (c->g->db)

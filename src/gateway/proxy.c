@@ -52,6 +52,7 @@ static int sdk_retry(struct sy_call *c);
 static void on_abort(struct sy_req *r);
 static void stream_cut(struct sy_call *c);
 static int failed(struct sy_call *c, int err);
+static int mock_failure(struct sy_call *c);
 void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
 /* "OpenAI", "Azure", else the provider name capitalized, as LiteLLM's
@@ -1051,8 +1052,10 @@ static int failed(struct sy_call *c, int err)
     f.has_cp_fallbacks = c->req_group->nfb[2] > 0;
     f.retries_done = c->retries_in_group;
     f.req_retries = c->num_retries_req;
+    f.dep_retries = d ? d->d->num_retries : -1;
     f.retry_after_s = c->retry_after_s;
     f.failed = d;
+    c->max_retries = sy_router_retries(&c->g->rc, f.req_retries, f.dep_retries, f.exc); /* x-litellm-max-retries */
     double delay = 0;
     if (err != 1 && sy_router_should_retry(&c->g->rc, c->group, &f, &delay, sy_rand(c->w))) {
         c->retries_in_group++;
@@ -1095,7 +1098,8 @@ static int sdk_retry(struct sy_call *c)
 {
     const struct sy_drt *d = c->drt;
     int st = c->err_status;
-    if (d->d->max_retries <= 0 || c->sdk_retries >= d->d->max_retries || c->aborted || c->client_started)
+    if (d->d->max_retries <= 0 || c->sdk_retries >= d->d->max_retries || c->aborted || c->client_started ||
+        c->mock_failing)
         return 0;
     if (!(st == 408 || st == 409 || st == 429 || st >= 500))
         return 0;
@@ -1118,6 +1122,36 @@ static void reply_no_deployment(struct sy_call *c, int why)
                  "Model group '%s' cannot be served: provider '%s' (model=%s) is not supported by switchyard yet",
                  g->name, d->provider ? d->provider : "?", d->model ? d->model : "None");
         sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+        return;
+    }
+    if (why == SY_PICK_NONE_TAGS) {
+        /* LiteLLM's RouterErrors.no_deployments_with_tag_routing */
+        size_t o = 0;
+        list[0] = 0;
+        for (size_t i = 0; i < c->rf.ntags && o < sizeof list; i++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s'%.100s'", i ? ", " : "", c->rf.tags[i]);
+        snprintf(msg, sizeof msg,
+                 "Not allowed to access model due to tags configuration. Passed model=%.300s and tags=[%s]", g->name,
+                 list);
+        c->exception_class = "BadRequestError";
+        sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
+        return;
+    }
+    if (why == SY_PICK_NONE_REGION) {
+        snprintf(msg, sizeof msg,
+                 "litellm.RateLimitError: No deployments available for selected model, Try again in 0 seconds. "
+                 "Passed model=%.300s. pre-call-checks=True, allowed_model_region=%s, cooldown_list=[]",
+                 g->name, c->rf.region == 'e' ? "eu" : "us");
+        c->exception_class = "RateLimitError";
+        sy_call_error(c, 429, "None", NULL, msg, NULL, 0);
+        return;
+    }
+    if (why == SY_PICK_NONE_BUDGET) {
+        /* LiteLLM's RouterErrors.no_deployments_with_provider_budget_routing */
+        sy_router_budget_info(g, list, sizeof list);
+        snprintf(msg, sizeof msg, "No deployments available - crossed budget: %s", list);
+        c->exception_class = "RateLimitError";
+        sy_call_error(c, 429, "None", NULL, msg, NULL, 0);
         return;
     }
     if (why == SY_PICK_NONE_CONTEXT) {
@@ -1181,6 +1215,67 @@ static int group_holds(const struct sy_group *gr, const struct sy_drt *d)
     return 0;
 }
 
+/* LiteLLM's test flags (gateway/route.c reads them): the picked deployment
+ * fails without a call, as if it had answered, so retries, cooldowns and
+ * fallbacks run as for a real failure.
+ *   mock_testing_rate_limit_error: true  the first attempt only gets a 429
+ *     RateLimitError (LiteLLM raises it once, before the first call);
+ *   mock_timeout: true  every attempt waits the attempt's timeout (the
+ *     request's, else the deployment's) and fails with a 408 Timeout; also
+ *     as the deployment's litellm_params.mock_timeout (that deployment only). */
+static void mock_fail(struct sy_call *c, int status)
+{
+    const char *grp = c->group->name;
+    char msg[512];
+    c->up_status = status;
+    sy_buf_reset(&c->up_body);
+    c->retry_after_s = 0;
+    c->mock_failing = 1;
+    int again = failed(c, 0);
+    c->mock_failing = 0;
+    if (again)
+        return;
+    if (status == 429)
+        snprintf(msg, sizeof msg,
+                 "litellm.RateLimitError: This is a mock exception for model=%.300s, to trigger a rate limit error.",
+                 grp);
+    else
+        snprintf(msg, sizeof msg, "litellm.Timeout: This is a mock timeout error");
+    finish_error(c, status, status == 429 ? "RateLimitError" : "Timeout", status == 429 ? "None" : "timeout", NULL,
+                 msg);
+}
+
+static void on_mock_timeout(uv_timer_t *t)
+{
+    struct sy_call *c = t->data;
+    uv_close((uv_handle_t *)t, timer_close_cb);
+    c->retry_timer = NULL;
+    c->t_up_end = sy_now_ns();
+    mock_fail(c, 408);
+}
+
+/* 1 when the attempt on c->drt is a mock failure (then it is under way). */
+static int mock_failure(struct sy_call *c)
+{
+    struct sy_drt *d = c->drt;
+    int rl = c->mock_rate_limit;
+    c->mock_rate_limit = 0;
+    atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
+    c->attempt_open = 1;
+    c->eff_timeout_s = c->timeout_req > 0 ? c->timeout_req : d->timeout_s;
+    c->eff_stream_timeout_s = c->eff_timeout_s;
+    if (rl) {
+        mock_fail(c, 429);
+        return 1;
+    }
+    c->t_up_start = sy_now_ns();
+    c->t_up_first = c->t_up_end = 0;
+    if (schedule(c, c->eff_timeout_s, on_mock_timeout))
+        return 1;
+    attempt_release(c);
+    return 0;
+}
+
 static void attempt(struct sy_call *c)
 {
     int why = 0;
@@ -1210,11 +1305,11 @@ static void attempt(struct sy_call *c)
     struct sy_drt *d = c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
                        : c->reserve_skips > (int)c->group->n
                            ? NULL
-                           : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &why);
+                           : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &c->rf, &why);
     if (!d) {
         if (!why)
             why = SY_PICK_NONE_AVAILABLE;
-        if (why != SY_PICK_NONE_SUPPORTED) {
+        if (why != SY_PICK_NONE_SUPPORTED && why != SY_PICK_NONE_TAGS && why != SY_PICK_NONE_REGION) {
             c->drt = NULL;
             c->err_status = why == SY_PICK_NONE_CONTEXT ? 400 : 429;
             c->err_class = why == SY_PICK_NONE_CONTEXT ? -2 : SY_EXC_RATE_LIMIT;
@@ -1228,6 +1323,8 @@ static void attempt(struct sy_call *c)
     }
     c->drt = d;
     c->attempt++;
+    if ((c->mock_rate_limit || c->mock_timeout || d->d->mock_timeout) && mock_failure(c))
+        return;
     if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
         c->req->on_abort = NULL;
         sy_mock_answer(c);

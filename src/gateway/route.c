@@ -16,6 +16,11 @@
  *        |                          |                            | fails (500) untried, so the|
  *        |                          |                            | fallbacks run (LiteLLM's   |
  *        |                          |                            | test hook)                 |
+ *        | mock_testing_rate_limit_error |                       | true: the first attempt  |
+ *        |                          |                            | fails with a 429         |
+ *        | mock_timeout             |                            | true: attempts time out  |
+ *        | tags                     | x-litellm-tags (a,b)       | tag routing (with        |
+ *        |                          |                            | metadata.tags)           |
  *        | context_window_fallbacks, content_policy_fallbacks: removed                          |
  *      A wrong type is a 400 naming the key;
  *   3. the prompt's exact token count when it can decide the pick (pre-call
@@ -33,6 +38,7 @@
 #include "core/errors.h"
 #include "gateway/offload.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "tokenizer/tokenizer.h"
 
 uint64_t sy_rand(struct sy_worker *w)
@@ -146,6 +152,93 @@ static void strip_router_keys(struct sy_call *c)
     c->fwd_model = model;
 }
 
+/* Append one tag (decoded JSON string span, or raw header bytes) to c->rf. */
+static void add_tag(struct sy_call *c, const char *p, size_t n, int json, size_t *cap)
+{
+    char *t = sy_arena_alloc(&c->req->arena, n + 8);
+    if (json) {
+        if (sy_jstr_decode(p, n, t, n + 8) < 0)
+            return;
+    } else {
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, n--;
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (!n)
+            return;
+        memcpy(t, p, n);
+        t[n] = 0;
+    }
+    if (c->rf.ntags == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        const char **l = sy_arena_alloc(&c->req->arena, nc * sizeof *l);
+        if (c->rf.ntags)
+            memcpy(l, c->rf.tags, c->rf.ntags * sizeof *l);
+        c->rf.tags = l;
+        *cap = nc;
+    }
+    c->rf.tags[c->rf.ntags++] = t;
+}
+
+static int tag_list(struct sy_call *c, struct sy_jspan v, const char *key, size_t *cap)
+{
+    if (v.type == 'z' || !v.type)
+        return SY_OK;
+    size_t pos = 0;
+    struct sy_jspan it;
+    int rc;
+    if (v.type != 'a')
+        return bad_key(c, key, "a list of strings");
+    while ((rc = sy_jscan_list_next(c->req->body.p, v, &pos, &it)) == 1)
+        add_tag(c, c->req->body.p + it.off, it.len, 1, cap);
+    return rc < 0 ? bad_key(c, key, "a list of strings") : SY_OK;
+}
+
+/* Request tags for tag routing (LiteLLM: body `tags`, `metadata.tags`, the
+ * x-litellm-tags header, comma-separated), read only when tag filtering is
+ * on; general_settings.reject_clientside_metadata_tags refuses a body whose
+ * metadata carries tags, as LiteLLM's auth check does. The end user's
+ * allowed_model_region (loaded by the key checks) is the region filter. */
+static int read_tags(struct sy_call *c)
+{
+    const struct sy_gwconf *g = c->g;
+    if (c->eu && c->eu->allowed_model_region)
+        c->rf.region = !strcmp(c->eu->allowed_model_region, "eu")   ? 'e'
+                       : !strcmp(c->eu->allowed_model_region, "us") ? 'u'
+                                                                     : 0;
+    int reject = g->cfg->reject_clientside_metadata_tags;
+    if (!g->rc.tag_filtering && !reject)
+        return SY_OK;
+    const char *b = c->req->body.p;
+    struct sy_jspan meta = {0}, mtags = {0};
+    if (c->scan.top_is_object && memmem(b, c->req->body.len, "metadata", 8)) {
+        meta = sy_jscan_member(b, (struct sy_jspan){0, c->req->body.len, 'o'}, "metadata");
+        if (meta.type == 'o')
+            mtags = sy_jscan_member(b, meta, "tags");
+    }
+    if (reject && mtags.type) {
+        sy_call_error(c, 400, "bad_request_error", "metadata.tags",
+                      "Client-side 'metadata.tags' not allowed in request. 'reject_clientside_metadata_tags'=True. "
+                      "Tags can only be set via API key metadata.",
+                      NULL, 0);
+        return SY_DONE;
+    }
+    if (!g->rc.tag_filtering)
+        return SY_OK;
+    size_t cap = 0;
+    if ((c->scan.rk_mask & (1u << SY_JR_TAGS)) && tag_list(c, c->scan.rk[SY_JR_TAGS], "tags", &cap) != SY_OK)
+        return SY_DONE;
+    if (tag_list(c, mtags, "metadata.tags", &cap) != SY_OK)
+        return SY_DONE;
+    struct sy_str h = sy_req_header(c->req, "x-litellm-tags");
+    for (size_t i = 0, st = 0; h.p && i <= h.n; i++)
+        if (i == h.n || h.p[i] == ',') {
+            add_tag(c, h.p + st, i - st, 0, &cap);
+            st = i + 1;
+        }
+    return SY_OK;
+}
+
 static int read_router_keys(struct sy_call *c)
 {
     const struct sy_jscan *s = &c->scan;
@@ -193,6 +286,18 @@ static int read_router_keys(struct sy_call *c)
             return bad_key(c, "mock_testing_fallbacks", "a boolean");
         c->mock_testing_fallbacks = t == 't';
     }
+    static const struct { int k; const char *name; } flags[] = {{SY_JR_MOCK_RATE_LIMIT, "mock_testing_rate_limit_error"},
+                                                                 {SY_JR_MOCK_TIMEOUT, "mock_timeout"}};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        if (!(s->rk_mask & (1u << flags[i].k)))
+            continue;
+        char t = s->rk[flags[i].k].type;
+        if (t != 't' && t != 'f' && t != 'z')
+            return bad_key(c, flags[i].name, "a boolean");
+        *(flags[i].k == SY_JR_MOCK_TIMEOUT ? &c->mock_timeout : &c->mock_rate_limit) = t == 't';
+    }
+    if (read_tags(c) != SY_OK)
+        return SY_DONE;
     struct sy_str hd = sy_req_header(c->req, "x-litellm-disable-fallbacks");
     if (hd.p && hd.n == 4 && strncasecmp(hd.p, "true", 4) == 0)
         c->disable_fallbacks = 1;

@@ -60,6 +60,70 @@ void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, 
         m = SY_LAT_MAX;
     }
     rc->max_latency_list_size = (unsigned)m;
+    rc->tag_filtering = r->enable_tag_filtering;
+    rc->tag_match_any = r->tag_filtering_match_any;
+    rc->provider_budgets = r->n_provider_budgets > 0;
+}
+
+/* Region of a deployment for an end user's allowed_model_region, as
+ * LiteLLM's _is_region_eu / _is_region_us: region_name "eu" or "us" as
+ * written; else the provider's location (vertex_ai: vertex_location, bedrock:
+ * aws_region_name, others: region_name) matched against the provider's
+ * region names: azure "europe", "sweden", "switzerland", "france", "uk" are
+ * eu and any other containing "us" is us; vertex_ai "europe-*" / "us-*";
+ * bedrock "eu-*" / "us-*". Other providers have no region unless region_name
+ * says "eu" or "us". */
+char sy_router_region_of(const struct sy_deployment *d)
+{
+    if (d->region_name && (strcmp(d->region_name, "eu") == 0 || strcmp(d->region_name, "us") == 0))
+        return d->region_name[0] == 'e' ? 'e' : 'u';
+    const char *p = d->provider ? d->provider : "";
+    const char *loc = strncmp(p, "vertex_ai", 9) == 0 ? sy_deployment_param(d, "vertex_location")
+                      : strcmp(p, "bedrock") == 0    ? sy_deployment_param(d, "aws_region_name")
+                                                     : d->region_name;
+    if (!loc && strncmp(p, "vertex_ai", 9) == 0)
+        loc = sy_deployment_param(d, "vertex_ai_location");
+    if (!loc && strncmp(p, "vertex_ai", 9) == 0 && !(loc = getenv("VERTEXAI_LOCATION")))
+        loc = getenv("VERTEX_LOCATION");
+    if (!loc)
+        return 0;
+    char low[64];
+    size_t n = 0;
+    for (; loc[n] && n < sizeof low - 1; n++)
+        low[n] = (char)(loc[n] >= 'A' && loc[n] <= 'Z' ? loc[n] + 32 : loc[n]);
+    low[n] = 0;
+    if (strcmp(p, "azure") == 0) {
+        static const char *const eu[] = {"europe", "sweden", "switzerland", "france", "uk"};
+        for (size_t i = 0; i < sizeof eu / sizeof *eu; i++)
+            if (strstr(low, eu[i]))
+                return 'e';
+        return strstr(low, "us") ? 'u' : 0;
+    }
+    if (strncmp(p, "vertex_ai", 9) == 0)
+        return strncmp(low, "europe-", 7) == 0 ? 'e' : strncmp(low, "us-", 3) == 0 ? 'u' : 0;
+    if (strcmp(p, "bedrock") == 0)
+        return strncmp(low, "eu-", 3) == 0 ? 'e' : strncmp(low, "us-", 3) == 0 ? 'u' : 0;
+    return 0;
+}
+
+/* Each deployment's region class and provider budget window. */
+static void wire_deployments(struct sy_gwconf *g)
+{
+    const struct sy_router_config *r = &g->cfg->router;
+    for (size_t i = 0; i < g->ndrts; i++) {
+        struct sy_drt *d = &g->drts[i];
+        d->region = sy_router_region_of(d->d);
+        d->pb = NULL;
+        d->pb_limit = 0;
+        for (size_t k = 0; k < r->n_provider_budgets && d->d->provider; k++) {
+            const struct sy_provider_budget *b = &r->provider_budgets[k];
+            if (strcmp(b->provider, d->d->provider) == 0) {
+                d->pb = sy_pbudget_get(b->provider, b->period, b->period_s);
+                d->pb_limit = b->budget_limit;
+                break;
+            }
+        }
+    }
 }
 
 static size_t literal_len(const char *p)
@@ -130,6 +194,7 @@ void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *))
     }
     if (g->nwild > 1)
         qsort(g->wild, g->nwild, sizeof *g->wild, cmp_specific);
+    wire_deployments(g);
     g->aliases = r->aliases;
     g->naliases = r->n_aliases;
 }

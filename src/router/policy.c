@@ -7,7 +7,9 @@
  *     error is a context-window (content-policy) error and such fallbacks
  *     exist, 404, 401 in a group of one, no healthy deployment is left, or
  *     the class's retries are used up. Retries for a class: the request's
- *     num_retries, else retry_policy[class], else the router's num_retries
+ *     num_retries, else retry_policy[class], else the failed deployment's
+ *     litellm_params.num_retries (LiteLLM: the exception carries it and it
+ *     replaces the group's count), else the router's num_retries
  *     (router_settings, litellm_settings, default 2).
  *     LiteLLM difference (docs/router.md): a 400-class error (bad request,
  *     403, 422, context window, content policy) is retried only when
@@ -38,12 +40,14 @@ enum sy_exc_class sy_router_exc_class(int status, int content_policy)
     }
 }
 
-int sy_router_retries(const struct sy_rconf *rc, int req_retries, enum sy_exc_class exc)
+int sy_router_retries(const struct sy_rconf *rc, int req_retries, int dep_retries, enum sy_exc_class exc)
 {
     if (req_retries >= 0)
         return req_retries;
     if (exc < SY_EXC__COUNT && rc->retry_policy[exc] >= 0)
         return rc->retry_policy[exc];
+    if (dep_retries >= 0)
+        return dep_retries;
     return rc->num_retries;
 }
 
@@ -62,7 +66,7 @@ int sy_router_should_retry(const struct sy_rconf *rc, const struct sy_group *g, 
                f->status != 429;
     if (four && !(f->exc < SY_EXC__COUNT && rc->retry_policy[f->exc] >= 0) && f->req_retries < 0)
         return 0;
-    if (f->retries_done >= sy_router_retries(rc, f->req_retries, f->exc))
+    if (f->retries_done >= sy_router_retries(rc, f->req_retries, f->dep_retries, f->exc))
         return 0;
     size_t healthy = sy_router_available(g, NULL);
     if (!healthy)

@@ -100,7 +100,41 @@ struct sy_rconf {
     double lowest_latency_buffer;
     double latency_ttl_s;
     unsigned max_latency_list_size;      /* 1..SY_LAT_MAX */
+    int tag_filtering;                   /* router_settings.enable_tag_filtering */
+    int tag_match_any;                   /* tag_filtering_match_any (default 1) */
+    int provider_budgets;                /* provider_budget_config has entries */
 };
+
+/* Per-request filters of sy_router_pick (router/select.c). */
+struct sy_rfilter {
+    const char **tags;       /* request tags (body tags, metadata.tags, x-litellm-tags); used with tag filtering */
+    size_t ntags;
+    char region;             /* end user's allowed_model_region: 'e' eu, 'u' us, 0 none */
+};
+
+/* Provider budget window (router/budget.c): process-wide per provider and
+ * period, so a reload keeps the spend. LiteLLM's budget_limiter: the window
+ * opens with the first spend and lasts the period; a later spend after it
+ * opens a new one. With Redis the fleet's total is kept under LiteLLM's key
+ * provider_spend:{provider}:{period} and read back by every instance. */
+struct sy_pbudget {
+    const char *provider, *period; /* owned, never freed */
+    char *key;                     /* "provider_spend:{provider}:{period}" */
+    double period_s;
+    _Atomic uint64_t spend_bits;   /* this instance's view of the window's spend (double bits) */
+    _Atomic int64_t start_ms;      /* window start (wall clock), 0: none open */
+    _Atomic uint64_t pending_bits; /* spend not yet added to Redis (double bits) */
+};
+struct sy_pbudget *sy_pbudget_get(const char *provider, const char *period, double period_s);
+/* Spend in the current window (0 once the period passed since it opened). */
+double sy_pbudget_spend(struct sy_pbudget *b, int64_t now_ms);
+/* Add one call's cost (loop thread of any worker; lock-free). */
+void sy_pbudget_add(struct sy_pbudget *b, double cost, int64_t now_ms);
+/* Redis (worker 0's sync tick): push pending spend, read the fleet's totals. */
+struct sy_worker;
+void sy_pbudget_sync(struct sy_worker *w);
+/* Region class of a deployment for allowed_model_region ('e', 'u' or 0). */
+char sy_router_region_of(const struct sy_deployment *d);
 
 struct sy_drt;
 struct sy_group;
@@ -111,17 +145,25 @@ enum sy_pick_why {
     SY_PICK_NONE_AVAILABLE = 1, /* every deployment cooled down, unhealthy, at its parallel cap or rpm/tpm */
     SY_PICK_NONE_CONTEXT,       /* pre-call checks: the prompt fits no deployment's max_input_tokens */
     SY_PICK_NONE_SUPPORTED,     /* no deployment of the group has a supported provider */
+    SY_PICK_NONE_TAGS,          /* tag filtering: no deployment has the request's tags, none has "default" */
+    SY_PICK_NONE_REGION,        /* the end user's allowed_model_region: no deployment of the group is in it */
+    SY_PICK_NONE_BUDGET,        /* every available deployment's provider is over its provider budget */
 };
 
-/* Pick a deployment of g for one attempt (router/select.c): drops deployments
- * in cooldown, unhealthy, at max_parallel_requests, over rpm/tpm (strategies
+/* Pick a deployment of g for one attempt (router/select.c): keeps only the
+ * deployments f allows (tags, region: see select.c), drops deployments whose
+ * provider is over its budget, in cooldown, unhealthy, at max_parallel_requests, over rpm/tpm (strategies
  * that enforce them, or pre-call checks) or too small for input_tokens
  * (pre-call checks; input_tokens < 0 = unknown), keeps the best `order`,
  * avoids `avoid` when another remains, then applies the strategy. For
  * usage-based routing the chosen deployment's rpm slot is reserved here
  * (exact: a race that fills it picks again). NULL with *why when none. */
 struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g,
-                              const struct sy_drt *avoid, int64_t input_tokens, int *why);
+                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
+                              int *why);
+/* Over-budget providers of g's deployments as LiteLLM's message text
+ * ("Exceeded budget for provider openai: 0.5 >= 0.1\n"...) into buf. */
+void sy_router_budget_info(const struct sy_group *g, char *buf, size_t cap);
 
 /* Deployments of g usable now (not cooled down, healthy, supported), other
  * than `except` (may be NULL). */
@@ -159,8 +201,9 @@ double sy_router_latency(const struct sy_rconf *rc, struct sy_dstate *s, int64_t
 
 /* retry_policy class of a failure (SY_EXC__COUNT: none applies). */
 enum sy_exc_class sy_router_exc_class(int status, int content_policy);
-/* Retries allowed in one group for a failure of class exc. */
-int sy_router_retries(const struct sy_rconf *rc, int req_retries, enum sy_exc_class exc);
+/* Retries allowed in one group for a failure of class exc; dep_retries is
+ * the failed deployment's litellm_params.num_retries (< 0 none). */
+int sy_router_retries(const struct sy_rconf *rc, int req_retries, int dep_retries, enum sy_exc_class exc);
 
 struct sy_failure {
     int status;                  /* HTTP status (transport error 500, timeout 408) */
@@ -169,6 +212,7 @@ struct sy_failure {
     int has_cw_fallbacks, has_cp_fallbacks;
     int retries_done;            /* in this group */
     int req_retries;             /* request num_retries, < 0 none */
+    int dep_retries;             /* the failed deployment's litellm_params.num_retries, < 0 none */
     double retry_after_s;        /* upstream Retry-After, 0 none */
     const struct sy_drt *failed; /* deployment that failed (NULL: none picked) */
 };

@@ -1,8 +1,21 @@
 /* select.c - candidate filtering and the strategy call (reference §3.2, §3.4).
  *
  * For one attempt on group g:
+ *   0. request filters, over the whole group (so "none matches" is told
+ *      apart from "all matching ones are cooling down"):
+ *      - tags (router_settings.enable_tag_filtering, LiteLLM's
+ *        tag_based_routing.py): a request with tags keeps the deployments
+ *        whose litellm_params.tags share one of them (all of them with
+ *        tag_filtering_match_any: false), else those tagged "default", else
+ *        none (SY_PICK_NONE_TAGS); a request without tags keeps the
+ *        "default"-tagged deployments when there are any, else all;
+ *      - region (the end user's allowed_model_region): only deployments
+ *        whose region (sy_router_region_of) is that one, else
+ *        SY_PICK_NONE_REGION;
  *   1. drop deployments whose provider is unsupported, in cooldown, marked
- *      unhealthy by a health check, or at their max_parallel_requests;
+ *      unhealthy by a health check, or at their max_parallel_requests, and
+ *      those whose provider spent its provider_budget_config budget in the
+ *      current window (all available ones over budget: SY_PICK_NONE_BUDGET);
  *   2. rpm/tpm: usage-, latency- and cost-based routing drop deployments
  *      whose requests this minute reached `rpm` or whose tokens this minute
  *      plus the prompt pass `tpm`; with enable_pre_call_checks every strategy
@@ -82,18 +95,108 @@ double sy_router_cooldown_left(const struct sy_group *g, char *buf, size_t cap)
     return s < 1 ? 1 : s;
 }
 
+static int has_tag(const struct sy_deployment *d, const char *t)
+{
+    for (size_t i = 0; i < d->n_tags; i++)
+        if (strcmp(d->tags[i], t) == 0)
+            return 1;
+    return 0;
+}
+
+static int tags_match(const struct sy_deployment *d, const struct sy_rfilter *f, int any)
+{
+    if (!d->n_tags)
+        return 0;
+    for (size_t i = 0; i < f->ntags; i++) {
+        int h = has_tag(d, f->tags[i]);
+        if (any && h)
+            return 1;
+        if (!any && !h)
+            return 0;
+    }
+    return !any;
+}
+
+/* Step 0: allow[i] for g->d[i]; 0 with *why when the filters leave none. */
+static int filter_group(const struct sy_rconf *rc, const struct sy_group *g, const struct sy_rfilter *f,
+                        unsigned char *allow, int *why)
+{
+    memset(allow, 1, g->n);
+    if (!f)
+        return 1;
+    if (rc->tag_filtering) {
+        size_t matched = 0, defaults = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            matched += f->ntags && tags_match(g->d[i]->d, f, rc->tag_match_any);
+            defaults += has_tag(g->d[i]->d, "default");
+        }
+        if (f->ntags && !matched && !defaults) {
+            *why = SY_PICK_NONE_TAGS;
+            return 0;
+        }
+        if (matched || defaults)
+            for (size_t i = 0; i < g->n; i++)
+                allow[i] = matched ? tags_match(g->d[i]->d, f, rc->tag_match_any) : has_tag(g->d[i]->d, "default");
+    }
+    if (f->region) {
+        size_t in = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            allow[i] = allow[i] && g->d[i]->region == f->region;
+            in += allow[i];
+        }
+        if (!in) {
+            *why = SY_PICK_NONE_REGION;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int over_budget(const struct sy_drt *d, int64_t now_ms)
+{
+    return d->pb && d->pb_limit > 0 && sy_pbudget_spend(d->pb, now_ms) >= d->pb_limit;
+}
+
+void sy_router_budget_info(const struct sy_group *g, char *buf, size_t cap)
+{
+    int64_t now = sy_wall_ms();
+    size_t o = 0;
+    if (cap)
+        buf[0] = 0;
+    for (size_t i = 0; i < g->n && o < cap; i++) {
+        const struct sy_drt *d = g->d[i];
+        if (!over_budget(d, now))
+            continue;
+        int dup = 0; /* one line per provider */
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = g->d[j]->pb == d->pb && over_budget(g->d[j], now);
+        if (!dup)
+            o += (size_t)snprintf(buf + o, cap - o, "Exceeded budget for provider %s: %.12g >= %.12g\n",
+                                  d->pb->provider, sy_pbudget_spend(d->pb, now), d->pb_limit);
+    }
+}
+
 struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g,
-                              const struct sy_drt *avoid, int64_t input_tokens, int *why)
+                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
+                              int *why)
 {
     int64_t now = sy_wall_ms();
     struct sy_drt *cand[g->n ? g->n : 1];
-    size_t n = 0, ctx_dropped = 0, ctx_fit = 0, supported = 0;
+    unsigned char allow[g->n ? g->n : 1];
+    size_t n = 0, ctx_dropped = 0, ctx_fit = 0, supported = 0, avail = 0, over = 0;
     int limits = rc->strategy == SY_RS_USAGE || rc->strategy == SY_RS_LATENCY || rc->strategy == SY_RS_COST;
+    if (!filter_group(rc, g, f, allow, why))
+        return NULL;
     for (size_t i = 0; i < g->n; i++) {
         struct sy_drt *d = g->d[i];
         supported += d->prov != NULL;
-        if (!usable_now(d, now))
+        if (!allow[i] || !usable_now(d, now))
             continue;
+        avail++;
+        if (rc->provider_budgets && over_budget(d, now)) {
+            over++;
+            continue;
+        }
         struct sy_dstate *s = d->st;
         if (d->max_parallel > 0 && atomic_load_explicit(&s->inflight, memory_order_relaxed) >= d->max_parallel)
             continue;
@@ -164,6 +267,9 @@ struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, co
         return d;
     }
     /* ContextWindowExceeded when the context check alone emptied the list */
-    *why = supported == 0 ? SY_PICK_NONE_SUPPORTED : ctx_dropped && !ctx_fit ? SY_PICK_NONE_CONTEXT : SY_PICK_NONE_AVAILABLE;
+    *why = supported == 0                ? SY_PICK_NONE_SUPPORTED
+           : over && over == avail       ? SY_PICK_NONE_BUDGET
+           : ctx_dropped && !ctx_fit     ? SY_PICK_NONE_CONTEXT
+                                         : SY_PICK_NONE_AVAILABLE;
     return NULL;
 }

@@ -24,6 +24,8 @@
  *   | {id}:{group}:rpm:{minute}     | string | requests this minute        | 120 s           |
  *   | {id}:{group}:tpm:{minute}     | string | tokens this minute          | 120 s           |
  *   | switchyard:inflight:{id}      | hash   | instance -> in-flight count | 3 s (refreshed) |
+ *   | provider_spend:{prov}:{period}| string | provider budget spend (USD) | the period      |
+ *   (the last one is router/budget.c's, pushed and read on the same tick)
  *
  * Redis down: every call is refused at once (redis/redis.h), the router runs
  * on local state, and sharing resumes when the client reconnects.
@@ -213,6 +215,7 @@ static void on_tick(uv_timer_t *t)
     struct sy_worker *w = t->data;
     if (!w->redis || !sy_redis_up(w->redis))
         return;
+    sy_pbudget_sync(w); /* provider budgets (router/budget.c) */
     struct sy_gwconf *g = w->conf;
     if (!g->ndrts)
         return;

@@ -15,7 +15,8 @@
 
 static const char *const rkeys[] = {"fallbacks",      "disable_fallbacks",        "num_retries",
                                     "timeout",        "stream_timeout",           "context_window_fallbacks",
-                                    "content_policy_fallbacks", "mock_testing_fallbacks", "cache"};
+                                    "content_policy_fallbacks", "mock_testing_fallbacks", "cache",
+                                    "mock_timeout",   "mock_testing_rate_limit_error", "tags"};
 
 static int is_rkey(const char *k)
 {

@@ -220,7 +220,9 @@ static void test_os_environ(void **state)
     assert_string_equal(sy_deployment_param(d, "tags"), "[\"os.environ/SYT_KEY\"]");
     assert_string_equal(sy_deployment_param(d, "extra"), "[{\"deep\": \"sk-secret-value-1234\"}]");
     assert_int_equal(c->drop_params, 1);
-    assert_int_equal(c->n_warnings, 2); /* SYT_UNSET, and tags: not supported yet */
+    assert_int_equal(c->n_warnings, 1); /* SYT_UNSET */
+    assert_int_equal(d->n_tags, 1);
+    assert_string_equal(d->tags[0], "os.environ/SYT_KEY");
     assert_true(has_warning(c, "t.yaml:6:"));
     assert_true(has_warning(c, "SYT_UNSET"));
     sy_config_unref(c);
@@ -323,12 +325,12 @@ static void test_unknown_keys(void **state)
                              "  switchyard_header_timeout_s: 5\n"
                              "model_list:\n"
                              "  - model_name: m\n"
-                             "    litellm_params: {model: x/y, tags: [a], temperature: 0.2}\n"
+                             "    litellm_params: {model: x/y, max_budget: 1, temperature: 0.2}\n"
                              "  - model_name: m\n"
-                             "    litellm_params: {model: x/z, tags: [b]}\n"
+                             "    litellm_params: {model: x/z, max_budget: 2}\n"
                              "    surprise: 1\n");
     /* foo, guardrails, bogus, service_callback, enable_load_balancing, routing_strategy,
-     * disable_reset_budget, tags (once), surprise; fallbacks: [] asks for nothing */
+     * disable_reset_budget, max_budget (once), surprise; fallbacks: [] asks for nothing */
     assert_int_equal(c->n_warnings, 9);
     assert_true(has_warning(c, "t.yaml:1: unknown top-level key foo"));
     assert_true(has_warning(c, "t.yaml:2: guardrails: not supported yet"));
@@ -339,7 +341,7 @@ static void test_unknown_keys(void **state)
                                "'provider-budget-routing', using simple-shuffle"));
     assert_string_equal(c->routing_strategy, "simple-shuffle");
     assert_true(has_warning(c, "general_settings.disable_reset_budget: not supported yet"));
-    assert_true(has_warning(c, "t.yaml:17: model_list[].litellm_params.tags"));
+    assert_true(has_warning(c, "t.yaml:17: model_list[].litellm_params.max_budget"));
     assert_true(has_warning(c, "t.yaml:20: unknown key model_list[].surprise"));
     assert_true(c->header_timeout_s == 5);
     assert_string_equal(sy_deployment_param(&c->deployments[0], "temperature"), "0.2");
@@ -1032,6 +1034,62 @@ static void test_router_print(void **state)
     sy_config_unref(c);
 }
 
+/* issue 19: routing keys of deployments, tag filtering, provider budgets,
+ * reject_clientside_metadata_tags, vertex_ai defaults from litellm_settings */
+static void test_routing_keys(void **state)
+{
+    (void)state;
+    struct sy_config *c = ok("model_list:\n"
+                             "  - model_name: a\n"
+                             "    litellm_params: {model: openai/a, tags: [t1, t2], region_name: eu, num_retries: 4}\n"
+                             "  - model_name: b\n"
+                             "    litellm_params: {model: vertex_ai/gemini-pro}\n"
+                             "    model_info: {region_name: us-east}\n"
+                             "  - model_name: c\n"
+                             "    litellm_params: {model: vertex_ai/gemini-pro, vertex_project: own, vertex_ai_location: x}\n"
+                             "litellm_settings:\n"
+                             "  vertex_project: proj-1\n"
+                             "  vertex_location: europe-west4\n"
+                             "router_settings:\n"
+                             "  enable_tag_filtering: true\n"
+                             "  provider_budget_config:\n"
+                             "    openai: {budget_limit: 0.5, time_period: 1d}\n"
+                             "    anthropic: {max_budget: 2, budget_duration: 1mo}\n"
+                             "general_settings:\n"
+                             "  reject_clientside_metadata_tags: true\n");
+    assert_int_equal(c->n_warnings, 0);
+    const struct sy_deployment *a = &c->deployments[0], *b = &c->deployments[1], *d = &c->deployments[2];
+    assert_int_equal(a->n_tags, 2);
+    assert_string_equal(a->tags[1], "t2");
+    assert_string_equal(a->region_name, "eu");
+    assert_int_equal(a->num_retries, 4);
+    assert_int_equal(b->num_retries, -1);
+    assert_string_equal(b->region_name, "us-east");
+    assert_string_equal(sy_deployment_param(b, "vertex_project"), "proj-1");
+    assert_string_equal(sy_deployment_param(b, "vertex_location"), "europe-west4");
+    assert_string_equal(sy_deployment_param(d, "vertex_project"), "own"); /* the deployment's own wins */
+    assert_null(sy_deployment_param(d, "vertex_location"));                /* its alias is set */
+    assert_null(sy_deployment_param(a, "vertex_project"));                 /* only vertex_ai deployments */
+    assert_int_equal(c->router.enable_tag_filtering, 1);
+    assert_int_equal(c->router.tag_filtering_match_any, 1);
+    assert_int_equal(c->router.n_provider_budgets, 2);
+    assert_string_equal(c->router.provider_budgets[0].provider, "openai");
+    assert_true(c->router.provider_budgets[0].budget_limit == 0.5);
+    assert_true(c->router.provider_budgets[0].period_s == 86400);
+    assert_true(c->router.provider_budgets[1].budget_limit == 2);
+    assert_true(c->router.provider_budgets[1].period_s == 30 * 86400.0);
+    assert_string_equal(c->router.provider_budgets[1].period, "1mo");
+    assert_int_equal(c->reject_clientside_metadata_tags, 1);
+    sy_config_unref(c);
+
+    bad("router_settings:\n  provider_budget_config: [openai]\n", "provider_budget_config", "expected a map");
+    bad("router_settings:\n  provider_budget_config:\n    openai: {budget_limit: 1, time_period: 1y}\n",
+        "time_period", "expected a duration");
+    bad("router_settings:\n  provider_budget_config:\n    openai: {time_period: 1d}\n", "budget_limit",
+        "non-negative number");
+    bad("model_list:\n  - model_name: a\n    litellm_params: {model: openai/a, num_retries: -1}\n", "num_retries", NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -1049,7 +1107,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_router_strategies),  cmocka_unit_test(test_router_fallbacks),
         cmocka_unit_test(test_router_fallback_groups), cmocka_unit_test(test_router_precedence),
         cmocka_unit_test(test_router_policies),    cmocka_unit_test(test_router_errors),
-        cmocka_unit_test(test_router_aliases),     cmocka_unit_test(test_router_redis),
+        cmocka_unit_test(test_router_aliases),     cmocka_unit_test(test_router_redis), cmocka_unit_test(test_routing_keys),
         cmocka_unit_test(test_deployment_router_fields), cmocka_unit_test(test_router_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
