@@ -37,8 +37,11 @@
  * servable deployment and sums only its servable ones - the same groups
  * GET /v1/models lists.
  *
- * Not yet: a non-admin key sees every model here; LiteLLM narrows the list
- * to the key's / team's models (the loop side will pass that).
+ * Every key may call them (LiteLLM's info_routes); a key that is not an
+ * admin's sees only the deployments of the models it may use (a->model_allowed:
+ * the key's models, all-team-models / its team's models, access groups and
+ * wildcard patterns, as GET /v1/models), and ?litellm_model_id= of another
+ * model answers "not found" as an unknown id does.
  */
 #include <http_parser.h>
 #include <json-c/json.h>
@@ -269,6 +272,16 @@ static int servable(const struct sy_drt *r)
     return r->prov != NULL || r->ad != NULL;
 }
 
+/* Deployment i is listed for this caller (servable and, for a key with a
+ * model list, a model it may use). */
+static int visible(const struct sy_admin_ctx *a, size_t i)
+{
+    const struct sy_drt *r = &a->g->drts[i];
+    if (!servable(r))
+        return 0;
+    return !a->model_allowed || (r->d->model_name && a->model_allowed(a->model_ud, r->d->model_name));
+}
+
 static void model_info_list(struct sy_admin_ctx *a, const char *only_group, const char *only_id)
 {
     const struct sy_gwconf *g = a->g;
@@ -279,7 +292,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     if (only_id) {
         for (size_t i = 0; i < g->ndrts; i++) {
             const struct sy_deployment *d = g->drts[i].d;
-            if (servable(&g->drts[i]) && d->id && strcmp(d->id, only_id) == 0) {
+            if (visible(a, i) && d->id && strcmp(d->id, only_id) == 0) {
                 SY_BUF_LIT(&a->out, "{\"data\":[");
                 deployment(&a->out, d);
                 SY_BUF_LIT(&a->out, "]}");
@@ -297,7 +310,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     int n = 0;
     for (size_t i = 0; i < g->ndrts; i++) {
         const struct sy_deployment *d = g->drts[i].d;
-        if (!servable(&g->drts[i]) || (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0)))
+        if (!visible(a, i) || (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0)))
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
@@ -429,7 +442,7 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
     /* groups in the order their first deployment appears (router.get_model_names) */
     for (size_t i = 0; i < g->ndrts; i++) {
         const char *name = g->drts[i].d->model_name;
-        if (!name || !servable(&g->drts[i]) || (only && strcmp(only, name) != 0))
+        if (!name || !visible(a, i) || (only && strcmp(only, name) != 0))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
@@ -443,7 +456,7 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "]}");
 }
 
-#define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY)
+#define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY | SY_ADMIN_SELF) /* any key: narrowed to its models */
 const struct sy_admin_route sy_admin_model_routes[] = {
     {HTTP_GET, "/model/info", model_info_v1, NR},
     {HTTP_GET, "/v1/model/info", model_info_v1, NR},

@@ -423,7 +423,9 @@ static void org_list(struct sy_store *st, struct sy_admin_ctx *a)
     struct sy_buf b;
     int rc;
     sy_buf_init(&b, 256 << 20);
-    if (a->is_admin || a->is_admin_viewer || !a->caller_user_id)
+    if (!a->is_admin && !a->is_admin_viewer && !a->caller_user_id)
+        rc = 0; /* a key without a user belongs to no organization */
+    else if (a->is_admin || a->is_admin_viewer)
         rc = sy_store_exec(st, "SELECT \"organization_id\" FROM " T_ORG " ORDER BY \"created_at\"", 0, NULL, idlist_cb,
                            &l);
     else {
@@ -618,7 +620,7 @@ const struct sy_admin_route sy_admin_org_routes[] = {
     {HTTP_DELETE, "/organization/delete", org_delete, 0},
     {HTTP_POST, "/organization/delete", org_delete, 0},
     {0, "/organization/info", org_info, SY_ADMIN_READONLY},
-    {HTTP_GET, "/organization/list", org_list, SY_ADMIN_READONLY},
+    {HTTP_GET, "/organization/list", org_list, SY_ADMIN_SELF | SY_ADMIN_READONLY},
     {HTTP_POST, "/organization/member_add", org_member_add, 0},
     {0, NULL, NULL, 0},
 };

@@ -36,6 +36,7 @@
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "keys/keys.h"
 #include "spend/spend.h"
 
 #define T_TEAMS  "\"LiteLLM_TeamTable\""
@@ -812,6 +813,17 @@ static void team_list(struct sy_store *st, struct sy_admin_ctx *a)
     struct tlist l = {0};
     struct sy_buf out;
     int rc;
+    if (user_id && !*user_id)
+        user_id = NULL;
+    /* list_team: a non-admin lists only the teams it is a member of */
+    if (!a->is_admin && !a->is_admin_viewer) {
+        if (!a->caller_user_id || (user_id && strcmp(user_id, a->caller_user_id) != 0)) {
+            sy__detail(a, 401, "Only admin users can query all teams/other teams. Your user role=%s",
+                       a->caller_role == SY_ROLE_NONE ? "None" : sy_role_name(a->caller_role));
+            return;
+        }
+        user_id = a->caller_user_id;
+    }
     sy_buf_init(&out, 256 << 20);
     if (org_id)
         rc = sy_store_exec(st, "SELECT * FROM " T_TEAMS " WHERE \"organization_id\" = $1 ORDER BY \"created_at\"", 1,
@@ -1243,10 +1255,10 @@ const struct sy_admin_route sy_admin_team_routes[] = {
     {HTTP_POST, "/team/update", team_update, 0},
     {HTTP_POST, "/team/delete", team_delete, 0},
     {HTTP_GET, "/team/info", team_info, SY_ADMIN_SELF | SY_ADMIN_READONLY},
-    {HTTP_GET, "/team/list", team_list, SY_ADMIN_READONLY},
-    {HTTP_POST, "/team/member_add", team_member_add, 0},
-    {HTTP_POST, "/team/member_delete", team_member_delete, 0},
-    {HTTP_POST, "/team/member_update", team_member_update, 0},
+    {HTTP_GET, "/team/list", team_list, SY_ADMIN_SELF | SY_ADMIN_READONLY},
+    {HTTP_POST, "/team/member_add", team_member_add, SY_ADMIN_TEAM},
+    {HTTP_POST, "/team/member_delete", team_member_delete, SY_ADMIN_TEAM},
+    {HTTP_POST, "/team/member_update", team_member_update, SY_ADMIN_TEAM},
     {HTTP_POST, "/team/block", team_block, 0},
     {HTTP_POST, "/team/unblock", team_unblock, 0},
     {0, NULL, NULL, 0},
