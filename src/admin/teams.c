@@ -874,6 +874,22 @@ done:
 
 /* ---- POST /team/member_add ------------------------------------------------ */
 
+/* The member routes are a proxy admin's or the team's admins' (LiteLLM's
+ * _is_user_team_admin): 0 ok, 1 refused (403 written), < 0 a store error. */
+static int team_admin_check(struct sy_store *st, struct sy_admin_ctx *a, const char *tid, const char *route)
+{
+    if (a->is_admin)
+        return 0;
+    int rc = sy__is_team_admin(st, a, tid);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        sy__detail(a, 403, "Call not allowed. User not proxy admin OR team admin. route=%s, team_id=%s", route, tid);
+        return 1;
+    }
+    return 0;
+}
+
 static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *member = NULL, *add = NULL;
@@ -913,6 +929,11 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
         goto dberr;
     if (!t.found) {
         sy__detail(a, 404, "Team not found for team_id=%s", tid);
+        goto out;
+    }
+    if ((rc = team_admin_check(st, a, tid, "/team/member_add")) != 0) {
+        if (rc < 0)
+            goto dberr;
         goto out;
     }
     /* team_member_add_duplication_check */
@@ -1014,6 +1035,11 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 400, "Team id=%s does not exist in db", tid);
         goto out;
     }
+    if ((rc = team_admin_check(st, a, tid, "/team/member_delete")) != 0) {
+        if (rc < 0)
+            goto dberr;
+        goto out;
+    }
     members = members_of(&t);
     if ((rc = sy_store_begin(st)) < 0)
         goto dberr;
@@ -1083,6 +1109,12 @@ static void team_member_update(struct sy_store *st, struct sy_admin_ctx *a)
         goto dberr;
     if (!t.found) {
         sy__detail(a, 400, "Team id=%s does not exist in db", tid);
+        goto out;
+    }
+    /* LiteLLM names /team/member_delete in this message too */
+    if ((rc = team_admin_check(st, a, tid, "/team/member_delete")) != 0) {
+        if (rc < 0)
+            goto dberr;
         goto out;
     }
     members = members_of(&t);
