@@ -329,16 +329,19 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
             goto out;
         }
     }
-    /* the caller (a user key) becomes a team admin when not listed */
-    if (a->caller_user_id) {
+    /* the caller becomes a team admin when not listed: a user key's user, the
+     * master key's "default_user_id" (LiteLLM's litellm_proxy_admin_name is the
+     * master key's user_id) */
+    const char *creator = a->caller_user_id ? a->caller_user_id : a->is_master ? sy_admin_actor(a) : NULL;
+    if (creator) {
         int listed = 0;
         for (size_t i = 0; i < json_object_array_length(add); i++) {
             const char *u = mstr(json_object_array_get_idx(add, i), "user_id");
-            listed |= u && strcmp(u, a->caller_user_id) == 0;
+            listed |= u && strcmp(u, creator) == 0;
         }
         if (!listed) {
             struct json_object *m = json_object_new_object();
-            json_object_object_add(m, "user_id", json_object_new_string(a->caller_user_id));
+            json_object_object_add(m, "user_id", json_object_new_string(creator));
             json_object_object_add(m, "user_email", NULL);
             json_object_object_add(m, "role", json_object_new_string("admin"));
             json_object_array_add(add, m);
