@@ -618,14 +618,16 @@ static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struc
         }
         if (!nm && (gen || mi >= 0)) { /* [] would mean every model */
             struct json_object *mine = json_object_new_array();
-            const char *const *list = (const char *const *)ck->models;
-            size_t n = ck->nmodels;
-            if (!n && ck->team) {
-                list = (const char *const *)ck->team->models;
-                n = ck->team->nmodels;
+            for (size_t i = 0; i < ck->nmodels; i++) /* all-team-models as the team's list: the new key may have no team */
+                if (strcmp(ck->models[i], "all-team-models") != 0 || !ck->team)
+                    json_object_array_add(mine, json_object_new_string(ck->models[i]));
+            for (size_t i = 0; ck->team && i < ck->team->nmodels; i++) {
+                int all = !ck->nmodels;
+                for (size_t j = 0; j < ck->nmodels && !all; j++)
+                    all = strcmp(ck->models[j], "all-team-models") == 0;
+                if (all)
+                    json_object_array_add(mine, json_object_new_string(ck->team->models[i]));
             }
-            for (size_t i = 0; i < n; i++)
-                json_object_array_add(mine, json_object_new_string(list[i]));
             ks_put(ks, "models", sy_sv_textarr(ks_dup(ks, json_object_to_json_string_ext(mine, JSON_C_TO_STRING_PLAIN))));
             json_object_put(mine);
         }

@@ -75,6 +75,15 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(t.team_id, 'ss-team');
     });
 
+    test('a team key with all-team-models makes keys with the team\'s models', async () => {
+      ok(await A('POST', '/team/new', { team_id: 'ss-mt', models: ['other'],
+        members_with_roles: [{ user_id: 'tadmin', role: 'user' }] }));
+      const k = ok(await A('POST', '/key/generate', { user_id: 'tadmin', team_id: 'ss-mt', models: ['all-team-models'] })).key;
+      const g = ok(await as(k)('POST', '/key/generate', {}));
+      assert.deepEqual(g.models, ['other']);
+      refused(await as(k)('POST', '/key/generate', { models: ['priced'] }), 403, /model=priced/);
+    });
+
     test("another user's key is refused however it is named", async () => {
       const me = as(alice);
       const hash = await sha256hex(bob);
