@@ -618,7 +618,8 @@ static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struc
         }
         if (!nm && (gen || mi >= 0)) { /* [] would mean every model */
             struct json_object *mine = json_object_new_array();
-            for (size_t i = 0; i < ck->nmodels; i++) /* all-team-models as the team's list: the new key may have no team */
+            /* all-team-models as the team's list: the new key may have no team */
+            for (size_t i = 0; i < ck->nmodels; i++)
                 if (strcmp(ck->models[i], "all-team-models") != 0 || !ck->team)
                     json_object_array_add(mine, json_object_new_string(ck->models[i]));
             for (size_t i = 0; ck->team && i < ck->team->nmodels; i++) {
@@ -628,7 +629,8 @@ static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struc
                 if (all)
                     json_object_array_add(mine, json_object_new_string(ck->team->models[i]));
             }
-            ks_put(ks, "models", sy_sv_textarr(ks_dup(ks, json_object_to_json_string_ext(mine, JSON_C_TO_STRING_PLAIN))));
+            const char *txt = json_object_to_json_string_ext(mine, JSON_C_TO_STRING_PLAIN);
+            ks_put(ks, "models", sy_sv_textarr(ks_dup(ks, txt)));
             json_object_put(mine);
         }
     }

@@ -675,7 +675,8 @@ static void org_member_update(struct sy_store *st, struct sy_admin_ctx *a)
         return;
     if ((rc = member_of_body(st, a, body, &oid, uid, sizeof uid)) != 0)
         goto done;
-    if (sy_admin_get_str(a, body, "role", &role) < 0 || (hb = sy_admin_get_num(a, body, "max_budget_in_organization", &mb)) < 0)
+    if (sy_admin_get_str(a, body, "role", &role) < 0 ||
+        (hb = sy_admin_get_num(a, body, "max_budget_in_organization", &mb)) < 0)
         goto out;
     if (role) {
         int ok = 0;
@@ -700,16 +701,20 @@ static void org_member_update(struct sy_store *st, struct sy_admin_ctx *a)
     in_tx = 1;
     if (role) {
         struct sy_sval p[4] = {sy_sv_text(role), sy_sv_ts(now), sy_sv_text(uid), sy_sv_text(oid)};
-        if ((rc = sy_store_exec(st, "UPDATE " T_OM " SET \"user_role\" = $1, \"updated_at\" = $2 WHERE \"user_id\" = $3 "
-                                    "AND \"organization_id\" = $4", 4, p, NULL, NULL)) < 0)
+        if ((rc = sy_store_exec(st,
+                                "UPDATE " T_OM " SET \"user_role\" = $1, \"updated_at\" = $2 "
+                                "WHERE \"user_id\" = $3 AND \"organization_id\" = $4",
+                                4, p, NULL, NULL)) < 0)
             goto done;
     }
     if (hb == SY_AF_SET) {
         const char *bid = sy_srow_text(&om.r, "budget_id");
         if (bid) {
             struct sy_sval p[4] = {sy_sv_num(mb), sy_sv_ts(now), sy_sv_text(sy_admin_actor(a)), sy_sv_text(bid)};
-            rc = sy_store_exec(st, "UPDATE " T_BUDGET " SET \"max_budget\" = $1, \"updated_at\" = $2, \"updated_by\" = $3 "
-                                   "WHERE \"budget_id\" = $4", 4, p, NULL, NULL);
+            rc = sy_store_exec(st,
+                               "UPDATE " T_BUDGET " SET \"max_budget\" = $1, \"updated_at\" = $2, "
+                               "\"updated_by\" = $3 WHERE \"budget_id\" = $4",
+                               4, p, NULL, NULL);
         } else {
             char nb[128];
             struct sy__cset bcs = {0};
