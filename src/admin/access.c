@@ -21,8 +21,8 @@ int sy__team_role(struct sy_store *st, const char *team_id, const char *user_id,
         return 0;
     struct sy_admin_row row = {0};
     struct sy_sval p = sy_sv_text(team_id);
-    int rc = sy_store_exec(st, "SELECT \"members_with_roles\" FROM \"LiteLLM_TeamTable\" WHERE \"team_id\" = $1", 1,
-                           &p, sy_admin_row_cb, &row);
+    int rc = sy_store_exec(st, "SELECT \"members_with_roles\" FROM \"LiteLLM_TeamTable\" WHERE \"team_id\" = $1", 1, &p,
+                           sy_admin_row_cb, &row);
     if (rc < 0)
         return rc;
     int found = 0;

@@ -88,13 +88,13 @@ struct sy_admin_route {
 /* Who may call a route besides proxy admins (admin/../gateway/admin.c is the
  * gate; docs/admin-api.md has the table). A flag lets the role reach the
  * handler, which then narrows what it reads or writes to the caller's own. */
-#define SY_ADMIN_READONLY 0x1   /* proxy_admin_viewer */
-#define SY_ADMIN_SELF 0x2       /* any key (LiteLLM's info_routes): key/info, user/info, team/info, model info */
-#define SY_ADMIN_NODB 0x4       /* runs without a database (model info) */
-#define SY_ADMIN_USER 0x8       /* internal_user (LiteLLM's internal_user_routes): own keys, own spend */
+#define SY_ADMIN_READONLY  0x1  /* proxy_admin_viewer */
+#define SY_ADMIN_SELF      0x2  /* any key (LiteLLM's info_routes): key/info, user/info, team/info, model info */
+#define SY_ADMIN_NODB      0x4  /* runs without a database (model info) */
+#define SY_ADMIN_USER      0x8  /* internal_user (LiteLLM's internal_user_routes): own keys, own spend */
 #define SY_ADMIN_USER_VIEW 0x10 /* internal_user_viewer (internal_user_view_only_routes): own spend */
-#define SY_ADMIN_TEAM 0x20      /* any key with a user (self_managed_routes): the handler requires team admin */
-#define SY_ADMIN_MASTER 0x40    /* the master key only (LiteLLM's master_key_only_routes) */
+#define SY_ADMIN_TEAM      0x20 /* any key with a user (self_managed_routes): the handler requires team admin */
+#define SY_ADMIN_MASTER    0x40 /* the master key only (LiteLLM's master_key_only_routes) */
 
 /* Each handler file exports its table, NULL-path terminated. */
 extern const struct sy_admin_route sy_admin_key_routes[];      /* admin/keys.c */

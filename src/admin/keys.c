@@ -545,9 +545,9 @@ static const char *ks_text(const struct kset *ks, const char *col)
  * permissions, organization_id, allowed_routes on update). On /key/generate
  * a field left out takes the caller's value. */
 
-static const char *const ADMIN_ONLY[] = {"spend", "blocked", "budget_id", "temp_budget_increase",
-                                         "temp_budget_expiry", "aliases", "config", "permissions",
-                                         "organization_id", NULL};
+static const char *const ADMIN_ONLY[] = {
+    "spend",   "blocked", "budget_id",   "temp_budget_increase", "temp_budget_expiry",
+    "aliases", "config",  "permissions", "organization_id",      NULL};
 
 static int ks_find(const struct kset *ks, const char *col)
 {
@@ -578,8 +578,8 @@ static int cap_num(struct sy_admin_ctx *a, struct kset *ks, const char *col, dou
     }
     double v = ks->v[i].k == SY_SV_NUM ? ks->v[i].d : ks->v[i].k == SY_SV_INT ? (double)ks->v[i].i : INFINITY;
     if (v > have) {
-        cap_denied(a, col, "%s=%s is more than you have (%s): a key you make cannot exceed your own key and user",
-                   v, have);
+        cap_denied(a, col, "%s=%s is more than you have (%s): a key you make cannot exceed your own key and user", v,
+                   have);
         return -1;
     }
     return 0;

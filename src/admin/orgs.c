@@ -643,9 +643,11 @@ static int member_of_body(struct sy_store *st, struct sy_admin_ctx *a, struct js
     if (rc < 0)
         return rc;
     if (rc != 1 || !sy_srow_text(&row.r, "user_id")) {
-        sy__err_dict(a, 400, "bad_request_error", rc > 1 ? "Multiple users with this email found in db. Please use "
-                                                            "'user_id' instead."
-                                                          : "User not found for user_email=%s", em);
+        sy__err_dict(a, 400, "bad_request_error",
+                     rc > 1 ? "Multiple users with this email found in db. Please use "
+                              "'user_id' instead."
+                            : "User not found for user_email=%s",
+                     em);
         sy_admin_row_free(&row);
         return 1;
     }
@@ -683,8 +685,10 @@ static void org_member_update(struct sy_store *st, struct sy_admin_ctx *a)
         for (int i = 0; ORG_ROLES[i]; i++)
             ok |= strcmp(role, ORG_ROLES[i]) == 0;
         if (!ok) {
-            sy__err_dict(a, 400, "bad_request_error", "Invalid role=%s. Allowed roles: org_admin, internal_user, "
-                         "internal_user_viewer", role);
+            sy__err_dict(a, 400, "bad_request_error",
+                         "Invalid role=%s. Allowed roles: org_admin, internal_user, "
+                         "internal_user_viewer",
+                         role);
             goto out;
         }
     }
@@ -723,8 +727,10 @@ static void org_member_update(struct sy_store *st, struct sy_admin_ctx *a)
             sy__cset_free(&bcs);
             struct sy_sval p[3] = {sy_sv_text(nb), sy_sv_text(uid), sy_sv_text(oid)};
             if (rc >= 0)
-                rc = sy_store_exec(st, "UPDATE " T_OM " SET \"budget_id\" = $1 WHERE \"user_id\" = $2 AND "
-                                       "\"organization_id\" = $3", 3, p, NULL, NULL);
+                rc = sy_store_exec(st,
+                                   "UPDATE " T_OM " SET \"budget_id\" = $1 WHERE \"user_id\" = $2 AND "
+                                   "\"organization_id\" = $3",
+                                   3, p, NULL, NULL);
         }
         if (rc < 0)
             goto done;

@@ -124,12 +124,9 @@ static int may_call(const struct sy_call *c, const struct sy_admin_route *rt, in
     if (admin || (f & SY_ADMIN_SELF))
         return 1;
     switch (role) {
-    case SY_ROLE_PROXY_ADMIN_VIEWER:
-        return (f & SY_ADMIN_READONLY) != 0;
-    case SY_ROLE_INTERNAL_USER:
-        return (f & (SY_ADMIN_USER | SY_ADMIN_TEAM)) != 0;
-    case SY_ROLE_INTERNAL_USER_VIEWER:
-        return (f & (SY_ADMIN_USER_VIEW | SY_ADMIN_TEAM)) != 0;
+    case SY_ROLE_PROXY_ADMIN_VIEWER: return (f & SY_ADMIN_READONLY) != 0;
+    case SY_ROLE_INTERNAL_USER: return (f & (SY_ADMIN_USER | SY_ADMIN_TEAM)) != 0;
+    case SY_ROLE_INTERNAL_USER_VIEWER: return (f & (SY_ADMIN_USER_VIEW | SY_ADMIN_TEAM)) != 0;
     default: /* no user, or the team / customer roles: team routes only as a team admin */
         return (f & SY_ADMIN_TEAM) && id_or_null(c->key ? c->key->user_id : NULL);
     }
@@ -156,8 +153,8 @@ int sy_stage_admin(struct sy_call *c)
                      "Authentication Error, Only proxy admin can be used to generate, delete, update info for new "
                      "keys/users/teams. Route=%.*s. Your role=%s. Your user_id=%s",
                      (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p,
-                     role != SY_ROLE_NONE ? sy_role_name(role) : "None", id_or_null(c->key ? c->key->user_id : NULL)
-                         ? c->key->user_id : "None");
+                     role != SY_ROLE_NONE ? sy_role_name(role) : "None",
+                     id_or_null(c->key ? c->key->user_id : NULL) ? c->key->user_id : "None");
         sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
         return SY_DONE;
     }
