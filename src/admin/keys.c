@@ -642,6 +642,17 @@ static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struc
         cap_num(a, ks, "tpm_limit", (double)ck->key.tpm_limit, gen) < 0 ||
         cap_num(a, ks, "max_parallel_requests", (double)ck->key.max_parallel, gen) < 0)
         return -1;
+    /* a budget that resets no sooner than the caller's key's */
+    const char *bd = ks_text(ks, "budget_duration");
+    if (ck->key.max_budget >= 0 && bd) {
+        double have = ck->key.budget_duration ? sy_duration_seconds(ck->key.budget_duration) : INFINITY;
+        if (sy_duration_seconds(bd) < have) {
+            sy_admin_error(a, 403, "auth_error", "budget_duration",
+                           "budget_duration=%s resets sooner than your own key's budget (%s)", bd,
+                           ck->key.budget_duration ? ck->key.budget_duration : "never");
+            return -1;
+        }
+    }
     /* lifetime: not past the caller's key's expiry */
     if (ck->expires > 0) {
         if (ks->expires_at == 0 && gen) {
