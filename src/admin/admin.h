@@ -23,6 +23,7 @@
 #include "store/dbpool.h"
 
 struct sy_gwconf;
+struct sy_keyinfo;
 
 #define SY_ADMIN_MAX_INVAL 64
 
@@ -36,11 +37,20 @@ struct sy_admin_ctx {
     size_t body_len;
     int is_admin;         /* master key, or a key whose user is proxy_admin (or auth off) */
     int is_admin_viewer;  /* proxy_admin_viewer: read-only routes */
+    int is_master;        /* the master key itself (or auth off) */
+    int caller_role;      /* enum sy_role as the gate saw it: proxy_admin for admins; internal_user for a
+                           * key whose user has no role; SY_ROLE_NONE for a key without a user */
     const char *caller_token;   /* sha256 hex of the caller's virtual key; NULL for the master key / no auth */
     const char *caller_user_id; /* the caller key's user_id, NULL when none */
     const char *caller_team_id;
+    const struct sy_keyinfo *caller_key; /* the caller's key (keys/keys.h), held until the reply; NULL: master key */
     double now;           /* unix seconds at the request */
     const struct sy_gwconf *g; /* the config (model groups, for /model/info, access groups); read-only */
+    /* NODB routes only (they run on the loop while the caller's key is held):
+     * the caller key's model check, NULL when it may use every model (an
+     * admin, or a key and team without a model list) */
+    int (*model_allowed)(void *ud, const char *model);
+    void *model_ud;
     /* response (filled by the handler) */
     int status;           /* default 200 */
     struct sy_buf out;    /* JSON body */
@@ -75,9 +85,16 @@ struct sy_admin_route {
     sy_admin_fn fn;
     unsigned flags;
 };
-#define SY_ADMIN_READONLY 0x1 /* proxy_admin_viewer may call it */
-#define SY_ADMIN_SELF 0x2     /* a non-admin key may call it about itself (key/info, user/info, team/info of its own) */
-#define SY_ADMIN_NODB 0x4     /* runs without a database (model info) */
+/* Who may call a route besides proxy admins (admin/../gateway/admin.c is the
+ * gate; docs/admin-api.md has the table). A flag lets the role reach the
+ * handler, which then narrows what it reads or writes to the caller's own. */
+#define SY_ADMIN_READONLY  0x1  /* proxy_admin_viewer */
+#define SY_ADMIN_SELF      0x2  /* any key (LiteLLM's info_routes): key/info, user/info, team/info, model info */
+#define SY_ADMIN_NODB      0x4  /* runs without a database (model info) */
+#define SY_ADMIN_USER      0x8  /* internal_user (LiteLLM's internal_user_routes): own keys, own spend */
+#define SY_ADMIN_USER_VIEW 0x10 /* internal_user_viewer (internal_user_view_only_routes): own spend */
+#define SY_ADMIN_TEAM      0x20 /* any key with a user (self_managed_routes): the handler requires team admin */
+#define SY_ADMIN_MASTER    0x40 /* the master key only (LiteLLM's master_key_only_routes) */
 
 /* Each handler file exports its table, NULL-path terminated. */
 extern const struct sy_admin_route sy_admin_key_routes[];      /* admin/keys.c */

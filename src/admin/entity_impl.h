@@ -126,6 +126,17 @@ int sy__team_add_member(struct sy_store *st, struct sy_admin_ctx *a, const char 
                         const char *default_budget_id, char *uid_out, size_t uid_cap, struct sy_buf *users,
                         struct sy_buf *tms);
 
+/* Access of a non-admin caller (admin/access.c). sy__team_role: 1 when
+ * user_id is in team_id's members_with_roles (role, may be NULL with cap 0,
+ * gets its role: "admin" / "user"), 0 when not (or either id is NULL or
+ * ""), < 0 a store error. sy__is_team_admin: the caller is an admin of the
+ * team (1 / 0 / < 0). sy__may_manage_key: the caller may change or read key
+ * row r: an admin, the key itself, the key's user, or an admin of the key's
+ * team (1 / 0 / < 0). */
+int sy__team_role(struct sy_store *st, const char *team_id, const char *user_id, char *role, size_t cap);
+int sy__is_team_admin(struct sy_store *st, const struct sy_admin_ctx *a, const char *team_id);
+int sy__may_manage_key(struct sy_store *st, const struct sy_admin_ctx *a, const struct sy_srow *r);
+
 /* The keys of a SQL IN list: "$k,$k+1,..." for n values from k. */
 void sy__in_list(struct sy_buf *sql, int k, int n);
 

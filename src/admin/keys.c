@@ -158,6 +158,7 @@ struct kset {
     struct json_object *meta; /* metadata to write (owned), NULL: leave as is */
     int have_soft;
     double soft_budget;
+    double expires_at; /* from duration: unix s; -1 never ("-1" / null); 0 not given */
     const char *key_type;
 };
 
@@ -338,6 +339,7 @@ static int collect(struct sy_admin_ctx *a, struct json_object *body, enum kmode 
             if (strcmp(f->name, "duration") == 0) {
                 if (r == SY_AF_NULL || strcmp(sv.s, "-1") == 0) {
                     ks_put(ks, "expires", sy_sv_null());
+                    ks->expires_at = -1;
                 } else if (sv.s[0]) {
                     double secs = sy_duration_seconds(sv.s);
                     if (secs < 0) {
@@ -349,6 +351,7 @@ static int collect(struct sy_admin_ctx *a, struct json_object *body, enum kmode 
                     if (t)
                         sy_admin_iso_after(a, secs, t);
                     ks_put(ks, "expires", sy_sv_ts(ks_own(ks, t)));
+                    ks->expires_at = a->now + secs;
                 }
             } else if (strcmp(f->name, "budget_duration") == 0) {
                 if (r == SY_AF_SET && sv.s[0]) {
@@ -512,14 +515,15 @@ static void row_members(struct sy_buf *b, const struct sy_srow *r, const char *s
     }
 }
 
-/* 1 when a non-admin caller owns the key row (its user, or its own key). */
-static int caller_owns(const struct sy_admin_ctx *a, const struct sy_srow *r)
+/* sy__may_manage_key with a store error written: 1 may, 0 may not, -1 error. */
+static int may_manage(struct sy_store *st, struct sy_admin_ctx *a, const struct sy_srow *r)
 {
-    const char *uid = sy_srow_text(r, "user_id");
-    const char *tok = sy_srow_text(r, "token");
-    if (a->caller_token && tok && strcmp(a->caller_token, tok) == 0)
-        return 1;
-    return a->caller_user_id && uid && strcmp(a->caller_user_id, uid) == 0;
+    int rc = sy__may_manage_key(st, a, r);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+        return -1;
+    }
+    return rc;
 }
 
 /* ---- POST /key/generate -------------------------------------------------- */
@@ -530,6 +534,159 @@ static const char *ks_text(const struct kset *ks, const char *col)
         if (strcmp(ks->col[i], col) == 0)
             return ks->v[i].k == SY_SV_TEXT ? ks->v[i].s : NULL;
     return NULL;
+}
+
+/* ---- what a non-admin may put on a key ------------------------------------
+ * switchyard's rule (LiteLLM only checks the user_id and team membership): a
+ * key an internal user or team admin makes or changes never has more than
+ * the caller's own key and user have - models, max_budget, rpm/tpm/parallel
+ * limits, lifetime - and never the fields only an admin sets (spend,
+ * blocked, budget_id, a temporary budget increase, aliases, config,
+ * permissions, organization_id, allowed_routes on update). On /key/generate
+ * a field left out takes the caller's value. */
+
+static const char *const ADMIN_ONLY[] = {
+    "spend",   "blocked", "budget_id",   "temp_budget_increase", "temp_budget_expiry",
+    "aliases", "config",  "permissions", "organization_id",      NULL};
+
+static int ks_find(const struct kset *ks, const char *col)
+{
+    for (int i = 0; i < ks->n; i++)
+        if (strcmp(ks->col[i], col) == 0)
+            return i;
+    return -1;
+}
+
+static void cap_denied(struct sy_admin_ctx *a, const char *field, const char *fmt, double want, double have)
+{
+    char w[40], h[40];
+    pyfloat(want, w);
+    pyfloat(have, h);
+    sy_admin_error(a, 403, "auth_error", field, fmt, field, w, h);
+}
+
+/* A number cap: the key's column col may not exceed have (< 0: no cap). */
+static int cap_num(struct sy_admin_ctx *a, struct kset *ks, const char *col, double have, int gen)
+{
+    if (have < 0)
+        return 0;
+    int i = ks_find(ks, col);
+    if (i < 0) {
+        if (gen)
+            ks_put(ks, col, strcmp(col, "max_budget") == 0 ? sy_sv_num(have) : sy_sv_int((int64_t)have));
+        return 0;
+    }
+    double v = ks->v[i].k == SY_SV_NUM ? ks->v[i].d : ks->v[i].k == SY_SV_INT ? (double)ks->v[i].i : INFINITY;
+    if (v > have) {
+        cap_denied(a, col, "%s=%s is more than you have (%s): a key you make cannot exceed your own key and user", v,
+                   have);
+        return -1;
+    }
+    return 0;
+}
+
+static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struct kset *ks, int gen)
+{
+    const struct sy_keyinfo *ck = a->caller_key;
+    if (a->is_admin || !ck)
+        return 0;
+    for (int i = 0; ADMIN_ONLY[i]; i++) {
+        struct json_object *v;
+        if (json_object_object_get_ex(body, ADMIN_ONLY[i], &v) && v) {
+            sy_admin_error(a, 403, "auth_error", ADMIN_ONLY[i], "Only proxy admin can set '%s' on a key",
+                           ADMIN_ONLY[i]);
+            return -1;
+        }
+    }
+    if (!gen && ks_find(ks, "allowed_routes") >= 0) {
+        sy_admin_error(a, 403, "auth_error", "allowed_routes", "Only proxy admin can set 'allowed_routes' on a key");
+        return -1;
+    }
+    /* models: each one the caller may use; none given -> the caller's key's list */
+    int mi = ks_find(ks, "models");
+    struct json_object *arr = mi >= 0 && ks->v[mi].s ? json_tokener_parse(ks->v[mi].s) : NULL;
+    size_t nm = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if (a->model_allowed) {
+        for (size_t i = 0; i < nm; i++) {
+            const char *m = json_object_get_string(json_object_array_get_idx(arr, i));
+            if (!a->model_allowed(a->model_ud, m)) {
+                sy_admin_error(a, 403, "auth_error", "models",
+                               "You cannot give a key model=%s: it is not one of the models you may use", m);
+                json_object_put(arr);
+                return -1;
+            }
+        }
+        if (!nm && (gen || mi >= 0)) { /* [] would mean every model */
+            struct json_object *mine = json_object_new_array();
+            /* all-team-models as the team's list: the new key may have no team */
+            for (size_t i = 0; i < ck->nmodels; i++)
+                if (strcmp(ck->models[i], "all-team-models") != 0 || !ck->team)
+                    json_object_array_add(mine, json_object_new_string(ck->models[i]));
+            for (size_t i = 0; ck->team && i < ck->team->nmodels; i++) {
+                int all = !ck->nmodels;
+                for (size_t j = 0; j < ck->nmodels && !all; j++)
+                    all = strcmp(ck->models[j], "all-team-models") == 0;
+                if (all)
+                    json_object_array_add(mine, json_object_new_string(ck->team->models[i]));
+            }
+            const char *txt = json_object_to_json_string_ext(mine, JSON_C_TO_STRING_PLAIN);
+            ks_put(ks, "models", sy_sv_textarr(ks_dup(ks, txt)));
+            json_object_put(mine);
+        }
+    }
+    json_object_put(arr);
+    double mb = ck->key.max_budget;
+    if (ck->user && ck->user->max_budget >= 0 && (mb < 0 || ck->user->max_budget < mb))
+        mb = ck->user->max_budget;
+    if (cap_num(a, ks, "max_budget", mb, gen) < 0 || cap_num(a, ks, "rpm_limit", (double)ck->key.rpm_limit, gen) < 0 ||
+        cap_num(a, ks, "tpm_limit", (double)ck->key.tpm_limit, gen) < 0 ||
+        cap_num(a, ks, "max_parallel_requests", (double)ck->key.max_parallel, gen) < 0)
+        return -1;
+    /* a budget that resets no sooner than the caller's key's */
+    const char *bd = ks_text(ks, "budget_duration");
+    if (ck->key.max_budget >= 0 && bd) {
+        double have = ck->key.budget_duration ? sy_duration_seconds(ck->key.budget_duration) : INFINITY;
+        if (sy_duration_seconds(bd) < have) {
+            sy_admin_error(a, 403, "auth_error", "budget_duration",
+                           "budget_duration=%s resets sooner than your own key's budget (%s)", bd,
+                           ck->key.budget_duration ? ck->key.budget_duration : "never");
+            return -1;
+        }
+    }
+    /* lifetime: not past the caller's key's expiry */
+    if (ck->expires > 0) {
+        if (ks->expires_at == 0 && gen) {
+            char *t = malloc(32);
+            if (t)
+                sy_admin_iso_after(a, ck->expires - a->now, t);
+            ks_put(ks, "expires", sy_sv_ts(ks_own(ks, t)));
+        } else if (ks->expires_at < 0 || ks->expires_at > ck->expires + 1) {
+            sy_admin_error(a, 403, "auth_error", "duration",
+                           "duration: a key you make cannot outlive your own key (it expires in %.0f s)",
+                           ck->expires - a->now);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A non-admin's team key: the caller must be a member of the team
+ * (LiteLLM's _team_key_operation_team_member_check). 0 ok, -1 written. */
+static int team_member_check(struct sy_store *st, struct sy_admin_ctx *a, const char *team_id)
+{
+    if (a->is_admin || !team_id)
+        return 0;
+    int rc = sy__team_role(st, team_id, a->caller_user_id, NULL, 0);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+        return -1;
+    }
+    if (rc == 0) {
+        sy_admin_error(a, 400, "bad_request_error", "team_id", "User=%s not assigned to team=%s",
+                       a->caller_user_id ? a->caller_user_id : "None", team_id);
+        return -1;
+    }
+    return 0;
 }
 
 static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
@@ -559,7 +716,8 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
         sy__err_dict(a, 400, "internal_server_error", "soft_budget cannot be negative. Received: %s", f);
         goto out;
     }
-    /* a non-admin creates keys only for itself (_is_allowed_to_make_key_request) */
+    /* a non-admin creates keys only for itself (_is_allowed_to_make_key_request),
+     * in a team it belongs to, and within what it has */
     const char *uid = ks_text(&ks, "user_id");
     if (!a->is_admin && uid && (!a->caller_user_id || strcmp(uid, a->caller_user_id) != 0)) {
         sy_admin_error(a, 403, "internal_server_error", NULL,
@@ -567,6 +725,10 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
                        a->caller_user_id ? a->caller_user_id : "None");
         goto out;
     }
+    if (!a->is_admin && !uid && a->caller_user_id) /* the key spends the caller's user budget */
+        ks_put(&ks, "user_id", sy_sv_text(a->caller_user_id));
+    if (team_member_check(st, a, ks_text(&ks, "team_id")) < 0 || within_caller(a, body, &ks, 1) < 0)
+        goto out;
     if (custom) {
         if (strncmp(custom, "sk-", 3) != 0) {
             size_t n = strlen(custom);
@@ -783,12 +945,22 @@ static void key_update(struct sy_store *st, struct sy_admin_ctx *a)
                        tid ? tid : "None");
         goto out;
     }
-    if (!a->is_admin && !caller_owns(a, &old.r)) {
+    int may = may_manage(st, a, &old.r);
+    if (may < 0)
+        goto out;
+    if (!may) {
         sy_admin_error(a, 403, "auth_error", NULL, "You are not allowed to update this key");
         goto out;
     }
     if (collect(a, body, M_UPD, sy_srow_text(&old.r, "metadata"), &ks) < 0)
         goto out;
+    {
+        const char *nt = ks_text(&ks, "team_id");
+        const char *ot = sy_srow_text(&old.r, "team_id");
+        if ((nt && (!ot || strcmp(nt, ot) != 0) && team_member_check(st, a, nt) < 0) ||
+            within_caller(a, body, &ks, 0) < 0)
+            goto out;
+    }
     const char *uid = ks_text(&ks, "user_id");
     const char *old_uid = sy_srow_text(&old.r, "user_id");
     if (!a->is_admin && uid && (!old_uid || strcmp(uid, old_uid) != 0)) {
@@ -844,15 +1016,25 @@ static int tok_cb(void *ud, const struct sy_srow *r)
     return 0;
 }
 
+/* Rows a non-admin deletes: its own pass at once; another's only through
+ * its team, whose ids are kept to check team admin once the query is done. */
 struct own_check {
     const struct sy_admin_ctx *a;
     int denied;
+    char *team[64];
+    int nteam;
 };
 
 static int own_cb(void *ud, const struct sy_srow *r)
 {
     struct own_check *c = ud;
-    if (!caller_owns(c->a, r))
+    const char *uid = sy_srow_text(r, "user_id"), *tok = sy_srow_text(r, "token"), *tid = sy_srow_text(r, "team_id");
+    if ((c->a->caller_token && tok && strcmp(c->a->caller_token, tok) == 0) ||
+        (c->a->caller_user_id && uid && strcmp(c->a->caller_user_id, uid) == 0))
+        return 0;
+    if (!tid || !*tid || c->nteam == 64)
+        c->denied = 1;
+    else if (!(c->team[c->nteam++] = strdup(tid)))
         c->denied = 1;
     return 0;
 }
@@ -903,10 +1085,18 @@ static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
     for (size_t i = 0; i < n; i++)
         sy_buf_printf(&sql, "%s$%zu", i ? ", " : "", i + 1);
     SY_BUF_LIT(&sql, ")");
-    struct own_check oc = {a, 0};
+    struct own_check oc = {.a = a};
     rc = sy_store_exec(st, sql.p, (int)n, p, tok_cb, &found);
     if (rc >= 0 && !a->is_admin)
         rc = sy_store_exec(st, sql.p, (int)n, p, own_cb, &oc);
+    for (int i = 0; i < oc.nteam; i++) {
+        int ta = rc >= 0 && !oc.denied ? sy__is_team_admin(st, a, oc.team[i]) : 1;
+        if (ta < 0)
+            rc = ta;
+        else if (!ta)
+            oc.denied = 1;
+        free(oc.team[i]);
+    }
     free(p);
     free(hashes);
     if (rc < 0) {
@@ -981,7 +1171,10 @@ static void key_info(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     /* _can_user_query_key_info: admins and viewers, the key itself, its user, its team */
-    if (!a->is_admin && !a->is_admin_viewer && !caller_owns(a, &row.r)) {
+    int may = a->is_admin || a->is_admin_viewer ? 1 : may_manage(st, a, &row.r);
+    if (may < 0)
+        goto out;
+    if (!may) {
         const char *tid = sy_srow_text(&row.r, "team_id");
         if (!(a->caller_team_id && tid && strcmp(a->caller_team_id, tid) == 0)) {
             sy_admin_error(a, 403, "internal_server_error", NULL,
@@ -1278,7 +1471,10 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
         sy__err_dict(a, 404, "internal_server_error", "Key %s not found.", key);
         goto out;
     }
-    if (!a->is_admin && !caller_owns(a, &old.r)) {
+    int may = may_manage(st, a, &old.r);
+    if (may < 0)
+        goto out;
+    if (!may) {
         sy__err_dict(a, 403, "internal_server_error", "You are not authorized to regenerate this key");
         goto out;
     }
@@ -1299,7 +1495,7 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
     }
     sy_keys_hash(newkey, strlen(newkey), newtok);
     sy_keys_abbrev(newkey, strlen(newkey), key_name, sizeof key_name);
-    if (collect(a, body, M_REGEN, sy_srow_text(&old.r, "metadata"), &ks) < 0)
+    if (collect(a, body, M_REGEN, sy_srow_text(&old.r, "metadata"), &ks) < 0 || within_caller(a, body, &ks, 0) < 0)
         goto out;
     if (alias_check(a, st, &ks, oldtok) < 0)
         goto out;
@@ -1391,6 +1587,30 @@ static void set_blocked(struct sy_store *st, struct sy_admin_ctx *a, int blocked
         sy_keys_hash(key, strlen(key), token);
     else
         snprintf(token, sizeof token, "%s", key);
+    if (!a->is_admin) { /* block: whoever manages the key; unblock: an admin or the key's team admin */
+        struct sy_admin_row cur = {0};
+        int rc = load_key(st, token, &cur), may = 0;
+        if (rc < 0) {
+            sy_admin_db_error(a, st, rc);
+            goto out;
+        }
+        if (rc == 0) {
+            sy_admin_error(a, 404, "bad_request_error", "key", "Key %s not found", key);
+            goto out;
+        }
+        if (blocked)
+            may = may_manage(st, a, &cur.r);
+        else if ((may = sy__is_team_admin(st, a, sy_srow_text(&cur.r, "team_id"))) < 0)
+            sy_admin_db_error(a, st, may);
+        sy_admin_row_free(&cur);
+        if (may < 0)
+            goto out;
+        if (!may) {
+            sy_admin_error(a, 403, "auth_error", "key", "You are not allowed to %s this key",
+                           blocked ? "block" : "unblock");
+            goto out;
+        }
+    }
     char now[32];
     sy_admin_iso_now(a, now);
     struct sy_sval p[3] = {sy_sv_bool(blocked), sy_sv_ts(now), sy_sv_text(token)};
@@ -1439,16 +1659,16 @@ static void key_health(struct sy_store *st, struct sy_admin_ctx *a)
 /* ---- route table ----------------------------------------------------------- */
 
 const struct sy_admin_route sy_admin_key_routes[] = {
-    {HTTP_POST, "/key/generate", key_generate, 0},
-    {HTTP_POST, "/key/update", key_update, 0},
-    {HTTP_POST, "/key/delete", key_delete, 0},
+    {HTTP_POST, "/key/generate", key_generate, SY_ADMIN_USER},
+    {HTTP_POST, "/key/update", key_update, SY_ADMIN_USER},
+    {HTTP_POST, "/key/delete", key_delete, SY_ADMIN_USER},
     {HTTP_GET, "/key/info", key_info, SY_ADMIN_SELF | SY_ADMIN_READONLY},
-    {HTTP_GET, "/key/list", key_list, SY_ADMIN_READONLY},
-    {HTTP_GET, "/key/aliases", key_aliases, SY_ADMIN_READONLY | SY_ADMIN_SELF},
-    {HTTP_POST, "/key/regenerate", key_regenerate, 0},
-    {HTTP_POST, "/key/*/regenerate", key_regenerate, 0},
-    {HTTP_POST, "/key/block", key_block, 0},
-    {HTTP_POST, "/key/unblock", key_unblock, 0},
+    {HTTP_GET, "/key/list", key_list, SY_ADMIN_SELF | SY_ADMIN_READONLY},
+    {HTTP_GET, "/key/aliases", key_aliases, SY_ADMIN_READONLY | SY_ADMIN_USER},
+    {HTTP_POST, "/key/regenerate", key_regenerate, SY_ADMIN_USER},
+    {HTTP_POST, "/key/*/regenerate", key_regenerate, SY_ADMIN_USER},
+    {HTTP_POST, "/key/block", key_block, SY_ADMIN_USER},
+    {HTTP_POST, "/key/unblock", key_unblock, SY_ADMIN_USER},
     {HTTP_POST, "/key/health", key_health, SY_ADMIN_SELF | SY_ADMIN_NODB},
     {0, NULL, NULL, 0},
 };

@@ -37,8 +37,11 @@
  * servable deployment and sums only its servable ones - the same groups
  * GET /v1/models lists.
  *
- * Not yet: a non-admin key sees every model here; LiteLLM narrows the list
- * to the key's / team's models (the loop side will pass that).
+ * Every key may call them (LiteLLM's info_routes); a key that is not an
+ * admin's sees only the deployments of the models it may use (a->model_allowed:
+ * the key's models, all-team-models / its team's models, access groups and
+ * wildcard patterns, as GET /v1/models), and ?litellm_model_id= of another
+ * model answers "not found" as an unknown id does.
  */
 #include <http_parser.h>
 #include <json-c/json.h>
@@ -269,6 +272,16 @@ static int servable(const struct sy_drt *r)
     return r->prov != NULL || r->ad != NULL;
 }
 
+/* Deployment i is listed for this caller (servable and, for a key with a
+ * model list, a model it may use). */
+static int visible(const struct sy_admin_ctx *a, size_t i)
+{
+    const struct sy_drt *r = &a->g->drts[i];
+    if (!servable(r))
+        return 0;
+    return !a->model_allowed || (r->d->model_name && a->model_allowed(a->model_ud, r->d->model_name));
+}
+
 static void model_info_list(struct sy_admin_ctx *a, const char *only_group, const char *only_id)
 {
     const struct sy_gwconf *g = a->g;
@@ -279,7 +292,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     if (only_id) {
         for (size_t i = 0; i < g->ndrts; i++) {
             const struct sy_deployment *d = g->drts[i].d;
-            if (servable(&g->drts[i]) && d->id && strcmp(d->id, only_id) == 0) {
+            if (visible(a, i) && d->id && strcmp(d->id, only_id) == 0) {
                 SY_BUF_LIT(&a->out, "{\"data\":[");
                 deployment(&a->out, d);
                 SY_BUF_LIT(&a->out, "]}");
@@ -297,7 +310,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
     int n = 0;
     for (size_t i = 0; i < g->ndrts; i++) {
         const struct sy_deployment *d = g->drts[i].d;
-        if (!servable(&g->drts[i]) || (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0)))
+        if (!visible(a, i) || (only_group && (!d->model_name || strcmp(d->model_name, only_group) != 0)))
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
@@ -320,9 +333,12 @@ static void model_info_v2(struct sy_store *st, struct sy_admin_ctx *a)
     model_info_list(a, sy_admin_query(a, "model", m, sizeof m), NULL);
 }
 
-/* One model group's summary over its deployments. */
-static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *name)
+/* One model group's summary over its deployments; shown (a wildcard group's
+ * model, NULL: name) is the group named in the answer, and its price-table
+ * entry comes before the deployments' own (the pattern has none). */
+static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *name, const char *shown)
 {
+    const struct sy_price *sp = shown ? sy_price_find(NULL, shown) : NULL;
     double in = -1, out = -1, tpm = -1, rpm = -1;
     int64_t max_in = -1, max_out = -1;
     unsigned sup = 0;
@@ -333,7 +349,7 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
         const struct sy_deployment *d = g->drts[i].d;
         if (!servable(&g->drts[i]) || !d->model_name || strcmp(d->model_name, name) != 0)
             continue;
-        const struct sy_price *p = dep_price(d);
+        const struct sy_price *p = sp ? sp : dep_price(d);
         const char *pv = p && p->litellm_provider ? p->litellm_provider : d->provider;
         int seen = 0;
         for (size_t j = 0; j < nprov && !seen; j++)
@@ -365,7 +381,7 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
             mode = d->mode ? d->mode : p ? p->mode : NULL;
     }
     SY_BUF_LIT(b, "{\"model_group\":");
-    sy_admin_jstr(b, name);
+    sy_admin_jstr(b, shown ? shown : name);
     SY_BUF_LIT(b, ",\"providers\":[");
     for (size_t j = 0; j < nprov; j++) {
         if (j)
@@ -414,6 +430,50 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
     SY_BUF_LIT(b, ",\"supported_openai_params\":null,\"configurable_clientside_auth_params\":null}");
 }
 
+/* 1 when a servable deployment is named exactly name. */
+static int concrete(const struct sy_gwconf *g, const char *name)
+{
+    for (size_t i = 0; i < g->ndrts; i++)
+        if (servable(&g->drts[i]) && g->drts[i].d->model_name && strcmp(g->drts[i].d->model_name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A wildcard group's known models, each as a model group of its own (as
+ * LiteLLM's get_complete_model_list expands them for /model_group/info): the
+ * names GET /v1/models lists for this caller that are not a configured
+ * group and resolve to a wildcard group. */
+static void wildcard_groups(struct sy_admin_ctx *a, const char *only, int *n)
+{
+    const struct sy_gwconf *g = a->g;
+    int any = 0;
+    for (size_t i = 0; i < g->ngroups && !any; i++)
+        any = g->groups[i].wildcard && g->groups[i].usable;
+    if (!any)
+        return;
+    struct sy_buf list;
+    sy_buf_init(&list, 64u << 20);
+    sy_models_list_json(g, 0, 0, a->model_allowed, a->model_ud, &list);
+    struct json_object *o = list.p ? json_tokener_parse(list.p) : NULL, *data;
+    if (o && json_object_object_get_ex(o, "data", &data) && json_object_is_type(data, json_type_array))
+        for (size_t i = 0, nd = json_object_array_length(data); i < nd; i++) {
+            struct json_object *id;
+            if (!json_object_object_get_ex(json_object_array_get_idx(data, i), "id", &id))
+                continue;
+            const char *name = json_object_get_string(id);
+            if (!name || (only && strcmp(only, name) != 0) || concrete(g, name))
+                continue;
+            const struct sy_group *gr = sy_router_resolve(g, name, strlen(name));
+            if (!gr || !gr->wildcard || !gr->usable)
+                continue;
+            if ((*n)++)
+                SY_BUF_LIT(&a->out, ",");
+            group_info(&a->out, g, gr->name, name);
+        }
+    json_object_put(o);
+    sy_buf_free(&list);
+}
+
 static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
 {
     (void)st;
@@ -429,7 +489,7 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
     /* groups in the order their first deployment appears (router.get_model_names) */
     for (size_t i = 0; i < g->ndrts; i++) {
         const char *name = g->drts[i].d->model_name;
-        if (!name || !servable(&g->drts[i]) || (only && strcmp(only, name) != 0))
+        if (!name || !visible(a, i) || (only && strcmp(only, name) != 0))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
@@ -438,12 +498,13 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
-        group_info(&a->out, g, name);
+        group_info(&a->out, g, name, NULL);
     }
+    wildcard_groups(a, only, &n);
     SY_BUF_LIT(&a->out, "]}");
 }
 
-#define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY)
+#define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY | SY_ADMIN_SELF) /* any key: narrowed to its models */
 const struct sy_admin_route sy_admin_model_routes[] = {
     {HTTP_GET, "/model/info", model_info_v1, NR},
     {HTTP_GET, "/v1/model/info", model_info_v1, NR},

@@ -423,7 +423,9 @@ static void org_list(struct sy_store *st, struct sy_admin_ctx *a)
     struct sy_buf b;
     int rc;
     sy_buf_init(&b, 256 << 20);
-    if (a->is_admin || a->is_admin_viewer || !a->caller_user_id)
+    if (!a->is_admin && !a->is_admin_viewer && !a->caller_user_id)
+        rc = 0; /* a key without a user belongs to no organization */
+    else if (a->is_admin || a->is_admin_viewer)
         rc = sy_store_exec(st, "SELECT \"organization_id\" FROM " T_ORG " ORDER BY \"created_at\"", 0, NULL, idlist_cb,
                            &l);
     else {
@@ -611,6 +613,189 @@ out:
     json_object_put(body);
 }
 
+/* ---- PATCH /organization/member_update, DELETE /organization/member_delete -- */
+
+/* The member named by body's user_id (else user_email, looked up) into uid.
+ * 0 ok; 1 an answer written; < 0 a store error. */
+static int member_of_body(struct sy_store *st, struct sy_admin_ctx *a, struct json_object *body, const char **oid,
+                          char *uid, size_t cap)
+{
+    const char *u = NULL, *em = NULL;
+    if (sy_admin_get_str(a, body, "organization_id", oid) != SY_AF_SET) {
+        if (a->status < 400)
+            sy__missing(a, "body", "organization_id", body);
+        return 1;
+    }
+    if (sy_admin_get_str(a, body, "user_id", &u) < 0 || sy_admin_get_str(a, body, "user_email", &em) < 0)
+        return 1;
+    if (u && *u) {
+        snprintf(uid, cap, "%s", u);
+        return 0;
+    }
+    if (!em || !*em) {
+        sy__err_dict(a, 400, "bad_request_error", "Either user_id or user_email needs to be passed in");
+        return 1;
+    }
+    struct sy_admin_row row = {0};
+    struct sy_sval p = sy_sv_text(em);
+    int rc = sy_store_exec(st, "SELECT \"user_id\" FROM " T_USERS " WHERE \"user_email\" = $1", 1, &p, sy_admin_row_cb,
+                           &row);
+    if (rc < 0)
+        return rc;
+    if (rc != 1 || !sy_srow_text(&row.r, "user_id")) {
+        sy__err_dict(a, 400, "bad_request_error",
+                     rc > 1 ? "Multiple users with this email found in db. Please use "
+                              "'user_id' instead."
+                            : "User not found for user_email=%s",
+                     em);
+        sy_admin_row_free(&row);
+        return 1;
+    }
+    snprintf(uid, cap, "%s", sy_srow_text(&row.r, "user_id"));
+    sy_admin_row_free(&row);
+    return 0;
+}
+
+static int om_load(struct sy_store *st, const char *uid, const char *oid, struct sy_admin_row *row)
+{
+    struct sy_sval p[2] = {sy_sv_text(uid), sy_sv_text(oid)};
+    return sy_store_exec(st, "SELECT * FROM " T_OM " WHERE \"user_id\" = $1 AND \"organization_id\" = $2", 2, p,
+                         sy_admin_row_cb, row);
+}
+
+static const char *const ORG_ROLES[] = {"org_admin", "internal_user", "internal_user_viewer", NULL};
+
+static void org_member_update(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    struct json_object *body = sy_admin_body(a);
+    struct sy_admin_row om = {0};
+    const char *oid = NULL, *role = NULL;
+    char uid[256];
+    double mb = 0;
+    int rc = 0, in_tx = 0, hb;
+    if (!body)
+        return;
+    if ((rc = member_of_body(st, a, body, &oid, uid, sizeof uid)) != 0)
+        goto done;
+    if (sy_admin_get_str(a, body, "role", &role) < 0 ||
+        (hb = sy_admin_get_num(a, body, "max_budget_in_organization", &mb)) < 0)
+        goto out;
+    if (role) {
+        int ok = 0;
+        for (int i = 0; ORG_ROLES[i]; i++)
+            ok |= strcmp(role, ORG_ROLES[i]) == 0;
+        if (!ok) {
+            sy__err_dict(a, 400, "bad_request_error",
+                         "Invalid role=%s. Allowed roles: org_admin, internal_user, "
+                         "internal_user_viewer",
+                         role);
+            goto out;
+        }
+    }
+    if ((rc = om_load(st, uid, oid, &om)) < 0)
+        goto done;
+    if (!om.found) {
+        sy__err_dict(a, 404, "not_found_error", "Member not found in organization for user_id=%s", uid);
+        goto out;
+    }
+    char now[32];
+    sy_admin_iso_now(a, now);
+    if ((rc = sy_store_begin(st)) < 0)
+        goto done;
+    in_tx = 1;
+    if (role) {
+        struct sy_sval p[4] = {sy_sv_text(role), sy_sv_ts(now), sy_sv_text(uid), sy_sv_text(oid)};
+        if ((rc = sy_store_exec(st,
+                                "UPDATE " T_OM " SET \"user_role\" = $1, \"updated_at\" = $2 "
+                                "WHERE \"user_id\" = $3 AND \"organization_id\" = $4",
+                                4, p, NULL, NULL)) < 0)
+            goto done;
+    }
+    if (hb == SY_AF_SET) {
+        const char *bid = sy_srow_text(&om.r, "budget_id");
+        if (bid) {
+            struct sy_sval p[4] = {sy_sv_num(mb), sy_sv_ts(now), sy_sv_text(sy_admin_actor(a)), sy_sv_text(bid)};
+            rc = sy_store_exec(st,
+                               "UPDATE " T_BUDGET " SET \"max_budget\" = $1, \"updated_at\" = $2, "
+                               "\"updated_by\" = $3 WHERE \"budget_id\" = $4",
+                               4, p, NULL, NULL);
+        } else {
+            char nb[128];
+            struct sy__cset bcs = {0};
+            sy__cset_put(&bcs, "max_budget", sy_sv_num(mb));
+            rc = sy__budget_insert(st, a, &bcs, nb, NULL);
+            sy__cset_free(&bcs);
+            struct sy_sval p[3] = {sy_sv_text(nb), sy_sv_text(uid), sy_sv_text(oid)};
+            if (rc >= 0)
+                rc = sy_store_exec(st,
+                                   "UPDATE " T_OM " SET \"budget_id\" = $1 WHERE \"user_id\" = $2 AND "
+                                   "\"organization_id\" = $3",
+                                   3, p, NULL, NULL);
+        }
+        if (rc < 0)
+            goto done;
+    }
+    if ((rc = sy_store_commit(st)) < 0)
+        goto done;
+    in_tx = 0;
+    sy_admin_row_free(&om);
+    if ((rc = om_load(st, uid, oid, &om)) < 0)
+        goto done;
+    sy_admin_invalidate(a, "user", uid);
+    sy_admin_invalidate(a, "org", oid);
+    a->status = 200;
+    sy_buf_reset(&a->out);
+    int first = 1;
+    SY_BUF_LIT(&a->out, "{");
+    if (om.found)
+        sy__row_members(&a->out, &om.r, NULL, &first);
+    sy_admin_jkey(&a->out, &first, "litellm_budget_table");
+    if ((rc = sy__budget_json(st, om.found ? sy_srow_text(&om.r, "budget_id") : NULL, &a->out)) < 0)
+        goto done;
+    SY_BUF_LIT(&a->out, "}");
+    goto out;
+done:
+    if (rc < 0)
+        sy_admin_db_error(a, st, rc);
+out:
+    if (in_tx)
+        sy_store_rollback(st);
+    sy_admin_row_free(&om);
+    json_object_put(body);
+}
+
+static void org_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    struct json_object *body = sy_admin_body(a);
+    struct sy_admin_row om = {0};
+    const char *oid = NULL;
+    char uid[256];
+    int rc;
+    if (!body)
+        return;
+    if ((rc = member_of_body(st, a, body, &oid, uid, sizeof uid)) != 0)
+        goto done;
+    struct sy_sval p[2] = {sy_sv_text(uid), sy_sv_text(oid)};
+    rc = sy_store_exec(st, "DELETE FROM " T_OM " WHERE \"user_id\" = $1 AND \"organization_id\" = $2 RETURNING *", 2, p,
+                       sy_admin_row_cb, &om);
+    if (rc < 0)
+        goto done;
+    if (!om.found) { /* prisma's delete of a missing row: RecordNotFound */
+        sy__err_dict(a, 404, "not_found_error", "Member not found in organization for user_id=%s", uid);
+        goto done;
+    }
+    sy_admin_invalidate(a, "user", uid);
+    sy_admin_invalidate(a, "org", oid);
+    a->status = 200;
+    sy_buf_reset(&a->out);
+    sy_srow_json(&a->out, &om.r);
+done:
+    if (rc < 0)
+        sy_admin_db_error(a, st, rc);
+    sy_admin_row_free(&om);
+    json_object_put(body);
+}
+
 const struct sy_admin_route sy_admin_org_routes[] = {
     {HTTP_POST, "/organization/new", org_new, 0},
     {HTTP_PATCH, "/organization/update", org_update, 0},
@@ -618,7 +803,9 @@ const struct sy_admin_route sy_admin_org_routes[] = {
     {HTTP_DELETE, "/organization/delete", org_delete, 0},
     {HTTP_POST, "/organization/delete", org_delete, 0},
     {0, "/organization/info", org_info, SY_ADMIN_READONLY},
-    {HTTP_GET, "/organization/list", org_list, SY_ADMIN_READONLY},
+    {HTTP_GET, "/organization/list", org_list, SY_ADMIN_SELF | SY_ADMIN_READONLY},
     {HTTP_POST, "/organization/member_add", org_member_add, 0},
+    {HTTP_PATCH, "/organization/member_update", org_member_update, 0},
+    {HTTP_DELETE, "/organization/member_delete", org_member_delete, 0},
     {0, NULL, NULL, 0},
 };

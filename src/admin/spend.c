@@ -352,6 +352,17 @@ static int sum_row(void *ud, const struct sy_srow *r)
     return 0;
 }
 
+/* The user whose rows a non-admin caller may see (the gate lets only
+ * internal users and their viewers, who have a user_id, call the scoped
+ * routes; a key without one sees the rows of no user); NULL for admins and
+ * proxy_admin_viewer. */
+static const char *own(const struct sy_admin_ctx *a)
+{
+    if (a->is_admin || a->is_admin_viewer)
+        return NULL;
+    return a->caller_user_id ? a->caller_user_id : "";
+}
+
 static void spend_logs(struct sy_store *st, struct sy_admin_ctx *a)
 {
     char api_key[512], request_id[512], user_id[512], start[64], end[64], summ[16];
@@ -361,8 +372,8 @@ static void spend_logs(struct sy_store *st, struct sy_admin_ctx *a)
     if (QP("summarize", summ) && sy_admin_query_bool(a, "summarize", &summarize) < 0)
         return;
     /* LiteLLM: an internal user only ever sees their own logs */
-    if (!a->is_admin && !a->is_admin_viewer && a->caller_user_id)
-        uid = a->caller_user_id, k = NULL, rid = NULL;
+    if (own(a))
+        uid = own(a), k = NULL, rid = NULL;
     char hashed[65] = "";
     if (k)
         key_filter(k, hashed);
@@ -504,8 +515,8 @@ static void spend_logs_page(struct sy_store *st, struct sy_admin_ctx *a)
         q_and(&q, "api_key = $%d", sy_sv_text(hashed));
     }
     const char *uid = QP("user_id", user_id);
-    if (!a->is_admin && !a->is_admin_viewer && a->caller_user_id)
-        uid = a->caller_user_id;
+    if (own(a))
+        uid = own(a);
     if (uid)
         q_and(&q, "\"user\" = $%d", sy_sv_text(uid));
     if (QP("request_id", rid))
@@ -564,7 +575,10 @@ static void spend_keys(struct sy_store *st, struct sy_admin_ctx *a)
     if (sy_admin_query_int(a, "limit", &limit) < 0)
         return;
     struct q q;
-    q_init(&q, "SELECT * FROM \"LiteLLM_VerificationToken\" ORDER BY spend DESC");
+    q_init(&q, "SELECT * FROM \"LiteLLM_VerificationToken\"");
+    if (own(a))
+        q_and(&q, "user_id = $%d", sy_sv_text(own(a)));
+    sy_buf_puts(&q.sql, " ORDER BY spend DESC");
     if (limit > 0)
         sy_buf_printf(&q.sql, " LIMIT %lld", (long long)limit);
     rows_array(st, a, &q);
@@ -596,6 +610,10 @@ static void spend_users(struct sy_store *st, struct sy_admin_ctx *a)
     struct q q;
     q_init(&q, "SELECT * FROM \"LiteLLM_UserTable\"");
     int one = QP("user_id", uid) != NULL;
+    if (own(a)) { /* an internal user sees its own row only */
+        snprintf(uid, sizeof uid, "%s", own(a));
+        one = 1;
+    }
     if (one)
         q_and(&q, "user_id = $%d", sy_sv_text(uid));
     sy_buf_puts(&q.sql, " ORDER BY spend DESC");
@@ -644,6 +662,8 @@ static int tags_collect(struct sy_store *st, struct sy_admin_ctx *a, const char 
 {
     struct q q;
     q_init(&q, "SELECT request_tags, spend FROM " SL);
+    if (own(a))
+        q_and(&q, "\"user\" = $%d", sy_sv_text(own(a)));
     if (i0)
         q_and(&q, "\"startTime\" >= $%d", sy_sv_ts(i0));
     if (i1)
@@ -1387,14 +1407,16 @@ out:
 /* ---- route table ---------------------------------------------------------- */
 
 #define RO SY_ADMIN_READONLY
+/* LiteLLM's spend_tracking_routes: internal users and their viewers too, scoped to their own */
+#define SPEND (SY_ADMIN_READONLY | SY_ADMIN_USER | SY_ADMIN_USER_VIEW)
 const struct sy_admin_route sy_admin_spend_routes[] = {
-    {HTTP_GET, "/spend/logs", spend_logs, RO},
-    {HTTP_GET, "/spend/logs/ui", spend_logs_page, RO},
-    {HTTP_GET, "/spend/logs/v2", spend_logs_page, RO},
-    {HTTP_GET, "/spend/keys", spend_keys, RO},
-    {HTTP_GET, "/spend/users", spend_users, RO},
-    {HTTP_GET, "/spend/tags", spend_tags, RO},
-    {HTTP_POST, "/spend/calculate", spend_calculate, RO | SY_ADMIN_NODB},
+    {HTTP_GET, "/spend/logs", spend_logs, SPEND},
+    {HTTP_GET, "/spend/logs/ui", spend_logs_page, SPEND},
+    {HTTP_GET, "/spend/logs/v2", spend_logs_page, SPEND},
+    {HTTP_GET, "/spend/keys", spend_keys, SPEND},
+    {HTTP_GET, "/spend/users", spend_users, SPEND},
+    {HTTP_GET, "/spend/tags", spend_tags, SPEND},
+    {HTTP_POST, "/spend/calculate", spend_calculate, SPEND | SY_ADMIN_NODB},
     {HTTP_GET, "/global/spend", global_spend, RO},
     {HTTP_GET, "/global/spend/logs", global_spend_logs, RO},
     {HTTP_GET, "/global/spend/keys", global_spend_keys, RO},
@@ -1405,6 +1427,6 @@ const struct sy_admin_route sy_admin_spend_routes[] = {
     {HTTP_GET, "/global/spend/tags", global_spend_tags, RO},
     {HTTP_GET, "/global/spend/all_tag_names", all_tag_names, RO},
     {HTTP_GET, "/global/all_end_users", all_end_users, RO},
-    {HTTP_POST, "/global/spend/reset", global_spend_reset, 0},
+    {HTTP_POST, "/global/spend/reset", global_spend_reset, SY_ADMIN_MASTER},
     {0, NULL, NULL, 0},
 };

@@ -36,6 +36,7 @@
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "keys/keys.h"
 #include "spend/spend.h"
 
 #define T_TEAMS  "\"LiteLLM_TeamTable\""
@@ -328,16 +329,19 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
             goto out;
         }
     }
-    /* the caller (a user key) becomes a team admin when not listed */
-    if (a->caller_user_id) {
+    /* the caller becomes a team admin when not listed: a user key's user, the
+     * master key's "default_user_id" (LiteLLM's litellm_proxy_admin_name is the
+     * master key's user_id) */
+    const char *creator = a->caller_user_id ? a->caller_user_id : a->is_master ? sy_admin_actor(a) : NULL;
+    if (creator) {
         int listed = 0;
         for (size_t i = 0; i < json_object_array_length(add); i++) {
             const char *u = mstr(json_object_array_get_idx(add, i), "user_id");
-            listed |= u && strcmp(u, a->caller_user_id) == 0;
+            listed |= u && strcmp(u, creator) == 0;
         }
         if (!listed) {
             struct json_object *m = json_object_new_object();
-            json_object_object_add(m, "user_id", json_object_new_string(a->caller_user_id));
+            json_object_object_add(m, "user_id", json_object_new_string(creator));
             json_object_object_add(m, "user_email", NULL);
             json_object_object_add(m, "role", json_object_new_string("admin"));
             json_object_array_add(add, m);
@@ -812,6 +816,17 @@ static void team_list(struct sy_store *st, struct sy_admin_ctx *a)
     struct tlist l = {0};
     struct sy_buf out;
     int rc;
+    if (user_id && !*user_id)
+        user_id = NULL;
+    /* list_team: a non-admin lists only the teams it is a member of */
+    if (!a->is_admin && !a->is_admin_viewer) {
+        if (!a->caller_user_id || (user_id && strcmp(user_id, a->caller_user_id) != 0)) {
+            sy__detail(a, 401, "Only admin users can query all teams/other teams. Your user role=%s",
+                       a->caller_role == SY_ROLE_NONE ? "None" : sy_role_name(a->caller_role));
+            return;
+        }
+        user_id = a->caller_user_id;
+    }
     sy_buf_init(&out, 256 << 20);
     if (org_id)
         rc = sy_store_exec(st, "SELECT * FROM " T_TEAMS " WHERE \"organization_id\" = $1 ORDER BY \"created_at\"", 1,
@@ -862,6 +877,22 @@ done:
 
 /* ---- POST /team/member_add ------------------------------------------------ */
 
+/* The member routes are a proxy admin's or the team's admins' (LiteLLM's
+ * _is_user_team_admin): 0 ok, 1 refused (403 written), < 0 a store error. */
+static int team_admin_check(struct sy_store *st, struct sy_admin_ctx *a, const char *tid, const char *route)
+{
+    if (a->is_admin)
+        return 0;
+    int rc = sy__is_team_admin(st, a, tid);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        sy__detail(a, 403, "Call not allowed. User not proxy admin OR team admin. route=%s, team_id=%s", route, tid);
+        return 1;
+    }
+    return 0;
+}
+
 static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *member = NULL, *add = NULL;
@@ -901,6 +932,11 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
         goto dberr;
     if (!t.found) {
         sy__detail(a, 404, "Team not found for team_id=%s", tid);
+        goto out;
+    }
+    if ((rc = team_admin_check(st, a, tid, "/team/member_add")) != 0) {
+        if (rc < 0)
+            goto dberr;
         goto out;
     }
     /* team_member_add_duplication_check */
@@ -1002,6 +1038,11 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 400, "Team id=%s does not exist in db", tid);
         goto out;
     }
+    if ((rc = team_admin_check(st, a, tid, "/team/member_delete")) != 0) {
+        if (rc < 0)
+            goto dberr;
+        goto out;
+    }
     members = members_of(&t);
     if ((rc = sy_store_begin(st)) < 0)
         goto dberr;
@@ -1071,6 +1112,12 @@ static void team_member_update(struct sy_store *st, struct sy_admin_ctx *a)
         goto dberr;
     if (!t.found) {
         sy__detail(a, 400, "Team id=%s does not exist in db", tid);
+        goto out;
+    }
+    /* LiteLLM names /team/member_delete in this message too */
+    if ((rc = team_admin_check(st, a, tid, "/team/member_delete")) != 0) {
+        if (rc < 0)
+            goto dberr;
         goto out;
     }
     members = members_of(&t);
@@ -1243,10 +1290,10 @@ const struct sy_admin_route sy_admin_team_routes[] = {
     {HTTP_POST, "/team/update", team_update, 0},
     {HTTP_POST, "/team/delete", team_delete, 0},
     {HTTP_GET, "/team/info", team_info, SY_ADMIN_SELF | SY_ADMIN_READONLY},
-    {HTTP_GET, "/team/list", team_list, SY_ADMIN_READONLY},
-    {HTTP_POST, "/team/member_add", team_member_add, 0},
-    {HTTP_POST, "/team/member_delete", team_member_delete, 0},
-    {HTTP_POST, "/team/member_update", team_member_update, 0},
+    {HTTP_GET, "/team/list", team_list, SY_ADMIN_SELF | SY_ADMIN_READONLY},
+    {HTTP_POST, "/team/member_add", team_member_add, SY_ADMIN_TEAM},
+    {HTTP_POST, "/team/member_delete", team_member_delete, SY_ADMIN_TEAM},
+    {HTTP_POST, "/team/member_update", team_member_update, SY_ADMIN_TEAM},
     {HTTP_POST, "/team/block", team_block, 0},
     {HTTP_POST, "/team/unblock", team_unblock, 0},
     {0, NULL, NULL, 0},

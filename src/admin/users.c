@@ -35,7 +35,9 @@
 #include "admin/admin_impl.h"
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
+#include "config/config.h"
 #include "core/buf.h"
+#include "gateway/gateway.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
 
@@ -703,6 +705,39 @@ static int join_teams(struct sy_store *st, struct sy_admin_ctx *a, struct json_o
     return 0;
 }
 
+/* LiteLLM's _update_internal_new_user_params: litellm_settings'
+ * default_internal_user_params fill the fields the request leaves out or
+ * null (but available_teams); an internal user (internal_user /
+ * internal_user_viewer, or no role, which is one) without max_budget /
+ * budget_duration gets max_internal_user_budget /
+ * internal_user_budget_duration. The body is changed in place. */
+static void new_user_defaults(const struct sy_admin_ctx *a, struct json_object *body)
+{
+    const struct sy_config *c = a->g ? a->g->cfg : NULL;
+    struct json_object *v;
+    if (!c)
+        return;
+    if (c->default_internal_user_params) {
+        struct json_object *d = json_tokener_parse(c->default_internal_user_params);
+        if (d && json_object_is_type(d, json_type_object)) {
+            json_object_object_foreach(d, k, dv) {
+                if (strcmp(k, "available_teams") != 0 && (!json_object_object_get_ex(body, k, &v) || !v))
+                    json_object_object_add(body, k, json_object_get(dv));
+            }
+        }
+        json_object_put(d);
+    }
+    const char *role = json_object_object_get_ex(body, "user_role", &v) && json_object_is_type(v, json_type_string)
+                           ? json_object_get_string(v)
+                           : NULL;
+    if (role && strcmp(role, "internal_user") != 0 && strcmp(role, "internal_user_viewer") != 0)
+        return;
+    if (c->max_internal_user_budget >= 0 && (!json_object_object_get_ex(body, "max_budget", &v) || !v))
+        json_object_object_add(body, "max_budget", json_object_new_double(c->max_internal_user_budget));
+    if (c->internal_user_budget_duration && (!json_object_object_get_ex(body, "budget_duration", &v) || !v))
+        json_object_object_add(body, "budget_duration", json_object_new_string(c->internal_user_budget_duration));
+}
+
 static void user_new(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *teams = NULL;
@@ -713,6 +748,7 @@ static void user_new(struct sy_store *st, struct sy_admin_ctx *a)
     const char *user_id = NULL, *email = NULL, *duration = NULL, *key_alias = NULL;
     if (!body)
         return;
+    new_user_defaults(a, body);
     if (sy__collect(a, body, USER_F, NUSER_F, 0, &cs) < 0 || role_check(a, body) < 0)
         goto out;
     if (sy_admin_get_arr(a, body, "teams", &teams) < 0 || sy_admin_get_bool(a, body, "auto_create_key", &auto_key) < 0)
@@ -862,6 +898,21 @@ static void user_new(struct sy_store *st, struct sy_admin_ctx *a)
         if (rc < 0 || !krow.found) {
             sy_admin_db_error(a, st, rc < 0 ? rc : SY_STORE_EQUERY);
             goto out;
+        }
+    }
+    {
+        /* team_id: the new user is a member of that team too (LiteLLM's new_user
+         * adds it as team_member_add would) */
+        const char *tid = NULL;
+        if (sy_admin_get_str(a, body, "team_id", &tid) == SY_AF_SET && *tid) {
+            struct json_object *one = json_object_new_array();
+            json_object_array_add(one, json_object_new_string(tid));
+            rc = join_teams(st, a, one, uid, email);
+            json_object_put(one);
+            if (rc < 0) {
+                sy_admin_db_error(a, st, rc);
+                goto out;
+            }
         }
     }
     if ((rc = join_teams(st, a, teams, uid, email)) < 0) {
@@ -1220,6 +1271,59 @@ static int key_row_cb(void *ud, const struct sy_srow *r)
     "SELECT k.*, t.\"team_alias\" AS \"__team_alias\" FROM " T_KEYS " k LEFT JOIN " T_TEAMS \
     " t ON t.\"team_id\" = k.\"team_id\" WHERE (k.\"team_id\" IS NULL OR k.\"team_id\" <> 'litellm-dashboard')"
 
+/* Team rows collected (members text without braces, and ids) for /user/info. */
+struct team_rows {
+    char *json[256], *id[256];
+    int n;
+};
+
+static int team_rows_cb(void *ud, const struct sy_srow *r)
+{
+    struct team_rows *t = ud;
+    if (t->n == 256)
+        return 0;
+    struct sy_buf b;
+    int first = 1;
+    sy_buf_init(&b, 16 << 20);
+    sy__row_members(&b, r, NULL, &first);
+    const char *id = sy_srow_text(r, "team_id");
+    t->json[t->n] = strndup(b.p ? b.p : "", b.len);
+    t->id[t->n] = strdup(id ? id : "");
+    sy_buf_free(&b);
+    if (t->json[t->n] && t->id[t->n])
+        t->n++;
+    else
+        free(t->json[t->n]), free(t->id[t->n]);
+    return 0;
+}
+
+static void team_rows_free(struct team_rows *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free(t->json[i]), free(t->id[i]);
+    t->n = 0;
+}
+
+/* The "LiteLLM_TeamMembership" rows of user in team, each with its
+ * "litellm_budget_table", comma-separated into b. rc as sy_store_exec. */
+static int memberships_json(struct sy_store *st, const char *user_id, const char *team_id, struct sy_buf *b)
+{
+    struct sy_admin_row m = {0};
+    struct sy_sval p[2] = {sy_sv_text(user_id), sy_sv_text(team_id)};
+    int rc = sy_store_exec(st, "SELECT * FROM " T_TM " WHERE \"user_id\" = $1 AND \"team_id\" = $2", 2, p,
+                           sy_admin_row_cb, &m);
+    if (rc > 0 && m.found) { /* (user_id, team_id) is the key: one row at most */
+        int first = 1;
+        SY_BUF_LIT(b, "{");
+        sy__row_members(b, &m.r, NULL, &first);
+        sy_admin_jkey(b, &first, "litellm_budget_table");
+        rc = sy__budget_json(st, sy_srow_text(&m.r, "budget_id"), b);
+        SY_BUF_LIT(b, "}");
+    }
+    sy_admin_row_free(&m);
+    return rc;
+}
+
 static void user_info(struct sy_store *st, struct sy_admin_ctx *a)
 {
     char uid[512];
@@ -1296,13 +1400,23 @@ static void user_info(struct sy_store *st, struct sy_admin_ctx *a)
                 ps[np++] = sy_sv_text(all.id[i]);
             free(nm);
         }
-        struct sy_admin_rows tr = {&teams, 0};
+        struct team_rows tr = {0};
         if (np) {
             SY_BUF_LIT(&sql, "SELECT * FROM " T_TEAMS " WHERE \"team_id\" IN (");
             sy__in_list(&sql, 1, np);
             SY_BUF_LIT(&sql, ") ORDER BY COALESCE(\"team_alias\", '')");
-            rc = sy_store_exec(st, sql.p, np, ps, sy_admin_rows_cb, &tr);
+            rc = sy_store_exec(st, sql.p, np, ps, team_rows_cb, &tr);
         }
+        for (int i = 0; rc >= 0 && i < tr.n; i++) { /* each team with this user's memberships of it */
+            if (i)
+                SY_BUF_LIT(&teams, ",");
+            SY_BUF_LIT(&teams, "{");
+            sy_buf_puts(&teams, tr.json[i]);
+            SY_BUF_LIT(&teams, ",\"team_memberships\":[");
+            rc = memberships_json(st, user_id, tr.id[i], &teams);
+            SY_BUF_LIT(&teams, "]}");
+        }
+        team_rows_free(&tr);
         sy_buf_free(&sql);
         team_ids_free(&all);
         if (rc < 0) {

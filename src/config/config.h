@@ -183,6 +183,10 @@ struct sy_config {
     const char *ssl_ca_file;               /* ssl_verify given as a path; may be NULL */
     const char *access_log;                /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
     const char *vertex_project, *vertex_location; /* defaults for vertex_ai deployments; may be NULL */
+    /* new internal users (admin/users.c, LiteLLM's _update_internal_new_user_params) */
+    double max_internal_user_budget;           /* litellm_settings.max_internal_user_budget; < 0 when absent */
+    const char *internal_user_budget_duration; /* "30d"...; may be NULL */
+    const char *default_internal_user_params;  /* JSON object text of the mapping; may be NULL */
 
     /* router_settings */
     const char *routing_strategy;          /* default "simple-shuffle"; one of simple-shuffle, least-busy,

@@ -56,10 +56,10 @@ static const struct kdef litellm_keys[] = {
     {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", UNSUP},
     {"budget_duration", UNSUP}, {"network_mock", UNSUP},
     {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
-    {"s3_callback_params", UNSUP}, {"default_internal_user_params", UNSUP},
+    {"s3_callback_params", UNSUP}, {"default_internal_user_params", USED},
     {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
-    {"guardrails", UNSUP}, {"internal_user_budget_duration", UNSUP},
-    {"max_internal_user_budget", UNSUP}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
+    {"guardrails", UNSUP}, {"internal_user_budget_duration", USED},
+    {"max_internal_user_budget", USED}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
     {"vertex_location", USED}, {"vertex_project", USED}, {"upperbound_key_generate_params", UNSUP},
     {"default_key_generate_params", UNSUP}, {"public_model_groups", UNSUP}, {"callback_settings", UNSUP},
     {"datadog_params", UNSUP}, {"langfuse_default_tags", UNSUP}, {"ssl_certificate", UNSUP},
@@ -459,6 +459,8 @@ static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_yn
     }
 }
 
+static const char *value_text(struct sy_ld *ld, const struct sy_ynode *v);
+
 static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
 {
     check_keys(ld, ls, litellm_keys, "litellm_settings", 0, 1);
@@ -487,6 +489,16 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
     }
     c->access_log =
         sy__get_str(ld, sy__ymap_get(ls, "switchyard_access_log"), "litellm_settings.switchyard_access_log");
+    if (sy__get_count(ld, sy__ymap_get(ls, "max_internal_user_budget"), "litellm_settings.max_internal_user_budget", 0,
+                      0, &d) > 0)
+        c->max_internal_user_budget = d;
+    c->internal_user_budget_duration = sy__get_str(ld, sy__ymap_get(ls, "internal_user_budget_duration"),
+                                                   "litellm_settings.internal_user_budget_duration");
+    const struct sy_ynode *dip = sy__ymap_get(ls, "default_internal_user_params");
+    if (dip && dip->kind == SY_Y_MAP)
+        c->default_internal_user_params = value_text(ld, dip);
+    else if (dip && dip->kind != SY_Y_NULL)
+        sy__ld_error(ld, dip->file, dip->line, "litellm_settings.default_internal_user_params must be a mapping");
     fill_cache(ld, c, ls);
     sy__read_fallback_lists(ld, &c->router, ls, "litellm_settings");
     if (sy__get_count(ld, sy__ymap_get(ls, "max_fallbacks"), "litellm_settings.max_fallbacks", 1, 0, &d) > 0)
@@ -1114,6 +1126,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     struct sy_config *c = ld->c;
     c->num_retries = -1;
     c->request_timeout_s = 6000;
+    c->max_internal_user_budget = -1;
     c->ssl_verify = 1;
     c->routing_strategy = "simple-shuffle";
     c->router_num_retries = -1;

@@ -2,8 +2,12 @@
  * call to a DB thread (admin/admin.h has the handlers' contract).
  *
  *   auth stage (master key / virtual key) ─▶ sy_stage_admin
- *      route's flags vs the caller: admin ─ any; proxy_admin_viewer ─ READONLY;
- *      other keys ─ SELF routes (the handler restricts them to the caller's own)
+ *      route's flags vs the caller's role (admin/admin.h, LiteLLM's route_checks.py):
+ *        master key ─ every route; proxy_admin ─ all but MASTER;
+ *        proxy_admin_viewer ─ READONLY; internal_user (also a user without a
+ *        role) ─ USER and TEAM; internal_user_viewer ─ USER_VIEW and TEAM;
+ *        any key ─ SELF. The handler narrows the non-admin roles to their
+ *        own keys, user, teams and spend (and TEAM routes to team admins).
  *      ─▶ sy_call_db(handler) ─▶ reply; publish the handler's invalidations
  *
  * Without a master key auth is off and every caller is an admin, as LiteLLM.
@@ -83,6 +87,53 @@ static void free_out(void *p)
     a->ninval = 0;
 }
 
+/* The caller key may use model (its models, all-team-models, its team's,
+ * access groups: keys/keys.h), as GET /v1/models narrows its list. */
+static int key_allows(void *ud, const char *model)
+{
+    struct sy_call *c = ud;
+    struct sy_check_err e;
+    return sy_keys_check_model(c->key, model, sy_group_access_groups, c->g, &e) == 0;
+}
+
+/* An id that names somebody: "" is nobody (it must never match another "" key). */
+static const char *id_or_null(const char *id)
+{
+    return id && *id ? id : NULL;
+}
+
+/* The caller's role as LiteLLM's route checks see it: proxy_admin for the
+ * master key and admins; the user's role; a user without one is an
+ * internal_user (LiteLLM's default user_role); a key without a user has none. */
+static enum sy_role caller_role(const struct sy_call *c, int admin)
+{
+    if (admin)
+        return SY_ROLE_PROXY_ADMIN;
+    if (!c->key)
+        return SY_ROLE_NONE;
+    if (c->key->role == SY_ROLE_NONE && id_or_null(c->key->user_id))
+        return SY_ROLE_INTERNAL_USER;
+    return c->key->role;
+}
+
+/* The route's flags against the caller (admin/admin.h): admins call every
+ * route but the master key's own; the other roles their flag's routes. */
+static int may_call(const struct sy_call *c, const struct sy_admin_route *rt, int admin, enum sy_role role)
+{
+    unsigned f = rt->flags;
+    if (f & SY_ADMIN_MASTER)
+        return admin && (!c->g->master_key || !c->key);
+    if (admin || (f & SY_ADMIN_SELF))
+        return 1;
+    switch (role) {
+    case SY_ROLE_PROXY_ADMIN_VIEWER: return (f & SY_ADMIN_READONLY) != 0;
+    case SY_ROLE_INTERNAL_USER: return (f & (SY_ADMIN_USER | SY_ADMIN_TEAM)) != 0;
+    case SY_ROLE_INTERNAL_USER_VIEWER: return (f & (SY_ADMIN_USER_VIEW | SY_ADMIN_TEAM)) != 0;
+    default: /* no user, or the team / customer roles: team routes only as a team admin */
+        return (f & SY_ADMIN_TEAM) && id_or_null(c->key ? c->key->user_id : NULL);
+    }
+}
+
 int sy_stage_admin(struct sy_call *c)
 {
     struct sy_req *r = c->req;
@@ -93,15 +144,19 @@ int sy_stage_admin(struct sy_call *c)
         return SY_DONE;
     }
     int admin = !c->g->master_key || c->is_admin;
-    int viewer = c->key && c->key->role == SY_ROLE_PROXY_ADMIN_VIEWER;
-    if (!admin && !(viewer && (rt->flags & SY_ADMIN_READONLY)) && !(rt->flags & SY_ADMIN_SELF)) {
+    enum sy_role role = caller_role(c, admin);
+    if (!may_call(c, rt, admin, role)) {
         char msg[512];
-        snprintf(msg, sizeof msg,
-                 "Authentication Error, Only proxy admin can be used to generate, delete, update info for new "
-                 "keys/users/teams. Route=%.*s. Your role=%s. Your user_id=%s",
-                 (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p,
-                 c->key ? sy_role_name(c->key->role) : "None",
-                 c->key && c->key->user_id ? c->key->user_id : "None");
+        if (rt->flags & SY_ADMIN_MASTER)
+            snprintf(msg, sizeof msg, "Authentication Error, Tried to access route=%.*s, which is only for MASTER KEY",
+                     (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p);
+        else
+            snprintf(msg, sizeof msg,
+                     "Authentication Error, Only proxy admin can be used to generate, delete, update info for new "
+                     "keys/users/teams. Route=%.*s. Your role=%s. Your user_id=%s",
+                     (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p,
+                     role != SY_ROLE_NONE ? sy_role_name(role) : "None",
+                     id_or_null(c->key ? c->key->user_id : NULL) ? c->key->user_id : "None");
         sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
         return SY_DONE;
     }
@@ -118,10 +173,13 @@ int sy_stage_admin(struct sy_call *c)
     a->body = r->body.len ? sy_arena_strndup(&r->arena, r->body.p, r->body.len) : "";
     a->body_len = r->body.len;
     a->is_admin = admin;
-    a->is_admin_viewer = viewer;
+    a->is_admin_viewer = role == SY_ROLE_PROXY_ADMIN_VIEWER;
+    a->is_master = admin && !c->key;
+    a->caller_role = role;
     a->caller_token = c->key ? c->key->token : NULL;
-    a->caller_user_id = c->key ? c->key->user_id : NULL;
-    a->caller_team_id = c->key ? c->key->team_id : NULL;
+    a->caller_key = c->key;
+    a->caller_user_id = c->key ? id_or_null(c->key->user_id) : NULL;
+    a->caller_team_id = c->key ? id_or_null(c->key->team_id) : NULL;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     a->now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
@@ -130,6 +188,10 @@ int sy_stage_admin(struct sy_call *c)
     a->priv = (void *)rt;
     sy_buf_init(&a->out, 256u << 20);
     sy_arena_defer(&r->arena, free_out, a);
+    if (!admin && !a->is_admin_viewer && c->key && (c->key->nmodels || (c->key->team && c->key->team->nmodels))) {
+        a->model_allowed = key_allows; /* read-only on either thread: the key and config are immutable */
+        a->model_ud = c;
+    }
     if (rt->flags & SY_ADMIN_NODB) {
         rt->fn(NULL, a);
         reply(c, a);

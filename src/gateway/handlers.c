@@ -35,18 +35,83 @@ static int key_allows(void *ud, const char *model)
     return sy_keys_check_model(c->key, model, sy_group_access_groups, c->g, &e) == 0;
 }
 
+/* 1 when name is an access group of a servable group. */
+static int is_access_group(const struct sy_gwconf *g, const char *name)
+{
+    for (size_t i = 0; i < g->ngroups; i++)
+        for (const char *ag = g->groups[i].usable ? g->groups[i].access_groups : NULL; ag && *ag; ag += strlen(ag) + 1)
+            if (strcmp(ag, name) == 0)
+                return 1;
+    return 0;
+}
+
+static void list_add(struct sy_buf *b, int *n, const char *id)
+{
+    if ((*n)++)
+        SY_BUF_LIT(b, ",");
+    SY_BUF_LIT(b, "{\"id\":\"");
+    sy_buf_json_escape(b, id, strlen(id));
+    SY_BUF_LIT(b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+}
+
+/* ?only_model_access_groups=true: the access group names among the models
+ * the list would hold (LiteLLM's get_complete_model_list): with
+ * include_model_access_groups, every group's for a key without a model list,
+ * else those its (or its team's) models name; without it, none (the names
+ * are expanded into their models first). */
+static void access_groups_only(const struct sy_call *c, int keyed, int ag, struct sy_buf *b)
+{
+    const struct sy_gwconf *g = c->g;
+    int n = 0;
+    SY_BUF_LIT(b, "{\"data\":[");
+    if (ag && !keyed) {
+        const char *seen[256];
+        size_t ns = 0;
+        for (size_t i = 0; i < g->ngroups; i++)
+            for (const char *a = g->groups[i].usable ? g->groups[i].access_groups : NULL; a && *a; a += strlen(a) + 1) {
+                size_t j = 0;
+                while (j < ns && strcmp(seen[j], a) != 0)
+                    j++;
+                if (j < ns)
+                    continue;
+                if (ns < 256)
+                    seen[ns++] = a;
+                list_add(b, &n, a);
+            }
+    } else if (ag) {
+        const struct sy_keyinfo *k = c->key;
+        char *const *m = k->models;
+        size_t nm = k->nmodels;
+        if ((!nm || (nm == 1 && !strcmp(m[0], "all-team-models"))) && k->team)
+            m = k->team->models, nm = k->team->nmodels;
+        for (size_t i = 0; i < nm; i++)
+            if (is_access_group(g, m[i]))
+                list_add(b, &n, m[i]);
+    }
+    SY_BUF_LIT(b, "],\"object\":\"list\"}");
+}
+
 /* GET /v1/models, /models [?return_wildcard_routes=true]
  * [&include_model_access_groups=true]: the servable model groups, aliases
  * and wildcard groups' known models (sy_models_list_json). Without a key
  * model list or query parameters: the body prebuilt at load. A virtual key
  * with a model list sees only what it may call, as LiteLLM (access group
- * names are then not added). */
+ * names are then not added). ?only_model_access_groups=true: the access
+ * group names alone (access_groups_only). */
 int sy_stage_models(struct sy_call *c)
 {
     const struct sy_keyinfo *k = c->key;
     int keyed = k && (k->nmodels || (k->team && k->team->nmodels));
     int wr = query_bool(c->req->query, "return_wildcard_routes");
     int ag = query_bool(c->req->query, "include_model_access_groups");
+    if (query_bool(c->req->query, "only_model_access_groups")) {
+        struct sy_buf b;
+        sy_buf_init(&b, 16u << 20);
+        access_groups_only(c, keyed, ag, &b);
+        sy_reply_json(c->req, 200, b.p, b.len);
+        sy_buf_free(&b);
+        return SY_DONE;
+    }
     if (!keyed && !wr && !ag) {
         sy_reply_json(c->req, 200, c->g->models_json, c->g->models_json_len);
         return SY_DONE;
