@@ -1,11 +1,13 @@
 // routes-readiness.test.mjs - GET /routes (LiteLLM's {"routes": [...]} built from the route
 // tables) and /health/readiness's "db" field: "connected" on SQLite and on a running
 // PostgreSQL, "disconnected" (still 200, status healthy, as LiteLLM) while PostgreSQL is
-// stopped and "connected" again after it restarts, "Not connected" without a database.
+// stopped and "connected" again after it restarts, "Not connected" without a database. Also the
+// server/database settings general_settings.disable_error_logs and database_connection_pool_limit.
 // Every wait is bounded; nothing asserts a timing.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { MASTER_KEY, startGateway, startMock, until } from '../lib/harness.mjs';
+import { MASTER_KEY, api, chatBody, keysConfig, postJSON, sha256hex, startGateway, startMock, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 
 const cfg = (mockBase, extra = '') => `
@@ -156,5 +158,50 @@ describe('/health/readiness on PostgreSQL: up, stopped, back', () => {
   test('connected again after PostgreSQL restarts', async () => {
     await pg.restart();
     assert.ok(await until(async () => (await db()) === 'connected', 20000), 'readiness reports the recovery');
+  });
+});
+
+describe('general_settings.disable_error_logs and database_connection_pool_limit', () => {
+  const broken = (b) => `  - model_name: broken\n    litellm_params: {model: "openai/x@status=500", api_base: "${b}", api_key: sk-up}\n`;
+  const threads = (gw) => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync(`/proc/${gw.proc.pid}/status`, 'utf8'))[1]);
+
+  async function rowsAfter(general) {
+    const gw = await startGateway(keysConfig(mock.base, { general, extraModels: broken(mock.base) }));
+    try {
+      const g = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      assert.equal(g.status, 200, g.text);
+      const auth = { authorization: `Bearer ${g.json.key}` };
+      assert.equal((await postJSON(`${gw.url}/v1/chat/completions`, chatBody('broken'), auth)).status, 500);
+      assert.equal((await postJSON(`${gw.url}/v1/chat/completions`, chatBody('priced'), auth)).status, 200);
+      const hash = await sha256hex(g.json.key);
+      let rows = [];
+      // the success row is written after the failure row (same writer queue): wait for it
+      assert.ok(await until(async () => {
+        const r = await api(gw.url, MASTER_KEY, 'GET', `/spend/logs?api_key=${hash}`);
+        rows = r.json || [];
+        return rows.some((x) => x.status === 'success');
+      }, 10000), 'the success row is written');
+      return rows.map((x) => x.status).sort();
+    } finally {
+      await gw.stop();
+    }
+  }
+
+  test('failed requests get a SpendLogs row (status failure) unless disable_error_logs is true', async () => {
+    assert.deepEqual(await rowsAfter(''), ['failure', 'success']);
+    assert.deepEqual(await rowsAfter('  disable_error_logs: true\n'), ['success']);
+  });
+
+  test('database_connection_pool_limit sets the number of DB threads (each one connection)', async () => {
+    const a = await startGateway(keysConfig(mock.base));
+    const b = await startGateway(keysConfig(mock.base, { general: '  database_connection_pool_limit: 6\n' }));
+    try {
+      assert.equal(threads(b) - threads(a), 6 - 2, `threads: default ${threads(a)}, limit 6: ${threads(b)}`);
+      // both serve database calls
+      for (const gw of [a, b]) assert.equal((await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {})).status, 200);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 });
