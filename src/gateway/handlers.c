@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/log.h"
 #include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
@@ -103,7 +104,9 @@ int sy_stage_liveness(struct sy_call *c)
  *   cache               null (no response cache), "local" or "redis"
  *   rate_limits         where limit counters live: "local", "redis", "local, redis unreachable"
  *                       (fail open) or "refusing, redis unreachable" (fail closed)
- *   litellm_version, switchyard_version, success_callbacks (as LiteLLM)
+ *   litellm_version, switchyard_version, success_callbacks, log_level ("DEBUG",
+ *                       "INFO", "WARNING", "ERROR"), is_detailed_debug (as LiteLLM; its
+ *                       use_aiohttp_transport, a Python transport switch, is left out)
  *   redis               "connected" | "disconnected" | "not configured"
  *                       (router_settings Redis: shared cooldowns, usage, in-flight counts)
  *   workers, model_groups
@@ -145,7 +148,10 @@ static void readiness_reply(struct sy_call *c, const char *db)
         sy_buf_json_escape(&b, cfg->callbacks[i], strlen(cfg->callbacks[i]));
         SY_BUF_LIT(&b, "\"");
     }
-    sy_buf_printf(&b, "],\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
+    static const char *const levels[] = {"DEBUG", "INFO", "WARNING", "ERROR"}; /* Python's level names */
+    sy_buf_printf(&b, "],\"log_level\":\"%s\",\"is_detailed_debug\":%s", levels[sy_log_level & 3],
+                  sy_log_level == SY_LOG_DEBUG ? "true" : "false");
+    sy_buf_printf(&b, ",\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
                   sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);

@@ -542,10 +542,12 @@ static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
 
 /* Read-side backpressure: while a request is served, stop reading once the
  * pipelined bytes buffered behind it reach the bound; conn_next resumes. With
- * reads stopped at the bound, c->in (cap: bound + one read) never overflows. */
+ * reads stopped at the bound, c->in (cap: bound + one read) never overflows.
+ * A lingering close keeps reading (it discards input until EOF). */
 static void throttle(struct sy_conn *c)
 {
-    if (c->reading && c->state == ST_SERVING && c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
+    if (c->reading && !c->lingering && c->state == ST_SERVING &&
+        c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
         uv_read_stop((uv_stream_t *)&c->tcp);
         c->reading = 0;
     }

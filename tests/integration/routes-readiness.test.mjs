@@ -29,9 +29,11 @@ const getJSON = async (url, headers = {}) => {
 function assertReadinessShape(r) {
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.status, 'healthy');
-  for (const k of ['db', 'cache', 'litellm_version', 'success_callbacks'])
+  for (const k of ['db', 'cache', 'litellm_version', 'success_callbacks', 'log_level', 'is_detailed_debug'])
     assert.ok(k in r.json, `${k} in ${r.text}`);
   assert.ok(Array.isArray(r.json.success_callbacks));
+  assert.ok(['DEBUG', 'INFO', 'WARNING', 'ERROR'].includes(r.json.log_level), r.text);
+  assert.equal(r.json.is_detailed_debug, r.json.log_level === 'DEBUG');
 }
 
 let mock;
