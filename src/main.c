@@ -117,7 +117,8 @@ static int start_db(const struct sy_config *cfg, const char *cli)
     static struct sy_store_conf sc;
     sc.url = strdup(url);
     char err[512] = "";
-    if (sy_db_start(&sc, 2, 1, err, sizeof err) != 0) {
+    int threads = cfg->database_connection_pool_limit > 0 ? cfg->database_connection_pool_limit : SY_DB_THREADS_DEFAULT;
+    if (sy_db_start(&sc, threads, 1, err, sizeof err) != 0) {
         fprintf(stderr, "switchyard: database %s: %s\n", sy_store_url_kind(url) == SY_STORE_POSTGRES ? "(PostgreSQL)" : url,
                 err);
         return -1;
@@ -128,6 +129,7 @@ static int start_db(const struct sy_config *cfg, const char *cli)
         .batch_interval_s = cfg->proxy_batch_write_at_s,
         .max_queue = cfg->spend_queue_max,
         .disable_spend_logs = cfg->disable_spend_logs,
+        .disable_error_logs = cfg->disable_error_logs,
         .reset_interval_s = 60,
     };
     if (sy_spend_start(&spc) != 0) {

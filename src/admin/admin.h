@@ -113,6 +113,9 @@ const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t
  * patterns with '*' skipped): its path (static), *dist and its *method
  * (0 = GET or POST); NULL when there is none. For 404 messages. */
 const char *sy_admin_nearest(const char *path, size_t n, size_t *dist, int *method);
+/* Call fn for every management route, in match order (method 0 = GET or POST;
+ * a pattern's '*' stands for one path segment). For GET /routes. */
+void sy_admin_each(void (*fn)(void *ud, int method, const char *path), void *ud);
 /* The edit distance used for it (exported for the gateway's own routes). */
 size_t sy_route_distance(const char *a, size_t an, const char *b, size_t bn);
 

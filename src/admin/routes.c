@@ -112,3 +112,12 @@ const char *sy_admin_nearest(const char *path, size_t n, size_t *dist, int *meth
     *dist = bd;
     return best;
 }
+
+void sy_admin_each(void (*fn)(void *ud, int method, const char *path), void *ud)
+{
+    size_t nt;
+    const struct sy_admin_route *const *t = tables(&nt);
+    for (size_t i = 0; i < nt; i++)
+        for (const struct sy_admin_route *r = t[i]; r && r->path; r++)
+            fn(ud, r->method, r->path);
+}

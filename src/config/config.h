@@ -15,6 +15,9 @@
 #ifndef SY_CONFIG_H
 #define SY_CONFIG_H
 
+#define SY_DB_THREADS_DEFAULT 2 /* DB threads when database_connection_pool_limit is not set */
+#define SY_DB_THREADS_MAX 64    /* database_connection_pool_limit is capped here */
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -205,6 +208,10 @@ struct sy_config {
     int allow_requests_on_db_unavailable;  /* bool, default 0 */
     double proxy_batch_write_at_s;         /* spend writer interval, default 1 (LiteLLM: 10) */
     int disable_spend_logs;                /* bool: no SpendLogs rows (entity spend still written) */
+    int disable_error_logs;                /* bool: no SpendLogs rows for failed requests (LiteLLM's
+                                              _should_track_errors_in_db) */
+    int database_connection_pool_limit;    /* DB threads = database connections (store/dbpool.h); 0: the
+                                              default SY_DB_THREADS_DEFAULT; read at start only */
     double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
     size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */

@@ -7,6 +7,10 @@
  *   UNSUP  a LiteLLM feature switchyard does not have yet: "not supported yet,
  *          ignored" warning (none when the value is false/null/empty, which
  *          asks for nothing).
+ *   PYONLY a Python hook (custom_auth, custom_sso, custom_key_generate: a
+ *          module path LiteLLM imports): one warning line saying it is a
+ *          Python-only hook switchyard cannot run. Callbacks given as a Python
+ *          object path ("module.instance") get the same kind of line.
  * A key in no table is "unknown": a warning naming the key path and line
  * (LiteLLM itself ignores such keys silently). A wrong type for a key we read
  * is an error naming file:line. Numbers may be written as numeric strings
@@ -27,7 +31,7 @@
 #include "config/loader.h"
 #include "core/buf.h"
 
-enum kclass { USED, QUIET, UNSUP };
+enum kclass { USED, QUIET, UNSUP, PYONLY };
 struct kdef {
     const char *name;
     enum kclass cls;
@@ -93,9 +97,9 @@ static const struct kdef general_keys[] = {
     {"switchyard_keepalive_timeout_s", USED}, {"switchyard_spend_queue_max", USED},
     {"switchyard_model_prices", USED}, {"background_health_checks", USED}, {"health_check_interval", USED},
     {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
-    {"database_url", USED}, {"database_connection_pool_limit", UNSUP}, {"database_connection_timeout", UNSUP},
+    {"database_url", USED}, {"database_connection_pool_limit", USED}, {"database_connection_timeout", UNSUP},
     {"store_model_in_db", UNSUP}, {"disable_spend_logs", USED}, {"disable_spend_updates", UNSUP},
-    {"disable_error_logs", UNSUP}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", USED},
+    {"disable_error_logs", USED}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", USED},
     {"use_redis_transaction_buffer", UNSUP}, {"maximum_spend_logs_retention_period", UNSUP},
     {"maximum_spend_logs_retention_interval", UNSUP}, {"alerting", UNSUP}, {"alerting_threshold", UNSUP},
     {"alert_types", UNSUP}, {"alert_to_webhook_url", UNSUP}, {"alerting_args", UNSUP},
@@ -104,16 +108,16 @@ static const struct kdef general_keys[] = {
     {"switchyard_rate_limit_redis_failure", USED},
     {"proxy_budget_rescheduler_min_time", UNSUP}, {"proxy_budget_rescheduler_max_time", UNSUP},
     {"allow_requests_on_db_unavailable", USED}, {"user_api_key_cache_ttl", USED},
-    {"litellm_key_header_name", UNSUP}, {"custom_auth", UNSUP}, {"custom_auth_settings", UNSUP},
+    {"litellm_key_header_name", UNSUP}, {"custom_auth", PYONLY}, {"custom_auth_settings", UNSUP},
     {"enable_jwt_auth", UNSUP}, {"litellm_jwtauth", UNSUP}, {"enforce_user_param", UNSUP},
     {"allowed_routes", UNSUP}, {"public_routes", UNSUP}, {"admin_only_routes", UNSUP}, {"allowed_ips", UNSUP},
     {"forward_client_headers_to_llm_api", UNSUP}, {"max_response_size_mb", UNSUP},
     {"pass_through_endpoints", UNSUP}, {"key_management_system", UNSUP}, {"key_management_settings", UNSUP},
-    {"otel", UNSUP}, {"reject_clientside_metadata_tags", USED}, {"custom_key_generate", UNSUP},
+    {"otel", UNSUP}, {"reject_clientside_metadata_tags", USED}, {"custom_key_generate", PYONLY},
     {"infer_model_from_keys", UNSUP}, {"ui_access_mode", UNSUP}, {"enable_oauth2_auth", UNSUP},
     {"service_account_settings", UNSUP}, {"disable_master_key_return", UNSUP}, {"disable_reset_budget", UNSUP},
     {"disable_retry_on_max_parallel_request_limit_error", UNSUP}, {"enable_public_model_hub", UNSUP},
-    {"disable_prisma_schema_update", UNSUP}, {"custom_sso", UNSUP}, {"allowed_user_roles", UNSUP},
+    {"disable_prisma_schema_update", UNSUP}, {"custom_sso", PYONLY}, {"allowed_user_roles", UNSUP},
     {"enforced_params", UNSUP}, {"use_x_forwarded_for", UNSUP}, {"user_header_name", UNSUP},
     {"mcp_client_side_auth_header_name", UNSUP}, {"spend_report_frequency", UNSUP},
     {"store_audit_logs", UNSUP}, {"embedding_model", UNSUP}, {"use_shared_health_check", UNSUP},
@@ -178,11 +182,16 @@ static void check_keys(struct sy_ld *ld, const struct sy_ynode *map, const struc
         const char *name = sy__key_text(ld, k);
         char path[256];
         snprintf(path, sizeof path, "%s%s%s", section, *section ? "." : "", name);
-        if (d && d->cls != UNSUP)
+        if (d && (d->cls == USED || d->cls == QUIET))
             continue;
         if (once && !sy__ld_first(ld, path))
             continue;
-        if (d) {
+        if (d && d->cls == PYONLY) {
+            if (!asks_nothing(v))
+                sy__ld_warn(ld, k->file, k->line,
+                            "%s: '%s' is a Python hook (LiteLLM imports it); switchyard cannot run Python, ignored",
+                            path, v->kind == SY_Y_STR ? v->s : "...");
+        } else if (d) {
             if (!asks_nothing(v))
                 sy__ld_warn(ld, k->file, k->line, "%s: not supported yet, ignored", path);
         } else if (warn_unknown) {
@@ -516,6 +525,11 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
     for (size_t i = 0; i < n; i++) {
         if (strcmp(list[i], "prometheus") == 0)
             c->prometheus = 1;
+        else if (strchr(list[i], '.')) /* "module.instance": a CustomLogger object LiteLLM imports */
+            sy__ld_warn(ld, ls->file, ls->line,
+                        "litellm_settings: callback '%s' is a Python object (a custom logger LiteLLM imports); "
+                        "switchyard cannot run Python, ignored",
+                        list[i]);
         else
             sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored",
                         list[i]);
@@ -711,6 +725,18 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->allow_requests_on_db_unavailable = b;
     if (sy__get_bool(ld, sy__ymap_get(gs, "disable_spend_logs"), "general_settings.disable_spend_logs", &b) > 0)
         c->disable_spend_logs = b;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "disable_error_logs"), "general_settings.disable_error_logs", &b) > 0)
+        c->disable_error_logs = b;
+    const struct sy_ynode *pl = sy__ymap_get(gs, "database_connection_pool_limit");
+    if (sy__get_count(ld, pl, "general_settings.database_connection_pool_limit", 1, 1, &d) > 0) {
+        if (d > SY_DB_THREADS_MAX) {
+            sy__ld_warn(ld, pl->file, pl->line,
+                        "general_settings.database_connection_pool_limit: %g is more than %d; using %d", d,
+                        SY_DB_THREADS_MAX, SY_DB_THREADS_MAX);
+            d = SY_DB_THREADS_MAX;
+        }
+        c->database_connection_pool_limit = (int)d;
+    }
     if (positive(ld, gs, "proxy_batch_write_at", 0, &d))
         c->proxy_batch_write_at_s = d;
     if (positive(ld, gs, "user_api_key_cache_ttl", 0, &d))

@@ -60,6 +60,7 @@ enum sy_route_kind {
     SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
     SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
+    SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
     SY_RK__COUNT
 };
 
@@ -343,6 +344,9 @@ int sy_stage_models(struct sy_call *c);       /* handlers.c */
 int sy_stage_model_one(struct sy_call *c);
 int sy_stage_liveness(struct sy_call *c);
 int sy_stage_readiness(struct sy_call *c);
+int sy_stage_routes(struct sy_call *c);
+/* GET /routes body: every served route and its methods, from the route tables. */
+void sy_routes_json(struct sy_buf *b);
 int sy_stage_metrics(struct sy_call *c);
 int sy_stage_token_counter(struct sy_call *c);
 int sy_stage_messages_count(struct sy_call *c); /* messages.c */

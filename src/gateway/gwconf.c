@@ -375,6 +375,7 @@ static void build_pipelines(struct sy_gwconf *g)
     ADD(SY_RK_MODEL_ONE, sy_stage_model_one);
     ADD(SY_RK_LIVENESS, sy_stage_liveness);
     ADD(SY_RK_READINESS, sy_stage_readiness);
+    ADD(SY_RK_ROUTES, sy_stage_routes); /* public, as LiteLLM's */
     if (cfg->require_auth_for_metrics_endpoint)
         ADD(SY_RK_METRICS, sy_stage_metrics_auth);
     ADD(SY_RK_METRICS, sy_stage_metrics);

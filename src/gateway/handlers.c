@@ -3,16 +3,22 @@
 #include "gateway/gateway.h"
 #include "keys/keys.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/clock.h"
 #include "core/errors.h"
+#include "core/log.h"
 #include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
+#include "store/dbpool.h"
+#include "store/store.h"
 
 /* A boolean query parameter as FastAPI reads one (1/true/t/yes/y/on, any
  * case); absent or anything else: 0. */
@@ -156,17 +162,36 @@ int sy_stage_liveness(struct sy_call *c)
 /* GET /health/readiness, LiteLLM's shape plus our fields:
  *
  *   member              value
- *   status              "healthy" (also with Redis down: requests are served on local state)
- *   db                  "Not connected" (no database)
+ *   status              "healthy" (also with the database or Redis down: as LiteLLM, whose
+ *                       readiness only fails when building the answer fails)
+ *   db                  "connected" | "disconnected" (a database is in use: SQLite or
+ *                       PostgreSQL, pinged as below), "Not connected" (no database)
  *   cache               null (no response cache), "local" or "redis"
  *   rate_limits         where limit counters live: "local", "redis", "local, redis unreachable"
  *                       (fail open) or "refusing, redis unreachable" (fail closed)
- *   litellm_version, switchyard_version, success_callbacks (as LiteLLM)
+ *   litellm_version, switchyard_version, success_callbacks, log_level ("DEBUG",
+ *                       "INFO", "WARNING", "ERROR"), is_detailed_debug (as LiteLLM; its
+ *                       use_aiohttp_transport, a Python transport switch, is left out)
  *   redis               "connected" | "disconnected" | "not configured"
  *                       (router_settings Redis: shared cooldowns, usage, in-flight counts)
  *   workers, model_groups
- */
-int sy_stage_readiness(struct sy_call *c)
+ *
+ * The database is pinged (SELECT 1) on a DB thread, never on the loop, at
+ * most once per READY_TTL_NS for the whole process: the result and its time
+ * are shared by all workers, a probe that arrives while another one's ping is
+ * in flight is answered from the last result (or the pool's last-known state
+ * before any ping). LiteLLM caches a "connected" answer for 15 s and pings on
+ * every probe while disconnected; one second both ways reports an outage or a
+ * recovery within a second without letting a probe storm reach the database.
+ * The result is recorded on the DB thread, so a client that leaves while its
+ * ping runs still updates the cache and never leaves a probe marked in flight. */
+#define READY_TTL_NS 1000000000ull
+
+static _Atomic uint64_t ready_at_ns; /* when the last ping ended; 0 = never */
+static atomic_int ready_ok;          /* its result */
+static atomic_int ready_probing;     /* a ping is queued or running */
+
+static void readiness_reply(struct sy_call *c, const char *db)
 {
     const struct sy_config *cfg = c->g->cfg;
     enum sy_redis_state rs = sy_redis_global_state();
@@ -174,7 +199,7 @@ int sy_stage_readiness(struct sy_call *c)
         rs = SY_REDIS_DISCONNECTED; /* configured, but no client is up yet */
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
-    SY_BUF_LIT(&b, "{\"status\":\"healthy\",\"db\":\"Not connected\",\"cache\":");
+    sy_buf_printf(&b, "{\"status\":\"healthy\",\"db\":\"%s\",\"cache\":", db);
     if (cfg->cache)
         sy_buf_printf(&b, "\"%s\"", cfg->cache_redis ? "redis" : "local");
     else
@@ -188,8 +213,57 @@ int sy_stage_readiness(struct sy_call *c)
         sy_buf_json_escape(&b, cfg->callbacks[i], strlen(cfg->callbacks[i]));
         SY_BUF_LIT(&b, "\"");
     }
-    sy_buf_printf(&b, "],\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
+    static const char *const levels[] = {"DEBUG", "INFO", "WARNING", "ERROR"}; /* Python's level names */
+    sy_buf_printf(&b, "],\"log_level\":\"%s\",\"is_detailed_debug\":%s", levels[sy_log_level & 3],
+                  sy_log_level == SY_LOG_DEBUG ? "true" : "false");
+    sy_buf_printf(&b, ",\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
                   sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
+    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_buf_free(&b);
+}
+
+static const char *db_word(int ok) { return ok ? "connected" : "disconnected"; }
+
+/* DB thread. */
+static void ready_ping(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+    int ok = sy_store_exec(st, "SELECT 1", 0, NULL, NULL, NULL) >= 0;
+    atomic_store(&ready_ok, ok);
+    atomic_store(&ready_at_ns, sy_now_ns());
+    atomic_store(&ready_probing, 0);
+}
+
+static void ready_done(struct sy_call *c, void *arg)
+{
+    (void)arg;
+    readiness_reply(c, db_word(atomic_load(&ready_ok)));
+}
+
+int sy_stage_readiness(struct sy_call *c)
+{
+    if (!c->g->db) {
+        readiness_reply(c, "Not connected");
+        return SY_DONE;
+    }
+    uint64_t at = atomic_load(&ready_at_ns);
+    int fresh = at && sy_now_ns() - at < READY_TTL_NS;
+    if (!fresh && !atomic_exchange(&ready_probing, 1)) {
+        if (sy_call_db(c, ready_ping, ready_done, NULL) == 0)
+            return SY_DONE; /* answered by ready_done */
+        atomic_store(&ready_probing, 0);
+    }
+    readiness_reply(c, db_word(at ? atomic_load(&ready_ok) : sy_db_up()));
+    return SY_DONE;
+}
+
+/* GET /routes: LiteLLM's {"routes": [...]} (pipeline.c sy_routes_json). */
+int sy_stage_routes(struct sy_call *c)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    sy_routes_json(&b);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);
     return SY_DONE;

@@ -8,7 +8,9 @@
 #include "gateway/gateway.h"
 
 #include <http_parser.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "admin/admin.h"
@@ -78,6 +80,7 @@ static const struct route routes[] = {
     R("/cache/ping", HTTP_GET, SY_RK_CACHE_ADMIN),
     R("/cache/delete", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
+    R("/routes", HTTP_GET, SY_RK_ROUTES),
 };
 #undef R
 
@@ -86,34 +89,35 @@ struct proute {
     const char *prefix, *suffix;
     int method;
     enum sy_route_kind kind;
+    const char *param; /* the parameter's name in GET /routes */
 };
 static const struct proute proutes[] = {
-    {"/openai/deployments/", "/chat/completions", HTTP_POST, SY_RK_CHAT},
-    {"/engines/", "/chat/completions", HTTP_POST, SY_RK_CHAT},
-    {"/openai/deployments/", "/completions", HTTP_POST, SY_RK_COMPLETIONS},
-    {"/engines/", "/completions", HTTP_POST, SY_RK_COMPLETIONS},
-    {"/openai/deployments/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS},
-    {"/engines/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS},
-    {"/v1/responses/", "/input_items", HTTP_GET, SY_RK_RESPONSES_ID},
-    {"/responses/", "/input_items", HTTP_GET, SY_RK_RESPONSES_ID},
-    {"/v1/responses/", "/cancel", HTTP_POST, SY_RK_RESPONSES_ID},
-    {"/responses/", "/cancel", HTTP_POST, SY_RK_RESPONSES_ID},
-    {"/v1/responses/", "", HTTP_GET, SY_RK_RESPONSES_ID},
-    {"/v1/responses/", "", HTTP_DELETE, SY_RK_RESPONSES_ID},
-    {"/responses/", "", HTTP_GET, SY_RK_RESPONSES_ID},
-    {"/responses/", "", HTTP_DELETE, SY_RK_RESPONSES_ID},
-    {"/v1/files/", "/content", HTTP_GET, SY_RK_FILES},
-    {"/files/", "/content", HTTP_GET, SY_RK_FILES},
-    {"/v1/files/", "", HTTP_GET, SY_RK_FILES},
-    {"/v1/files/", "", HTTP_DELETE, SY_RK_FILES},
-    {"/files/", "", HTTP_GET, SY_RK_FILES},
-    {"/files/", "", HTTP_DELETE, SY_RK_FILES},
-    {"/v1/batches/", "/cancel", HTTP_POST, SY_RK_FILES},
-    {"/batches/", "/cancel", HTTP_POST, SY_RK_FILES},
-    {"/v1/batches/", "", HTTP_GET, SY_RK_FILES},
-    {"/batches/", "", HTTP_GET, SY_RK_FILES},
-    {"/v1/models/", "", HTTP_GET, SY_RK_MODEL_ONE},
-    {"/models/", "", HTTP_GET, SY_RK_MODEL_ONE},
+    {"/openai/deployments/", "/chat/completions", HTTP_POST, SY_RK_CHAT, "model"},
+    {"/engines/", "/chat/completions", HTTP_POST, SY_RK_CHAT, "model"},
+    {"/openai/deployments/", "/completions", HTTP_POST, SY_RK_COMPLETIONS, "model"},
+    {"/engines/", "/completions", HTTP_POST, SY_RK_COMPLETIONS, "model"},
+    {"/openai/deployments/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS, "model"},
+    {"/engines/", "/embeddings", HTTP_POST, SY_RK_EMBEDDINGS, "model"},
+    {"/v1/responses/", "/input_items", HTTP_GET, SY_RK_RESPONSES_ID, "response_id"},
+    {"/responses/", "/input_items", HTTP_GET, SY_RK_RESPONSES_ID, "response_id"},
+    {"/v1/responses/", "/cancel", HTTP_POST, SY_RK_RESPONSES_ID, "response_id"},
+    {"/responses/", "/cancel", HTTP_POST, SY_RK_RESPONSES_ID, "response_id"},
+    {"/v1/responses/", "", HTTP_GET, SY_RK_RESPONSES_ID, "response_id"},
+    {"/v1/responses/", "", HTTP_DELETE, SY_RK_RESPONSES_ID, "response_id"},
+    {"/responses/", "", HTTP_GET, SY_RK_RESPONSES_ID, "response_id"},
+    {"/responses/", "", HTTP_DELETE, SY_RK_RESPONSES_ID, "response_id"},
+    {"/v1/files/", "/content", HTTP_GET, SY_RK_FILES, "file_id"},
+    {"/files/", "/content", HTTP_GET, SY_RK_FILES, "file_id"},
+    {"/v1/files/", "", HTTP_GET, SY_RK_FILES, "file_id"},
+    {"/v1/files/", "", HTTP_DELETE, SY_RK_FILES, "file_id"},
+    {"/files/", "", HTTP_GET, SY_RK_FILES, "file_id"},
+    {"/files/", "", HTTP_DELETE, SY_RK_FILES, "file_id"},
+    {"/v1/batches/", "/cancel", HTTP_POST, SY_RK_FILES, "batch_id"},
+    {"/batches/", "/cancel", HTTP_POST, SY_RK_FILES, "batch_id"},
+    {"/v1/batches/", "", HTTP_GET, SY_RK_FILES, "batch_id"},
+    {"/batches/", "", HTTP_GET, SY_RK_FILES, "batch_id"},
+    {"/v1/models/", "", HTTP_GET, SY_RK_MODEL_ONE, "model_id"},
+    {"/models/", "", HTTP_GET, SY_RK_MODEL_ONE, "model_id"},
 };
 
 /* The served route nearest to path (edit distance): the route table's literal
@@ -190,6 +194,103 @@ static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_pa
         }
     }
     return path_known || known ? -2 : -1;
+}
+
+/* ---- GET /routes ----------------------------------------------------------
+ * LiteLLM's shape (proxy_server.py get_routes, common_utils/get_routes.py):
+ *   {"routes": [{"path": "/v1/chat/completions", "methods": ["POST"],
+ *                "name": ..., "endpoint": ...}, ...]}
+ * built from the tables the router matches with (routes, proutes above, the
+ * management API's via sy_admin_each), so it lists exactly what is served.
+ * A path served under several methods is one entry with all of them; path
+ * parameters are written as FastAPI does ("/v1/models/{model_id}", a
+ * management pattern's '*' as "{<segment before it>}"). name and endpoint
+ * are the path as an identifier ("v1_chat_completions"): LiteLLM's are its
+ * Python function names, which switchyard does not have. */
+struct route_list {
+    struct {
+        char path[128];
+        uint64_t methods; /* bit per http_method */
+    } e[256];
+    size_t n;
+};
+
+static void route_add(struct route_list *l, uint64_t methods, const char *path)
+{
+    size_t i = 0;
+    while (i < l->n && strcmp(l->e[i].path, path) != 0)
+        i++;
+    if (i == l->n) {
+        if (l->n == sizeof l->e / sizeof l->e[0] || strlen(path) >= sizeof l->e[0].path)
+            return;
+        snprintf(l->e[i].path, sizeof l->e[i].path, "%s", path);
+        l->e[i].methods = 0;
+        l->n++;
+    }
+    l->e[i].methods |= methods;
+}
+
+#define METHOD_BIT(m) ((m) >= 0 && (m) < 64 ? 1ull << (m) : 0)
+
+static void admin_route_add(void *ud, int method, const char *pat)
+{
+    char path[128];
+    size_t o = 0;
+    for (const char *p = pat; *p && o + 1 < sizeof path; p++) {
+        if (*p != '*') {
+            path[o++] = *p;
+            continue;
+        }
+        const char *seg = p - 1; /* the segment before "/<star>" */
+        while (seg > pat && seg[-1] != '/')
+            seg--;
+        int w = snprintf(path + o, sizeof path - o, "{%.*s}", (int)(p - 1 - seg), seg);
+        if (w < 0 || (size_t)w >= sizeof path - o)
+            return;
+        o += (size_t)w;
+    }
+    path[o] = 0;
+    /* the management API's method 0 is "GET or POST" (HTTP_DELETE is 0 elsewhere) */
+    route_add(ud, method ? METHOD_BIT(method) : METHOD_BIT(HTTP_GET) | METHOD_BIT(HTTP_POST), path);
+}
+
+void sy_routes_json(struct sy_buf *b)
+{
+    struct route_list *l = malloc(sizeof *l);
+    if (!l) {
+        SY_BUF_LIT(b, "{\"routes\":[]}");
+        return;
+    }
+    l->n = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        route_add(l, METHOD_BIT(routes[i].method), routes[i].path);
+    for (size_t i = 0; i < sizeof proutes / sizeof proutes[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s{%s}%s", proutes[i].prefix, proutes[i].param, proutes[i].suffix);
+        route_add(l, METHOD_BIT(proutes[i].method), path);
+    }
+    sy_admin_each(admin_route_add, l);
+    SY_BUF_LIT(b, "{\"routes\":[");
+    for (size_t i = 0; i < l->n; i++) {
+        char name[128];
+        size_t o = 0;
+        for (const char *p = l->e[i].path + 1; *p && o + 1 < sizeof name; p++)
+            if (*p != '{' && *p != '}')
+                name[o++] = (*p == '/' || *p == '.') ? '_' : *p;
+        while (o && name[o - 1] == '_')
+            o--;
+        name[o] = 0;
+        sy_buf_printf(b, "%s{\"path\":\"%s\",\"methods\":[", i ? "," : "", l->e[i].path);
+        int first = 1;
+        for (int m = 0; m < 64; m++)
+            if (l->e[i].methods & (1ull << m)) {
+                sy_buf_printf(b, "%s\"%s\"", first ? "" : ",", http_method_str((enum http_method)m));
+                first = 0;
+            }
+        sy_buf_printf(b, "],\"name\":\"%s\",\"endpoint\":\"%s\"}", name, name);
+    }
+    SY_BUF_LIT(b, "]}");
+    free(l);
 }
 
 static void run(struct sy_call *c)

@@ -6,7 +6,12 @@
  *   BODY     body arriving (idle-body timer re-armed on every byte)
  *   SERVING  the handler owns the request; further bytes are buffered, not parsed
  * The parser is paused at each message end, so pipelined requests are served
- * one at a time, in order. Header fields, values and the URL are copied out of
+ * one at a time, in order. Pipelining is bounded both ways (backpressure, never
+ * a reset): reading stops while a request is served and the bytes buffered
+ * behind it reach max_header_bytes + PIPELINE_CAP, and resumes when it ends;
+ * the next pipelined request is held (SERVING with no request) while more than
+ * PIPELINE_OUT_CAP of answers wait for a client that does not read them, and
+ * served when the socket drains. Header fields, values and the URL are copied out of
  * the read buffer as http-parser reports them, so read buffers can be reused
  * at once. Writes copy their bytes (one malloc per write) and count queued
  * bytes for backpressure. A connection is freed only after its request ended
@@ -35,6 +40,7 @@ enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 
 #define MAX_HEADERS  128
 #define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
+#define PIPELINE_OUT_CAP (1024 * 1024) /* unread answers before the next request waits */
 
 struct sy_conn {
     uv_tcp_t tcp;
@@ -54,6 +60,7 @@ struct sy_conn {
     int parse_error; /* an error reply was already sent */
     int linger;      /* close by lingering: the client may still be sending */
     int lingering;   /* write side shut down, discarding input until EOF */
+    int held;        /* next request waits for queued answers to drain (see writing) */
     uv_shutdown_t shut;
     struct sy_server_limits lim;
     struct sy_buf in;   /* unparsed bytes */
@@ -101,6 +108,7 @@ static http_parser_settings settings;
 static void conn_close(struct sy_conn *c);
 static void conn_parse(struct sy_conn *c, const char *p, size_t n);
 static void conn_next(struct sy_conn *c);
+static void throttle(struct sy_conn *c);
 static void unschedule_flush(struct sy_conn *c);
 
 /* ---- timers ---------------------------------------------------------- */
@@ -504,6 +512,7 @@ static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
                 sy_buf_consume(&c->in, off);
             if (c->state == ST_IDLE && !c->close_started && !c->in.len)
                 arm(c, c->lim.keepalive_timeout_ms);
+            throttle(c); /* what is left behind a request now served may be a lot */
             return;
         }
         if (from_in)
@@ -530,6 +539,19 @@ static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
 }
 
 /* ---- reading --------------------------------------------------------------- */
+
+/* Read-side backpressure: while a request is served, stop reading once the
+ * pipelined bytes buffered behind it reach the bound; conn_next resumes. With
+ * reads stopped at the bound, c->in (cap: bound + one read) never overflows.
+ * A lingering close keeps reading (it discards input until EOF). */
+static void throttle(struct sy_conn *c)
+{
+    if (c->reading && !c->lingering && c->state == ST_SERVING &&
+        c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        c->reading = 0;
+    }
+}
 
 static void alloc_cb(uv_handle_t *h, size_t sug, uv_buf_t *b)
 {
@@ -594,18 +616,13 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
         /* busy, or leftovers: append and (if not busy) parse from c->in */
         int rc = sy_buf_append(&c->in, b->base, (size_t)nread);
         release_rbuf(c->srv, b);
-        if (rc) { /* cannot happen while reads stop at PIPELINE_CAP; be safe */
+        if (rc) { /* cannot happen while throttle() stops reads at the bound; be safe */
             c->closing = 1;
             uv_read_stop(st);
             c->reading = 0;
             return;
         }
-        if (c->state == ST_SERVING && c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
-            /* a client pipelining far ahead of us: stop reading until this response ends */
-            uv_read_stop(st);
-            c->reading = 0;
-            return;
-        }
+        throttle(c);
         if (c->state != ST_SERVING)
             conn_parse(c, c->in.p, c->in.len);
         return;
@@ -788,8 +805,18 @@ static void conn_next(struct sy_conn *c)
             c->closing = 1; /* closed by the last write callback */
         return;
     }
-    c->state = ST_IDLE;
     c->parse_error = 0;
+    if (c->queued + c->out.len > PIPELINE_OUT_CAP) {
+        /* the client is not reading its answers: serve nothing more until
+         * they drain (write_cb); bytes it sends meanwhile buffer up to the
+         * read bound, then reading stops too */
+        c->held = 1;
+        c->state = ST_SERVING;
+        c->deadline = 0;
+        throttle(c);
+        return;
+    }
+    c->state = ST_IDLE;
     if (!c->reading) {
         c->reading = 1;
         uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
@@ -836,6 +863,11 @@ static void write_cb(uv_write_t *w, int status)
     if (c->over_high && c->queued <= c->high_water / 4 && c->req && c->drain_cb) {
         c->over_high = 0;
         c->drain_cb(c->req);
+    }
+    if (c->held && c->queued <= PIPELINE_OUT_CAP / 2 && !c->close_started) {
+        c->held = 0;
+        conn_next(c);
+        return;
     }
     if (c->queued == 0 && !c->out.len && !c->req && !c->lingering && (c->closing || c->dead || c->srv->draining) &&
         !c->close_started)

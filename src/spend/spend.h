@@ -179,6 +179,7 @@ struct sy_spend_conf {
     double batch_interval_s;   /* general_settings.proxy_batch_write_at (default 1) */
     size_t max_queue;          /* rows held while the DB is down (default 100000); past it rows are dropped, counted, logged */
     int disable_spend_logs;    /* general_settings.disable_spend_logs: entity spend still written, no SpendLogs rows */
+    int disable_error_logs;    /* general_settings.disable_error_logs: no SpendLogs rows for failures (status != success) */
     double reset_interval_s;   /* budget reset check (default 60) */
 };
 /* Start the writer thread (needs the DB pool). 0 or -1. */

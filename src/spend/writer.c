@@ -24,7 +24,8 @@
  *      stay in the SQLite backend's statement cache, and PostgreSQL parses
  *      one statement per up to 256 rows), ON CONFLICT (request_id)
  *      DO NOTHING so a batch retried after an unknown commit outcome never
- *      duplicates. Skipped with disable_spend_logs.
+ *      duplicates. Skipped with disable_spend_logs; failure rows skipped with
+ *      disable_error_logs.
  *   2. "LiteLLM_Daily{User,Team,Organization,EndUser}Spend": rows aggregated in
  *      memory per LiteLLM's unique key (entity, date, api_key, model,
  *      custom_llm_provider, mcp_namespaced_tool_name, endpoint), then one
@@ -401,9 +402,21 @@ static void log_params(struct wctx *x, int i, const struct sy_spend_rec *r)
     p[25] = sy_sv_int(ms > 0 ? (int64_t)(ms + 0.5) : 0);
 }
 
+/* A record that gets a SpendLogs row: all of them, except failures under
+ * disable_error_logs (LiteLLM's failure hook writes nothing then). */
+static int logged(const struct wrec *w)
+{
+    return !W.conf.disable_error_logs || !w->r.status || strcmp(w->r.status, "success") == 0;
+}
+
 static int write_logs(struct wctx *x, struct wrec *list, size_t n)
 {
     struct wrec *w = list;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++, w = w->next)
+        m += (size_t)logged(w);
+    n = m;
+    w = list;
     while (n > 0) {
         /* SQLite runs in-process: a statement per few rows costs nothing,
          * while thousands of numbered parameters make its parameter lookup
@@ -412,8 +425,11 @@ static int write_logs(struct wctx *x, struct wrec *list, size_t n)
         while ((size_t)1 << k > n)
             k--;
         int rows = 1 << k;
-        for (int i = 0; i < rows; i++, w = w->next)
-            log_params(x, i, &w->r);
+        for (int i = 0; i < rows; w = w->next) {
+            if (!logged(w))
+                continue;
+            log_params(x, i++, &w->r);
+        }
         int rc = sy_store_exec(x->st, x->sql[k].p, rows * LOG_COLS, x->params, NULL, NULL);
         if (rc < 0)
             return rc;

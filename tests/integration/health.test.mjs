@@ -237,7 +237,7 @@ general_settings:
     assert.equal(r.json.status, 'healthy');
     assert.equal(r.json.redis, 'not configured');
     assert.equal(r.json.cache, null);
-    assert.equal(r.json.db, 'Not connected');
+    assert.equal(r.json.db, 'connected'); // the test's SQLite database, pinged
     assert.ok(Array.isArray(r.json.success_callbacks));
   });
 });

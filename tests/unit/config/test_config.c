@@ -306,6 +306,53 @@ static void test_include(void **state)
     bad("include: [inc_map.yaml]\n", "inc_map.yaml:1:", "model_list");
 }
 
+/* database_connection_pool_limit, disable_error_logs, and the Python-only hooks. */
+static void test_db_settings_and_python_hooks(void **state)
+{
+    (void)state;
+    struct sy_config *c = ok("general_settings:\n"
+                             "  database_connection_pool_limit: 10\n"
+                             "  disable_error_logs: true\n"
+                             "model_list: []\n");
+    assert_int_equal(c->database_connection_pool_limit, 10);
+    assert_int_equal(c->disable_error_logs, 1);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    c = ok("model_list: []\n");
+    assert_int_equal(c->database_connection_pool_limit, 0); /* the default, SY_DB_THREADS_DEFAULT */
+    assert_int_equal(c->disable_error_logs, 0);
+    sy_config_unref(c);
+
+    c = ok("general_settings:\n  database_connection_pool_limit: \"500\"\n");
+    assert_int_equal(c->database_connection_pool_limit, SY_DB_THREADS_MAX);
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "t.yaml:2: general_settings.database_connection_pool_limit: 500 is more than 64"));
+    sy_config_unref(c);
+
+    bad("general_settings:\n  database_connection_pool_limit: 0\n", "t.yaml:2:", "greater than 0");
+    bad("general_settings:\n  database_connection_pool_limit: 2.5\n", "t.yaml:2:", "database_connection_pool_limit");
+    bad("general_settings:\n  database_connection_pool_limit: lots\n", "t.yaml:2:", "database_connection_pool_limit");
+    bad("general_settings:\n  disable_error_logs: maybe\n", "t.yaml:2:", "disable_error_logs");
+
+    /* one line per Python hook, saying what it is; false/null asks for nothing */
+    c = ok("general_settings:\n"
+           "  custom_auth: my_auth.user_api_key_auth\n"
+           "  custom_key_generate: keys.gen\n"
+           "  custom_sso: null\n"
+           "litellm_settings:\n"
+           "  callbacks: [prometheus, my_mod.handler_instance]\n");
+    assert_int_equal(c->n_warnings, 3);
+    assert_true(has_warning(c, "t.yaml:2: general_settings.custom_auth: 'my_auth.user_api_key_auth' is a Python hook "
+                               "(LiteLLM imports it); switchyard cannot run Python, ignored"));
+    assert_true(has_warning(c, "t.yaml:3: general_settings.custom_key_generate: 'keys.gen' is a Python hook"));
+    assert_true(has_warning(c, "callback 'my_mod.handler_instance' is a Python object (a custom logger LiteLLM "
+                               "imports); switchyard cannot run Python, ignored"));
+    assert_false(has_warning(c, "not supported yet"));
+    assert_int_equal(c->prometheus, 1);
+    sy_config_unref(c);
+}
+
 static void test_unknown_keys(void **state)
 {
     (void)state;
@@ -1101,7 +1148,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_defaults),           cmocka_unit_test(test_yaml11_scalars),
         cmocka_unit_test(test_type_errors),        cmocka_unit_test(test_missing_model_is_warning),
         cmocka_unit_test(test_os_environ),         cmocka_unit_test(test_environment_variables),
-        cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_cache_and_limits),
+        cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_db_settings_and_python_hooks), cmocka_unit_test(test_cache_and_limits),
         cmocka_unit_test(test_duplicates_and_merge), cmocka_unit_test(test_provider_and_credentials),
         cmocka_unit_test(test_refcount_and_print), cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_router_strategies),  cmocka_unit_test(test_router_fallbacks),

@@ -365,8 +365,9 @@ static void test_router_settings(void **state)
      * supported yet" ones are gone and every fallback group exists: 3 left */
     assert_int_equal(c->n_warnings, 3);
     assert_false(has_warning(c, "router_settings"));
-    assert_true(has_warning(c, "callback 'billing_callback.billing_callback_instance' not supported yet"));
-    assert_true(has_warning(c, "general_settings.custom_auth: not supported yet"));
+    assert_true(has_warning(c, "callback 'billing_callback.billing_callback_instance' is a Python object"));
+    assert_true(has_warning(c, "general_settings.custom_auth: 'custom_auth.user_api_key_auth' is a Python hook"));
+    assert_true(has_warning(c, "switchyard cannot run Python, ignored"));
     assert_true(has_warning(c, "master_key does not start with 'sk-'"));
     sy_config_unref(c);
 
