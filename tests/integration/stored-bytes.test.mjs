@@ -5,9 +5,10 @@
 // but a database written before that check existed, or by another program
 // (LiteLLM itself shares the tables), may hold them. Here they are written
 // straight into the tables with SQL, bypassing the API, into text columns
-// (key_alias, user_alias, user_email, team_alias) and a JSON column
-// (metadata); every read route that shows those rows must answer valid UTF-8
-// and valid JSON, each bad byte as U+FFFD.
+// (key_alias, user_alias, user_email, team_alias, organization_alias, a
+// customer's alias, a spend log's user / end_user / model) and JSON columns
+// (metadata, members_with_roles, request_tags); every read route that shows
+// those rows must answer valid UTF-8 and valid JSON, each bad byte as U+FFFD.
 //
 // SQLite stores any bytes as TEXT. PostgreSQL refuses invalid UTF-8 in a
 // UTF8 database, so the only PostgreSQL that can hold such rows is one
@@ -18,7 +19,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { MASTER_KEY, api, keysConfig, startGateway, startMock } from '../lib/harness.mjs';
+import { MASTER_KEY, api, chatBody, keysConfig, postJSON, startGateway, startMock, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 
 const run = promisify(execFile);
@@ -155,6 +156,66 @@ for (const backend of ['sqlite', 'postgres']) {
       const { json } = await getStrict(gw.url, `/key/info?key=${hash}`);
       assert.equal(json.info.key_alias, 'fixed');
       assert.deepEqual(json.info.metadata, BAD.meta.want);
+    });
+
+    test('organization, customer, team members and spend logs: every route that shows them', async () => {
+      let r = await A('POST', '/organization/new', { organization_alias: 'clean-org' });
+      assert.equal(r.status, 200, r.text);
+      const orgId = r.json.organization_id;
+      assert.equal((await A('POST', '/customer/new', { user_id: 'c-bytes', alias: 'clean' })).status, 200);
+      assert.equal((await A('POST', '/team/member_add', { team_id: teamId, member: { user_id: 'u-bytes', role: 'user' } })).status, 200);
+      r = await A('POST', '/key/generate', { key_alias: 'spender', user_id: 'u-bytes', team_id: teamId });
+      assert.equal(r.status, 200, r.text);
+      const spender = r.json.token;
+      const chat = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('priced', { user: 'c-bytes', metadata: { tags: ['clean-tag'] } }),
+        { authorization: `Bearer ${r.json.key}` });
+      assert.equal(chat.status, 200, JSON.stringify(chat.json));
+      const logged = async () => (await A('GET', `/spend/logs?api_key=${spender}`)).json?.length > 0;
+      assert.ok(await until(logged, 10000), 'the spend log row was not written');
+
+      await sql(`UPDATE "LiteLLM_OrganizationTable" SET organization_alias = ${bytes(BAD.alias.hex)} WHERE organization_id = '${orgId}'`);
+      await sql(`UPDATE "LiteLLM_EndUserTable" SET alias = ${bytes(BAD.user.hex)} WHERE user_id = 'c-bytes'`);
+      // members_with_roles: [{"user_id":"u-bytes","user_email":"a" ED A0 80 "@x.io","role":"user"}]
+      const members = Buffer.from('[{"user_id":"u-bytes","user_email":"a').toString('hex') + 'eda080'
+        + Buffer.from('@x.io","role":"user"}]').toString('hex');
+      await sql(`UPDATE "LiteLLM_TeamTable" SET members_with_roles = ${backend === 'sqlite' ? bytes(members) : `${bytes(members)}::jsonb`}, `
+        + `metadata = ${backend === 'sqlite' ? bytes(BAD.meta.hex) : `${bytes(BAD.meta.hex)}::jsonb`} WHERE team_id = '${teamId}'`);
+      // request_tags: ["t" FF "ag"]
+      const tags = Buffer.from('["t').toString('hex') + 'ff' + Buffer.from('ag"]').toString('hex');
+      await sql(`UPDATE "LiteLLM_SpendLogs" SET "user" = ${bytes(BAD.user.hex)}, end_user = ${bytes(BAD.email.hex)}, `
+        + `request_tags = ${backend === 'sqlite' ? bytes(tags) : `${bytes(tags)}::jsonb`} WHERE api_key = '${spender}'`);
+
+      let { json } = await getStrict(gw.url, `/organization/info?organization_id=${orgId}`);
+      assert.equal(json.organization_alias, BAD.alias.want);
+      ({ json } = await getStrict(gw.url, '/organization/list'));
+      assert.equal(json.find((o) => o.organization_id === orgId).organization_alias, BAD.alias.want);
+      ({ json } = await getStrict(gw.url, '/customer/info?end_user_id=c-bytes'));
+      assert.equal(json.alias, BAD.user.want);
+      ({ json } = await getStrict(gw.url, '/customer/list'));
+      assert.equal(json.find((c) => c.user_id === 'c-bytes').alias, BAD.user.want);
+      ({ json } = await getStrict(gw.url, `/team/info?team_id=${teamId}`));
+      assert.deepEqual(json.team_info.metadata, BAD.meta.want);
+      assert.equal(json.team_info.members_with_roles[0].user_email, BAD.email.want);
+      ({ json } = await getStrict(gw.url, `/user/info?user_id=u-bytes`));
+      assert.ok(Array.isArray(json.teams));
+      ({ json } = await getStrict(gw.url, `/spend/logs?api_key=${spender}`));
+      assert.equal(json[0].user, BAD.user.want);
+      assert.equal(json[0].end_user, BAD.email.want);
+      assert.deepEqual(json[0].request_tags, [`t${FFFD}ag`]);
+      ({ json } = await getStrict(gw.url, '/spend/tags'));
+      assert.ok(json.some((t) => t.individual_request_tag === `t${FFFD}ag`), JSON.stringify(json));
+      const today = new Date().toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.now() + 86400000).toISOString().slice(0, 10);
+      for (const p of ['/spend/users', '/global/spend/keys', '/global/spend/teams', '/global/spend/models',
+        '/global/all_end_users', '/global/spend/all_tag_names', `/global/spend/tags?start_date=${today}&end_date=${tomorrow}`,
+        `/spend/logs?start_date=${today}&end_date=${tomorrow}`, `/spend/logs/ui?start_date=${today}&end_date=${tomorrow}`,
+        `/global/spend/report?start_date=${today}&end_date=${tomorrow}`]) await getStrict(gw.url, p);
+      ({ json } = await getStrict(gw.url, '/global/spend/keys'));
+      assert.equal(json.find((k) => k.api_key === spender).key_alias, 'spender');
+      const res = await fetch(`${gw.url}/global/spend/end_users`, { method: 'POST', headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' }, body: '{}' });
+      const text = new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(await res.arrayBuffer()));
+      assert.equal(res.status, 200, text);
+      assert.ok(JSON.parse(text).some((e) => e.end_user === BAD.email.want), text);
     });
   });
 }
