@@ -71,23 +71,23 @@ static void utf8_sequences(void **st)
         size_t n, len;
     } seq[] = {
         {"a", 1, 1},
-        {"\xc3\xa9", 2, 2},          /* e-acute */
-        {"\xe2\x82\xac", 3, 3},      /* euro sign */
-        {"\xf0\x9f\x98\x80", 4, 4},  /* U+1F600 */
-        {"\xf4\x8f\xbf\xbf", 4, 4},  /* U+10FFFF, the last */
-        {"\xed\x9f\xbf", 3, 3},      /* U+D7FF, just below the surrogates */
-        {"\xee\x80\x80", 3, 3},      /* U+E000, just above */
-        {"\x80", 1, 0},              /* a lone continuation byte */
-        {"\xc0\xaf", 2, 0},          /* overlong '/' */
-        {"\xc1\xbf", 2, 0},          /* overlong */
-        {"\xe0\x9f\xbf", 3, 0},      /* overlong three-byte */
-        {"\xf0\x8f\xbf\xbf", 4, 0},  /* overlong four-byte */
-        {"\xed\xa0\x80", 3, 0},      /* U+D800, a surrogate */
-        {"\xf4\x90\x80\x80", 4, 0},  /* U+110000 */
-        {"\xf5\x80\x80\x80", 4, 0},  /* no such lead byte */
+        {"\xc3\xa9", 2, 2},         /* e-acute */
+        {"\xe2\x82\xac", 3, 3},     /* euro sign */
+        {"\xf0\x9f\x98\x80", 4, 4}, /* U+1F600 */
+        {"\xf4\x8f\xbf\xbf", 4, 4}, /* U+10FFFF, the last */
+        {"\xed\x9f\xbf", 3, 3},     /* U+D7FF, just below the surrogates */
+        {"\xee\x80\x80", 3, 3},     /* U+E000, just above */
+        {"\x80", 1, 0},             /* a lone continuation byte */
+        {"\xc0\xaf", 2, 0},         /* overlong '/' */
+        {"\xc1\xbf", 2, 0},         /* overlong */
+        {"\xe0\x9f\xbf", 3, 0},     /* overlong three-byte */
+        {"\xf0\x8f\xbf\xbf", 4, 0}, /* overlong four-byte */
+        {"\xed\xa0\x80", 3, 0},     /* U+D800, a surrogate */
+        {"\xf4\x90\x80\x80", 4, 0}, /* U+110000 */
+        {"\xf5\x80\x80\x80", 4, 0}, /* no such lead byte */
         {"\xff", 1, 0},
-        {"\xe2\x82", 2, 0},          /* cut short by the end */
-        {"\xe2\x28\xac", 3, 0},      /* a continuation that is not one */
+        {"\xe2\x82", 2, 0},     /* cut short by the end */
+        {"\xe2\x28\xac", 3, 0}, /* a continuation that is not one */
     };
     for (size_t i = 0; i < sizeof seq / sizeof *seq; i++)
         assert_int_equal(sy_utf8_seq((const unsigned char *)seq[i].s, seq[i].n), seq[i].len);
@@ -167,8 +167,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buf_cap_is_hard),         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
-        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),
-        cmocka_unit_test(utf8_sequences),          cmocka_unit_test(utf8_json_writers),
+        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences),
+        cmocka_unit_test(utf8_json_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
