@@ -39,26 +39,6 @@
 
 /* ---- errors -------------------------------------------------------------- */
 
-int sy_admin_json_escape(struct sy_buf *b, const char *s, size_t n)
-{
-    size_t i = 0, start = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        size_t l = c < 0x80 ? 1 : sy_utf8_seq((const unsigned char *)s + i, n - i);
-        if (l) {
-            i += l;
-            continue;
-        }
-        int rc = sy_buf_json_escape(b, s + start, i - start); /* the valid run before */
-        if (!rc)
-            rc = SY_BUF_LIT(b, "\\ufffd");
-        if (rc)
-            return rc;
-        start = ++i;
-    }
-    return sy_buf_json_escape(b, s + start, n - start);
-}
-
 void sy_admin_error_body(struct sy_buf *b, int status, const char *type, const char *param, const char *msg)
 {
     SY_BUF_LIT(b, "{\"error\":{\"message\":\"");

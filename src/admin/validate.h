@@ -15,6 +15,7 @@
 
 #include "admin/admin.h"
 #include "core/buf.h"
+#include "core/utf8.h"
 
 /* Documented maxima (bytes of UTF-8). */
 #define SY_ADMIN_MAX_ID 127       /* ids, aliases, custom keys */
@@ -45,15 +46,13 @@ int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *ou
 /* sy_admin_check on a's request; the refusal goes into a->status / a->out. */
 int sy_admin_validate(struct sy_admin_ctx *a);
 
-/* Length of the valid UTF-8 sequence at p[0..n) (1..4), 0 when the bytes
- * there are not one (overlong forms, surrogates and > U+10FFFF included). */
-size_t sy_utf8_seq(const unsigned char *p, size_t n);
-/* Offset of the first byte of s[0..n) that is not valid UTF-8, or n. */
-size_t sy_utf8_check(const char *s, size_t n);
-
 /* sy_buf_json_escape that never emits invalid UTF-8: a byte that does not
- * start a valid sequence is written as \ufffd (admin/util.c). */
-int sy_admin_json_escape(struct sy_buf *b, const char *s, size_t n);
+ * start a valid sequence is written as \ufffd (sy_utf8_json_escape of
+ * core/utf8.h, which also holds sy_utf8_seq / sy_utf8_check). */
+static inline int sy_admin_json_escape(struct sy_buf *b, const char *s, size_t n)
+{
+    return sy_utf8_json_escape(b, s, n);
+}
 /* LiteLLM's ProxyException body into b:
  * {"error":{"message":..,"type":..,"param":..,"code":"<status>"}} (NULL type
  * or param: "None"). */

@@ -50,6 +50,7 @@
 #include <time.h>
 
 #include "core/buf.h"
+#include "core/utf8.h"
 #include "store/store.h"
 #include "store/store_impl.h"
 
@@ -126,7 +127,7 @@ static int emit_elem(struct arr *a, int quoted)
         return sy_buf_append(a->out, s, n);
     if (a->style == 2 && n == 1 && (s[0] == 't' || s[0] == 'f'))
         return s[0] == 't' ? SY_BUF_LIT(a->out, "true") : SY_BUF_LIT(a->out, "false");
-    if (SY_BUF_LIT(a->out, "\"") || sy_buf_json_escape(a->out, s, n) || SY_BUF_LIT(a->out, "\""))
+    if (SY_BUF_LIT(a->out, "\"") || sy_utf8_json_escape(a->out, s, n) || SY_BUF_LIT(a->out, "\""))
         return -1;
     return 0;
 }

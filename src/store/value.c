@@ -5,6 +5,12 @@
  *   sqlite.c or postgres.c, chosen from the URL.
  * - Parameter constructors (sy_sv_*), row readers (sy_srow_*), JSON output of
  *   cells and rows, and ISO-8601 time formatting / parsing.
+ * - JSON output is valid UTF-8 whatever a cell holds: a row written before
+ *   the management API validated its input, or by another program into a
+ *   shared database, may hold bytes that are not UTF-8 (SQLite stores any
+ *   bytes as TEXT; PostgreSQL only with a SQL_ASCII database). Each such byte
+ *   becomes U+FFFD (core/utf8.h), in text cells and inside json / array
+ *   cells alike.
  *
  * Times are UTC throughout: sy_iso_time formats "YYYY-MM-DDTHH:MM:SS.mmmZ",
  * sy_iso_parse reads that and the variants the two backends write
@@ -19,6 +25,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/utf8.h"
 #include "store/store.h"
 #include "store/store_impl.h"
 
@@ -184,7 +191,7 @@ void sy_sval_json(struct sy_buf *b, const struct sy_sval *v)
     case SY_SV_JSON:
     case SY_SV_TEXTARR:
         if (v->s && v->n)
-            sy_buf_append(b, v->s, v->n);
+            sy_utf8_json_raw(b, v->s, v->n);
         else
             SY_BUF_LIT(b, "null");
         break;
@@ -193,7 +200,7 @@ void sy_sval_json(struct sy_buf *b, const struct sy_sval *v)
     default:
         SY_BUF_LIT(b, "\"");
         if (v->s)
-            sy_buf_json_escape(b, v->s, v->n);
+            sy_utf8_json_escape(b, v->s, v->n);
         SY_BUF_LIT(b, "\"");
         break;
     }
@@ -207,7 +214,7 @@ void sy_srow_json(struct sy_buf *b, const struct sy_srow *r)
         if (i)
             SY_BUF_LIT(b, ",");
         SY_BUF_LIT(b, "\"");
-        sy_buf_json_escape(b, name, strlen(name));
+        sy_utf8_json_escape(b, name, strlen(name));
         SY_BUF_LIT(b, "\":");
         sy_sval_json(b, &r->v[i]);
     }

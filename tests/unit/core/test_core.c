@@ -10,6 +10,7 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/errors.h"
+#include "core/utf8.h"
 
 static void buf_cap_is_hard(void **st)
 {
@@ -60,6 +61,75 @@ static void json_escape(void **st)
 }
 
 static int cleaned;
+/* core/utf8.h: the sequence check at every boundary RFC 3629 draws, and the
+ * replacing writers. */
+static void utf8_sequences(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *s;
+        size_t n, len;
+    } seq[] = {
+        {"a", 1, 1},
+        {"\xc3\xa9", 2, 2},         /* e-acute */
+        {"\xe2\x82\xac", 3, 3},     /* euro sign */
+        {"\xf0\x9f\x98\x80", 4, 4}, /* U+1F600 */
+        {"\xf4\x8f\xbf\xbf", 4, 4}, /* U+10FFFF, the last */
+        {"\xed\x9f\xbf", 3, 3},     /* U+D7FF, just below the surrogates */
+        {"\xee\x80\x80", 3, 3},     /* U+E000, just above */
+        {"\x80", 1, 0},             /* a lone continuation byte */
+        {"\xc0\xaf", 2, 0},         /* overlong '/' */
+        {"\xc1\xbf", 2, 0},         /* overlong */
+        {"\xe0\x9f\xbf", 3, 0},     /* overlong three-byte */
+        {"\xf0\x8f\xbf\xbf", 4, 0}, /* overlong four-byte */
+        {"\xed\xa0\x80", 3, 0},     /* U+D800, a surrogate */
+        {"\xf4\x90\x80\x80", 4, 0}, /* U+110000 */
+        {"\xf5\x80\x80\x80", 4, 0}, /* no such lead byte */
+        {"\xff", 1, 0},
+        {"\xe2\x82", 2, 0},     /* cut short by the end */
+        {"\xe2\x28\xac", 3, 0}, /* a continuation that is not one */
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++)
+        assert_int_equal(sy_utf8_seq((const unsigned char *)seq[i].s, seq[i].n), seq[i].len);
+    assert_int_equal(sy_utf8_check("plain ascii text, longer than a word", 36), 36);
+    assert_int_equal(sy_utf8_check("0123456789abcdef\xc3\xa9\xff", 19), 18);
+    assert_int_equal(sy_utf8_check("01234567\xe2\x82", 10), 8);
+    assert_int_equal(sy_utf8_check("", 0), 0);
+}
+
+static void utf8_json_writers(void **st)
+{
+    (void)st;
+    struct sy_buf b;
+    sy_buf_init(&b, 1024);
+    /* clean text: the same bytes as the plain escape */
+    const char *ok = "caf\xc3\xa9 \"q\"\n\xf0\x9f\x98\x80 long enough to take the word loop";
+    struct sy_buf plain;
+    sy_buf_init(&plain, 1024);
+    assert_int_equal(sy_buf_json_escape(&plain, ok, strlen(ok)), 0);
+    assert_int_equal(sy_utf8_json_escape(&b, ok, strlen(ok)), 0);
+    assert_string_equal(b.p, plain.p);
+    sy_buf_free(&plain);
+    /* one \ufffd per bad byte; the escape of the valid runs kept */
+    sy_buf_reset(&b);
+    const char *bad = "a\xff\"b\xc0\xaf\xe2\x82\xac\xed\xa0\x80z\xe2\x82";
+    assert_int_equal(sy_utf8_json_escape(&b, bad, strlen(bad)), 0);
+    assert_string_equal(b.p, "a\\ufffd\\\"b\\ufffd\\ufffd\xe2\x82\xac\\ufffd\\ufffd\\ufffdz\\ufffd\\ufffd");
+    assert_int_equal(sy_utf8_check(b.p, b.len), b.len);
+    /* JSON text: copied as is, bad bytes inside strings replaced */
+    sy_buf_reset(&b);
+    const char *js = "{\"k\":\"v\xfe\",\"\xc3\xa9\":[\"\x80\"]}";
+    assert_int_equal(sy_utf8_json_raw(&b, js, strlen(js)), 0);
+    assert_string_equal(b.p, "{\"k\":\"v\\ufffd\",\"\xc3\xa9\":[\"\\ufffd\"]}");
+    /* the buffer's cap still holds */
+    struct sy_buf small;
+    sy_buf_init(&small, 8);
+    assert_int_not_equal(sy_utf8_json_escape(&small, "\xff\xff", 2), 0);
+    assert_true(small.len <= 8);
+    sy_buf_free(&small);
+    sy_buf_free(&b);
+}
+
 static void cleanup(void *p)
 {
     cleaned += *(int *)p;
@@ -97,7 +167,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buf_cap_is_hard),         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
-        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),
+        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences),
+        cmocka_unit_test(utf8_json_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,8 @@ static void pg_arrays(void **st)
     assert_string_equal(a2j(&b, "{\"\"}", 0), "[\"\"]");
     assert_string_equal(a2j(&b, "{\"{\\\"k\\\": 1}\"}", 0), "[\"{\\\"k\\\": 1}\"]");
     assert_string_equal(a2j(&b, "{\"\xc3\xa9\\n\"}", 0), "[\"\xc3\xa9n\"]");
+    /* bytes that are not UTF-8 (a SQL_ASCII database holds any): U+FFFD each */
+    assert_string_equal(a2j(&b, "{a\xff,\"b\xc0\xaf\"}", 0), "[\"a\\ufffd\",\"b\\ufffd\\ufffd\"]");
     const char *bad[] = {"", "{", "}", "{a", "{a,}", "{,a}", "{\"a}", "{a}x", "a", "{a\"b}", "[1:2]", "{{a}", NULL};
     for (int i = 0; bad[i]; i++)
         assert_string_equal(a2j(&b, bad[i], 0), "ERR");
@@ -197,11 +199,29 @@ static void pg_arrays(void **st)
     sy_buf_free(&b);
 }
 
+/* sy_srow_json on cells holding bytes that are not UTF-8: text, JSON, array
+ * and column name each come out valid, one \ufffd per bad byte; valid
+ * multi-byte text is kept as is. */
+static void row_json_bad_utf8(void **st)
+{
+    (void)st;
+    const char *names[] = {"t", "js", "arr", "n\xfe"};
+    struct sy_sval v[] = {sy_sv_text("ok \xc3\xa9 \xff\"end\""), sy_sv_json("{\"k\":\"v\xed\xa0\x80\"}"),
+                          sy_sv_textarr("[\"\xe2\x82\"]"), sy_sv_text("x")};
+    struct sy_srow r = {4, names, v};
+    struct sy_buf b;
+    sy_buf_init(&b, 4096);
+    sy_srow_json(&b, &r);
+    assert_string_equal(b.p, "{\"t\":\"ok \xc3\xa9 \\ufffd\\\"end\\\"\",\"js\":{\"k\":\"v\\ufffd\\ufffd\\ufffd\"},"
+                             "\"arr\":[\"\\ufffd\\ufffd\"],\"n\\ufffd\":\"x\"}");
+    sy_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(constructors), cmocka_unit_test(row_helpers_and_json), cmocka_unit_test(iso_time),
-        cmocka_unit_test(dollar_rewrite), cmocka_unit_test(pg_arrays),
+        cmocka_unit_test(dollar_rewrite), cmocka_unit_test(pg_arrays), cmocka_unit_test(row_json_bad_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
