@@ -85,6 +85,42 @@ int sy__strv_from_json(const char *json, char ***v, size_t *n)
     return 0;
 }
 
+int sy__strmap_from_json(const char *json, char ***v, size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    if (!json || !*json)
+        return 0;
+    struct json_object *o = json_tokener_parse(json);
+    if (!o || !json_object_is_type(o, json_type_object) || json_object_object_length(o) == 0) {
+        json_object_put(o);
+        return 0;
+    }
+    size_t cap = 2 * (size_t)json_object_object_length(o), k = 0;
+    char **out = calloc(cap, sizeof *out);
+    int rc = out ? 0 : -1;
+    json_object_object_foreach(o, name, val)
+    {
+        if (rc || !json_object_is_type(val, json_type_string))
+            continue;
+        if (!(out[k] = strdup(name)) || !(out[k + 1] = strdup(json_object_get_string(val)))) {
+            rc = -1;
+            continue;
+        }
+        k += 2;
+    }
+    json_object_put(o);
+    if (rc || !k) {
+        for (size_t i = 0; out && i < cap; i++)
+            free(out[i]);
+        free(out);
+        return rc;
+    }
+    *v = out;
+    *n = k;
+    return 0;
+}
+
 char *sy__json_get_string(const char *json, const char *key)
 {
     if (!json || !*json)
@@ -294,7 +330,7 @@ struct key_row {
 static const char key_sql[] =
     "SELECT token, key_name, key_alias, spend, expires, models, user_id, team_id, max_parallel_requests, "
     "metadata, blocked, tpm_limit, rpm_limit, max_budget, budget_duration, "
-    "budget_reset_at, model_spend, model_max_budget, budget_id, organization_id, allowed_routes "
+    "budget_reset_at, model_spend, model_max_budget, budget_id, organization_id, allowed_routes, aliases "
     "FROM \"LiteLLM_VerificationToken\" WHERE token = $1";
 
 static int key_cb(void *ud, const struct sy_srow *r)
@@ -324,6 +360,8 @@ static int key_cb(void *ud, const struct sy_srow *r)
     k->budget_id = dup_col(c, r, "budget_id");
     ki->org_id = dup_col(c, r, "organization_id");
     strv_col(c, r, "allowed_routes", &ki->allowed_routes, &ki->nallowed_routes);
+    if (sy__strmap_from_json(sy_srow_text(r, "aliases"), &ki->aliases, &ki->naliases) != 0)
+        c->oom = 1;
     return 1;
 }
 
