@@ -114,6 +114,7 @@ struct sy_group {
      * [0] fallbacks (own entry, else "*", else default_fallbacks),
      * [1] context_window_fallbacks, [2] content_policy_fallbacks */
     const struct sy_group **fb[3];
+    const char **fbname[3]; /* the names the config gave them (a wildcard group forwards its '*' part) */
     size_t nfb[3];
     const char *resp_header; /* "x-litellm-model-group: <name>\r\n", prebuilt */
     size_t resp_header_len;

@@ -702,8 +702,8 @@ static const struct sy_group *next_fallback(struct sy_call *c)
         } else {
             if (c->fb_next >= c->req_group->nfb[c->fb_kind])
                 return NULL;
+            name = c->req_group->fbname[c->fb_kind][c->fb_next];
             t = c->req_group->fb[c->fb_kind][c->fb_next++];
-            name = t->name;
             struct sy_check_err e;
             if (sy_call_model_denied(c, name, &e) != 0)
                 continue;

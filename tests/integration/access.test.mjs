@@ -23,10 +23,10 @@ before(async () => {
   const b = mock.base;
   gw = await startGateway(`
 model_list:
-${dep('gpt-3.5-turbo', 'openai/gpt-3.5-turbo', b)}${dep('gpt-instruct', 'openai/gpt-instruct', b)}${dep('allowed-2', 'openai/allowed-2', b)}${dep('solo', 'openai/solo', b)}${dep('cw', `openai/cw@${CW}`, b)}${dep('openai/*', 'openai/*', b)}${dep('text-embedding-3-small', 'openai/text-embedding-3-small', b)}${dep('forbidden-embed', 'openai/forbidden-embed', b)}
+${dep('gpt-3.5-turbo', 'openai/gpt-3.5-turbo', b)}${dep('gpt-instruct', 'openai/gpt-instruct', b)}${dep('allowed-2', 'openai/allowed-2', b)}${dep('solo', 'openai/solo', b)}${dep('cw', `openai/cw@${CW}`, b)}${dep('openai/*', 'openai/*', b)}${dep('text-embedding-3-small', 'openai/text-embedding-3-small', b)}${dep('forbidden-embed', 'openai/forbidden-embed', b)}${dep('wfb', 'openai/wfb', b)}
 router_settings:
   model_group_alias: {"mga": "gpt-instruct", "mga-ok": "gpt-3.5-turbo"}
-  fallbacks: [{"gpt-3.5-turbo": ["gpt-instruct", "allowed-2"]}]
+  fallbacks: [{"gpt-3.5-turbo": ["gpt-instruct", "allowed-2"]}, {"wfb": ["openai/fb-wild"]}]
   default_fallbacks: ["gpt-instruct"]
   context_window_fallbacks: [{"cw": ["gpt-instruct"]}]
 general_settings:
@@ -240,6 +240,20 @@ describe('aliases and wildcard groups', () => {
     r = await chat(k2, 'openai/gpt-4o');
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.models, ['gpt-4o']);
+  });
+
+  test('a config fallback to a wildcard group: forwards its own name, and is checked by that name', async () => {
+    let r = await chat(MASTER_KEY, 'wfb', { mock_testing_fallbacks: true });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.models, ['fb-wild']);
+    const key = await keyFor({ models: ['wfb'] });
+    r = await chat(key, 'wfb', { mock_testing_fallbacks: true });
+    assert.equal(r.status, 500, r.text);
+    assert.deepEqual(r.models, []);
+    const k2 = await keyFor({ models: ['wfb', 'openai/fb-*'] });
+    r = await chat(k2, 'wfb', { mock_testing_fallbacks: true });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.models, ['fb-wild']);
   });
 
   test('a fallback to a wildcard group forwards the fallback\'s name, not the requested one', async () => {
