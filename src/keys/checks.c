@@ -526,6 +526,15 @@ int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const
     /* the key (user_api_key_auth): "all-team-models" defers to the team check */
     if (!has(ki->models, ki->nmodels, "all-team-models") && !allow2(ki->models, ki->nmodels, model, also, ag, ud))
         return deny(e, "key", "key_model_access_denied", ki->models, ki->nmodels, model);
+    /* The team's, member's and user's lists are not the key holder's to widen:
+     * when the key's own aliases route the name elsewhere (after the team's
+     * model_aliases), that target is what these lists must allow. */
+    const char *ta = sy_keys_alias_of(ki->team_aliases, ki->nteam_aliases, model);
+    const char *ka = sy_keys_alias_of(ki->aliases, ki->naliases, ta ? ta : model);
+    if (ka) {
+        model = ka;
+        also = NULL;
+    }
     if (ki->team) {
         if (!allow2(ki->team->models, ki->team->nmodels, model, also, ag, ud))
             return deny(e, "team", "team_model_access_denied", ki->team->models, ki->team->nmodels, model);

@@ -170,7 +170,9 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
 /* The same, allowing model when either it or `also` (what model is an alias
  * of: the key's / team's alias, else the router's model_group_alias; may be
  * NULL) passes each list, as LiteLLM's _can_object_call_model; a refusal
- * names model. */
+ * names model. Except: when the key's own aliases route model elsewhere
+ * (after the team's model_aliases), the team's, member's and user's lists
+ * must allow that target (the key holder cannot widen them). */
 int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also,
                            sy_access_groups_fn ag, void *ud, struct sy_check_err *e);
 /* The model `model` is an alias of in the pairs (alias, model, ...), or NULL. */

@@ -186,6 +186,17 @@ describe('aliases and wildcard groups', () => {
     assert.deepEqual(r.models, []);
   });
 
+  test('a key\'s own alias cannot take it outside its team\'s models', async () => {
+    const t = await A('POST', '/team/new', { models: ['gpt-3.5-turbo'] });
+    assert.equal(t.status, 200, t.text);
+    const key = await keyFor({ team_id: t.json.team_id, models: ['gpt-3.5-turbo'], aliases: { 'gpt-3.5-turbo': 'gpt-instruct' } });
+    const r = await chat(key, 'gpt-3.5-turbo');
+    assert.equal(r.status, 401, r.text);
+    assert.equal(r.json.error.type, 'team_model_access_denied');
+    assert.match(r.json.error.message, /Tried to access gpt-instruct$/);
+    assert.deepEqual(r.models, []);
+  });
+
   test('model_group_alias: the alias of a disallowed group is refused, of an allowed one served', async () => {
     const key = await keyFor({ models: ['gpt-3.5-turbo'] });
     let r = await chat(key, 'mga');
@@ -222,9 +233,9 @@ describe('aliases and wildcard groups', () => {
     const t = await A('POST', '/team/new', { models: ['gpt-3.5-turbo', 'allowed-2'], model_aliases: { x: 'y' } });
     assert.equal(t.status, 200, t.text);
     const key = await keyFor({ team_id: t.json.team_id, aliases: { y: 'allowed-2' } });
-    const r = await chat(key, 'x');
-    assert.equal(r.status, 401, r.text); // access: x -> y ({**key, **team}), neither is in the team's models
-    assert.deepEqual(r.models, []);
+    const r = await chat(key, 'x'); // x -> y (team) -> allowed-2 (key): the team allows allowed-2
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.models, ['allowed-2']);
     const k2 = await keyFor({ team_id: t.json.team_id, aliases: { z: 'allowed-2' } });
     const r2 = await chat(k2, 'z');
     assert.equal(r2.status, 200, r2.text);

@@ -304,6 +304,20 @@ static void test_model_aliases(void **s)
     assert_null(sy_keys_alias_of(ki->team_aliases, 1, "fast")); /* an odd count never reads past the end */
     sy_keyinfo_unref(ki);
 
+    /* the key's own aliases cannot widen the team's list: its target must pass there */
+    ki = ki_new();
+    ki_team(ki, "t2");
+    ki->models = sv(&ki->nmodels, 1, "gpt-3.5");
+    ki->team->models = sv(&ki->team->nmodels, 1, "gpt-3.5");
+    ki->aliases = sv(&ki->naliases, 2, "gpt-3.5", "claude");
+    assert_int_equal(sy_keys_check_model_as(ki, "gpt-3.5", "claude", groups, NULL, &e), 401);
+    expect(&e, 401, "team_model_access_denied", "model",
+           "team not allowed to access model. This team can only access models=['gpt-3.5']. Tried to access claude");
+    /* a team alias to an allowed group, then the key's alias of that: the key's target counts */
+    ki->team_aliases = sv(&ki->nteam_aliases, 2, "t", "gpt-3.5");
+    assert_int_equal(sy_keys_check_model_as(ki, "t", "gpt-3.5", groups, NULL, &e), 401);
+    sy_keyinfo_unref(ki);
+
     char **v;
     size_t n;
     assert_int_equal(sy__strmap_from_json("{\"a\":\"b\",\"n\":1,\"c\":\"d\"}", &v, &n), 0);
