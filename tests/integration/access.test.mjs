@@ -322,6 +322,24 @@ describe('every ingress', () => {
     });
   }
 
+  test('request fallbacks are checked on every JSON ingress', async () => {
+    const fb = { fallbacks: ['gpt-instruct'], mock_testing_fallbacks: true };
+    for (const [p, body] of [
+      ['/v1/completions', { model: 'gpt-3.5-turbo', prompt: 'hi', ...fb }],
+      ['/v1/embeddings', { model: 'text-embedding-3-small', input: 'hi', ...fb }],
+      ['/v1/messages', { model: 'gpt-3.5-turbo', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], ...fb }],
+      ['/v1/responses', { model: 'gpt-3.5-turbo', input: 'hi', ...fb }],
+      ['/v1/moderations', { model: 'gpt-3.5-turbo', input: 'hi', ...fb }],
+      ['/openai/deployments/gpt-3.5-turbo/chat/completions', { messages: [{ role: 'user', content: 'hi' }], ...fb }],
+    ]) {
+      await mock.reset();
+      const r = await postJSON(`${gw.url}${p}`, body, auth(key));
+      assert.equal(r.status, 401, `${p}: ${r.text}`);
+      assert.match(r.text, /Tried to access gpt-instruct/, p);
+      assert.deepEqual(await upstreamModels(), [], p);
+    }
+  });
+
   test('the same ingresses serve the allowed model', async () => {
     await mock.reset();
     let r = await postJSON(`${gw.url}/v1/messages`, { model: 'gpt-3.5-turbo', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, auth(key));
