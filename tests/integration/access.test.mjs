@@ -10,7 +10,8 @@
 // /v1/messages/count_tokens and /v1/models/{id} answer only for the key's models.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MASTER_KEY, api, chatBody, postJSON, startGateway, startMock } from '../lib/harness.mjs';
+import { MASTER_KEY, api, chatBody, keysConfig, postJSON, startGateway, startMock } from '../lib/harness.mjs';
+import { startPostgres } from '../lib/pg.mjs';
 
 let mock, gw;
 const CW = 'status=400,error_code=context_length_exceeded,error_message=This model\'s maximum context length is 10 tokens';
@@ -394,5 +395,36 @@ describe('routes that answer about a model', () => {
     assert.equal(r.status, 200);
     r = await get('gpt-instruct', MASTER_KEY);
     assert.equal(r.status, 200);
+  });
+});
+
+describe('on PostgreSQL', () => {
+  let pg, g2;
+  before(async () => {
+    pg = await startPostgres();
+    g2 = await startGateway(keysConfig(mock.base, { databaseUrl: await pg.createDb('access_test') }));
+  });
+  after(async () => {
+    await g2?.stop();
+    await pg?.stop();
+  });
+
+  test('team model_aliases are stored in LiteLLM_ModelTable and route the team\'s keys', async () => {
+    const B = (method, p, body) => api(g2.url, MASTER_KEY, method, p, body);
+    const t = await B('POST', '/team/new', { models: ['priced'], model_aliases: { cheap: 'priced', dear: 'other' } });
+    assert.equal(t.status, 200, t.text);
+    const t2 = await B('POST', '/team/new', { model_aliases: { x: 'priced' } });
+    assert.equal(t2.status, 200, t2.text);
+    const rows = await pg.psql('SELECT t.team_id, m.aliases FROM "LiteLLM_TeamTable" t JOIN "LiteLLM_ModelTable" m ON m.id = t.model_id ORDER BY m.id',
+      pg.url.replace(/\/[^/]*$/, '/access_test'));
+    assert.deepEqual(rows.map((r) => r.aliases), [{ cheap: 'priced', dear: 'other' }, { x: 'priced' }]);
+    const k = await B('POST', '/key/generate', { team_id: t.json.team_id });
+    assert.equal(k.status, 200, k.text);
+    await mock.reset();
+    let r = await postJSON(`${g2.url}/v1/chat/completions`, chatBody('cheap', { max_tokens: 5 }), { authorization: `Bearer ${k.json.key}` });
+    assert.equal(r.status, 200, r.text);
+    r = await postJSON(`${g2.url}/v1/chat/completions`, chatBody('dear', { max_tokens: 5 }), { authorization: `Bearer ${k.json.key}` });
+    assert.equal(r.status, 401, r.text);
+    assert.deepEqual(await upstreamModels(), ['priced']);
   });
 });
