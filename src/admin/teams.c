@@ -68,7 +68,7 @@ static const struct sy__field TEAM_F[] = {
     {"tags", SY_FK_STRARR, NULL, 0},
     {"guardrails", SY_FK_STRARR, NULL, 0},
     {"prompts", SY_FK_STRARR, NULL, 0},
-    {"model_aliases", SY_FK_OBJ, NULL, 0},
+    {"model_aliases", SY_FK_OBJ, NULL, 0}, /* stored in LiteLLM_ModelTable (put_model_aliases) */
     {"model_rpm_limit", SY_FK_OBJ, NULL, 0},
     {"model_tpm_limit", SY_FK_OBJ, NULL, 0},
     {"team_member_budget", SY_FK_NUM, NULL, 0},
@@ -82,6 +82,40 @@ static const struct sy__field TEAM_F[] = {
 /* Fields LiteLLM keeps in metadata (LiteLLM_ManagementEndpoint_MetadataFields). */
 static const char *const META_F[] = {
     "tags", "guardrails", "prompts", "model_rpm_limit", "model_tpm_limit", "team_member_key_duration"};
+
+/* model_aliases live where LiteLLM keeps them: a "LiteLLM_ModelTable" row
+ * that the team's model_id names (a new row per write; the id is the next
+ * free one, not a sequence, so the SQL runs on SQLite and PostgreSQL alike).
+ * 0, or a store error. */
+static int id_cb(void *ud, const struct sy_srow *r)
+{
+    *(int64_t *)ud = sy_srow_int(r, "id", -1);
+    return 1;
+}
+
+static int put_model_aliases(struct sy_store *st, struct sy_admin_ctx *a, struct json_object *body,
+                             struct sy__cset *cs)
+{
+    struct json_object *ma;
+    if (!json_object_object_get_ex(body, "model_aliases", &ma) || !json_object_is_type(ma, json_type_object))
+        return 0;
+    char now[32];
+    sy_admin_iso_now(a, now);
+    int64_t id = -1;
+    struct sy_sval p[3] = {sy_sv_json(json_object_to_json_string_ext(ma, JSON_C_TO_STRING_PLAIN)), sy_sv_ts(now),
+                           sy_sv_text("default_user_id")};
+    int rc = sy_store_exec(st,
+                           "INSERT INTO \"LiteLLM_ModelTable\" (\"id\", \"aliases\", \"created_at\", \"created_by\", "
+                           "\"updated_at\", \"updated_by\") SELECT COALESCE(MAX(\"id\"), 0) + 1, $1, $2, $3, $2, $3 "
+                           "FROM \"LiteLLM_ModelTable\" RETURNING \"id\"",
+                           3, p, id_cb, &id);
+    if (rc < 0)
+        return rc;
+    if (id < 0)
+        return SY_STORE_EQUERY;
+    sy__cset_put(cs, "model_id", sy_sv_int(id));
+    return 0;
+}
 
 static int load_team(struct sy_store *st, const char *id, struct sy_admin_row *row)
 {
@@ -399,6 +433,8 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
         sy__cset_put(&cs, "blocked", sy_sv_bool(0));
     sy__cset_put(&cs, "created_at", sy_sv_ts(now));
     sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
+    if ((rc = put_model_aliases(st, a, body, &cs)) < 0)
+        goto dberr;
     rc = sy__insert(st, T_TEAMS, &cs, sy_admin_row_cb, &team);
     if (rc == SY_STORE_ECONFLICT) {
         sy__err_dict(a, 400, "internal_server_error", "Team id = %s already exists. Please use a different team id.",
@@ -488,6 +524,8 @@ static void team_update(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     sy_admin_iso_now(a, now);
     sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
+    if ((rc = put_model_aliases(st, a, body, &cs)) < 0)
+        goto dberr;
     rc = sy__update(st, T_TEAMS, "team_id", tid, &cs, sy_admin_row_cb, &row);
     if (rc < 0 || !row.found) {
         rc = rc < 0 ? rc : SY_STORE_EQUERY;

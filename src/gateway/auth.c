@@ -3,9 +3,13 @@
  * Present in a pipeline only when general_settings.master_key (or env
  * LITELLM_MASTER_KEY) is set; without one the proxy is open, as LiteLLM.
  * The key is read from the first present of: x-litellm-api-key (optional
- * "Bearer "), Authorization ("Bearer "/"bearer "/"Basic "), API-Key,
- * x-api-key, x-goog-api-key, Ocp-Apim-Subscription-Key; the master key is
- * compared in constant time.
+ * "Bearer "), Authorization ("Bearer "/"bearer "/"Basic ": the rest is the
+ * key itself, never base64-decoded, as LiteLLM's _get_bearer_token; another
+ * scheme is no key), API-Key, x-api-key, x-goog-api-key,
+ * Ocp-Apim-Subscription-Key (LiteLLM's get_api_key order: the first present
+ * wins, the others are ignored); the master key is compared in constant time.
+ * Any of those headers given twice is refused (401) rather than guessing which
+ * copy a proxy in front meant; a key in the query string is never read.
  *
  * Any other key is a virtual key when the database is on: its SHA-256 is
  * looked up in the key cache (keys/keys.h); a miss suspends the request while
@@ -40,13 +44,28 @@ static struct sy_str strip_prefix(struct sy_str v, const char *pfx)
     return v;
 }
 
+static const char *const KEY_HEADERS[] = {"x-litellm-api-key", "authorization", "api-key",
+                                          "x-api-key",         "x-goog-api-key", "ocp-apim-subscription-key"};
+
+/* The credential header given more than once, or NULL. */
+static const char *repeated_key_header(const struct sy_req *r)
+{
+    for (size_t k = 0; k < sizeof KEY_HEADERS / sizeof KEY_HEADERS[0]; k++) {
+        size_t n = strlen(KEY_HEADERS[k]), seen = 0;
+        for (size_t i = 0; i < r->nheaders; i++)
+            if (sy_str_caseeq(r->headers[i].name, KEY_HEADERS[k], n) && ++seen > 1)
+                return KEY_HEADERS[k];
+    }
+    return NULL;
+}
+
 /* The presented key; NULL view when none. */
 static struct sy_str find_key(const struct sy_req *r)
 {
-    struct sy_str v = sy_req_header(r, "x-litellm-api-key");
+    struct sy_str v = sy_req_header(r, KEY_HEADERS[0]);
     if (v.p && v.n)
         return strip_prefix(v, "Bearer ");
-    v = sy_req_header(r, "authorization");
+    v = sy_req_header(r, KEY_HEADERS[1]);
     if (v.p && v.n) {
         if (v.n >= 7 && strncasecmp(v.p, "Bearer ", 7) == 0)
             return (struct sy_str){v.p + 7, v.n - 7};
@@ -54,13 +73,26 @@ static struct sy_str find_key(const struct sy_req *r)
             return (struct sy_str){v.p + 6, v.n - 6};
         return (struct sy_str){v.p, 0}; /* no recognised scheme: treated as empty */
     }
-    static const char *const others[] = {"api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"};
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
-        v = sy_req_header(r, others[i]);
+    for (size_t i = 2; i < sizeof KEY_HEADERS / sizeof KEY_HEADERS[0]; i++) {
+        v = sy_req_header(r, KEY_HEADERS[i]);
         if (v.p && v.n)
             return v;
     }
     return SY_STR_NULL;
+}
+
+/* 401 for a credential header given twice; SY_OK when none is. */
+static int single_key(struct sy_call *c)
+{
+    const char *h = repeated_key_header(c->req);
+    if (!h)
+        return SY_OK;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "Authentication Error, the %s header is given more than once; send the key in one header", h);
+    c->exception_class = "AuthenticationError";
+    sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
+    return SY_DONE;
 }
 
 /* Constant time in the key length: compare a digest of each side. The
@@ -199,6 +231,8 @@ static void load_done(struct sy_call *c, void *arg)
 
 int sy_stage_auth(struct sy_call *c)
 {
+    if (single_key(c) != SY_OK)
+        return SY_DONE;
     struct sy_str k = find_key(c->req);
     unsigned char d[SHA256_DIGEST_LENGTH];
     if (k.p && k.n && key_ok(c->g, k, d)) {
@@ -250,7 +284,7 @@ int sy_stage_metrics_auth(struct sy_call *c)
         return SY_OK;
     struct sy_str k = find_key(c->req);
     unsigned char d[SHA256_DIGEST_LENGTH];
-    if (k.p && k.n && key_ok(c->g, k, d))
+    if (k.p && k.n && !repeated_key_header(c->req) && key_ok(c->g, k, d))
         return SY_OK;
     static const char body[] =
         "Unauthorized access to metrics endpoint: Authentication Error, Invalid proxy server token passed.";

@@ -120,6 +120,7 @@ struct sy_group {
      * [0] fallbacks (own entry, else "*", else default_fallbacks),
      * [1] context_window_fallbacks, [2] content_policy_fallbacks */
     const struct sy_group **fb[3];
+    const char **fbname[3]; /* the names the config gave them (a wildcard group forwards its '*' part) */
     size_t nfb[3];
     const char *resp_header; /* "x-litellm-model-group: <name>\r\n", prebuilt */
     size_t resp_header_len;
@@ -210,8 +211,8 @@ struct sy_call {
     const struct sy_group *group;     /* group being tried (a fallback changes it) */
     const struct sy_group *req_group; /* group the request resolved to */
     struct sy_drt *drt; /* deployment in use */
-    const char *wild_model; /* wildcard group: the upstream model for this request (JSON string literal) */
-    size_t wild_model_len;
+    const char *group_model; /* the name c->group was resolved from: the model after the key's and team's
+                              * aliases, or the fallback's own name (a wildcard group forwards its '*' part) */
     /* router (proxy.c, router/): per-request overrides and progress */
     int num_retries_req;      /* body num_retries / x-litellm-num-retries; < 0 none */
     double timeout_req;       /* body timeout / x-litellm-timeout; < 0 none */
@@ -352,6 +353,17 @@ int sy_stage_token_counter(struct sy_call *c);
 int sy_stage_messages_count(struct sy_call *c); /* messages.c */
 int sy_stage_health(struct sy_call *c); /* router/health.c */
 int sy_stage_key_checks(struct sy_call *c); /* keycheck.c: model access, end user, budgets spent */
+/* keycheck.c: may the call's key use model (also when it is an alias)? 0 yes,
+ * else the status with LiteLLM's refusal in e. No key: 0. */
+struct sy_check_err;
+int sy_call_model_denied(const struct sy_call *c, const char *model, struct sy_check_err *e);
+/* Answer a check's refusal (LiteLLM's shape and status); SY_DONE. */
+int sy_call_refuse(struct sy_call *c, const struct sy_check_err *e);
+/* The same, answering the refusal (401): SY_OK or SY_DONE. */
+int sy_call_check_model(struct sy_call *c, const char *model);
+/* model after the team's model_aliases, then the key's aliases (LiteLLM's
+ * _update_model_if_team_alias_exists / _key_alias_exists): what is routed. */
+const char *sy_call_aliased(const struct sy_call *c, const char *model);
 int sy_stage_reserve(struct sy_call *c);
 /* model_info.access_groups of group `model` (NUL-separated), for
  * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */

@@ -709,8 +709,10 @@ void sy_gwconf_unref(struct sy_gwconf *g)
     }
     for (size_t i = 0; i < g->ngroups; i++) {
         free(g->groups[i].d);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
             free((void *)g->groups[i].fb[k]);
+            free((void *)g->groups[i].fbname[k]);
+        }
         free((char *)g->groups[i].resp_header);
         free((char *)g->groups[i].access_groups);
     }

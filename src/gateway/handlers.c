@@ -131,11 +131,20 @@ int sy_stage_models(struct sy_call *c)
 }
 
 /* GET /v1/models/{id}: the id as asked (a wildcard group's model, an alias),
- * 404 when no servable group answers to it. */
+ * 404 when no servable group answers to it or the key may not use it: LiteLLM
+ * looks the id up in the key's filtered /v1/models list, so a model the key
+ * cannot see does not exist for it (the same 404, nothing about the model
+ * leaks). The key's and team's aliases resolve as on a call. */
 int sy_stage_model_one(struct sy_call *c)
 {
-    const struct sy_group *gr = sy_router_resolve(c->g, c->path_model.p, c->path_model.n);
-    if (!gr || !gr->usable) {
+    char id[512];
+    size_t n = c->path_model.n < sizeof id ? c->path_model.n : sizeof id - 1;
+    memcpy(id, c->path_model.p, n);
+    id[n] = 0;
+    const char *name = c->key && n == c->path_model.n && !memchr(id, 0, n) ? sy_call_aliased(c, id) : id;
+    const struct sy_group *gr = n == c->path_model.n ? sy_router_resolve(c->g, name, strlen(name)) : NULL;
+    struct sy_check_err e;
+    if (!gr || !gr->usable || (c->key && sy_call_model_denied(c, id, &e) != 0)) {
         char msg[512];
         snprintf(msg, sizeof msg, "The model '%.*s' does not exist",
                  (int)(c->path_model.n > 300 ? 300 : c->path_model.n), c->path_model.p);

@@ -8,6 +8,15 @@
  * Budget checks here compare what is already spent with each budget (the
  * cached figures); the exact check with the request's own worst case is the
  * reservation (budget.c), taken after routing.
+ *
+ * Model access is one function, sy_call_model_denied, for every model a
+ * request can reach: the requested model (here), the body's `fallbacks`
+ * (route.c, refused up front), config fallbacks (proxy.c, skipped when
+ * denied), the pass-through and Anthropic routes, /utils/token_counter,
+ * /v1/messages/count_tokens and GET /v1/models/{id}. As LiteLLM's
+ * _can_object_call_model, a name passes a list when it or what it is an alias
+ * of does: the key's `aliases` / the team's model_aliases ({**key, **team}),
+ * else the router's model_group_alias.
  */
 #include "gateway/gateway.h"
 
@@ -37,7 +46,35 @@ const char *sy_group_access_groups(void *ud, const char *model)
     return gr ? gr->access_groups : NULL;
 }
 
-static int fail(struct sy_call *c, const struct sy_check_err *e)
+/* What model is an alias of, for the access check (NULL: not an alias). */
+static const char *alias_also(const struct sy_call *c, const char *model)
+{
+    const char *t = sy_keys_alias_target(c->key, model);
+    for (size_t i = 0; !t && i < c->g->naliases; i++)
+        if (strcmp(c->g->aliases[i].alias, model) == 0)
+            t = c->g->aliases[i].group;
+    return t;
+}
+
+int sy_call_model_denied(const struct sy_call *c, const char *model, struct sy_check_err *e)
+{
+    if (!c->key || !model)
+        return 0;
+    return sy_keys_check_model_as(c->key, model, alias_also(c, model), sy_group_access_groups, c->g, e);
+}
+
+const char *sy_call_aliased(const struct sy_call *c, const char *model)
+{
+    if (!c->key || !c->key->found)
+        return model;
+    const char *t = sy_keys_alias_of(c->key->team_aliases, c->key->nteam_aliases, model);
+    if (t)
+        model = t;
+    t = sy_keys_alias_of(c->key->aliases, c->key->naliases, model);
+    return t ? t : model;
+}
+
+int sy_call_refuse(struct sy_call *c, const struct sy_check_err *e)
 {
     if (e->status == 401)
         c->exception_class = "AuthenticationError";
@@ -47,14 +84,21 @@ static int fail(struct sy_call *c, const struct sy_check_err *e)
     return SY_DONE;
 }
 
+int sy_call_check_model(struct sy_call *c, const char *model)
+{
+    struct sy_check_err e;
+    memset(&e, 0, sizeof e);
+    return sy_call_model_denied(c, model, &e) != 0 ? sy_call_refuse(c, &e) : SY_OK;
+}
+
 static int checks(struct sy_call *c)
 {
     struct sy_check_err e;
     memset(&e, 0, sizeof e);
-    if (c->key && c->model && sy_keys_check_model(c->key, c->model, sy_group_access_groups, c->g, &e) != 0)
-        return fail(c, &e);
+    if (c->key && c->model && sy_call_model_denied(c, c->model, &e) != 0)
+        return sy_call_refuse(c, &e);
     if ((c->key || c->eu) && sy_keys_check_budgets(c->key, c->eu, c->model, &e) != 0)
-        return fail(c, &e);
+        return sy_call_refuse(c, &e);
     return SY_OK;
 }
 

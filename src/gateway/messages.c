@@ -7,6 +7,8 @@
  * exact tokenizer of the model group's first deployment (LiteLLM asks
  * Anthropic's count API for Anthropic models; we never make an upstream call
  * to count):   {"input_tokens": N}
+ * A key that may not use the model gets LiteLLM's 401 (the model access check
+ * of every route, keycheck.c) before anything is counted.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 int sy_stage_messages_count(struct sy_call *c)
 {
     struct sy_req *r = c->req;
+    if (c->key && c->model && sy_call_check_model(c, c->model) != SY_OK)
+        return SY_DONE; /* the key may not use the model: LiteLLM's 401, as on /v1/messages */
     struct sy_jdoc d;
     struct sy_xerr e = {0};
     struct sy_buf ob;
@@ -38,7 +42,11 @@ int sy_stage_messages_count(struct sy_call *c)
     uint32_t m = sy_jdom_get(&d, 0, "model");
     size_t ml = 0;
     const char *model = sy_jdom_str(&d, m, &r->arena, &ml);
-    const struct sy_group *g = model ? sy_gwconf_group(c->g, model, ml) : NULL;
+    if (model && strlen(model) == ml) { /* the group the model routes to: aliases first */
+        model = sy_call_aliased(c, model);
+        ml = strlen(model);
+    }
+    const struct sy_group *g = model ? sy_router_resolve(c->g, model, ml) : NULL;
     if (g && g->n)
         enc = g->d[0]->enc;
     else if (model)

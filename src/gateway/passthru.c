@@ -740,7 +740,7 @@ int sy_stage_files(struct sy_call *c)
         return SY_DONE;
     }
     struct sy_check_err e;
-    if (k && sy_keys_check_model(k, c->model, sy_group_access_groups, c->g, &e) != 0) {
+    if (k && sy_call_model_denied(c, name[0] ? name : c->model, &e) != 0) {
         /* a key reaches files and batches only on a deployment of a group it may call */
         sy_call_error(c, e.status, e.type, e.param[0] ? e.param : NULL, e.message, NULL, 0);
         return SY_DONE;

@@ -35,6 +35,7 @@
 #include "providers/adapter.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "limits/limits.h"
 #include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
@@ -987,7 +988,14 @@ static void choose_fallbacks(struct sy_call *c)
     c->fb_next = 0;
 }
 
-/* Next fallback group, or NULL. */
+/* Next fallback group, or NULL; c->group_model becomes the name it was
+ * reached by (a wildcard group forwards that name's '*' part).
+ *
+ * A config fallback (fallbacks, default_fallbacks, context_window_ and
+ * content_policy_fallbacks) the key may not use is skipped, never called:
+ * LiteLLM does not check these, but every model a request reaches passes the
+ * key's access checks here. Request fallbacks were checked up front
+ * (route.c). */
 static const struct sy_group *next_fallback(struct sy_call *c)
 {
     if (c->disable_fallbacks || c->fallbacks_done >= c->g->rc.max_fallbacks)
@@ -995,18 +1003,24 @@ static const struct sy_group *next_fallback(struct sy_call *c)
     choose_fallbacks(c);
     for (;;) {
         const struct sy_group *t = NULL;
+        const char *name;
         if (c->fb_kind == 0 && c->fb_req) {
             if (c->fb_next >= c->nfb_req)
                 return NULL;
-            const char *name = c->fb_req[c->fb_next++];
+            name = c->fb_req[c->fb_next++];
             t = sy_router_resolve(c->g, name, strlen(name));
             if (!t || t == c->req_group)
                 continue; /* LiteLLM fails that fallback and tries the next one */
         } else {
             if (c->fb_next >= c->req_group->nfb[c->fb_kind])
                 return NULL;
+            name = c->req_group->fbname[c->fb_kind][c->fb_next];
             t = c->req_group->fb[c->fb_kind][c->fb_next++];
+            struct sy_check_err e;
+            if (sy_call_model_denied(c, name, &e) != 0)
+                continue;
         }
+        c->group_model = name;
         return t;
     }
 }
@@ -1777,7 +1791,7 @@ model_body:
     if (d->wildcard) { /* "openai/<star>" serving "openai/gpt-4o": the upstream model is "gpt-4o" */
         const char *part;
         size_t pl;
-        sy_router_wild_part(c->group->name, c->model, &part, &pl);
+        sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->model, &part, &pl);
         const char *um = d->d->upstream_model, *star = strchr(um, '*');
         struct sy_buf m;
         sy_buf_init(&m, 1 << 16);

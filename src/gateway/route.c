@@ -1,9 +1,11 @@
 /* route.c - the route stage: which model group serves the request, and the
  * request-level router parameters (LiteLLM reference §3.5, §3.6, §3.8).
  *
- *   1. the requested model -> group: exact name, model_group_alias, then the
- *      most specific wildcard group (router/compile.c); a wildcard group
- *      forwards the requested name (its '*' part) as the upstream model;
+ *   1. the requested model -> group: the team's model_aliases, then the
+ *      key's aliases (keycheck.c, sy_call_aliased), then exact name,
+ *      model_group_alias, the most specific wildcard group (router/compile.c);
+ *      a wildcard group forwards the name it was resolved from (its '*' part,
+ *      c->group_model) as the upstream model;
  *   2. LiteLLM's request keys, read and then removed from the forwarded body
  *      (they are not OpenAI parameters):
  *        | body key                 | header                     | meaning                  |
@@ -39,6 +41,7 @@
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "keys/keys.h"
+#include "providers/jdom.h"
 #include "tokenizer/tokenizer.h"
 
 uint64_t sy_rand(struct sy_worker *w)
@@ -109,34 +112,88 @@ static int header_num(struct sy_call *c, const char *name, double *out)
     return num_value(h.p, h.n, out) == 0 ? 1 : -1;
 }
 
-/* body `fallbacks`: ["g1", "g2"] or [{"g1": [...]}] (a dict's key names the
- * group, as LiteLLM's per-request fallbacks allow); null = the config's. */
+/* Append a string node's value to the call's request fallbacks. -1: not a string. */
+static int fb_push(struct sy_call *c, const struct sy_jdoc *d, uint32_t i, size_t *cap)
+{
+    size_t n;
+    const char *name = sy_jdom_kind(d, i) == 's' ? sy_jdom_str(d, i, &c->req->arena, &n) : NULL;
+    if (!name || strlen(name) != n)
+        return -1;
+    if (c->nfb_req == *cap) {
+        const char **nl = sy_arena_alloc(&c->req->arena, 2 * *cap * sizeof *nl);
+        if (c->nfb_req)
+            memcpy(nl, c->fb_req, c->nfb_req * sizeof *nl);
+        c->fb_req = nl;
+        *cap *= 2;
+    }
+    c->fb_req[c->nfb_req++] = name;
+    return 0;
+}
+
+/* body `fallbacks`, in LiteLLM's per-request forms (router_utils/
+ * fallback_event_handlers.py); null = the config's:
+ *   ["g1", "g2"]                          the groups, in order;
+ *   [{"model": "g1", "messages": [..]}]   a group per item, named by "model"
+ *                                         (its other keys are not applied:
+ *                                         the fallback gets the request's body);
+ *   [{"g0": ["g1", "g2"]}]                the list of the requested group g0,
+ *                                         else of "*" (the config's shape).
+ * Every name read is access-checked up front (sy_stage_route). */
 static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
 {
     if (v.type == 'z')
         return 0;
-    const char *b = c->req->body.p;
-    size_t pos = 0, n = 0, cap = 8;
-    struct sy_jspan it;
-    const char **l = sy_arena_alloc(&c->req->arena, cap * sizeof *l);
-    int rc;
-    while ((rc = sy_jscan_list_next(b, v, &pos, &it)) == 1) {
-        char *name = sy_arena_alloc(&c->req->arena, it.len + 8);
-        if (sy_jstr_decode(b + it.off, it.len, name, it.len + 8) < 0)
-            return -1;
-        if (n == cap) {
-            const char **nl = sy_arena_alloc(&c->req->arena, 2 * cap * sizeof *nl);
-            memcpy(nl, l, n * sizeof *l);
-            l = nl;
-            cap *= 2;
-        }
-        l[n++] = name;
-    }
-    if (rc < 0)
+    struct sy_jdoc d;
+    if (v.type != 'a' || sy_jdom_parse(&d, c->req->body.p + v.off, v.len, &c->req->arena, 0) != 0)
         return -1;
-    c->fb_req = l;
-    c->nfb_req = n;
+    size_t cap = 8;
+    c->nfb_req = 0;
+    c->fb_req = sy_arena_alloc(&c->req->arena, cap * sizeof *c->fb_req);
+    uint32_t mine = 0, star = 0; /* the [{"g0": [..]}] lists that apply */
+    for (uint32_t it = sy_jdom_first(&d, 0); it; it = sy_jdom_next(&d, it)) {
+        char t = sy_jdom_type(&d, it);
+        if (t == 's') {
+            if (fb_push(c, &d, it, &cap) != 0)
+                return -1;
+            continue;
+        }
+        if (t != 'o')
+            return -1;
+        uint32_t m = sy_jdom_get(&d, it, "model");
+        if (sy_jdom_kind(&d, m) == 's') {
+            if (fb_push(c, &d, m, &cap) != 0)
+                return -1;
+            continue;
+        }
+        for (uint32_t k = sy_jdom_first(&d, it); k; k = sy_jdom_next_key(&d, k)) {
+            uint32_t l = sy_jdom_val(k);
+            if (sy_jdom_type(&d, l) != 'a')
+                return -1;
+            for (uint32_t e = sy_jdom_first(&d, l); e; e = sy_jdom_next(&d, e))
+                if (sy_jdom_type(&d, e) != 's')
+                    return -1;
+            if (sy_jdom_str_eq(&d, k, "*"))
+                star = star ? star : l;
+            else if ((sy_jdom_str_eq(&d, k, c->model) || sy_jdom_str_eq(&d, k, c->req_group->name)) && !mine)
+                mine = l;
+        }
+    }
+    uint32_t l = mine ? mine : star;
+    for (uint32_t e = l ? sy_jdom_first(&d, l) : 0; e; e = sy_jdom_next(&d, e))
+        if (fb_push(c, &d, e, &cap) != 0)
+            return -1;
     return 0;
+}
+
+/* Every request fallback must pass the key's model access, as LiteLLM's
+ * user_api_key_auth checks each before the call: 401 naming the first that
+ * does not. */
+static int check_fallbacks(struct sy_call *c)
+{
+    for (size_t i = 0; c->key && i < c->nfb_req; i++)
+        if (sy_call_check_model(c, c->fb_req[i]) != SY_OK)
+            return SY_DONE;
+    return SY_OK;
 }
 
 /* Forward a copy of the body without the router keys, the model span moved
@@ -303,6 +360,8 @@ static int read_router_keys(struct sy_call *c)
         c->disable_fallbacks = 1;
     if ((s->rk_mask & (1u << SY_JR_FALLBACKS)) && read_fallbacks(c, s->rk[SY_JR_FALLBACKS]) != 0)
         return bad_key(c, "fallbacks", "a list of model group names");
+    if (check_fallbacks(c) != SY_OK)
+        return SY_DONE;
     if (s->rk_mask)
         strip_router_keys(c);
     return SY_OK;
@@ -372,7 +431,8 @@ int sy_stage_route(struct sy_call *c)
     c->num_retries_req = -1;
     c->timeout_req = c->stream_timeout_req = -1;
     c->fb_kind = -1;
-    c->group = sy_router_resolve(c->g, c->model, strlen(c->model));
+    c->group_model = sy_call_aliased(c, c->model);
+    c->group = sy_router_resolve(c->g, c->group_model, strlen(c->group_model));
     if (!c->group)
         return sy_call_invalid_model(c, c->model);
     c->req_group = c->group;

@@ -19,19 +19,35 @@
 #include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "tokenizer/tokenizer.h"
 
 struct tc_job {
     struct sy_buf out; /* response JSON, filled by tc_work */
     int status;
+    const struct sy_call *c;
+    int denied;             /* the key may not use the model: e is the refusal */
+    struct sy_check_err e;
 };
 
-/* The model -> deployment lookup, called from the count's own parse. */
+/* The model -> deployment lookup, called from the count's own parse. The
+ * key's model access is checked here too (LiteLLM's user_api_key_auth checks
+ * the body's model on this route as on chat): a read of the key and config
+ * snapshot, safe on the pool. */
 static void tc_resolve(void *ud, const char *model, size_t len, const char **model_used, const char **enc)
 {
-    const struct sy_call *c = ud;
-    const struct sy_group *gr = sy_router_resolve(c->g, model, len);
+    struct tc_job *j = ud;
+    const struct sy_call *c = j->c;
     *model_used = *enc = NULL;
+    if (c->key && strlen(model) == len && sy_call_model_denied(c, model, &j->e) != 0) {
+        j->denied = 1;
+        return;
+    }
+    if (c->key && strlen(model) == len) {
+        model = sy_call_aliased(c, model);
+        len = strlen(model);
+    }
+    const struct sy_group *gr = sy_router_resolve(c->g, model, len);
     if (gr) {
         const struct sy_deployment *d = gr->d[0]->d;
         *model_used = d->upstream_model ? d->upstream_model : d->model_name;
@@ -44,13 +60,17 @@ static void tc_resolve(void *ud, const char *model, size_t len, const char **mod
 static void tc_work(struct sy_call *c, void *arg)
 {
     struct tc_job *j = arg;
-    j->status = sy_tok_counter_response_r(c->req->body.p, c->req->body.len, tc_resolve, c, &j->out);
+    j->status = sy_tok_counter_response_r(c->req->body.p, c->req->body.len, tc_resolve, j, &j->out);
 }
 
 /* Loop thread: send the reply (ends the request; c is gone afterwards). */
 static void tc_done(struct sy_call *c, void *arg)
 {
     struct tc_job *j = arg;
+    if (j->denied) {
+        sy_call_refuse(c, &j->e);
+        return;
+    }
     sy_reply_json(c->req, j->status, j->out.p, j->out.len);
 }
 
@@ -64,8 +84,10 @@ int sy_stage_token_counter(struct sy_call *c)
         sy_reply_error(r, 500, "internal_server_error", NULL, "out of memory");
         return SY_DONE;
     }
+    memset(j, 0, sizeof *j);
     sy_buf_init(&j->out, 256u << 20);
     j->status = 500;
+    j->c = c;
     sy_arena_defer(&r->arena, tc_free, j);
     /* Either replies now (inline) or later from the loop: do not touch c after. */
     sy_call_run_work(c, r->body.len, tc_work, tc_done, j);

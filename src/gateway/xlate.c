@@ -78,7 +78,7 @@ static char *upstream_model(struct sy_call *c)
         return (char *)um;
     const char *part, *star = strchr(um, '*');
     size_t pl;
-    sy_router_wild_part(c->group->name, c->model, &part, &pl);
+    sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->model, &part, &pl);
     size_t a = (size_t)(star - um), b = strlen(star + 1);
     char *m = sy_arena_alloc(&c->req->arena, a + pl + b + 1);
     memcpy(m, um, a);

@@ -383,6 +383,14 @@ static int on_headers_complete(http_parser *p)
     } else {
         r->path = (struct sy_str){u, c->url.len};
     }
+    /* One spelling per route: trailing slashes are dropped ("/key/info/" is
+     * "/key/info"; FastAPI's redirect_slashes sends LiteLLM's clients there
+     * with a 307), so every check (the route table, allowed_routes, admin
+     * permissions) sees the path that was matched. Nothing else is rewritten:
+     * no percent-decoding ("/key%2Fgenerate"), no "//" or dot-segment folding,
+     * case kept ("/KEY/generate"); such paths match no route (404). */
+    while (r->path.n > 1 && r->path.p[r->path.n - 1] == '/')
+        r->path.n--;
     char *h = c->hraw.len ? sy_arena_strndup(&r->arena, c->hraw.p, c->hraw.len) : NULL;
     r->headers = sy_arena_alloc(&r->arena, (c->nh ? c->nh : 1) * sizeof *r->headers);
     r->nheaders = c->nh;

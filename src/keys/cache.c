@@ -417,6 +417,8 @@ void sy__keyinfo_free(struct sy_keyinfo *ki)
     free(ki->org_id);
     sy__strv_free(ki->models, ki->nmodels);
     sy__strv_free(ki->allowed_routes, ki->nallowed_routes);
+    sy__strv_free(ki->aliases, ki->naliases);
+    sy__strv_free(ki->team_aliases, ki->nteam_aliases);
     sy__budget_clear(&ki->key);
     sy__mmb_free(ki->mmb, ki->nmmb);
     sy__budget_free(ki->team);

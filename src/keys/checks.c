@@ -489,20 +489,58 @@ static int deny(struct sy_check_err *e, const char *object, const char *type, ch
     return e->status;
 }
 
+const char *sy_keys_alias_of(char *const *pairs, size_t n, const char *model)
+{
+    for (size_t i = 0; model && i + 1 < n; i += 2)
+        if (strcmp(pairs[i], model) == 0)
+            return pairs[i + 1];
+    return NULL;
+}
+
+const char *sy_keys_alias_target(const struct sy_keyinfo *ki, const char *model)
+{
+    if (!ki || !ki->found)
+        return NULL;
+    const char *t = sy_keys_alias_of(ki->team_aliases, ki->nteam_aliases, model);
+    return t ? t : sy_keys_alias_of(ki->aliases, ki->naliases, model);
+}
+
+/* _can_object_call_model: the name asked for, or what it is an alias of */
+static int allow2(char *const *models, size_t n, const char *model, const char *also, sy_access_groups_fn ag,
+                  void *ud)
+{
+    return sy__models_allow(models, n, model, ag, ud) || (also && sy__models_allow(models, n, also, ag, ud));
+}
+
 int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_access_groups_fn ag, void *ud,
                         struct sy_check_err *e)
+{
+    return sy_keys_check_model_as(ki, model, NULL, ag, ud, e);
+}
+
+int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also,
+                           sy_access_groups_fn ag, void *ud, struct sy_check_err *e)
 {
     if (!ki || !ki->found || !model)
         return 0;
     /* the key (user_api_key_auth): "all-team-models" defers to the team check */
-    if (!has(ki->models, ki->nmodels, "all-team-models") && !sy__models_allow(ki->models, ki->nmodels, model, ag, ud))
+    if (!has(ki->models, ki->nmodels, "all-team-models") && !allow2(ki->models, ki->nmodels, model, also, ag, ud))
         return deny(e, "key", "key_model_access_denied", ki->models, ki->nmodels, model);
+    /* The team's, member's and user's lists are not the key holder's to widen:
+     * when the key's own aliases route the name elsewhere (after the team's
+     * model_aliases), that target is what these lists must allow. */
+    const char *ta = sy_keys_alias_of(ki->team_aliases, ki->nteam_aliases, model);
+    const char *ka = sy_keys_alias_of(ki->aliases, ki->naliases, ta ? ta : model);
+    if (ka) {
+        model = ka;
+        also = NULL;
+    }
     if (ki->team) {
-        if (!sy__models_allow(ki->team->models, ki->team->nmodels, model, ag, ud))
+        if (!allow2(ki->team->models, ki->team->nmodels, model, also, ag, ud))
             return deny(e, "team", "team_model_access_denied", ki->team->models, ki->team->nmodels, model);
         /* the member's own scope (its budget row's allowed_models) */
         if (ki->user_id && ki->member && ki->member->nmodels &&
-            !sy__models_allow(ki->member->models, ki->member->nmodels, model, ag, ud)) {
+            !allow2(ki->member->models, ki->member->nmodels, model, also, ag, ud)) {
             struct msg m = err_begin(e, 401, "team_model_access_denied", "model");
             m_printf(&m,
                      "Team member not allowed to access model. User=%s, Team=%s, Model=%s. Allowed member models = ",
@@ -519,7 +557,7 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
                      model);
             return e->status;
         }
-        if (!sy__models_allow(ki->user->models, ki->user->nmodels, model, ag, ud))
+        if (!allow2(ki->user->models, ki->user->nmodels, model, also, ag, ud))
             return deny(e, "user", "user_model_access_denied", ki->user->models, ki->user->nmodels, model);
     }
     return 0;

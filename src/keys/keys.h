@@ -83,6 +83,10 @@ struct sy_keyinfo {
     size_t nmodels;
     char **allowed_routes;
     size_t nallowed_routes;
+    char **aliases;          /* the key's aliases {alias: model} as pairs: alias, model, alias, model, ... */
+    size_t naliases;         /* strings (2 per alias) */
+    char **team_aliases;     /* the team's model_aliases (LiteLLM_ModelTable), the same shape */
+    size_t nteam_aliases;
     struct sy_budget key;    /* the key's own spend, budget and limits (key.id = token) */
     struct sy_model_budget *mmb;
     size_t nmmb;
@@ -163,6 +167,19 @@ int sy_keys_check_key(const struct sy_keyinfo *ki, const char *route, double now
 typedef const char *(*sy_access_groups_fn)(void *ud, const char *model);
 int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_access_groups_fn ag, void *ud,
                         struct sy_check_err *e);
+/* The same, allowing model when either it or `also` (what model is an alias
+ * of: the key's / team's alias, else the router's model_group_alias; may be
+ * NULL) passes each list, as LiteLLM's _can_object_call_model; a refusal
+ * names model. Except: when the key's own aliases route model elsewhere
+ * (after the team's model_aliases), the team's, member's and user's lists
+ * must allow that target (the key holder cannot widen them). */
+int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also,
+                           sy_access_groups_fn ag, void *ud, struct sy_check_err *e);
+/* The model `model` is an alias of in the pairs (alias, model, ...), or NULL. */
+const char *sy_keys_alias_of(char *const *pairs, size_t n, const char *model);
+/* LiteLLM's model_alias_map for the key: {**key aliases, **team model_aliases}
+ * (the team's win); NULL when model is none of them. */
+const char *sy_keys_alias_target(const struct sy_keyinfo *ki, const char *model);
 /* Spent-already checks (no reservation): key, user, team, member, org, end
  * user, the key's model_max_budget for model; LiteLLM's messages
  * ("Budget has been exceeded! Current cost: X, Max budget: Y"). */

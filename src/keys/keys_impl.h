@@ -89,6 +89,9 @@ double sy__load_plain_double(const double *d);
  * success (*v NULL, *n 0 for NULL / empty / not an array), -1 out of memory. */
 int sy__strv_from_json(const char *json, char ***v, size_t *n);
 void sy__strv_free(char **v, size_t n);
+/* A JSON object of strings as pairs (key, value, key, value, ...); *n counts
+ * strings. Members that are not strings are left out; NULL/0 when none. */
+int sy__strmap_from_json(const char *json, char ***v, size_t *n);
 /* model_max_budget: {"gpt-4o": {"budget_limit": 1.0, "time_period": "1d"}}
  * (or {"max_budget": .., "budget_duration": ..}, LiteLLM's BudgetConfig
  * aliases); entries without a numeric budget are skipped. The spend of each

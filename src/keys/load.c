@@ -1,12 +1,13 @@
 /* load.c - building a key's auth object (and an end user's) from the database.
  *
  * Runs on a DB thread (store/dbpool.h), never on a loop. One key costs up to
- * seven point reads, each by primary key, in LiteLLM's own tables (the SQL is
+ * eight point reads, each by primary key, in LiteLLM's own tables (the SQL is
  * the common subset of store.h, so it runs on SQLite and PostgreSQL alike):
  *
  *   1 "LiteLLM_VerificationToken"  WHERE token = $1           the key
  *   2 "LiteLLM_BudgetTable"        WHERE budget_id = key's     fills what the key leaves NULL
  *   3 "LiteLLM_TeamTable"          WHERE team_id = key's       team budget, models, blocked, limits
+ *     "LiteLLM_ModelTable"         WHERE id = team's model_id  the team's model_aliases
  *   4 "LiteLLM_UserTable"          WHERE user_id = key's       user budget, models, role
  *   5 "LiteLLM_TeamMembership"     WHERE (user_id, team_id)    member spend + budget_id
  *     "LiteLLM_BudgetTable"        WHERE budget_id = member's  (else team.metadata.team_member_budget_id)
@@ -79,6 +80,42 @@ int sy__strv_from_json(const char *json, char ***v, size_t *n)
     if (!k) {
         free(out);
         return 0;
+    }
+    *v = out;
+    *n = k;
+    return 0;
+}
+
+int sy__strmap_from_json(const char *json, char ***v, size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    if (!json || !*json)
+        return 0;
+    struct json_object *o = json_tokener_parse(json);
+    if (!o || !json_object_is_type(o, json_type_object) || json_object_object_length(o) == 0) {
+        json_object_put(o);
+        return 0;
+    }
+    size_t cap = 2 * (size_t)json_object_object_length(o), k = 0;
+    char **out = calloc(cap, sizeof *out);
+    int rc = out ? 0 : -1;
+    json_object_object_foreach(o, name, val)
+    {
+        if (rc || !json_object_is_type(val, json_type_string))
+            continue;
+        if (!(out[k] = strdup(name)) || !(out[k + 1] = strdup(json_object_get_string(val)))) {
+            rc = -1;
+            continue;
+        }
+        k += 2;
+    }
+    json_object_put(o);
+    if (rc || !k) {
+        for (size_t i = 0; out && i < cap; i++)
+            free(out[i]);
+        free(out);
+        return rc;
     }
     *v = out;
     *n = k;
@@ -294,7 +331,7 @@ struct key_row {
 static const char key_sql[] =
     "SELECT token, key_name, key_alias, spend, expires, models, user_id, team_id, max_parallel_requests, "
     "metadata, blocked, tpm_limit, rpm_limit, max_budget, budget_duration, "
-    "budget_reset_at, model_spend, model_max_budget, budget_id, organization_id, allowed_routes "
+    "budget_reset_at, model_spend, model_max_budget, budget_id, organization_id, allowed_routes, aliases "
     "FROM \"LiteLLM_VerificationToken\" WHERE token = $1";
 
 static int key_cb(void *ud, const struct sy_srow *r)
@@ -324,6 +361,8 @@ static int key_cb(void *ud, const struct sy_srow *r)
     k->budget_id = dup_col(c, r, "budget_id");
     ki->org_id = dup_col(c, r, "organization_id");
     strv_col(c, r, "allowed_routes", &ki->allowed_routes, &ki->nallowed_routes);
+    if (sy__strmap_from_json(sy_srow_text(r, "aliases"), &ki->aliases, &ki->naliases) != 0)
+        c->oom = 1;
     return 1;
 }
 
@@ -332,12 +371,30 @@ struct team_row {
     struct cap c;
     struct sy_budget *b;
     char *alias, *org_id;
+    int64_t model_id; /* its LiteLLM_ModelTable row (model_aliases); < 0 none */
 };
 
 static const char team_sql[] =
     "SELECT team_id, team_alias, organization_id, metadata, max_budget, spend, models, "
-    "max_parallel_requests, tpm_limit, rpm_limit, budget_duration, budget_reset_at, blocked, soft_budget "
+    "max_parallel_requests, tpm_limit, rpm_limit, budget_duration, budget_reset_at, blocked, soft_budget, model_id "
     "FROM \"LiteLLM_TeamTable\" WHERE team_id = $1";
+
+/* the team's model_aliases */
+struct alias_row {
+    struct cap c;
+    struct sy_keyinfo *ki;
+};
+
+static const char alias_sql[] = "SELECT aliases FROM \"LiteLLM_ModelTable\" WHERE id = $1";
+
+static int alias_cb(void *ud, const struct sy_srow *r)
+{
+    struct alias_row *a = ud;
+    a->c.found = 1;
+    if (sy__strmap_from_json(sy_srow_text(r, "aliases"), &a->ki->team_aliases, &a->ki->nteam_aliases) != 0)
+        a->c.oom = 1;
+    return 1;
+}
 
 static int team_cb(void *ud, const struct sy_srow *r)
 {
@@ -358,6 +415,7 @@ static int team_cb(void *ud, const struct sy_srow *r)
     b->budget_duration = dup_col(&t->c, r, "budget_duration");
     b->budget_reset_at = ts_col(r, "budget_reset_at");
     b->blocked = sy_srow_int(r, "blocked", 0) != 0;
+    t->model_id = sy_srow_int(r, "model_id", -1);
     return 1;
 }
 
@@ -458,7 +516,7 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
     char *team_org = NULL;
     /* 3. team */
     if (ki->team_id) {
-        struct team_row t = {{0, 0}, budget_new(), NULL, NULL};
+        struct team_row t = {{0, 0}, budget_new(), NULL, NULL, -1};
         if (!t.b)
             return SY_STORE_EQUERY;
         struct sy_sval p[1] = {sy_sv_text(ki->team_id)};
@@ -473,6 +531,14 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
             ki->team = t.b;
             ki->team_alias = t.alias;
             team_org = t.org_id;
+            if (t.model_id >= 0) {
+                struct alias_row ar = {{0, 0}, ki};
+                struct sy_sval pa[1] = {sy_sv_int(t.model_id)};
+                if ((rc = run(st, alias_sql, 1, pa, alias_cb, &ar, &ar.c)) < 0) {
+                    free(team_org);
+                    return rc;
+                }
+            }
         }
     }
     /* 4. user */

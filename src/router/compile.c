@@ -2,9 +2,10 @@
  *
  * sy_router_compile_policy turns the loader's router settings into the flat
  * struct the request path reads (defaults applied once, here).
- * sy_router_compile_groups resolves fallback lists to group pointers (own
- * entry, else "*", else default_fallbacks; unknown groups warn and are
- * skipped), collects wildcard groups most specific first, and keeps aliases.
+ * sy_router_compile_groups collects wildcard groups most specific first,
+ * keeps aliases, then resolves fallback lists to group pointers as a request's
+ * model resolves (own entry, else "*", else default_fallbacks; unknown groups
+ * warn and are skipped), keeping each fallback's own name beside it.
  * sy_router_resolve maps a requested model name to a group: exact name, then
  * model_group_alias, then the most specific matching wildcard pattern.
  */
@@ -141,13 +142,21 @@ static int cmp_specific(const void *a, const void *b)
     return lx != ly ? (lx > ly ? -1 : 1) : strcmp(x->name, y->name);
 }
 
-static void resolve_list(struct sy_gwconf *g, const struct sy_group *from, const char **names, size_t n,
-                         const struct sy_group ***out, size_t *nout, void (*warn)(const char *), const char *what)
+/* A fallback name resolves as a request's model does (exact, alias, wildcard
+ * pattern); *names keeps the name itself, which a wildcard group forwards and
+ * the key's access check reads. */
+static void resolve_list(struct sy_gwconf *g, struct sy_group *from, const char **names, size_t n, int kind,
+                         void (*warn)(const char *), const char *what)
 {
     const struct sy_group **l = calloc(n ? n : 1, sizeof *l);
+    const char **ln = calloc(n ? n : 1, sizeof *ln);
+    if (!ln) {
+        free(l);
+        l = NULL;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n && l; i++) {
-        const struct sy_group *t = sy_gwconf_group(g, names[i], strlen(names[i]));
+        const struct sy_group *t = sy_router_resolve(g, names[i], strlen(names[i]));
         if (!t) {
             char msg[512];
             snprintf(msg, sizeof msg, "config: %s of '%s' names model group '%s', which does not exist; skipped", what,
@@ -155,11 +164,14 @@ static void resolve_list(struct sy_gwconf *g, const struct sy_group *from, const
             warn(msg);
             continue;
         }
-        if (t != from)
+        if (t != from) {
+            ln[k] = names[i];
             l[k++] = t;
+        }
     }
-    *out = l;
-    *nout = k;
+    from->fb[kind] = l;
+    from->fbname[kind] = ln;
+    from->nfb[kind] = k;
 }
 
 static const struct sy_fallback *find_fb(const struct sy_fallback *f, size_t n, const char *name)
@@ -177,26 +189,27 @@ void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *))
     size_t nl[3] = {r->n_fallbacks, r->n_context_window_fallbacks, r->n_content_policy_fallbacks};
     static const char *what[3] = {"fallbacks", "context_window_fallbacks", "content_policy_fallbacks"};
     g->wild = calloc(g->ngroups ? g->ngroups : 1, sizeof *g->wild);
+    for (size_t i = 0; i < g->ngroups && g->wild; i++)
+        if (g->groups[i].wildcard)
+            g->wild[g->nwild++] = &g->groups[i];
+    if (g->nwild > 1)
+        qsort(g->wild, g->nwild, sizeof *g->wild, cmp_specific);
+    g->aliases = r->aliases;
+    g->naliases = r->n_aliases;
+    /* after the wildcard groups and aliases: fallback names resolve through them */
     for (size_t i = 0; i < g->ngroups; i++) {
         struct sy_group *gr = &g->groups[i];
-        if (gr->wildcard && g->wild)
-            g->wild[g->nwild++] = gr;
         for (int k = 0; k < 3; k++) {
             const struct sy_fallback *f = find_fb(lists[k], nl[k], gr->name);
             if (!f && k == 0)
                 f = find_fb(lists[k], nl[k], "*");
             if (f)
-                resolve_list(g, gr, f->to, f->n, &gr->fb[k], &gr->nfb[k], warn, what[k]);
+                resolve_list(g, gr, f->to, f->n, k, warn, what[k]);
             else if (k == 0 && r->n_default_fallbacks)
-                resolve_list(g, gr, r->default_fallbacks, r->n_default_fallbacks, &gr->fb[k], &gr->nfb[k], warn,
-                             "default_fallbacks");
+                resolve_list(g, gr, r->default_fallbacks, r->n_default_fallbacks, k, warn, "default_fallbacks");
         }
     }
-    if (g->nwild > 1)
-        qsort(g->wild, g->nwild, sizeof *g->wild, cmp_specific);
     wire_deployments(g);
-    g->aliases = r->aliases;
-    g->naliases = r->n_aliases;
 }
 
 const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len)

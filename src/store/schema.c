@@ -484,6 +484,14 @@ static const struct sy__col c_ErrorLogs[] = {
     {"status_code", "text", "''::text", 1},
 };
 /* switchyard's own: stored Responses conversations (responses/store.h). */
+static const struct sy__col c_ModelTable[] = {
+    {"id", "integer", NULL, 1},
+    {"aliases", "jsonb", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"created_by", "text", NULL, 1},
+    {"updated_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"updated_by", "text", NULL, 1},
+};
 static const struct sy__col c_SwitchyardResponse[] = {
     {"id", "text", NULL, 1},
     {"model_id", "text", NULL, 0},
@@ -523,6 +531,7 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_DeletedVerificationToken", c_DeletedVerificationToken, (int)(sizeof c_DeletedVerificationToken / sizeof c_DeletedVerificationToken[0]), "LiteLLM_DeletedVerificationToken_pkey", "id"},
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
     {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey", "request_id"},
+    {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey", "id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
     {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]), "SwitchyardObject_pkey", "kind, id"},
 };

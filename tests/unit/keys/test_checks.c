@@ -2,7 +2,8 @@
  * exact text (LiteLLM's), and the model-access rules: empty lists, "*",
  * "all-proxy-models", "all-team-models", access groups, wildcards (including
  * "openai/" + star for a bare OpenAI model), team / member / user lists,
- * "no-default-models"; expiry, blocked key / team, allowed_routes; budgets
+ * "no-default-models", an alias passing when it or its target does (key
+ * aliases, team model_aliases winning); expiry, blocked key / team, allowed_routes; budgets
  * of key (>=), key model_max_budget (>=), team (>), org (>= and only > 0),
  * user on a personal key (>=), team member (>=), end user (>), blocked end
  * user; Python float rendering.
@@ -272,6 +273,69 @@ static void test_model_team_member_user(void **s)
     sy_keyinfo_unref(ki);
 }
 
+/* the alias or what it names: each list passes either; aliases as pairs,
+ * the team's winning; JSON objects of strings read as pairs */
+static void test_model_aliases(void **s)
+{
+    (void)s;
+    struct sy_check_err e;
+    struct sy_keyinfo *ki = ki_new();
+    ki->models = sv(&ki->nmodels, 1, "gpt-3.5");
+    ki->aliases = sv(&ki->naliases, 4, "fast", "gpt-3.5", "sneaky", "gpt-4o");
+    assert_string_equal(sy_keys_alias_target(ki, "fast"), "gpt-3.5");
+    assert_null(sy_keys_alias_target(ki, "gpt-3.5"));
+    assert_int_equal(sy_keys_check_model_as(ki, "fast", "gpt-3.5", groups, NULL, &e), 0);
+    assert_int_equal(sy_keys_check_model_as(ki, "sneaky", "gpt-4o", groups, NULL, &e), 401);
+    expect(&e, 401, "key_model_access_denied", "model",
+           "key not allowed to access model. This key can only access models=['gpt-3.5']. Tried to access sneaky");
+    assert_int_equal(sy_keys_check_model_as(ki, "gpt-3.5", NULL, groups, NULL, &e), 0);
+    /* the team's list is checked with the alias too */
+    ki_team(ki, "t");
+    ki->team->models = sv(&ki->team->nmodels, 1, "beta-models");
+    assert_int_equal(sy_keys_check_model_as(ki, "fast", "gpt-3.5", groups, NULL, &e), 401);
+    assert_string_equal(e.type, "team_model_access_denied");
+    sy__strv_free(ki->models, ki->nmodels);
+    ki->models = sv(&ki->nmodels, 1, "all-team-models");
+    assert_int_equal(sy_keys_check_model_as(ki, "mine", "gpt-4o-mini", groups, NULL, &e), 0); /* via access group */
+    /* the team's model_aliases win over the key's */
+    ki->team_aliases = sv(&ki->nteam_aliases, 2, "fast", "gpt-4o");
+    assert_string_equal(sy_keys_alias_target(ki, "fast"), "gpt-4o");
+    assert_string_equal(sy_keys_alias_target(ki, "sneaky"), "gpt-4o");
+    assert_null(sy_keys_alias_of(ki->team_aliases, 1, "fast")); /* an odd count never reads past the end */
+    sy_keyinfo_unref(ki);
+
+    /* the key's own aliases cannot widen the team's list: its target must pass there */
+    ki = ki_new();
+    ki_team(ki, "t2");
+    ki->models = sv(&ki->nmodels, 1, "gpt-3.5");
+    ki->team->models = sv(&ki->team->nmodels, 1, "gpt-3.5");
+    ki->aliases = sv(&ki->naliases, 2, "gpt-3.5", "claude");
+    assert_int_equal(sy_keys_check_model_as(ki, "gpt-3.5", "claude", groups, NULL, &e), 401);
+    expect(&e, 401, "team_model_access_denied", "model",
+           "team not allowed to access model. This team can only access models=['gpt-3.5']. Tried to access claude");
+    /* a team alias to an allowed group, then the key's alias of that: the key's target counts */
+    ki->team_aliases = sv(&ki->nteam_aliases, 2, "t", "gpt-3.5");
+    assert_int_equal(sy_keys_check_model_as(ki, "t", "gpt-3.5", groups, NULL, &e), 401);
+    sy_keyinfo_unref(ki);
+
+    char **v;
+    size_t n;
+    assert_int_equal(sy__strmap_from_json("{\"a\":\"b\",\"n\":1,\"c\":\"d\"}", &v, &n), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(sy_keys_alias_of(v, n, "c"), "d");
+    assert_null(sy_keys_alias_of(v, n, "n"));
+    sy__strv_free(v, n);
+    assert_int_equal(sy__strmap_from_json("[\"a\"]", &v, &n), 0);
+    assert_null(v);
+    assert_int_equal(n, 0);
+    assert_int_equal(sy__strmap_from_json("{}", &v, &n), 0);
+    assert_null(v);
+    assert_int_equal(sy__strmap_from_json("not json", &v, &n), 0);
+    assert_null(v);
+    assert_int_equal(sy__strmap_from_json(NULL, &v, &n), 0);
+    assert_null(v);
+}
+
 static void test_budgets(void **s)
 {
     (void)s;
@@ -389,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_allowed_routes),
         cmocka_unit_test(test_model_key),
         cmocka_unit_test(test_model_team_member_user),
+        cmocka_unit_test(test_model_aliases),
         cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_wild),
     };
