@@ -276,7 +276,7 @@ struct sy_call {
     void *db_obj;               /* object the last DB job loaded */
     double reserved[SY_ENT__COUNT]; /* budget reservations taken before the call */
     int reserved_any;
-    const void *ledger;         /* reservation held in memory (spend/ledger.c), settled by sy_call_spend */
+    const void *ledger;         /* the call's budget reservation (budget.c), settled by sy_call_spend */
     int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
     double cost;                /* the call's cost in USD once known */
     int cost_known;
@@ -334,6 +334,10 @@ int sy_stage_messages_count(struct sy_call *c); /* messages.c */
 int sy_stage_health(struct sy_call *c); /* router/health.c */
 int sy_stage_key_checks(struct sy_call *c); /* keycheck.c: model access, end user, budgets spent */
 int sy_stage_reserve(struct sy_call *c);
+/* A fallback is about to call c->group: re-price the budget reservation at
+ * it (a dearer group tops it up under the same admit rule). SY_OK: go on;
+ * SY_AGAIN: then(c) follows; SY_DONE: refused, the budget error was sent. */
+int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *));
 /* model_info.access_groups of group `model` (NUL-separated), for
  * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */
 const char *sy_group_access_groups(void *ud, const char *model);    /* budget.c: budget reservation before the call */

@@ -168,6 +168,11 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
  * ("Budget has been exceeded! Current cost: X, Max budget: Y"). */
 int sy_keys_check_budgets(const struct sy_keyinfo *ki, const struct sy_enduser *eu, const char *model,
                           struct sy_check_err *e);
+/* LiteLLM's budget refusal for one entity (kind: "key", "team",
+ * "organization", "user", "team_member", "end_user"), for the reservation
+ * that finds nothing left (gateway/budget.c). Returns e->status (400). */
+int sy_keys_budget_error(const char *kind, const struct sy_keyinfo *ki, const struct sy_enduser *eu, double spend,
+                         double max_budget, struct sy_check_err *e);
 
 /* ---- cross-instance invalidation (invalidate.c) ----------------------------
  * Subscribe to "switchyard:keys" on Redis in a thread of its own; each message

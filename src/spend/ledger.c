@@ -6,10 +6,12 @@
  *
  *   | key (entity kind, id) | spend (as loaded, plus what settled here) | reserved (in flight) |
  *
- * Reserving checks spend + reserved + worst case <= max_budget for every
+ * Reserving applies the admit rule of reserve.c (sy_reserve_fit: admit while
+ * spend + reserved < max_budget, take min(worst case, what is left)) to every
  * entity of the request under one lock, all or nothing, exactly as the
- * database statement of reserve.c does on PostgreSQL, for ~100 ns instead of a
- * write transaction. The spend writer still writes every cost to the
+ * database statements of reserve.c do on PostgreSQL, for ~100 ns instead of a
+ * write transaction. Nothing of it is in the database, so a crash leaves no
+ * reservation behind. The spend writer still writes every cost to the
  * database; an entry is dropped (and re-read from the database on the next
  * load) when the management API changes its entity or budgets are reset (one
  * with requests in flight is kept and takes the freshly loaded spend at its
@@ -68,6 +70,7 @@ int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT])
 {
     struct lent *got[SY_ENT__COUNT] = {0};
     r->refused = 0;
+    memset(r->taken, 0, sizeof r->taken);
     pthread_mutex_lock(&mu);
     for (int e = 0; e < SY_ENT__COUNT; e++) {
         if (!r->id[e])
@@ -79,18 +82,21 @@ int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT])
             l->spend = spend[e];
             l->stale = 0;
         }
-        if (l->spend + l->reserved + r->amount > r->max_budget[e] + 1e-9) {
+        double take = sy_reserve_fit(l->spend + l->reserved, r->max_budget[e], r->amount);
+        if (take < 0) {
             r->refused = 1;
             r->refused_ent = (enum sy_ent)e;
             r->current_spend = l->spend + l->reserved;
+            memset(r->taken, 0, sizeof r->taken);
             pthread_mutex_unlock(&mu);
             return 0;
         }
+        r->taken[e] = take;
         got[e] = l;
     }
     for (int e = 0; e < SY_ENT__COUNT; e++)
         if (got[e])
-            got[e]->reserved += r->amount;
+            got[e]->reserved += r->taken[e];
     pthread_mutex_unlock(&mu);
     return 0;
 }

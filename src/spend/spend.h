@@ -104,25 +104,62 @@ const char *sy_ent_name(enum sy_ent e); /* "key", "user", "team", "team_member",
 struct sy_reserve {
     const char *id[SY_ENT__COUNT];   /* NULL: entity absent or without a budget (member: "team_id\nuser_id") */
     double max_budget[SY_ENT__COUNT];
-    double amount;                   /* worst-case cost */
+    double amount;                   /* worst-case cost (or, topping up, the extra worst case) */
+    const char *resv_id;             /* the call's id: a "SwitchyardReservation" row per entity (NULL: none) */
     /* result */
-    int refused;                     /* 1: entity `refused_ent` would pass its budget */
+    double taken[SY_ENT__COUNT];     /* reserved from each entity: min(amount, max_budget - spend) */
+    int refused;                     /* 1: entity `refused_ent` has nothing left */
     enum sy_ent refused_ent;
-    double current_spend;            /* of the refused entity */
+    double current_spend;            /* of the refused entity (reservations in flight included) */
 };
-/* One transaction: for each present entity, spend += amount where
- * spend + amount <= max_budget; all or nothing. 0 (see refused), or a
- * negative SY_STORE_E*. */
+/* The admit rule, shared by the database (reserve.c) and the ledger: with
+ * `cur` = recorded spend + reservations in flight, admit while
+ * cur < max_budget and take min(amount, max_budget - cur). Sequential callers
+ * see LiteLLM's contract (a call is refused once recorded spend reaches the
+ * budget); concurrent callers overshoot by at most one call per budget (the
+ * one whose reservation was cut to what was left). Returns what to take, or
+ * -1 when refused. */
+double sy_reserve_fit(double cur, double max_budget, double amount);
+/* One transaction: for each present entity (in enum order, each row locked),
+ * the admit rule above; all or nothing; with resv_id, one
+ * "SwitchyardReservation" row per entity taken (owner: sy_reserve_owner())
+ * in the same transaction, added to when it exists (a top-up). 0 (see
+ * refused), or a negative SY_STORE_E*. */
 int sy_reserve_take(struct sy_store *st, struct sy_reserve *r);
 /* Group commit: rs[0..n) in one transaction, each in its own savepoint (a
  * refused one is undone alone). 0 (see each refused), or a negative
  * SY_STORE_E* for all of them. */
 int sy_reserve_take_many(struct sy_store *st, struct sy_reserve *const *rs, size_t n);
 
+/* ---- durable reservations (reserve.c): PostgreSQL ----------------------------
+ * "SwitchyardReservation"(id, kind, ent_id, amount, owner, created_at), one
+ * row per (call, entity) reservation, written with the spend it reserves and
+ * deleted by the spend writer in the transaction that settles it; and
+ * "SwitchyardInstance"(id, lease_until), one row per running instance,
+ * renewed by its writer thread. Rows whose owner's lease has lapsed (the
+ * instance died, or lost the database for longer than the lease) are
+ * reclaimed by any instance: their amounts are subtracted from the entities'
+ * spend and the rows deleted, in one transaction. */
+const char *sy_reserve_owner(void); /* this process's instance id (random, made once) */
+/* Renew this instance's lease for lease_s seconds. 0 or < 0. */
+int sy_reserve_heartbeat(struct sy_store *st, double now_unix, double lease_s);
+/* Reclaim the reservations older than lease_s of instances whose lease lapsed
+ * before now, and those this instance marked with sy_reserve_in_doubt.
+ * Returns rows reclaimed, or < 0. */
+int sy_reserve_reclaim(struct sy_store *st, double now_unix, double lease_s);
+/* Settle inside the writer's open transaction: delete the call's rows; 1
+ * when they were there (the reserved amounts are still in spend), 0 when
+ * reclaimed meanwhile (they are not: the whole cost is to be added), < 0. */
+int sy_reserve_settle_in_tx(struct sy_store *st, const char *resv_id);
+/* A reservation whose transaction failed with an unknown outcome: reclaim
+ * it (if it was committed) at the next sy_reserve_reclaim. */
+void sy_reserve_in_doubt(const char *resv_id);
+
 /* ---- reservations in memory (ledger.c): the embedded (SQLite) store --------
  * One process per SQLite file, so the budget arithmetic is kept here: the
- * same all-or-nothing check as sy_reserve_take, under one lock. spend[e] is
- * the entity's spend as last loaded, used when the ledger first sees it. */
+ * same all-or-nothing admit rule as sy_reserve_take, under one lock (fills
+ * r->taken). spend[e] is the entity's spend as last loaded, used when the
+ * ledger first sees it. */
 int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT]);
 /* The call ended: each entity present gets cost added and its reservation released. */
 void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT], double cost);
@@ -156,6 +193,7 @@ struct sy_spend_rec {
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
+    const char *resv_id;           /* reserved on PostgreSQL: the "SwitchyardReservation" rows to settle */
     int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
 };
 

@@ -34,6 +34,8 @@
  *   |------------------------------------|------------------------------|-------------------------------|
  *   | Switchyard_Meta                    | key                          | schema_version (migrate.c)    |
  *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations (responses/store.h) |
+ *   | SwitchyardReservation              | (id, kind)                   | budget reservations in flight (spend/reserve.c) |
+ *   | SwitchyardInstance                 | id                           | instance leases for reclaiming them |
  *
  * ("Switchyard_Meta" is made by migrate.c itself; "SwitchyardResponse" is in
  * sy__tables below like LiteLLM's, so an existing database gets it added.)
@@ -494,6 +496,22 @@ static const struct sy__col c_SwitchyardResponse[] = {
     {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
 };
 
+/* switchyard's own: budget reservations in flight and the instances' leases
+ * (spend/reserve.c). kind is enum sy_ent; ent_id the entity's id
+ * ("team\nuser" for a team member). */
+static const struct sy__col c_SwitchyardReservation[] = {
+    {"id", "text", NULL, 1},
+    {"kind", "integer", NULL, 1},
+    {"ent_id", "text", NULL, 1},
+    {"amount", "double precision", "0.0", 1},
+    {"owner", "text", NULL, 1},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+};
+static const struct sy__col c_SwitchyardInstance[] = {
+    {"id", "text", NULL, 1},
+    {"lease_until", "timestamp(3) without time zone", NULL, 1},
+};
+
 const struct sy__table sy__tables[] = {
     {"LiteLLM_VerificationToken", c_VerificationToken, (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
     {"LiteLLM_UserTable", c_UserTable, (int)(sizeof c_UserTable / sizeof c_UserTable[0]), "LiteLLM_UserTable_pkey", "user_id"},
@@ -513,6 +531,8 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
     {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey", "request_id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
+    {"SwitchyardReservation", c_SwitchyardReservation, (int)(sizeof c_SwitchyardReservation / sizeof c_SwitchyardReservation[0]), "SwitchyardReservation_pkey", "id, kind"},
+    {"SwitchyardInstance", c_SwitchyardInstance, (int)(sizeof c_SwitchyardInstance / sizeof c_SwitchyardInstance[0]), "SwitchyardInstance_pkey", "id"},
 };
 const int sy__ntables = (int)(sizeof sy__tables / sizeof sy__tables[0]);
 
@@ -573,5 +593,6 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_token_idx", 0, "token"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
+    {"SwitchyardReservation", "SwitchyardReservation_owner_idx", 0, "owner"},
 };
 const int sy__nindexes = (int)(sizeof sy__indexes / sizeof sy__indexes[0]);
