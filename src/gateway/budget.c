@@ -492,8 +492,12 @@ void sy_call_spend(struct sy_call *c, int status)
         for (int e = 0; e < SY_ENT__COUNT; e++)
             r.reserved[e] = c->reserved[e];
         r.resv_id = rv->r.resv_id;
+        sy_spend_rec_credit(&r, 1); /* the next reservation counts what this one gives back */
     }
-    sy_spend_record(&r);
+    if (sy_spend_record(&r) < 0 && r.resv_id) { /* dropped (queue full): give the reservation back */
+        sy_spend_rec_credit(&r, -1);
+        sy_reserve_in_doubt(r.resv_id);
+    }
     if (cost > 0 && k)
         sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);
     else if (cost > 0 && c->eu)

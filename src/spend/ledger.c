@@ -16,8 +16,18 @@
  * load) when the management API changes its entity or budgets are reset (one
  * with requests in flight is kept and takes the freshly loaded spend at its
  * next reservation).
+ *
+ * With PostgreSQL the same table holds each entity's `credit`: for calls of
+ * this instance that have ended but whose spend the writer has not committed
+ * yet, the sum of (reserved - cost) - what the spend column will lose when
+ * it does. reserve.c reads it after locking the row, so a caller's next call
+ * is judged by the spend it will be, not by its last call's reservation
+ * (sequential callers see LiteLLM's contract on PostgreSQL too). The writer
+ * takes it back before its COMMIT, while it holds the rows' locks, so a
+ * reservation never sees the new spend with the old credit.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +40,7 @@ struct lent {
     int e;
     int stale; /* forgotten with requests in flight: re-read spend at the next reservation */
     double spend, reserved;
+    double credit; /* PostgreSQL: reserved - cost of ended calls the writer has not committed */
     char id[];
 };
 
@@ -60,6 +71,7 @@ static struct lent *find(int e, const char *id, double init, int create)
     l->stale = 0;
     l->spend = init;
     l->reserved = 0;
+    l->credit = 0;
     memcpy(l->id, id, n + 1);
     l->next = tab[b];
     tab[b] = l;
@@ -126,7 +138,7 @@ void sy_ledger_forget(int e, const char *id)
             struct lent *l = *pp;
             if (e >= 0 && (l->e != e || (id && strcmp(l->id, id) != 0))) {
                 pp = &l->next;
-            } else if (l->reserved == 0) {
+            } else if (l->reserved == 0 && l->credit == 0) {
                 *pp = l->next;
                 free(l);
             } else { /* requests in flight settle here: keep it, re-read its spend */
@@ -136,4 +148,44 @@ void sy_ledger_forget(int e, const char *id)
         }
     }
     pthread_mutex_unlock(&mu);
+}
+
+void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT])
+{
+    pthread_mutex_lock(&mu);
+    for (int e = 0; e < SY_ENT__COUNT; e++) {
+        if (!id[e] || d[e] == 0)
+            continue;
+        struct lent *l = find(e, id[e], 0, 1);
+        if (!l)
+            continue;
+        l->credit += d[e];
+        if (l->credit > -1e-12 && l->credit < 1e-12)
+            l->credit = 0;
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+double sy_ledger_credit_of(int e, const char *id)
+{
+    pthread_mutex_lock(&mu);
+    struct lent *l = find(e, id, 0, 0);
+    double c = l ? l->credit : 0;
+    pthread_mutex_unlock(&mu);
+    return c;
+}
+
+void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign)
+{
+    if (!r->resv_id)
+        return;
+    char member[512];
+    const char *id[SY_ENT__COUNT] = {r->api_key, r->user_id, r->team_id, NULL, r->end_user, r->org_id};
+    if (r->team_id && r->user_id && (size_t)snprintf(member, sizeof member, "%s\n%s", r->team_id, r->user_id) < sizeof member)
+        id[SY_ENT_MEMBER] = member;
+    double d[SY_ENT__COUNT] = {0};
+    for (int e = 0; e < SY_ENT__COUNT; e++)
+        if (r->reserved[e] > 0)
+            d[e] = sign * (r->reserved[e] - r->spend);
+    sy_ledger_credit(id, d);
 }

@@ -20,7 +20,9 @@
  *   | end user | LiteLLM_EndUserTable          | user_id                        |
  *   | org      | LiteLLM_OrganizationTable     | organization_id                |
  *
- * A missing row is skipped (nothing to hold a budget against); a row with
+ * spend is read less this instance's credit for it (ledger.c: what calls
+ * that ended here will give back once the writer commits them). A missing
+ * row is skipped (nothing to hold a budget against); a row with
  * nothing left refuses the reservation (current_spend read back, the
  * transaction - or the group commit's savepoint - rolled back).
  *
@@ -82,9 +84,13 @@ static const struct {
                     "WHERE \"organization_id\" = $2"},
 };
 
+/* Less than this left is nothing left: ten calls of 0.1 sum to
+ * 0.9999999999999999, which must fill a budget of 1.0. */
+#define RESERVE_EPS 1e-9
+
 double sy_reserve_fit(double cur, double max_budget, double amount)
 {
-    if (!(cur < max_budget))
+    if (!(cur < max_budget - RESERVE_EPS))
         return -1;
     double left = max_budget - cur;
     return amount < left ? amount : left;
@@ -152,11 +158,13 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
             return rc;
         if (!s.found)
             continue; /* no row: nothing to reserve against */
-        double take = sy_reserve_fit(s.spend, r->max_budget[e], r->amount);
+        /* what this instance's ended calls will give back once written (ledger.c) */
+        double cur = s.spend - sy_ledger_credit_of(e, r->id[e]);
+        double take = sy_reserve_fit(cur, r->max_budget[e], r->amount);
         if (take < 0) {
             r->refused = 1;
             r->refused_ent = (enum sy_ent)e;
-            r->current_spend = s.spend;
+            r->current_spend = cur;
             memset(r->taken, 0, sizeof r->taken);
             return 0;
         }

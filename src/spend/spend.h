@@ -117,8 +117,9 @@ struct sy_reserve {
  * cur < max_budget and take min(amount, max_budget - cur). Sequential callers
  * see LiteLLM's contract (a call is refused once recorded spend reaches the
  * budget); concurrent callers overshoot by at most one call per budget (the
- * one whose reservation was cut to what was left). Returns what to take, or
- * -1 when refused. */
+ * one whose reservation was cut to what was left). Less than 1e-9 left counts
+ * as nothing (float sums: 10 x 0.1 fills 1.0). Returns what to take, or -1
+ * when refused. */
 double sy_reserve_fit(double cur, double max_budget, double amount);
 /* One transaction: for each present entity (in enum order, each row locked),
  * the admit rule above; all or nothing; with resv_id, one
@@ -166,6 +167,11 @@ void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved
 /* Drop entries (re-read from the database on next use): kind e (< 0: all),
  * id (NULL: every id of that kind). Entries with requests in flight stay. */
 void sy_ledger_forget(int e, const char *id);
+/* PostgreSQL: add d[e] to each entity's credit - what its spend column will
+ * lose when the writer commits calls that ended (reserved - cost; negative
+ * when a call cost more than it reserved). reserve.c judges spend - credit. */
+void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT]);
+double sy_ledger_credit_of(int e, const char *id);
 
 /* ---- the spend writer (writer.c) ------------------------------------------- */
 /* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
@@ -196,6 +202,12 @@ struct sy_spend_rec {
     const char *resv_id;           /* reserved on PostgreSQL: the "SwitchyardReservation" rows to settle */
     int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
 };
+
+/* PostgreSQL: the credit a record carries (reserved[e] - spend for each
+ * entity it reserved from) added with sign +1 (budget.c, the call ended) or
+ * taken back with -1 (writer.c, before the COMMIT that settles it; +1 again
+ * when that COMMIT failed). Records without resv_id carry none. */
+void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign);
 
 struct sy_spend_conf {
     double batch_interval_s;   /* general_settings.proxy_batch_write_at (default 1) */

@@ -612,6 +612,13 @@ static int write_entities(struct wctx *x, struct wrec *list, size_t n)
     return rc < 0 ? rc : 0;
 }
 
+/* The credit the chunk's records carry (reserve.c reads spend - credit). */
+static void credit(struct wrec *w, size_t n, double sign)
+{
+    for (; n > 0 && w; n--, w = w->next)
+        sy_spend_rec_credit(&w->r, sign);
+}
+
 /* The whole chunk in one transaction. 0 or a negative SY_STORE_E*. */
 static int write_chunk(struct wctx *x, struct wrec *list, size_t n, int logs)
 {
@@ -626,8 +633,11 @@ static int write_chunk(struct wctx *x, struct wrec *list, size_t n, int logs)
         goto fail;
     if ((rc = write_entities(x, list, n)) < 0)
         goto fail;
-    if ((rc = sy_store_commit(x->st)) < 0)
+    credit(list, n, -1); /* taken back while the entity rows are locked (ledger.c) */
+    if ((rc = sy_store_commit(x->st)) < 0) {
+        credit(list, n, 1);
         goto fail;
+    }
     return 0;
 fail:
     snprintf(x->err, sizeof x->err, "%s", sy_store_errmsg(x->st));
@@ -691,6 +701,10 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
                 if (n == 1 && s->qerr >= MAX_QERR) {
                     sy_error("spend writer: dropping spend row %s after %d failed attempts: %s", s->batch->r.request_id,
                              s->qerr, x->err);
+                    if (s->batch->r.resv_id) { /* its reservation goes back */
+                        sy_spend_rec_credit(&s->batch->r, -1);
+                        sy_reserve_in_doubt(s->batch->r.resv_id);
+                    }
                     free_list(s->batch, 1);
                     s->batch = rest;
                     s->nbatch -= 1;

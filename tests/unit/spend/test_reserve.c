@@ -381,6 +381,8 @@ static void test_ledger_contract(void **state)
     r2.max_budget[SY_ENT_KEY] = 1;
     sy_ledger_reserve(&r2, spend);
     assert_int_equal(r2.refused, 0);
+    res[0] = r2.taken[SY_ENT_KEY];
+    sy_ledger_settle(r2.id, res, 0);
     sy_ledger_forget(-1, NULL);
 }
 
