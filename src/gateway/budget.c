@@ -487,7 +487,7 @@ void sy_call_spend(struct sy_call *c, int status)
     r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
     const struct resv *rv = c->ledger;
     if (rv && rv->mem) { /* reserved in memory: the database gets the whole cost */
-        sy_ledger_settle(rv->r.id, c->reserved, cost);
+        sy_ledger_settle(rv->r.id, c->reserved, rv->r.partial, cost);
     } else if (rv) { /* reserved in the database: the writer settles its rows */
         for (int e = 0; e < SY_ENT__COUNT; e++)
             r.reserved[e] = c->reserved[e];

@@ -41,6 +41,7 @@ struct lent {
     int stale; /* forgotten with requests in flight: re-read spend at the next reservation */
     double spend, reserved;
     double credit; /* PostgreSQL: reserved - cost of ended calls the writer has not committed */
+    int partial;   /* calls in flight holding a partial reservation (0 or 1) */
     char id[];
 };
 
@@ -72,6 +73,7 @@ static struct lent *find(int e, const char *id, double init, int create)
     l->spend = init;
     l->reserved = 0;
     l->credit = 0;
+    l->partial = 0;
     memcpy(l->id, id, n + 1);
     l->next = tab[b];
     tab[b] = l;
@@ -81,6 +83,7 @@ static struct lent *find(int e, const char *id, double init, int create)
 int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT])
 {
     struct lent *got[SY_ENT__COUNT] = {0};
+    int mark[SY_ENT__COUNT] = {0};
     r->refused = 0;
     memset(r->taken, 0, sizeof r->taken);
     pthread_mutex_lock(&mu);
@@ -94,11 +97,18 @@ int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT])
             l->spend = spend[e];
             l->stale = 0;
         }
-        double take = sy_reserve_fit(l->spend + l->reserved, r->max_budget[e], r->amount);
+        double cur = l->spend + l->reserved;
+        double take = sy_reserve_fit(cur, r->max_budget[e], r->amount);
+        if (take >= 0 && take < r->amount && !r->partial[e]) {
+            if (l->partial > 0) /* another call holds the one partial reservation */
+                take = -1;
+            else
+                mark[e] = 1;
+        }
         if (take < 0) {
             r->refused = 1;
             r->refused_ent = (enum sy_ent)e;
-            r->current_spend = l->spend + l->reserved;
+            r->current_spend = cur;
             memset(r->taken, 0, sizeof r->taken);
             pthread_mutex_unlock(&mu);
             return 0;
@@ -107,13 +117,19 @@ int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT])
         got[e] = l;
     }
     for (int e = 0; e < SY_ENT__COUNT; e++)
-        if (got[e])
+        if (got[e]) {
             got[e]->reserved += r->taken[e];
+            if (mark[e]) {
+                got[e]->partial++;
+                r->partial[e] = 1;
+            }
+        }
     pthread_mutex_unlock(&mu);
     return 0;
 }
 
-void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT], double cost)
+void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT],
+                      const int partial[SY_ENT__COUNT], double cost)
 {
     pthread_mutex_lock(&mu);
     for (int e = 0; e < SY_ENT__COUNT; e++) {
@@ -126,6 +142,8 @@ void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved
         l->reserved -= reserved[e];
         if (l->reserved < 1e-12)
             l->reserved = 0;
+        if (partial && partial[e] && l->partial > 0)
+            l->partial--;
     }
     pthread_mutex_unlock(&mu);
 }
@@ -138,7 +156,7 @@ void sy_ledger_forget(int e, const char *id)
             struct lent *l = *pp;
             if (e >= 0 && (l->e != e || (id && strcmp(l->id, id) != 0))) {
                 pp = &l->next;
-            } else if (l->reserved == 0 && l->credit == 0) {
+            } else if (l->reserved == 0 && l->credit == 0 && l->partial == 0) {
                 *pp = l->next;
                 free(l);
             } else { /* requests in flight settle here: keep it, re-read its spend */

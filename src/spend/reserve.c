@@ -29,9 +29,13 @@
  * Why the overshoot is bounded: the SELECT ... FOR UPDATE (PostgreSQL; SQLite's
  * BEGIN IMMEDIATE holds the database write lock) serialises every reservation
  * of a row, from any number of instances, so the reservations in flight sum
- * to at most max_budget; only the last one admitted can have been cut short
- * of its worst case, so recorded spend can pass max_budget by at most one
- * call's cost. Rows are always locked in the same order (entity kind, then
+ * to at most max_budget. A reservation cut short of its worst case (partial)
+ * is taken only when no other call's row for the entity is marked partial
+ * (SQL_OTHER_PARTIAL, read under the entity's row lock), so at most one call
+ * at a time can cost more than it reserved: recorded spend passes max_budget
+ * by at most one call's cost. (Without that, calls ending under their
+ * reservation free room for a second partial one while the first is in
+ * flight, and the excesses add up.) Rows are always locked in the same order (entity kind, then
  * id - one per kind here, and the spend writer sorts the same way), so
  * reservations cannot deadlock one another or the writer.
  *
@@ -125,10 +129,23 @@ static int member_split(const char *id, struct sy_sval *team, struct sy_sval *us
     return 0;
 }
 
-#define SQL_RESV_UPSERT                                                                                       \
-    "INSERT INTO \"SwitchyardReservation\" (\"id\", \"kind\", \"ent_id\", \"amount\", \"owner\", \"created_at\") " \
-    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (\"id\", \"kind\") DO UPDATE SET "                             \
-    "\"amount\" = \"SwitchyardReservation\".\"amount\" + EXCLUDED.\"amount\""
+#define SQL_RESV_UPSERT                                                                                        \
+    "INSERT INTO \"SwitchyardReservation\" (\"id\", \"kind\", \"ent_id\", \"amount\", \"owner\", \"created_at\", " \
+    "\"partial\") VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (\"id\", \"kind\") DO UPDATE SET "               \
+    "\"amount\" = \"SwitchyardReservation\".\"amount\" + EXCLUDED.\"amount\", \"partial\" = CASE WHEN "         \
+    "EXCLUDED.\"partial\" > \"SwitchyardReservation\".\"partial\" THEN EXCLUDED.\"partial\" ELSE "               \
+    "\"SwitchyardReservation\".\"partial\" END"
+/* Another call's partial reservation of the entity ($1 kind, $2 id, $3 this call) */
+#define SQL_OTHER_PARTIAL                                                                                      \
+    "SELECT 1 AS \"x\" FROM \"SwitchyardReservation\" WHERE \"kind\" = $1 AND \"ent_id\" = $2 AND \"partial\" = 1 " \
+    "AND \"id\" <> $3 LIMIT 1"
+
+static int on_any(void *ud, const struct sy_srow *row)
+{
+    (void)row;
+    *(int *)ud = 1;
+    return 1;
+}
 
 /* The statements of one reservation inside an open transaction: 0 (r->refused
  * set when an entity has nothing left; what ran is left for the caller to
@@ -137,6 +154,8 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
 {
     int pg = sy_store_kind(st) == SY_STORE_POSTGRES;
     char sel[256], now_iso[32];
+    int partial0[SY_ENT__COUNT];
+    memcpy(partial0, r->partial, sizeof partial0); /* restored when refused (rolled back) */
     sy_iso_time((double)time(NULL), now_iso);
     for (int e = 0; e < SY_ENT__COUNT; e++) {
         if (!r->id[e])
@@ -161,7 +180,20 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
         /* what this instance's ended calls will give back once written (ledger.c) */
         double cur = s.spend - sy_ledger_credit_of(e, r->id[e]);
         double take = sy_reserve_fit(cur, r->max_budget[e], r->amount);
+        int mark = 0;
+        if (take >= 0 && take < r->amount && !r->partial[e] && r->resv_id) {
+            /* cut short: only while no other call holds the entity's partial reservation */
+            int other = 0;
+            struct sy_sval q[3] = {sy_sv_int(e), sy_sv_text(r->id[e]), sy_sv_text(r->resv_id)};
+            if ((rc = sy_store_exec(st, SQL_OTHER_PARTIAL, 3, q, on_any, &other)) < 0)
+                return rc;
+            if (other)
+                take = -1;
+            else
+                mark = 1;
+        }
         if (take < 0) {
+            memcpy(r->partial, partial0, sizeof partial0);
             r->refused = 1;
             r->refused_ent = (enum sy_ent)e;
             r->current_spend = cur;
@@ -169,6 +201,8 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
             return 0;
         }
         r->taken[e] = take;
+        if (mark)
+            r->partial[e] = 1;
         if (take == 0)
             continue;
         p[0] = sy_sv_num(take);
@@ -177,9 +211,11 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
         if ((rc = sy_store_exec(st, ents[e].update, 1 + nk, p, NULL, NULL)) < 0)
             return rc;
         if (r->resv_id) {
-            struct sy_sval q[6] = {sy_sv_text(r->resv_id), sy_sv_int(e),          sy_sv_text(r->id[e]),
-                                   sy_sv_num(take),        sy_sv_text(sy_reserve_owner()), sy_sv_ts(now_iso)};
-            if ((rc = sy_store_exec(st, SQL_RESV_UPSERT, 6, q, NULL, NULL)) < 0)
+            struct sy_sval q[7] = {sy_sv_text(r->resv_id), sy_sv_int(e),
+                                   sy_sv_text(r->id[e]),   sy_sv_num(take),
+                                   sy_sv_text(sy_reserve_owner()), sy_sv_ts(now_iso),
+                                   sy_sv_int(r->partial[e])};
+            if ((rc = sy_store_exec(st, SQL_RESV_UPSERT, 7, q, NULL, NULL)) < 0)
                 return rc;
         }
     }

@@ -108,6 +108,8 @@ struct sy_reserve {
     const char *resv_id;             /* the call's id: a "SwitchyardReservation" row per entity (NULL: none) */
     /* result */
     double taken[SY_ENT__COUNT];     /* reserved from each entity: min(amount, max_budget - spend) */
+    int partial[SY_ENT__COUNT];      /* 1: this call holds the entity's one partial reservation (kept
+                                      * across top-ups; the ledger's settle releases it) */
     int refused;                     /* 1: entity `refused_ent` has nothing left */
     enum sy_ent refused_ent;
     double current_spend;            /* of the refused entity (reservations in flight included) */
@@ -116,8 +118,10 @@ struct sy_reserve {
  * `cur` = recorded spend + reservations in flight, admit while
  * cur < max_budget and take min(amount, max_budget - cur). Sequential callers
  * see LiteLLM's contract (a call is refused once recorded spend reaches the
- * budget); concurrent callers overshoot by at most one call per budget (the
- * one whose reservation was cut to what was left). Less than 1e-9 left counts
+ * budget); concurrent callers overshoot by at most one call per budget: a
+ * reservation cut short of its worst case (partial) is taken only while no
+ * other call holds one for that entity, so at most one call's excess over
+ * its reservation is ever realised. Less than 1e-9 left counts
  * as nothing (float sums: 10 x 0.1 fills 1.0). Returns what to take, or -1
  * when refused. */
 double sy_reserve_fit(double cur, double max_budget, double amount);
@@ -162,8 +166,10 @@ void sy_reserve_in_doubt(const char *resv_id);
  * r->taken). spend[e] is the entity's spend as last loaded, used when the
  * ledger first sees it. */
 int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT]);
-/* The call ended: each entity present gets cost added and its reservation released. */
-void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT], double cost);
+/* The call ended: each entity present gets cost added and its reservation
+ * (and its partial mark, partial[e]) released. */
+void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT],
+                      const int partial[SY_ENT__COUNT], double cost);
 /* Drop entries (re-read from the database on next use): kind e (< 0: all),
  * id (NULL: every id of that kind). Entries with requests in flight stay. */
 void sy_ledger_forget(int e, const char *id);

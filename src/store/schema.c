@@ -498,7 +498,8 @@ static const struct sy__col c_SwitchyardResponse[] = {
 
 /* switchyard's own: budget reservations in flight and the instances' leases
  * (spend/reserve.c). kind is enum sy_ent; ent_id the entity's id
- * ("team\nuser" for a team member). */
+ * ("team\nuser" for a team member); partial 1 marks the entity's one
+ * reservation cut short of its worst case. */
 static const struct sy__col c_SwitchyardReservation[] = {
     {"id", "text", NULL, 1},
     {"kind", "integer", NULL, 1},
@@ -506,6 +507,7 @@ static const struct sy__col c_SwitchyardReservation[] = {
     {"amount", "double precision", "0.0", 1},
     {"owner", "text", NULL, 1},
     {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"partial", "integer", "0", 1},
 };
 static const struct sy__col c_SwitchyardInstance[] = {
     {"id", "text", NULL, 1},
@@ -594,5 +596,6 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
     {"SwitchyardReservation", "SwitchyardReservation_owner_idx", 0, "owner"},
+    {"SwitchyardReservation", "SwitchyardReservation_kind_ent_id_idx", 0, "kind, ent_id"},
 };
 const int sy__nindexes = (int)(sizeof sy__indexes / sizeof sy__indexes[0]);

@@ -348,6 +348,48 @@ static void test_durable_rows(void **state)
     assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 3);
 }
 
+/* The database's one-partial rule: as the ledger's, across connections. */
+static void test_db_one_partial(void **state)
+{
+    struct sy_store *st = *state;
+    seed(st);
+    exec_ok(st, "DELETE FROM \"SwitchyardReservation\"", 0, NULL);
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = 0, \"max_budget\" = 1 WHERE \"token\" = 'k1'", 0, NULL);
+    struct sy_reserve a, b, c;
+    memset(&a, 0, sizeof a);
+    a.id[SY_ENT_KEY] = "k1";
+    a.max_budget[SY_ENT_KEY] = 1;
+    a.amount = 0.6;
+    b = c = a;
+    a.resv_id = "pa";
+    b.resv_id = "pb";
+    c.resv_id = "pc";
+    assert_int_equal(sy_reserve_take(st, &a), 0);
+    assert_int_equal(a.refused, 0);
+    assert_int_equal(a.partial[SY_ENT_KEY], 0);
+    assert_int_equal(sy_reserve_take(st, &b), 0);
+    assert_int_equal(b.refused, 0);
+    assert_int_equal(b.partial[SY_ENT_KEY], 1);
+    assert_true(fabs(b.taken[SY_ENT_KEY] - 0.4) < 1e-12);
+    /* a ends costing 0.1: the writer's settle */
+    assert_int_equal(sy_store_begin(st), 0);
+    assert_int_equal(sy_reserve_settle_in_tx(st, "pa"), 1);
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = \"spend\" - 0.5 WHERE \"token\" = 'k1'", 0, NULL);
+    assert_int_equal(sy_store_commit(st), 0);
+    assert_int_equal(sy_reserve_take(st, &c), 0); /* 0.6 would be cut short while b is: refused */
+    assert_int_equal(c.refused, 1);
+    c.amount = 0.5;
+    assert_int_equal(sy_reserve_take(st, &c), 0); /* whole: admitted */
+    assert_int_equal(c.refused, 0);
+    assert_int_equal(c.partial[SY_ENT_KEY], 0);
+    /* b's own top-up may be cut short again (it already holds the mark) */
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = \"spend\" - 0.05 WHERE \"token\" = 'k1'", 0, NULL);
+    b.amount = 0.2;
+    assert_int_equal(sy_reserve_take(st, &b), 0);
+    assert_int_equal(b.refused, 0);
+    assert_true(fabs(b.taken[SY_ENT_KEY] - 0.05) < 1e-9);
+}
+
 /* ---- the in-memory ledger (SQLite's path) ---- */
 
 static void test_ledger_contract(void **state)
@@ -355,7 +397,7 @@ static void test_ledger_contract(void **state)
     (void)state;
     sy_ledger_forget(-1, NULL);
     double spend[SY_ENT__COUNT] = {0};
-    struct sy_reserve r;
+    struct sy_reserve r, r2;
     memset(&r, 0, sizeof r);
     r.id[SY_ENT_KEY] = "ledger-k";
     r.max_budget[SY_ENT_KEY] = 0.001; /* below one call's worst case */
@@ -363,17 +405,20 @@ static void test_ledger_contract(void **state)
     sy_ledger_reserve(&r, spend);
     assert_int_equal(r.refused, 0); /* the first call is admitted ... */
     assert_true(r.taken[SY_ENT_KEY] == 0.001);
-    struct sy_reserve r2 = r;
+    assert_int_equal(r.partial[SY_ENT_KEY], 1);
+    r2 = r;
+    memset(r2.partial, 0, sizeof r2.partial);
     sy_ledger_reserve(&r2, spend); /* ... a concurrent second is not: nothing is left */
     assert_int_equal(r2.refused, 1);
     assert_true(r2.current_spend == 0.001);
     double res[SY_ENT__COUNT] = {0.001};
-    sy_ledger_settle(r.id, res, 0.0004); /* it cost less than what was left */
+    sy_ledger_settle(r.id, res, r.partial, 0.0004); /* it cost less than what was left */
     sy_ledger_reserve(&r2, spend);
     assert_int_equal(r2.refused, 0);
     assert_true(fabs(r2.taken[SY_ENT_KEY] - 0.0006) < 1e-15);
     res[0] = r2.taken[SY_ENT_KEY];
-    sy_ledger_settle(r2.id, res, 0.002); /* the one call that overshoots */
+    sy_ledger_settle(r2.id, res, r2.partial, 0.002); /* the one call that overshoots */
+    memset(r2.partial, 0, sizeof r2.partial);
     sy_ledger_reserve(&r2, spend);
     assert_int_equal(r2.refused, 1);
     assert_true(fabs(r2.current_spend - 0.0024) < 1e-12);
@@ -382,7 +427,47 @@ static void test_ledger_contract(void **state)
     sy_ledger_reserve(&r2, spend);
     assert_int_equal(r2.refused, 0);
     res[0] = r2.taken[SY_ENT_KEY];
-    sy_ledger_settle(r2.id, res, 0);
+    sy_ledger_settle(r2.id, res, r2.partial, 0);
+    sy_ledger_forget(-1, NULL);
+}
+
+/* One partial reservation at a time: room freed by a call that cost less than
+ * it reserved does not admit a second call cut short while the first is out. */
+static void test_ledger_one_partial(void **state)
+{
+    (void)state;
+    sy_ledger_forget(-1, NULL);
+    double spend[SY_ENT__COUNT] = {0};
+    struct sy_reserve a, b, c;
+    memset(&a, 0, sizeof a);
+    a.id[SY_ENT_KEY] = "ledger-p";
+    a.max_budget[SY_ENT_KEY] = 1;
+    a.amount = 0.6;
+    b = c = a;
+    sy_ledger_reserve(&a, spend); /* 0.6 whole */
+    assert_int_equal(a.refused, 0);
+    assert_int_equal(a.partial[SY_ENT_KEY], 0);
+    sy_ledger_reserve(&b, spend); /* 0.4 of 0.6: the partial one */
+    assert_int_equal(b.refused, 0);
+    assert_int_equal(b.partial[SY_ENT_KEY], 1);
+    double res[SY_ENT__COUNT] = {0.6};
+    sy_ledger_settle(a.id, res, a.partial, 0.1); /* a cost 0.1: 0.5 freed */
+    sy_ledger_reserve(&c, spend);                  /* 0.6 does not fit in 0.5, and b is out: refused */
+    assert_int_equal(c.refused, 1);
+    c.amount = 0.5; /* whole: fits */
+    sy_ledger_reserve(&c, spend);
+    assert_int_equal(c.refused, 0);
+    assert_int_equal(c.partial[SY_ENT_KEY], 0);
+    res[0] = b.taken[SY_ENT_KEY];
+    sy_ledger_settle(b.id, res, b.partial, 0.6); /* b's excess: the one overshoot */
+    res[0] = c.taken[SY_ENT_KEY];
+    sy_ledger_settle(c.id, res, c.partial, 0.5);
+    /* spend 0.1 + 0.6 + 0.5 = 1.2: over 1 by b's excess (0.2), less than one call */
+    struct sy_reserve d = a;
+    memset(d.partial, 0, sizeof d.partial);
+    sy_ledger_reserve(&d, spend);
+    assert_int_equal(d.refused, 1);
+    assert_true(fabs(d.current_spend - 1.2) < 1e-12);
     sy_ledger_forget(-1, NULL);
 }
 
@@ -428,7 +513,9 @@ int main(void)
         cmocka_unit_test(test_all_entities_and_member),
         cmocka_unit_test(test_missing_row_skipped),
         cmocka_unit_test(test_durable_rows),
+        cmocka_unit_test(test_db_one_partial),
         cmocka_unit_test(test_ledger_contract),
+        cmocka_unit_test(test_ledger_one_partial),
     };
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(sqlite_path, sizeof sqlite_path, "%s/sy_test_reserve_%d.db", tmp, (int)getpid());
