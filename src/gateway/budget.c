@@ -492,6 +492,9 @@ void sy_call_spend(struct sy_call *c, int status)
         for (int e = 0; e < SY_ENT__COUNT; e++)
             r.reserved[e] = c->reserved[e];
         r.resv_id = rv->r.resv_id;
+        for (int e = 0; e < SY_ENT__COUNT; e++)
+            if (rv->r.partial[e])
+                r.partial_mask |= 1u << e;
         sy_spend_rec_credit(&r, 1); /* the next reservation counts what this one gives back */
     }
     if (sy_spend_record(&r) < 0 && r.resv_id) { /* dropped (queue full): give the reservation back */

@@ -42,6 +42,7 @@ struct lent {
     double spend, reserved;
     double credit; /* PostgreSQL: reserved - cost of ended calls the writer has not committed */
     int partial;   /* calls in flight holding a partial reservation (0 or 1) */
+    int ended_partial; /* PostgreSQL: ended calls whose partial mark the writer has not deleted */
     char id[];
 };
 
@@ -74,6 +75,7 @@ static struct lent *find(int e, const char *id, double init, int create)
     l->reserved = 0;
     l->credit = 0;
     l->partial = 0;
+    l->ended_partial = 0;
     memcpy(l->id, id, n + 1);
     l->next = tab[b];
     tab[b] = l;
@@ -156,7 +158,7 @@ void sy_ledger_forget(int e, const char *id)
             struct lent *l = *pp;
             if (e >= 0 && (l->e != e || (id && strcmp(l->id, id) != 0))) {
                 pp = &l->next;
-            } else if (l->reserved == 0 && l->credit == 0 && l->partial == 0) {
+            } else if (l->reserved == 0 && l->credit == 0 && l->partial == 0 && l->ended_partial == 0) {
                 *pp = l->next;
                 free(l);
             } else { /* requests in flight settle here: keep it, re-read its spend */
@@ -168,11 +170,12 @@ void sy_ledger_forget(int e, const char *id)
     pthread_mutex_unlock(&mu);
 }
 
-void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT])
+/* d[e] added to the credit; marks[e] (may be NULL) to ended_partial. */
+static void credit_add(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT], const int *marks)
 {
     pthread_mutex_lock(&mu);
     for (int e = 0; e < SY_ENT__COUNT; e++) {
-        if (!id[e] || d[e] == 0)
+        if (!id[e] || (d[e] == 0 && (!marks || !marks[e])))
             continue;
         struct lent *l = find(e, id[e], 0, 1);
         if (!l)
@@ -180,8 +183,24 @@ void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT
         l->credit += d[e];
         if (l->credit > -1e-12 && l->credit < 1e-12)
             l->credit = 0;
+        if (marks)
+            l->ended_partial += marks[e];
     }
     pthread_mutex_unlock(&mu);
+}
+
+void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT])
+{
+    credit_add(id, d, NULL);
+}
+
+int sy_ledger_ended_partial(int e, const char *id)
+{
+    pthread_mutex_lock(&mu);
+    struct lent *l = find(e, id, 0, 0);
+    int n = l ? l->ended_partial : 0;
+    pthread_mutex_unlock(&mu);
+    return n;
 }
 
 double sy_ledger_credit_of(int e, const char *id)
@@ -202,8 +221,12 @@ void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign)
     if (r->team_id && r->user_id && (size_t)snprintf(member, sizeof member, "%s\n%s", r->team_id, r->user_id) < sizeof member)
         id[SY_ENT_MEMBER] = member;
     double d[SY_ENT__COUNT] = {0};
-    for (int e = 0; e < SY_ENT__COUNT; e++)
+    int marks[SY_ENT__COUNT] = {0};
+    for (int e = 0; e < SY_ENT__COUNT; e++) {
         if (r->reserved[e] > 0)
             d[e] = sign * (r->reserved[e] - r->spend);
-    sy_ledger_credit(id, d);
+        if (r->partial_mask & (1u << e))
+            marks[e] = sign > 0 ? 1 : -1;
+    }
+    credit_add(id, d, marks);
 }

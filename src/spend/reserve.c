@@ -31,7 +31,8 @@
  * of a row, from any number of instances, so the reservations in flight sum
  * to at most max_budget. A reservation cut short of its worst case (partial)
  * is taken only when no other call's row for the entity is marked partial
- * (SQL_OTHER_PARTIAL, read under the entity's row lock), so at most one call
+ * (SQL_OTHER_PARTIAL, read under the entity's row lock; less the marks of
+ * calls that ended here, ledger.c), so at most one call
  * at a time can cost more than it reserved: recorded spend passes max_budget
  * by at most one call's cost. (Without that, calls ending under their
  * reservation free room for a second partial one while the first is in
@@ -137,13 +138,12 @@ static int member_split(const char *id, struct sy_sval *team, struct sy_sval *us
     "\"SwitchyardReservation\".\"partial\" END"
 /* Another call's partial reservation of the entity ($1 kind, $2 id, $3 this call) */
 #define SQL_OTHER_PARTIAL                                                                                      \
-    "SELECT 1 AS \"x\" FROM \"SwitchyardReservation\" WHERE \"kind\" = $1 AND \"ent_id\" = $2 AND \"partial\" = 1 " \
-    "AND \"id\" <> $3 LIMIT 1"
+    "SELECT COUNT(*) AS \"n\" FROM \"SwitchyardReservation\" WHERE \"kind\" = $1 AND \"ent_id\" = $2 "         \
+    "AND \"partial\" = 1 AND \"id\" <> $3"
 
-static int on_any(void *ud, const struct sy_srow *row)
+static int on_count(void *ud, const struct sy_srow *row)
 {
-    (void)row;
-    *(int *)ud = 1;
+    *(int64_t *)ud = sy_srow_int(row, "n", 0);
     return 1;
 }
 
@@ -183,11 +183,12 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
         int mark = 0;
         if (take >= 0 && take < r->amount && !r->partial[e] && r->resv_id) {
             /* cut short: only while no other call holds the entity's partial reservation */
-            int other = 0;
+            int64_t other = 0;
             struct sy_sval q[3] = {sy_sv_int(e), sy_sv_text(r->id[e]), sy_sv_text(r->resv_id)};
-            if ((rc = sy_store_exec(st, SQL_OTHER_PARTIAL, 3, q, on_any, &other)) < 0)
+            if ((rc = sy_store_exec(st, SQL_OTHER_PARTIAL, 3, q, on_count, &other)) < 0)
                 return rc;
-            if (other)
+            /* marks of calls that ended here are not in flight (the writer deletes them) */
+            if (other - sy_ledger_ended_partial(e, r->id[e]) > 0)
                 take = -1;
             else
                 mark = 1;

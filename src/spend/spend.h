@@ -178,6 +178,10 @@ void sy_ledger_forget(int e, const char *id);
  * when a call cost more than it reserved). reserve.c judges spend - credit. */
 void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT]);
 double sy_ledger_credit_of(int e, const char *id);
+/* PostgreSQL: calls of this instance that held the entity's partial
+ * reservation and have ended, whose rows the writer has not deleted yet
+ * (reserve.c does not count their marks as in flight). */
+int sy_ledger_ended_partial(int e, const char *id);
 
 /* ---- the spend writer (writer.c) ------------------------------------------- */
 /* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
@@ -206,11 +210,12 @@ struct sy_spend_rec {
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
     const char *resv_id;           /* reserved on PostgreSQL: the "SwitchyardReservation" rows to settle */
+    unsigned partial_mask;         /* bit e: its reservation of entity e was the partial one */
     int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
 };
 
 /* PostgreSQL: the credit a record carries (reserved[e] - spend for each
- * entity it reserved from) added with sign +1 (budget.c, the call ended) or
+ * entity it reserved from, and its ended partial marks) added with sign +1 (budget.c, the call ended) or
  * taken back with -1 (writer.c, before the COMMIT that settles it; +1 again
  * when that COMMIT failed). Records without resv_id carry none. */
 void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign);
