@@ -79,12 +79,15 @@ test('one instance SIGKILLed and PostgreSQL restarted mid-load: key spend = the 
   await Promise.all(runs);
 
   // the dead instance held reservations: they are in the spend column until reclaimed
+  const first = await state(hash);
+  assert.ok(first.open > 0, `the killed instance's calls in flight left reservations: ${JSON.stringify(first)}`);
   let s = null;
   const settled = await until(async () => {
     try { s = await state(hash); } catch { return false; }
     return s.open === 0 && Math.abs(s.spend - s.sum) < 1e-9;
   }, 60000);
   assert.ok(settled, `after recovery: ${JSON.stringify(s)}`);
+  assert.match(b.log(), /budget reservations of lapsed instances given back/);
   assert.ok(s.rows >= 30, `rows written: ${s.rows}`);
   assert.ok(Math.abs(s.sum - s.rows * 0.018) < 1e-9, `each row costs 0.018: ${JSON.stringify(s)}`);
   // and the survivor still admits the key
