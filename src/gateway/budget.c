@@ -24,11 +24,13 @@
  * call in flight through. Which entities are reserved from follows LiteLLM's
  * checks: the user only for a key without a team, an organization only with
  * max_budget > 0. A stage that finds no budgeted entity costs one loop over
- * six pointers.
+ * six pointers. litellm_settings.max_budget (the proxy-wide budget) is
+ * checked first, as LiteLLM does, against spent-so-far (below).
  */
 #include "gateway/gateway.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,7 +317,106 @@ static void counted(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
+/* ---- the proxy-wide budget (litellm_settings.max_budget) ----
+ * LiteLLM (auth_checks.py::_global_proxy_budget_check) refuses LLM calls
+ * while the proxy's spend - SUM(spend) of "MonthlyGlobalSpend", the last 30
+ * days of LiteLLM_SpendLogs, cached - is above max_budget, with
+ * BudgetExceededError "Budget has been exceeded! Current cost: X, Max
+ * budget: Y". Here: the sum over the last budget_duration (default 30 days),
+ * re-read by one request every GLOBAL_TTL seconds (the others go on with the
+ * value held), plus what this instance's calls cost since. No reservation:
+ * the proxy budget is LiteLLM's spent-so-far check. */
+#define GLOBAL_TTL 10.0
+
+static struct {
+    _Atomic double spend;
+    _Atomic double loaded_at; /* monotonic seconds; 0 never */
+    atomic_int loading;
+} gb;
+
+struct gload {
+    double since;
+    double sum;
+};
+
+static void global_add(double cost)
+{
+    double cur = atomic_load(&gb.spend);
+    while (!atomic_compare_exchange_weak(&gb.spend, &cur, cur + cost))
+        ;
+}
+
+static int on_global_sum(void *ud, const struct sy_srow *row)
+{
+    ((struct gload *)ud)->sum = sy_srow_num(row, "s", 0);
+    return 1;
+}
+
+static void global_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct gload *gl = arg;
+    char since[32];
+    sy_iso_time(gl->since, since);
+    struct sy_sval p = sy_sv_ts(since);
+    c->db_rc = sy_store_exec(st,
+                             "SELECT COALESCE(SUM(\"spend\"), 0) AS \"s\" FROM \"LiteLLM_SpendLogs\" "
+                             "WHERE \"startTime\" >= $1",
+                             1, &p, on_global_sum, gl);
+}
+
+static int stage_rest(struct sy_call *c);
+
+static void global_done(struct sy_call *c, void *arg)
+{
+    struct gload *gl = arg;
+    if (c->db_rc >= 0) {
+        atomic_store(&gb.spend, gl->sum);
+        atomic_store(&gb.loaded_at, (double)sy_now_ns() / 1e9);
+    }
+    atomic_store(&gb.loading, 0);
+    if (stage_rest(c) == SY_OK)
+        sy_call_resume(c);
+}
+
+/* SY_OK, SY_DONE (refused) or SY_AGAIN (reloading: stage_rest follows). */
+static int global_check(struct sy_call *c)
+{
+    const struct sy_config *cfg = c->g->cfg;
+    double now = (double)sy_now_ns() / 1e9, at = atomic_load(&gb.loaded_at);
+    if ((at == 0 || now - at > GLOBAL_TTL) && !atomic_exchange(&gb.loading, 1)) {
+        struct gload *gl = sy_arena_alloc(&c->req->arena, sizeof *gl);
+        double window = cfg->budget_duration ? sy_duration_seconds(cfg->budget_duration) : -1;
+        if (gl) {
+            gl->since = sy_wall_now() - (window > 0 ? window : 30 * 86400.0);
+            gl->sum = 0;
+            if (sy_call_db(c, global_run, global_done, gl) == 0)
+                return SY_AGAIN;
+        }
+        atomic_store(&gb.loading, 0);
+    }
+    double spend = atomic_load(&gb.spend);
+    if (spend > cfg->max_budget) {
+        struct sy_check_err err;
+        memset(&err, 0, sizeof err);
+        sy_keys_budget_error("key", NULL, NULL, spend, cfg->max_budget, &err);
+        c->exception_class = "BudgetExceededError";
+        sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
+        return SY_DONE;
+    }
+    return SY_OK;
+}
+
 int sy_stage_reserve(struct sy_call *c)
+{
+    if (c->g->cfg->max_budget > 0 && !c->no_db) {
+        int rc = global_check(c);
+        if (rc != SY_OK)
+            return rc;
+    }
+    return stage_rest(c);
+}
+
+static int stage_rest(struct sy_call *c)
 {
     if (c->no_db || !c->req_group || (!c->key && !c->eu))
         return SY_OK;
@@ -501,6 +602,8 @@ void sy_call_spend(struct sy_call *c, int status)
         sy_spend_rec_credit(&r, -1);
         sy_reserve_in_doubt(r.resv_id);
     }
+    if (cost > 0 && c->g->cfg->max_budget > 0)
+        global_add(cost);
     if (cost > 0 && k)
         sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);
     else if (cost > 0 && c->eu)

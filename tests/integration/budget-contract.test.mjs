@@ -216,3 +216,46 @@ for (const backend of ['sqlite', 'postgres']) {
     });
   });
 }
+
+describe('litellm_settings.max_budget (proxy-wide) and proxy_budget_rescheduler_{min,max}_time', () => {
+  let gw;
+  before(async () => {
+    gw = await startGateway(keysConfig(mock.base, {
+      general: '  proxy_budget_rescheduler_min_time: 1\n  proxy_budget_rescheduler_max_time: 2\n'
+        + 'litellm_settings:\n  max_budget: 0.05\n  budget_duration: 30d\n',
+    }));
+  });
+  after(async () => { await gw?.stop(); });
+
+  test('the settings are read, not warned about as unsupported', () => {
+    assert.doesNotMatch(gw.log(), /max_budget|budget_duration|proxy_budget_rescheduler/);
+  });
+
+  test('a key\'s budget_duration resets within the configured interval (1-2 s, not the default 60 s)', async () => {
+    const g = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { max_budget: 0.01, budget_duration: '1s' });
+    assert.equal(g.status, 200, g.text);
+    assert.equal((await chat(gw, g.json.key, 'priced', { max_tokens: 2 })).status, 200); // 0.002
+    assert.equal((await chat(gw, g.json.key, 'priced')).status, 200); // 0.018: spend 0.02
+    refused(await chat(gw, g.json.key, 'priced', { max_tokens: 2 }), /^Budget has been exceeded! /);
+    assert.ok(await until(async () => (await chat(gw, g.json.key, 'priced', { max_tokens: 1 })).status === 200, 15000),
+      'admitted again once the reset job ran');
+  });
+
+  test('the proxy is refused once its spend passes max_budget, for every caller, with LiteLLM\'s text', async () => {
+    let last;
+    for (let i = 0; i < 10 && (last = await chat(gw, MASTER_KEY, 'priced')).status === 200; i++);
+    refused(last, /^Budget has been exceeded! Current cost: 0\.0\d+, Max budget: 0\.05$/);
+    const g = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+    assert.equal(g.status, 200, 'the management API still works');
+    refused(await chat(gw, g.json.key, 'priced', { max_tokens: 1 }), /^Budget has been exceeded! /);
+  });
+
+  test('a malformed budget_duration or a min above the max is a config error', async () => {
+    for (const bad of ['litellm_settings:\n  max_budget: 1\n  budget_duration: monthly\n',
+      '  proxy_budget_rescheduler_min_time: 10\n  proxy_budget_rescheduler_max_time: 5\n',
+      'litellm_settings:\n  max_budget: -1\n']) {
+      await assert.rejects(startGateway(keysConfig(mock.base, { general: bad })),
+        (e) => /budget_duration|proxy_budget_rescheduler_min_time|max_budget/.test(e.message), bad);
+    }
+  });
+});
