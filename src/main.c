@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -132,6 +134,13 @@ static int start_db(const struct sy_config *cfg, const char *cli)
         .disable_error_logs = cfg->disable_error_logs,
         .reset_interval_s = 60,
     };
+    if (cfg->budget_resched_max_s > 0) { /* proxy_budget_rescheduler_{min,max}_time: once, at random, as LiteLLM */
+        unsigned r = 0;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+            r = (unsigned)time(NULL);
+        spc.reset_interval_s =
+            cfg->budget_resched_min_s + (cfg->budget_resched_max_s - cfg->budget_resched_min_s) * (r / 4294967295.0);
+    }
     if (sy_spend_start(&spc) != 0) {
         fprintf(stderr, "switchyard: cannot start the spend writer\n");
         return -1;

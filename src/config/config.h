@@ -216,6 +216,11 @@ struct sy_config {
     size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
     int reject_clientside_metadata_tags;   /* general_settings: a request whose metadata carries tags is refused */
+    /* budgets */
+    double max_budget;                     /* litellm_settings.max_budget: the proxy-wide budget, 0 none */
+    const char *budget_duration;           /* litellm_settings.budget_duration: its window ("30d"); NULL = 30 days */
+    double budget_resched_min_s;           /* general_settings.proxy_budget_rescheduler_min_time; 0 unset */
+    double budget_resched_max_s;           /* general_settings.proxy_budget_rescheduler_max_time; 0 unset */
 
     /* rate limits (issue 10; limits/limits.h) */
     long global_max_parallel;              /* general_settings.global_max_parallel_requests; < 0 none */

@@ -57,8 +57,8 @@ static const struct kdef litellm_keys[] = {
     {"enable_redis_auth_cache", UNSUP},
     {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
     {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
-    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", UNSUP},
-    {"budget_duration", UNSUP}, {"network_mock", UNSUP},
+    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", USED},
+    {"budget_duration", USED}, {"network_mock", UNSUP},
     {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
     {"s3_callback_params", UNSUP}, {"default_internal_user_params", USED},
     {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
@@ -106,7 +106,7 @@ static const struct kdef general_keys[] = {
     {"health_check_details", UNSUP},
     {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", USED}, {"token_rate_limit_type", USED},
     {"switchyard_rate_limit_redis_failure", USED},
-    {"proxy_budget_rescheduler_min_time", UNSUP}, {"proxy_budget_rescheduler_max_time", UNSUP},
+    {"proxy_budget_rescheduler_min_time", USED}, {"proxy_budget_rescheduler_max_time", USED},
     {"allow_requests_on_db_unavailable", USED}, {"user_api_key_cache_ttl", USED},
     {"litellm_key_header_name", UNSUP}, {"custom_auth", PYONLY}, {"custom_auth_settings", UNSUP},
     {"enable_jwt_auth", UNSUP}, {"litellm_jwtauth", UNSUP}, {"enforce_user_param", UNSUP},
@@ -486,6 +486,29 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->request_timeout_s = d;
     c->vertex_project = sy__get_str(ld, sy__ymap_get(ls, "vertex_project"), "litellm_settings.vertex_project");
     c->vertex_location = sy__get_str(ld, sy__ymap_get(ls, "vertex_location"), "litellm_settings.vertex_location");
+    /* the proxy-wide budget (gateway/budget.c) */
+    const struct sy_ynode *mb = sy__ymap_get(ls, "max_budget");
+    if (sy__get_num(ld, mb, "litellm_settings.max_budget", 0, &d) > 0) {
+        if (d < 0 || !isfinite(d))
+            sy__ld_error(ld, mb->file, mb->line, "litellm_settings.max_budget: must be a number >= 0");
+        else
+            c->max_budget = d;
+    }
+    const struct sy_ynode *bd = sy__ymap_get(ls, "budget_duration");
+    const char *dur = sy__get_str(ld, bd, "litellm_settings.budget_duration");
+    if (dur && *dur) {
+        /* LiteLLM's grammar (spend/duration.c): digits, then s, m, h, d, w or mo */
+        const char *u = dur;
+        while (*u >= '0' && *u <= '9')
+            u++;
+        if (u == dur || u - dur > 9 || !*u || !strchr("smhdw", *u))
+            sy__ld_error(ld, bd->file, bd->line,
+                         "litellm_settings.budget_duration: \"%s\" is not a duration (\"30s\", \"30m\", \"30h\", "
+                         "\"30d\", \"1w\", \"1mo\")",
+                         dur);
+        else
+            c->budget_duration = dur;
+    }
     if (sy__get_bool(ld, sy__ymap_get(ls, "require_auth_for_metrics_endpoint"),
                  "litellm_settings.require_auth_for_metrics_endpoint", &b) > 0)
         c->require_auth_for_metrics_endpoint = b;
@@ -739,6 +762,24 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     }
     if (positive(ld, gs, "proxy_batch_write_at", 0, &d))
         c->proxy_batch_write_at_s = d;
+    /* the budget-reset job's interval: a random time in [min, max], chosen at start (LiteLLM: 597 / 605) */
+    if (positive(ld, gs, "proxy_budget_rescheduler_min_time", 0, &d))
+        c->budget_resched_min_s = d;
+    if (positive(ld, gs, "proxy_budget_rescheduler_max_time", 0, &d))
+        c->budget_resched_max_s = d;
+    if (c->budget_resched_min_s > 0 || c->budget_resched_max_s > 0) {
+        if (c->budget_resched_min_s <= 0)
+            c->budget_resched_min_s = c->budget_resched_max_s < 597 ? c->budget_resched_max_s : 597;
+        if (c->budget_resched_max_s <= 0)
+            c->budget_resched_max_s = c->budget_resched_min_s > 605 ? c->budget_resched_min_s : 605;
+        if (c->budget_resched_min_s > c->budget_resched_max_s) {
+            const struct sy_ynode *n = sy__ymap_get(gs, "proxy_budget_rescheduler_min_time");
+            sy__ld_error(ld, n ? n->file : NULL, n ? n->line : 0,
+                         "general_settings.proxy_budget_rescheduler_min_time: %g is greater than "
+                         "proxy_budget_rescheduler_max_time %g",
+                         c->budget_resched_min_s, c->budget_resched_max_s);
+        }
+    }
     if (positive(ld, gs, "user_api_key_cache_ttl", 0, &d))
         c->user_api_key_cache_ttl_s = d;
     if (positive(ld, gs, "switchyard_spend_queue_max", 1, &d))

@@ -4,21 +4,33 @@
  *   route ─▶ sy_stage_reserve ──(entities with a budget?)── no ──▶ upstream
  *                 │ yes: worst case = prompt tokens (exact) × dearest input rate of the group
  *                 │                 + max_tokens (else the model's output limit) × dearest output rate
- *                 └ sy_call_db: sy_reserve_take (one transaction: spend += worst case where it fits)
- *                        ├ refused ─▶ 400 budget_exceeded
- *                        └ taken  ─▶ resume; c->reserved[] remembers each amount
+ *                 ├ SQLite: sy_ledger_reserve (in memory, spend/ledger.c)
+ *                 └ PostgreSQL: sy_call_db ─ sy_reserve_take_many (group commit, spend/reserve.c)
+ *                        ├ refused ─▶ 400 budget_exceeded, LiteLLM's text for the entity
+ *                        └ taken  ─▶ resume; c->reserved[] remembers each entity's amount
+ *   fallback to another group ─▶ sy_budget_fallback: the worst case re-priced
+ *                      at that group; a dearer one tops the reservation up
+ *                      under the same rule, or the fallback is refused
  *   sy_call_account ─▶ sy_call_spend: cost from usage, SpendLogs row and
  *                      entity deltas to the writer (spend - reserved where reserved)
  *
- * Unlike LiteLLM (which compares spend already recorded, so N concurrent
- * requests all pass and overshoot), the reservation makes a budget exact: the
- * sum of worst cases in flight never exceeds what is left, on one instance or
- * across instances sharing PostgreSQL (the UPDATE's row lock). A stage that
- * finds no budgeted entity costs one loop over six pointers.
+ * The admit rule (spend/reserve.c, sy_reserve_fit): admit while recorded
+ * spend + reservations in flight < max_budget, and reserve min(worst case,
+ * what is left). A caller on its own sees LiteLLM's contract exactly (a call
+ * is admitted while recorded spend is below the budget, even one whose worst
+ * case is above what is left; the next is refused); concurrent callers
+ * overshoot by at most one call per budget - the one whose reservation was
+ * cut short - where LiteLLM, which compares recorded spend only, lets every
+ * call in flight through. Which entities are reserved from follows LiteLLM's
+ * checks: the user only for a key without a team, an organization only with
+ * max_budget > 0. A stage that finds no budgeted entity costs one loop over
+ * six pointers. litellm_settings.max_budget (the proxy-wide budget) is
+ * checked first, as LiteLLM does, against spent-so-far (below).
  */
 #include "gateway/gateway.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +50,10 @@
 struct resv {
     struct sy_reserve r;
     char member[512];
+    double worst;                   /* the worst case reserved so far (at the group priced last) */
+    int mem;                        /* held in the ledger (SQLite) */
+    int topup;                      /* a fallback's top-up: then() continues, not sy_call_resume */
+    void (*then)(struct sy_call *); /* the fallback's attempt */
     /* group commit (below) */
     struct resv *next;
     int state; /* 0 queued, 1 taken by a DB thread, 2 done */
@@ -96,7 +112,7 @@ static int entities(struct sy_call *c, struct resv *rv)
             rv->r.max_budget[SY_ENT_KEY] = k->key.max_budget;
             n++;
         }
-        if (k->user && k->user->max_budget >= 0 && k->user_id) {
+        if (!k->team && k->user && k->user->max_budget >= 0 && k->user_id) { /* a personal key's user */
             rv->r.id[SY_ENT_USER] = k->user_id;
             rv->r.max_budget[SY_ENT_USER] = k->user->max_budget;
             n++;
@@ -112,7 +128,7 @@ static int entities(struct sy_call *c, struct resv *rv)
             rv->r.max_budget[SY_ENT_MEMBER] = k->member->max_budget;
             n++;
         }
-        if (k->org && k->org->max_budget >= 0 && k->org_id) {
+        if (k->org && k->org->max_budget > 0 && k->org_id) { /* LiteLLM: a budget of 0 is none */
             rv->r.id[SY_ENT_ORG] = k->org_id;
             rv->r.max_budget[SY_ENT_ORG] = k->org->max_budget;
             n++;
@@ -186,20 +202,39 @@ static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
 static int refused(struct sy_call *c, const struct resv *rv)
 {
     enum sy_ent e = rv->r.refused_ent;
-    char msg[512];
-    snprintf(msg, sizeof msg,
-             "Budget has been exceeded! Current cost: %.17g, Max budget: %.17g (%s budget; this request may cost up "
-             "to %.6g, reserved before the call until its cost is known)",
-             rv->r.current_spend, rv->r.max_budget[e], sy_ent_name(e), rv->r.amount);
+    struct sy_check_err err;
+    memset(&err, 0, sizeof err);
+    sy_keys_budget_error(sy_ent_name(e), c->key, c->eu, rv->r.current_spend, rv->r.max_budget[e], &err);
     c->exception_class = "BudgetExceededError";
-    sy_call_error(c, 400, "budget_exceeded", "None", msg, NULL, 0);
+    sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
     return SY_DONE;
+}
+
+/* A reservation taken: each entity's amount joins c->reserved[]. */
+static void taken(struct sy_call *c, struct resv *rv)
+{
+    for (int e = 0; e < SY_ENT__COUNT; e++)
+        if (rv->r.id[e]) {
+            c->reserved[e] += rv->r.taken[e];
+            c->reserved_any = 1;
+        }
+    rv->worst += rv->r.amount;
+    c->ledger = rv;
+}
+
+static void proceed(struct sy_call *c, struct resv *rv)
+{
+    if (rv->topup)
+        rv->then(c);
+    else
+        sy_call_resume(c);
 }
 
 static void reserve_done(struct sy_call *c, void *arg)
 {
     struct resv *rv = arg;
     if (c->db_rc < 0) {
+        sy_reserve_in_doubt(rv->r.resv_id); /* its COMMIT may have happened: reclaimed later if so */
         if (!c->g->cfg->allow_requests_on_db_unavailable) {
             c->exception_class = "ServiceUnavailableError";
             sy_call_error(c, 503, "budget_exceeded", "None",
@@ -209,19 +244,15 @@ static void reserve_done(struct sy_call *c, void *arg)
             return;
         }
         c->no_db = 1;
-        sy_call_resume(c);
+        proceed(c, rv);
         return;
     }
     if (rv->r.refused) {
         refused(c, rv);
         return;
     }
-    for (int e = 0; e < SY_ENT__COUNT; e++)
-        if (rv->r.id[e]) {
-            c->reserved[e] = rv->r.amount;
-            c->reserved_any = 1;
-        }
-    sy_call_resume(c);
+    taken(c, rv);
+    proceed(c, rv);
 }
 
 static void count_prompt(struct sy_call *c, void *arg)
@@ -236,13 +267,11 @@ static double spend_of(const struct sy_budget *b)
     return b ? atomic_load(&b->spend) : 0;
 }
 
-static int reserve(struct sy_call *c, struct resv *rv)
+/* Reserve amount from rv's entities: SY_OK (taken, in memory), SY_DONE
+ * (refused, answered) or SY_AGAIN (on a DB thread: reserve_done continues). */
+static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
 {
-    const struct sy_group *gr = c->req_group;
-    uint64_t prompt = c->input_tokens > 0 ? (uint64_t)c->input_tokens : 0;
-    rv->r.amount = sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c));
-    if (rv->r.amount <= 0)
-        return SY_OK; /* free model: nothing to reserve */
+    rv->r.amount = amount;
     if (sy_db_kind() == SY_STORE_SQLITE) { /* one process per file: in memory (spend/ledger.c) */
         const struct sy_keyinfo *k = c->key;
         double spend[SY_ENT__COUNT] = {
@@ -251,12 +280,11 @@ static int reserve(struct sy_call *c, struct resv *rv)
         sy_ledger_reserve(&rv->r, spend);
         if (rv->r.refused)
             return refused(c, rv);
-        for (int e = 0; e < SY_ENT__COUNT; e++)
-            if (rv->r.id[e])
-                c->reserved[e] = rv->r.amount;
-        c->ledger = rv;
+        rv->mem = 1;
+        taken(c, rv);
         return SY_OK;
     }
+    rv->r.resv_id = c->call_id; /* durable: "SwitchyardReservation" rows (spend/reserve.c) */
     rq_push(rv);
     if (sy_call_db(c, reserve_run, reserve_done, rv) != 0) {
         pthread_mutex_lock(&rq.mu);
@@ -264,9 +292,23 @@ static int reserve(struct sy_call *c, struct resv *rv)
         pthread_mutex_unlock(&rq.mu);
         c->db_rc = SY_STORE_EDOWN;
         reserve_done(c, rv);
-        return SY_AGAIN;
     }
     return SY_AGAIN;
+}
+
+/* The worst case of this request at group gr's dearest prices. */
+static double worst_case(struct sy_call *c, const struct sy_group *gr)
+{
+    uint64_t prompt = c->input_tokens > 0 ? (uint64_t)c->input_tokens : 0;
+    return gr->price_max.known ? sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c)) : 0;
+}
+
+static int reserve(struct sy_call *c, struct resv *rv)
+{
+    double amount = worst_case(c, c->req_group);
+    if (amount <= 0)
+        return SY_OK; /* free model: nothing to reserve */
+    return reserve_amount(c, rv, amount);
 }
 
 static void counted(struct sy_call *c, void *arg)
@@ -275,7 +317,106 @@ static void counted(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
+/* ---- the proxy-wide budget (litellm_settings.max_budget) ----
+ * LiteLLM (auth_checks.py::_global_proxy_budget_check) refuses LLM calls
+ * while the proxy's spend - SUM(spend) of "MonthlyGlobalSpend", the last 30
+ * days of LiteLLM_SpendLogs, cached - is above max_budget, with
+ * BudgetExceededError "Budget has been exceeded! Current cost: X, Max
+ * budget: Y". Here: the sum over the last budget_duration (default 30 days),
+ * re-read by one request every GLOBAL_TTL seconds (the others go on with the
+ * value held), plus what this instance's calls cost since. No reservation:
+ * the proxy budget is LiteLLM's spent-so-far check. */
+#define GLOBAL_TTL 10.0
+
+static struct {
+    _Atomic double spend;
+    _Atomic double loaded_at; /* monotonic seconds; 0 never */
+    atomic_int loading;
+} gb;
+
+struct gload {
+    double since;
+    double sum;
+};
+
+static void global_add(double cost)
+{
+    double cur = atomic_load(&gb.spend);
+    while (!atomic_compare_exchange_weak(&gb.spend, &cur, cur + cost))
+        ;
+}
+
+static int on_global_sum(void *ud, const struct sy_srow *row)
+{
+    ((struct gload *)ud)->sum = sy_srow_num(row, "s", 0);
+    return 1;
+}
+
+static void global_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct gload *gl = arg;
+    char since[32];
+    sy_iso_time(gl->since, since);
+    struct sy_sval p = sy_sv_ts(since);
+    c->db_rc = sy_store_exec(st,
+                             "SELECT COALESCE(SUM(\"spend\"), 0) AS \"s\" FROM \"LiteLLM_SpendLogs\" "
+                             "WHERE \"startTime\" >= $1",
+                             1, &p, on_global_sum, gl);
+}
+
+static int stage_rest(struct sy_call *c);
+
+static void global_done(struct sy_call *c, void *arg)
+{
+    struct gload *gl = arg;
+    if (c->db_rc >= 0) {
+        atomic_store(&gb.spend, gl->sum);
+        atomic_store(&gb.loaded_at, (double)sy_now_ns() / 1e9);
+    }
+    atomic_store(&gb.loading, 0);
+    if (stage_rest(c) == SY_OK)
+        sy_call_resume(c);
+}
+
+/* SY_OK, SY_DONE (refused) or SY_AGAIN (reloading: stage_rest follows). */
+static int global_check(struct sy_call *c)
+{
+    const struct sy_config *cfg = c->g->cfg;
+    double now = (double)sy_now_ns() / 1e9, at = atomic_load(&gb.loaded_at);
+    if ((at == 0 || now - at > GLOBAL_TTL) && !atomic_exchange(&gb.loading, 1)) {
+        struct gload *gl = sy_arena_alloc(&c->req->arena, sizeof *gl);
+        double window = cfg->budget_duration ? sy_duration_seconds(cfg->budget_duration) : -1;
+        if (gl) {
+            gl->since = sy_wall_now() - (window > 0 ? window : 30 * 86400.0);
+            gl->sum = 0;
+            if (sy_call_db(c, global_run, global_done, gl) == 0)
+                return SY_AGAIN;
+        }
+        atomic_store(&gb.loading, 0);
+    }
+    double spend = atomic_load(&gb.spend);
+    if (spend > cfg->max_budget) {
+        struct sy_check_err err;
+        memset(&err, 0, sizeof err);
+        sy_keys_budget_error("key", NULL, NULL, spend, cfg->max_budget, &err);
+        c->exception_class = "BudgetExceededError";
+        sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
+        return SY_DONE;
+    }
+    return SY_OK;
+}
+
 int sy_stage_reserve(struct sy_call *c)
+{
+    if (c->g->cfg->max_budget > 0 && !c->no_db) {
+        int rc = global_check(c);
+        if (rc != SY_OK)
+            return rc;
+    }
+    return stage_rest(c);
+}
+
+static int stage_rest(struct sy_call *c)
 {
     if (c->no_db || !c->req_group || (!c->key && !c->eu))
         return SY_OK;
@@ -296,6 +437,52 @@ int sy_stage_reserve(struct sy_call *c)
         count_prompt(c, NULL);
     }
     return reserve(c, rv);
+}
+
+/* ---- a fallback to another group ---- */
+
+static void topup_counted(struct sy_call *c, void *arg);
+
+static int topup(struct sy_call *c, struct resv *rv)
+{
+    double worst = worst_case(c, c->group);
+    if (worst <= rv->worst)
+        return SY_OK; /* as cheap or cheaper: what is reserved covers it */
+    return reserve_amount(c, rv, worst - rv->worst);
+}
+
+static void topup_counted(struct sy_call *c, void *arg)
+{
+    struct resv *rv = arg;
+    if (topup(c, rv) == SY_OK)
+        rv->then(c);
+}
+
+int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
+{
+    if (c->no_db || !c->group || (!c->key && !c->eu) || !c->group->price_max.known)
+        return SY_OK;
+    struct resv *rv = (struct resv *)c->ledger;
+    if (!rv) { /* nothing reserved so far (the requested group had no price) */
+        struct resv tmp;
+        if (!entities(c, &tmp))
+            return SY_OK;
+        if (!(rv = sy_arena_alloc(&c->req->arena, sizeof *rv)))
+            return SY_OK;
+        *rv = tmp;
+        if (rv->r.id[SY_ENT_MEMBER])
+            rv->r.id[SY_ENT_MEMBER] = rv->member;
+    }
+    rv->topup = 1;
+    rv->then = then;
+    if (c->input_tokens < 0 || c->input_is_bound) { /* the exact prompt count */
+        if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
+            sy_call_run_work(c, c->req->body.len, count_prompt, topup_counted, rv);
+            return SY_AGAIN;
+        }
+        count_prompt(c, NULL);
+    }
+    return topup(c, rv);
 }
 
 /* ---- after the call ---- */
@@ -407,14 +594,24 @@ void sy_call_spend(struct sy_call *c, int status)
     r.start_s = now - wall_elapsed;
     r.end_s = now;
     r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
-    if (c->ledger) { /* reserved in memory: the database gets the whole cost */
-        const struct resv *rv = c->ledger;
-        sy_ledger_settle(rv->r.id, c->reserved, cost);
-    } else {
+    const struct resv *rv = c->ledger;
+    if (rv && rv->mem) { /* reserved in memory: the database gets the whole cost */
+        sy_ledger_settle(rv->r.id, c->reserved, rv->r.partial, cost);
+    } else if (rv) { /* reserved in the database: the writer settles its rows */
         for (int e = 0; e < SY_ENT__COUNT; e++)
             r.reserved[e] = c->reserved[e];
+        r.resv_id = rv->r.resv_id;
+        for (int e = 0; e < SY_ENT__COUNT; e++)
+            if (rv->r.partial[e])
+                r.partial_mask |= 1u << e;
+        sy_spend_rec_credit(&r, 1); /* the next reservation counts what this one gives back */
     }
-    sy_spend_record(&r);
+    if (sy_spend_record(&r) < 0 && r.resv_id) { /* dropped (queue full): give the reservation back */
+        sy_spend_rec_credit(&r, -1);
+        sy_reserve_in_doubt(r.resv_id);
+    }
+    if (cost > 0 && c->g->cfg->max_budget > 0)
+        global_add(cost);
     if (cost > 0 && k)
         sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);
     else if (cost > 0 && c->eu)

@@ -290,7 +290,7 @@ struct sy_call {
     void *db_obj;               /* object the last DB job loaded */
     double reserved[SY_ENT__COUNT]; /* budget reservations taken before the call */
     int reserved_any;
-    const void *ledger;         /* reservation held in memory (spend/ledger.c), settled by sy_call_spend */
+    const void *ledger;         /* the call's budget reservation (budget.c), settled by sy_call_spend */
     int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
     double cost;                /* the call's cost in USD once known */
     int cost_known;
@@ -365,6 +365,10 @@ int sy_call_check_model(struct sy_call *c, const char *model);
  * _update_model_if_team_alias_exists / _key_alias_exists): what is routed. */
 const char *sy_call_aliased(const struct sy_call *c, const char *model);
 int sy_stage_reserve(struct sy_call *c);
+/* A fallback is about to call c->group: re-price the budget reservation at
+ * it (a dearer group tops it up under the same admit rule). SY_OK: go on;
+ * SY_AGAIN: then(c) follows; SY_DONE: refused, the budget error was sent. */
+int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *));
 /* model_info.access_groups of group `model` (NUL-separated), for
  * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */
 const char *sy_group_access_groups(void *ud, const char *model);    /* budget.c: budget reservation before the call */

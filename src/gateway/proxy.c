@@ -1089,7 +1089,8 @@ static int failed(struct sy_call *c, int err)
         c->group = fb;
         c->retries_in_group = 0;
         c->drt = NULL;
-        attempt(c);
+        if (sy_budget_fallback(c, attempt) == SY_OK) /* priced at the group it calls now */
+            attempt(c);
         return 1;
     }
     return 0;

@@ -570,8 +570,38 @@ static double spend_of(const struct sy_budget *b)
     return atomic_load_explicit(&((struct sy_budget *)b)->spend, memory_order_relaxed);
 }
 
-static int over(struct sy_check_err *e)
+/* LiteLLM's refusal for one entity's budget: kind is "key", "team",
+ * "organization", "user", "team_member" or "end_user" (spend/spend.h's
+ * sy_ent_name). Fills e; returns its status (400). */
+int sy_keys_budget_error(const char *kind, const struct sy_keyinfo *ki, const struct sy_enduser *eu, double spend,
+                         double max_budget, struct sy_check_err *e)
 {
+    struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
+    if (!strcmp(kind, "team")) {
+        m_printf(&m, "Budget has been exceeded! Team=%s Current cost: ",
+                 ki && ki->team && ki->team->id ? ki->team->id : ki && ki->team_id ? ki->team_id : "None");
+    } else if (!strcmp(kind, "organization")) {
+        m_printf(&m, "Budget has been exceeded! Organization=%s Current cost: ",
+                 ki && ki->org_id ? ki->org_id : (ki && ki->org && ki->org->id ? ki->org->id : "None"));
+    } else if (!strcmp(kind, "team_member")) {
+        m_printf(&m, "Budget has been exceeded! User=%s in Team=%s Current cost: ",
+                 ki && ki->user_id ? ki->user_id : "None",
+                 ki && ki->team && ki->team->id ? ki->team->id : ki && ki->team_id ? ki->team_id : "None");
+    } else if (!strcmp(kind, "user") || !strcmp(kind, "end_user")) {
+        int is_user = kind[0] == 'u';
+        const char *id = is_user ? (ki && ki->user && ki->user->id ? ki->user->id : ki && ki->user_id ? ki->user_id : "None")
+                                 : (eu && eu->b.id ? eu->b.id : "None");
+        m_printf(&m, "ExceededBudget: %s=%s over budget. Spend=", is_user ? "User" : "End User", id);
+        m_float(&m, spend);
+        m_puts(&m, ", Budget=");
+        m_float(&m, max_budget);
+        return e->status;
+    } else {
+        m_puts(&m, "Budget has been exceeded! Current cost: ");
+    }
+    m_float(&m, spend);
+    m_puts(&m, ", Max budget: ");
+    m_float(&m, max_budget);
     return e->status;
 }
 
@@ -581,76 +611,38 @@ int sy_keys_check_budgets(const struct sy_keyinfo *ki, const struct sy_enduser *
     if (ki && ki->found) {
         /* the key: spend >= max_budget (_virtual_key_max_budget_check) */
         double s = spend_of(&ki->key);
-        if (ki->key.max_budget >= 0 && s >= ki->key.max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_puts(&m, "Budget has been exceeded! Current cost: ");
-            m_float(&m, s);
-            m_puts(&m, ", Max budget: ");
-            m_float(&m, ki->key.max_budget);
-            return over(e);
-        }
+        if (ki->key.max_budget >= 0 && s >= ki->key.max_budget)
+            return sy_keys_budget_error("key", ki, eu, s, ki->key.max_budget, e);
         /* the key's model_max_budget for this model (entries without a period are not enforced) */
         struct sy_model_budget *mb = sy__mmb_find(ki, model);
         if (mb && mb->max_budget >= 0 && mb->budget_duration && sy__load_plain_double(&mb->spend) >= mb->max_budget) {
             struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
             m_printf(&m, "LiteLLM Virtual Key: %s, key_alias: %s, exceeded budget for model=%s", ki->token,
                      ki->key_alias ? ki->key_alias : "None", model);
-            return over(e);
+            return e->status;
         }
         /* the team: spend > max_budget */
-        if (ki->team && ki->team->max_budget >= 0 && (s = spend_of(ki->team)) > ki->team->max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_printf(&m, "Budget has been exceeded! Team=%s Current cost: ", ki->team->id ? ki->team->id : "None");
-            m_float(&m, s);
-            m_puts(&m, ", Max budget: ");
-            m_float(&m, ki->team->max_budget);
-            return over(e);
-        }
+        if (ki->team && ki->team->max_budget >= 0 && (s = spend_of(ki->team)) > ki->team->max_budget)
+            return sy_keys_budget_error("team", ki, eu, s, ki->team->max_budget, e);
         /* the organization: budget > 0 and spend >= it */
-        if (ki->org && ki->org->max_budget > 0 && (s = spend_of(ki->org)) >= ki->org->max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_printf(&m, "Budget has been exceeded! Organization=%s Current cost: ",
-                     ki->org_id ? ki->org_id : (ki->org->id ? ki->org->id : "None"));
-            m_float(&m, s);
-            m_puts(&m, ", Max budget: ");
-            m_float(&m, ki->org->max_budget);
-            return over(e);
-        }
+        if (ki->org && ki->org->max_budget > 0 && (s = spend_of(ki->org)) >= ki->org->max_budget)
+            return sy_keys_budget_error("organization", ki, eu, s, ki->org->max_budget, e);
         /* the user, for a personal key: spend >= max_budget */
-        if (!ki->team && ki->user && ki->user->max_budget >= 0 && (s = spend_of(ki->user)) >= ki->user->max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_printf(&m, "ExceededBudget: User=%s over budget. Spend=", ki->user->id ? ki->user->id : "None");
-            m_float(&m, s);
-            m_puts(&m, ", Budget=");
-            m_float(&m, ki->user->max_budget);
-            return over(e);
-        }
+        if (!ki->team && ki->user && ki->user->max_budget >= 0 && (s = spend_of(ki->user)) >= ki->user->max_budget)
+            return sy_keys_budget_error("user", ki, eu, s, ki->user->max_budget, e);
         /* the team member: spend >= member budget */
         if (ki->team && ki->user && ki->user_id && ki->member && ki->member->max_budget >= 0 &&
-            (s = spend_of(ki->member)) >= ki->member->max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_printf(&m, "Budget has been exceeded! User=%s in Team=%s Current cost: ", ki->user_id,
-                     ki->team->id ? ki->team->id : "None");
-            m_float(&m, s);
-            m_puts(&m, ", Max budget: ");
-            m_float(&m, ki->member->max_budget);
-            return over(e);
-        }
+            (s = spend_of(ki->member)) >= ki->member->max_budget)
+            return sy_keys_budget_error("team_member", ki, eu, s, ki->member->max_budget, e);
     }
     if (eu && eu->found) {
         double s = spend_of(&eu->b);
-        if (eu->b.max_budget >= 0 && s > eu->b.max_budget) {
-            struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
-            m_printf(&m, "ExceededBudget: End User=%s over budget. Spend=", eu->b.id ? eu->b.id : "None");
-            m_float(&m, s);
-            m_puts(&m, ", Budget=");
-            m_float(&m, eu->b.max_budget);
-            return over(e);
-        }
+        if (eu->b.max_budget >= 0 && s > eu->b.max_budget)
+            return sy_keys_budget_error("end_user", ki, eu, s, eu->b.max_budget, e);
         if (eu->b.blocked) {
             struct msg m = err_begin(e, 400, "invalid_request_error", NULL);
             m_printf(&m, "User blocked from making LLM API Calls. User=%s", eu->b.id ? eu->b.id : "None");
-            return over(e);
+            return e->status;
         }
     }
     return 0;

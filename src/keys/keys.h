@@ -185,6 +185,11 @@ const char *sy_keys_alias_target(const struct sy_keyinfo *ki, const char *model)
  * ("Budget has been exceeded! Current cost: X, Max budget: Y"). */
 int sy_keys_check_budgets(const struct sy_keyinfo *ki, const struct sy_enduser *eu, const char *model,
                           struct sy_check_err *e);
+/* LiteLLM's budget refusal for one entity (kind: "key", "team",
+ * "organization", "user", "team_member", "end_user"), for the reservation
+ * that finds nothing left (gateway/budget.c). Returns e->status (400). */
+int sy_keys_budget_error(const char *kind, const struct sy_keyinfo *ki, const struct sy_enduser *eu, double spend,
+                         double max_budget, struct sy_check_err *e);
 
 /* ---- cross-instance invalidation (invalidate.c) ----------------------------
  * Subscribe to "switchyard:keys" on Redis in a thread of its own; each message

@@ -118,31 +118,84 @@ const char *sy_ent_name(enum sy_ent e); /* "key", "user", "team", "team_member",
 struct sy_reserve {
     const char *id[SY_ENT__COUNT];   /* NULL: entity absent or without a budget (member: "team_id\nuser_id") */
     double max_budget[SY_ENT__COUNT];
-    double amount;                   /* worst-case cost */
+    double amount;                   /* worst-case cost (or, topping up, the extra worst case) */
+    const char *resv_id;             /* the call's id: a "SwitchyardReservation" row per entity (NULL: none) */
     /* result */
-    int refused;                     /* 1: entity `refused_ent` would pass its budget */
+    double taken[SY_ENT__COUNT];     /* reserved from each entity: min(amount, max_budget - spend) */
+    int partial[SY_ENT__COUNT];      /* 1: this call holds the entity's one partial reservation (kept
+                                      * across top-ups; the ledger's settle releases it) */
+    int refused;                     /* 1: entity `refused_ent` has nothing left */
     enum sy_ent refused_ent;
-    double current_spend;            /* of the refused entity */
+    double current_spend;            /* of the refused entity (reservations in flight included) */
 };
-/* One transaction: for each present entity, spend += amount where
- * spend + amount <= max_budget; all or nothing. 0 (see refused), or a
- * negative SY_STORE_E*. */
+/* The admit rule, shared by the database (reserve.c) and the ledger: with
+ * `cur` = recorded spend + reservations in flight, admit while
+ * cur < max_budget and take min(amount, max_budget - cur). Sequential callers
+ * see LiteLLM's contract (a call is refused once recorded spend reaches the
+ * budget); concurrent callers overshoot by at most one call per budget: a
+ * reservation cut short of its worst case (partial) is taken only while no
+ * other call holds one for that entity, so at most one call's excess over
+ * its reservation is ever realised. Less than 1e-9 left counts
+ * as nothing (float sums: 10 x 0.1 fills 1.0). Returns what to take, or -1
+ * when refused. */
+double sy_reserve_fit(double cur, double max_budget, double amount);
+/* One transaction: for each present entity (in enum order, each row locked),
+ * the admit rule above; all or nothing; with resv_id, one
+ * "SwitchyardReservation" row per entity taken (owner: sy_reserve_owner())
+ * in the same transaction, added to when it exists (a top-up). 0 (see
+ * refused), or a negative SY_STORE_E*. */
 int sy_reserve_take(struct sy_store *st, struct sy_reserve *r);
 /* Group commit: rs[0..n) in one transaction, each in its own savepoint (a
  * refused one is undone alone). 0 (see each refused), or a negative
  * SY_STORE_E* for all of them. */
 int sy_reserve_take_many(struct sy_store *st, struct sy_reserve *const *rs, size_t n);
 
+/* ---- durable reservations (reserve.c): PostgreSQL ----------------------------
+ * "SwitchyardReservation"(id, kind, ent_id, amount, owner, created_at), one
+ * row per (call, entity) reservation, written with the spend it reserves and
+ * deleted by the spend writer in the transaction that settles it; and
+ * "SwitchyardInstance"(id, lease_until), one row per running instance,
+ * renewed by its writer thread. Rows whose owner's lease has lapsed (the
+ * instance died, or lost the database for longer than the lease) are
+ * reclaimed by any instance: their amounts are subtracted from the entities'
+ * spend and the rows deleted, in one transaction. */
+const char *sy_reserve_owner(void); /* this process's instance id (random, made once) */
+/* Renew this instance's lease for lease_s seconds. 0 or < 0. */
+int sy_reserve_heartbeat(struct sy_store *st, double now_unix, double lease_s);
+/* Reclaim the reservations older than lease_s of instances whose lease lapsed
+ * before now, and those this instance marked with sy_reserve_in_doubt.
+ * Returns rows reclaimed, or < 0. */
+int sy_reserve_reclaim(struct sy_store *st, double now_unix, double lease_s);
+/* Settle inside the writer's open transaction: delete the call's rows; 1
+ * when they were there (the reserved amounts are still in spend), 0 when
+ * reclaimed meanwhile (they are not: the whole cost is to be added), < 0. */
+int sy_reserve_settle_in_tx(struct sy_store *st, const char *resv_id);
+/* A reservation whose transaction failed with an unknown outcome: reclaim
+ * it (if it was committed) at the next sy_reserve_reclaim. */
+void sy_reserve_in_doubt(const char *resv_id);
+
 /* ---- reservations in memory (ledger.c): the embedded (SQLite) store --------
  * One process per SQLite file, so the budget arithmetic is kept here: the
- * same all-or-nothing check as sy_reserve_take, under one lock. spend[e] is
- * the entity's spend as last loaded, used when the ledger first sees it. */
+ * same all-or-nothing admit rule as sy_reserve_take, under one lock (fills
+ * r->taken). spend[e] is the entity's spend as last loaded, used when the
+ * ledger first sees it. */
 int sy_ledger_reserve(struct sy_reserve *r, const double spend[SY_ENT__COUNT]);
-/* The call ended: each entity present gets cost added and its reservation released. */
-void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT], double cost);
+/* The call ended: each entity present gets cost added and its reservation
+ * (and its partial mark, partial[e]) released. */
+void sy_ledger_settle(const char *const id[SY_ENT__COUNT], const double reserved[SY_ENT__COUNT],
+                      const int partial[SY_ENT__COUNT], double cost);
 /* Drop entries (re-read from the database on next use): kind e (< 0: all),
  * id (NULL: every id of that kind). Entries with requests in flight stay. */
 void sy_ledger_forget(int e, const char *id);
+/* PostgreSQL: add d[e] to each entity's credit - what its spend column will
+ * lose when the writer commits calls that ended (reserved - cost; negative
+ * when a call cost more than it reserved). reserve.c judges spend - credit. */
+void sy_ledger_credit(const char *const id[SY_ENT__COUNT], const double d[SY_ENT__COUNT]);
+double sy_ledger_credit_of(int e, const char *id);
+/* PostgreSQL: calls of this instance that held the entity's partial
+ * reservation and have ended, whose rows the writer has not deleted yet
+ * (reserve.c does not count their marks as in flight). */
+int sy_ledger_ended_partial(int e, const char *id);
 
 /* ---- the spend writer (writer.c) ------------------------------------------- */
 /* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
@@ -172,8 +225,16 @@ struct sy_spend_rec {
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
+    const char *resv_id;           /* reserved on PostgreSQL: the "SwitchyardReservation" rows to settle */
+    unsigned partial_mask;         /* bit e: its reservation of entity e was the partial one */
     int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
 };
+
+/* PostgreSQL: the credit a record carries (reserved[e] - spend for each
+ * entity it reserved from, and its ended partial marks) added with sign +1 (budget.c, the call ended) or
+ * taken back with -1 (writer.c, before the COMMIT that settles it; +1 again
+ * when that COMMIT failed). Records without resv_id carry none. */
+void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign);
 
 struct sy_spend_conf {
     double batch_interval_s;   /* general_settings.proxy_batch_write_at (default 1) */

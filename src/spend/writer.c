@@ -13,6 +13,8 @@
  *                 once when it is back (with the rows written then)
  *   every reset_interval_s: sy_budget_reset_due on the same connection, then
  *   sy_spend_on_reset() when rows were reset.
+ *   PostgreSQL, every LEASE_S / 3: this instance's lease renewed and lapsed
+ *   reservations reclaimed (spend/reserve.c).
  *
  * One transaction per chunk, in this order (so row locks are always taken in
  * one global order - daily rows by key, then entity rows by (kind, id), the
@@ -74,6 +76,7 @@ void (*sy_spend_on_reset)(void);
 #define BACKOFF_MAX 5.0
 #define DROP_LOG_S  10.0
 #define META_CAP    (64u << 20) /* one SpendLogs metadata object */
+#define LEASE_S     15.0 /* an instance's reservations outlive it by this much (spend/reserve.c) */
 
 /* One queued record: the struct, then its strings, in one allocation. */
 struct wrec {
@@ -102,6 +105,7 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, request_tags),
     offsetof(struct sy_spend_rec, cache_key),
     offsetof(struct sy_spend_rec, usage_source),
+    offsetof(struct sy_spend_rec, resv_id),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -588,14 +592,21 @@ static int write_entities(struct wctx *x, struct wrec *list, size_t n)
     for (size_t i = 0; i < n; i++, w = w->next) {
         const struct sy_spend_rec *r = &w->r;
         const char *ids[SY_ENT__COUNT] = {r->api_key, r->user_id, r->team_id, r->team_id, r->end_user, r->org_id};
+        /* durable reservation rows (reserve.c): gone = reclaimed, the whole cost is added */
+        int held = 1;
+        if (r->resv_id && (held = sy_reserve_settle_in_tx(x->st, r->resv_id)) < 0) {
+            free(d);
+            return held;
+        }
         for (int e = 0; e < SY_ENT__COUNT; e++) {
-            if (!r->has_entity[e] && r->reserved[e] == 0)
+            double reserved = held ? r->reserved[e] : 0;
+            if (!r->has_entity[e] && reserved == 0)
                 continue;
             if (!ids[e] || !ids[e][0])
                 continue;
             if (e == SY_ENT_MEMBER && (!r->user_id || !r->user_id[0]))
                 continue;
-            double delta = r->spend - r->reserved[e];
+            double delta = r->spend - reserved;
             if (delta == 0)
                 continue;
             d[m].e = e;
@@ -622,6 +633,13 @@ static int write_entities(struct wctx *x, struct wrec *list, size_t n)
     return rc < 0 ? rc : 0;
 }
 
+/* The credit the chunk's records carry (reserve.c reads spend - credit). */
+static void credit(struct wrec *w, size_t n, double sign)
+{
+    for (; n > 0 && w; n--, w = w->next)
+        sy_spend_rec_credit(&w->r, sign);
+}
+
 /* The whole chunk in one transaction. 0 or a negative SY_STORE_E*. */
 static int write_chunk(struct wctx *x, struct wrec *list, size_t n, int logs)
 {
@@ -636,8 +654,11 @@ static int write_chunk(struct wctx *x, struct wrec *list, size_t n, int logs)
         goto fail;
     if ((rc = write_entities(x, list, n)) < 0)
         goto fail;
-    if ((rc = sy_store_commit(x->st)) < 0)
+    credit(list, n, -1); /* taken back while the entity rows are locked (ledger.c) */
+    if ((rc = sy_store_commit(x->st)) < 0) {
+        credit(list, n, 1);
         goto fail;
+    }
     return 0;
 fail:
     snprintf(x->err, sizeof x->err, "%s", sy_store_errmsg(x->st));
@@ -701,6 +722,10 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
                 if (n == 1 && s->qerr >= MAX_QERR) {
                     sy_error("spend writer: dropping spend row %s after %d failed attempts: %s", s->batch->r.request_id,
                              s->qerr, x->err);
+                    if (s->batch->r.resv_id) { /* its reservation goes back */
+                        sy_spend_rec_credit(&s->batch->r, -1);
+                        sy_reserve_in_doubt(s->batch->r.resv_id);
+                    }
                     free_list(s->batch, 1);
                     s->batch = rest;
                     s->nbatch -= 1;
@@ -776,7 +801,8 @@ static void *writer_main(void *arg)
 
     double interval = W.conf.batch_interval_s > 0 ? W.conf.batch_interval_s : 1;
     double reset_every = W.conf.reset_interval_s > 0 ? W.conf.reset_interval_s : 60;
-    double next_batch = mono() + interval, next_reset = mono();
+    double next_batch = mono() + interval, next_reset = mono(), next_lease = mono();
+    int pg = sy_store_kind(x->st) == SY_STORE_POSTGRES;
     int logs = !W.conf.disable_spend_logs;
 
     pthread_mutex_lock(&W.mu);
@@ -791,11 +817,13 @@ static void *writer_main(void *arg)
                 break;
             if (W.stopping && due > W.stop_deadline)
                 due = W.stop_deadline;
-            if (now >= due || (!W.stopping && now >= next_reset))
+            if (now >= due || (!W.stopping && (now >= next_reset || (pg && now >= next_lease))))
                 break;
             double until = due;
             if (!W.stopping && next_reset < until)
                 until = next_reset;
+            if (!W.stopping && pg && next_lease < until)
+                until = next_lease;
             wait_until(&W.wake, until);
         }
         uint64_t target = W.flush_req;
@@ -826,6 +854,14 @@ static void *writer_main(void *arg)
                     sy_spend_on_reset();
             }
             next_reset = mono() + reset_every;
+        }
+        if (!stopping && pg && now >= next_lease) {
+            if (sy_reserve_heartbeat(x->st, wall(), LEASE_S) >= 0) {
+                int n = sy_reserve_reclaim(x->st, wall(), LEASE_S);
+                if (n > 0)
+                    sy_info("spend writer: %d budget reservations of lapsed instances given back", n);
+            }
+            next_lease = mono() + LEASE_S / 3;
         }
 
         pthread_mutex_lock(&W.mu);

@@ -35,6 +35,8 @@
  *   | Switchyard_Meta                    | key                          | schema_version (migrate.c)    |
  *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations (responses/store.h) |
  *   | SwitchyardObject                   | kind, id                     | owners of native responses, files, batches (responses/owners.h) |
+ *   | SwitchyardReservation              | (id, kind)                   | budget reservations in flight (spend/reserve.c) |
+ *   | SwitchyardInstance                 | id                           | instance leases for reclaiming them |
  *
  * ("Switchyard_Meta" is made by migrate.c itself; "SwitchyardResponse" is in
  * sy__tables below like LiteLLM's, so an existing database gets it added.)
@@ -513,6 +515,24 @@ static const struct sy__col c_SwitchyardObject[] = {
     {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
 };
 
+/* switchyard's own: budget reservations in flight and the instances' leases
+ * (spend/reserve.c). kind is enum sy_ent; ent_id the entity's id
+ * ("team\nuser" for a team member); partial 1 marks the entity's one
+ * reservation cut short of its worst case. */
+static const struct sy__col c_SwitchyardReservation[] = {
+    {"id", "text", NULL, 1},
+    {"kind", "integer", NULL, 1},
+    {"ent_id", "text", NULL, 1},
+    {"amount", "double precision", "0.0", 1},
+    {"owner", "text", NULL, 1},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"partial", "integer", "0", 1},
+};
+static const struct sy__col c_SwitchyardInstance[] = {
+    {"id", "text", NULL, 1},
+    {"lease_until", "timestamp(3) without time zone", NULL, 1},
+};
+
 const struct sy__table sy__tables[] = {
     {"LiteLLM_VerificationToken", c_VerificationToken, (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
     {"LiteLLM_UserTable", c_UserTable, (int)(sizeof c_UserTable / sizeof c_UserTable[0]), "LiteLLM_UserTable_pkey", "user_id"},
@@ -534,6 +554,8 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey", "id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
     {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]), "SwitchyardObject_pkey", "kind, id"},
+    {"SwitchyardReservation", c_SwitchyardReservation, (int)(sizeof c_SwitchyardReservation / sizeof c_SwitchyardReservation[0]), "SwitchyardReservation_pkey", "id, kind"},
+    {"SwitchyardInstance", c_SwitchyardInstance, (int)(sizeof c_SwitchyardInstance / sizeof c_SwitchyardInstance[0]), "SwitchyardInstance_pkey", "id"},
 };
 const int sy__ntables = (int)(sizeof sy__tables / sizeof sy__tables[0]);
 
@@ -596,5 +618,7 @@ const struct sy__index sy__indexes[] = {
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
     {"SwitchyardObject", "SwitchyardObject_kind_token_idx", 0, "kind, token"},
     {"SwitchyardObject", "SwitchyardObject_kind_user_id_idx", 0, "kind, user_id"},
+    {"SwitchyardReservation", "SwitchyardReservation_owner_idx", 0, "owner"},
+    {"SwitchyardReservation", "SwitchyardReservation_kind_ent_id_idx", 0, "kind, ent_id"},
 };
 const int sy__nindexes = (int)(sizeof sy__indexes / sizeof sy__indexes[0]);
