@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command to run every test tier. Installs what it needs (Debian
-# packages, npm test clients), builds twice (gcc; clang with ASan+UBSan and
-# libFuzzer), and runs: unit tests, integration tests of the real binary
+# packages, npm test clients), checks the sources for banned calls, builds
+# twice (gcc with -Werror; clang with ASan+UBSan and libFuzzer), and runs: unit tests, integration tests of the real binary
 # against the mock upstream, the OpenAI Node SDK end-to-end tests, the config
 # corpus check, the tokenizer differential test against tiktoken, the same
 # unit+integration tests under sanitizers, and each fuzz harness briefly.
@@ -38,8 +38,16 @@ tier() { # tier NAME KIND COMMAND...
   fi
 }
 
-# --- build (gcc) -------------------------------------------------------------
-[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null || exit 1
+# --- source checks (before any build) ------------------------------------------
+tier banned-functions plain bash scripts/check-banned.sh
+
+# --- build (gcc, every warning an error) -----------------------------------------
+werror_on() { # the build dir $1 is configured with werror=true
+  meson introspect "$1" --buildoptions 2>/dev/null |
+    python3 -c 'import json,sys; sys.exit(0 if any(o["name"] == "werror" and o["value"] for o in json.load(sys.stdin)) else 1)'
+}
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized -Dwerror=true >/dev/null || exit 1
+werror_on build || meson configure build -Dwerror=true >/dev/null || exit 1
 ninja -C build >"$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
 export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests/mock/mock_upstream
 
