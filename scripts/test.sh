@@ -3,8 +3,9 @@
 # packages, npm test clients), checks the sources for banned calls, builds
 # twice with -Werror (gcc; clang with ASan+UBSan and libFuzzer), and runs: unit
 # tests, integration tests of the real binary against the mock upstream, the
-# OpenAI Node SDK end-to-end tests, the config corpus check, the tokenizer differential test against tiktoken, the same
-# unit+integration tests under sanitizers, and each fuzz harness briefly.
+# OpenAI Node SDK end-to-end tests, the config corpus check, the tokenizer
+# differential test against tiktoken, the same unit+integration tests under
+# sanitizers, and each fuzz harness briefly.
 # Ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
