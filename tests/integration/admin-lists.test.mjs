@@ -2,8 +2,9 @@
 // threads: /user/list?user_ids= (a comma list, blanks and empty items
 // ignored; one id is a case-insensitive substring), its default sort order,
 // and /team/list?user_id=. Many different filters at once must each get
-// exactly their own users: the split is reentrant (two DB threads parse
-// concurrently). On SQLite and PostgreSQL.
+// exactly their own users (two DB threads parse concurrently; the race of a
+// non-reentrant split is too narrow to show here reliably: the
+// banned-functions tier is what keeps strtok out). On SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MASTER_KEY, api, keysConfig, startGateway, startMock } from '../lib/harness.mjs';
