@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The one command to run every test tier. Installs what it needs (Debian
-# packages, npm test clients), builds twice (gcc; clang with ASan+UBSan and
-# libFuzzer), and runs: unit tests, integration tests of the real binary
-# against the mock upstream, the OpenAI Node SDK end-to-end tests, the config
-# corpus check, the tokenizer differential test against tiktoken, the same
-# unit+integration tests under sanitizers, and each fuzz harness briefly.
+# packages, npm test clients), checks the sources for banned calls, builds
+# twice with -Werror (gcc; clang with ASan+UBSan and libFuzzer), and runs: unit
+# tests, integration tests of the real binary against the mock upstream, the
+# OpenAI Node SDK end-to-end tests, the config corpus check, the tokenizer
+# differential test against tiktoken, the same unit+integration tests under
+# sanitizers, and each fuzz harness briefly.
 # Ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,8 +39,16 @@ tier() { # tier NAME KIND COMMAND...
   fi
 }
 
-# --- build (gcc) -------------------------------------------------------------
-[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null || exit 1
+# --- source checks (before any build) ------------------------------------------
+tier banned-functions plain bash scripts/check-banned.sh
+
+# --- build (gcc, every warning an error) -----------------------------------------
+werror_on() { # the build dir $1 is configured with werror=true
+  meson introspect "$1" --buildoptions 2>/dev/null |
+    python3 -c 'import json,sys; sys.exit(0 if any(o["name"] == "werror" and o["value"] for o in json.load(sys.stdin)) else 1)' 2>/dev/null
+}
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized -Dwerror=true >/dev/null || exit 1
+werror_on build || meson configure build -Dwerror=true >/dev/null || exit 1
 ninja -C build >"$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
 export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests/mock/mock_upstream
 
@@ -69,8 +78,10 @@ fi
 
 # --- sanitizers + fuzzing (clang) ----------------------------------------------
 if [ ! -f build-asan/build.ninja ]; then
-  CC=clang meson setup build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true >/dev/null || exit 1
+  CC=clang meson setup build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true \
+    -Dwerror=true >/dev/null || exit 1
 fi
+werror_on build-asan || meson configure build-asan -Dwerror=true >/dev/null || exit 1
 ASAN_OPTIONS=detect_leaks=0 ninja -C build-asan >"$LOG/build-asan.log" 2>&1 || { tail -40 "$LOG/build-asan.log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 tier unit-asan meson meson test -C build-asan --suite unit --print-errorlogs

@@ -5,6 +5,7 @@
  * config whose model groups are served by the in-process mock model, so it
  * answers at once with no API keys.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -180,6 +181,17 @@ static void on_hup(uv_signal_t *s, int signum)
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
 
+/* A whole decimal number in [lo, hi] (no trailing junk, no overflow), else -1. */
+static int int_arg(const char *s, int lo, int hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    return (int)v;
+}
+
 int main(int argc, char **argv)
 {
     const char *host = "0.0.0.0";
@@ -202,8 +214,13 @@ int main(int argc, char **argv)
         switch (o) {
         case 'c': config_path = optarg; break;
         case 'H': host = optarg; break;
-        case 'p': port = atoi(optarg); break;
-        case 'w': workers = atoi(optarg); break;
+        case 'p': port = int_arg(optarg, 1, 65535); break;
+        case 'w':
+            if ((workers = int_arg(optarg, 0, 4096)) < 0) {
+                fprintf(stderr, "switchyard: invalid --workers\n");
+                return 2;
+            }
+            break;
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
         case 'd': db_cli = optarg; break;

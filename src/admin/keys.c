@@ -63,11 +63,11 @@
 static void pyfloat(double d, char out[40])
 {
     if (isnan(d)) {
-        strcpy(out, "nan");
+        snprintf(out, 40, "nan");
         return;
     }
     if (isinf(d)) {
-        strcpy(out, d < 0 ? "-inf" : "inf");
+        snprintf(out, 40, "%s", d < 0 ? "-inf" : "inf");
         return;
     }
     for (int p = 1; p <= 17; p++) {
@@ -75,8 +75,9 @@ static void pyfloat(double d, char out[40])
         if (strtod(out, NULL) == d)
             break;
     }
-    if (!strpbrk(out, ".e"))
-        strcat(out, ".0");
+    size_t l = strlen(out);
+    if (!strpbrk(out, ".e") && l + 3 <= 40)
+        memcpy(out + l, ".0", 3);
 }
 
 /* ---- request fields ------------------------------------------------------ */

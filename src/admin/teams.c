@@ -877,8 +877,9 @@ static void team_list(struct sy_store *st, struct sy_admin_ctx *a)
     int n = 0;
     for (int i = 0; i < l.n; i++) {
         if (user_id) { /* teams listing user_id in members_with_roles */
-            char *wrapped = malloc(strlen(l.json[i]) + 3);
-            sprintf(wrapped, "{%s}", l.json[i]);
+            size_t wl = strlen(l.json[i]) + 3;
+            char *wrapped = malloc(wl);
+            snprintf(wrapped, wl, "{%s}", l.json[i]);
             struct json_object *row = json_tokener_parse(wrapped), *mw = NULL;
             free(wrapped);
             int member = 0;

@@ -1481,7 +1481,8 @@ static void user_list(struct sy_store *st, struct sy_admin_ctx *a)
         sy_buf_printf(&where, " AND u.\"user_role\" = $%d", np);
     }
     if (sy_admin_query(a, "user_ids", ids, sizeof ids) && *ids) {
-        for (char *s = strtok(ids, ","); s && nid < 100; s = strtok(NULL, ",")) {
+        char *save = NULL; /* strtok_r: handlers run on several DB threads at once */
+        for (char *s = strtok_r(ids, ",", &save); s && nid < 100; s = strtok_r(NULL, ",", &save)) {
             while (*s == ' ')
                 s++;
             char *e = s + strlen(s);
@@ -1491,8 +1492,9 @@ static void user_list(struct sy_store *st, struct sy_admin_ctx *a)
                 idv[nid++] = s;
         }
         if (nid == 1) {
-            char *pat = malloc(strlen(idv[0]) + 3);
-            sprintf(pat, "%%%s%%", idv[0]);
+            size_t pl = strlen(idv[0]) + 3;
+            char *pat = malloc(pl);
+            snprintf(pat, pl, "%%%s%%", idv[0]);
             idv[0] = pat;
             p[np++] = sy_sv_text(pat);
             sy_buf_printf(&where, " AND LOWER(u.\"user_id\") LIKE LOWER($%d)", np);
@@ -1531,7 +1533,7 @@ static void user_list(struct sy_store *st, struct sy_admin_ctx *a)
             goto done;
         }
         if (!sy_admin_query(a, "sort_order", order, sizeof order))
-            strcpy(order, "asc");
+            snprintf(order, sizeof order, "asc");
         if (strcasecmp(order, "asc") && strcasecmp(order, "desc")) {
             sy__detail(a, 400, "Invalid sort order. Must be 'asc' or 'desc'");
             goto done;

@@ -48,7 +48,7 @@ int sy__py_float(struct sy_buf *b, double d)
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     digits[nd] = 0;
-    int exp10 = atoi(p + 1);
+    int exp10 = *p == 'e' ? (int)strtol(p + 1, NULL, 10) : 0;
     int decpt = exp10 + 1; /* value = 0.DIGITS x 10^decpt */
     int rc = 0;
     if (neg)

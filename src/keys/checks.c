@@ -77,7 +77,7 @@ void sy__keys_py_float(double d, char *out, size_t cap)
         if (*s >= '0' && *s <= '9' && nd < 19)
             dig[nd++] = *s;
     dig[nd] = 0;
-    int exp10 = *s == 'e' ? atoi(s + 1) : 0;
+    int exp10 = *s == 'e' ? (int)strtol(s + 1, NULL, 10) : 0;
     while (nd > 1 && dig[nd - 1] == '0') /* trailing zeros are not significant */
         dig[--nd] = 0;
     int decpt = exp10 + 1; /* digits before the point */

@@ -94,7 +94,7 @@ static int run(struct sy_store *st, const char *sql)
 static int read_version(void *ud, const struct sy_srow *r)
 {
     const char *v = sy_srow_text(r, "value");
-    *(int *)ud = v ? atoi(v) : 0;
+    *(int *)ud = v ? (int)strtol(v, NULL, 10) : 0;
     return 1;
 }
 

@@ -617,7 +617,7 @@ static int pg_exec(struct sy_store *st, const char *sql, int nparams, const stru
         st->up = 1;
         switch (s) {
         case PGRES_COMMAND_OK:
-            rc = atoi(PQcmdTuples(res));
+            rc = (int)strtol(PQcmdTuples(res), NULL, 10); /* "" for commands without a count: 0 */
             break;
         case PGRES_TUPLES_OK:
             rc = deliver_rows(p, res, cb, ud);

@@ -208,8 +208,12 @@ static struct sy_str auth_field(const char *a, const char *key)
 
 static void hexify(char *out, const unsigned char *in, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", in[i]);
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[in[i] >> 4];
+        out[2 * i + 1] = hex[in[i] & 15];
+    }
+    out[2 * n] = 0;
 }
 
 static void sha256_hex(char out[65], const void *p, size_t n)

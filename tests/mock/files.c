@@ -192,7 +192,7 @@ static void not_found(struct mock_resp *r, const char *what, struct sy_str id)
 static long limit_of(struct sy_str query, long dflt, long max)
 {
     struct sy_str l = mock_query_param(query, "limit");
-    long v = l.p && l.n && l.n < 7 ? atol(l.p) : dflt;
+    long v = l.p && l.n && l.n < 7 ? mock_digits(l) : dflt;
     return v < 1 ? 1 : v > max ? max : v;
 }
 

@@ -337,6 +337,8 @@ struct mock_call {
 /* routes.c */
 /* The value of query parameter name (NULL .p = absent), still percent-encoded. */
 struct sy_str mock_query_param(struct sy_str query, const char *name);
+/* The leading decimal number of s ('-' allowed) within s.n bytes, 0 when none. */
+long mock_digits(struct sy_str s);
 /* mock_begin(), then a status directive: the error is rendered and committed
  * (OpenAI-shaped, Cohere-shaped when r->d is MOCK_COHERE) and 1 returned. */
 int mock_api_begin(struct mock_resp *r, const struct mock_fault *f);

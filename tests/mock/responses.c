@@ -637,7 +637,7 @@ static void input_items(struct mock_resp *r, struct stored *e, struct sy_str que
     struct sy_str lim = mock_query_param(query, "limit");
     int asc = SY_STR_EQ(order, "asc"), limit = 20, n = e->n_items, first = -1, last = -1, cnt = 0;
     if (lim.p && lim.n && lim.n < 6)
-        limit = atoi(lim.p);
+        limit = (int)mock_digits(lim);
     if (limit < 1 || limit > 100)
         limit = limit < 1 ? 1 : 100;
     int started = after.p == NULL;

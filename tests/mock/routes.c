@@ -170,6 +170,16 @@ struct sy_str mock_query_param(struct sy_str q, const char *name)
     return SY_STR_NULL;
 }
 
+long mock_digits(struct sy_str s)
+{
+    size_t i = 0;
+    int neg = s.n > 0 && s.p[0] == '-';
+    long v = 0;
+    for (i = (size_t)neg; i < s.n && s.p[i] >= '0' && s.p[i] <= '9' && v < 100000000; i++)
+        v = v * 10 + (s.p[i] - '0');
+    return neg ? -v : v;
+}
+
 static int has_query_param(struct sy_str q, const char *name)
 {
     size_t n = strlen(name);

@@ -1,5 +1,5 @@
 /* fuzz_admin_json.c - libFuzzer harness: arbitrary request bodies into the
- * /key/* handlers (admin/keys.c) on an in-memory SQLite store.
+ * /key/... handlers (admin/keys.c) on an in-memory SQLite store.
  *
  * Input: the first byte picks the handler (generate, update, delete,
  * regenerate, block, info query, list query), the rest is the body (or the
