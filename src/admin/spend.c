@@ -719,7 +719,8 @@ static void global_spend_tags(struct sy_store *st, struct sy_admin_ctx *a)
         want = NULL;
     struct aggs m = {0};
     if (tags_collect(st, a, i0, i1, &m) == 0) {
-        qsort(m.a, m.n, sizeof *m.a, agg_cmp_desc);
+        if (m.n > 1)
+            qsort(m.a, m.n, sizeof *m.a, agg_cmp_desc);
         SY_BUF_LIT(&a->out, "{\"spend_per_tag\":[");
         int n = 0;
         for (size_t i = 0; i < m.n; i++) {
@@ -972,7 +973,8 @@ static void global_spend_teams(struct sy_store *st, struct sy_admin_ctx *a)
             jstr(&a->out, t.teams.a[i].k);
         }
         SY_BUF_LIT(&a->out, "],\"total_spend_per_team\":[");
-        qsort(t.teams.a, t.teams.n, sizeof *t.teams.a, agg_cmp_desc);
+        if (t.teams.n > 1)
+            qsort(t.teams.a, t.teams.n, sizeof *t.teams.a, agg_cmp_desc);
         for (size_t i = 0; i < t.teams.n && i < 10; i++) {
             if (i)
                 SY_BUF_LIT(&a->out, ",");
@@ -1197,7 +1199,8 @@ static void report(struct sy_store *st, struct sy_admin_ctx *a)
         if (rc < 0) {
             sy_admin_db_error(a, st, rc);
         } else {
-            qsort(m.a, m.n, sizeof *m.a, agg_cmp_desc);
+            if (m.n > 1)
+                qsort(m.a, m.n, sizeof *m.a, agg_cmp_desc);
             SY_BUF_LIT(&a->out, "[");
             for (size_t i = 0; i < m.n; i++) {
                 if (i)

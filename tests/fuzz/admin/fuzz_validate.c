@@ -91,8 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             i++;
         if (i < n) {
             struct json_tokener *tok = json_tokener_new_ex(SY_ADMIN_MAX_DEPTH + 2);
-            struct json_object *o = tok ? json_tokener_parse_ex(tok, rest, (int)n) : NULL;
-            if (tok && (!o || json_tokener_get_error(tok) != json_tokener_success || !no_nul(o))) {
+            /* n + 1: the terminating NUL ends a bare number ("9"), which json-c otherwise waits on */
+            struct json_object *o = tok ? json_tokener_parse_ex(tok, rest, (int)n + 1) : NULL;
+            /* a bare null parses to NULL with success */
+            if (tok && (json_tokener_get_error(tok) != json_tokener_success || (o && !no_nul(o)))) {
                 fprintf(stderr, "accepted but json-c disagrees: %.*s\n", (int)(n > 200 ? 200 : n), rest);
                 abort();
             }
