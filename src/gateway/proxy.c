@@ -1320,7 +1320,7 @@ static void attempt(struct sy_call *c)
     struct sy_drt *d = c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
                        : c->reserve_skips > (int)c->group->n
                            ? NULL
-                           : sy_router_pick(c->w, &c->g->rc, c->group, c->drt, c->input_tokens, &c->rf, &why);
+                           : sy_router_pick(&c->w->rng, &c->g->rc, c->group, c->drt, c->input_tokens, &c->rf, &why);
     if (!d) {
         if (!why)
             why = SY_PICK_NONE_AVAILABLE;

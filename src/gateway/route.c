@@ -46,13 +46,7 @@
 
 uint64_t sy_rand(struct sy_worker *w)
 {
-    /* xorshift64*: per worker, seeded at start */
-    uint64_t x = w->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    w->rng = x;
-    return x * 0x2545F4914F6CDD1DULL;
+    return sy_rng_next(&w->rng); /* per worker, seeded at start (worker.c) */
 }
 
 int sy_call_invalid_model(struct sy_call *c, const char *model)

@@ -112,9 +112,7 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
         w->id = i;
         w->host = host;
         w->port = port;
-        w->rng = ((uint64_t)time(NULL) << 20) ^ (sy_now_ns() * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)(i + 1);
-        if (!w->rng)
-            w->rng = 88172645463325252ULL;
+        sy_rng_seed(&w->rng, ((uint64_t)time(NULL) << 20) ^ (sy_now_ns() * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)(i + 1));
         uv_loop_init(&w->loop);
         uv_async_init(&w->loop, &w->wake, on_wake);
         w->wake.data = w;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gateway/gateway.h" /* sy_pbudget_sync: worker 0's Redis client */
 #include "redis/redis.h"
 #include "router/strategy.h"
 

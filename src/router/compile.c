@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "core/str.h"
+#include "gateway/gateway.h" /* struct sy_gwconf: the groups are compiled into it */
 #include "router/strategy.h"
 
 static enum sy_strategy strategy_of(const char *s)

@@ -16,6 +16,9 @@
  *   4. cooldown time: the deployment's cooldown_time, else the upstream's
  *      Retry-After, else router cooldown_time (default 5 s). The deadline is
  *      wall-clock ms so instances share it through Redis (router/sync.c).
+ * sy_router_cooldown is that decision over the deployment's state alone
+ * (unit-tested); sy_router_fail (router/sync.c) adds what needs the worker:
+ * the cooldown counter of its metrics shard and the Redis broadcast.
  * Success counts in the windows, adds the tokens to the tpm window, records
  * a latency sample and sets the state back to 0.
  *
@@ -35,7 +38,6 @@
 #define DEFAULT_COOLDOWN_S                          5.0
 
 void sy_router_latency_sample(const struct sy_rconf *rc, struct sy_dstate *s, double v);
-void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status);
 
 static void set_state(struct sy_drt *d, int state)
 {
@@ -58,11 +60,10 @@ static int retryable(int status)
     return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
-int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
-                   int status, enum sy_exc_class exc, double retry_after_s)
+int64_t sy_router_cooldown(const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d, int status,
+                           enum sy_exc_class exc, double retry_after_s, int64_t now)
 {
     struct sy_dstate *s = d->st;
-    int64_t now = sy_wall_ms();
     uint64_t fails = sy_win_add(&s->w_fail, now, 1);
     uint64_t oks = sy_win_get(&s->w_ok, now);
     set_state(d, 1);
@@ -99,12 +100,9 @@ int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct 
     atomic_store_explicit(&s->w_afail, 0, memory_order_relaxed);
     set_state(d, 2);
     const struct sy_deployment *dp = d->d;
-    sy_metrics_cooldown(w->metrics, dp->model ? dp->model : "", dp->id ? dp->id : "", dp->api_base ? dp->api_base : "",
-                        d->prov ? d->prov->name : "", status);
     sy_info("router: deployment %s (%s) cooled down for %.1f s after status %d", dp->id ? dp->id : "?",
             dp->model_name, t, status);
-    sy_rsync_cooldown(w, d, until, status);
-    return 1;
+    return until;
 }
 
 void sy_router_ok(const struct sy_rconf *rc, struct sy_drt *d, uint64_t tokens, double lat_s)

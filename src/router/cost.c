@@ -7,10 +7,10 @@
  */
 #include "router/strategy.h"
 
-size_t sy_rs_cost(struct sy_worker *w, struct sy_drt **cand, size_t n)
+size_t sy_rs_cost(struct sy_rng *rng, struct sy_drt **cand, size_t n)
 {
     double v[n];
     for (size_t i = 0; i < n; i++)
         v[i] = cand[i]->cost;
-    return sy_pick_min(w, v, n);
+    return sy_pick_min(rng, v, n);
 }

@@ -53,7 +53,7 @@ void sy_router_latency_penalty(const struct sy_rconf *rc, struct sy_drt *d)
     add_sample(rc, d->st, 1000.0);
 }
 
-size_t sy_rs_latency(struct sy_worker *w, const struct sy_rconf *rc, struct sy_drt **cand, size_t n, int64_t now_ms)
+size_t sy_rs_latency(struct sy_rng *rng, const struct sy_rconf *rc, struct sy_drt **cand, size_t n, int64_t now_ms)
 {
     double v[n];
     double best = 0;
@@ -65,7 +65,7 @@ size_t sy_rs_latency(struct sy_worker *w, const struct sy_rconf *rc, struct sy_d
     double limit = best * (1 + rc->lowest_latency_buffer);
     size_t ties = 0, pick = 0;
     for (size_t i = 0; i < n; i++)
-        if (v[i] <= limit && sy_rand(w) % ++ties == 0)
+        if (v[i] <= limit && sy_rng_next(rng) % ++ties == 0)
             pick = i;
     return pick;
 }

@@ -7,11 +7,11 @@
  */
 #include "router/strategy.h"
 
-size_t sy_rs_least_busy(struct sy_worker *w, struct sy_drt **cand, size_t n)
+size_t sy_rs_least_busy(struct sy_rng *rng, struct sy_drt **cand, size_t n)
 {
     double v[n];
     for (size_t i = 0; i < n; i++)
         v[i] = (double)atomic_load_explicit(&cand[i]->st->inflight, memory_order_relaxed) +
                (double)atomic_load_explicit(&cand[i]->st->remote_inflight, memory_order_relaxed);
-    return sy_pick_min(w, v, n);
+    return sy_pick_min(rng, v, n);
 }

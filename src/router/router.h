@@ -139,6 +139,7 @@ char sy_router_region_of(const struct sy_deployment *d);
 struct sy_drt;
 struct sy_group;
 struct sy_worker;
+struct sy_rng;
 
 /* Why sy_router_pick found nothing. */
 enum sy_pick_why {
@@ -158,7 +159,7 @@ enum sy_pick_why {
  * avoids `avoid` when another remains, then applies the strategy. For
  * usage-based routing the chosen deployment's rpm slot is reserved here
  * (exact: a race that fills it picks again). NULL with *why when none. */
-struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g,
+struct sy_drt *sy_router_pick(struct sy_rng *rng, const struct sy_rconf *rc, const struct sy_group *g,
                               const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
                               int *why);
 /* Over-budget providers of g's deployments as LiteLLM's message text
@@ -181,6 +182,11 @@ double sy_router_cooldown_left(const struct sy_group *g, char *buf, size_t cap);
  * failure put the deployment in cooldown. */
 int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
                    int status, enum sy_exc_class exc, double retry_after_s);
+/* The same decision without a worker (router/cooldown.c): counts the
+ * failure, sets the deployment's cooldown deadline when the rule says so and
+ * returns it (wall-clock ms), else 0. now: sy_wall_ms(). */
+int64_t sy_router_cooldown(const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d, int status,
+                           enum sy_exc_class exc, double retry_after_s, int64_t now);
 /* ok: tokens = prompt + completion; lat_s = latency per output token (or time
  * to first token for streams; < 0 when unknown). */
 void sy_router_ok(const struct sy_rconf *rc, struct sy_drt *d, uint64_t tokens, double lat_s);
@@ -189,11 +195,11 @@ void sy_router_latency_penalty(const struct sy_rconf *rc, struct sy_drt *d);
 
 /* Strategy entry points (one file each): choose among cand[0..n), n >= 1;
  * return an index. */
-size_t sy_rs_shuffle(struct sy_worker *w, const struct sy_group *g, struct sy_drt **cand, size_t n);
-size_t sy_rs_least_busy(struct sy_worker *w, struct sy_drt **cand, size_t n);
-size_t sy_rs_usage(struct sy_worker *w, struct sy_drt **cand, size_t n, int64_t now_ms);
-size_t sy_rs_latency(struct sy_worker *w, const struct sy_rconf *rc, struct sy_drt **cand, size_t n, int64_t now_ms);
-size_t sy_rs_cost(struct sy_worker *w, struct sy_drt **cand, size_t n);
+size_t sy_rs_shuffle(struct sy_rng *rng, const struct sy_group *g, struct sy_drt **cand, size_t n);
+size_t sy_rs_least_busy(struct sy_rng *rng, struct sy_drt **cand, size_t n);
+size_t sy_rs_usage(struct sy_rng *rng, struct sy_drt **cand, size_t n, int64_t now_ms);
+size_t sy_rs_latency(struct sy_rng *rng, const struct sy_rconf *rc, struct sy_drt **cand, size_t n, int64_t now_ms);
+size_t sy_rs_cost(struct sy_rng *rng, struct sy_drt **cand, size_t n);
 /* Mean of the latency samples of d within the ttl (0 when none). */
 double sy_router_latency(const struct sy_rconf *rc, struct sy_dstate *s, int64_t now_ms);
 

@@ -176,7 +176,7 @@ void sy_router_budget_info(const struct sy_group *g, char *buf, size_t cap)
     }
 }
 
-struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g,
+struct sy_drt *sy_router_pick(struct sy_rng *rng, const struct sy_rconf *rc, const struct sy_group *g,
                               const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
                               int *why)
 {
@@ -241,11 +241,11 @@ struct sy_drt *sy_router_pick(struct sy_worker *w, const struct sy_rconf *rc, co
     while (n) {
         size_t i;
         switch (rc->strategy) {
-        case SY_RS_LEAST_BUSY: i = sy_rs_least_busy(w, cand, n); break;
-        case SY_RS_USAGE: i = sy_rs_usage(w, cand, n, now); break;
-        case SY_RS_LATENCY: i = sy_rs_latency(w, rc, cand, n, now); break;
-        case SY_RS_COST: i = sy_rs_cost(w, cand, n); break;
-        default: i = sy_rs_shuffle(w, g, cand, n); break;
+        case SY_RS_LEAST_BUSY: i = sy_rs_least_busy(rng, cand, n); break;
+        case SY_RS_USAGE: i = sy_rs_usage(rng, cand, n, now); break;
+        case SY_RS_LATENCY: i = sy_rs_latency(rng, rc, cand, n, now); break;
+        case SY_RS_COST: i = sy_rs_cost(rng, cand, n); break;
+        default: i = sy_rs_shuffle(rng, g, cand, n); break;
         }
         struct sy_drt *d = cand[i];
         if (limits && d->d->rpm > 0) {

@@ -9,7 +9,7 @@
  */
 #include "router/strategy.h"
 
-size_t sy_rs_shuffle(struct sy_worker *w, const struct sy_group *g, struct sy_drt **cand, size_t n)
+size_t sy_rs_shuffle(struct sy_rng *rng, const struct sy_group *g, struct sy_drt **cand, size_t n)
 {
     if (n == 1)
         return 0;
@@ -18,7 +18,7 @@ size_t sy_rs_shuffle(struct sy_worker *w, const struct sy_group *g, struct sy_dr
         for (size_t i = 0; i < n; i++)
             sum += cand[i]->weight;
         if (sum > 0) {
-            double x = sy_unit(w) * sum, acc = 0;
+            double x = sy_rng_unit(rng) * sum, acc = 0;
             for (size_t i = 0; i + 1 < n; i++) {
                 acc += cand[i]->weight;
                 if (x < acc)
@@ -30,5 +30,5 @@ size_t sy_rs_shuffle(struct sy_worker *w, const struct sy_group *g, struct sy_dr
                     return i;
         }
     }
-    return sy_rand(w) % n;
+    return sy_rng_next(rng) % n;
 }

@@ -27,6 +27,9 @@
  *   | provider_spend:{prov}:{period}| string | provider budget spend (USD) | the period      |
  *   (the last one is router/budget.c's, pushed and read on the same tick)
  *
+ * sy_router_fail (the end of this file) is router/cooldown.c's decision plus
+ * what needs the worker: the cooldown metric of its shard and the broadcast.
+ *
  * Redis down: every call is refused at once (redis/redis.h), the router runs
  * on local state, and sharing resumes when the client reconnects.
  */
@@ -36,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gateway/gateway.h" /* struct sy_worker: its Redis client, metrics shard, loop */
+#include "metrics/metrics.h"
 #include "redis/redis.h"
 #include "router/strategy.h"
 
@@ -280,4 +285,17 @@ void sy_rsync_stop(struct sy_worker *w)
     w->rsync_on = 0;
     uv_timer_stop(&w->rsync_timer);
     uv_close((uv_handle_t *)&w->rsync_timer, NULL);
+}
+
+int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
+                   int status, enum sy_exc_class exc, double retry_after_s)
+{
+    int64_t until = sy_router_cooldown(rc, g, d, status, exc, retry_after_s, sy_wall_ms());
+    if (!until)
+        return 0;
+    const struct sy_deployment *dp = d->d;
+    sy_metrics_cooldown(w->metrics, dp->model ? dp->model : "", dp->id ? dp->id : "", dp->api_base ? dp->api_base : "",
+                        d->prov ? d->prov->name : "", status);
+    sy_rsync_cooldown(w, d, until, status);
+    return 1;
 }

@@ -9,10 +9,10 @@
  */
 #include "router/strategy.h"
 
-size_t sy_rs_usage(struct sy_worker *w, struct sy_drt **cand, size_t n, int64_t now_ms)
+size_t sy_rs_usage(struct sy_rng *rng, struct sy_drt **cand, size_t n, int64_t now_ms)
 {
     double v[n];
     for (size_t i = 0; i < n; i++)
         v[i] = (double)sy_router_tpm_used(cand[i]->st, now_ms);
-    return sy_pick_min(w, v, n);
+    return sy_pick_min(rng, v, n);
 }

@@ -53,9 +53,9 @@ static void group(struct fixture *f, const char *prefix, size_t n, const char **
 
 static size_t pick_index(struct fixture *f, const struct sy_rconf *rc, const struct sy_rfilter *flt, int *why)
 {
-    static struct sy_worker w = {.rng = 0x9e3779b97f4a7c15ULL}; /* one generator for the whole run */
+    static struct sy_rng rng = {0x9e3779b97f4a7c15ULL}; /* one generator for the whole run */
     *why = 0;
-    struct sy_drt *d = sy_router_pick(&w, rc, &f->g, NULL, -1, flt, why);
+    struct sy_drt *d = sy_router_pick(&rng, rc, &f->g, NULL, -1, flt, why);
     return d ? (size_t)(d - f->drt) : (size_t)-1;
 }
 
