@@ -74,6 +74,9 @@ const char *sy_admin_jtext(struct json_object *v);
  * a member `"name":` (with a leading comma unless *first, which is cleared). */
 void sy_admin_jstr(struct sy_buf *b, const char *s);
 void sy_admin_jkey(struct sy_buf *b, int *first, const char *name);
+/* A float as LiteLLM's JSON responses print it (json.dumps: repr, "1000.0",
+ * "0.1", "1e-05"); null when not finite. */
+void sy_admin_jnum(struct sy_buf *b, double d);
 /* The row offset of page `page` (1-based) of `size` rows: (page - 1) * size,
  * INT64_MAX when that overflows (a page past every row: empty, not undefined). */
 int64_t sy_admin_page_offset(int64_t page, int64_t size);

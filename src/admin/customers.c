@@ -28,6 +28,7 @@
 #include "admin/admin_impl.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "spend/spend.h"
 
 #define T_EU     "\"LiteLLM_EndUserTable\""
@@ -346,7 +347,11 @@ static void customer_delete(struct sy_store *st, struct sy_admin_ctx *a)
     for (int i = 0; i < n; i++) {
         if (i)
             SY_BUF_LIT(&list, ", ");
-        sy__pyrepr(&list, json_object_get_string(json_object_array_get_idx(ids, i)));
+        const char *id = json_object_get_string(json_object_array_get_idx(ids, i));
+        if (id)
+            sy_py_str_repr(&list, id, strlen(id));
+        else
+            SY_BUF_LIT(&list, "None");
     }
     SY_BUF_LIT(&list, "]");
     if (n == 0) {

@@ -90,8 +90,6 @@ void sy__detail(struct sy_admin_ctx *a, int status, const char *fmt, ...) __attr
 void sy__value_error(struct sy_admin_ctx *a, struct json_object *body, const char *msg);
 /* FastAPI's 422 for a missing field: loc [where, name]. */
 void sy__missing(struct sy_admin_ctx *a, const char *where, const char *name, struct json_object *input);
-/* Python repr of a string into b. */
-void sy__pyrepr(struct sy_buf *b, const char *s);
 
 /* A row's members (no braces) into b, leaving out the column named skip. */
 void sy__row_members(struct sy_buf *b, const struct sy_srow *r, const char *skip, int *first);

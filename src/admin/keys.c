@@ -50,6 +50,7 @@
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
 
@@ -59,25 +60,16 @@
 
 /* ---- Python renderings ---------------------------------------------------- */
 
-/* repr(float): shortest round-trip digits, ".0" for integral values. */
+/* repr(float) into a char array, for messages built with a format. */
 static void pyfloat(double d, char out[40])
 {
-    if (isnan(d)) {
-        snprintf(out, 40, "nan");
-        return;
-    }
-    if (isinf(d)) {
-        snprintf(out, 40, "%s", d < 0 ? "-inf" : "inf");
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, 40, "%.*g", p, d);
-        if (strtod(out, NULL) == d)
-            break;
-    }
-    size_t l = strlen(out);
-    if (!strpbrk(out, ".e") && l + 3 <= 40)
-        memcpy(out + l, ".0", 3);
+    struct sy_buf b;
+    sy_buf_init(&b, 40);
+    if (sy_py_float_repr(&b, d) == 0 && b.p)
+        snprintf(out, 40, "%s", b.p);
+    else
+        out[0] = 0;
+    sy_buf_free(&b);
 }
 
 /* ---- request fields ------------------------------------------------------ */
@@ -856,7 +848,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, token);
     sy_admin_jkey(&a->out, &first, "soft_budget");
     if (ks.have_soft)
-        sy_buf_printf(&a->out, "%.17g", ks.soft_budget);
+        sy_admin_jnum(&a->out, ks.soft_budget);
     else
         SY_BUF_LIT(&a->out, "null");
     sy_admin_jkey(&a->out, &first, "duration");

@@ -57,24 +57,6 @@
 #include "gateway/gateway.h"
 #include "spend/spend.h"
 
-/* Python float repr (see spend.c). */
-static void jnum(struct sy_buf *b, double d)
-{
-    if (!isfinite(d)) {
-        SY_BUF_LIT(b, "null");
-        return;
-    }
-    char s[48];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(s, sizeof s, "%.*g", p, d);
-        if (strtod(s, NULL) == d)
-            break;
-    }
-    sy_buf_puts(b, s);
-    if (!strpbrk(s, ".eEn"))
-        SY_BUF_LIT(b, ".0");
-}
-
 /* The price-table entry LiteLLM's get_litellm_model_info finds: base_model,
  * then the provider's model, then litellm_params.model as written. */
 static const struct sy_price *dep_price(const struct sy_deployment *d)
@@ -245,7 +227,7 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
     {
         sy_admin_jkey(b, &first, k);
         if (json_object_is_type(v, json_type_double))
-            jnum(b, json_object_get_double(v));
+            sy_admin_jnum(b, json_object_get_double(v));
         else
             sy_buf_puts(b, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     }
@@ -390,18 +372,18 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
     }
     SY_BUF_LIT(b, "],\"max_input_tokens\":");
     if (max_in >= 0)
-        jnum(b, (double)max_in);
+        sy_admin_jnum(b, (double)max_in);
     else
         SY_BUF_LIT(b, "null");
     SY_BUF_LIT(b, ",\"max_output_tokens\":");
     if (max_out >= 0)
-        jnum(b, (double)max_out);
+        sy_admin_jnum(b, (double)max_out);
     else
         SY_BUF_LIT(b, "null");
     SY_BUF_LIT(b, ",\"input_cost_per_token\":");
-    jnum(b, in >= 0 ? in : 0.0);
+    sy_admin_jnum(b, in >= 0 ? in : 0.0);
     SY_BUF_LIT(b, ",\"output_cost_per_token\":");
-    jnum(b, out >= 0 ? out : 0.0);
+    sy_admin_jnum(b, out >= 0 ? out : 0.0);
     SY_BUF_LIT(b, ",\"mode\":");
     sy_admin_jstr(b, mode ? mode : "chat");
     SY_BUF_LIT(b, ",\"tpm\":");

@@ -68,25 +68,6 @@
 
 /* ---- small helpers ------------------------------------------------------- */
 
-/* A float as Python's repr prints it: shortest text that reads back the
- * same, with ".0" on integral values. */
-static void jnum(struct sy_buf *b, double d)
-{
-    if (!isfinite(d)) {
-        SY_BUF_LIT(b, "null");
-        return;
-    }
-    char s[48];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(s, sizeof s, "%.*g", p, d);
-        if (strtod(s, NULL) == d)
-            break;
-    }
-    sy_buf_puts(b, s);
-    if (!strpbrk(s, ".eEn"))
-        SY_BUF_LIT(b, ".0");
-}
-
 static void jstr(struct sy_buf *b, const char *s)
 {
     sy_admin_jstr(b, s);
@@ -269,7 +250,7 @@ static void aggs_obj(struct sy_buf *b, const struct aggs *m)
             SY_BUF_LIT(b, ",");
         jstr(b, m->a[i].k);
         SY_BUF_LIT(b, ":");
-        jnum(b, m->a[i].v);
+        sy_admin_jnum(b, m->a[i].v);
     }
     SY_BUF_LIT(b, "}");
 }
@@ -309,7 +290,7 @@ static void sum_flush(struct sum_ctx *s)
     SY_BUF_LIT(b, ",\"models\":");
     aggs_obj(b, &s->models);
     SY_BUF_LIT(b, ",\"spend\":");
-    jnum(b, s->spend);
+    sy_admin_jnum(b, s->spend);
     for (size_t i = 0; i < s->keys.n; i++) {
         /* LiteLLM writes each api_key beside "spend": result[date][api_key] */
         if (!strcmp(s->keys.a[i].k, "users") || !strcmp(s->keys.a[i].k, "models") ||
@@ -318,7 +299,7 @@ static void sum_flush(struct sum_ctx *s)
         SY_BUF_LIT(b, ",");
         jstr(b, s->keys.a[i].k);
         SY_BUF_LIT(b, ":");
-        jnum(b, s->keys.a[i].v);
+        sy_admin_jnum(b, s->keys.a[i].v);
     }
     SY_BUF_LIT(b, ",\"startTime\":");
     jstr(b, s->day);
@@ -690,7 +671,7 @@ static void spend_tags(struct sy_store *st, struct sy_admin_ctx *a)
             SY_BUF_LIT(&a->out, "{\"individual_request_tag\":");
             jstr(&a->out, m.a[i].k);
             sy_buf_printf(&a->out, ",\"log_count\":%lld,\"total_spend\":", (long long)m.a[i].n);
-            jnum(&a->out, m.a[i].v);
+            sy_admin_jnum(&a->out, m.a[i].v);
             SY_BUF_LIT(&a->out, "}");
         }
         SY_BUF_LIT(&a->out, "]");
@@ -741,7 +722,7 @@ static void global_spend_tags(struct sy_store *st, struct sy_admin_ctx *a)
             SY_BUF_LIT(&a->out, "{\"name\":");
             jstr(&a->out, m.a[i].k);
             SY_BUF_LIT(&a->out, ",\"spend\":");
-            jnum(&a->out, round(m.a[i].v * 1e4) / 1e4);
+            sy_admin_jnum(&a->out, round(m.a[i].v * 1e4) / 1e4);
             sy_buf_printf(&a->out, ",\"log_count\":%lld}", (long long)m.a[i].n);
         }
         SY_BUF_LIT(&a->out, "]}");
@@ -806,9 +787,9 @@ static void global_spend(struct sy_store *st, struct sy_admin_ctx *a)
     if (!o.found || o.null)
         SY_BUF_LIT(&a->out, "null");
     else
-        jnum(&a->out, o.v);
+        sy_admin_jnum(&a->out, o.v);
     SY_BUF_LIT(&a->out, ",\"max_budget\":");
-    jnum(&a->out, global_max_budget(a));
+    sy_admin_jnum(&a->out, global_max_budget(a));
     SY_BUF_LIT(&a->out, "}");
 }
 
@@ -822,7 +803,7 @@ static int daily_row(void *ud, const struct sy_srow *r)
     SY_BUF_LIT(b, "{\"date\":");
     jcell(b, r, "date");
     SY_BUF_LIT(b, ",\"spend\":");
-    jnum(b, sy_srow_num(r, "spend", 0));
+    sy_admin_jnum(b, sy_srow_num(r, "spend", 0));
     if (sy_srow_get(r, "api_key")) {
         SY_BUF_LIT(b, ",\"api_key\":");
         jcell(b, r, "api_key");
@@ -937,7 +918,7 @@ static int teams_row(void *ud, const struct sy_srow *r)
     SY_BUF_LIT(&t->daily, ",");
     jstr(&t->daily, alias);
     SY_BUF_LIT(&t->daily, ":");
-    jnum(&t->daily, v);
+    sy_admin_jnum(&t->daily, v);
     struct agg *e = agg_get(&t->teams, alias);
     if (e)
         e->v += v;
@@ -981,7 +962,7 @@ static void global_spend_teams(struct sy_store *st, struct sy_admin_ctx *a)
             SY_BUF_LIT(&a->out, "{\"team_id\":");
             jstr(&a->out, t.teams.a[i].k);
             SY_BUF_LIT(&a->out, ",\"total_spend\":");
-            jnum(&a->out, t.teams.a[i].v);
+            sy_admin_jnum(&a->out, t.teams.a[i].v);
             SY_BUF_LIT(&a->out, "}");
         }
         SY_BUF_LIT(&a->out, "]}");
@@ -1087,7 +1068,7 @@ static void rep_flush_day(struct rep_ctx *c)
         else
             jstr(b, g->k);
         SY_BUF_LIT(b, ",\"total_spend\":");
-        jnum(b, g->v);
+        sy_admin_jnum(b, g->v);
         SY_BUF_LIT(b, "}");
     }
     SY_BUF_LIT(b, "]}");
@@ -1116,7 +1097,7 @@ static int rep_row(void *ud, const struct sy_srow *r)
     SY_BUF_LIT(&g->sub, "{\"model\":");
     jcell(&g->sub, r, "model");
     SY_BUF_LIT(&g->sub, ",\"spend\":");
-    jnum(&g->sub, v);
+    sy_admin_jnum(&g->sub, v);
     SY_BUF_LIT(&g->sub, ",\"api_key\":");
     jcell(&g->sub, r, "api_key");
     sy_buf_printf(&g->sub, ",\"total_tokens\":%lld}", (long long)sy_srow_int(r, "tokens", 0));
@@ -1141,7 +1122,7 @@ static int repk_row(void *ud, const struct sy_srow *r)
     SY_BUF_LIT(&g->sub, "{\"model\":");
     jcell(&g->sub, r, "model");
     SY_BUF_LIT(&g->sub, ",\"total_cost\":");
-    jnum(&g->sub, v);
+    sy_admin_jnum(&g->sub, v);
     sy_buf_printf(&g->sub, ",\"total_input_tokens\":%lld,\"total_output_tokens\":%lld}", (long long)in,
                   (long long)out);
     return 0;
@@ -1208,7 +1189,7 @@ static void report(struct sy_store *st, struct sy_admin_ctx *a)
                 SY_BUF_LIT(&a->out, "{\"api_key\":");
                 jstr(&a->out, m.a[i].k);
                 SY_BUF_LIT(&a->out, ",\"total_cost\":");
-                jnum(&a->out, m.a[i].v);
+                sy_admin_jnum(&a->out, m.a[i].v);
                 sy_buf_printf(&a->out, ",\"total_input_tokens\":%lld,\"total_output_tokens\":%lld,\"model_details\":[",
                               (long long)m.a[i].n, (long long)m.a[i].n2);
                 sy_buf_append(&a->out, m.a[i].sub.p ? m.a[i].sub.p : "", m.a[i].sub.len);
@@ -1401,7 +1382,7 @@ static void spend_calculate(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     SY_BUF_LIT(&a->out, "{\"cost\":");
-    jnum(&a->out, sy_cost(&dp, &u));
+    sy_admin_jnum(&a->out, sy_cost(&dp, &u));
     SY_BUF_LIT(&a->out, "}");
 out:
     json_object_put(body);

@@ -36,6 +36,7 @@
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
 
@@ -154,7 +155,7 @@ static void members_repr(struct sy_buf *b, struct json_object *members)
             const char *v = mstr(m, K[k]);
             sy_buf_printf(b, "%s%s=", k ? ", " : "", K[k]);
             if (v)
-                sy__pyrepr(b, v);
+                sy_py_str_repr(b, v, strlen(v));
             else
                 SY_BUF_LIT(b, "None");
         }
@@ -1255,7 +1256,7 @@ static void team_member_update(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, email);
     SY_BUF_LIT(&a->out, ",\"max_budget_in_team\":");
     if (hb)
-        sy_buf_printf(&a->out, "%.17g", mb);
+        sy_admin_jnum(&a->out, mb);
     else
         SY_BUF_LIT(&a->out, "null");
     SY_BUF_LIT(&a->out, ",\"tpm_limit\":");

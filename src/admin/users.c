@@ -37,6 +37,7 @@
 #include "admin/entity_impl.h"
 #include "config/config.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "gateway/gateway.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
@@ -205,21 +206,6 @@ int sy__update(struct sy_store *st, const char *table, const char *keycol, const
     return sy__update_cols(st, table, keycol, key, cs->col, cs->v, cs->n, cb, ud);
 }
 
-void sy__pyrepr(struct sy_buf *b, const char *s)
-{
-    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-    sy_buf_append(b, &q, 1);
-    for (; *s; s++) {
-        if (*s == q || *s == '\\')
-            sy_buf_append(b, "\\", 1);
-        if (*s == '\n')
-            sy_buf_puts(b, "\\n");
-        else
-            sy_buf_append(b, s, 1);
-    }
-    sy_buf_append(b, &q, 1);
-}
-
 void sy__err_dict(struct sy_admin_ctx *a, int status, const char *type, const char *fmt, ...)
 {
     char msg[1024];
@@ -230,7 +216,7 @@ void sy__err_dict(struct sy_admin_ctx *a, int status, const char *type, const ch
     va_end(ap);
     sy_buf_init(&b, 8192);
     sy_buf_puts(&b, "{'error': ");
-    sy__pyrepr(&b, msg);
+    sy_py_str_repr(&b, msg, strlen(msg));
     sy_buf_puts(&b, "}");
     sy_admin_error(a, status, type, NULL, "%s", b.p ? b.p : "");
     sy_buf_free(&b);

@@ -33,6 +33,7 @@
 #include "core/clock.h"
 #include "limits/limits.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "core/log.h"
 #include "keys/keys.h"
 #include "http/server.h"
@@ -461,6 +462,14 @@ int sy_admin_get_obj(struct sy_admin_ctx *a, struct json_object *o, const char *
 }
 
 /* ---- JSON output --------------------------------------------------------- */
+
+void sy_admin_jnum(struct sy_buf *b, double d)
+{
+    if (isfinite(d))
+        sy_py_float_repr(b, d);
+    else
+        SY_BUF_LIT(b, "null");
+}
 
 void sy_admin_jstr(struct sy_buf *b, const char *s)
 {

@@ -40,17 +40,15 @@
  * in decimal, a float by repr ("1.0", "1e-05"), True/False, lists and dicts
  * as Python repr ("[{'role': 'user', 'content': 'hi'}]"). Non-printable
  * characters inside repr'd strings are escaped as CPython does (\n, \x07,
- * \xa0, \u2028, ...); the set of non-printable code points above U+00FF is an
- * approximation of Python's str.isprintable() (format, separator and
- * private-use characters, common ones listed in is_printable()).
+ * \xa0, \u2028, ...), by core/pyrepr.c with CPython's own isprintable table.
  */
 #include <json-c/json.h>
 #include <openssl/sha.h>
 #include <string.h>
 
 #include "cache/cache.h"
-#include "config/ytree.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 
 /* ModelParamHelper._get_all_llm_api_params() for litellm's pinned openai
  * 2.8.1: the keys of openai.types.chat.CompletionCreateParams{Non,}Streaming,
@@ -126,106 +124,6 @@ static int is_llm_param(const char *name)
     return bsearch(name, llm_params, sizeof llm_params / sizeof llm_params[0], sizeof llm_params[0], cmp_name) != NULL;
 }
 
-/* Decode one UTF-8 sequence at s[*i]; returns the code point or -1 (an
- * invalid byte, consumed alone). */
-static long utf8_cp(const unsigned char *s, size_t n, size_t *i)
-{
-    unsigned c = s[*i];
-    int len;
-    long cp;
-    if (c < 0x80) {
-        (*i)++;
-        return c;
-    } else if ((c & 0xe0) == 0xc0) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        (*i)++;
-        return -1;
-    }
-    if (*i + (size_t)len > n) {
-        (*i)++;
-        return -1;
-    }
-    for (int k = 1; k < len; k++) {
-        if ((s[*i + (size_t)k] & 0xc0) != 0x80) {
-            (*i)++;
-            return -1;
-        }
-        cp = (cp << 6) | (s[*i + (size_t)k] & 0x3f);
-    }
-    *i += (size_t)len;
-    return cp;
-}
-
-/* Python's str.isprintable() for one code point (approximate above U+00FF). */
-static int is_printable(long cp)
-{
-    if (cp < 0x20 || (cp >= 0x7f && cp <= 0xa0) || cp == 0xad)
-        return 0;
-    if (cp < 0x100)
-        return 1;
-    if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) ||
-        (cp >= 0x205f && cp <= 0x206f) || cp == 0x3000 || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb) ||
-        cp == 0xfffe || cp == 0xffff || (cp >= 0x0600 && cp <= 0x0605) || cp == 0x061c || cp == 0x06dd ||
-        cp == 0x070f || cp == 0x180e || (cp >= 0xd800 && cp <= 0xf8ff) || cp >= 0xf0000 ||
-        (cp >= 0xe0000 && cp <= 0xe007f))
-        return 0;
-    return 1;
-}
-
-/* repr() of a str: single quotes unless the text has ' and no ". */
-static int repr_str(struct sy_buf *b, const char *s, size_t n)
-{
-    char q = (memchr(s, '\'', n) && !memchr(s, '"', n)) ? '"' : '\'';
-    int rc = sy_buf_append(b, &q, 1);
-    size_t i = 0;
-    while (i < n) {
-        /* fast path: a run of printable ASCII other than the quote and the backslash
-         * is copied as it is, in one append (prompts are mostly such runs) */
-        size_t run = i;
-        while (run < n) {
-            unsigned char ch = (unsigned char)s[run];
-            if (ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == (unsigned char)q)
-                break;
-            run++;
-        }
-        if (run > i) {
-            rc |= sy_buf_append(b, s + i, run - i);
-            i = run;
-            continue;
-        }
-        size_t start = i;
-        long cp = utf8_cp((const unsigned char *)s, n, &i);
-        if (cp == '\\' || cp == q)
-            rc |= sy_buf_printf(b, "\\%c", (char)cp);
-        else if (cp == '\n')
-            rc |= SY_BUF_LIT(b, "\\n");
-        else if (cp == '\r')
-            rc |= SY_BUF_LIT(b, "\\r");
-        else if (cp == '\t')
-            rc |= SY_BUF_LIT(b, "\\t");
-        else if (cp < 0) /* not UTF-8: json.loads would have refused; keep the byte */
-            rc |= sy_buf_append(b, s + start, 1);
-        else if (is_printable(cp))
-            rc |= sy_buf_append(b, s + start, i - start);
-        else if (cp < 0x100)
-            rc |= sy_buf_printf(b, "\\x%02lx", cp);
-        else if (cp < 0x10000)
-            rc |= sy_buf_printf(b, "\\u%04lx", cp);
-        else
-            rc |= sy_buf_printf(b, "\\U%08lx", cp);
-    }
-    rc |= sy_buf_append(b, &q, 1);
-    return rc;
-}
-
 static int py_value(struct sy_buf *b, struct json_object *v, int top, int depth)
 {
     if (depth > 200) /* CPython would overflow its recursion limit long before */
@@ -239,11 +137,11 @@ static int py_value(struct sy_buf *b, struct json_object *v, int top, int depth)
             return sy_buf_printf(b, "%llu", (unsigned long long)json_object_get_uint64(v));
         return sy_buf_printf(b, "%lld", (long long)i);
     }
-    case json_type_double: return sy__py_float(b, json_object_get_double(v));
+    case json_type_double: return sy_py_float_repr(b, json_object_get_double(v));
     case json_type_string: {
         const char *s = json_object_get_string(v);
         size_t n = (size_t)json_object_get_string_len(v);
-        return top ? sy_buf_append(b, s, n) : repr_str(b, s, n);
+        return top ? sy_buf_append(b, s, n) : sy_py_str_repr(b, s, n);
     }
     case json_type_array: {
         int rc = SY_BUF_LIT(b, "[");
@@ -264,7 +162,7 @@ static int py_value(struct sy_buf *b, struct json_object *v, int top, int depth)
             if (!first)
                 rc |= SY_BUF_LIT(b, ", ");
             first = 0;
-            rc |= repr_str(b, k, strlen(k));
+            rc |= sy_py_str_repr(b, k, strlen(k));
             rc |= SY_BUF_LIT(b, ": ");
             rc |= py_value(b, mv, 0, depth + 1);
         }

@@ -11,7 +11,8 @@
  *    |            repr(float)          json.dumps of a str: ensure_ascii=True
  *    json.dumps separators ", " ": "   (non-ASCII as \uXXXX, lowercase hex,
  *                                       surrogate pairs above U+FFFF; \" \\
- *                                       \n \r \t \b \f; other C0 as \u00XX)
+ *                                       \n \r \t \b \f; other C0 and DEL as
+ *                                       \u00XX; core/pyrepr.c)
  *
  * The same bytes live in the local LRU and in Redis, so either can serve a
  * value written by the other, or by LiteLLM.
@@ -27,83 +28,15 @@
 #include <string.h>
 
 #include "cache/cache.h"
-#include "config/ytree.h"
 #include "core/buf.h"
-
-/* Append s as the inside of a json.dumps() string (ensure_ascii=True).
- * Invalid UTF-8 bytes become \ufffd. */
-static int dumps_str(struct sy_buf *b, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, start = 0;
-    int rc = 0;
-    while (i < n && rc == 0) {
-        unsigned c = u[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            i++;
-            continue;
-        }
-        rc |= sy_buf_append(b, s + start, i - start);
-        if (c < 0x80) {
-            const char *rep = NULL;
-            switch (c) {
-            case '"': rep = "\\\""; break;
-            case '\\': rep = "\\\\"; break;
-            case '\n': rep = "\\n"; break;
-            case '\r': rep = "\\r"; break;
-            case '\t': rep = "\\t"; break;
-            case '\b': rep = "\\b"; break;
-            case '\f': rep = "\\f"; break;
-            }
-            if (rep)
-                rc |= sy_buf_append(b, rep, 2);
-            else {
-                char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-                rc |= sy_buf_append(b, e, 6);
-            }
-            i++;
-        } else {
-            unsigned long cp = 0xfffd;
-            int len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-            size_t adv = 1;
-            if (len && i + (size_t)len <= n) {
-                unsigned long v = c & (0x7f >> len);
-                int k;
-                for (k = 1; k < len && (u[i + (size_t)k] & 0xc0) == 0x80; k++)
-                    v = (v << 6) | (u[i + (size_t)k] & 0x3f);
-                if (k == len) {
-                    cp = v;
-                    adv = (size_t)len;
-                }
-            }
-            i += adv;
-            char e[12];
-            if (cp >= 0x10000) {
-                unsigned long hi = 0xd800 + ((cp - 0x10000) >> 10), lo = 0xdc00 + ((cp - 0x10000) & 0x3ff);
-                e[0] = '\\', e[1] = 'u', e[2] = hex[hi >> 12], e[3] = hex[(hi >> 8) & 15], e[4] = hex[(hi >> 4) & 15],
-                e[5] = hex[hi & 15];
-                e[6] = '\\', e[7] = 'u', e[8] = hex[lo >> 12], e[9] = hex[(lo >> 8) & 15], e[10] = hex[(lo >> 4) & 15],
-                e[11] = hex[lo & 15];
-                rc |= sy_buf_append(b, e, 12);
-            } else {
-                e[0] = '\\', e[1] = 'u', e[2] = hex[(cp >> 12) & 15], e[3] = hex[(cp >> 8) & 15],
-                e[4] = hex[(cp >> 4) & 15], e[5] = hex[cp & 15];
-                rc |= sy_buf_append(b, e, 6);
-            }
-        }
-        start = i;
-    }
-    rc |= sy_buf_append(b, s + start, i - start);
-    return rc;
-}
+#include "core/pyrepr.h"
 
 int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_buf *out)
 {
     int rc = SY_BUF_LIT(out, "{\"timestamp\": ");
-    rc |= sy__py_float(out, now);
+    rc |= sy_py_float_repr(out, now);
     rc |= SY_BUF_LIT(out, ", \"response\": \"");
-    rc |= dumps_str(out, response, n);
+    rc |= sy_py_json_escape(out, response, n);
     rc |= SY_BUF_LIT(out, "\"}");
     return rc ? -1 : 0;
 }

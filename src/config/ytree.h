@@ -71,6 +71,5 @@ const char *sy__ykind_name(enum sy_ykind k);
 struct sy_buf;
 int sy__py_str(struct sy_buf *b, const struct sy_ynode *n);
 int sy__py_json(struct sy_buf *b, const struct sy_ynode *n);
-int sy__py_float(struct sy_buf *b, double d);
 
 #endif

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "core/pyrepr.h"
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
@@ -398,18 +399,6 @@ static void put_ms3(struct sy_buf *b, uint64_t ns)
     sy_buf_append(b, t, 4);
 }
 
-/* A float as Python's str() writes it ("1.0", "0.25", "600.0"). */
-static void put_pyfloat(struct sy_buf *b, double v)
-{
-    char t[40];
-    int n = snprintf(t, sizeof t, "%.15g", v);
-    if (n <= 0 || (size_t)n >= sizeof t)
-        return;
-    sy_buf_append(b, t, (size_t)n);
-    if (!strpbrk(t, ".eEn"))
-        SY_BUF_LIT(b, ".0");
-}
-
 /* The router's headers on every answer of a routed call (LiteLLM's
  * add_retry_headers_to_response and get_custom_headers):
  *   x-litellm-attempted-retries  retries made (0 when the first attempt served);
@@ -432,7 +421,7 @@ static void router_headers(struct sy_call *c, struct sy_buf *b)
                                     : -1;
     if (t > 0) {
         SY_BUF_LIT(b, "x-litellm-timeout: ");
-        put_pyfloat(b, t);
+        sy_py_float_repr(b, t); /* str(float) */
         SY_BUF_LIT(b, "\r\n");
     }
     const char *region = c->drt && c->drt->d->region_name ? c->drt->d->region_name

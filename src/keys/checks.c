@@ -42,81 +42,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/buf.h"
+#include "core/pyrepr.h"
 #include "keys/keys.h"
 #include "keys/keys_impl.h"
-
-/* ---- Python renderings ---------------------------------------------------- */
-
-void sy__keys_py_float(double d, char *out, size_t cap)
-{
-    if (!cap)
-        return;
-    if (isnan(d)) {
-        snprintf(out, cap, "nan");
-        return;
-    }
-    if (isinf(d)) {
-        snprintf(out, cap, d < 0 ? "-inf" : "inf");
-        return;
-    }
-    /* shortest round-tripping digits, as Python's repr */
-    char e[40];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, d);
-        if (strtod(e, NULL) == d)
-            break;
-    }
-    /* e = [-]D[.DDD]e[+-]XX */
-    const char *s = e;
-    int neg = *s == '-';
-    if (neg)
-        s++;
-    char dig[20];
-    int nd = 0;
-    for (; *s && *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9' && nd < 19)
-            dig[nd++] = *s;
-    dig[nd] = 0;
-    int exp10 = *s == 'e' ? (int)strtol(s + 1, NULL, 10) : 0;
-    while (nd > 1 && dig[nd - 1] == '0') /* trailing zeros are not significant */
-        dig[--nd] = 0;
-    int decpt = exp10 + 1; /* digits before the point */
-    char buf[64];
-    size_t k = 0;
-    if (neg)
-        buf[k++] = '-';
-    if (d == 0) {
-        snprintf(out, cap, "%s0.0", neg ? "-" : "");
-        return;
-    }
-    if (decpt > 16 || decpt < -3) { /* Python repr switches to exponent form */
-        buf[k++] = dig[0];
-        if (nd > 1) {
-            buf[k++] = '.';
-            for (int i = 1; i < nd; i++)
-                buf[k++] = dig[i];
-        }
-        k += (size_t)snprintf(buf + k, sizeof buf - k, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    } else if (decpt <= 0) {
-        buf[k++] = '0';
-        buf[k++] = '.';
-        for (int i = 0; i < -decpt; i++)
-            buf[k++] = '0';
-        for (int i = 0; i < nd; i++)
-            buf[k++] = dig[i];
-    } else {
-        for (int i = 0; i < decpt; i++)
-            buf[k++] = i < nd ? dig[i] : '0';
-        buf[k++] = '.';
-        if (decpt >= nd)
-            buf[k++] = '0';
-        else
-            for (int i = decpt; i < nd; i++)
-                buf[k++] = dig[i];
-    }
-    buf[k] = 0;
-    snprintf(out, cap, "%s", buf);
-}
 
 /* A bounded message under construction. */
 struct msg {
@@ -144,38 +73,28 @@ static void m_printf(struct msg *m, const char *fmt, ...)
         m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
 }
 
+/* Append what a core/pyrepr writer renders. */
+static void m_sybuf(struct msg *m, struct sy_buf *t, int rc)
+{
+    if (rc == 0 && t->p)
+        m_puts(m, t->p);
+    sy_buf_free(t);
+}
+
+/* repr(float) */
 static void m_float(struct msg *m, double d)
 {
-    char b[40];
-    sy__keys_py_float(d, b, sizeof b);
-    m_puts(m, b);
+    struct sy_buf t;
+    sy_buf_init(&t, 64);
+    m_sybuf(m, &t, sy_py_float_repr(&t, d));
 }
 
 /* repr(str) */
 static void m_pystr(struct msg *m, const char *s)
 {
-    char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
-    char c[2] = {q, 0};
-    m_puts(m, c);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '\\' || ch == (unsigned char)q) {
-            char t[3] = {'\\', (char)ch, 0};
-            m_puts(m, t);
-        } else if (ch == '\n') {
-            m_puts(m, "\\n");
-        } else if (ch == '\r') {
-            m_puts(m, "\\r");
-        } else if (ch == '\t') {
-            m_puts(m, "\\t");
-        } else if (ch < 0x20 || ch == 0x7f) {
-            m_printf(m, "\\x%02x", ch);
-        } else {
-            char t[2] = {(char)ch, 0};
-            m_puts(m, t);
-        }
-    }
-    m_puts(m, c);
+    struct sy_buf t;
+    sy_buf_init(&t, 16 + 10 * strlen(s));
+    m_sybuf(m, &t, sy_py_str_repr(&t, s, strlen(s)));
 }
 
 /* repr(list of str) */

@@ -105,10 +105,6 @@ char *sy__json_get_string(const char *json, const char *key);
  * name after the last '/' (LiteLLM's resolve_model_budget candidates). */
 struct sy_model_budget *sy__mmb_find(const struct sy_keyinfo *ki, const char *model);
 
-/* ---- Python renderings (checks.c) ------------------------------------------
- * repr(float): "10.0", "0.30000000000000004", "1e-05", "1.5e+16", "inf". */
-void sy__keys_py_float(double d, char *out, size_t cap);
-
 /* ---- model access (checks.c), exposed for the fuzzer ------------------------
  * LiteLLM's _check_model_access_helper for one object's model list: 1 when
  * models allows model (empty list, "*", "all-proxy-models", the name, an

@@ -30,6 +30,7 @@
 
 #include "core/buf.h"
 #include "core/errors.h"
+#include "core/pyrepr.h"
 #include "metrics/metrics.h"
 #include "metrics/shard.h"
 
@@ -217,30 +218,16 @@ static const struct family families[] = {
 
 /* ---- formatting ---- */
 
-/* A float as Python's repr() prints it ("1.0", "0.00625", "1e-05", "+Inf"),
- * which is what prometheus_client writes. Returns the length. */
-static int fmt_double(char *out, size_t n, double v)
-{
-    if (isnan(v))
-        return snprintf(out, n, "NaN");
-    if (isinf(v))
-        return snprintf(out, n, v > 0 ? "+Inf" : "-Inf");
-    if (v == floor(v) && fabs(v) < 1e16)
-        return snprintf(out, n, "%.1f", v);
-    int len = 0;
-    for (int prec = 1; prec <= 17; prec++) {
-        len = snprintf(out, n, "%.*g", prec, v);
-        if (strtod(out, NULL) == v)
-            break;
-    }
-    return len;
-}
-
+/* A float as Python's repr() prints it ("1.0", "0.00625", "1e-05"), which
+ * is what prometheus_client writes, except +Inf, -Inf and NaN (its
+ * floatToGoString). */
 static int put_double(struct sy_buf *b, double v)
 {
-    char tmp[40];
-    int n = fmt_double(tmp, sizeof tmp, v);
-    return sy_buf_append(b, tmp, (size_t)n);
+    if (isnan(v))
+        return SY_BUF_LIT(b, "NaN");
+    if (isinf(v))
+        return v > 0 ? SY_BUF_LIT(b, "+Inf") : SY_BUF_LIT(b, "-Inf");
+    return sy_py_float_repr(b, v);
 }
 
 /* An integral count as Python prints a float holding it ("3.0"). */

@@ -21,6 +21,7 @@
 
 #include "core/buf.h"
 #include "core/errors.h"
+#include "core/pyrepr.h"
 #include "tokenizer/tok_internal.h"
 
 #define MAXDEPTH 32
@@ -55,8 +56,8 @@ static void py_str(struct sy_buf *b, struct json_object *o, int top)
     switch (json_object_get_type(o)) {
     case json_type_null: SY_BUF_LIT(b, "None"); break;
     case json_type_boolean: sy_buf_puts(b, json_object_get_boolean(o) ? "True" : "False"); break;
-    case json_type_int:
-    case json_type_double: sy_buf_puts(b, json_object_to_json_string(o)); break;
+    case json_type_int: sy_buf_puts(b, json_object_to_json_string(o)); break;
+    case json_type_double: sy_py_float_repr(b, json_object_get_double(o)); break;
     case json_type_string: {
         const char *s = json_object_get_string(o);
         size_t n = (size_t)json_object_get_string_len(o);
@@ -64,20 +65,7 @@ static void py_str(struct sy_buf *b, struct json_object *o, int top)
             sy_buf_append(b, s, n);
             break;
         }
-        char q = (memchr(s, '\'', n) && !memchr(s, '"', n)) ? '"' : '\'';
-        sy_buf_append(b, &q, 1);
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c == '\\' || c == (unsigned char)q) {
-                sy_buf_append(b, "\\", 1);
-                sy_buf_append(b, &s[i], 1);
-            } else if (c == '\n') SY_BUF_LIT(b, "\\n");
-            else if (c == '\r') SY_BUF_LIT(b, "\\r");
-            else if (c == '\t') SY_BUF_LIT(b, "\\t");
-            else if (c < 0x20 || c == 0x7f) sy_buf_printf(b, "\\x%02x", c);
-            else sy_buf_append(b, &s[i], 1);
-        }
-        sy_buf_append(b, &q, 1);
+        sy_py_str_repr(b, s, n);
         break;
     }
     case json_type_array: {

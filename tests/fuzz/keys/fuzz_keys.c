@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
+#include "core/pyrepr.h"
 #include "keys/keys.h"
 #include "keys/keys_impl.h"
 
@@ -96,10 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size >= 8) {
         double d;
         memcpy(&d, data, sizeof d);
-        char out[40];
-        sy__keys_py_float(d, out, sizeof out);
-        if (!memchr(out, 0, sizeof out))
+        struct sy_buf out;
+        sy_buf_init(&out, 64);
+        if (sy_py_float_repr(&out, d) != 0 || !out.p)
             abort();
+        sy_buf_free(&out);
     }
     sy_keyinfo_unref(ki);
     free(buf);

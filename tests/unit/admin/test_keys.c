@@ -380,6 +380,22 @@ static void test_generate_custom_and_conflicts(void **state)
     assert_string_equal(jstr(jget(c.j, "error"), "message"),
                         "{'error': 'max_budget cannot be negative. Received: -1.0'}");
     call_free(&c);
+    /* repr(float) as CPython: -1000.0, where %g printed -1e+03 */
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{\"max_budget\":-1000}");
+    expect_status(&c, 400);
+    assert_string_equal(jstr(jget(c.j, "error"), "message"),
+                        "{'error': 'max_budget cannot be negative. Received: -1000.0'}");
+    call_free(&c);
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{\"soft_budget\":-0.1}");
+    expect_status(&c, 400);
+    assert_string_equal(jstr(jget(c.j, "error"), "message"),
+                        "{'error': 'soft_budget cannot be negative. Received: -0.1'}");
+    call_free(&c);
+    /* the soft_budget echoed as json.dumps writes it: 0.1, not 0.10000000000000001 */
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{\"soft_budget\":0.1}");
+    expect_status(&c, 200);
+    assert_non_null(strstr(c.a.out.p, "\"soft_budget\":0.1,"));
+    call_free(&c);
     /* unknown organization */
     do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{\"organization_id\":\"org-x\"}");
     expect_status(&c, 400);

@@ -606,6 +606,8 @@ static void test_model_group_info(void **state)
     NEAR(num(g, "input_cost_per_token"), 1e-6); /* max over deployments */
     NEAR(num(g, "output_cost_per_token"), 1e-5);
     NEAR(num(g, "max_input_tokens"), 128000);
+    /* as the text Python writes for a float field (ModelGroupInfo.max_input_tokens: float): not 1.28e+05 */
+    assert_string_equal(json_object_to_json_string(member(g, "max_input_tokens")), "128000.0");
     NEAR(num(g, "rpm"), 15);
     assert_true(json_object_get_boolean(member(g, "supports_function_calling")));
     assert_string_equal(str(json_object_array_get_idx(data, 1), "mode"), "embedding");

@@ -42,7 +42,8 @@ CASES = [
     ('{"model":"m","messages":[],"stop":null,"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{},"required":[]}}}],"tool_choice":"auto","logit_bias":{"50256":-100},"n":2,"presence_penalty":-0.5,"frequency_penalty":1e16}', "m", None),
     ('{"model":"e","input":["a","b"],"encoding_format":"float","dimensions":256}', "emb-group", None),
     ('{"model":"t","prompt":"Say \'hi\'","max_tokens":5,"echo":false,"logprobs":null,"suffix":"x\\ty"}', "t", None),
-    ('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a\\\\b\\u0007"}]}],"temperature":0,"response_format":{"type":"json_object"}}', "", None),
+    ('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a\\\\b\\u0007"}]}],"temperature":0,"response_format":{"type":"json_object"}}', "", None),    # characters only CPython's isprintable table gets right (unassigned, format), DEL, a float with zeros
+    ('{"model":"m","messages":[{"role":"user","content":"\\u0378 \\ufff0 \\u0890 \\ud834\\udd73 \\u007f \\u061c"}],"temperature":1000.0}', "m", None),
 ]
 
 if __name__ == "__main__":

@@ -32,6 +32,10 @@ static const struct {
     {"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\\\\b\\u0007\"}]}],"
      "\"temperature\":0,\"response_format\":{\"type\":\"json_object\"}}",
      "", NULL, "dca2985daaf22c327374d63822774853155e2a7f1be86bf9481c8a611afe7091"},
+    /* U+0378, U+FFF0 (unassigned), U+0890, U+1D173 (format): escaped only with CPython's isprintable table */
+    {"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"\\u0378 \\ufff0 \\u0890 \\ud834\\udd73 "
+     "\\u007f \\u061c\"}],\"temperature\":1000.0}",
+     "m", NULL, "649401b26cd5ce06446a111850e1a57ff6a267c3b62a0d38a69ae88562ab12c6"},
 };
 
 static void golden_keys(void **st)

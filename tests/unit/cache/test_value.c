@@ -82,6 +82,8 @@ static void round_trip(void **st)
     assert_memory_equal(d.p + 135, "\xef\xbf\xbd", 3); /* U+FFFD */
     assert_true(ts == 1.0);
     assert_non_null(strstr(e.p, "{\"timestamp\": 1.0, \"response\": \""));
+    /* json.dumps escapes DEL (CPython: "\u007f"); it was copied raw before */
+    assert_non_null(strstr(e.p, "~\\u007f\\u4e2d\\ud83d\\ude00\\ufffd\""));
     sy_buf_free(&e);
     sy_buf_free(&d);
 }

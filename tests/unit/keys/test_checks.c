@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
+#include "core/pyrepr.h"
 #include "keys/keys.h"
 #include "keys/keys_impl.h"
 
@@ -105,9 +107,11 @@ static void test_pyfloat(void **s)
              {1.5e-7, "1.5e-07"},
              {2e22, "2e+22"}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        char b[40];
-        sy__keys_py_float(c[i].d, b, sizeof b);
-        assert_string_equal(b, c[i].want);
+        struct sy_buf b;
+        sy_buf_init(&b, 64);
+        assert_int_equal(sy_py_float_repr(&b, c[i].d), 0);
+        assert_string_equal(b.p, c[i].want);
+        sy_buf_free(&b);
     }
 }
 
