@@ -171,10 +171,14 @@ int sy_stage_liveness(struct sy_call *c)
 /* GET /health/readiness, LiteLLM's shape plus our fields:
  *
  *   member              value
- *   status              "healthy" (also with the database or Redis down: as LiteLLM, whose
- *                       readiness only fails when building the answer fails)
+ *   status              "healthy" (as LiteLLM's current code; Redis down does not change it)
  *   db                  "connected" | "disconnected" (a database is in use: SQLite or
  *                       PostgreSQL, pinged as below), "Not connected" (no database)
+ *
+ * HTTP status: 503 while a database in use is unreachable (LiteLLM: a configured DB
+ * that is not reachable means the worker cannot serve requests that depend on keys,
+ * budgets or spend, so orchestrators take it out of rotation), unless
+ * general_settings.allow_requests_on_db_unavailable lets requests through; else 200.
  *   cache               null (no response cache), "local" or "redis"
  *   rate_limits         where limit counters live: "local", "redis", "local, redis unreachable"
  *                       (fail open) or "refusing, redis unreachable" (fail closed)
@@ -227,7 +231,8 @@ static void readiness_reply(struct sy_call *c, const char *db)
                   sy_log_level == SY_LOG_DEBUG ? "true" : "false");
     sy_buf_printf(&b, ",\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
                   sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
-    sy_reply_json(c->req, 200, b.p, b.len);
+    int down = !strcmp(db, "disconnected") && !cfg->allow_requests_on_db_unavailable;
+    sy_reply_json(c->req, down ? 503 : 200, b.p, b.len);
     sy_buf_free(&b);
 }
 

@@ -1,6 +1,6 @@
 // routes-readiness.test.mjs - GET /routes (LiteLLM's {"routes": [...]} built from the route
 // tables) and /health/readiness's "db" field: "connected" on SQLite and on a running
-// PostgreSQL, "disconnected" (still 200, status healthy, as LiteLLM) while PostgreSQL is
+// PostgreSQL, "disconnected" (503, status healthy, as LiteLLM) while PostgreSQL is
 // stopped and "connected" again after it restarts, "Not connected" without a database. Also the
 // server/database settings general_settings.disable_error_logs and database_connection_pool_limit.
 // Every wait is bounded; nothing asserts a timing.
@@ -26,8 +26,8 @@ const getJSON = async (url, headers = {}) => {
   return { status: r.status, text, json };
 };
 
-function assertReadinessShape(r) {
-  assert.equal(r.status, 200, r.text);
+function assertReadinessShape(r, status = 200) {
+  assert.equal(r.status, status, r.text);
   assert.equal(r.json.status, 'healthy');
   for (const k of ['db', 'cache', 'litellm_version', 'success_callbacks', 'log_level', 'is_detailed_debug'])
     assert.ok(k in r.json, `${k} in ${r.text}`);
@@ -140,7 +140,7 @@ describe('/health/readiness on PostgreSQL: up, stopped, back', () => {
 
   const db = async () => {
     const r = await getJSON(`${gw.url}/health/readiness`);
-    assertReadinessShape(r);
+    assertReadinessShape(r, r.json?.db === 'disconnected' ? 503 : 200); // 503 only with the database down
     return r.json.db;
   };
 
@@ -148,7 +148,7 @@ describe('/health/readiness on PostgreSQL: up, stopped, back', () => {
     assert.equal(await db(), 'connected');
   });
 
-  test('disconnected while stopped (200, status healthy, as LiteLLM), the gateway keeps answering', async () => {
+  test('disconnected while stopped (503, status healthy, as LiteLLM), the gateway keeps answering', async () => {
     await pg.halt();
     assert.ok(await until(async () => (await db()) === 'disconnected', 15000), 'readiness reports the outage');
     // stays disconnected on repeated probes, the liveness probe is unaffected
