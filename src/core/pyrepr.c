@@ -82,6 +82,11 @@ int sy_py_float_repr(struct sy_buf *b, double d)
         return d < 0 ? SY_BUF_LIT(b, "-inf") : SY_BUF_LIT(b, "inf");
     if (d == 0)
         return signbit(d) ? SY_BUF_LIT(b, "-0.0") : SY_BUF_LIT(b, "0.0");
+    if (fabs(d) < 1e16 && d == (double)(int64_t)d) { /* integral: "600.0" without the digit search */
+        int rc = d < 0 ? SY_BUF_LIT(b, "-") : 0;
+        rc |= sy_buf_u64(b, (uint64_t)(d < 0 ? -(int64_t)d : (int64_t)d));
+        return rc | SY_BUF_LIT(b, ".0");
+    }
     char dig[24];
     int decpt;
     size_t nd = (size_t)shortest(fabs(d), dig, &decpt);

@@ -12,6 +12,7 @@
 
 #include "spend/spend.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Last occurrence of nd in h, found backwards by the needle byte nd[k]
@@ -35,25 +36,66 @@ static const char *rmemmem(const char *h, size_t hn, const char *nd, size_t nn, 
     return NULL;
 }
 
-static int read_num(const char *p, const char *end, const char *key, uint64_t *out)
+/* The members sy_usage_read prices, read in one pass over the usage object
+ * (one memchr per quote instead of a memmem per name). As a search for
+ * "name" would, the first member of each name counts, at any depth, and it
+ * counts only when a number follows it. */
+enum { U_PROMPT, U_COMPLETION, U_CACHED, U_CACHE_READ, U_CACHE_CREATION, U_REASONING, U__N };
+
+static int member_id(const char *k, size_t n)
 {
-    size_t kl = strlen(key);
-    const char *k = memmem(p, (size_t)(end - p), key, kl);
-    if (!k)
-        return 0;
-    k += kl;
-    while (k < end && (*k == ' ' || *k == ':' || *k == '\t' || *k == '\n' || *k == '\r'))
-        k++;
-    uint64_t v = 0;
-    int any = 0;
-    while (k < end && *k >= '0' && *k <= '9') {
-        v = v * 10 + (uint64_t)(*k - '0');
-        k++;
-        any = 1;
+    switch (n) {
+    case 13:
+        return !memcmp(k, "prompt_tokens", 13) ? U_PROMPT : !memcmp(k, "cached_tokens", 13) ? U_CACHED : -1;
+    case 17: return !memcmp(k, "completion_tokens", 17) ? U_COMPLETION : -1;
+    case 23: return !memcmp(k, "cache_read_input_tokens", 23) ? U_CACHE_READ : -1;
+    case 27: return !memcmp(k, "cache_creation_input_tokens", 27) ? U_CACHE_CREATION : -1;
+    case 16: return !memcmp(k, "reasoning_tokens", 16) ? U_REASONING : -1;
+    default: return -1;
     }
-    if (any)
-        *out = v;
-    return any;
+}
+
+/* Bit i of the result: v[i] was read. */
+static unsigned read_members(const char *p, const char *end, uint64_t v[U__N])
+{
+    unsigned got = 0, seen = 0;
+    while (p < end) {
+        const char *s = memchr(p, '"', (size_t)(end - p));
+        if (!s)
+            break;
+        const char *t = s + 1;
+        for (;;) { /* the closing quote, past escaped ones */
+            t = memchr(t, '"', (size_t)(end - t));
+            if (!t)
+                return got;
+            size_t bs = 0;
+            while (t - bs > s + 1 && t[-1 - (ptrdiff_t)bs] == '\\')
+                bs++;
+            if (!(bs & 1))
+                break;
+            t++;
+        }
+        int id = member_id(s + 1, (size_t)(t - s - 1));
+        p = t + 1;
+        if (id < 0 || (seen & 1u << id))
+            continue;
+        seen |= 1u << id;
+        const char *k = p;
+        while (k < end && (*k == ' ' || *k == ':' || *k == '\t' || *k == '\n' || *k == '\r'))
+            k++;
+        uint64_t x = 0;
+        int any = 0;
+        while (k < end && *k >= '0' && *k <= '9') {
+            x = x * 10 + (uint64_t)(*k - '0');
+            k++;
+            any = 1;
+        }
+        if (any) {
+            v[id] = x;
+            got |= 1u << id;
+        }
+    }
+    return got;
 }
 
 /* The last "usage":{...} object of p[0..n): *q its '{', *e its '}' (or end). */
@@ -103,18 +145,17 @@ int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
     const char *q, *e;
     if (!usage_obj(p, n, &q, &e))
         return 0;
-    uint64_t pt = 0, ct = 0;
-    int a = read_num(q, e, "\"prompt_tokens\"", &pt);
-    int b = read_num(q, e, "\"completion_tokens\"", &ct);
-    if (!a && !b)
+    uint64_t v[U__N] = {0};
+    unsigned got = read_members(q, e, v);
+    if (!(got & (1u << U_PROMPT | 1u << U_COMPLETION)))
         return 0;
+    uint64_t pt = v[U_PROMPT], ct = v[U_COMPLETION];
     struct sy_usage x = {0};
     x.prompt_tokens = pt;
     x.completion_tokens = ct;
-    if (!read_num(q, e, "\"cached_tokens\"", &x.cached_tokens))
-        read_num(q, e, "\"cache_read_input_tokens\"", &x.cached_tokens);
-    read_num(q, e, "\"cache_creation_input_tokens\"", &x.cache_creation_tokens);
-    read_num(q, e, "\"reasoning_tokens\"", &x.reasoning_tokens);
+    x.cached_tokens = got & 1u << U_CACHED ? v[U_CACHED] : v[U_CACHE_READ];
+    x.cache_creation_tokens = v[U_CACHE_CREATION];
+    x.reasoning_tokens = v[U_REASONING];
     /* parts never exceed their totals (a malformed usage must not price negative text) */
     if (x.cached_tokens > pt)
         x.cached_tokens = pt;
