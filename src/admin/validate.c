@@ -316,16 +316,18 @@ struct keyset {
     size_t n, cap;
 };
 
-static const char *ks_text;
-static int key_cmp(const void *x, const void *y)
+/* Pairs (off, len) into text; the text is an argument, not a global, since
+ * management handlers run on several DB threads at once. Empty keys have no
+ * text at all (text may be NULL). */
+static int key_cmp(const void *x, const void *y, void *text)
 {
-    const size_t *a = x, *b = y; /* pairs (off, len) */
+    const size_t *a = x, *b = y;
     if (a[1] != b[1])
         return a[1] < b[1] ? -1 : 1;
-    return memcmp(ks_text + a[0], ks_text + b[0], a[1]);
+    return a[1] ? memcmp((const char *)text + a[0], (const char *)text + b[0], a[1]) : 0;
 }
 
-/* The first key present twice, or NULL (pairs sorted; ks_text is per call). */
+/* The first key present twice, or NULL (pairs sorted). */
 static int dup_of(struct keyset *k, size_t *off, size_t *len)
 {
     if (k->n < 2)
@@ -335,11 +337,10 @@ static int dup_of(struct keyset *k, size_t *off, size_t *len)
         return 0;
     for (size_t i = 0; i < k->n; i++)
         pairs[2 * i] = k->off[i], pairs[2 * i + 1] = k->len[i];
-    ks_text = k->text.p;
-    qsort(pairs, k->n, 2 * sizeof *pairs, key_cmp);
+    qsort_r(pairs, k->n, 2 * sizeof *pairs, key_cmp, k->text.p);
     int found = 0;
     for (size_t i = 1; i < k->n && !found; i++)
-        if (key_cmp(pairs + 2 * (i - 1), pairs + 2 * i) == 0)
+        if (key_cmp(pairs + 2 * (i - 1), pairs + 2 * i, k->text.p) == 0)
             *off = pairs[2 * i], *len = pairs[2 * i + 1], found = 1;
     free(pairs);
     return found;
@@ -419,7 +420,8 @@ static int scan_object(struct scan *s)
     if (dup_of(&k, &doff, &dlen)) {
         char name[SY_ADMIN_MAX_ID + 1];
         size_t l = dlen < sizeof name ? dlen : 0;
-        memcpy(name, k.text.p + doff, l);
+        if (l) /* an empty key has no text (k.text.p may be NULL) */
+            memcpy(name, k.text.p + doff, l);
         name[l] = 0;
         refuse(s->e, s->top[0] ? s->top : l ? name : NULL, "Invalid request body: key '%.*s' appears twice in one object",
                quote_len(name), name);
