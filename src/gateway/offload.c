@@ -74,6 +74,19 @@ void sy_call_wait_abort(struct sy_req *r)
     c->aborted = 1;
 }
 
+int sy_call_wait_done(struct sy_call *c, int *waiting)
+{
+    if (!*waiting)
+        return 0;
+    *waiting = 0;
+    c->req->on_abort = NULL;
+    if (!c->aborted)
+        return 0;
+    sy_call_account(c, 499);
+    sy_resp_end(c->req);
+    return 1;
+}
+
 int sy_call_offload(struct sy_call *c, sy_offload_fn work, sy_offload_fn done, void *arg)
 {
     struct job *j = sy_arena_alloc(&c->req->arena, sizeof *j);

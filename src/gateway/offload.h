@@ -53,5 +53,9 @@ int sy_call_db(struct sy_call *c, sy_call_db_fn run, sy_offload_fn done, void *a
  * c->aborted, accounts 499 and ends the request. */
 struct sy_req;
 void sy_call_wait_abort(struct sy_req *r);
+/* The callback's side of sy_call_wait_abort: *waiting cleared and the abort
+ * hook removed; 1 when the client went away meanwhile (499 accounted, the
+ * request ended: the caller returns), else 0. 0 too when not waiting. */
+int sy_call_wait_done(struct sy_call *c, int *waiting);
 
 #endif

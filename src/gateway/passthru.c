@@ -293,16 +293,7 @@ static void own_failed(struct sy_call *c)
  * (the call is ended). */
 static int own_wake(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
-    if (!o->waiting)
-        return 0;
-    o->waiting = 0;
-    c->req->on_abort = NULL;
-    if (!c->aborted)
-        return 0;
-    sy_call_account(c, 499);
-    sy_resp_end(c->req);
-    return 1;
+    return sy_call_wait_done(c, &c->pown->waiting);
 }
 
 static void own_next(struct sy_call *c)

@@ -218,16 +218,7 @@ static void prev_next(struct sy_call *c)
 /* A lookup came back: 1 when the client went away meanwhile (the call is ended). */
 static int rs_wake(struct sy_call *c)
 {
-    struct sy_rcall *r = c->rsp;
-    if (!r->waiting)
-        return 0;
-    r->waiting = 0;
-    c->req->on_abort = NULL;
-    if (!c->aborted)
-        return 0;
-    sy_call_account(c, 499);
-    sy_resp_end(c->req);
-    return 1;
+    return sy_call_wait_done(c, &c->rsp->waiting);
 }
 
 /* Who the caller is, for owners.h. */
