@@ -148,6 +148,7 @@ struct sy_worker {
 /* Per-request state (lives in the request's arena). */
 struct sy_call {
     struct sy_req *req;
+    void **slots; /* per-stage / per-filter state, sy_nslots entries (gateway/slot.h) */
     struct sy_worker *w;
     struct sy_gwconf *g;
     const struct sy_pipeline *pl;

@@ -18,6 +18,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/pyrepr.h"
+#include "gateway/slot.h"
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
@@ -366,6 +367,10 @@ void sy_handle_request(struct sy_req *r, void *ud)
     struct sy_call *c = sy_arena_alloc(&r->arena, sizeof *c);
     memset(c, 0, sizeof *c);
     c->req = r;
+    if (sy_nslots) {
+        c->slots = sy_arena_alloc(&r->arena, (size_t)sy_nslots * sizeof *c->slots);
+        memset(c->slots, 0, (size_t)sy_nslots * sizeof *c->slots);
+    }
     c->w = w;
     c->g = w->conf;
     sy_gwconf_ref(c->g);
