@@ -3,7 +3,7 @@
 # Idempotent: re-running only checks. Needs root (or sudo) on Debian 12.
 set -euo pipefail
 PKGS=(
-  build-essential pkg-config meson ninja-build clang libclang-rt-14-dev llvm
+  build-essential pkg-config meson ninja-build clang libclang-rt-14-dev llvm clang-format
   libuv1-dev libhttp-parser-dev libyaml-dev libssl-dev libpcre2-dev
   libjson-c-dev libjsmn-dev libsqlite3-dev libcmocka-dev libhiredis-dev redis-server
   libpq-dev postgresql sqlite3
