@@ -47,6 +47,7 @@
  * everyone but admins: the same answer as a foreign one, never a 403.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <http_parser.h>
 #include <stdio.h>
@@ -153,7 +154,7 @@ static const struct sy_group *default_group(const struct sy_gwconf *g, const cha
     return NULL;
 }
 
-int sy_stage_passthru(struct sy_call *c)
+static int passthru_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     int v2;
@@ -515,7 +516,7 @@ static void refs_done(struct sy_call *c, void *arg)
     /* SY_AGAIN: own_listed resumes or answers */
 }
 
-int sy_stage_file_refs(struct sy_call *c)
+static int file_refs_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     if (own_admin(c) || !r->body.len)
@@ -637,7 +638,7 @@ void sy_passthru_answer(struct sy_call *c)
     c->up_body = b;
 }
 
-int sy_stage_files(struct sy_call *c)
+static int files_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     struct sy_str p = r->path;
@@ -874,3 +875,28 @@ int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbo
     *nbody = 3;
     return 0;
 }
+
+const struct sy_stage sy_stage_passthru = {
+    .name = "passthru",
+    .routes = SY_RKB(SY_RK_PASSTHRU),
+    .run = passthru_run,
+};
+
+const struct sy_stage sy_stage_files = {
+    .name = "files",
+    .routes = SY_RKB(SY_RK_FILES),
+    .run = files_run,
+};
+
+static int file_refs_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->master_key != NULL && g->db; /* auth and a database */
+}
+
+const struct sy_stage sy_stage_file_refs = {
+    .name = "file_refs",
+    .routes = SY_RKB(SY_RK_CHAT) | SY_RKB(SY_RK_RESPONSES),
+    .enabled = file_refs_on,
+    .run = file_refs_run,
+};

@@ -83,6 +83,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 #include "gateway/xlate.h"
 #include "providers/adapter.h"
 #include "http/reply.h"
@@ -1050,7 +1051,7 @@ static int reply_stored(struct sy_call *c, const struct hfilter *f)
 
 /* ---- the stage ------------------------------------------------------------------ */
 
-int sy_stage_health(struct sy_call *c)
+static int health_run(struct sy_call *c)
 {
     struct hfilter f = {query_param(c->req, "model"), query_param(c->req, "model_id")};
     if (f.model && !*f.model)
@@ -1222,3 +1223,9 @@ void sy_health_background_stop(struct sy_worker *w)
         run_free(run); /* cancels its calls: no callback follows */
     }
 }
+
+const struct sy_stage sy_stage_health = {
+    .name = "health",
+    .routes = SY_RKB(SY_RK_HEALTH),
+    .run = health_run,
+};
