@@ -55,7 +55,7 @@ enum sy_route_kind {
     SY_RK_READINESS,
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
-    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
+    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (stages/health.c) */
     SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
     SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */

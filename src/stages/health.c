@@ -17,7 +17,7 @@
  * (without the deployment's "provider/" prefix) when set. OpenAI/Azure
  * reasoning models (o1, o3, o4, gpt-5 families) get "max_completion_tokens"
  * instead of "max_tokens", as LiteLLM maps it for them. Each call is bounded
- * by the deployment's timeout capped at HEALTH_TIMEOUT_CAP_S (60 s, LiteLLM's
+ * by the deployment's timeout capped at SY_HEALTH_TIMEOUT_CAP_S (60 s, LiteLLM's
  * HEALTH_CHECK_TIMEOUT_SECONDS) for connect, first byte, gaps and the whole
  * call. A 2xx answer whose body is JSON is healthy; anything else is not.
  *
@@ -55,8 +55,11 @@
  * request round is answered and freed when its last call ends; if the client
  * goes away first, on_abort cancels every call still in flight (no callback
  * follows sy_ureq_cancel), frees the round and ends the request. The request
- * finds its round through a per-thread list of live request rounds (sy_call
- * has no slot for stage data).
+ * finds its round through a per-thread list of live request rounds.
+ *
+ * What needs no worker, call or socket - which call a deployment gets, the
+ * endpoint objects with secrets redacted, ?model= / ?model_id= selection and
+ * the process-wide store of background results - is router/health.c.
  *
  * Background checks run on worker 0 only: a one-shot timer re-armed every
  * tick (at most 1 s) reads the worker's current config, so a SIGHUP reload is
@@ -68,7 +71,7 @@
  * are on, GET /health answers from the store (filtered by ?model=/?model_id=)
  * and makes no call, or runs a round of its own while the store is empty.
  */
-#include "router/health.h"
+#include "stages/health.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -85,12 +88,11 @@
 #include "gateway/gateway.h"
 #include "gateway/stage.h"
 #include "gateway/xlate.h"
-#include "providers/adapter.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "router/health.h"
 #include "upstream/client.h"
 
-#define HEALTH_TIMEOUT_CAP_S 60.0        /* LiteLLM's HEALTH_CHECK_TIMEOUT_SECONDS */
 #define HEALTH_CONNECT_CAP_S 10.0        /* as the proxy: connect within min(timeout, 10 s) */
 #define OK_BODY_MAX          (1u << 20)  /* a 2xx body is checked to be JSON up to this size */
 #define ERR_BODY_MAX         (64u << 10) /* an error body is read up to this size */
@@ -98,8 +100,6 @@
 #define BG_TICK_MAX_MS       1000 /* a reload is noticed within this */
 #define BG_TICK_MIN_MS       50
 #define OUT_MAX              (256u << 20) /* response body cap */
-
-enum hmode { HM_CHAT, HM_COMPLETION, HM_EMBEDDING, HM_NONE };
 
 struct hrun;
 
@@ -133,79 +133,15 @@ struct hrun {
     struct hrun *next, *prev; /* this thread's live request rounds */
 };
 
-/* A /health filter from the query string (either may be NULL). */
-struct hfilter {
-    const char *model;
-    const char *model_id;
-};
-
-/* What a filter looks at, for deployments and stored endpoints alike. */
-struct hkey {
-    const char *id, *name, *model;
-};
-
 static _Thread_local struct hrun *live_runs;
 
 /* ---- process-wide store of the latest background results ------------------ */
-
-struct hentry {
-    char *id, *name, *model;
-    int ok;
-    char *json; /* the endpoint object */
-    size_t json_len;
-};
-
-static pthread_mutex_t store_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct hentry *store_e;
-static size_t store_n;
-static int store_have;
-
-static void entries_free(struct hentry *e, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(e[i].id);
-        free(e[i].name);
-        free(e[i].model);
-        free(e[i].json);
-    }
-    free(e);
-}
-
-/* Replace the stored results by e[0..n) (taken over). */
-static void store_replace(struct hentry *e, size_t n)
-{
-    pthread_mutex_lock(&store_mu);
-    struct hentry *old = store_e;
-    size_t on = store_n;
-    store_e = e;
-    store_n = n;
-    store_have = 1;
-    pthread_mutex_unlock(&store_mu);
-    entries_free(old, on);
-}
-
-static void store_clear(void)
-{
-    pthread_mutex_lock(&store_mu);
-    struct hentry *old = store_e;
-    size_t on = store_n;
-    store_e = NULL;
-    store_n = 0;
-    store_have = 0;
-    pthread_mutex_unlock(&store_mu);
-    entries_free(old, on);
-}
 
 /* ---- small helpers --------------------------------------------------------- */
 
 static char *xstrdup(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-static int str_has(const char *hay, const char *needle)
-{
-    return strstr(hay, needle) != NULL;
 }
 
 static int hexval(char c)
@@ -216,310 +152,15 @@ static int hexval(char c)
                                   : -1;
 }
 
-/* Copy s[0..n) to a new string with every byte that is not part of valid
- * UTF-8 replaced by '?' (error texts quote upstream bytes, possibly cut). */
-static char *utf8_clean(const char *s, size_t n)
-{
-    char *o = malloc(n + 1);
-    if (!o)
-        return NULL;
-    size_t i = 0, k = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        int good = len > 0 && i + len <= n && !(len == 2 && c < 0xc2) && !(len == 4 && c > 0xf4);
-        for (size_t j = 1; good && j < len; j++)
-            good = ((unsigned char)s[i + j] & 0xc0) == 0x80;
-        if (good && len == 3) {
-            unsigned char c1 = (unsigned char)s[i + 1];
-            good = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
-        } else if (good && len == 4) {
-            unsigned char c1 = (unsigned char)s[i + 1];
-            good = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-        }
-        if (!good) {
-            o[k++] = '?';
-            i++;
-            continue;
-        }
-        memcpy(o + k, s + i, len);
-        k += len;
-        i += len;
-    }
-    o[k] = 0;
-    return o;
-}
-
-static char *fmt_error(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt_error(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    char *out = NULL;
-    if (vasprintf(&out, f, ap) < 0)
-        out = NULL;
-    va_end(ap);
-    if (!out)
-        return NULL;
-    char *clean = utf8_clean(out, strlen(out));
-    free(out);
-    return clean;
-}
-
 
 /* LiteLLM's exception text: "litellm.<Class>: <Class>: <Provider>Exception - <message>". */
 static char *litellm_error(const struct sy_drt *d, const char *cls, const char *msg)
 {
     char pl[64];
-    return fmt_error("litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(d, pl, sizeof pl), msg);
-}
-
-static enum hmode mode_of(const struct sy_deployment *d)
-{
-    const char *m = d->mode;
-    if (!m || !*m || strcmp(m, "chat") == 0)
-        return HM_CHAT;
-    if (strcmp(m, "completion") == 0)
-        return HM_COMPLETION;
-    if (strcmp(m, "embedding") == 0)
-        return HM_EMBEDDING;
-    return HM_NONE;
-}
-
-/* The deployment's effective health-check timeout in seconds. */
-static double probe_timeout(const struct sy_drt *d)
-{
-    double t = d->timeout_s;
-    return t > 0 && t < HEALTH_TIMEOUT_CAP_S ? t : HEALTH_TIMEOUT_CAP_S;
-}
-
-/* ---- redaction ------------------------------------------------------------- */
-
-/* A litellm_params key that is (or may carry) a secret, or that LiteLLM never
- * displays: LiteLLM's ILLEGAL_DISPLAY_PARAMS (messages, api_key, prompt, input,
- * vertex_credentials, aws_access_key_id, aws_secret_access_key) and, beyond
- * them, any name containing key, secret, password, passwd, credential, auth,
- * header, cookie, signature or private, or containing "token" but not
- * "tokens" (azure_ad_token, aws_session_token; max_tokens stays). Case-insensitive. */
-static int secret_key(const char *k, size_t n)
-{
-    static const char *const exact[] = {"messages", "prompt", "input"};
-    static const char *const parts[] = {"key",  "secret", "password", "passwd",    "credential",
-                                        "auth", "header", "cookie",   "signature", "private"};
-    char low[128];
-    if (n >= sizeof low)
-        return 1; /* absurdly long: not shown */
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)((k[i] >= 'A' && k[i] <= 'Z') ? k[i] + 32 : k[i]);
-    low[n] = 0;
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-        if (strcmp(low, exact[i]) == 0)
-            return 1;
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (str_has(low, parts[i]))
-            return 1;
-    return str_has(low, "token") && !str_has(low, "tokens");
-}
-
-/* Drop secret keys at any depth; 0, or -1 when the value holds a number JSON
- * cannot carry (NaN, Infinity: then the caller shows the text as a string). */
-static int redact_json(json_object *o, int depth)
-{
-    if (depth > 64)
-        return -1;
-    switch (json_object_get_type(o)) {
-    case json_type_double: return isfinite(json_object_get_double(o)) ? 0 : -1;
-    case json_type_array:
-        for (size_t i = 0, n = json_object_array_length(o); i < n; i++)
-            if (redact_json(json_object_array_get_idx(o, i), depth + 1))
-                return -1;
-        return 0;
-    case json_type_object: {
-        size_t n = (size_t)json_object_object_length(o), nd = 0;
-        const char **del = calloc(n ? n : 1, sizeof *del);
-        if (!del)
-            return -1;
-        json_object_object_foreach(o, key, val)
-        {
-            if (secret_key(key, strlen(key)))
-                del[nd++] = key;
-            else if (redact_json(val, depth + 1)) {
-                free(del);
-                return -1;
-            }
-        }
-        /* keys point into the object: delete one by one, copying the name first */
-        for (size_t i = 0; i < nd; i++) {
-            char *name = strdup(del[i]);
-            if (name) {
-                json_object_object_del(o, name);
-                free(name);
-            }
-        }
-        free(del);
-        return 0;
-    }
-    default: return 0;
-    }
-}
-
-/* v with a URL's "user:password@" replaced by "****@" (an api_base may carry
- * credentials); malloc'd, NULL when out of memory. */
-static char *mask_userinfo(const char *v)
-{
-    const char *s = strstr(v, "://");
-    if (!s)
-        return strdup(v);
-    const char *h = s + 3;
-    size_t hl = strcspn(h, "/?#");
-    const char *at = memrchr(h, '@', hl);
-    if (!at)
-        return strdup(v);
-    char *out = NULL;
-    if (asprintf(&out, "%.*s****%s", (int)(h - v), v, at) < 0)
-        out = NULL;
-    return out;
-}
-
-/* Append the value text v of a litellm_params key as JSON into b: a value the
- * loader wrote as JSON (numbers, booleans, lists, maps) stays JSON, with
- * secret keys removed inside; anything else is a JSON string, a URL's
- * credentials masked. (The loader keeps YAML strings as written, so a quoted
- * "5" shows as 5.) */
-static int append_param_value(struct sy_buf *b, const char *v)
-{
-    size_t n = strlen(v);
-    int rc = 0;
-    struct json_tokener *tok = json_tokener_new_ex(64);
-    json_object *o = NULL;
-    if (tok && n) {
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-        o = json_tokener_parse_ex(tok, v, (int)n + 1); /* the NUL ends a bare number */
-        if (o && (json_tokener_get_error(tok) != json_tokener_success || json_tokener_get_parse_end(tok) != n ||
-                  json_object_get_type(o) == json_type_string || redact_json(o, 0) != 0)) {
-            json_object_put(o);
-            o = NULL;
-        }
-    }
-    if (o) {
-        rc = sy_buf_puts(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(o);
-    } else {
-        char *masked = mask_userinfo(v);
-        char *clean = masked ? utf8_clean(masked, strlen(masked)) : NULL;
-        free(masked);
-        rc = SY_BUF_LIT(b, "\"");
-        if (clean)
-            rc |= sy_buf_json_escape(b, clean, strlen(clean));
-        rc |= SY_BUF_LIT(b, "\"");
-        free(clean);
-    }
-    if (tok)
-        json_tokener_free(tok);
-    return rc;
-}
-
-/* The endpoint object of one deployment (see the table at the top). */
-static int endpoint_json(struct sy_buf *b, const struct hprobe *p)
-{
-    const struct sy_deployment *d = p->drt->d;
-    const char *key = d->api_key && strlen(d->api_key) >= 4 ? d->api_key : NULL;
-    int rc = SY_BUF_LIT(b, "{");
-    int first = 1, have_model = 0;
-    for (size_t i = 0; i < d->n_params; i++) {
-        const struct sy_kv *kv = &d->params[i];
-        if (!kv->key || !kv->value || secret_key(kv->key, strlen(kv->key)))
-            continue;
-        int is_model = strcmp(kv->key, "model") == 0;
-        const char *val = is_model && d->health_check_model ? d->health_check_model : kv->value;
-        size_t mark = b->len;
-        rc |= first ? 0 : SY_BUF_LIT(b, ",");
-        rc |= SY_BUF_LIT(b, "\"");
-        rc |= sy_buf_json_escape(b, kv->key, strlen(kv->key));
-        rc |= SY_BUF_LIT(b, "\":");
-        size_t vstart = b->len;
-        if (is_model) { /* always a string, even "5" */
-            rc |= SY_BUF_LIT(b, "\"");
-            rc |= sy_buf_json_escape(b, val, strlen(val));
-            rc |= SY_BUF_LIT(b, "\"");
-        } else {
-            rc |= append_param_value(b, val);
-        }
-        if (key && b->len >= vstart && memmem(b->p + vstart, b->len - vstart, key, strlen(key))) {
-            b->len = mark; /* a value that carries the api key (a URL with ?key=...) is not shown */
-            b->p[b->len] = 0;
-            continue;
-        }
-        first = 0;
-        have_model |= is_model;
-    }
-    if (!have_model && (d->health_check_model || d->model)) {
-        const char *m = d->health_check_model ? d->health_check_model : d->model;
-        rc |= first ? 0 : SY_BUF_LIT(b, ",");
-        rc |= SY_BUF_LIT(b, "\"model\":\"");
-        rc |= sy_buf_json_escape(b, m, strlen(m));
-        rc |= SY_BUF_LIT(b, "\"");
-        first = 0;
-    }
-    if (p->ok) {
-        static const char *const names[3] = {"x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
-                                             "x-ms-region"};
-        const char *vals[3] = {p->rl_req, p->rl_tok, p->region};
-        for (int i = 0; i < 3; i++) {
-            if (!vals[i][0])
-                continue;
-            rc |= first ? 0 : SY_BUF_LIT(b, ",");
-            rc |= sy_buf_printf(b, "\"%s\":\"", names[i]);
-            rc |= sy_buf_json_escape(b, vals[i], strlen(vals[i]));
-            rc |= SY_BUF_LIT(b, "\"");
-            first = 0;
-        }
-    } else {
-        const char *e = p->error ? p->error : "unknown error";
-        rc |= first ? 0 : SY_BUF_LIT(b, ",");
-        rc |= SY_BUF_LIT(b, "\"error\":\"");
-        rc |= sy_buf_json_escape(b, e, strlen(e));
-        rc |= SY_BUF_LIT(b, "\"");
-        first = 0;
-    }
-    if (d->id) {
-        rc |= first ? 0 : SY_BUF_LIT(b, ",");
-        rc |= SY_BUF_LIT(b, "\"model_id\":\"");
-        rc |= sy_buf_json_escape(b, d->id, strlen(d->id));
-        rc |= SY_BUF_LIT(b, "\"");
-    }
-    rc |= SY_BUF_LIT(b, "}");
-    return rc;
+    return sy_health_fmt_error("litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(d, pl, sizeof pl), msg);
 }
 
 /* ---- selection ------------------------------------------------------------- */
-
-/* Mark sel[i] for the keys f selects (LiteLLM: model_id; else litellm_params.model,
- * falling back to model_name; else all), each id once. Returns how many. */
-static size_t filter_keys(const struct hfilter *f, const struct hkey *k, size_t n, unsigned char *sel)
-{
-    size_t cnt = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (f->model_id)
-            sel[i] = k[i].id && strcmp(k[i].id, f->model_id) == 0;
-        else if (f->model)
-            sel[i] = k[i].model && strcmp(k[i].model, f->model) == 0;
-        else
-            sel[i] = 1;
-        cnt += sel[i];
-    }
-    if (!cnt && f->model && !f->model_id)
-        for (size_t i = 0; i < n; i++)
-            sel[i] = k[i].name && strcmp(k[i].name, f->model) == 0;
-    cnt = 0;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; sel[i] && k[i].id && j < i; j++)
-            if (sel[j] && k[j].id && strcmp(k[i].id, k[j].id) == 0)
-                sel[i] = 0;
-        cnt += sel[i];
-    }
-    return cnt;
-}
 
 /* Decoded value of query parameter `name` (arena), or NULL. */
 static char *query_param(struct sy_req *r, const char *name)
@@ -608,13 +249,13 @@ static void judge(struct hprobe *p, int err)
 {
     const struct sy_drt *d = p->drt;
     if (err == SY_ECANCELED) {
-        p->error = fmt_error("health check cancelled: the worker is shutting down");
+        p->error = sy_health_fmt_error("health check cancelled: the worker is shutting down");
         return;
     }
     p->mark = 1;
     if (err == SY_EUPTIMEOUT) {
         char m[96];
-        snprintf(m, sizeof m, "Request timed out after %.1f seconds.", probe_timeout(d));
+        snprintf(m, sizeof m, "Request timed out after %.1f seconds.", sy_health_timeout(d));
         p->error = litellm_error(d, "Timeout", m);
         return;
     }
@@ -683,7 +324,7 @@ static int reasoning_model(const struct sy_drt *d, const char *m)
 }
 
 /* The request body of p's call (malloc), or NULL when out of memory. */
-static char *probe_body(struct hrun *run, const struct sy_drt *drt, enum hmode mode, size_t *len)
+static char *probe_body(struct hrun *run, const struct sy_drt *drt, enum sy_health_mode mode, size_t *len)
 {
     const struct sy_deployment *d = drt->d;
     struct sy_buf b;
@@ -704,12 +345,12 @@ static char *probe_body(struct hrun *run, const struct sy_drt *drt, enum hmode m
     }
     static const char *const msgs[2] = {"Hey how's it going?", "What's 1 + 1?"};
     switch (mode) {
-    case HM_CHAT:
+    case SY_HM_CHAT:
         rc |=
             sy_buf_printf(&b, ",\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],\"%s\":1}",
                           msgs[sy_rand(run->w) & 1], reasoning_model(drt, um) ? "max_completion_tokens" : "max_tokens");
         break;
-    case HM_COMPLETION: rc |= SY_BUF_LIT(&b, ",\"prompt\":\"test from litellm\",\"max_tokens\":1}"); break;
+    case SY_HM_COMPLETION: rc |= SY_BUF_LIT(&b, ",\"prompt\":\"test from litellm\",\"max_tokens\":1}"); break;
     default: rc |= SY_BUF_LIT(&b, ",\"input\":[\"test from litellm\"]}"); break;
     }
     if (rc) {
@@ -718,28 +359,6 @@ static char *probe_body(struct hrun *run, const struct sy_drt *drt, enum hmode m
     }
     *len = b.len;
     return b.p;
-}
-
-/* Why a deployment without a provider cannot be checked. */
-static char *unsupported_reason(const struct sy_drt *drt)
-{
-    const struct sy_deployment *d = drt->d;
-    if (!d->model)
-        return fmt_error("switchyard: deployment of '%s' has no litellm_params.model; no health check call was made",
-                         d->model_name ? d->model_name : "?");
-    if (d->upstream_model && strchr(d->upstream_model, '*'))
-        return fmt_error("switchyard: wildcard model '%s' is not supported yet; no health check call was made",
-                         d->model);
-    if (d->provider && sy_adapter_find(d->provider))
-        return fmt_error("switchyard: deployment '%s' (model '%s') is not usable: its %s settings are incomplete "
-                         "(see the startup warning); no health check call was made",
-                         d->model_name ? d->model_name : "?", d->model, d->provider);
-    if (d->provider && sy_provider_find(d->provider))
-        return fmt_error("switchyard: provider '%s' (model '%s') needs api_base; no health check call was made",
-                         d->provider, d->model);
-    return fmt_error("switchyard: provider '%s' (model '%s') is %s; no health check call was made",
-                     d->provider ? d->provider : "?", d->model,
-                     d->provider && sy_provider_known_unsupported(d->provider) ? "not supported yet" : "unknown");
 }
 
 /* Start p's call, or finish it at once (mock, unsupported). Returns 1 when a
@@ -751,7 +370,7 @@ static int probe_start(struct hprobe *p)
     struct hrun *run = p->run;
     sy_buf_init(&p->resp, OK_BODY_MAX);
     if (!drt->prov) {
-        p->error = unsupported_reason(drt);
+        p->error = sy_health_unsupported_reason(drt);
         p->mark = 1;
         return 0;
     }
@@ -760,25 +379,25 @@ static int probe_start(struct hprobe *p)
         p->mark = 1;
         return 0;
     }
-    enum hmode mode = mode_of(d);
-    if (mode == HM_NONE) {
-        p->error = fmt_error("Mode %s not supported by switchyard's health check (chat, completion and "
+    enum sy_health_mode mode = sy_health_mode_of(d);
+    if (mode == SY_HM_NONE) {
+        p->error = sy_health_fmt_error("Mode %s not supported by switchyard's health check (chat, completion and "
                              "embedding are); no health check call was made",
                              d->mode);
         return 0;
     }
     if (!run->w->upool) {
-        p->error = fmt_error("health check not run: the worker is shutting down");
+        p->error = sy_health_fmt_error("health check not run: the worker is shutting down");
         return 0;
     }
     size_t len = 0;
     p->body = probe_body(run, drt, mode, &len);
     if (!p->body) {
-        p->error = fmt_error("health check not run: out of memory");
+        p->error = sy_health_fmt_error("health check not run: out of memory");
         return 0;
     }
-    double t = probe_timeout(drt);
-    int kind = mode == HM_CHAT ? 0 : mode == HM_COMPLETION ? 1 : 2;
+    double t = sy_health_timeout(drt);
+    int kind = mode == SY_HM_CHAT ? 0 : mode == SY_HM_COMPLETION ? 1 : 2;
     struct sy_ureq_opts o = {0};
     o.url = drt->url[kind];
     o.headers = drt->headers;
@@ -786,12 +405,12 @@ static int probe_start(struct hprobe *p)
     if (drt->ad) { /* a translating provider: its adapter builds the call */
         char err[600] = "", *xb = NULL;
         size_t xl = 0, hl = 0;
-        if (mode == HM_COMPLETION ||
-            sy_xlate_probe(run->w, drt, mode != HM_CHAT, p->body, len, &p->xurl, &p->xhdrs, &hl, &xb, &xl, err,
+        if (mode == SY_HM_COMPLETION ||
+            sy_xlate_probe(run->w, drt, mode != SY_HM_CHAT, p->body, len, &p->xurl, &p->xhdrs, &hl, &xb, &xl, err,
                            sizeof err) != 0) {
-            p->error = mode == HM_COMPLETION ? fmt_error("text completions are not supported by provider %s",
+            p->error = mode == SY_HM_COMPLETION ? sy_health_fmt_error("text completions are not supported by provider %s",
                                                          drt->prov->name)
-                                             : fmt_error("health check not run: %s", err);
+                                             : sy_health_fmt_error("health check not run: %s", err);
             return 0;
         }
         free(p->body);
@@ -816,6 +435,13 @@ static int probe_start(struct hprobe *p)
         return 0;
     }
     return 1;
+}
+
+/* p's endpoint object (router/health.c) into b. */
+static int endpoint_json(struct sy_buf *b, const struct hprobe *p)
+{
+    const struct sy_health_seen seen = {p->ok, p->error, p->rl_req, p->rl_tok, p->region};
+    return sy_health_endpoint_json(b, p->drt->d, &seen);
 }
 
 /* ---- rounds ------------------------------------------------------------------ */
@@ -844,11 +470,11 @@ static void run_free(struct hrun *run)
 
 /* A round of the deployments of g that f selects, on worker w. NULL when out
  * of memory. Sets *notfound when f names a model_id that does not exist. */
-static struct hrun *run_new(struct sy_worker *w, struct sy_gwconf *g, const struct hfilter *f, int *notfound)
+static struct hrun *run_new(struct sy_worker *w, struct sy_gwconf *g, const struct sy_health_filter *f, int *notfound)
 {
     *notfound = 0;
     struct hrun *run = calloc(1, sizeof *run);
-    struct hkey *k = calloc(g->ndrts ? g->ndrts : 1, sizeof *k);
+    struct sy_health_key *k = calloc(g->ndrts ? g->ndrts : 1, sizeof *k);
     unsigned char *sel = calloc(g->ndrts ? g->ndrts : 1, 1);
     if (!run || !k || !sel) {
         free(run);
@@ -857,8 +483,8 @@ static struct hrun *run_new(struct sy_worker *w, struct sy_gwconf *g, const stru
         return NULL;
     }
     for (size_t i = 0; i < g->ndrts; i++)
-        k[i] = (struct hkey){g->drts[i].d->id, g->drts[i].d->model_name, g->drts[i].d->model};
-    size_t n = filter_keys(f, k, g->ndrts, sel);
+        k[i] = (struct sy_health_key){g->drts[i].d->id, g->drts[i].d->model_name, g->drts[i].d->model};
+    size_t n = sy_health_filter_keys(f, k, g->ndrts, sel);
     run->p = calloc(n ? n : 1, sizeof *run->p);
     if (!run->p) {
         free(run);
@@ -998,44 +624,16 @@ static void on_abort(struct sy_req *r)
 
 /* Reply from the stored background results; 0 when answered, -1 when there
  * are none yet. */
-static int reply_stored(struct sy_call *c, const struct hfilter *f)
+static int reply_stored(struct sy_call *c, const struct sy_health_filter *f)
 {
     struct sy_buf b;
     sy_buf_init(&b, OUT_MAX);
-    int rc = 0, notfound = 0;
-    pthread_mutex_lock(&store_mu);
-    if (!store_have) {
-        pthread_mutex_unlock(&store_mu);
+    int notfound = 0;
+    int rc = sy_health_stored_json(f, &b, &notfound);
+    if (rc < 0) {
         sy_buf_free(&b);
         return -1;
     }
-    struct hkey *k = calloc(store_n ? store_n : 1, sizeof *k);
-    unsigned char *sel = calloc(store_n ? store_n : 1, 1);
-    if (!k || !sel) {
-        rc = -1;
-    } else {
-        for (size_t i = 0; i < store_n; i++)
-            k[i] = (struct hkey){store_e[i].id, store_e[i].name, store_e[i].model};
-        size_t n = filter_keys(f, k, store_n, sel);
-        notfound = f->model_id && n == 0;
-        size_t cnt[2] = {0, 0};
-        rc |= SY_BUF_LIT(&b, "{\"healthy_endpoints\":[");
-        for (int want = 1; want >= 0; want--) {
-            if (want == 0)
-                rc |= SY_BUF_LIT(&b, "],\"unhealthy_endpoints\":[");
-            for (size_t i = 0; i < store_n; i++) {
-                if (!sel[i] || store_e[i].ok != want)
-                    continue;
-                if (cnt[want]++)
-                    rc |= SY_BUF_LIT(&b, ",");
-                rc |= sy_buf_append(&b, store_e[i].json, store_e[i].json_len);
-            }
-        }
-        rc |= sy_buf_printf(&b, "],\"healthy_count\":%zu,\"unhealthy_count\":%zu}", cnt[1], cnt[0]);
-    }
-    pthread_mutex_unlock(&store_mu);
-    free(k);
-    free(sel);
     if (notfound) {
         char msg[400];
         snprintf(msg, sizeof msg, "Model with ID %.300s not found", f->model_id);
@@ -1053,7 +651,7 @@ static int reply_stored(struct sy_call *c, const struct hfilter *f)
 
 static int health_run(struct sy_call *c)
 {
-    struct hfilter f = {query_param(c->req, "model"), query_param(c->req, "model_id")};
+    struct sy_health_filter f = {query_param(c->req, "model"), query_param(c->req, "model_id")};
     if (f.model && !*f.model)
         f.model = NULL;
     if (f.model_id && !*f.model_id)
@@ -1105,7 +703,7 @@ static void bg_round_done(struct hrun *run)
         bg.last_end_ms = uv_now(&run->w->loop);
     }
     if (!run->canceled) {
-        struct hentry *e = calloc(run->n ? run->n : 1, sizeof *e);
+        struct sy_health_entry *e = calloc(run->n ? run->n : 1, sizeof *e);
         size_t n = 0, bad = 0;
         int oom = !e;
         for (size_t i = 0; i < run->n && !oom; i++) {
@@ -1118,15 +716,15 @@ static void bg_round_done(struct hrun *run)
                 break;
             }
             const struct sy_deployment *d = p->drt->d;
-            e[n] = (struct hentry){xstrdup(d->id), xstrdup(d->model_name), xstrdup(d->model), p->ok, b.p, b.len};
+            e[n] = (struct sy_health_entry){xstrdup(d->id), xstrdup(d->model_name), xstrdup(d->model), p->ok, b.p, b.len};
             n++;
             bad += !p->ok;
         }
         if (oom) {
-            entries_free(e, n);
+            sy_health_entries_free(e, n);
             sy_warn("health: background round results dropped (out of memory)");
         } else {
-            store_replace(e, n);
+            sy_health_store_replace(e, n);
             sy_debug("health: background round done: %zu healthy, %zu unhealthy", n - bad, bad);
         }
     }
@@ -1154,7 +752,7 @@ static void bg_tick(uv_timer_t *t)
         return; /* not re-armed: the worker is stopping */
     if (!cfg->router.background_health_checks) {
         if (bg.have_round)
-            store_clear(); /* turned off by a reload: never serve stale results later */
+            sy_health_store_clear(); /* turned off by a reload: never serve stale results later */
         bg.have_round = 0;
         bg.last_end_ms = 0;
         bg_arm(BG_TICK_MAX_MS);
@@ -1171,7 +769,7 @@ static void bg_tick(uv_timer_t *t)
         bg_arm(iv_ms - (now - bg.last_end_ms));
         return;
     }
-    struct hfilter all = {NULL, NULL};
+    struct sy_health_filter all = {NULL, NULL};
     int notfound = 0;
     struct hrun *run = run_new(w, w->conf, &all, &notfound);
     if (!run) {
