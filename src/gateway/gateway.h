@@ -38,7 +38,6 @@ struct sy_enduser;
 struct sy_db_port;
 struct sy_admin_route;
 struct sy_rcall;
-struct sy_pown;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -266,7 +265,6 @@ struct sy_call {
     char up_ctype[128];         /* raw: the upstream's Content-Type */
     int raw_whole;              /* files / batches whose answer passthru.c reads (ids to record, a list to
                                  * filter): a 2xx is held whole, then sy_passthru_answer */
-    struct sy_pown *pown;       /* their ownership state (passthru.c, arena); NULL otherwise */
 };
 
 #define SY_CACHE_HIT 1  /* sy_call.cache: answered from the cache */
