@@ -56,7 +56,7 @@ enum sy_route_kind {
     SY_RK_TOKEN_COUNTER,
     SY_RK_HEALTH, /* GET /health: one cheap call per deployment (stages/health.c) */
     SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
-    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
+    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
     SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
     SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
@@ -242,7 +242,7 @@ struct sy_call {
     size_t up_headers_len;
     char retry_after_hdr[32];
     struct sy_xcall *x; /* translation state (gateway/xlate.c); NULL on the pass-through path */
-    /* keys and spend (gateway/keyauth.c, budget.c) */
+    /* keys and spend (stages/auth.c, keycheck.c, budget.c) */
     int is_admin;               /* master key, proxy_admin key, or auth off */
     struct sy_keyinfo *key;     /* the virtual key's auth object (referenced); NULL for the master key / no auth */
     struct sy_enduser *eu;      /* the end user's, when the DB knows it (referenced) */

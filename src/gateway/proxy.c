@@ -1231,7 +1231,7 @@ static int group_holds(const struct sy_group *gr, const struct sy_drt *d)
     return 0;
 }
 
-/* LiteLLM's test flags (gateway/route.c reads them): the picked deployment
+/* LiteLLM's test flags (stages/route.c reads them): the picked deployment
  * fails without a call, as if it had answered, so retries, cooldowns and
  * fallbacks run as for a real failure.
  *   mock_testing_rate_limit_error: true  the first attempt only gets a 429
