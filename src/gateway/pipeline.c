@@ -1,9 +1,12 @@
 /* pipeline.c - route matching and the stage run loop (after nginx's phase engine).
  *
  * A request is matched against the route table once; its pipeline is the
- * config's flat stage array for that route. The loop runs stages until one
- * suspends (SY_AGAIN: an async completion calls sy_call_resume) or answers
- * (SY_DONE). Stages a config does not enable are absent, never skipped.
+ * config's flat arrays for that route (gwconf.c, from the stage list of
+ * gateway/stage.h). The loop runs run[] until a stage suspends (SY_AGAIN: an
+ * async completion calls sy_call_resume) or answers (SY_DONE). Every answer's
+ * x-litellm headers end with the stages' headers[] lines; sy_call_account runs
+ * finish[] once, then records metrics and the access log. Stages a config does
+ * not enable are absent, never skipped. No stage is named here.
  */
 #include "gateway/gateway.h"
 
@@ -22,7 +25,6 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
-#include "limits/limits.h"
 #include "metrics/metrics.h"
 
 struct route {
