@@ -43,18 +43,19 @@
 #include "gateway/gateway.h"
 
 /* Route-kind bits for sy_stage.routes. */
-#define SY_RKB(k) (1u << (k))
+#define SY_RKB(k)  (1u << (k))
 #define SY_RKB_LLM (SY_RKB(SY_RK_MESSAGES + 1) - 1u) /* every route SY_RK_IS_LLM */
 _Static_assert(SY_RK__COUNT <= 32, "sy_stage.routes has a bit per route kind");
 
 struct sy_stage {
     const char *name; /* as --check-config prints it */
     uint32_t routes;  /* SY_RKB(kind) for each route kind it applies to */
-    int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k); /* does this config turn it on? NULL: always */
-    sy_stage_fn run;         /* NULL: finish-only */
-    sy_finish_fn finish;     /* optional */
-    sy_headers_fn headers;   /* optional */
-    int *slot;               /* its per-request state's slot index (static int x_slot = -1), or NULL */
+    /* does config g turn it on for route k? NULL: always */
+    int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k);
+    sy_stage_fn run;       /* NULL: finish-only */
+    sy_finish_fn finish;   /* optional */
+    sy_headers_fn headers; /* optional */
+    int *slot;             /* its per-request state's slot index (static int x_slot = -1), or NULL */
 };
 
 /* The ordered list (src/stages/list.c from list.def). */

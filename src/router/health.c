@@ -182,21 +182,24 @@ char *sy_health_unsupported_reason(const struct sy_drt *drt)
 {
     const struct sy_deployment *d = drt->d;
     if (!d->model)
-        return sy_health_fmt_error("switchyard: deployment of '%s' has no litellm_params.model; no health check call was made",
-                         d->model_name ? d->model_name : "?");
+        return sy_health_fmt_error(
+            "switchyard: deployment of '%s' has no litellm_params.model; no health check call was made",
+            d->model_name ? d->model_name : "?");
     if (d->upstream_model && strchr(d->upstream_model, '*'))
-        return sy_health_fmt_error("switchyard: wildcard model '%s' is not supported yet; no health check call was made",
-                         d->model);
+        return sy_health_fmt_error(
+            "switchyard: wildcard model '%s' is not supported yet; no health check call was made", d->model);
     if (d->provider && sy_adapter_find(d->provider))
-        return sy_health_fmt_error("switchyard: deployment '%s' (model '%s') is not usable: its %s settings are incomplete "
-                         "(see the startup warning); no health check call was made",
-                         d->model_name ? d->model_name : "?", d->model, d->provider);
+        return sy_health_fmt_error(
+            "switchyard: deployment '%s' (model '%s') is not usable: its %s settings are incomplete "
+            "(see the startup warning); no health check call was made",
+            d->model_name ? d->model_name : "?", d->model, d->provider);
     if (d->provider && sy_provider_find(d->provider))
-        return sy_health_fmt_error("switchyard: provider '%s' (model '%s') needs api_base; no health check call was made",
-                         d->provider, d->model);
-    return sy_health_fmt_error("switchyard: provider '%s' (model '%s') is %s; no health check call was made",
-                     d->provider ? d->provider : "?", d->model,
-                     d->provider && sy_provider_known_unsupported(d->provider) ? "not supported yet" : "unknown");
+        return sy_health_fmt_error(
+            "switchyard: provider '%s' (model '%s') needs api_base; no health check call was made", d->provider,
+            d->model);
+    return sy_health_fmt_error(
+        "switchyard: provider '%s' (model '%s') is %s; no health check call was made", d->provider ? d->provider : "?",
+        d->model, d->provider && sy_provider_known_unsupported(d->provider) ? "not supported yet" : "unknown");
 }
 
 /* ---- redaction ------------------------------------------------------------- */
@@ -398,7 +401,8 @@ int sy_health_endpoint_json(struct sy_buf *b, const struct sy_deployment *d, con
 
 /* ---- selection ------------------------------------------------------------- */
 
-size_t sy_health_filter_keys(const struct sy_health_filter *f, const struct sy_health_key *k, size_t n, unsigned char *sel)
+size_t sy_health_filter_keys(const struct sy_health_filter *f, const struct sy_health_key *k, size_t n,
+                             unsigned char *sel)
 {
     size_t cnt = 0;
     for (size_t i = 0; i < n; i++) {

@@ -28,7 +28,7 @@ char *sy_health_fmt_error(const char *f, ...) __attribute__((format(printf, 1, 2
 /* What one check found. */
 struct sy_health_seen {
     int ok;
-    const char *error;                          /* unhealthy: the error text (NULL: "unknown error") */
+    const char *error;                    /* unhealthy: the error text (NULL: "unknown error") */
     const char *rl_req, *rl_tok, *region; /* healthy: the upstream's x-ratelimit-remaining-requests,
                                            * -tokens, x-ms-region ("" when absent) */
 };

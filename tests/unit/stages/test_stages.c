@@ -99,14 +99,17 @@ static int many_run(struct sy_call *c)
     return ++many_runs == NMANY ? SY_DONE : SY_OK;
 }
 
-#define MANY(i) {.name = "many", .routes = SY_RKB(SY_RK_READINESS), .run = many_run}
+#define MANY(i)                                                            \
+    {                                                                      \
+        .name = "many", .routes = SY_RKB(SY_RK_READINESS), .run = many_run \
+    }
 #define MANY10 MANY(0), MANY(1), MANY(2), MANY(3), MANY(4), MANY(5), MANY(6), MANY(7), MANY(8), MANY(9)
 static const struct sy_stage many[NMANY] = {MANY10, MANY10, MANY10, MANY10};
 
 /* ---- the list: the project's, with ours in front ---- */
 
-#define M(i) &many[i]
-#define M10(i) M(i), M(i + 1), M(i + 2), M(i + 3), M(i + 4), M(i + 5), M(i + 6), M(i + 7), M(i + 8), M(i + 9)
+#define M(i)        &many[i]
+#define M10(i)      M(i), M(i + 1), M(i + 2), M(i + 3), M(i + 4), M(i + 5), M(i + 6), M(i + 7), M(i + 8), M(i + 9)
 #define SY_STAGE(n) extern const struct sy_stage sy_stage_##n;
 #include "stages/list.def"
 #undef SY_STAGE
@@ -243,8 +246,8 @@ static void added_stage_runs_and_finishes(void **state)
     struct sy_gwconf *g = build(full_yaml, 0);
     assert_true(dummy_slot >= 0 && dummy_slot < sy_nslots);
     const struct sy_pipeline *pl = &g->routes[SY_RK_LIVENESS];
-    assert_int_equal(pl->n, 2);          /* dummy -> liveness; fin_only has no run hook */
-    assert_int_equal(pl->nfinish, 2);    /* dummy, fin_only */
+    assert_int_equal(pl->n, 2);       /* dummy -> liveness; fin_only has no run hook */
+    assert_int_equal(pl->nfinish, 2); /* dummy, fin_only */
     assert_int_equal(pl->nheaders, 1);
     struct fake *f = fake_req(g, HTTP_GET, "/health/liveness");
     dummy_finished = -1;
