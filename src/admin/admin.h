@@ -85,7 +85,7 @@ struct sy_admin_route {
     sy_admin_fn fn;
     unsigned flags;
 };
-/* Who may call a route besides proxy admins (admin/../gateway/admin.c is the
+/* Who may call a route besides proxy admins (stages/admin.c is the
  * gate; docs/admin-api.md has the table). A flag lets the role reach the
  * handler, which then narrows what it reads or writes to the caller's own. */
 #define SY_ADMIN_READONLY  0x1  /* proxy_admin_viewer */

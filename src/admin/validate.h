@@ -1,6 +1,6 @@
 /* validate.h - the management API's input gate (admin/validate.c): every
  * request's path, query and body checked once, on the DB thread, before the
- * route's handler runs (gateway/admin.c). What it refuses, and why, is the
+ * route's handler runs (stages/admin.c). What it refuses, and why, is the
  * "Limits and validation" section of docs/admin-api.md.
  *
  *   if (sy_admin_validate(a) == 0)   // 0: go on; -1: a->status / a->out hold the refusal

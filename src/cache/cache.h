@@ -3,7 +3,7 @@
  * format, and streams assembled into / replayed from a cached response.
  *
  * Pure functions over buffers plus one process-wide LRU; no I/O. The gateway
- * (gateway/cache.c) runs the stage, talks to Redis and stores responses.
+ * (stages/cache.c) runs the stage, talks to Redis and stores responses.
  *
  * Cache key (key.c): LiteLLM's Cache.get_cache_key over the request body,
  * in the order LiteLLM's router passes the kwargs (model first, then the

@@ -486,7 +486,7 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->request_timeout_s = d;
     c->vertex_project = sy__get_str(ld, sy__ymap_get(ls, "vertex_project"), "litellm_settings.vertex_project");
     c->vertex_location = sy__get_str(ld, sy__ymap_get(ls, "vertex_location"), "litellm_settings.vertex_location");
-    /* the proxy-wide budget (gateway/budget.c) */
+    /* the proxy-wide budget (stages/budget.c) */
     const struct sy_ynode *mb = sy__ymap_get(ls, "max_budget");
     if (sy__get_num(ld, mb, "litellm_settings.max_budget", 0, &d) > 0) {
         if (d < 0 || !isfinite(d))

@@ -37,10 +37,7 @@ struct sy_keyinfo;
 struct sy_enduser;
 struct sy_db_port;
 struct sy_admin_route;
-struct sy_lim_req;
-struct sy_ccall;
 struct sy_rcall;
-struct sy_pown;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -57,9 +54,9 @@ enum sy_route_kind {
     SY_RK_READINESS,
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
-    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (router/health.c) */
+    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (stages/health.c) */
     SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
-    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (gateway/cachectl.c) */
+    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
     SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
     SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
@@ -69,14 +66,25 @@ enum sy_route_kind {
 /* Routes that call an LLM (metrics, in-flight gauge, upstream stage). */
 #define SY_RK_IS_LLM(k) ((k) <= SY_RK_MESSAGES)
 
-/* A stage returns SY_OK (next stage), SY_AGAIN (suspended: sy_call_resume()
- * continues it) or SY_DONE (the response was sent). */
+/* A stage's hooks (gateway/stage.h has the descriptor). run returns SY_OK
+ * (next stage), SY_AGAIN (suspended: sy_call_resume() continues it) or
+ * SY_DONE (the response was sent). */
 typedef int (*sy_stage_fn)(struct sy_call *c);
+typedef void (*sy_finish_fn)(struct sy_call *c, int status);
+typedef void (*sy_headers_fn)(const struct sy_call *c, struct sy_buf *b);
 
+/* A route's pipeline: the stage list (src/stages/list.def) flattened at load
+ * to the stages the config enables for the route (gwconf.c build_pipelines),
+ * in list order, in arrays sized by count (one malloc'd block, freed with
+ * the sy_gwconf). */
 struct sy_pipeline {
-    sy_stage_fn stages[12];
+    sy_stage_fn *run;       /* n: the run loop (pipeline.c) */
+    const char **names;     /* n: their names, for --check-config */
     unsigned n;
-    const char *names[12]; /* for --check-config and docs */
+    unsigned nfinish, nheaders;
+    sy_finish_fn *finish;   /* sy_call_account */
+    sy_headers_fn *headers; /* sy_call_headers */
+    void *mem;              /* the block the arrays live in */
 };
 
 struct sy_gwconf {
@@ -234,23 +242,16 @@ struct sy_call {
     size_t up_headers_len;
     char retry_after_hdr[32];
     struct sy_xcall *x; /* translation state (gateway/xlate.c); NULL on the pass-through path */
-    /* keys and spend (gateway/keyauth.c, budget.c) */
+    /* keys and spend (stages/auth.c, keycheck.c, budget.c) */
     int is_admin;               /* master key, proxy_admin key, or auth off */
     struct sy_keyinfo *key;     /* the virtual key's auth object (referenced); NULL for the master key / no auth */
     struct sy_enduser *eu;      /* the end user's, when the DB knows it (referenced) */
     int db_rc;                  /* result of the last DB job */
     void *db_obj;               /* object the last DB job loaded */
-    double reserved[SY_ENT__COUNT]; /* budget reservations taken before the call */
-    int reserved_any;
-    const void *ledger;         /* the call's budget reservation (budget.c), settled by sy_call_spend */
     int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
     double cost;                /* the call's cost in USD once known */
     int cost_known;
-    /* limits and cache (gateway/limits.c, gateway/cache.c) */
-    struct sy_lim_req *lim;     /* the request's rate-limit descriptors; NULL when none apply */
-    struct sy_ccall *cc;        /* the response cache's state; NULL when the call is not cached */
-    int cache_hit;              /* answered from the cache */
-    int lim_bound;              /* the tokens reserved for tpm are the body's length, not the count */
+    int cache;                  /* the response cache (stages/cache.c): 0 not cached, SY_CACHE_HIT, SY_CACHE_MISS */
     /* Responses API and pass-through endpoints (gateway/responses.c, passthru.c) */
     struct sy_drt *pin;         /* deployment fixed by the request (an encoded response id): every attempt uses it */
     struct sy_rcall *rsp;       /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
@@ -264,8 +265,10 @@ struct sy_call {
     char up_ctype[128];         /* raw: the upstream's Content-Type */
     int raw_whole;              /* files / batches whose answer passthru.c reads (ids to record, a list to
                                  * filter): a 2xx is held whole, then sy_passthru_answer */
-    struct sy_pown *pown;       /* their ownership state (passthru.c, arena); NULL otherwise */
 };
+
+#define SY_CACHE_HIT 1  /* sy_call.cache: answered from the cache */
+#define SY_CACHE_MISS 2 /* looked up, not found: the answer is stored when the call succeeds */
 
 /* Globals shared by all workers (set before workers start). */
 struct sy_gateway {
@@ -279,7 +282,9 @@ extern struct sy_gateway sy_gw;
 /* Pipeline plumbing (gateway/pipeline.c). */
 void sy_handle_request(struct sy_req *r, void *ud);
 void sy_call_resume(struct sy_call *c);
-/* End a call: record metrics and access log; the response must be complete. */
+/* End a call (once): the pipeline's finish hooks in list order (limits settle,
+ * cache store, spend row ...), then, on LLM routes, metrics and the access
+ * log. The response must be complete. */
 void sy_call_account(struct sy_call *c, int status);
 /* Reply with a LiteLLM-shaped error (x-litellm headers added), account it, end the request. */
 void sy_call_error(struct sy_call *c, int status, const char *type, const char *param, const char *msg,
@@ -287,24 +292,10 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
 /* Standard x-litellm-* response headers for c into b. */
 void sy_call_headers(struct sy_call *c, struct sy_buf *b, int include_durations);
 
-/* Stages (one file each). */
-int sy_stage_auth(struct sy_call *c);         /* auth.c */
-int sy_stage_metrics_auth(struct sy_call *c); /* auth.c */
-int sy_stage_parse(struct sy_call *c);        /* parse.c */
-int sy_stage_route(struct sy_call *c);        /* router.c */
-int sy_stage_upstream(struct sy_call *c);     /* proxy.c */
-int sy_stage_models(struct sy_call *c);       /* handlers.c */
-int sy_stage_model_one(struct sy_call *c);
-int sy_stage_liveness(struct sy_call *c);
-int sy_stage_readiness(struct sy_call *c);
-int sy_stage_routes(struct sy_call *c);
-/* GET /routes body: every served route and its methods, from the route tables. */
+/* Stages live in src/stages/ (one descriptor each, gateway/stage.h); what
+ * the engine and other stages call in their files: */
+/* GET /routes body: every served route and its methods, from the route tables (pipeline.c). */
 void sy_routes_json(struct sy_buf *b);
-int sy_stage_metrics(struct sy_call *c);
-int sy_stage_token_counter(struct sy_call *c);
-int sy_stage_messages_count(struct sy_call *c); /* messages.c */
-int sy_stage_health(struct sy_call *c); /* router/health.c */
-int sy_stage_key_checks(struct sy_call *c); /* keycheck.c: model access, end user, budgets spent */
 /* keycheck.c: may the call's key use model (also when it is an alias)? 0 yes,
  * else the status with LiteLLM's refusal in e. No key: 0. */
 struct sy_check_err;
@@ -316,23 +307,13 @@ int sy_call_check_model(struct sy_call *c, const char *model);
 /* model after the team's model_aliases, then the key's aliases (LiteLLM's
  * _update_model_if_team_alias_exists / _key_alias_exists): what is routed. */
 const char *sy_call_aliased(const struct sy_call *c, const char *model);
-int sy_stage_reserve(struct sy_call *c);
 /* A fallback is about to call c->group: re-price the budget reservation at
  * it (a dearer group tops it up under the same admit rule). SY_OK: go on;
- * SY_AGAIN: then(c) follows; SY_DONE: refused, the budget error was sent. */
+ * SY_AGAIN: then(c) follows; SY_DONE: refused, the budget error was sent (budget.c). */
 int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *));
 /* model_info.access_groups of group `model` (NUL-separated), for
- * sy_keys_check_model; ud is the sy_gwconf (keycheck.c). */
-const char *sy_group_access_groups(void *ud, const char *model);    /* budget.c: budget reservation before the call */
-int sy_stage_admin(struct sy_call *c);      /* admin.c: the management API */
-int sy_stage_limits(struct sy_call *c);     /* limits.c: rpm / tpm / parallel limits */
-int sy_stage_cache(struct sy_call *c);      /* cache.c: the response cache lookup */
-int sy_stage_cache_admin(struct sy_call *c); /* cachectl.c: /cache/ping, /cache/delete, /cache/flushall */
-int sy_stage_responses_prev(struct sy_call *c); /* responses.c: previous_response_id, store */
-int sy_stage_responses_id(struct sy_call *c);   /* responses.c: GET / DELETE by id, input_items, cancel */
-int sy_stage_passthru(struct sy_call *c);       /* passthru.c: the model of an images/audio/... request */
-int sy_stage_files(struct sy_call *c);
-int sy_stage_file_refs(struct sy_call *c);      /* passthru.c: file ids a chat / Responses request names are the caller's */          /* passthru.c: files and batches: which deployment */
+ * sy_keys_check_model; ud is the sy_gwconf (budget.c). */
+const char *sy_group_access_groups(void *ud, const char *model);
 struct sy_ureq_opts;
 struct sy_xerr;
 /* A raw call's URL, headers, method and (multipart) body pieces for c->drt
@@ -344,14 +325,14 @@ const char *sy_passthru_call_type(const struct sy_call *c);
 /* A raw_whole answer (2xx, whole in c->up_body): record the ids it hands out to
  * the caller, drop from a list what the caller may not see (passthru.c). */
 void sy_passthru_answer(struct sy_call *c);
-/* Release the call's limits (from sy_call_account) (limits.c). */
-void sy_limits_settle(struct sy_call *c);
+/* The limits stage took a rate-limit slot for c: its x-ratelimit-* headers
+ * replace the provider's (limits.c). */
+int sy_limits_taken(const struct sy_call *c);
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
 const char *sy_limits_state(const struct sy_gwconf *g);
-/* Response cache glue (cache.c): x-litellm-cache-key / -hit header lines (c->cc set);
- * the bytes of a stream as the client gets them; a whole response sent by a
- * path other than the upstream's (the built-in mock); the store after a call. */
-void sy_cache_headers(const struct sy_call *c, struct sy_buf *b);
+/* Response cache glue (cache.c): the bytes of a stream as the client gets
+ * them; a whole response sent by a path other than the upstream's (the
+ * built-in mock); the store after a call (the cache stage's finish). */
 void sy_cache_capture(struct sy_call *c, const char *p, size_t n);
 void sy_cache_note_body(struct sy_call *c, const char *p, size_t n);
 void sy_cache_store(struct sy_call *c, int status);
@@ -359,9 +340,6 @@ const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->cost / c->cost_known; idempotent. */
 void sy_call_cost(struct sy_call *c);
-/* Record the finished call's spend (SpendLogs row, entity spend, settlement of
- * reservations) (budget.c); from sy_call_account. */
-void sy_call_spend(struct sy_call *c, int status);
 /* Publish a cache invalidation ("<kind>:<id>") here and to other instances (admin.c). */
 void sy_gateway_invalidate(struct sy_worker *w, const char *msg);
 

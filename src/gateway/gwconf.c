@@ -3,7 +3,8 @@
  * Done once per load, never per request: provider presets resolved, upstream
  * URLs and auth header lines pre-formatted, model groups sorted for binary
  * search, simple-shuffle weights precomputed, the /v1/models body prebuilt, and
- * each route's stage array assembled from only the enabled stages.
+ * each route's stage arrays flattened from the stage list (gateway/stage.h)
+ * to only the stages the config enables.
  */
 #include "gateway/gateway.h"
 
@@ -16,6 +17,8 @@
 
 #include "core/errors.h"
 #include "core/log.h"
+#include "gateway/slot.h"
+#include "gateway/stage.h"
 #include "providers/adapter.h"
 #include "tokenizer/tokenizer.h"
 
@@ -312,76 +315,66 @@ static void build_prices(struct sy_gwconf *g)
 #undef MAXF
 }
 
-static void build_pipelines(struct sy_gwconf *g)
+/* Give every listed stage's slot an index: once, at the first build, before
+ * any worker runs (later builds find them registered). */
+static void register_slots(void)
 {
-    const struct sy_config *cfg = g->cfg;
-    int auth = g->master_key != NULL;
-#define ADD(rk, fn)                             \
-    do {                                        \
-        struct sy_pipeline *p = &g->routes[rk]; \
-        p->names[p->n] = #fn;                   \
-        p->stages[p->n++] = fn;                 \
-    } while (0)
-    for (int k = SY_RK_CHAT; k <= SY_RK_MESSAGES; k++) {
-        if (auth)
-            ADD(k, sy_stage_auth);
-        if (k == SY_RK_PASSTHRU)
-            ADD(k, sy_stage_passthru); /* JSON or multipart: finds the model */
-        else
-            ADD(k, sy_stage_parse);
-        if (k == SY_RK_RESPONSES)
-            ADD(k, sy_stage_responses_prev);
-        if (auth && g->db && (k == SY_RK_CHAT || k == SY_RK_RESPONSES))
-            ADD(k, sy_stage_file_refs); /* a file id in the request must be the caller's (passthru.c) */
-        if (g->db)
-            ADD(k, sy_stage_key_checks);
-        ADD(k, sy_stage_route);
-        if (g->db || cfg->global_max_parallel > 0)
-            ADD(k, sy_stage_limits);
-        if (cfg->cache && k <= SY_RK_EMBEDDINGS)
-            ADD(k, sy_stage_cache);
-        if (g->db)
-            ADD(k, sy_stage_reserve);
-        ADD(k, sy_stage_upstream);
+    for (size_t i = 0; i < sy_nstages; i++)
+        sy_slot_register(sy_stages[i]->slot);
+}
+
+/* Each route's pipeline: one walk of the stage list (src/stages/list.def)
+ * keeping the stages whose routes mask has the route and that the config
+ * enables, counted first, then flattened into one block holding run[],
+ * names[], finish[] and headers[] sized by those counts (DESIGN §1, "build,
+ * don't check"; nginx's ngx_http_init_phase_handlers). -1: out of memory. */
+static int applies(const struct sy_stage *s, const struct sy_gwconf *g, int k)
+{
+    return (s->routes & SY_RKB(k)) && (!s->enabled || s->enabled(g, (enum sy_route_kind)k));
+}
+
+_Static_assert(_Alignof(sy_stage_fn) == _Alignof(const char *) && _Alignof(sy_finish_fn) == _Alignof(const char *) &&
+                   _Alignof(sy_headers_fn) == _Alignof(const char *),
+               "a pipeline's arrays share one block");
+
+static int build_pipelines(struct sy_gwconf *g)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_slots);
+    for (int k = 0; k < SY_RK__COUNT; k++) {
+        struct sy_pipeline *p = &g->routes[k];
+        size_t nrun = 0, nfin = 0, nhdr = 0;
+        for (size_t i = 0; i < sy_nstages; i++)
+            if (applies(sy_stages[i], g, k)) {
+                nrun += sy_stages[i]->run != NULL;
+                nfin += sy_stages[i]->finish != NULL;
+                nhdr += sy_stages[i]->headers != NULL;
+            }
+        size_t o_names = nrun * sizeof(sy_stage_fn), o_fin = o_names + nrun * sizeof(const char *),
+               o_hdr = o_fin + nfin * sizeof(sy_finish_fn), size = o_hdr + nhdr * sizeof(sy_headers_fn);
+        char *mem = malloc(size ? size : 1);
+        if (!mem)
+            return -1;
+        p->mem = mem;
+        p->run = (sy_stage_fn *)mem;
+        p->names = (const char **)(mem + o_names);
+        p->finish = (sy_finish_fn *)(mem + o_fin);
+        p->headers = (sy_headers_fn *)(mem + o_hdr);
+        for (size_t i = 0; i < sy_nstages; i++) {
+            const struct sy_stage *s = sy_stages[i];
+            if (!applies(s, g, k))
+                continue;
+            if (s->run) {
+                p->names[p->n] = s->name;
+                p->run[p->n++] = s->run;
+            }
+            if (s->finish)
+                p->finish[p->nfinish++] = s->finish;
+            if (s->headers)
+                p->headers[p->nheaders++] = s->headers;
+        }
     }
-    if (auth)
-        ADD(SY_RK_ADMIN, sy_stage_auth);
-    ADD(SY_RK_ADMIN, sy_stage_admin);
-    if (auth)
-        ADD(SY_RK_CACHE_ADMIN, sy_stage_auth);
-    ADD(SY_RK_CACHE_ADMIN, sy_stage_cache_admin);
-    if (auth) {
-        ADD(SY_RK_MODELS, sy_stage_auth);
-        ADD(SY_RK_MODEL_ONE, sy_stage_auth);
-        ADD(SY_RK_TOKEN_COUNTER, sy_stage_auth);
-        ADD(SY_RK_HEALTH, sy_stage_auth);
-        ADD(SY_RK_MESSAGES_COUNT, sy_stage_auth);
-    }
-    if (auth) {
-        ADD(SY_RK_RESPONSES_ID, sy_stage_auth);
-        ADD(SY_RK_FILES, sy_stage_auth);
-    }
-    ADD(SY_RK_RESPONSES_ID, sy_stage_responses_id);
-    ADD(SY_RK_RESPONSES_ID, sy_stage_upstream); /* native deployments; stored ones are answered above */
-    ADD(SY_RK_FILES, sy_stage_files);
-    if (g->db)
-        ADD(SY_RK_FILES, sy_stage_key_checks); /* budgets, blocked keys, end users */
-    if (g->db || cfg->global_max_parallel > 0)
-        ADD(SY_RK_FILES, sy_stage_limits);
-    ADD(SY_RK_FILES, sy_stage_upstream);
-    ADD(SY_RK_MESSAGES_COUNT, sy_stage_parse);
-    ADD(SY_RK_MESSAGES_COUNT, sy_stage_messages_count);
-    ADD(SY_RK_MODELS, sy_stage_models);
-    ADD(SY_RK_MODEL_ONE, sy_stage_model_one);
-    ADD(SY_RK_LIVENESS, sy_stage_liveness);
-    ADD(SY_RK_READINESS, sy_stage_readiness);
-    ADD(SY_RK_ROUTES, sy_stage_routes); /* public, as LiteLLM's */
-    if (cfg->require_auth_for_metrics_endpoint)
-        ADD(SY_RK_METRICS, sy_stage_metrics_auth);
-    ADD(SY_RK_METRICS, sy_stage_metrics);
-    ADD(SY_RK_TOKEN_COUNTER, sy_stage_token_counter);
-    ADD(SY_RK_HEALTH, sy_stage_health);
-#undef ADD
+    return 0;
 }
 
 /* ---- GET /v1/models -----------------------------------------------------------
@@ -652,7 +645,11 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     g->db = sy_gw.db;
     g->keys = g->db && g->master_key != NULL;
     build_prices(g);
-    build_pipelines(g);
+    if (build_pipelines(g) != 0) {
+        snprintf(err, errlen, "out of memory");
+        sy_gwconf_unref(g);
+        return NULL;
+    }
     build_models_json(g);
     cfg->n_warnings += build_warnings;
     return g;
@@ -716,6 +713,8 @@ void sy_gwconf_unref(struct sy_gwconf *g)
         free((char *)g->groups[i].resp_header);
         free((char *)g->groups[i].access_groups);
     }
+    for (int k = 0; k < SY_RK__COUNT; k++)
+        free(g->routes[k].mem);
     free(g->groups);
     free(g->wild);
     free(g->drts);
@@ -734,7 +733,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);
         for (unsigned i = 0; i < g->routes[k].n; i++)
-            fprintf(out, "%s%s", i ? " -> " : "", g->routes[k].names[i] + strlen("sy_stage_"));
+            fprintf(out, "%s%s", i ? " -> " : "", g->routes[k].names[i]);
         fprintf(out, "\n");
     }
     size_t ok = 0;

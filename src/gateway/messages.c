@@ -1,14 +1,7 @@
-/* messages.c - the Anthropic-format routes outside the upstream stage:
- * POST /v1/messages/count_tokens, and Anthropic answers from the built-in
- * mock model (POST /v1/messages itself runs the chat pipeline: route, then
- * proxy.c with the translation modes of xlate.c).
- *
- * count_tokens translates the request to OpenAI form and counts it with the
- * exact tokenizer of the model group's first deployment (LiteLLM asks
- * Anthropic's count API for Anthropic models; we never make an upstream call
- * to count):   {"input_tokens": N}
- * A key that may not use the model gets LiteLLM's 401 (the model access check
- * of every route, keycheck.c) before anything is counted.
+/* messages.c - Anthropic answers from the built-in mock model (POST
+ * /v1/messages itself runs the chat pipeline: route, then proxy.c with the
+ * translation modes of xlate.c; count_tokens is a stage of its own,
+ * stages/messages_count.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,50 +12,6 @@
 #include "http/server.h"
 #include "providers/messages.h"
 #include "tokenizer/tokenizer.h"
-
-int sy_stage_messages_count(struct sy_call *c)
-{
-    struct sy_req *r = c->req;
-    if (c->key && c->model && sy_call_check_model(c, c->model) != SY_OK)
-        return SY_DONE; /* the key may not use the model: LiteLLM's 401, as on /v1/messages */
-    struct sy_jdoc d;
-    struct sy_xerr e = {0};
-    struct sy_buf ob;
-    if (sy_jdom_parse(&d, r->body.p, r->body.len, &r->arena, 0) != 0 || sy_jdom_type(&d, 0) != 'o') {
-        sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL, 0);
-        return SY_DONE;
-    }
-    sy_buf_init(&ob, 64u << 20);
-    if (sy_msg_to_openai(&d, &r->arena, &ob, &e) != 0) {
-        sy_call_error(c, e.status ? e.status : 400, "invalid_request_error", NULL, e.message, NULL, 0);
-        sy_buf_free(&ob);
-        return SY_DONE;
-    }
-    int enc = SY_TOK_CL100K;
-    uint32_t m = sy_jdom_get(&d, 0, "model");
-    size_t ml = 0;
-    const char *model = sy_jdom_str(&d, m, &r->arena, &ml);
-    if (model && strlen(model) == ml) { /* the group the model routes to: aliases first */
-        model = sy_call_aliased(c, model);
-        ml = strlen(model);
-    }
-    const struct sy_group *g = model ? sy_router_resolve(c->g, model, ml) : NULL;
-    if (g && g->n)
-        enc = g->d[0]->enc;
-    else if (model)
-        enc = (int)sy_tok_encoding_for_model(model, ml);
-    long n = sy_tok_count_request(sy_tok_get((enum sy_tok_encoding)enc), ob.p ? ob.p : "{}", ob.len);
-    sy_buf_free(&ob);
-    char body[64];
-    int bl = snprintf(body, sizeof body, "{\"input_tokens\":%ld}", n > 0 ? n : 0);
-    struct sy_buf h;
-    sy_buf_init(&h, 4096);
-    sy_call_headers(c, &h, 0);
-    sy_call_account(c, 200);
-    sy_resp_simple(r, 200, h.p, h.len, "application/json", body, (size_t)bl);
-    sy_buf_free(&h);
-    return SY_DONE;
-}
 
 /* The built-in mock's OpenAI answer (a chat.completion, or the whole SSE text)
  * -> the Anthropic answer, into out. */

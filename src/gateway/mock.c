@@ -64,7 +64,7 @@ static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
         SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
         sy_resp_start(c->req, 200, h.p, h.len, "text/event-stream");
         sy_resp_chunk(c->req, body->p, body->len);
-        if (c->cc)
+        if (c->cache)
             sy_cache_capture(c, body->p, body->len);
         sy_call_account(c, 200);
         sy_resp_end(c->req);

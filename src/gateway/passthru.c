@@ -47,6 +47,8 @@
  * everyone but admins: the same answer as a foreign one, never a 403.
  */
 #include "gateway/gateway.h"
+#include "gateway/slot.h"
+#include "gateway/stage.h"
 
 #include <http_parser.h>
 #include <stdio.h>
@@ -153,7 +155,7 @@ static const struct sy_group *default_group(const struct sy_gwconf *g, const cha
     return NULL;
 }
 
-int sy_stage_passthru(struct sy_call *c)
+static int passthru_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     int v2;
@@ -245,6 +247,15 @@ struct sy_pown {
     int in_stage, answered_sync, waiting, denied, failed;
 };
 
+/* The ownership state of a files / batches call or of a request naming file
+ * ids: the files and file_refs stages' slot (never both in one pipeline). */
+static int pown_slot = -1;
+
+static struct sy_pown *pown(const struct sy_call *c)
+{
+    return sy_call_slot(c, pown_slot);
+}
+
 static struct sy_db_port *db_port(struct sy_call *c)
 {
     return sy_db_enabled() ? c->w->dbport : NULL;
@@ -263,7 +274,7 @@ static const char *who_user(const struct sy_call *c)
 
 static void own_deny(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     char m[400];
     if (o->what == POWN_REFS) {
         if (o->too_many)
@@ -293,12 +304,12 @@ static void own_failed(struct sy_call *c)
  * (the call is ended). */
 static int own_wake(struct sy_call *c)
 {
-    return sy_call_wait_done(c, &c->pown->waiting);
+    return sy_call_wait_done(c, &pown(c)->waiting);
 }
 
 static void own_next(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     if (o->in_stage) {
         o->answered_sync = 1; /* before the lookup returned: the stage answers */
         return;
@@ -314,7 +325,7 @@ static void own_next(struct sy_call *c)
 static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
 {
     struct sy_call *c = ud;
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     if (own_wake(c))
         return;
     if (rc < 0 && !own_admin(c)) {
@@ -337,7 +348,7 @@ static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
 static void own_listed(void *ud, int rc, char *const *ids, size_t n)
 {
     struct sy_call *c = ud;
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     if (own_wake(c))
         return;
     if (rc < 0) {
@@ -359,7 +370,7 @@ static void own_listed(void *ud, int rc, char *const *ids, size_t n)
 /* SY_OK, SY_DONE (answered) or SY_AGAIN (a lookup resumes the call). */
 static int own_wait(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     o->in_stage = 0;
     if (!o->answered_sync)
         return SY_AGAIN;
@@ -376,7 +387,7 @@ static int own_wait(struct sy_call *c)
 
 static void own_begin(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     o->in_stage = 1;
     o->answered_sync = 0;
     o->waiting = db_port(c) != NULL;
@@ -390,7 +401,7 @@ static int own_stage(struct sy_call *c, struct sy_str p)
     struct sy_req *r = c->req;
     struct sy_pown *o = sy_arena_alloc(&r->arena, sizeof *o);
     memset(o, 0, sizeof *o);
-    c->pown = o;
+    sy_call_slot(c, pown_slot) = o;
     o->kind = c->pass_op == PASS_FILES ? "file" : "batch";
     /* "/files[/{id}[/content]]", "/batches[/{id}[/cancel]]" */
     const char *s1 = memchr(p.p + 1, '/', p.n - 1);
@@ -456,7 +467,7 @@ static int own_stage(struct sy_call *c, struct sy_str p)
  * decoded: "file\u005fid" is one too) anywhere in node i. */
 static void refs_walk(struct sy_call *c, const struct sy_jdoc *d, uint32_t i, int depth)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     char t = sy_jdom_type(d, i);
     if (depth > SY_JDOM_MAX_DEPTH || (t != 'o' && t != 'a'))
         return;
@@ -492,7 +503,7 @@ static void refs_work(struct sy_call *c, void *arg)
  * files are being read). */
 static int refs_check(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     if (o->too_many) {
         own_deny(c);
         return SY_DONE;
@@ -515,7 +526,7 @@ static void refs_done(struct sy_call *c, void *arg)
     /* SY_AGAIN: own_listed resumes or answers */
 }
 
-int sy_stage_file_refs(struct sy_call *c)
+static int file_refs_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     if (own_admin(c) || !r->body.len)
@@ -527,7 +538,7 @@ int sy_stage_file_refs(struct sy_call *c)
     memset(o, 0, sizeof *o);
     o->what = POWN_REFS;
     o->kind = "file";
-    c->pown = o;
+    sy_call_slot(c, pown_slot) = o;
     if (r->body.len >= SY_OFFLOAD_MIN_BYTES) {
         sy_call_run_work(c, r->body.len, refs_work, refs_done, NULL);
         return SY_AGAIN;
@@ -556,7 +567,7 @@ static void own_batch_files(struct sy_call *c, const struct sy_jdoc *d, uint32_t
 
 void sy_passthru_answer(struct sy_call *c)
 {
-    struct sy_pown *o = c->pown;
+    struct sy_pown *o = pown(c);
     if (!o || c->up_status < 200 || c->up_status >= 300 || !c->up_body.len)
         return;
     struct sy_jdoc d;
@@ -637,7 +648,7 @@ void sy_passthru_answer(struct sy_call *c)
     c->up_body = b;
 }
 
-int sy_stage_files(struct sy_call *c)
+static int files_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     struct sy_str p = r->path;
@@ -874,3 +885,30 @@ int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbo
     *nbody = 3;
     return 0;
 }
+
+const struct sy_stage sy_stage_passthru = {
+    .name = "passthru",
+    .routes = SY_RKB(SY_RK_PASSTHRU),
+    .run = passthru_run,
+};
+
+const struct sy_stage sy_stage_files = {
+    .name = "files",
+    .routes = SY_RKB(SY_RK_FILES),
+    .run = files_run,
+    .slot = &pown_slot,
+};
+
+static int file_refs_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->master_key != NULL && g->db; /* auth and a database */
+}
+
+const struct sy_stage sy_stage_file_refs = {
+    .name = "file_refs",
+    .routes = SY_RKB(SY_RK_CHAT) | SY_RKB(SY_RK_RESPONSES),
+    .enabled = file_refs_on,
+    .run = file_refs_run,
+    .slot = &pown_slot,
+};

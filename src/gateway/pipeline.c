@@ -1,9 +1,12 @@
 /* pipeline.c - route matching and the stage run loop (after nginx's phase engine).
  *
  * A request is matched against the route table once; its pipeline is the
- * config's flat stage array for that route. The loop runs stages until one
- * suspends (SY_AGAIN: an async completion calls sy_call_resume) or answers
- * (SY_DONE). Stages a config does not enable are absent, never skipped.
+ * config's flat arrays for that route (gwconf.c, from the stage list of
+ * gateway/stage.h). The loop runs run[] until a stage suspends (SY_AGAIN: an
+ * async completion calls sy_call_resume) or answers (SY_DONE). Every answer's
+ * x-litellm headers end with the stages' headers[] lines; sy_call_account runs
+ * finish[] once, then records metrics and the access log. Stages a config does
+ * not enable are absent, never skipped. No stage is named here.
  */
 #include "gateway/gateway.h"
 
@@ -22,7 +25,6 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
-#include "limits/limits.h"
 #include "metrics/metrics.h"
 
 struct route {
@@ -298,7 +300,7 @@ void sy_routes_json(struct sy_buf *b)
 static void run(struct sy_call *c)
 {
     while (c->stage < c->pl->n) {
-        int rc = c->pl->stages[c->stage](c);
+        int rc = c->pl->run[c->stage](c);
         if (rc == SY_OK) {
             c->stage++;
             continue;
@@ -456,10 +458,8 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
     if (c->up_headers_len)
         sy_buf_append(b, c->up_headers, c->up_headers_len);
-    if (c->cc)
-        sy_cache_headers(c, b);
-    if (c->lim && c->lim->taken)
-        sy_lim_headers(c->lim, b);
+    for (unsigned i = 0; i < c->pl->nheaders; i++) /* the stages' own (rate limits, cache key) */
+        c->pl->headers[i](c, b);
     if (c->req_group)
         router_headers(c, b);
     if (c->fallbacks_done) {
@@ -496,10 +496,8 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
-    if (c->lim)
-        sy_limits_settle(c);
-    if (c->cc)
-        sy_cache_store(c, status);
+    for (unsigned i = 0; i < c->pl->nfinish; i++) /* limits settle, cache store, spend row (list order) */
+        c->pl->finish[i](c, status);
     if (!SY_RK_IS_LLM(c->kind))
         return; /* only LLM routes are counted, as in LiteLLM */
     uint64_t now = sy_now_ns();
@@ -550,12 +548,10 @@ void sy_call_account(struct sy_call *c, int status)
     m.completion_tokens = c->completion_tokens;
     sy_call_cost(c);
     m.spend = c->cost_known ? c->cost : 0;
-    if (c->drt && c->drt->pb && c->cost_known && !c->cache_hit)
+    if (c->drt && c->drt->pb && c->cost_known && c->cache != SY_CACHE_HIT)
         sy_pbudget_add(c->drt->pb, c->cost, sy_wall_ms()); /* provider_budget_config (router/budget.c) */
-    m.cache = c->cc ? (c->cache_hit ? 1 : 2) : 0;
+    m.cache = c->cache; /* 0 not cached, 1 hit, 2 miss */
     sy_metrics_record(c->w->metrics, &m);
-    if (c->g->db)
-        sy_call_spend(c, status);
     if (c->g->cfg->access_log)
         sy_accesslog_write(&m, c->call_id, m.model_id);
 }

@@ -19,6 +19,7 @@
  *             | error -> LiteLLM error JSON (or an SSE error frame mid-stream)
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -647,7 +648,7 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
     sy_resp_chunk(c->req, w, wn);
     c->in_cb = 0;
     sy_buf_free(&cb);
-    if (c->cc)
+    if (c->cache)
         sy_cache_capture(c, p, n); /* without usage.cost: a hit costs 0 */
     if (c->aborted) {
         stream_cut(c);
@@ -1230,7 +1231,7 @@ static int group_holds(const struct sy_group *gr, const struct sy_drt *d)
     return 0;
 }
 
-/* LiteLLM's test flags (gateway/route.c reads them): the picked deployment
+/* LiteLLM's test flags (stages/route.c reads them): the picked deployment
  * fails without a call, as if it had answered, so retries, cooldowns and
  * fallbacks run as for a real failure.
  *   mock_testing_rate_limit_error: true  the first attempt only gets a 429
@@ -1407,7 +1408,7 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
          * call's own limits set x-ratelimit-* (LiteLLM: the key's limits if set, else the provider's) */
         int rl = x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0;
         int plain = (x->name[0] | 0x20) == 'x' &&
-                    (hname_is(x, "x-request-id", 12) || (rl && !(c->lim && c->lim->taken)));
+                    (hname_is(x, "x-request-id", 12) || (rl && !sy_limits_taken(c)));
         size_t line = x->name_len + x->value_len + 4;
         if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
             break;
@@ -1563,7 +1564,7 @@ static int on_body(void *ud, const char *p, size_t n)
             size_t q = sy_resp_chunk(c->req, w, wn);
             c->in_cb = 0;
             sy_buf_free(&cb);
-            if (c->cc)
+            if (c->cache)
                 sy_cache_capture(c, o, on); /* without usage.cost: a hit costs 0 */
             if (c->aborted) {
                 c->ureq = NULL; /* returning 1 closes the upstream connection */
@@ -1589,7 +1590,7 @@ static int on_body(void *ud, const char *p, size_t n)
         c->in_cb = 1;
         size_t q = client_chunk(c, p, n);
         c->in_cb = 0;
-        if (c->cc)
+        if (c->cache)
             sy_cache_capture(c, p, n);
         if (c->aborted) { /* the client went away during the write */
             c->ureq = NULL; /* returning 1 closes the upstream connection */
@@ -1868,8 +1869,14 @@ send:;
     r->on_abort = on_abort;
 }
 
-int sy_stage_upstream(struct sy_call *c)
+static int upstream_run(struct sy_call *c)
 {
     attempt(c);
     return SY_AGAIN;
 }
+
+const struct sy_stage sy_stage_upstream = {
+    .name = "upstream",
+    .routes = SY_RKB_LLM | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES),
+    .run = upstream_run,
+};

@@ -28,6 +28,7 @@
  * made before switchyard recorded owners or outside the gateway.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <http_parser.h>
 #include <stdio.h>
@@ -278,7 +279,7 @@ static void prev_loaded(void *ud, int rc, const struct sy_rs_rec *rec)
     prev_next(c);
 }
 
-int sy_stage_responses_prev(struct sy_call *c)
+static int responses_prev_run(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
     const char *b = c->req->body.p;
@@ -526,7 +527,7 @@ static void id_owner(void *ud, int rc, const struct sy_own_rec *rec)
         sy_call_resume(c);
 }
 
-int sy_stage_responses_id(struct sy_call *c)
+static int responses_id_run(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
     struct sy_req *req = c->req;
@@ -670,3 +671,15 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
     sy_buf_free(&f);
     sy_resp_stream_free(&s);
 }
+
+const struct sy_stage sy_stage_responses_prev = {
+    .name = "responses_prev",
+    .routes = SY_RKB(SY_RK_RESPONSES),
+    .run = responses_prev_run,
+};
+
+const struct sy_stage sy_stage_responses_id = {
+    .name = "responses_id",
+    .routes = SY_RKB(SY_RK_RESPONSES_ID),
+    .run = responses_id_run,
+};

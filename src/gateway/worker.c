@@ -20,7 +20,7 @@
 #include "upstream/client.h"
 #include "redis/redis.h"
 #include "store/dbpool.h"
-#include "router/health.h"
+#include "stages/health.h"
 
 struct sy_gateway sy_gw;
 static double drain_timeout_s = 30;

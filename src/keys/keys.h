@@ -187,7 +187,7 @@ int sy_keys_check_budgets(const struct sy_keyinfo *ki, const struct sy_enduser *
                           struct sy_check_err *e);
 /* LiteLLM's budget refusal for one entity (kind: "key", "team",
  * "organization", "user", "team_member", "end_user"), for the reservation
- * that finds nothing left (gateway/budget.c). Returns e->status (400). */
+ * that finds nothing left (stages/budget.c). Returns e->status (400). */
 int sy_keys_budget_error(const char *kind, const struct sy_keyinfo *ki, const struct sy_enduser *eu, double spend,
                          double max_budget, struct sy_check_err *e);
 

@@ -21,11 +21,18 @@
  *        │no
  *   local counters ─▶ taken / 429
  *
- * The take is settled in sy_call_account (sy_limits_settle): in-flight count
- * released, tokens adjusted to the usage per token_rate_limit_type (a cache
- * hit uses no tokens).
+ * The take is settled by the stage's finish hook (sy_call_account): in-flight
+ * count released, tokens adjusted to the usage per token_rate_limit_type (a
+ * cache hit uses no tokens). Its headers hook adds the x-ratelimit-* lines of
+ * a take to every answer.
+ *
+ * Per-request state (slot): the descriptors, and whether the tokens reserved
+ * for tpm are the body's length (a bound) rather than the count. The slot is
+ * set only when some limit applies: finish and headers then find NULL.
  */
 #include "gateway/gateway.h"
+#include "gateway/slot.h"
+#include "gateway/stage.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,6 +48,17 @@
 #include "http/server.h"
 #include "limits/limits.h"
 #include "redis/redis.h"
+
+struct lstate {
+    struct sy_lim_req lr; /* the request's limit descriptors */
+    int bound;            /* lr.tokens is the body's length, not the prompt's count */
+};
+static int limits_slot = -1;
+
+static struct lstate *st(const struct sy_call *c)
+{
+    return sy_call_slot(c, limits_slot);
+}
 
 /* Per process: this instance's prefix of parallel-set members. */
 static char instance_id[24];
@@ -68,7 +86,7 @@ const char *sy_limits_state(const struct sy_gwconf *g)
 static int over(struct sy_call *c)
 {
     char msg[768], hdrs[512];
-    sy_lim_error(c->lim, sy_wall_now(), msg, sizeof msg, hdrs, sizeof hdrs);
+    sy_lim_error(&st(c)->lr, sy_wall_now(), msg, sizeof msg, hdrs, sizeof hdrs);
     c->exception_class = "RateLimitError";
     sy_call_error(c, 429, "None", "None", msg, hdrs, strlen(hdrs));
     return SY_DONE;
@@ -79,12 +97,14 @@ static int recount(struct sy_call *c);
 /* Over on tokens with only the bound reserved: the exact count may fit. */
 static int bound_over(const struct sy_call *c)
 {
-    return c->lim_bound && c->lim->over_type && strcmp(c->lim->over_type, "tokens") == 0;
+    const struct lstate *ls = st(c);
+    return ls->bound && ls->lr.over_type && strcmp(ls->lr.over_type, "tokens") == 0;
 }
 
 static int take_local(struct sy_call *c)
 {
-    if (sy_lim_take(c->lim, c->lim->tokens, sy_wall_now()) != 0)
+    struct sy_lim_req *lr = &st(c)->lr;
+    if (sy_lim_take(lr, lr->tokens, sy_wall_now()) != 0)
         return bound_over(c) ? recount(c) : over(c);
     return SY_OK;
 }
@@ -131,7 +151,7 @@ static void on_taken(void *ud, int rc)
 
 static int take(struct sy_call *c)
 {
-    struct sy_lim_req *lr = c->lim;
+    struct sy_lim_req *lr = &st(c)->lr;
     struct sy_redis *r = c->w->redis;
     if (!c->g->cfg->router.redis_host)
         return take_local(c);
@@ -153,7 +173,7 @@ static void count_work(struct sy_call *c, void *arg)
 
 static void count_done(struct sy_call *c, void *arg)
 {
-    c->lim->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+    st(c)->lr.tokens = c->input_tokens > 0 ? c->input_tokens : 0;
     int st = take(c);
     if (st == SY_OK && arg)
         sy_call_resume(c);
@@ -162,12 +182,13 @@ static void count_done(struct sy_call *c, void *arg)
 /* Count the prompt exactly (on the pool when large), then take with it. */
 static int recount(struct sy_call *c)
 {
-    c->lim_bound = 0;
-    c->lim->over = -1;
-    c->lim->over_type = NULL;
+    struct lstate *ls = st(c);
+    ls->bound = 0;
+    ls->lr.over = -1;
+    ls->lr.over_type = NULL;
     if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
         count_work(c, NULL);
-        c->lim->tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+        ls->lr.tokens = c->input_tokens > 0 ? c->input_tokens : 0;
         return take(c);
     }
     sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
@@ -193,19 +214,20 @@ static int has_image(const char *p, size_t n)
 #define SWEEP_S 10
 static atomic_llong last_sweep;
 
-int sy_stage_limits(struct sy_call *c)
+static int limits_run(struct sy_call *c)
 {
     long long sec = (long long)time(NULL), prev = atomic_load_explicit(&last_sweep, memory_order_relaxed);
     if (sec - prev >= SWEEP_S && atomic_compare_exchange_strong(&last_sweep, &prev, sec))
         sy_lim_sweep((double)sec);
-    struct sy_lim_req *lr = sy_arena_alloc(&c->req->arena, sizeof *lr);
-    if (!lr)
+    struct lstate *ls = sy_arena_alloc(&c->req->arena, sizeof *ls);
+    if (!ls)
         return SY_OK;
-    memset(lr, 0, sizeof *lr);
+    memset(ls, 0, sizeof *ls);
+    struct sy_lim_req *lr = &ls->lr;
     const char *model = c->model;
     if (!sy_lim_build(lr, c->key, c->eu, model, c->g->cfg->global_max_parallel))
         return SY_OK;
-    c->lim = lr;
+    sy_call_slot(c, limits_slot) = ls;
     memcpy(lr->member, instance(), 8); /* "<instance>:<call id>", 45 bytes: no printf on the hot path */
     lr->member[8] = ':';
     memcpy(lr->member + 9, c->call_id, 36);
@@ -227,19 +249,22 @@ int sy_stage_limits(struct sy_call *c)
      * does not (near the limit). The settle replaces it with the usage. */
     if (!has_image(c->req->body.p, c->req->body.len)) {
         lr->tokens = (int64_t)c->req->body.len;
-        c->lim_bound = 1;
+        ls->bound = 1;
         return take(c);
     }
     return recount(c);
 }
 
-void sy_limits_settle(struct sy_call *c)
+/* The call ended: release the take (finish hook). */
+static void limits_finish(struct sy_call *c, int status)
 {
-    struct sy_lim_req *lr = c->lim;
-    if (!lr || !lr->taken)
+    (void)status;
+    struct lstate *ls = st(c);
+    if (!ls || !ls->lr.taken)
         return;
+    struct sy_lim_req *lr = &ls->lr;
     int64_t used = 0;
-    if (!c->cache_hit) {
+    if (c->cache != SY_CACHE_HIT) {
         int type = c->g->cfg->token_rate_limit_type;
         used = type == 1   ? (int64_t)c->prompt_tokens
                : type == 2 ? (int64_t)c->completion_tokens
@@ -247,3 +272,33 @@ void sy_limits_settle(struct sy_call *c)
     }
     sy_lim_settle(lr, c->w->redis, used, sy_wall_now());
 }
+
+/* The take's x-ratelimit-* lines on every answer (headers hook). */
+static void limits_headers(const struct sy_call *c, struct sy_buf *b)
+{
+    const struct lstate *ls = st(c);
+    if (ls && ls->lr.taken)
+        sy_lim_headers(&ls->lr, b);
+}
+
+int sy_limits_taken(const struct sy_call *c)
+{
+    const struct lstate *ls = st(c);
+    return ls && ls->lr.taken;
+}
+
+static int limits_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->db || g->cfg->global_max_parallel > 0; /* virtual keys' limits, or the global parallel limit */
+}
+
+const struct sy_stage sy_stage_limits = {
+    .name = "limits",
+    .routes = SY_RKB_LLM | SY_RKB(SY_RK_FILES),
+    .enabled = limits_on,
+    .run = limits_run,
+    .finish = limits_finish,
+    .headers = limits_headers,
+    .slot = &limits_slot,
+};

@@ -1,6 +1,7 @@
 /* handlers.c - routes answered by the gateway itself: models, health, metrics.
  * Each is the last stage of its route's pipeline. */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 #include "keys/keys.h"
 
 #include <stdatomic.h>
@@ -104,7 +105,7 @@ static void access_groups_only(const struct sy_call *c, int keyed, int ag, struc
  * with a model list sees only what it may call, as LiteLLM (access group
  * names are then not added). ?only_model_access_groups=true: the access
  * group names alone (access_groups_only). */
-int sy_stage_models(struct sy_call *c)
+static int models_run(struct sy_call *c)
 {
     const struct sy_keyinfo *k = c->key;
     int keyed = k && (k->nmodels || (k->team && k->team->nmodels));
@@ -135,7 +136,7 @@ int sy_stage_models(struct sy_call *c)
  * looks the id up in the key's filtered /v1/models list, so a model the key
  * cannot see does not exist for it (the same 404, nothing about the model
  * leaks). The key's and team's aliases resolve as on a call. */
-int sy_stage_model_one(struct sy_call *c)
+static int model_one_run(struct sy_call *c)
 {
     char id[512];
     size_t n = c->path_model.n < sizeof id ? c->path_model.n : sizeof id - 1;
@@ -161,7 +162,7 @@ int sy_stage_model_one(struct sy_call *c)
     return SY_DONE;
 }
 
-int sy_stage_liveness(struct sy_call *c)
+static int liveness_run(struct sy_call *c)
 {
     static const char body[] = "\"I'm alive!\"";
     sy_reply_json(c->req, 200, body, sizeof body - 1);
@@ -255,7 +256,7 @@ static void ready_done(struct sy_call *c, void *arg)
     readiness_reply(c, db_word(atomic_load(&ready_ok)));
 }
 
-int sy_stage_readiness(struct sy_call *c)
+static int readiness_run(struct sy_call *c)
 {
     if (!c->g->db) {
         readiness_reply(c, "Not connected");
@@ -273,7 +274,7 @@ int sy_stage_readiness(struct sy_call *c)
 }
 
 /* GET /routes: LiteLLM's {"routes": [...]} (pipeline.c sy_routes_json). */
-int sy_stage_routes(struct sy_call *c)
+static int routes_run(struct sy_call *c)
 {
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
@@ -314,7 +315,7 @@ static void metrics_done(struct sy_call *c, void *arg)
 
 static void metrics_free(void *arg) { sy_buf_free(&((struct metrics_job *)arg)->out); }
 
-int sy_stage_metrics(struct sy_call *c)
+static int metrics_run(struct sy_call *c)
 {
     struct metrics_job *j = sy_arena_alloc(&c->req->arena, sizeof *j);
     if (!j) {
@@ -331,3 +332,39 @@ int sy_stage_metrics(struct sy_call *c)
     metrics_done(c, j);
     return SY_DONE;
 }
+
+const struct sy_stage sy_stage_models = {
+    .name = "models",
+    .routes = SY_RKB(SY_RK_MODELS),
+    .run = models_run,
+};
+
+const struct sy_stage sy_stage_model_one = {
+    .name = "model_one",
+    .routes = SY_RKB(SY_RK_MODEL_ONE),
+    .run = model_one_run,
+};
+
+const struct sy_stage sy_stage_liveness = {
+    .name = "liveness",
+    .routes = SY_RKB(SY_RK_LIVENESS),
+    .run = liveness_run,
+};
+
+const struct sy_stage sy_stage_readiness = {
+    .name = "readiness",
+    .routes = SY_RKB(SY_RK_READINESS),
+    .run = readiness_run,
+};
+
+const struct sy_stage sy_stage_routes = {
+    .name = "routes",
+    .routes = SY_RKB(SY_RK_ROUTES),
+    .run = routes_run,
+};
+
+const struct sy_stage sy_stage_metrics = {
+    .name = "metrics",
+    .routes = SY_RKB(SY_RK_METRICS),
+    .run = metrics_run,
+};

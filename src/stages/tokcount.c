@@ -12,6 +12,7 @@
  * offload layer; the job's buffer is freed with the request's arena.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <string.h>
 
@@ -76,7 +77,7 @@ static void tc_done(struct sy_call *c, void *arg)
 
 static void tc_free(void *arg) { sy_buf_free(&((struct tc_job *)arg)->out); }
 
-int sy_stage_token_counter(struct sy_call *c)
+static int token_counter_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     struct tc_job *j = sy_arena_alloc(&r->arena, sizeof *j);
@@ -93,3 +94,9 @@ int sy_stage_token_counter(struct sy_call *c)
     sy_call_run_work(c, r->body.len, tc_work, tc_done, j);
     return SY_DONE;
 }
+
+const struct sy_stage sy_stage_token_counter = {
+    .name = "token_counter",
+    .routes = SY_RKB(SY_RK_TOKEN_COUNTER),
+    .run = token_counter_run,
+};

@@ -13,6 +13,7 @@
  * Without a master key auth is off and every caller is an admin, as LiteLLM.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <http_parser.h>
 #include <stdio.h>
@@ -134,7 +135,7 @@ static int may_call(const struct sy_call *c, const struct sy_admin_route *rt, in
     }
 }
 
-int sy_stage_admin(struct sy_call *c)
+static int admin_stage(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     int known = 0;
@@ -203,3 +204,9 @@ int sy_stage_admin(struct sy_call *c)
     }
     return SY_AGAIN;
 }
+
+const struct sy_stage sy_stage_admin = {
+    .name = "admin",
+    .routes = SY_RKB(SY_RK_ADMIN),
+    .run = admin_stage,
+};

@@ -19,6 +19,7 @@
  * else the router's model_group_alias.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -134,7 +135,7 @@ static void eu_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
-int sy_stage_key_checks(struct sy_call *c)
+static int key_checks_run(struct sy_call *c)
 {
     char id[256];
     id[0] = 0;
@@ -166,3 +167,16 @@ int sy_stage_key_checks(struct sy_call *c)
         return checks(c);
     return SY_AGAIN;
 }
+
+static int key_checks_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->db; /* a database */
+}
+
+const struct sy_stage sy_stage_key_checks = {
+    .name = "key_checks",
+    .routes = SY_RKB_LLM | SY_RKB(SY_RK_FILES),
+    .enabled = key_checks_on,
+    .run = key_checks_run,
+};

@@ -7,12 +7,13 @@
  *                 ├ SQLite: sy_ledger_reserve (in memory, spend/ledger.c)
  *                 └ PostgreSQL: sy_call_db ─ sy_reserve_take_many (group commit, spend/reserve.c)
  *                        ├ refused ─▶ 400 budget_exceeded, LiteLLM's text for the entity
- *                        └ taken  ─▶ resume; c->reserved[] remembers each entity's amount
+ *                        └ taken  ─▶ resume; the reservation (the stage's slot) remembers
+ *                                   each entity's amount
  *   fallback to another group ─▶ sy_budget_fallback: the worst case re-priced
  *                      at that group; a dearer one tops the reservation up
  *                      under the same rule, or the fallback is refused
- *   sy_call_account ─▶ sy_call_spend: cost from usage, SpendLogs row and
- *                      entity deltas to the writer (spend - reserved where reserved)
+ *   sy_call_account ─▶ the stage's finish hook (spend): cost from usage, SpendLogs
+ *                      row and entity deltas to the writer (spend - reserved where reserved)
  *
  * The admit rule (spend/reserve.c, sy_reserve_fit): admit while recorded
  * spend + reservations in flight < max_budget, and reserve min(worst case,
@@ -28,6 +29,8 @@
  * checked first, as LiteLLM does, against spent-so-far (below).
  */
 #include "gateway/gateway.h"
+#include "gateway/slot.h"
+#include "gateway/stage.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,6 +54,7 @@ struct resv {
     struct sy_reserve r;
     char member[512];
     double worst;                   /* the worst case reserved so far (at the group priced last) */
+    double reserved[SY_ENT__COUNT]; /* each entity's amount taken, summed over top-ups */
     int mem;                        /* held in the ledger (SQLite) */
     int topup;                      /* a fallback's top-up: then() continues, not sy_call_resume */
     void (*then)(struct sy_call *); /* the fallback's attempt */
@@ -199,6 +203,14 @@ static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
     c->db_rc = rc;
 }
 
+/* The call's reservation (struct resv, in the arena) once one was taken: the stage's slot. */
+static int budget_slot = -1;
+
+static struct resv *ledger(const struct sy_call *c)
+{
+    return sy_call_slot(c, budget_slot);
+}
+
 static int refused(struct sy_call *c, const struct resv *rv)
 {
     enum sy_ent e = rv->r.refused_ent;
@@ -210,16 +222,14 @@ static int refused(struct sy_call *c, const struct resv *rv)
     return SY_DONE;
 }
 
-/* A reservation taken: each entity's amount joins c->reserved[]. */
+/* A reservation taken: each entity's amount joins rv->reserved[]; rv is the call's. */
 static void taken(struct sy_call *c, struct resv *rv)
 {
     for (int e = 0; e < SY_ENT__COUNT; e++)
-        if (rv->r.id[e]) {
-            c->reserved[e] += rv->r.taken[e];
-            c->reserved_any = 1;
-        }
+        if (rv->r.id[e])
+            rv->reserved[e] += rv->r.taken[e];
     rv->worst += rv->r.amount;
-    c->ledger = rv;
+    sy_call_slot(c, budget_slot) = rv;
 }
 
 static void proceed(struct sy_call *c, struct resv *rv)
@@ -406,7 +416,7 @@ static int global_check(struct sy_call *c)
     return SY_OK;
 }
 
-int sy_stage_reserve(struct sy_call *c)
+static int reserve_stage(struct sy_call *c)
 {
     if (c->g->cfg->max_budget > 0 && !c->no_db) {
         int rc = global_check(c);
@@ -462,7 +472,7 @@ int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 {
     if (c->no_db || !c->group || (!c->key && !c->eu) || !c->group->price_max.known)
         return SY_OK;
-    struct resv *rv = (struct resv *)c->ledger;
+    struct resv *rv = ledger(c);
     if (!rv) { /* nothing reserved so far (the requested group had no price) */
         struct resv tmp;
         if (!entities(c, &tmp))
@@ -536,7 +546,8 @@ static const char *call_type(const struct sy_call *c)
     }
 }
 
-void sy_call_spend(struct sy_call *c, int status)
+/* The call ended: its SpendLogs row, entity spend, the reservation settled (finish hook). */
+static void spend_finish(struct sy_call *c, int status)
 {
     if (!c->g->db || !c->req_group)
         return; /* refused before routing: not a spend row (as LiteLLM) */
@@ -544,7 +555,7 @@ void sy_call_spend(struct sy_call *c, int status)
     double cost = c->cost_known ? c->cost : 0; /* a failure that reported usage is billed too */
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
-    r.request_id = status < 400 && !c->cache_hit ? response_id(c) : NULL; /* a hit's id is the stored one's */
+    r.request_id = status < 400 && c->cache != SY_CACHE_HIT ? response_id(c) : NULL; /* a hit's id is the stored one's */
     if (!r.request_id) /* failures, and answers without an id: the call id */
         r.request_id = c->call_id;
     r.call_type = call_type(c);
@@ -572,34 +583,34 @@ void sy_call_spend(struct sy_call *c, int status)
             r.end_user = eu;
     }
     r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model
-              : c->cache_hit                          ? c->req_group->name /* no deployment answered */
+              : c->cache == SY_CACHE_HIT              ? c->req_group->name /* no deployment answered */
                                                       : "";
     r.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     r.model_group = c->req_group->name;
     r.custom_llm_provider = c->drt && c->drt->d->provider ? c->drt->d->provider : "";
     r.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
     r.spend = cost;
-    r.cache_hit = c->cache_hit;
-    if (c->cc)
+    r.cache_hit = c->cache == SY_CACHE_HIT;
+    if (c->cache)
         r.cache_key = sy_cache_key_of(c);
     r.usage.prompt_tokens = c->prompt_tokens;
     r.usage.completion_tokens = c->completion_tokens;
     r.usage.cached_tokens = c->cached_tokens;
     r.usage.cache_creation_tokens = c->cache_write_tokens;
     r.usage.reasoning_tokens = c->reasoning_tokens;
-    r.usage_source = c->usage_counted ? "counted" : c->have_usage && !c->cache_hit ? "provider" : NULL;
+    r.usage_source = c->usage_counted ? "counted" : c->have_usage && c->cache != SY_CACHE_HIT ? "provider" : NULL;
     r.stream_cut = c->stream && c->client_started && status == 499; /* the client left mid-stream */
     double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
     r.start_s = now - wall_elapsed;
     r.end_s = now;
     r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
-    const struct resv *rv = c->ledger;
+    const struct resv *rv = ledger(c);
     if (rv && rv->mem) { /* reserved in memory: the database gets the whole cost */
-        sy_ledger_settle(rv->r.id, c->reserved, rv->r.partial, cost);
+        sy_ledger_settle(rv->r.id, rv->reserved, rv->r.partial, cost);
     } else if (rv) { /* reserved in the database: the writer settles its rows */
         for (int e = 0; e < SY_ENT__COUNT; e++)
-            r.reserved[e] = c->reserved[e];
+            r.reserved[e] = rv->reserved[e];
         r.resv_id = rv->r.resv_id;
         for (int e = 0; e < SY_ENT__COUNT; e++)
             if (rv->r.partial[e])
@@ -617,3 +628,18 @@ void sy_call_spend(struct sy_call *c, int status)
     else if (cost > 0 && c->eu)
         sy_keys_add_spend(NULL, c->eu, c->req_group->name, cost);
 }
+
+static int reserve_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->db; /* budgets and spend rows live in the database */
+}
+
+const struct sy_stage sy_stage_reserve = {
+    .name = "reserve",
+    .routes = SY_RKB_LLM,
+    .enabled = reserve_on,
+    .run = reserve_stage,
+    .finish = spend_finish,
+    .slot = &budget_slot,
+};

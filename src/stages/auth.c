@@ -21,6 +21,7 @@
  *      └ DB unreachable: allow_requests_on_db_unavailable ? OK : 503
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -229,7 +230,7 @@ static void load_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
-int sy_stage_auth(struct sy_call *c)
+static int auth_run(struct sy_call *c)
 {
     if (single_key(c) != SY_OK)
         return SY_DONE;
@@ -278,7 +279,7 @@ int sy_stage_auth(struct sy_call *c)
     return SY_AGAIN;
 }
 
-int sy_stage_metrics_auth(struct sy_call *c)
+static int metrics_auth_run(struct sy_call *c)
 {
     if (!c->g->master_key) /* require_auth_for_metrics_endpoint without a master key: open, as LiteLLM */
         return SY_OK;
@@ -291,3 +292,29 @@ int sy_stage_metrics_auth(struct sy_call *c)
     sy_resp_simple(c->req, 401, NULL, 0, "text/plain; charset=utf-8", body, sizeof body - 1);
     return SY_DONE;
 }
+
+static int auth_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->master_key != NULL; /* the master key is set */
+}
+
+const struct sy_stage sy_stage_auth = {
+    .name = "auth",
+    .routes = SY_RKB_LLM | SY_RKB(SY_RK_ADMIN) | SY_RKB(SY_RK_CACHE_ADMIN) | SY_RKB(SY_RK_MODELS) | SY_RKB(SY_RK_MODEL_ONE) | SY_RKB(SY_RK_TOKEN_COUNTER) | SY_RKB(SY_RK_HEALTH) | SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES),
+    .enabled = auth_on,
+    .run = auth_run,
+};
+
+static int metrics_auth_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->cfg->require_auth_for_metrics_endpoint; /* require_auth_for_metrics_endpoint */
+}
+
+const struct sy_stage sy_stage_metrics_auth = {
+    .name = "metrics_auth",
+    .routes = SY_RKB(SY_RK_METRICS),
+    .enabled = metrics_auth_on,
+    .run = metrics_auth_run,
+};

@@ -19,8 +19,15 @@
  *
  * Redis is shared by instances: a response stored by one is a hit on all.
  * Stored values use LiteLLM's format, under LiteLLM's key.
+ *
+ * Per-request state: struct sy_ccall in the stage's slot, set once the call
+ * has a key (NULL: not cached); c->cache says hit or miss to the rest of the
+ * request path (metrics, spend, limits, the stream's capture). The store is
+ * the stage's finish hook, the x-litellm-cache-* lines its headers hook.
  */
 #include "gateway/gateway.h"
+#include "gateway/slot.h"
+#include "gateway/stage.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +62,13 @@ struct sy_ccall {
     size_t body_len;
 };
 
+static int cache_slot = -1;
+
+static struct sy_ccall *ccall(const struct sy_call *c)
+{
+    return sy_call_slot(c, cache_slot);
+}
+
 static void cc_free(void *p)
 {
     struct sy_ccall *cc = p;
@@ -63,22 +77,26 @@ static void cc_free(void *p)
 
 const char *sy_cache_key_of(const struct sy_call *c)
 {
-    return c->cc ? c->cc->key : NULL;
+    return ccall(c) ? ccall(c)->key : NULL;
 }
 
-void sy_cache_headers(const struct sy_call *c, struct sy_buf *b)
+/* x-litellm-cache-key / -hit on every answer of a cached call (headers hook). */
+static void cache_headers(const struct sy_call *c, struct sy_buf *b)
 {
+    const struct sy_ccall *cc = ccall(c);
+    if (!cc)
+        return;
     SY_BUF_LIT(b, "x-litellm-cache-key: ");
-    sy_buf_append(b, c->cc->key, strlen(c->cc->key));
+    sy_buf_append(b, cc->key, strlen(cc->key));
     SY_BUF_LIT(b, "\r\n");
-    if (c->cache_hit)
+    if (c->cache == SY_CACHE_HIT)
         SY_BUF_LIT(b, "x-litellm-cache-hit: True\r\n");
 }
 
 /* Answer c from a stored response (JSON text). */
 static void serve(struct sy_call *c, const char *resp, size_t n)
 {
-    c->cache_hit = 1;
+    c->cache = SY_CACHE_HIT;
     uint64_t pt = 0, ct = 0;
     if (sy_usage_scan(resp, n, &pt, &ct)) {
         c->prompt_tokens = pt;
@@ -96,7 +114,7 @@ static void serve(struct sy_call *c, const char *resp, size_t n)
         if (sy_cache_sse_replay(resp, n, c->include_usage, &sse) != 0) {
             sy_buf_free(&sse);
             sy_buf_free(&h);
-            c->cache_hit = 0;
+            c->cache = SY_CACHE_MISS;
             sy_call_error(c, 500, "internal_server_error", NULL, "the cached response cannot be streamed", NULL, 0);
             return;
         }
@@ -144,7 +162,8 @@ static int local_usable(struct sy_call *c, const char *v, size_t n, const char *
 
 static int young(struct sy_call *c, double ts)
 {
-    if (c->cc->ctl.s_maxage >= 0 && sy_wall_now() - ts > c->cc->ctl.s_maxage)
+    const struct sy_ccall *cc = ccall(c);
+    if (cc->ctl.s_maxage >= 0 && sy_wall_now() - ts > cc->ctl.s_maxage)
         return 0;
     return 1;
 }
@@ -176,7 +195,7 @@ static void on_get(void *ud, const redisReply *reply)
 static int lookup(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
-    struct sy_ccall *cc = c->cc;
+    struct sy_ccall *cc = ccall(c);
     if (cc->ctl.no_cache)
         return SY_OK;
     if (!cfg->cache_redis) {
@@ -204,7 +223,7 @@ static int lookup(struct sy_call *c)
  * 32 MB body must not hold the loop). */
 static void key_work(struct sy_call *c, void *arg)
 {
-    struct sy_ccall *cc = c->cc;
+    struct sy_ccall *cc = ccall(c);
     if (sy_cache_key_scoped(c->req->body.p, c->req->body.len, c->req_group->name, cc->ns, cc->scope, cc->key) != 0)
         cc->key[0] = 0;
 }
@@ -226,9 +245,10 @@ static void scope_of(const struct sy_call *c, int mode, char *out, size_t cap)
 
 static int keyed(struct sy_call *c)
 {
-    struct sy_ccall *cc = c->cc;
+    struct sy_ccall *cc = ccall(c);
     if (!cc->key[0]) { /* not a JSON object we can key: not cached */
-        c->cc = NULL;
+        sy_call_slot(c, cache_slot) = NULL;
+        c->cache = 0;
         return SY_OK;
     }
     sy_buf_init(&cc->cap, CAPTURE_MAX);
@@ -243,7 +263,7 @@ static void key_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
-int sy_stage_cache(struct sy_call *c)
+static int cache_run(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
     unsigned ct = c->kind == SY_RK_CHAT ? SY_CACHE_CT_CHAT
@@ -272,7 +292,8 @@ int sy_stage_cache(struct sy_call *c)
         return SY_OK;
     cc->ns = cc->ctl.ns[0] ? cc->ctl.ns : cfg->cache_namespace;
     scope_of(c, cfg->cache_scope, cc->scope, sizeof cc->scope);
-    c->cc = cc;
+    sy_call_slot(c, cache_slot) = cc;
+    c->cache = SY_CACHE_MISS; /* until served */
     if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
         sy_call_run_work(c, c->req->body.len, key_work, key_done, NULL);
         return SY_AGAIN;
@@ -283,8 +304,8 @@ int sy_stage_cache(struct sy_call *c)
 
 void sy_cache_capture(struct sy_call *c, const char *p, size_t n)
 {
-    struct sy_ccall *cc = c->cc;
-    if (!cc->store || cc->cap_over)
+    struct sy_ccall *cc = ccall(c);
+    if (!cc || !cc->store || cc->cap_over)
         return;
     if (sy_buf_append(&cc->cap, p, n) != 0) {
         cc->cap_over = 1;
@@ -294,17 +315,18 @@ void sy_cache_capture(struct sy_call *c, const char *p, size_t n)
 
 void sy_cache_note_body(struct sy_call *c, const char *p, size_t n)
 {
-    if (c->cc) {
-        c->cc->body = p;
-        c->cc->body_len = n;
+    struct sy_ccall *cc = ccall(c);
+    if (cc) {
+        cc->body = p;
+        cc->body_len = n;
     }
 }
 
-/* After a call that ended with status: store its response (from sy_call_account). */
+/* After a call that ended with status: store its response (the finish hook). */
 void sy_cache_store(struct sy_call *c, int status)
 {
-    struct sy_ccall *cc = c->cc;
-    if (!cc || !cc->store || c->cache_hit || status != 200 || c->aborted)
+    struct sy_ccall *cc = ccall(c);
+    if (!cc || !cc->store || c->cache == SY_CACHE_HIT || status != 200 || c->aborted)
         return;
     const struct sy_config *cfg = c->g->cfg;
     struct sy_buf resp;
@@ -348,3 +370,19 @@ void sy_cache_store(struct sy_call *c, int status)
     sy_buf_free(&v);
     sy_buf_free(&resp);
 }
+
+static int cache_on(const struct sy_gwconf *g, enum sy_route_kind k)
+{
+    (void)k;
+    return g->cfg->cache; /* litellm_settings.cache: true */
+}
+
+const struct sy_stage sy_stage_cache = {
+    .name = "cache",
+    .routes = SY_RKB(SY_RK_CHAT) | SY_RKB(SY_RK_COMPLETIONS) | SY_RKB(SY_RK_EMBEDDINGS),
+    .enabled = cache_on,
+    .run = cache_run,
+    .finish = sy_cache_store,
+    .headers = cache_headers,
+    .slot = &cache_slot,
+};

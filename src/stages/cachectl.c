@@ -16,6 +16,7 @@
  * (LiteLLM's FLUSHALL would also wipe rate-limit counters and router state).
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -193,7 +194,7 @@ static int do_delete(struct sy_call *c)
     return SY_AGAIN;
 }
 
-int sy_stage_cache_admin(struct sy_call *c)
+static int cache_admin_run(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
     if (!cfg->cache) {
@@ -241,3 +242,9 @@ int sy_stage_cache_admin(struct sy_call *c)
     c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
 }
+
+const struct sy_stage sy_stage_cache_admin = {
+    .name = "cache_admin",
+    .routes = SY_RKB(SY_RK_CACHE_ADMIN),
+    .run = cache_admin_run,
+};

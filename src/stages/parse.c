@@ -10,6 +10,7 @@
  * with 400 instead of forwarded.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static int bad_bool(struct sy_call *c, struct sy_jspan v, const char *name)
     return 1;
 }
 
-int sy_stage_parse(struct sy_call *c)
+static int parse_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     const char *b = r->body.p;
@@ -75,3 +76,9 @@ int sy_stage_parse(struct sy_call *c)
     c->include_usage = c->stream && c->scan.include_usage.type == 't';
     return SY_OK;
 }
+
+const struct sy_stage sy_stage_parse = {
+    .name = "parse",
+    .routes = (SY_RKB_LLM & ~SY_RKB(SY_RK_PASSTHRU)) | SY_RKB(SY_RK_MESSAGES_COUNT),
+    .run = parse_run,
+};

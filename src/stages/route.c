@@ -32,6 +32,7 @@
  * (proxy.c), since retries and fallbacks pick again.
  */
 #include "gateway/gateway.h"
+#include "gateway/stage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,7 +420,7 @@ static void count_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
-int sy_stage_route(struct sy_call *c)
+static int route_run(struct sy_call *c)
 {
     c->input_tokens = -1;
     c->num_retries_req = -1;
@@ -441,3 +442,9 @@ int sy_stage_route(struct sy_call *c)
     sy_call_run_work(c, c->req->body.len, sy_route_count_work, count_done, (void *)1);
     return SY_AGAIN;
 }
+
+const struct sy_stage sy_stage_route = {
+    .name = "route",
+    .routes = SY_RKB_LLM,
+    .run = route_run,
+};

@@ -1,0 +1,65 @@
+/* stage.h - a request stage as a const descriptor (DESIGN §6; nginx's
+ * ngx_module_t, h2o's handler registration).
+ *
+ * A stage is one file in src/stages/ that defines one descriptor:
+ *
+ *     static int foo_slot = -1;                      per-request state (gateway/slot.h)
+ *     static int foo_enabled(const struct sy_gwconf *g, enum sy_route_kind k) { return g->cfg->foo; }
+ *     static int foo_run(struct sy_call *c) { ... return SY_OK; }
+ *     const struct sy_stage sy_stage_foo = {
+ *         .name = "foo", .routes = SY_RKB_LLM, .enabled = foo_enabled,
+ *         .run = foo_run, .finish = foo_finish, .slot = &foo_slot,
+ *     };
+ *
+ * and one line, SY_STAGE(foo), at its place in src/stages/list.def: the only
+ * file that names every stage, in pipeline order. The engine sees the list
+ * (sy_stages[]) and nothing else:
+ *
+ *   - at the first config build it gives every descriptor's slot an index
+ *     (sy_slot_register), so a call's state array has room for it;
+ *   - building a config (gwconf.c build_pipelines) walks the list once per
+ *     route and keeps the stages whose routes mask has the route and whose
+ *     enabled() says yes (NULL: always), flattened into arrays sized by count:
+ *     run[] (the run loop, pipeline.c), finish[] (sy_call_account) and
+ *     headers[] (sy_call_headers). A stage a config does not enable is absent
+ *     from all three: it costs nothing per request.
+ *
+ * Hooks:
+ *   run(c)            SY_OK (next stage), SY_AGAIN (suspended: its completion
+ *                     calls sy_call_resume) or SY_DONE (the answer was sent).
+ *                     NULL: a finish-only entry (not printed by --check-config).
+ *   finish(c, status) the call ended with status (sy_call_account), in list
+ *                     order. It runs whether or not run() was reached, so it
+ *                     checks its own slot and does nothing when run() left no state.
+ *   headers(c, b)     lines ("Name: value\r\n") the stage adds to every answer's
+ *                     x-litellm headers, in list order; same rule as finish.
+ */
+#ifndef SY_GATEWAY_STAGE_H
+#define SY_GATEWAY_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gateway/gateway.h"
+
+/* Route-kind bits for sy_stage.routes. */
+#define SY_RKB(k)  (1u << (k))
+#define SY_RKB_LLM (SY_RKB(SY_RK_MESSAGES + 1) - 1u) /* every route SY_RK_IS_LLM */
+_Static_assert(SY_RK__COUNT <= 32, "sy_stage.routes has a bit per route kind");
+
+struct sy_stage {
+    const char *name; /* as --check-config prints it */
+    uint32_t routes;  /* SY_RKB(kind) for each route kind it applies to */
+    /* does config g turn it on for route k? NULL: always */
+    int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k);
+    sy_stage_fn run;       /* NULL: finish-only */
+    sy_finish_fn finish;   /* optional */
+    sy_headers_fn headers; /* optional */
+    int *slot;             /* its per-request state's slot index (static int x_slot = -1), or NULL */
+};
+
+/* The ordered list (src/stages/list.c from list.def). */
+extern const struct sy_stage *const sy_stages[];
+extern const size_t sy_nstages;
+
+#endif
