@@ -1008,7 +1008,7 @@ static const struct sy_group *next_fallback(struct sy_call *c)
             if (c->fb_next >= c->nfb_req)
                 return NULL;
             name = c->fb_req[c->fb_next++];
-            t = sy_router_resolve(c->g, name, strlen(name));
+            t = sy_router_resolve(&c->g->table, name, strlen(name));
             if (!t || t == c->req_group)
                 continue; /* LiteLLM fails that fallback and tries the next one */
         } else {

@@ -2,7 +2,7 @@
  *
  * Two kinds of state:
  *  - compiled, immutable, per config snapshot (struct sy_rconf inside the
- *    gateway's sy_gwconf): strategy, retry and cooldown policy, fallbacks
+ *    model table, router/table.h): strategy, retry and cooldown policy, fallbacks
  *    resolved to groups, aliases, wildcard groups;
  *  - live, per deployment (struct sy_dstate): in-flight count, per-minute
  *    rpm/tpm/success/failure windows, latency samples, cooldown deadline,
@@ -227,13 +227,13 @@ int sy_router_should_retry(const struct sy_rconf *rc, const struct sy_group *g, 
                            double *delay_s, uint64_t rnd);
 
 /* Load-time wiring (router/compile.c). warn() prints and counts a config warning. */
-struct sy_gwconf;
+struct sy_table;
 void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
                               void (*warn)(const char *));
-void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *));
+void sy_router_compile_groups(struct sy_table *t, void (*warn)(const char *));
 /* Group for a requested model: exact name, model_group_alias, then the most
  * specific wildcard group (openai/<star>, <star>). NULL when none. */
-const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len);
+const struct sy_group *sy_router_resolve(const struct sy_table *t, const char *name, size_t len);
 /* What a wildcard pattern's '*' matched in name. */
 void sy_router_wild_part(const char *pattern, const char *name, const char **part, size_t *plen);
 
