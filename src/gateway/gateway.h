@@ -22,6 +22,7 @@
 #include "providers/provider.h"
 #include "router/rng.h"
 #include "router/router.h"
+#include "router/sync.h"
 #include "router/table.h"
 #include "spend/spend.h"
 
@@ -131,8 +132,7 @@ struct sy_worker {
     struct sy_metrics_shard *metrics;
     struct sy_redis *redis;            /* NULL without Redis (redis/redis.h) */
     struct sy_db_port *dbport;         /* completions of DB work (store/dbpool.h); NULL without a database */
-    uv_timer_t rsync_timer;            /* router/sync.c (worker 0) */
-    int rsync_on;
+    struct sy_rsync rsync;             /* the router's Redis sharing (router/sync.h): redis, metrics; worker 0's timer */
     struct sy_gwconf *conf;            /* current (owned reference) */
     struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
     atomic_int drain_requested;
