@@ -164,11 +164,9 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
         if (strncmp(cfg->master_key, "sk-", 3) != 0)
             gw_warn("config: general_settings.master_key should start with 'sk-' (LiteLLM requires it)");
     }
-    g->num_retries = cfg->router_num_retries >= 0 ? cfg->router_num_retries
-                     : cfg->num_retries >= 0      ? cfg->num_retries
-                                                  : 2; /* openai's default, as LiteLLM */
     g->max_body = (size_t)(cfg->max_request_size_mb * 1024 * 1024);
-    sy_router_compile_policy(&g->rc, cfg, g->num_retries, build_warn_cb);
+    sy_router_compile_policy(&g->rc, cfg, build_warn_cb); /* num_retries: router, litellm_settings, 2 */
+    g->num_retries = g->rc.num_retries;
     if (!cfg->ssl_verify)
         gw_warn("config: litellm_settings.ssl_verify is false: upstream TLS certificates are NOT verified");
 

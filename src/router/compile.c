@@ -32,13 +32,14 @@ static enum sy_strategy strategy_of(const char *s)
     return SY_RS_SHUFFLE;
 }
 
-void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
-                              void (*warn)(const char *))
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, void (*warn)(const char *))
 {
     const struct sy_router_config *r = &cfg->router;
     memset(rc, 0, sizeof *rc);
     rc->strategy = strategy_of(cfg->routing_strategy);
-    rc->num_retries = num_retries;
+    rc->num_retries = cfg->router_num_retries >= 0 ? cfg->router_num_retries
+                      : cfg->num_retries >= 0      ? cfg->num_retries
+                                                   : 2; /* openai's default, as LiteLLM */
     for (int i = 0; i < SY_EXC__COUNT; i++) {
         rc->retry_policy[i] = r->has_retry_policy ? r->retry_policy[i] : -1;
         rc->allowed_fails_policy[i] = r->has_allowed_fails_policy ? r->allowed_fails_policy[i] : -1;

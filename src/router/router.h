@@ -229,8 +229,7 @@ int sy_router_should_retry(const struct sy_rconf *rc, const struct sy_group *g, 
 
 /* Load-time wiring (router/compile.c). warn() prints and counts a config warning. */
 struct sy_table;
-void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
-                              void (*warn)(const char *));
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, void (*warn)(const char *));
 void sy_router_compile_groups(struct sy_table *t, void (*warn)(const char *));
 /* Group for a requested model: exact name, model_group_alias, then the most
  * specific wildcard group (openai/<star>, <star>). NULL when none. */
