@@ -24,13 +24,17 @@
 #     (ui, engine, stages, filters, dialects) is fine, and an include of a
 #     name that is neither in the table nor a directory of src/ (a
 #     third-party "dir/x.h") is not checked.
+# With --objects BUILD_DIR it checks calls instead of includes, after a build:
+# each directory is one static library (BUILD_DIR/libsy_<dir>.a), and an
+# undefined symbol of a library's object that another library defines is a
+# use of that directory (a call, or data), so a prototype written by hand
+# instead of an include is caught too: "object: <dir> (floor N) uses <symbol>
+# of <dir> (floor M)" for each one pointing up.
 # Exit 0 when clean ("check-layers: N includes checked, no violation"), 1 on a
 # violation, 2 on a usage error.
 # Usage: scripts/check-layers.sh [SRC_DIR]   (default: src)
+#        scripts/check-layers.sh --objects BUILD_DIR
 set -uo pipefail
-src=${1:-src}
-[ $# -gt 0 ] || cd "$(dirname "$0")/.."
-[ -d "$src" ] || { echo "check-layers: no directory $src" >&2; exit 2; }
 
 FLOORS='
 0 core
@@ -41,6 +45,50 @@ FLOORS='
 5 stages filters dialects
 6 main.c
 '
+
+if [ "${1:-}" = --objects ]; then
+  build=${2:-}
+  [ -d "$build" ] || { echo "check-layers: --objects needs a build directory" >&2; exit 2; }
+  shopt -s nullglob
+  libs=("$build"/libsy_*.a)
+  [ ${#libs[@]} -gt 0 ] || { echo "check-layers: no libsy_*.a in $build" >&2; exit 2; }
+  for lib in "${libs[@]}"; do
+    d=${lib##*/libsy_}; d=${d%.a}
+    # "lib:member:addr T sym" or "lib:member: U sym" -> "dir member type sym"
+    nm -A -g "$lib" 2>/dev/null | LC_ALL=C awk -v d="$d" '{ split($1, p, ":"); m = p[2]; sub(/.*\//, "", m); print d, m, $(NF - 1), $NF }'
+  done | LC_ALL=C awk -v floors="$FLOORS" '
+    BEGIN {
+      nf = split(floors, lines, "\n")
+      for (i = 1; i <= nf; i++) { k = split(lines[i], w, " "); for (j = 2; j <= k; j++) floor[w[j]] = w[1] + 0 }
+    }
+    { n++; dir[n] = $1; obj[n] = $2; type[n] = $3; sym[n] = $4
+      if ($3 != "U" && $3 != "w" && $3 != "v" && !($4 in def)) def[$4] = $1
+      if (!($1 in floor)) unknown[$1] = 1 }
+    END {
+      for (u in unknown) { printf "libsy_%s.a: directory not in the floor table of scripts/check-layers.sh\n", u; bad++ }
+      for (i = 1; i <= n; i++) {
+        if (type[i] != "U" || !(sym[i] in def)) continue
+        to = def[sym[i]]
+        if (to == dir[i] || !(to in floor) || !(dir[i] in floor)) continue
+        checked++
+        if (floor[to] > floor[dir[i]] && !((obj[i], sym[i]) in seen)) {
+          seen[obj[i], sym[i]] = 1
+          printf "%s: %s (floor %d) uses %s of %s (floor %d)\n", obj[i], dir[i], floor[dir[i]], sym[i], to, floor[to]
+          bad++
+        }
+      }
+      if (bad) {
+        printf "check-layers: %d use(s) pointing up (the floor table is at the top of scripts/check-layers.sh)\n", bad > "/dev/stderr"
+        exit 1
+      }
+      printf "check-layers: %d cross-library symbols checked, no violation\n", checked
+    }'
+  exit $?
+fi
+
+src=${1:-src}
+[ $# -gt 0 ] || cd "$(dirname "$0")/.."
+[ -d "$src" ] || { echo "check-layers: no directory $src" >&2; exit 2; }
 
 mapfile -t files < <(find "$src" -type f \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort)
 [ ${#files[@]} -gt 0 ] || { echo "check-layers: no C files under $src" >&2; exit 2; }

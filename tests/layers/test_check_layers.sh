@@ -4,7 +4,8 @@
 # same-floor includes, a third-party "dir/x.h", floors whose directories do
 # not exist) passes; an upward include, a same-floor cycle, a directory
 # missing from the floor table and a stray file in src/ each fail with the
-# line that names them.
+# line that names them. With --objects, two tiny static libraries: the engine
+# calling the router passes, the router calling the engine fails.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 check="$here/../../scripts/check-layers.sh"
@@ -66,6 +67,28 @@ put src/stages/auth.c '#include "gateway/gateway.h"'
 expect stage-down 0 'no violation'
 put src/gateway/build.c '#include "stages/auth.h"'
 expect engine-up 1 "src/gateway/build.c:1: gateway \(floor 4\) includes stages \(floor 5\)"
+
+# --objects: calls between libraries, from nm
+lib() { # lib DIR SOURCE : compile SOURCE into $tmp/b/libsy_DIR.a
+  mkdir -p "$tmp/b"
+  printf '%s\n' "$2" >"$tmp/b/src_$1_x.c"
+  ${CC:-cc} -c -o "$tmp/b/src_$1_x.c.o" "$tmp/b/src_$1_x.c" && ar rcs "$tmp/b/libsy_$1.a" "$tmp/b/src_$1_x.c.o"
+}
+expect_obj() { # expect_obj NAME RC PATTERN
+  local name=$1 want=$2 pat=$3 out rc
+  out=$(bash "$check" --objects "$tmp/b" 2>&1); rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL $name: want rc $want and /$pat/, got rc $rc:"; echo "$out" | sed 's/^/    /'
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+lib router 'int sy_router_pick_x(int a) { return a + 1; }'
+lib gateway 'int sy_router_pick_x(int); int sy_gw_run(int a) { return sy_router_pick_x(a); }'
+expect_obj calls-down 0 'no violation'
+lib router 'int sy_gw_run(int); int sy_router_pick_x(int a) { return sy_gw_run(a); }'
+expect_obj calls-up 1 'src_router_x.c.o: router \(floor 2\) uses sy_gw_run of gateway \(floor 4\)'
 
 [ $fails -eq 0 ] && echo "check-layers self-test: all passed" || echo "check-layers self-test: $fails failed"
 [ $fails -eq 0 ]
