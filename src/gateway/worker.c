@@ -102,7 +102,7 @@ static void worker_main(void *arg)
     uv_sem_post(&w->ready);
     if (w->listen_rc != 0)
         return;
-    if (w->id == 0) /* one worker runs the router's periodic Redis sync */
+    if (w->id == 0 && w->redis) /* one worker runs the router's periodic Redis sync */
         sy_rsync_start(&w->rsync, &w->loop, sy_rand(w));
     sy_health_background_start(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
