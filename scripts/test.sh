@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command to run every test tier. Installs what it needs (Debian
-# packages, npm test clients), checks the sources for banned calls, builds
+# packages, npm test clients), checks the sources for banned calls and
+# includes or calls that point up a floor (scripts/check-layers.sh), builds
 # twice with -Werror (gcc; clang with ASan+UBSan and libFuzzer), and runs: unit
 # tests, integration tests of the real binary against the mock upstream, the
 # OpenAI Node SDK end-to-end tests, the config corpus check, the tokenizer
@@ -41,6 +42,7 @@ tier() { # tier NAME KIND COMMAND...
 
 # --- source checks (before any build) ------------------------------------------
 tier banned-functions plain bash scripts/check-banned.sh
+tier layers plain bash scripts/check-layers.sh
 
 # --- build (gcc, every warning an error) -----------------------------------------
 werror_on() { # the build dir $1 is configured with werror=true
@@ -51,6 +53,7 @@ werror_on() { # the build dir $1 is configured with werror=true
 werror_on build || meson configure build -Dwerror=true >/dev/null || exit 1
 ninja -C build >"$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
 export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests/mock/mock_upstream
+tier layers-calls plain bash scripts/check-layers.sh --objects build
 
 # --- npm test clients (official SDKs, tiktoken reference) --------------------
 for d in tests/e2e tests/tokenizer; do

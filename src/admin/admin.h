@@ -22,7 +22,7 @@
 #include "core/buf.h"
 #include "store/dbpool.h"
 
-struct sy_gwconf;
+struct sy_table;
 struct sy_keyinfo;
 
 #define SY_ADMIN_MAX_INVAL 64
@@ -45,7 +45,10 @@ struct sy_admin_ctx {
     const char *caller_team_id;
     const struct sy_keyinfo *caller_key; /* the caller's key (keys/keys.h), held until the reply; NULL: master key */
     double now;           /* unix seconds at the request */
-    const struct sy_gwconf *g; /* the config (model groups, for /model/info, access groups); read-only */
+    const struct sy_table *table; /* the model table (router/table.h: model groups, for /model/info, the
+                                   * config); read-only, held by the caller until the reply */
+    const char *master_key;       /* general_settings.master_key, NULL when auth is off */
+    size_t master_key_len;
     /* NODB routes only (they run on the loop while the caller's key is held):
      * the caller key's model check, NULL when it may use every model (an
      * admin, or a key and team without a model list) */

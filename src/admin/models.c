@@ -2,8 +2,8 @@
  * /v2/model/info and /model_group/info (proxy_server.py model_info_v1,
  * model_info_v2, model_group_info).
  *
- * They read only the loaded config (a->g) and the price table, never the
- * database (SY_ADMIN_NODB). Secrets never leave: litellm_params loses
+ * They read only the model table (a->table, router/table.h) and the price
+ * table, never the database (SY_ADMIN_NODB). Secrets never leave: litellm_params loses
  * api_key, client_secret, vertex_credentials, aws_access_key_id and
  * aws_secret_access_key, and every other parameter whose name has a
  * sensitive segment (LiteLLM's SensitiveDataMasker: "key", "secret",
@@ -54,7 +54,7 @@
 #include "admin/admin.h"
 #include "admin/admin_impl.h"
 #include "config/config.h"
-#include "gateway/gateway.h"
+#include "router/table.h"
 #include "spend/spend.h"
 
 /* The price-table entry LiteLLM's get_litellm_model_info finds: base_model,
@@ -258,7 +258,7 @@ static int servable(const struct sy_drt *r)
  * model list, a model it may use). */
 static int visible(const struct sy_admin_ctx *a, size_t i)
 {
-    const struct sy_drt *r = &a->g->drts[i];
+    const struct sy_drt *r = &a->table->drts[i];
     if (!servable(r))
         return 0;
     return !a->model_allowed || (r->d->model_name && a->model_allowed(a->model_ud, r->d->model_name));
@@ -266,7 +266,7 @@ static int visible(const struct sy_admin_ctx *a, size_t i)
 
 static void model_info_list(struct sy_admin_ctx *a, const char *only_group, const char *only_id)
 {
-    const struct sy_gwconf *g = a->g;
+    const struct sy_table *g = a->table;
     if (!g) {
         sy_admin_error(a, 500, "None", "None", "LLM Model List not loaded in");
         return;
@@ -318,7 +318,7 @@ static void model_info_v2(struct sy_store *st, struct sy_admin_ctx *a)
 /* One model group's summary over its deployments; shown (a wildcard group's
  * model, NULL: name) is the group named in the answer, and its price-table
  * entry comes before the deployments' own (the pattern has none). */
-static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *name, const char *shown)
+static void group_info(struct sy_buf *b, const struct sy_table *g, const char *name, const char *shown)
 {
     const struct sy_price *sp = shown ? sy_price_find(NULL, shown) : NULL;
     double in = -1, out = -1, tpm = -1, rpm = -1;
@@ -413,7 +413,7 @@ static void group_info(struct sy_buf *b, const struct sy_gwconf *g, const char *
 }
 
 /* 1 when a servable deployment is named exactly name. */
-static int concrete(const struct sy_gwconf *g, const char *name)
+static int concrete(const struct sy_table *g, const char *name)
 {
     for (size_t i = 0; i < g->ndrts; i++)
         if (servable(&g->drts[i]) && g->drts[i].d->model_name && strcmp(g->drts[i].d->model_name, name) == 0)
@@ -427,7 +427,7 @@ static int concrete(const struct sy_gwconf *g, const char *name)
  * group and resolve to a wildcard group. */
 static void wildcard_groups(struct sy_admin_ctx *a, const char *only, int *n)
 {
-    const struct sy_gwconf *g = a->g;
+    const struct sy_table *g = a->table;
     int any = 0;
     for (size_t i = 0; i < g->ngroups && !any; i++)
         any = g->groups[i].wildcard && g->groups[i].usable;
@@ -459,7 +459,7 @@ static void wildcard_groups(struct sy_admin_ctx *a, const char *only, int *n)
 static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
 {
     (void)st;
-    const struct sy_gwconf *g = a->g;
+    const struct sy_table *g = a->table;
     char want[512];
     const char *only = sy_admin_query(a, "model_group", want, sizeof want);
     if (!g) {

@@ -57,7 +57,7 @@
 #include "admin/admin.h"
 #include "admin/admin_impl.h"
 #include "config/config.h"
-#include "gateway/gateway.h"
+#include "router/table.h"
 #include "spend/spend.h"
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
@@ -1260,7 +1260,7 @@ static void global_spend_reset(struct sy_store *st, struct sy_admin_ctx *a)
 /* The model a name resolves to: the configured group's last deployment, or NULL. */
 static const struct sy_deployment *calc_deployment(const struct sy_admin_ctx *a, const char *name)
 {
-    const struct sy_gwconf *g = a->g;
+    const struct sy_table *g = a->table;
     if (!g || !name)
         return NULL;
     for (size_t i = 0; i < g->naliases; i++)

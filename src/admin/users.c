@@ -38,7 +38,7 @@
 #include "config/config.h"
 #include "core/buf.h"
 #include "core/pyrepr.h"
-#include "gateway/gateway.h"
+#include "router/table.h"
 #include "keys/keys.h"
 #include "spend/spend.h"
 
@@ -699,7 +699,7 @@ static int join_teams(struct sy_store *st, struct sy_admin_ctx *a, struct json_o
  * internal_user_budget_duration. The body is changed in place. */
 static void new_user_defaults(const struct sy_admin_ctx *a, struct json_object *body)
 {
-    const struct sy_config *c = a->g ? a->g->cfg : NULL;
+    const struct sy_config *c = a->table ? a->table->cfg : NULL;
     struct json_object *v;
     if (!c)
         return;

@@ -53,7 +53,6 @@
 #include <strings.h>
 
 #include "admin/admin_impl.h"
-#include "gateway/gateway.h"
 #include "http/server.h"
 #include "spend/spend.h"
 
@@ -992,8 +991,8 @@ int sy_admin_validate(struct sy_admin_ctx *a)
         .query_len = a->query ? strlen(a->query) : 0,
         .body = a->body,
         .body_len = a->body ? a->body_len : 0,
-        .master_key = a->g ? a->g->master_key : NULL,
-        .master_key_len = a->g ? a->g->master_key_len : 0,
+        .master_key = a->master_key,
+        .master_key_len = a->master_key_len,
         .now = a->now,
     };
     return sy_admin_check(&rq, &a->status, &a->out);

@@ -22,6 +22,7 @@
 #include "providers/provider.h"
 #include "router/rng.h"
 #include "router/router.h"
+#include "router/sync.h"
 #include "router/table.h"
 #include "spend/spend.h"
 
@@ -89,20 +90,19 @@ struct sy_pipeline {
 
 struct sy_gwconf {
     atomic_int refs;
-    struct sy_config *cfg;
-    struct sy_drt *drts;
-    size_t ndrts;
-    struct sy_group *groups; /* sorted by name */
-    size_t ngroups;
+    /* The model table (router/table.h): cfg, drts, groups, rc, wild, aliases.
+     * The router and the management API are handed &g->table; the engine may
+     * name the members directly (g->groups), the same storage. */
+    union {
+        struct sy_table table;
+        struct {
+            SY_TABLE_MEMBERS
+        };
+    };
     struct sy_pipeline routes[SY_RK__COUNT];
     const char *master_key;
     size_t master_key_len;
     int num_retries;
-    struct sy_rconf rc; /* router policy (router/router.h) */
-    const struct sy_group **wild; /* wildcard groups, most specific first */
-    size_t nwild;
-    struct sy_alias *aliases; /* model_group_alias (from the config) */
-    size_t naliases;
     size_t max_body;
     const char *cors_origins; /* interned for the process lifetime (NULL = any origin) */
     char *models_json; /* GET /v1/models body, prebuilt */
@@ -116,14 +116,16 @@ struct sy_gwconf {
 struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errlen);
 void sy_gwconf_ref(struct sy_gwconf *g);
 void sy_gwconf_unref(struct sy_gwconf *g);
-const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len);
+/* The model table's lookups (router/table.h) on a compiled config. */
+static inline const struct sy_group *sy_gwconf_group(const struct sy_gwconf *g, const char *name, size_t len)
+{
+    return sy_table_group(&g->table, name, len);
+}
 /* The group deployment d belongs to (NULL: none). Linear: for by-id and files routes, not per chunk. */
-const struct sy_group *sy_gwconf_group_of(const struct sy_gwconf *g, const struct sy_drt *d);
-/* The GET /v1/models list into b (gwconf.c, next to the prebuilt body; its
- * comment has the list's rules): servable groups, aliases, wildcard groups'
- * known models; allow (may be NULL) filters by a virtual key's models. */
-void sy_models_list_json(const struct sy_gwconf *g, int wildcard_routes, int access_groups,
-                         int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b);
+static inline const struct sy_group *sy_gwconf_group_of(const struct sy_gwconf *g, const struct sy_drt *d)
+{
+    return sy_table_group_of(&g->table, d);
+}
 /* Print the per-route pipelines (for --check-config). */
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out);
 
@@ -138,8 +140,7 @@ struct sy_worker {
     struct sy_metrics_shard *metrics;
     struct sy_redis *redis;            /* NULL without Redis (redis/redis.h) */
     struct sy_db_port *dbport;         /* completions of DB work (store/dbpool.h); NULL without a database */
-    uv_timer_t rsync_timer;            /* router/sync.c (worker 0) */
-    int rsync_on;
+    struct sy_rsync rsync;             /* the router's Redis sharing (router/sync.h): redis, metrics; worker 0's timer */
     struct sy_gwconf *conf;            /* current (owned reference) */
     struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
     atomic_int drain_requested;

@@ -705,7 +705,7 @@ static int files_run(struct sy_call *c)
     }
     const struct sy_drt *d = NULL;
     if (name[0]) {
-        const struct sy_group *gr = sy_router_resolve(c->g, name, strlen(name));
+        const struct sy_group *gr = sy_router_resolve(&c->g->table, name, strlen(name));
         for (size_t i = 0; gr && i < gr->n && !d; i++)
             if (is_openai_or_azure(gr->d[i]))
                 d = gr->d[i];

@@ -55,7 +55,6 @@ static void on_abort(struct sy_req *r);
 static void stream_cut(struct sy_call *c);
 static int failed(struct sy_call *c, int err);
 static int mock_failure(struct sy_call *c);
-void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
 
 /* "OpenAI", "Azure", else the provider name capitalized, as LiteLLM's
  * exception texts name it ("<Provider>Exception"). */
@@ -930,7 +929,7 @@ static void attempt_end(struct sy_call *c, int ok)
             lat = (double)(c->t_up_end - c->t_up_start) / 1e9 / (double)c->completion_tokens;
         uint64_t tok = c->prompt_tokens + c->completion_tokens;
         sy_router_ok(&c->g->rc, d, tok, lat);
-        sy_rsync_tokens(c->w, d, tok);
+        sy_rsync_tokens(&c->w->rsync, d, tok);
         metric_attempt(c, 1, c->up_status, NULL);
         if (c->group != c->req_group)
             metric_fallback(c, 1);
@@ -1009,7 +1008,7 @@ static const struct sy_group *next_fallback(struct sy_call *c)
             if (c->fb_next >= c->nfb_req)
                 return NULL;
             name = c->fb_req[c->fb_next++];
-            t = sy_router_resolve(c->g, name, strlen(name));
+            t = sy_router_resolve(&c->g->table, name, strlen(name));
             if (!t || t == c->req_group)
                 continue; /* LiteLLM fails that fallback and tries the next one */
         } else {
@@ -1051,7 +1050,7 @@ static int failed(struct sy_call *c, int err)
         /* allowed_fails_policy classes: a context-window error and the other 4xx count as BadRequest */
         enum sy_exc_class exc = c->err_class < 0 || c->err_class >= SY_EXC__COUNT ? SY_EXC_BAD_REQUEST
                                                                                   : (enum sy_exc_class)c->err_class;
-        sy_router_fail(c->w, &c->g->rc, c->group, d, c->err_status, exc, c->retry_after_s);
+        sy_router_fail(&c->w->rsync, &c->g->rc, c->group, d, c->err_status, exc, c->retry_after_s);
         if (c->err_status == 408)
             sy_router_latency_penalty(&c->g->rc, d);
     }
@@ -1349,7 +1348,7 @@ static void attempt(struct sy_call *c)
     atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
     c->attempt_open = 1;
     c->req->on_abort = on_abort;
-    if (sy_rsync_reserve(c->w, d, on_reserved, c)) {
+    if (sy_rsync_reserve(&c->w->rsync, &c->g->rc, d, on_reserved, c)) {
         c->reserving = 1;
         return;
     }

@@ -38,6 +38,13 @@ static void limits_cb(struct sy_server_limits *out, void *ud)
     out->cors_origins = w->conf->cors_origins;
 }
 
+/* The model table of the worker's current config (router/sync.h: the
+ * periodic sync reads it on this worker's loop, where w->conf is swapped). */
+static const struct sy_table *current_table(void *ud)
+{
+    return &((struct sy_worker *)ud)->conf->table;
+}
+
 static void on_drained(void *arg)
 {
     struct sy_worker *w = arg;
@@ -45,11 +52,12 @@ static void on_drained(void *arg)
     uv_close((uv_handle_t *)&w->drain_timer, NULL);
     uv_close((uv_handle_t *)&w->wake, NULL);
     sy_server_close_handles(w->server);
-    sy_rsync_stop(w);
+    sy_rsync_stop(&w->rsync);
     sy_health_background_stop(w);
     if (w->redis) {
         sy_redis_free(w->redis);
         w->redis = NULL;
+        w->rsync.redis = NULL;
     }
     if (w->dbport) {
         sy_db_port_free(w->dbport);
@@ -94,7 +102,8 @@ static void worker_main(void *arg)
     uv_sem_post(&w->ready);
     if (w->listen_rc != 0)
         return;
-    sy_rsync_start(w);
+    if (w->id == 0 && w->redis) /* one worker runs the router's periodic Redis sync */
+        sy_rsync_start(&w->rsync, &w->loop, sy_rand(w));
     sy_health_background_start(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
 }
@@ -138,6 +147,7 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
                                        .db = rc->redis_db};
             w->redis = sy_redis_new(&w->loop, &ro);
         }
+        w->rsync = (struct sy_rsync){.redis = w->redis, .metrics = w->metrics, .table = current_table, .ud = w};
         if (sy_gw.db) /* created before the loop's thread runs: no race on the loop */
             w->dbport = sy_db_port_new(&w->loop);
         uv_sem_init(&w->ready, 0);

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/gateway.h" /* sy_pbudget_sync: worker 0's Redis client */
 #include "redis/redis.h"
 #include "router/strategy.h"
+#include "router/sync.h" /* SY_RSYNC_INTERVAL_MS */
 
 struct pb_slot {
     struct sy_pbudget b;
@@ -148,7 +148,7 @@ static void on_synced(void *ud, const redisReply *r)
     }
 }
 
-void sy_pbudget_sync(struct sy_worker *w)
+void sy_pbudget_sync(struct sy_redis *redis)
 {
     for (struct pb_slot *s = atomic_load(&reg_head); s; s = s->next) {
         pthread_mutex_lock(&s->mu);
@@ -159,7 +159,7 @@ void sy_pbudget_sync(struct sy_worker *w)
         snprintf(ttl, sizeof ttl, "%.0f", s->b.period_s < 1 ? 1 : ceil(s->b.period_s));
         const char *keys[1] = {s->b.key};
         const char *args[2] = {add, ttl};
-        if (sy_redis_eval(w->redis, &add_script, on_synced, s, 1, keys, NULL, 2, args, NULL) != 0 && pend > 0) {
+        if (sy_redis_eval(redis, &add_script, on_synced, s, 1, keys, NULL, 2, args, NULL) != 0 && pend > 0) {
             /* Redis went down: keep the spend for the next sync */
             pthread_mutex_lock(&s->mu);
             double p = bitsd(atomic_load_explicit(&s->b.pending_bits, memory_order_relaxed));

@@ -2,7 +2,8 @@
  *
  * sy_router_compile_policy turns the loader's router settings into the flat
  * struct the request path reads (defaults applied once, here).
- * sy_router_compile_groups collects wildcard groups most specific first,
+ * sy_router_compile_groups (called by router/table.c once the groups are
+ * built) collects wildcard groups most specific first,
  * keeps aliases, then resolves fallback lists to group pointers as a request's
  * model resolves (own entry, else "*", else default_fallbacks; unknown groups
  * warn and are skipped), keeping each fallback's own name beside it.
@@ -14,7 +15,6 @@
 #include <stdio.h>
 
 #include "core/str.h"
-#include "gateway/gateway.h" /* struct sy_gwconf: the groups are compiled into it */
 #include "router/strategy.h"
 
 static enum sy_strategy strategy_of(const char *s)
@@ -32,13 +32,14 @@ static enum sy_strategy strategy_of(const char *s)
     return SY_RS_SHUFFLE;
 }
 
-void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
-                              void (*warn)(const char *))
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, void (*warn)(const char *))
 {
     const struct sy_router_config *r = &cfg->router;
     memset(rc, 0, sizeof *rc);
     rc->strategy = strategy_of(cfg->routing_strategy);
-    rc->num_retries = num_retries;
+    rc->num_retries = cfg->router_num_retries >= 0 ? cfg->router_num_retries
+                      : cfg->num_retries >= 0      ? cfg->num_retries
+                                                   : 2; /* openai's default, as LiteLLM */
     for (int i = 0; i < SY_EXC__COUNT; i++) {
         rc->retry_policy[i] = r->has_retry_policy ? r->retry_policy[i] : -1;
         rc->allowed_fails_policy[i] = r->has_allowed_fails_policy ? r->allowed_fails_policy[i] : -1;
@@ -109,11 +110,11 @@ char sy_router_region_of(const struct sy_deployment *d)
 }
 
 /* Each deployment's region class and provider budget window. */
-static void wire_deployments(struct sy_gwconf *g)
+static void wire_deployments(struct sy_table *t)
 {
-    const struct sy_router_config *r = &g->cfg->router;
-    for (size_t i = 0; i < g->ndrts; i++) {
-        struct sy_drt *d = &g->drts[i];
+    const struct sy_router_config *r = &t->cfg->router;
+    for (size_t i = 0; i < t->ndrts; i++) {
+        struct sy_drt *d = &t->drts[i];
         d->region = sy_router_region_of(d->d);
         d->pb = NULL;
         d->pb_limit = 0;
@@ -146,7 +147,7 @@ static int cmp_specific(const void *a, const void *b)
 /* A fallback name resolves as a request's model does (exact, alias, wildcard
  * pattern); *names keeps the name itself, which a wildcard group forwards and
  * the key's access check reads. */
-static void resolve_list(struct sy_gwconf *g, struct sy_group *from, const char **names, size_t n, int kind,
+static void resolve_list(struct sy_table *t, struct sy_group *from, const char **names, size_t n, int kind,
                          void (*warn)(const char *), const char *what)
 {
     const struct sy_group **l = calloc(n ? n : 1, sizeof *l);
@@ -157,17 +158,17 @@ static void resolve_list(struct sy_gwconf *g, struct sy_group *from, const char 
     }
     size_t k = 0;
     for (size_t i = 0; i < n && l; i++) {
-        const struct sy_group *t = sy_router_resolve(g, names[i], strlen(names[i]));
-        if (!t) {
+        const struct sy_group *to = sy_router_resolve(t, names[i], strlen(names[i]));
+        if (!to) {
             char msg[512];
             snprintf(msg, sizeof msg, "config: %s of '%s' names model group '%s', which does not exist; skipped", what,
                      from->name, names[i]);
             warn(msg);
             continue;
         }
-        if (t != from) {
+        if (to != from) {
             ln[k] = names[i];
-            l[k++] = t;
+            l[k++] = to;
         }
     }
     from->fb[kind] = l;
@@ -183,49 +184,49 @@ static const struct sy_fallback *find_fb(const struct sy_fallback *f, size_t n, 
     return NULL;
 }
 
-void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *))
+void sy_router_compile_groups(struct sy_table *t, void (*warn)(const char *))
 {
-    const struct sy_router_config *r = &g->cfg->router;
+    const struct sy_router_config *r = &t->cfg->router;
     const struct sy_fallback *lists[3] = {r->fallbacks, r->context_window_fallbacks, r->content_policy_fallbacks};
     size_t nl[3] = {r->n_fallbacks, r->n_context_window_fallbacks, r->n_content_policy_fallbacks};
     static const char *what[3] = {"fallbacks", "context_window_fallbacks", "content_policy_fallbacks"};
-    g->wild = calloc(g->ngroups ? g->ngroups : 1, sizeof *g->wild);
-    for (size_t i = 0; i < g->ngroups && g->wild; i++)
-        if (g->groups[i].wildcard)
-            g->wild[g->nwild++] = &g->groups[i];
-    if (g->nwild > 1)
-        qsort(g->wild, g->nwild, sizeof *g->wild, cmp_specific);
-    g->aliases = r->aliases;
-    g->naliases = r->n_aliases;
+    t->wild = calloc(t->ngroups ? t->ngroups : 1, sizeof *t->wild);
+    for (size_t i = 0; i < t->ngroups && t->wild; i++)
+        if (t->groups[i].wildcard)
+            t->wild[t->nwild++] = &t->groups[i];
+    if (t->nwild > 1)
+        qsort(t->wild, t->nwild, sizeof *t->wild, cmp_specific);
+    t->aliases = r->aliases;
+    t->naliases = r->n_aliases;
     /* after the wildcard groups and aliases: fallback names resolve through them */
-    for (size_t i = 0; i < g->ngroups; i++) {
-        struct sy_group *gr = &g->groups[i];
+    for (size_t i = 0; i < t->ngroups; i++) {
+        struct sy_group *gr = &t->groups[i];
         for (int k = 0; k < 3; k++) {
             const struct sy_fallback *f = find_fb(lists[k], nl[k], gr->name);
             if (!f && k == 0)
                 f = find_fb(lists[k], nl[k], "*");
             if (f)
-                resolve_list(g, gr, f->to, f->n, k, warn, what[k]);
+                resolve_list(t, gr, f->to, f->n, k, warn, what[k]);
             else if (k == 0 && r->n_default_fallbacks)
-                resolve_list(g, gr, r->default_fallbacks, r->n_default_fallbacks, k, warn, "default_fallbacks");
+                resolve_list(t, gr, r->default_fallbacks, r->n_default_fallbacks, k, warn, "default_fallbacks");
         }
     }
-    wire_deployments(g);
+    wire_deployments(t);
 }
 
-const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len)
+const struct sy_group *sy_router_resolve(const struct sy_table *t, const char *name, size_t len)
 {
-    const struct sy_group *gr = sy_gwconf_group(g, name, len);
+    const struct sy_group *gr = sy_table_group(t, name, len);
     if (gr)
         return gr;
-    for (size_t i = 0; i < g->naliases; i++) {
-        const struct sy_alias *a = &g->aliases[i];
+    for (size_t i = 0; i < t->naliases; i++) {
+        const struct sy_alias *a = &t->aliases[i];
         if (strlen(a->alias) == len && memcmp(a->alias, name, len) == 0)
-            return sy_gwconf_group(g, a->group, strlen(a->group));
+            return sy_table_group(t, a->group, strlen(a->group));
     }
-    for (size_t i = 0; i < g->nwild; i++)
-        if (sy_glob(g->wild[i]->name, name, len))
-            return g->wild[i];
+    for (size_t i = 0; i < t->nwild; i++)
+        if (sy_glob(t->wild[i]->name, name, len))
+            return t->wild[i];
     return NULL;
 }
 

@@ -17,8 +17,9 @@
  *      Retry-After, else router cooldown_time (default 5 s). The deadline is
  *      wall-clock ms so instances share it through Redis (router/sync.c).
  * sy_router_cooldown is that decision over the deployment's state alone
- * (unit-tested); sy_router_fail (router/sync.c) adds what needs the worker:
- * the cooldown counter of its metrics shard and the Redis broadcast.
+ * (unit-tested); sy_router_fail (router/sync.c) adds what needs the worker's
+ * sharing (router/sync.h): the cooldown counter of its metrics shard and the
+ * Redis broadcast.
  * Success counts in the windows, adds the tokens to the tpm window, records
  * a latency sample and sets the state back to 0.
  *

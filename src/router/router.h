@@ -2,7 +2,7 @@
  *
  * Two kinds of state:
  *  - compiled, immutable, per config snapshot (struct sy_rconf inside the
- *    gateway's sy_gwconf): strategy, retry and cooldown policy, fallbacks
+ *    model table, router/table.h): strategy, retry and cooldown policy, fallbacks
  *    resolved to groups, aliases, wildcard groups;
  *  - live, per deployment (struct sy_dstate): in-flight count, per-minute
  *    rpm/tpm/success/failure windows, latency samples, cooldown deadline,
@@ -130,16 +130,16 @@ struct sy_pbudget *sy_pbudget_get(const char *provider, const char *period, doub
 double sy_pbudget_spend(struct sy_pbudget *b, int64_t now_ms);
 /* Add one call's cost (loop thread of any worker; lock-free). */
 void sy_pbudget_add(struct sy_pbudget *b, double cost, int64_t now_ms);
-/* Redis (worker 0's sync tick): push pending spend, read the fleet's totals. */
-struct sy_worker;
-void sy_pbudget_sync(struct sy_worker *w);
+/* Redis (the sync tick, router/sync.c): push pending spend, read the fleet's totals. */
+struct sy_redis;
+void sy_pbudget_sync(struct sy_redis *redis);
 /* Region class of a deployment for allowed_model_region ('e', 'u' or 0). */
 char sy_router_region_of(const struct sy_deployment *d);
 
 struct sy_drt;
 struct sy_group;
-struct sy_worker;
 struct sy_rng;
+struct sy_rsync;
 
 /* Why sy_router_pick found nothing. */
 enum sy_pick_why {
@@ -178,9 +178,10 @@ double sy_router_cooldown_left(const struct sy_group *g, char *buf, size_t cap);
 /* Outcome of one attempt (router/cooldown.c). Called once per attempt, on the
  * loop thread. fail: status is the HTTP status (a transport error counts as
  * 500, a timeout as 408), exc the class of retry_policy/allowed_fails_policy,
- * retry_after_s the upstream's Retry-After (0 when none). Returns 1 when this
- * failure put the deployment in cooldown. */
-int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
+ * retry_after_s the upstream's Retry-After (0 when none); s is the worker's
+ * sharing (router/sync.h: metrics shard, Redis). Returns 1 when this failure
+ * put the deployment in cooldown. */
+int sy_router_fail(struct sy_rsync *s, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
                    int status, enum sy_exc_class exc, double retry_after_s);
 /* The same decision without a worker (router/cooldown.c): counts the
  * failure, sets the deployment's cooldown deadline when the rule says so and
@@ -227,29 +228,16 @@ int sy_router_should_retry(const struct sy_rconf *rc, const struct sy_group *g, 
                            double *delay_s, uint64_t rnd);
 
 /* Load-time wiring (router/compile.c). warn() prints and counts a config warning. */
-struct sy_gwconf;
-void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, int num_retries,
-                              void (*warn)(const char *));
-void sy_router_compile_groups(struct sy_gwconf *g, void (*warn)(const char *));
+struct sy_table;
+void sy_router_compile_policy(struct sy_rconf *rc, const struct sy_config *cfg, void (*warn)(const char *));
+void sy_router_compile_groups(struct sy_table *t, void (*warn)(const char *));
 /* Group for a requested model: exact name, model_group_alias, then the most
  * specific wildcard group (openai/<star>, <star>). NULL when none. */
-const struct sy_group *sy_router_resolve(const struct sy_gwconf *g, const char *name, size_t len);
+const struct sy_group *sy_router_resolve(const struct sy_table *t, const char *name, size_t len);
 /* What a wildcard pattern's '*' matched in name. */
 void sy_router_wild_part(const char *pattern, const char *name, const char **part, size_t *plen);
 
-/* Redis sharing (router/sync.c). */
-#define SY_RSYNC_INTERVAL_MS 200
-void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status);
-void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens);
-/* Reserve an rpm slot of d across instances. 0: nothing to wait for (no
- * Redis, Redis down, no rpm, or a slot of this instance's lease was free): go
- * on at once. 1: cb(ud, ok) runs later on the loop; ok 0 means the fleet
- * already used d's rpm this minute (pick another). */
-typedef void (*sy_rsync_reserved_fn)(void *ud, int ok);
-int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud);
-/* Worker 0 runs the periodic sync when Redis is configured. */
-void sy_rsync_start(struct sy_worker *w);
-void sy_rsync_stop(struct sy_worker *w);
+/* Redis sharing: router/sync.h. */
 
 /* Health checks (router/health.c) mark deployments; the router skips unhealthy
  * ones like cooled-down ones. */

@@ -13,7 +13,8 @@
  *   - the tokens of successes are added up locally and flushed by the sync
  *     call (tpm is shared with at most one interval of delay).
  * Everything else is read by one script call (SYNC below) every
- * SY_RSYNC_INTERVAL_MS from worker 0: each deployment's cooldown deadline,
+ * SY_RSYNC_INTERVAL_MS from one worker (worker 0; router/sync.h is what the
+ * worker hands in: Redis client, metrics shard, its current table): each deployment's cooldown deadline,
  * its rpm/tpm this minute (all instances), and the other instances' in-flight
  * counts (each instance writes its own into a hash with a short expiry), so a
  * cooldown set by one instance is honoured by the others within one interval.
@@ -28,7 +29,8 @@
  *   (the last one is router/budget.c's, pushed and read on the same tick)
  *
  * sy_router_fail (the end of this file) is router/cooldown.c's decision plus
- * what needs the worker: the cooldown metric of its shard and the broadcast.
+ * what needs the worker's sharing: the cooldown metric of its shard and the
+ * broadcast.
  *
  * Redis down: every call is refused at once (redis/redis.h), the router runs
  * on local state, and sharing resumes when the client reconnects.
@@ -39,7 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gateway/gateway.h" /* struct sy_worker: its Redis client, metrics shard, loop */
+#include "router/sync.h"
+
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 #include "router/strategy.h"
@@ -93,9 +96,9 @@ static int usage_key(char *out, size_t cap, const struct sy_drt *d, const char *
     return snprintf(out, cap, "%s:%s:%s:%s", d->st->id, d->d->model_name, kind, m);
 }
 
-void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, int status)
+void sy_rsync_cooldown(struct sy_rsync *s, struct sy_drt *d, int64_t until_ms, int status)
 {
-    if (!w->redis || !sy_redis_up(w->redis))
+    if (!s->redis || !sy_redis_up(s->redis))
         return;
     char key[512], val[32], px[32];
     snprintf(key, sizeof key, "deployment:%s:cooldown", d->st->id);
@@ -106,12 +109,12 @@ void sy_rsync_cooldown(struct sy_worker *w, struct sy_drt *d, int64_t until_ms, 
     snprintf(px, sizeof px, "%lld", (long long)ms);
     const char *argv[] = {"SET", key, val, "PX", px};
     size_t lens[] = {3, strlen(key), strlen(val), 2, strlen(px)};
-    sy_redis_cmd(w->redis, NULL, NULL, 5, argv, lens);
+    sy_redis_cmd(s->redis, NULL, NULL, 5, argv, lens);
 }
 
-void sy_rsync_tokens(struct sy_worker *w, struct sy_drt *d, uint64_t tokens)
+void sy_rsync_tokens(struct sy_rsync *s, struct sy_drt *d, uint64_t tokens)
 {
-    if (tokens && w->redis && d->d->tpm > 0)
+    if (tokens && s->redis && d->d->tpm > 0)
         atomic_fetch_add_explicit(&d->st->tpm_pending, tokens, memory_order_relaxed);
 }
 
@@ -148,12 +151,12 @@ static void on_reserve(void *ud, const redisReply *r)
     cb(cud, ok);
 }
 
-int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud)
+int sy_rsync_reserve(struct sy_rsync *s, const struct sy_rconf *rc, struct sy_drt *d, sy_rsync_reserved_fn cb,
+                     void *ud)
 {
-    if (!w->redis || d->d->rpm <= 0 || !sy_redis_up(w->redis))
+    if (!s->redis || d->d->rpm <= 0 || !sy_redis_up(s->redis))
         return 0;
-    if (w->conf->rc.strategy != SY_RS_USAGE && w->conf->rc.strategy != SY_RS_LATENCY &&
-        w->conf->rc.strategy != SY_RS_COST)
+    if (rc->strategy != SY_RS_USAGE && rc->strategy != SY_RS_LATENCY && rc->strategy != SY_RS_COST)
         return 0; /* rpm is only a weight for the other strategies */
     int64_t now = sy_wall_ms();
     if (sy_win_take(&d->st->w_lease, now))
@@ -172,7 +175,7 @@ int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn
     size_t kl[] = {strlen(key)};
     const char *args[] = {lim, want};
     size_t al[] = {strlen(lim), strlen(want)};
-    if (sy_redis_eval(w->redis, &reserve_script, on_reserve, x, 1, keys, kl, 2, args, al) != 0) {
+    if (sy_redis_eval(s->redis, &reserve_script, on_reserve, x, 1, keys, kl, 2, args, al) != 0) {
         free(x);
         return 0;
     }
@@ -183,23 +186,24 @@ int sy_rsync_reserve(struct sy_worker *w, struct sy_drt *d, sy_rsync_reserved_fn
 
 static char instance_id[64];
 
+/* What a sync call reads back into: the live states of the table's
+ * deployments at the tick, in ARGV order. States live for the process, so
+ * the reply needs no reference to the table, which a reload may free. */
 struct sync_ctx {
-    struct sy_gwconf *g; /* referenced for the call */
+    size_t n;
+    struct sy_dstate *st[];
 };
 
 static void on_sync(void *ud, const redisReply *r)
 {
     struct sync_ctx *x = ud;
-    struct sy_gwconf *g = x->g;
-    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 4 * g->ndrts) {
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 4 * x->n) {
         int64_t now = sy_wall_ms();
-        for (size_t i = 0; i < g->ndrts; i++) {
-            struct sy_dstate *s = g->drts[i].st;
-            const redisReply *e = r->element[4 * i];
+        for (size_t i = 0; i < x->n; i++) {
+            struct sy_dstate *s = x->st[i];
             long long v[4];
             for (int k = 0; k < 4; k++)
                 v[k] = r->element[4 * i + k]->type == REDIS_REPLY_INTEGER ? r->element[4 * i + k]->integer : 0;
-            (void)e;
             int64_t cur = atomic_load_explicit(&s->cooldown_until_ms, memory_order_relaxed);
             if (v[0] > now && v[0] > cur)
                 atomic_store_explicit(&s->cooldown_until_ms, (int64_t)v[0], memory_order_relaxed);
@@ -211,17 +215,16 @@ static void on_sync(void *ud, const redisReply *r)
             atomic_store_explicit(&s->remote_inflight, (int)v[3], memory_order_relaxed);
         }
     }
-    sy_gwconf_unref(g);
     free(x);
 }
 
-static void on_tick(uv_timer_t *t)
+static void on_tick(uv_timer_t *tm)
 {
-    struct sy_worker *w = t->data;
-    if (!w->redis || !sy_redis_up(w->redis))
+    struct sy_rsync *rs = tm->data;
+    if (!rs->redis || !sy_redis_up(rs->redis))
         return;
-    sy_pbudget_sync(w); /* provider budgets (router/budget.c) */
-    struct sy_gwconf *g = w->conf;
+    sy_pbudget_sync(rs->redis); /* provider budgets (router/budget.c) */
+    const struct sy_table *g = rs->table(rs->ud);
     if (!g->ndrts)
         return;
     size_t na = 2 + 4 * g->ndrts;
@@ -229,15 +232,17 @@ static void on_tick(uv_timer_t *t)
     size_t *al = malloc(na * sizeof *al);
     char (*num)[16] = malloc(g->ndrts * sizeof *num);
     char (*tok)[24] = malloc(g->ndrts * sizeof *tok);
-    struct sync_ctx *x = malloc(sizeof *x);
+    struct sync_ctx *x = malloc(sizeof *x + g->ndrts * sizeof x->st[0]);
     char minute[8];
     minute_str(minute);
     if (!a || !al || !num || !tok || !x)
         goto out;
     a[0] = instance_id;
     a[1] = minute;
+    x->n = g->ndrts;
     for (size_t i = 0; i < g->ndrts; i++) {
         struct sy_drt *d = &g->drts[i];
+        x->st[i] = d->st;
         snprintf(num[i], sizeof num[i], "%d", atomic_load_explicit(&d->st->inflight, memory_order_relaxed));
         snprintf(tok[i], sizeof tok[i], "%llu",
                  (unsigned long long)atomic_exchange_explicit(&d->st->tpm_pending, 0, memory_order_relaxed));
@@ -248,12 +253,8 @@ static void on_tick(uv_timer_t *t)
     }
     for (size_t i = 0; i < na; i++)
         al[i] = strlen(a[i]);
-    sy_gwconf_ref(g);
-    x->g = g;
-    if (sy_redis_eval(w->redis, &sync_script, on_sync, x, 0, NULL, NULL, (int)na, a, al) != 0) {
-        sy_gwconf_unref(g);
+    if (sy_redis_eval(rs->redis, &sync_script, on_sync, x, 0, NULL, NULL, (int)na, a, al) != 0)
         goto out;
-    }
     x = NULL;
 out:
     free(x);
@@ -263,39 +264,38 @@ out:
     free(a);
 }
 
-void sy_rsync_start(struct sy_worker *w)
+void sy_rsync_start(struct sy_rsync *s, uv_loop_t *loop, uint64_t rnd)
 {
-    if (!w->redis || w->id != 0)
+    if (!s->redis)
         return;
     char host[40] = "";
     gethostname(host, sizeof host - 1);
-    snprintf(instance_id, sizeof instance_id, "%s:%d:%llx", host, (int)getpid(),
-             (unsigned long long)(sy_rand(w) & 0xffffff));
-    uv_timer_init(&w->loop, &w->rsync_timer);
-    w->rsync_timer.data = w;
-    uv_timer_start(&w->rsync_timer, on_tick, SY_RSYNC_INTERVAL_MS, SY_RSYNC_INTERVAL_MS);
-    uv_unref((uv_handle_t *)&w->rsync_timer);
-    w->rsync_on = 1;
+    snprintf(instance_id, sizeof instance_id, "%s:%d:%llx", host, (int)getpid(), (unsigned long long)(rnd & 0xffffff));
+    uv_timer_init(loop, &s->timer);
+    s->timer.data = s;
+    uv_timer_start(&s->timer, on_tick, SY_RSYNC_INTERVAL_MS, SY_RSYNC_INTERVAL_MS);
+    uv_unref((uv_handle_t *)&s->timer);
+    s->on = 1;
 }
 
-void sy_rsync_stop(struct sy_worker *w)
+void sy_rsync_stop(struct sy_rsync *s)
 {
-    if (!w->rsync_on)
+    if (!s->on)
         return;
-    w->rsync_on = 0;
-    uv_timer_stop(&w->rsync_timer);
-    uv_close((uv_handle_t *)&w->rsync_timer, NULL);
+    s->on = 0;
+    uv_timer_stop(&s->timer);
+    uv_close((uv_handle_t *)&s->timer, NULL);
 }
 
-int sy_router_fail(struct sy_worker *w, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
+int sy_router_fail(struct sy_rsync *s, const struct sy_rconf *rc, const struct sy_group *g, struct sy_drt *d,
                    int status, enum sy_exc_class exc, double retry_after_s)
 {
     int64_t until = sy_router_cooldown(rc, g, d, status, exc, retry_after_s, sy_wall_ms());
     if (!until)
         return 0;
     const struct sy_deployment *dp = d->d;
-    sy_metrics_cooldown(w->metrics, dp->model ? dp->model : "", dp->id ? dp->id : "", dp->api_base ? dp->api_base : "",
+    sy_metrics_cooldown(s->metrics, dp->model ? dp->model : "", dp->id ? dp->id : "", dp->api_base ? dp->api_base : "",
                         d->prov ? d->prov->name : "", status);
-    sy_rsync_cooldown(w, d, until, status);
+    sy_rsync_cooldown(s, d, until, status);
     return 1;
 }

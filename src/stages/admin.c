@@ -184,7 +184,9 @@ static int admin_stage(struct sy_call *c)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     a->now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-    a->g = c->g;
+    a->table = &c->g->table;
+    a->master_key = c->g->master_key;
+    a->master_key_len = c->g->master_key_len;
     a->status = 200;
     a->priv = (void *)rt;
     sy_buf_init(&a->out, 256u << 20);

@@ -125,7 +125,7 @@ static int models_run(struct sy_call *c)
     }
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
-    sy_models_list_json(c->g, wr, ag, keyed ? key_allows : NULL, c, &b);
+    sy_models_list_json(&c->g->table, wr, ag, keyed ? key_allows : NULL, c, &b);
     sy_reply_json(c->req, 200, b.p, b.len);
     sy_buf_free(&b);
     return SY_DONE;
@@ -143,7 +143,7 @@ static int model_one_run(struct sy_call *c)
     memcpy(id, c->path_model.p, n);
     id[n] = 0;
     const char *name = c->key && n == c->path_model.n && !memchr(id, 0, n) ? sy_call_aliased(c, id) : id;
-    const struct sy_group *gr = n == c->path_model.n ? sy_router_resolve(c->g, name, strlen(name)) : NULL;
+    const struct sy_group *gr = n == c->path_model.n ? sy_router_resolve(&c->g->table, name, strlen(name)) : NULL;
     struct sy_check_err e;
     if (!gr || !gr->usable || (c->key && sy_call_model_denied(c, id, &e) != 0)) {
         char msg[512];

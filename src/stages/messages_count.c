@@ -44,7 +44,7 @@ static int messages_count_run(struct sy_call *c)
         model = sy_call_aliased(c, model);
         ml = strlen(model);
     }
-    const struct sy_group *g = model ? sy_router_resolve(c->g, model, ml) : NULL;
+    const struct sy_group *g = model ? sy_router_resolve(&c->g->table, model, ml) : NULL;
     if (g && g->n)
         enc = g->d[0]->enc;
     else if (model)

@@ -427,7 +427,7 @@ static int route_run(struct sy_call *c)
     c->timeout_req = c->stream_timeout_req = -1;
     c->fb_kind = -1;
     c->group_model = sy_call_aliased(c, c->model);
-    c->group = sy_router_resolve(c->g, c->group_model, strlen(c->group_model));
+    c->group = sy_router_resolve(&c->g->table, c->group_model, strlen(c->group_model));
     if (!c->group)
         return sy_call_invalid_model(c, c->model);
     c->req_group = c->group;

@@ -48,7 +48,7 @@ static void tc_resolve(void *ud, const char *model, size_t len, const char **mod
         model = sy_call_aliased(c, model);
         len = strlen(model);
     }
-    const struct sy_group *gr = sy_router_resolve(c->g, model, len);
+    const struct sy_group *gr = sy_router_resolve(&c->g->table, model, len);
     if (gr) {
         const struct sy_deployment *d = gr->d[0]->d;
         *model_used = d->upstream_model ? d->upstream_model : d->model_name;

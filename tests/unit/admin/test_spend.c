@@ -115,7 +115,7 @@ static json_object *call_as(struct sy_store *st, int method, const char *path, c
     a.body_len = strlen(a.body);
     a.is_admin = admin;
     a.now = NOW;
-    a.g = g_conf;
+    a.table = &g_conf->table;
     a.status = 200;
     sy_buf_init(&a.out, 64u << 20);
     r->fn((r->flags & SY_ADMIN_NODB) ? NULL : st, &a);

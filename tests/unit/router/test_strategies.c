@@ -1,8 +1,9 @@
 /* test_strategies.c - unit tests for the routing strategies, cooldowns and
  * the retry policy (reference §3.3, §3.5, §3.7).
  *
- * Each case compiles a real config (YAML -> sy_config -> sy_gwconf, so the
- * weight field, costs, order and policies come from the load-time code) and
+ * Each case compiles a real config (YAML -> sy_config -> the model table of
+ * router/table.h, with no gateway: the weight field, costs, order and
+ * policies come from the router's own load-time code) and
  * drives sy_router_pick with its own seeded generator: distributions are
  * asserted over fixed seeds with generous bounds, never timings. Deployment
  * ids are unique per case because live state is process-wide by id.
@@ -15,9 +16,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "gateway/gateway.h"
 #include "router/rng.h"
 #include "router/router.h"
 #include "router/table.h"
@@ -26,7 +27,17 @@
     "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n"             \
     "    model_info: {id: " id "}\n"
 
-static struct sy_gwconf *load(const char *yaml)
+static void warn_quiet(const char *msg)
+{
+    (void)msg;
+}
+
+/* DEP with more model_info fields (max_input_tokens ...). */
+#define DEPI(name, id, extra, info)                                                                                 \
+    "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n"           \
+    "    model_info: {id: " id info "}\n"
+
+static struct sy_table *load(const char *yaml)
 {
     char err[512];
     struct sy_config *cfg = NULL;
@@ -35,23 +46,33 @@ static struct sy_gwconf *load(const char *yaml)
         fprintf(stderr, "config: %s\n", err);
         fail();
     }
-    struct sy_gwconf *g = sy_gwconf_build(cfg, err, sizeof err);
-    if (!g) {
-        fprintf(stderr, "gwconf: %s\n", err);
+    struct sy_table *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    t->cfg = cfg;
+    sy_router_compile_policy(&t->rc, cfg, warn_quiet);
+    if (sy_table_build(t, warn_quiet, err, sizeof err) != 0) {
+        fprintf(stderr, "table: %s\n", err);
         fail();
     }
-    return g;
+    return t;
 }
 
-static const struct sy_group *group(const struct sy_gwconf *g, const char *name)
+static void unload(struct sy_table *t)
 {
-    const struct sy_group *gr = sy_gwconf_group(g, name, strlen(name));
+    sy_table_free(t);
+    sy_config_unref(t->cfg);
+    free(t);
+}
+
+static const struct sy_group *group(const struct sy_table *g, const char *name)
+{
+    const struct sy_group *gr = sy_table_group(g, name, strlen(name));
     assert_non_null(gr);
     return gr;
 }
 
 /* Index in gr->d of the pick, -1 when none (why set). */
-static int pick(struct sy_rng *rng, const struct sy_gwconf *g, const struct sy_group *gr, const struct sy_drt *avoid,
+static int pick(struct sy_rng *rng, const struct sy_table *g, const struct sy_group *gr, const struct sy_drt *avoid,
                 int64_t input_tokens, int *why)
 {
     int w = 0;
@@ -68,7 +89,7 @@ static int pick(struct sy_rng *rng, const struct sy_gwconf *g, const struct sy_g
 }
 
 /* counts[i] of n picks (no deployment in flight afterwards). */
-static void tally(uint64_t seed, const struct sy_gwconf *g, const struct sy_group *gr, int n, int *counts)
+static void tally(uint64_t seed, const struct sy_table *g, const struct sy_group *gr, int n, int *counts)
 {
     struct sy_rng rng;
     sy_rng_seed(&rng, seed);
@@ -100,7 +121,7 @@ static void rng_seeded(void **st)
 static void shuffle_weight(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("sw", "sw-0", ", weight: 1") DEP("sw", "sw-1", ", weight: 3")
+    struct sy_table *g = load("model_list:\n" DEP("sw", "sw-0", ", weight: 1") DEP("sw", "sw-1", ", weight: 3")
                                    DEP("sw", "sw-2", "") "router_settings: {routing_strategy: simple-shuffle}\n");
     const struct sy_group *gr = group(g, "sw");
     assert_int_equal(gr->weighted, 1);
@@ -111,7 +132,7 @@ static void shuffle_weight(void **st)
         assert_in_range(c[0], 800, 1200);           /* 1/4 */
         assert_in_range(c[1], 2800, 3200);          /* 3/4 */
     }
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* rpm, then tpm, are the weights when the first deployment has no weight;
@@ -119,7 +140,7 @@ static void shuffle_weight(void **st)
 static void shuffle_rpm_tpm(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("sr", "sr-0", ", rpm: 1") DEP("sr", "sr-1", ", rpm: 9")
+    struct sy_table *g = load("model_list:\n" DEP("sr", "sr-0", ", rpm: 1") DEP("sr", "sr-1", ", rpm: 9")
                                    DEP("st", "st-0", ", tpm: 3000") DEP("st", "st-1", ", tpm: 1000"));
     int c[2];
     tally(7, g, group(g, "sr"), 2000, c);
@@ -127,14 +148,14 @@ static void shuffle_rpm_tpm(void **st)
     assert_int_equal(c[0] + c[1], 2000);
     tally(8, g, group(g, "st"), 2000, c);
     assert_in_range(c[0], 1380, 1620); /* 75 % */
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* The field is looked up on the FIRST deployment only: none there -> uniform. */
 static void shuffle_uniform(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("su", "su-0", "") DEP("su", "su-1", ", weight: 9")
+    struct sy_table *g = load("model_list:\n" DEP("su", "su-0", "") DEP("su", "su-1", ", weight: 9")
                                    DEP("su", "su-2", ", rpm: 100"));
     const struct sy_group *gr = group(g, "su");
     assert_int_equal(gr->weighted, 0);
@@ -142,13 +163,13 @@ static void shuffle_uniform(void **st)
     tally(11, g, gr, 3000, c);
     for (int i = 0; i < 3; i++)
         assert_in_range(c[i], 850, 1150);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 static void least_busy(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("lb", "lb-0", "") DEP("lb", "lb-1", "") DEP("lb", "lb-2", "")
+    struct sy_table *g = load("model_list:\n" DEP("lb", "lb-0", "") DEP("lb", "lb-1", "") DEP("lb", "lb-2", "")
                                    "router_settings: {routing_strategy: least-busy}\n");
     const struct sy_group *gr = group(g, "lb");
     atomic_store(&gr->d[0]->st->inflight, 3);
@@ -169,13 +190,13 @@ static void least_busy(void **st)
     assert_in_range(c[0], 850, 1150);
     for (int i = 0; i < 3; i++)
         atomic_store(&gr->d[i]->st->inflight, 0);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 static void latency_based(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("lt", "lt-0", "") DEP("lt", "lt-1", "") DEP("lt", "lt-2", "")
+    struct sy_table *g = load("model_list:\n" DEP("lt", "lt-0", "") DEP("lt", "lt-1", "") DEP("lt", "lt-2", "")
                                    "router_settings: {routing_strategy: latency-based-routing}\n");
     const struct sy_group *gr = group(g, "lt");
     const struct sy_rconf *rc = &g->rc;
@@ -197,7 +218,7 @@ static void latency_based(void **st)
     sy_router_latency_penalty(rc, gr->d[0]);
     tally(3, g, gr, 20, c);
     assert_int_equal(c[1], 20);
-    sy_gwconf_unref(g);
+    unload(g);
 
     /* lowest_latency_buffer 1.0: within 2x of the fastest is a random pick among them */
     g = load("model_list:\n" DEP("lu", "lu-0", "") DEP("lu", "lu-1", "") DEP("lu", "lu-2", "")
@@ -210,7 +231,7 @@ static void latency_based(void **st)
     tally(9, g, gr, 2000, c);
     assert_int_equal(c[2], 0);
     assert_in_range(c[0], 850, 1150);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* usage-based-routing(-v2): lowest tpm this minute; rpm and tpm are limits. */
@@ -224,7 +245,7 @@ static void usage_based(void **st)
                  "model_list:\n" DEP("ub%d", "ub%d-0", ", rpm: 3") DEP("ub%d", "ub%d-1", ", tpm: 1000")
                      "router_settings: {routing_strategy: %s}\n",
                  v, v, v, v, names[v]);
-        struct sy_gwconf *g = load(yaml);
+        struct sy_table *g = load(yaml);
         char name[8];
         snprintf(name, sizeof name, "ub%d", v);
         const struct sy_group *gr = group(g, name);
@@ -241,14 +262,14 @@ static void usage_based(void **st)
         assert_int_equal(pick(&rng, g, gr, NULL, 700, &why), -1);
         assert_int_equal(why, SY_PICK_NONE_AVAILABLE);
         assert_int_equal(pick(&rng, g, gr, NULL, 600, NULL), 1); /* exactly 1000 fits */
-        sy_gwconf_unref(g);
+        unload(g);
     }
 }
 
 static void cost_based(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load(
+    struct sy_table *g = load(
         "model_list:\n" DEP("cb", "cb-0", ", input_cost_per_token: 0.00002, output_cost_per_token: 0.00004")
             DEP("cb", "cb-1", ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002")
                 DEP("cb", "cb-2", ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002")
@@ -258,7 +279,7 @@ static void cost_based(void **st)
     tally(21, g, gr, 2000, c);
     assert_int_equal(c[0], 0);
     assert_in_range(c[1], 850, 1150); /* ties at random */
-    sy_gwconf_unref(g);
+    unload(g);
     /* a model without a known price costs 5.0 per token (LiteLLM) and loses */
     g = load("model_list:\n"
              "  - model_name: cu\n    litellm_params: {model: openai/no-such-model-x, api_key: sk-test}\n"
@@ -268,7 +289,7 @@ static void cost_based(void **st)
     assert_true(gr->d[0]->cost == 5.0);
     tally(22, g, gr, 50, c);
     assert_int_equal(c[1], 50);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* `order`: the lowest order wins under every strategy; deployments without
@@ -276,7 +297,7 @@ static void cost_based(void **st)
 static void order_priority(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("or", "or-0", ", order: 2") DEP("or", "or-1", ", order: 1")
+    struct sy_table *g = load("model_list:\n" DEP("or", "or-0", ", order: 2") DEP("or", "or-1", ", order: 1")
                                    DEP("or", "or-2", "") DEP("or", "or-3", ", order: 2")
                                        "router_settings: {cooldown_time: 60}\n");
     const struct sy_group *gr = group(g, "or");
@@ -293,14 +314,14 @@ static void order_priority(void **st)
     sy_rng_seed(&rng, 33);
     for (int i = 0; i < 50; i++)
         assert_int_equal(pick(&rng, g, gr, gr->d[0], -1, NULL), 3);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* Default ("v2") cooldown rule. */
 static void cooldown_default(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("cd", "cd-0", "") DEP("cd", "cd-1", "")
+    struct sy_table *g = load("model_list:\n" DEP("cd", "cd-0", "") DEP("cd", "cd-1", "")
                                    DEP("cd", "cd-2", ", cooldown_time: 2") DEP("c1", "c1-0", ""));
     const struct sy_group *gr = group(g, "cd"), *one = group(g, "c1");
     const struct sy_rconf *rc = &g->rc;
@@ -325,7 +346,7 @@ static void cooldown_default(void **st)
     for (int i = 20; i < 999; i++)
         assert_true(sy_router_cooldown(rc, one, one->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) == 0);
     assert_true(sy_router_cooldown(rc, one, one->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) == now + 5000);
-    sy_gwconf_unref(g);
+    unload(g);
 
     g = load("model_list:\n" DEP("ce", "ce-0", "") DEP("ce", "ce-1", "") DEP("c2", "c2-0", ""));
     gr = group(g, "ce");
@@ -342,7 +363,7 @@ static void cooldown_default(void **st)
     assert_true(sy_router_cooldown(rc, gr, gr->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) == 0); /* 1/3 */
     assert_true(sy_router_cooldown(rc, gr, gr->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) == 0); /* 2/4 */
     assert_true(sy_router_cooldown(rc, gr, gr->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) > 0);  /* 3/5 */
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 /* allowed_fails (legacy mode), allowed_fails_policy, disable_cooldowns, cooldown_time 0. */
@@ -350,7 +371,7 @@ static void cooldown_allowed_fails(void **st)
 {
     (void)st;
     int64_t now = sy_wall_ms();
-    struct sy_gwconf *g = load("model_list:\n" DEP("af", "af-0", "") DEP("af", "af-1", "") DEP("a1", "a1-0", "")
+    struct sy_table *g = load("model_list:\n" DEP("af", "af-0", "") DEP("af", "af-1", "") DEP("a1", "a1-0", "")
                                    "router_settings: {allowed_fails: 2, cooldown_time: 30}\n");
     const struct sy_group *gr = group(g, "af"), *one = group(g, "a1");
     assert_int_equal(g->rc.legacy_cooldown, 1);
@@ -364,7 +385,7 @@ static void cooldown_allowed_fails(void **st)
     for (int i = 0; i < 2; i++)
         assert_true(sy_router_cooldown(&g->rc, one, one->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) == 0);
     assert_true(sy_router_cooldown(&g->rc, one, one->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) > 0);
-    sy_gwconf_unref(g);
+    unload(g);
 
     g = load("model_list:\n" DEP("ap", "ap-0", "") DEP("ap", "ap-1", "")
              "router_settings:\n  allowed_fails_policy: {RateLimitErrorAllowedFails: 0, "
@@ -374,21 +395,21 @@ static void cooldown_allowed_fails(void **st)
     for (int i = 0; i < 4; i++)
         assert_true(sy_router_cooldown(&g->rc, gr, gr->d[1], 500, SY_EXC_INTERNAL_SERVER, 0, now) == 0);
     assert_true(sy_router_cooldown(&g->rc, gr, gr->d[1], 500, SY_EXC_INTERNAL_SERVER, 0, now) > 0);
-    sy_gwconf_unref(g);
+    unload(g);
 
     g = load("model_list:\n" DEP("dc", "dc-0", "") DEP("dc", "dc-1", "") "router_settings: {disable_cooldowns: true}\n");
     gr = group(g, "dc");
     for (int i = 0; i < 10; i++)
         assert_true(sy_router_cooldown(&g->rc, gr, gr->d[0], 429, SY_EXC_RATE_LIMIT, 0, now) == 0);
     assert_int_equal(atomic_load(&gr->d[0]->st->state), 1); /* counted as a failure all the same */
-    sy_gwconf_unref(g);
+    unload(g);
 
     g = load("model_list:\n" DEP("z0", "z0-0", "") DEP("z0", "z0-1", "") "router_settings: {cooldown_time: 0}\n");
     gr = group(g, "z0");
     assert_true(sy_router_cooldown(&g->rc, gr, gr->d[0], 429, SY_EXC_RATE_LIMIT, 0, now) == 0);
     /* the upstream's Retry-After ranks above the router's cooldown_time (§3.7) */
     assert_true(sy_router_cooldown(&g->rc, gr, gr->d[1], 429, SY_EXC_RATE_LIMIT, 30, now) == now + 30000);
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
 static void retry_classes(void **st)
@@ -407,7 +428,7 @@ static void retry_classes(void **st)
 static void retry_counts(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("rc", "rc-0", "")
+    struct sy_table *g = load("model_list:\n" DEP("rc", "rc-0", "")
                                "router_settings:\n  num_retries: 3\n"
                                "  retry_policy: {RateLimitErrorRetries: 5, InternalServerErrorRetries: 0}\n");
     const struct sy_rconf *rc = &g->rc;
@@ -419,13 +440,13 @@ static void retry_counts(void **st)
     assert_int_equal(sy_router_retries(rc, -1, 7, SY_EXC_RATE_LIMIT), 5);
     assert_int_equal(sy_router_retries(rc, 1, 7, SY_EXC_RATE_LIMIT), 1);
     assert_int_equal(sy_router_retries(rc, -1, -1, SY_EXC__COUNT), 3);
-    sy_gwconf_unref(g);
+    unload(g);
     g = load("model_list:\n" DEP("rd", "rd-0", ""));
     assert_int_equal(g->rc.num_retries, 2); /* LiteLLM's (openai's) default */
-    sy_gwconf_unref(g);
+    unload(g);
 }
 
-static int should(const struct sy_gwconf *g, const struct sy_group *gr, struct sy_failure f, double *delay,
+static int should(const struct sy_table *g, const struct sy_group *gr, struct sy_failure f, double *delay,
                   uint64_t rnd)
 {
     *delay = -1;
@@ -435,7 +456,7 @@ static int should(const struct sy_gwconf *g, const struct sy_group *gr, struct s
 static void retry_decisions(void **st)
 {
     (void)st;
-    struct sy_gwconf *g = load("model_list:\n" DEP("rr", "rr-0", "") DEP("rr", "rr-1", "") DEP("r1", "r1-0", "")
+    struct sy_table *g = load("model_list:\n" DEP("rr", "rr-0", "") DEP("rr", "rr-1", "") DEP("r1", "r1-0", "")
                                DEP("rb", "rb-0", "")
                                "router_settings:\n  num_retries: 2\n  retry_policy: {BadRequestErrorRetries: 1}\n"
                                "  retry_after: 1\n");
@@ -502,7 +523,140 @@ static void retry_decisions(void **st)
     f = (struct sy_failure){.status = 500, .exc = SY_EXC_INTERNAL_SERVER, .req_retries = -1, .dep_retries = -1,
                             .failed = rb->d[0]};
     assert_int_equal(should(g, rb, f, &d, 0), 0);
-    sy_gwconf_unref(g);
+    unload(g);
+}
+
+/* What sy_router_pick drops before the strategy runs: a deployment at its
+ * max_parallel_requests (its own, else default_max_parallel_requests), one a
+ * health check marked unhealthy, one in cooldown; none left is "none
+ * available", with the seconds until the first cooldown ends and the ids. */
+static void availability(void **st)
+{
+    (void)st;
+    struct sy_table *g = load("model_list:\n" DEP("av", "av-0", ", max_parallel_requests: 1") DEP("av", "av-1", "")
+                                  DEP("av", "av-2", "")
+                              "router_settings: {routing_strategy: simple-shuffle, default_max_parallel_requests: 2}\n");
+    const struct sy_group *gr = group(g, "av");
+    assert_int_equal(gr->d[0]->max_parallel, 1);
+    assert_int_equal(gr->d[1]->max_parallel, 2); /* the router's default */
+    int c[3];
+    tally(5, g, gr, 600, c);
+    for (int i = 0; i < 3; i++)
+        assert_in_range(c[i], 120, 280); /* uniform while nothing is excluded */
+    atomic_store(&gr->d[0]->st->inflight, 1); /* at its cap */
+    tally(6, g, gr, 600, c);
+    assert_int_equal(c[0], 0);
+    assert_in_range(c[1], 200, 400);
+    atomic_store(&gr->d[0]->st->inflight, 0);
+    sy_dstate_set_healthy(gr->d[1]->st, 0);
+    tally(7, g, gr, 600, c);
+    assert_int_equal(c[1], 0);
+    assert_int_equal(sy_router_available(gr, NULL), 2);
+    assert_int_equal(sy_router_available(gr, gr->d[0]), 1);
+    /* cool down the other two: a 429 in a group of several, Retry-After 30 s */
+    int64_t now = sy_wall_ms();
+    assert_true(sy_router_cooldown(&g->rc, gr, gr->d[0], 429, SY_EXC_RATE_LIMIT, 30, now) > 0);
+    assert_true(sy_router_cooldown(&g->rc, gr, gr->d[2], 429, SY_EXC_RATE_LIMIT, 30, now) > 0);
+    struct sy_rng rng;
+    sy_rng_seed(&rng, 8);
+    int why = 0;
+    assert_int_equal(pick(&rng, g, gr, NULL, -1, &why), -1);
+    assert_int_equal(why, SY_PICK_NONE_AVAILABLE);
+    assert_int_equal(sy_router_available(gr, NULL), 0);
+    char ids[256];
+    double left = sy_router_cooldown_left(gr, ids, sizeof ids);
+    assert_true(left >= 1 && left <= 30);
+    assert_non_null(strstr(ids, "'av-0'"));
+    assert_non_null(strstr(ids, "'av-2'"));
+    assert_null(strstr(ids, "av-1")); /* unhealthy, not cooling down */
+    /* healthy again: the only one left */
+    sy_dstate_set_healthy(gr->d[1]->st, 1);
+    assert_int_equal(pick(&rng, g, gr, NULL, -1, NULL), 1);
+    atomic_store(&gr->d[1]->st->inflight, 0);
+    unload(g);
+}
+
+/* enable_pre_call_checks: a deployment whose max_input_tokens is below the
+ * prompt is dropped; none fitting is a context-window error (so
+ * context_window_fallbacks fire). Without the checks both are used. */
+static void pre_call_checks(void **st)
+{
+    (void)st;
+    static const char *const on[] = {"false", "true"};
+    for (int v = 0; v < 2; v++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "model_list:\n" DEPI("pc%d", "pc%d-0", "", ", max_input_tokens: 100")
+                     DEPI("pc%d", "pc%d-1", "", ", max_input_tokens: 1000")
+                         "router_settings: {enable_pre_call_checks: %s}\n",
+                 v, v, v, v, on[v]);
+        struct sy_table *g = load(yaml);
+        char name[8];
+        snprintf(name, sizeof name, "pc%d", v);
+        const struct sy_group *gr = group(g, name);
+        assert_int_equal(g->rc.pre_call_checks, v);
+        struct sy_rng rng;
+        sy_rng_seed(&rng, 31);
+        int c[2] = {0, 0};
+        for (int i = 0; i < 400; i++) {
+            int k = pick(&rng, g, gr, NULL, 500, NULL);
+            assert_true(k >= 0);
+            c[k]++;
+        }
+        if (v) {
+            assert_int_equal(c[0], 0); /* 500 tokens do not fit in 100 */
+            int why = 0;
+            assert_int_equal(pick(&rng, g, gr, NULL, 5000, &why), -1);
+            assert_int_equal(why, SY_PICK_NONE_CONTEXT);
+            assert_int_equal(pick(&rng, g, gr, NULL, -1, NULL) >= 0, 1); /* unknown size: not checked */
+        } else {
+            assert_in_range(c[0], 140, 260);
+        }
+        unload(g);
+    }
+}
+
+/* A group whose only deployment has a provider switchyard does not serve. */
+static void unsupported_provider(void **st)
+{
+    (void)st;
+    struct sy_table *g = load("model_list:\n  - model_name: un\n    litellm_params: {model: nosuchprovider/x}\n"
+                              "    model_info: {id: un-0}\n");
+    const struct sy_group *gr = group(g, "un");
+    assert_int_equal(gr->usable, 0);
+    struct sy_rng rng;
+    sy_rng_seed(&rng, 3);
+    int why = 0;
+    assert_int_equal(pick(&rng, g, gr, NULL, -1, &why), -1);
+    assert_int_equal(why, SY_PICK_NONE_SUPPORTED);
+    unload(g);
+}
+
+/* latency-based routing keeps the last max_latency_list_size samples and
+ * forgets them after routing_strategy_args.ttl. */
+static void latency_window(void **st)
+{
+    (void)st;
+    struct sy_table *g = load("model_list:\n" DEP("lw", "lw-0", "") DEP("lw", "lw-1", "")
+                              "router_settings:\n  routing_strategy: latency-based-routing\n"
+                              "  routing_strategy_args: {max_latency_list_size: 2, ttl: 60}\n");
+    const struct sy_group *gr = group(g, "lw");
+    const struct sy_rconf *rc = &g->rc;
+    assert_int_equal(rc->max_latency_list_size, 2);
+    assert_true(rc->latency_ttl_s == 60);
+    int64_t now = sy_wall_ms();
+    sy_router_ok(rc, gr->d[0], 10, 0.100);
+    sy_router_ok(rc, gr->d[0], 10, 0.010);
+    sy_router_ok(rc, gr->d[0], 10, 0.020); /* the 0.100 sample leaves the ring */
+    double l = sy_router_latency(rc, gr->d[0]->st, now);
+    assert_true(l > 0.0149 && l < 0.0151);
+    sy_router_ok(rc, gr->d[1], 10, 0.012);
+    struct sy_rng rng;
+    sy_rng_seed(&rng, 4);
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(pick(&rng, g, gr, NULL, -1, NULL), 1); /* 0.012 < 0.015 */
+    assert_true(sy_router_latency(rc, gr->d[0]->st, now + 61000) == 0); /* past the ttl: no samples */
+    unload(g);
 }
 
 int main(void)
@@ -512,7 +666,8 @@ int main(void)
         cmocka_unit_test(shuffle_uniform),   cmocka_unit_test(least_busy),       cmocka_unit_test(latency_based),
         cmocka_unit_test(usage_based),       cmocka_unit_test(cost_based),       cmocka_unit_test(order_priority),
         cmocka_unit_test(cooldown_default),  cmocka_unit_test(cooldown_allowed_fails), cmocka_unit_test(retry_classes),
-        cmocka_unit_test(retry_counts),      cmocka_unit_test(retry_decisions),
+        cmocka_unit_test(retry_counts),      cmocka_unit_test(retry_decisions),  cmocka_unit_test(availability),
+        cmocka_unit_test(pre_call_checks),   cmocka_unit_test(unsupported_provider), cmocka_unit_test(latency_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
