@@ -17,7 +17,7 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
-#include "providers/messages.h"
+#include "dialects/messages.h"
 #include "tokenizer/tokenizer.h"
 
 int sy_stage_messages_count(struct sy_call *c)

@@ -47,11 +47,7 @@
 
 int sy_resp_native(const struct sy_drt *d)
 {
-    if (!d || d->ad || !d->prov || !d->d->provider || !d->url[0])
-        return 0;
-    const char *p = d->d->provider;
-    return strcmp(p, "openai") == 0 || strcmp(p, "azure") == 0 || strcmp(p, "xai") == 0 ||
-           strcmp(p, "litellm_proxy") == 0;
+    return sy_xlate_native(d, &sy_dialect_responses);
 }
 
 static struct sy_drt *drt_by_id(const struct sy_gwconf *g, const char *id)
