@@ -47,9 +47,8 @@ int sy_dialect_answer(const struct sy_dialect *dl, const struct sy_dl_meta *m, i
         p = nl + 2;
     }
     dl->stream_end(s, out);
-    if (final && dl->stream_final)
-        dl->stream_final(s, final);
+    int rc = final && dl->stream_final ? dl->stream_final(s, final) : 0;
     if (dl->stream_free)
         dl->stream_free(s);
-    return 0;
+    return rc;
 }

@@ -126,7 +126,8 @@ extern const struct sy_dialect sy_dialect_responses; /* responses.c */
  * "data: {chunk}\n\n" frames, [DONE]), the dialect's answer appended to out.
  * For the built-in mock model and the golden tests. The whole answer a
  * stream made is appended to final when final is not NULL and the dialect
- * keeps one (stream_final). 0, or the from_chat error. */
+ * keeps one (stream_final). 0; the from_chat error; or -1 when final was
+ * asked for and the stream did not complete. */
 int sy_dialect_answer(const struct sy_dialect *dl, const struct sy_dl_meta *m, int stream, const char *body, size_t n,
                       struct sy_arena *a, struct sy_buf *out, struct sy_buf *final);
 
