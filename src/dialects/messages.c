@@ -1,5 +1,6 @@
 /* messages.c - Anthropic Messages (POST /v1/messages) <-> OpenAI chat, for
- * models served by a non-Anthropic deployment (messages.h). After LiteLLM's
+ * models served by a non-Anthropic deployment (messages.h), and the messages
+ * dialect's table (dialect.h) at the end. After LiteLLM's
  * LiteLLMAnthropicMessagesAdapter and AnthropicStreamWrapper; the Anthropic
  * side is what the official SDKs accept.
  *

@@ -1,7 +1,8 @@
 /* messages.c - the Anthropic-format routes outside the upstream stage:
  * POST /v1/messages/count_tokens, and Anthropic answers from the built-in
  * mock model (POST /v1/messages itself runs the chat pipeline: route, then
- * proxy.c with the translation modes of xlate.c).
+ * proxy.c, with xlate.c composing the messages dialect, dialects/messages.c,
+ * with the deployment).
  *
  * count_tokens translates the request to OpenAI form and counts it with the
  * exact tokenizer of the model group's first deployment (LiteLLM asks
