@@ -44,20 +44,15 @@
 #include "providers/adapter.h"
 #include "providers/jdom.h"
 
-enum sy_dialect_id {
-    SY_DL_CHAT,
-    SY_DL_MESSAGES,
-    SY_DL_RESPONSES,
-    SY_DL__COUNT
-};
+enum sy_dialect_id { SY_DL_CHAT, SY_DL_MESSAGES, SY_DL_RESPONSES, SY_DL__COUNT };
 
 /* The client's request and what its translation needs besides. */
 struct sy_dl_in {
     const struct sy_jdoc *req; /* the client's request, parsed (node 0 the object) */
     const char *prior;         /* responses: the stored conversation before it (JSON array), or NULL */
     size_t prior_len;
-    const char *id_seed;       /* responses: 32 hex digits for generated item ids */
-    struct sy_buf *items;      /* responses: receives this request's input items (may be NULL) */
+    const char *id_seed;  /* responses: 32 hex digits for generated item ids */
+    struct sy_buf *items; /* responses: receives this request's input items (may be NULL) */
 };
 
 /* How a translated answer is named and what it echoes (whole or streamed). */

@@ -1709,8 +1709,7 @@ static int msg_to_chat(const struct sy_dl_in *in, struct sy_arena *a, struct sy_
     return sy_msg_to_openai(in->req, a, out, e);
 }
 
-static int msg_from_chat(const struct sy_dl_meta *m, const char *body, size_t n, struct sy_arena *a,
-                         struct sy_buf *out)
+static int msg_from_chat(const struct sy_dl_meta *m, const char *body, size_t n, struct sy_arena *a, struct sy_buf *out)
 {
     return sy_msg_from_openai(body, n, m->model, m->id, m->req, a, out);
 }

@@ -36,19 +36,13 @@
 #define MAX_HDRS  (64u << 10)
 #define MAX_EMIT  (512u << 20)
 
-/* The client dialect of each route kind. */
-static const struct sy_dialect *const dialects[SY_RK__COUNT] = {
+/* The client dialect of each route kind (xlate.h: NULL is chat). */
+const struct sy_dialect *const sy_xlate_dialects[SY_RK__COUNT] = {
     [SY_RK_MESSAGES] = &sy_dialect_messages,
     [SY_RK_MESSAGES_COUNT] = &sy_dialect_messages,
     [SY_RK_RESPONSES] = &sy_dialect_responses,
     [SY_RK_RESPONSES_ID] = &sy_dialect_responses,
 };
-
-const struct sy_dialect *sy_xlate_dialect(int kind)
-{
-    const struct sy_dialect *dl = kind >= 0 && kind < SY_RK__COUNT ? dialects[kind] : NULL;
-    return dl ? dl : &sy_dialect_chat;
-}
 
 int sy_xlate_native(const struct sy_drt *d, const struct sy_dialect *dl)
 {
@@ -729,7 +723,8 @@ int sy_xlate_response(struct sy_call *c)
     set_ctx_now(x);
     const char *body = c->up_body.p ? c->up_body.p : "";
     size_t n = c->up_body.len;
-    if (x->native) { /* the dialect's own answer (Responses: ids rewritten) */
+    /* native: the dialect's own answer (Responses: ids rewritten) */
+    if (x->native) {
         const char *u = NULL; /* the usage object (the last "usage" member): read only there */
         for (const char *k = body; (k = memmem(k, (size_t)(body + n - k), "\"usage\"", 7)) != NULL; k += 7)
             u = k;

@@ -116,8 +116,14 @@ struct sy_xcall {
 };
 
 /* The client dialect of a route kind (enum sy_rkind): chat for the OpenAI
- * routes; the one table that names the dialects' route kinds. */
-const struct sy_dialect *sy_xlate_dialect(int kind);
+ * routes. sy_xlate_dialects (xlate.c) is the one table that names the
+ * dialects' route kinds (NULL: chat). */
+extern const struct sy_dialect *const sy_xlate_dialects[SY_RK__COUNT];
+static inline const struct sy_dialect *sy_xlate_dialect(int kind)
+{
+    const struct sy_dialect *dl = (unsigned)kind < SY_RK__COUNT ? sy_xlate_dialects[kind] : NULL;
+    return dl ? dl : &sy_dialect_chat;
+}
 /* 1 when an attempt of c on d goes through this file (a translating adapter,
  * or a client dialect other than chat). */
 static inline int sy_xlate_wanted(const struct sy_call *c, const struct sy_drt *d)

@@ -144,8 +144,7 @@ static void resp_meta(struct sy_dl_meta *m, const struct sy_jdoc *req, struct sy
 }
 
 /* A stream through the table: one payload per call, then the end. */
-static void stream_payloads(const struct sy_dialect *dl, void *s, const char *p, size_t n, int sse,
-                            struct sy_buf *out)
+static void stream_payloads(const struct sy_dialect *dl, void *s, const char *p, size_t n, int sse, struct sy_buf *out)
 {
     int done = 0;
     for (const char *e = p + n; p < e;) {
@@ -225,8 +224,8 @@ static void messages_answers(void **st)
         struct sy_jdoc req;
         int have_req = load_doc(dir, names[k], ".req.json", &req, &a, &reqtxt);
         int up = strncmp(names[k], "upstream-", 9) == 0; /* the upstream's model and id */
-        struct sy_dl_meta m = {.id = up ? NULL : "msg_test", .model = up ? NULL : "claude-test",
-                               .req = have_req ? &req : NULL};
+        struct sy_dl_meta m = {
+            .id = up ? NULL : "msg_test", .model = up ? NULL : "claude-test", .req = have_req ? &req : NULL};
         struct sy_buf out;
         sy_buf_init(&out, 1 << 20);
         assert_int_equal(dl->from_chat(&m, in, len, &a, &out), 0);
@@ -320,8 +319,8 @@ static void responses_requests(void **st)
 
 /* ans_NAME.chat.json / stream_NAME.sse through dl into out (meta: the Responses
  * golden files'); the recorded input itself into *in. */
-static void recorded(const struct sy_dialect *dl, const char *name, int stream, struct sy_arena *a,
-                     struct sy_buf *out, struct sy_buf *final, char **in, size_t *n)
+static void recorded(const struct sy_dialect *dl, const char *name, int stream, struct sy_arena *a, struct sy_buf *out,
+                     struct sy_buf *final, char **in, size_t *n)
 {
     char path[512], *reqtxt;
     snprintf(path, sizeof path, "%s/%s%s", RESP_GOLDEN_DIR, name, stream ? ".sse" : ".chat.json");
