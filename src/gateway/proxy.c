@@ -1771,6 +1771,8 @@ static void launch(struct sy_call *c)
                          e->type[0] ? e->type : "invalid_request_error", e->param[0] ? e->param : NULL, e->message);
             return;
         }
+    } else {
+        sy_xlate_off(c); /* a fallback from a translated attempt: this one passes through */
     }
     if (xbody || (c->kind == SY_RK_RESPONSES_ID && o.url)) /* body pieces set by sy_xlate_prepare */
         goto send;

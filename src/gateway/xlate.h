@@ -140,6 +140,15 @@ static inline int sy_xlate_forwards(const struct sy_call *c, const struct sy_drt
     return !dl->native_rewrite && sy_xlate_native(d, dl);
 }
 
+/* An attempt that does not go through this file (a pass-through fallback
+ * after a translated attempt): the call's translation is off again, so its
+ * answer is read as the pass-through path reads it. */
+static inline void sy_xlate_off(struct sy_call *c)
+{
+    if (c->x)
+        c->x->dl = NULL;
+}
+
 /* The prepared attempt, for proxy.c: */
 /* a translation is in place (the call went through sy_xlate_prepare) */
 static inline int sy_xlate_active(const struct sy_call *c)
