@@ -565,14 +565,12 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
     if (extra_len)
         sy_buf_append(&h, extra, extra_len);
     sy_call_account(c, status);
-    if (c->kind == SY_RK_MESSAGES || c->kind == SY_RK_MESSAGES_COUNT) { /* an Anthropic client */
-        struct sy_buf b;
-        sy_buf_init(&b, 1 << 20);
-        sy_xlate_msg_error(status, msg, &b);
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    if (sy_xlate_client_error(c->kind, status, msg, &b)) /* the client's dialect has its own error shape */
         sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
-        sy_buf_free(&b);
-    } else {
+    else
         sy_reply_error_h(c->req, status, type, param, msg, h.p, h.len);
-    }
+    sy_buf_free(&b);
     sy_buf_free(&h);
 }

@@ -115,17 +115,12 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         msg = NULL;
     c->exception_class = cls;
     c->llm_failed = 1;
-    int ingress = c->kind == SY_RK_MESSAGES;
     if (c->client_started) {
         /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6);
          * an Anthropic client gets an `error` event */
         struct sy_buf b;
         sy_buf_init(&b, 1 << 20);
-        if (ingress && c->x) {
-            sy_msg_stream_error(&c->x->ms, status, msg ? msg : "", msg ? strlen(msg) : 0, &b);
-        } else if (c->x && c->x->rs_on && (c->x->mode == XM_RESP_OAI || c->x->mode == XM_RESP_ADAPTER)) {
-            sy_resp_stream_error(&c->x->rs, status, msg ? msg : "", msg ? strlen(msg) : 0, &b);
-        } else {
+        if (!sy_xlate_stream_error(c, status, msg, &b)) {
             SY_BUF_LIT(&b, "data: ");
             error_body(&b, status, type, param, msg, openai_code);
             SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
@@ -145,9 +140,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         sy_call_headers(c, &h, 1);
         if (el)
             sy_buf_append(&h, extra, el);
-        if (ingress)
-            sy_xlate_msg_error(status, msg, &b);
-        else
+        if (!sy_xlate_client_error(c->kind, status, msg, &b))
             error_body(&b, status, type, param, msg, openai_code);
         sy_call_account(c, status);
         sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
@@ -545,7 +538,7 @@ static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
 static void x_costed(struct sy_call *c, const char **o, size_t *on, struct sy_buf *b)
 {
     sy_buf_init(b, 0);
-    if (!*on || !(c->x->mode == XM_ADAPTER || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
+    if (!*on || !(sy_xlate_chat_adapter(c) || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
         return;
     sy_buf_init(b, 4 * *on + 4096);
     cost_rewrite(c, *o, *on, b);
@@ -577,7 +570,7 @@ static void stream_end(struct sy_call *c, void *arg)
 static void counted_reply(struct sy_call *c, void *arg)
 {
     size_t o, e;
-    if (c->x && c->x->mode == XM_ADAPTER && c->up_body.p && sy_usage_span(c->up_body.p, c->up_body.len, &o, &e)) {
+    if (sy_xlate_chat_adapter(c) && c->up_body.p && sy_usage_span(c->up_body.p, c->up_body.len, &o, &e)) {
         struct sy_buf nb;
         sy_buf_init(&nb, c->up_body.len + 256);
         sy_buf_append(&nb, c->up_body.p, o);
@@ -618,7 +611,7 @@ static void finish_success(struct sy_call *c)
         c->req->on_abort = NULL;
         sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, counted_reply, NULL);
         return;
-    } else if (c->x && c->x->mode == XM_MSG_NATIVE) {
+    } else if (sy_xlate_forwarded(c)) {
         sy_xlate_native_usage(c, c->up_body.p ? c->up_body.p : "", c->up_body.len);
         if (c->have_usage) {
             success_reply(c, NULL);
@@ -661,7 +654,7 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
 static void x_stream_end(struct sy_call *c, void *arg)
 {
     struct sy_xcall *x = c->x;
-    if (!x->st.u.have && x->mode != XM_MSG_OAI && x->mode != XM_RESP_OAI && x->mode != XM_RESP_NATIVE) {
+    if (!x->st.u.have && !sy_xlate_upstream_oai(c)) {
         x->st.u.prompt = (int64_t)c->prompt_tokens;
         x->st.u.completion = (int64_t)c->completion_tokens;
     }
@@ -749,7 +742,7 @@ static void finish_stream(struct sy_call *c)
         }
         if (x->st.u.have)
             take_xusage(c, &x->st.u);
-        if (c->have_usage || x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
+        if (c->have_usage || sy_xlate_upstream_oai(c)) {
             x_stream_end(c, NULL);
             return;
         }
@@ -767,7 +760,7 @@ static void finish_stream(struct sy_call *c)
             return;
         }
     }
-    if (c->x && c->x->mode == XM_MSG_NATIVE) {
+    if (sy_xlate_forwarded(c)) {
         sy_xlate_native_usage(c, c->stream_tail.p ? c->stream_tail.p : "", c->stream_tail.len);
         if (c->have_usage) {
             stream_end(c, NULL);
@@ -830,7 +823,7 @@ static void stream_cut(struct sy_call *c)
         cut_done(c, NULL);
         return;
     }
-    int native = !c->x || c->x->mode == XM_NONE;
+    int native = !sy_xlate_active(c);
     if (!native && c->x->st.u.have)
         take_xusage(c, &c->x->st.u);
     else if (native && !c->have_usage)
@@ -1460,7 +1453,7 @@ static int start_stream(struct sy_call *c)
         stream_cut(c);
         return 1;
     }
-    if (cost_inject(c) && (!c->x || c->x->mode == XM_NONE || c->x->mode == XM_MSG_NATIVE) && !c->cost_hold) {
+    if (cost_inject(c) && !sy_xlate_decodes(c) && !c->cost_hold) {
         c->cost_hold = sy_arena_alloc(&c->req->arena, sizeof *c->cost_hold);
         if (c->cost_hold) {
             sy_buf_init(c->cost_hold, COST_HOLD_MAX);
@@ -1546,7 +1539,7 @@ static int x_stream_failed(struct sy_call *c)
 static int on_body(void *ud, const char *p, size_t n)
 {
     struct sy_call *c = ud;
-    if (c->x && c->x->mode == XM_MSG_NATIVE && c->up_status < 300 && !c->have_usage)
+    if (sy_xlate_forwarded(c) && c->up_status < 300 && !c->have_usage)
         sy_xlate_native_usage(c, p, n); /* message_start carries input_tokens */
     if (sy_xlate_decodes(c) && (c->sse_pending || c->client_started)) {
         const char *o;
@@ -1570,7 +1563,7 @@ static int on_body(void *ud, const char *p, size_t n)
                 stream_cut(c);
                 return 1;
             }
-            if (c->x->mode == XM_ADAPTER)
+            if (sy_xlate_chat_adapter(c))
                 stream_keep(c, o, on); /* text for counting: no usage yet, or a client that leaves */
             else
                 stream_keep_text(c, o, on); /* Anthropic / Responses events: for a client that leaves */
@@ -1637,7 +1630,7 @@ static void on_done(void *ud, int err)
         return;
     }
     if (c->up_status >= 400) {
-        if (c->x && c->x->mode != XM_NONE) {
+        if (sy_xlate_active(c)) {
             sy_xlate_error(c);
             if (c->x->have_err)
                 c->up_status = c->x->err.status; /* the status LiteLLM maps the provider's error to */
@@ -1734,9 +1727,8 @@ static void launch(struct sy_call *c)
             goto send;
         goto model_body;
     }
-    if ((d->ad || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID) &&
-        !(c->x && c->x->prepared) && r->body.len + (c->rsp ? c->rsp->prior_len : 0) >= XLATE_OFFLOAD_BYTES &&
-        !(c->kind == SY_RK_MESSAGES && d->ad == &sy_adapter_anthropic)) {
+    if (sy_xlate_wanted(c, d) && !(c->x && c->x->prepared) &&
+        r->body.len + (c->rsp ? c->rsp->prior_len : 0) >= XLATE_OFFLOAD_BYTES && !sy_xlate_forwards(c, d)) {
         int rc = sy_xlate_oauth(c); /* the token is the loop's business; the rest goes to the pool */
         if (rc == SY_AGAIN) {
             if (!schedule(c, 0.005, on_oauth_wait)) {
@@ -1751,7 +1743,7 @@ static void launch(struct sy_call *c)
         }
         /* a token failure: sy_xlate_prepare below reports it */
     }
-    if (d->ad || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID) {
+    if (sy_xlate_wanted(c, d)) {
         int rc;
         if (c->x && c->x->prepared) { /* done on the pool */
             struct sy_xcall *x = c->x;
@@ -1779,6 +1771,8 @@ static void launch(struct sy_call *c)
                          e->type[0] ? e->type : "invalid_request_error", e->param[0] ? e->param : NULL, e->message);
             return;
         }
+    } else {
+        sy_xlate_off(c); /* a fallback from a translated attempt: this one passes through */
     }
     if (xbody || (c->kind == SY_RK_RESPONSES_ID && o.url)) /* body pieces set by sy_xlate_prepare */
         goto send;

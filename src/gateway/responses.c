@@ -1,13 +1,14 @@
 /* responses.c - the Responses API routes outside the upstream stage.
  *
  * POST /v1/responses runs the chat pipeline (parse -> responses_prev -> route
- * -> limits -> reserve -> upstream) with the Responses modes of xlate.c:
+ * -> limits -> reserve -> upstream) in the Responses dialect
+ * (dialects/responses.c), which xlate.c composes with the deployment:
  *
- *   deployment provider                 mode            request                     answer
- *   openai, azure, xai, litellm_proxy   XM_RESP_NATIVE  client body, model (and      bytes, the response id
- *                                                       previous_response_id) repl.  encoded (responses/ids.c)
- *   other OpenAI-compatible             XM_RESP_OAI     sy_resp_to_openai -> chat    chat -> response / events
- *   translating adapter (anthropic..)   XM_RESP_ADAPTER sy_resp_to_openai -> encode  decode -> chat -> response
+ *   deployment provider                 request                          answer
+ *   openai, azure, xai, litellm_proxy   native: client body, model (and  bytes, the response id
+ *                                       previous_response_id) replaced   encoded (responses/ids.c)
+ *   other OpenAI-compatible             sy_resp_to_openai -> chat        chat -> response / events
+ *   translating adapter (anthropic..)   sy_resp_to_openai -> encode      decode -> chat -> response
  *
  * This file: the previous_response_id stage (decode it; pin the deployment it
  * names; for a translated conversation load it from the store, so the request
@@ -48,11 +49,7 @@
 
 int sy_resp_native(const struct sy_drt *d)
 {
-    if (!d || d->ad || !d->prov || !d->d->provider || !d->url[0])
-        return 0;
-    const char *p = d->d->provider;
-    return strcmp(p, "openai") == 0 || strcmp(p, "azure") == 0 || strcmp(p, "xai") == 0 ||
-           strcmp(p, "litellm_proxy") == 0;
+    return sy_xlate_native(d, &sy_dialect_responses);
 }
 
 static struct sy_drt *drt_by_id(const struct sy_gwconf *g, const char *id)
@@ -576,7 +573,7 @@ static int responses_id_run(struct sy_call *c)
         c->fb_kind = -1;
         c->disable_fallbacks = 1;
         if (!owner_checked(c))
-            return SY_OK; /* the upstream stage, XM_RESP_NATIVE */
+            return SY_OK; /* the upstream stage, the native shortcut */
         /* a native response in the account every key shares: only the caller's own */
         r->in_stage = 1;
         r->answered_sync = 0;

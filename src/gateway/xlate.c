@@ -1,4 +1,14 @@
-/* xlate.c - translation glue for the upstream stage; see xlate.h for the modes.
+/* xlate.c - translation glue for the upstream stage: an attempt is the
+ * client's dialect (dialects/dialect.h) composed with the deployment's
+ * adapter, or with none (OpenAI-compatible), or the dialect's native
+ * shortcut; see xlate.h for the table.
+ *
+ * The dialect is reached only through its table: the request becomes chat
+ * with dl->to_chat (once per call), each chat chunk becomes the dialect's
+ * events with dl->stream_chunk, a whole answer with dl->from_chat. What is
+ * the engine's and not the dialect's stays here: the model of the attempt,
+ * the native requests' URLs and headers (they need the deployment), usage
+ * into the call's counts, the Responses ids and store (gateway/responses.c).
  *
  * Everything here runs on the worker's loop and is linear in the bytes it is
  * given: one DOM parse of the request per call (kept across retries and
@@ -26,7 +36,20 @@
 #define MAX_HDRS  (64u << 10)
 #define MAX_EMIT  (512u << 20)
 
-extern const struct sy_adapter sy_adapter_anthropic;
+/* The client dialect of each route kind (xlate.h: NULL is chat). */
+const struct sy_dialect *const sy_xlate_dialects[SY_RK__COUNT] = {
+    [SY_RK_MESSAGES] = &sy_dialect_messages,
+    [SY_RK_MESSAGES_COUNT] = &sy_dialect_messages,
+    [SY_RK_RESPONSES] = &sy_dialect_responses,
+    [SY_RK_RESPONSES_ID] = &sy_dialect_responses,
+};
+
+int sy_xlate_native(const struct sy_drt *d, const struct sy_dialect *dl)
+{
+    if (!d || !dl->native || !dl->native(d->ad, d->d->provider))
+        return 0;
+    return d->ad || (d->prov && d->url[0]); /* an OpenAI-compatible one needs its preset's URL */
+}
 
 static void x_cleanup(void *p)
 {
@@ -38,8 +61,8 @@ static void x_cleanup(void *p)
     sy_buf_free(&x->mid);
     sy_framer_free(&x->fr);
     sy_framer_free(&x->ofr);
-    if (x->rs_on)
-        sy_resp_stream_free(&x->rs);
+    if (x->ds_on && x->dl->stream_free)
+        x->dl->stream_free(x->ds);
 }
 
 static struct sy_xcall *xc(struct sy_call *c)
@@ -106,60 +129,57 @@ static void fwd_headers(struct sy_call *c, struct sy_xcall *x, int version_too)
     x->ctx.fwd_headers_len = n;
 }
 
-/* The client's Anthropic request translated to OpenAI form (once per call). */
-static int ingress_oai(struct sy_call *c, struct sy_xcall *x)
+/* The client's request in its dialect, parsed (once per call). */
+static int client_doc(struct sy_call *c, struct sy_xcall *x)
 {
-    if (x->oai_body)
+    if (x->have_areq)
         return 0;
-    if (!x->have_areq) {
-        int rc = sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
-                               c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0);
-        if (rc) {
-            set_err(x, 400, "Invalid JSON payload");
-            return rc;
-        }
-        x->have_areq = 1;
-    }
-    struct sy_buf b;
-    sy_buf_init(&b, MAX_XBODY);
-    int rc = sy_msg_to_openai(&x->areq, &c->req->arena, &b, &x->err);
+    int rc = sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
+                           c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0);
     if (rc) {
-        x->have_err = 1;
-        sy_buf_free(&b);
+        set_err(x, 400, "Invalid JSON payload");
         return rc;
     }
-    char *p = sy_arena_alloc(&c->req->arena, b.len + 1);
-    memcpy(p, b.p, b.len + 1);
-    x->oai_body = p;
-    x->oai_len = b.len;
-    sy_buf_free(&b);
+    x->have_areq = 1;
     return 0;
 }
 
-/* The client's Responses request translated to OpenAI chat form (once per
- * call; the conversation before it, when previous_response_id named a stored
- * one, comes first). */
-static int resp_ingress(struct sy_call *c, struct sy_xcall *x)
+/* A Responses request continuing a conversation that could not be loaded. */
+static int prior_missing(struct sy_call *c, struct sy_xcall *x)
 {
     struct sy_rcall *r = c->rsp;
+    if (!r || !r->has_prev || r->prior_loaded)
+        return 0;
+    char m[800];
+    if (r->prior_error) {
+        set_err(x, 503, "switchyard: the database holding stored responses is unreachable");
+    } else {
+        snprintf(m, sizeof m, "Previous response with id '%.600s' not found.",
+                 r->prev_full ? r->prev_full : r->prev.inner);
+        set_err(x, 400, m);
+        snprintf(x->err.param, sizeof x->err.param, "previous_response_id");
+    }
+    return 1;
+}
+
+/* The client's request translated to chat by its dialect (once per call; for
+ * Responses the stored conversation before it comes first). */
+static int to_chat(struct sy_call *c, struct sy_xcall *x)
+{
     if (x->oai_body)
         return 0;
-    if (r->has_prev && !r->prior_loaded) {
-        char m[800];
-        if (r->prior_error) {
-            set_err(x, 503, "switchyard: the database holding stored responses is unreachable");
-        } else {
-            snprintf(m, sizeof m, "Previous response with id '%.600s' not found.",
-                     r->prev_full ? r->prev_full : r->prev.inner);
-            set_err(x, 400, m);
-            snprintf(x->err.param, sizeof x->err.param, "previous_response_id");
-        }
+    if (prior_missing(c, x) || client_doc(c, x))
         return SY_EINVAL;
+    struct sy_rcall *r = c->rsp;
+    struct sy_dl_in in = {.req = &x->areq};
+    if (r) {
+        sy_buf_reset(&r->items);
+        in = (struct sy_dl_in){
+            .req = &x->areq, .prior = r->prior, .prior_len = r->prior_len, .id_seed = r->seed, .items = &r->items};
     }
     struct sy_buf b;
     sy_buf_init(&b, MAX_XBODY);
-    sy_buf_reset(&r->items);
-    int rc = sy_resp_to_openai(&x->areq, r->prior, r->prior_len, r->seed, &c->req->arena, &b, &r->items, &x->err);
+    int rc = x->dl->to_chat(&in, &c->req->arena, &b, &x->err);
     if (rc) {
         x->have_err = 1;
         sy_buf_free(&b);
@@ -174,7 +194,7 @@ static int resp_ingress(struct sy_call *c, struct sy_xcall *x)
     return 0;
 }
 
-/* XM_RESP_NATIVE: URL (and, for an encoded previous_response_id, the body
+/* Native Responses: URL (and, for an encoded previous_response_id, the body
  * with it decoded and the model replaced) of the attempt. */
 static int resp_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_ureq_opts *o, unsigned *nbody)
 {
@@ -334,19 +354,75 @@ static int embeddings_to_b64(struct sy_arena *a, struct sy_buf *body)
     return 0;
 }
 
+/* Native Anthropic: the client's body as it is (model replaced by proxy.c);
+ * our URL and key, the client's anthropic-* headers. */
+static int msg_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_ureq_opts *o, unsigned *nbody)
+{
+    const struct sy_drt *d = c->drt;
+    fwd_headers(c, x, 1);
+    const char *base = d->pc->base ? d->pc->base : "https://api.anthropic.com";
+    size_t bl = strlen(base);
+    if (bl >= 12 && strcmp(base + bl - 12, "/v1/messages") == 0)
+        sy_buf_puts(&x->out.url, base);
+    else if (bl >= 3 && strcmp(base + bl - 3, "/v1") == 0)
+        sy_buf_printf(&x->out.url, "%s/messages", base);
+    else
+        sy_buf_printf(&x->out.url, "%s/v1/messages", base);
+    SY_BUF_LIT(&x->out.headers, "Content-Type: application/json\r\n");
+    if (d->pc->key)
+        sy_buf_printf(&x->out.headers, "x-api-key: %s\r\n", d->pc->key);
+    if (!strstr(x->fwd_headers, "anthropic-version:"))
+        sy_buf_printf(&x->out.headers, "anthropic-version: %s\r\n", d->pc->version ? d->pc->version : "2023-06-01");
+    sy_buf_puts(&x->out.headers, x->fwd_headers);
+    o->url = x->out.url.p;
+    o->headers = x->out.headers.p;
+    o->headers_len = x->out.headers.len;
+    return 0;
+}
+
+/* The native request of each dialect that has a native shortcut: it needs the
+ * deployment (URL, key), so it is the engine's, not the dialect's. */
+static int (*const native_prepare[SY_DL__COUNT])(struct sy_call *, struct sy_xcall *, struct sy_ureq_opts *,
+                                                 unsigned *) = {
+    [SY_DL_MESSAGES] = msg_native_prepare,
+    [SY_DL_RESPONSES] = resp_native_prepare,
+};
+
+/* The dialect's stream state and answer meta for this attempt. */
+static void dialect_start(struct sy_call *c, struct sy_xcall *x)
+{
+    const struct sy_dialect *dl = x->dl;
+    struct sy_rcall *r = c->rsp;
+    if (r && !x->native) { /* a translated response: its id, encoded for this deployment */
+        const struct sy_drt *d = c->drt;
+        r->created_at = (int64_t)time(NULL);
+        if (sy_resp_id_encode(d->d->provider, d->d->id, r->inner, strlen(r->inner), r->id, sizeof r->id) != 0)
+            snprintf(r->id, sizeof r->id, "%s", r->inner);
+    }
+    x->dm = (struct sy_dl_meta){.id = r ? r->id : x->msg_id,
+                                .model = c->model ? c->model : x->model,
+                                .created_at = r ? r->created_at : 0,
+                                .id_seed = r ? r->seed : NULL,
+                                .req = x->have_areq ? &x->areq : NULL,
+                                .previous_response_id = r && r->has_prev ? r->prev_full : NULL};
+    if (!dl->stream_size || (x->native && !dl->native_keeps_stream))
+        return;
+    if (x->ds_on && dl->stream_free)
+        dl->stream_free(x->ds);
+    if (!x->ds)
+        x->ds = sy_arena_alloc(&c->req->arena, dl->stream_size);
+    dl->stream_init(x->ds, &x->dm);
+    x->ds_on = 1;
+    x->st.include_usage = 1; /* the dialect's answer always reports usage */
+}
+
 int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
 {
     struct sy_drt *d = c->drt;
     struct sy_xcall *x = xc(c);
-    int ingress = c->kind == SY_RK_MESSAGES;
-    int resp = c->kind == SY_RK_RESPONSES || c->kind == SY_RK_RESPONSES_ID;
-    if (resp)
-        x->mode = sy_resp_native(d) ? XM_RESP_NATIVE : d->ad ? XM_RESP_ADAPTER : XM_RESP_OAI;
-    else
-        x->mode = !ingress                      ? XM_ADAPTER
-                  : d->ad == &sy_adapter_anthropic ? XM_MSG_NATIVE
-                  : d->ad                          ? XM_MSG_ADAPTER
-                                                   : XM_MSG_OAI;
+    x->dl = sy_xlate_dialect(c->kind);
+    x->ad = d->ad;
+    x->native = sy_xlate_native(d, x->dl);
     /* per-attempt state */
     memset(&x->st, 0, sizeof x->st);
     x->have_err = 0;
@@ -369,35 +445,9 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     x->st.model[ml] = 0;
     x->st.created = (int64_t)time(NULL);
     x->st.include_usage = c->include_usage;
-    if (ingress) {
-        sy_msg_stream_init(&x->ms, c->model ? c->model : x->model, x->msg_id, x->have_areq ? &x->areq : NULL);
-        x->st.include_usage = 1; /* the Anthropic side always reports usage */
-    }
-    if (resp && x->mode != XM_RESP_NATIVE) {
-        struct sy_rcall *r = c->rsp;
-        if (!x->have_areq) {
-            if (sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
-                              c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0) != 0) {
-                set_err(x, 400, "Invalid JSON payload");
-                return SY_EJSON;
-            }
-            x->have_areq = 1;
-        }
-        r->created_at = (int64_t)time(NULL);
-        if (sy_resp_id_encode(d->d->provider, d->d->id, r->inner, strlen(r->inner), r->id, sizeof r->id) != 0)
-            snprintf(r->id, sizeof r->id, "%s", r->inner);
-        x->rm = (struct sy_resp_meta){.id = r->id,
-                                      .model = c->model ? c->model : x->model,
-                                      .created_at = r->created_at,
-                                      .id_seed = r->seed,
-                                      .req = &x->areq,
-                                      .previous_response_id = r->has_prev ? r->prev_full : NULL};
-        if (x->rs_on)
-            sy_resp_stream_free(&x->rs);
-        sy_resp_stream_init(&x->rs, &x->rm);
-        x->rs_on = 1;
-        x->st.include_usage = 1;
-    }
+    if (x->dl->to_chat && !x->native && client_doc(c, x))
+        return SY_EJSON;
+    dialect_start(c, x);
     memset(&x->ctx, 0, sizeof x->ctx);
     x->ctx.d = d->d;
     x->ctx.pc = d->pc;
@@ -406,38 +456,13 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     x->ctx.stream = c->stream;
     x->ctx.now = (int64_t)time(NULL);
     x->ctx.arena = &c->req->arena;
-    fwd_headers(c, x, x->mode == XM_MSG_NATIVE);
     *nbody = 0;
-    if (x->mode == XM_MSG_NATIVE) {
-        /* the client's body as it is (model replaced by proxy.c); our URL and key */
-        const char *base = d->pc->base ? d->pc->base : "https://api.anthropic.com";
-        size_t bl = strlen(base);
-        if (bl >= 12 && strcmp(base + bl - 12, "/v1/messages") == 0)
-            sy_buf_puts(&x->out.url, base);
-        else if (bl >= 3 && strcmp(base + bl - 3, "/v1") == 0)
-            sy_buf_printf(&x->out.url, "%s/messages", base);
-        else
-            sy_buf_printf(&x->out.url, "%s/v1/messages", base);
-        SY_BUF_LIT(&x->out.headers, "Content-Type: application/json\r\n");
-        if (d->pc->key)
-            sy_buf_printf(&x->out.headers, "x-api-key: %s\r\n", d->pc->key);
-        if (!strstr(x->fwd_headers, "anthropic-version:"))
-            sy_buf_printf(&x->out.headers, "anthropic-version: %s\r\n", d->pc->version ? d->pc->version : "2023-06-01");
-        sy_buf_puts(&x->out.headers, x->fwd_headers);
-        o->url = x->out.url.p;
-        o->headers = x->out.headers.p;
-        o->headers_len = x->out.headers.len;
-        return 0;
-    }
-    if (x->mode == XM_RESP_NATIVE)
-        return resp_native_prepare(c, x, o, nbody);
-    if (resp && resp_ingress(c, x))
+    if (x->native)
+        return native_prepare[x->dl->id](c, x, o, nbody);
+    fwd_headers(c, x, 0);
+    if (x->dl->to_chat && to_chat(c, x))
         return SY_EINVAL;
-    if (ingress && ingress_oai(c, x))
-        return SY_EINVAL;
-    if (ingress && !x->ms.req && x->have_areq)
-        x->ms.req = &x->areq;
-    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI) {
+    if (!d->ad) {
         /* an OpenAI-compatible deployment: the translated body with model replaced */
         struct sy_jscan sc;
         if (sy_jscan(x->oai_body, x->oai_len, &sc) != 0 || sc.model.type != 's') {
@@ -543,8 +568,8 @@ static void take_usage(struct sy_call *c, const char *p, size_t n)
 
 static int on_oai_event(void *ud, const char *type, size_t tl, const char *data, size_t dl);
 
-/* OpenAI SSE frames in src -> Anthropic events (ingress) into x->emit. */
-static int oai_frames_to_msg(struct sy_call *c, struct sy_xcall *x, const char *p, size_t n)
+/* Chat SSE frames in p[0..n) (an adapter's output) -> the dialect's events into x->emit. */
+static void chat_frames_to_dialect(struct sy_call *c, const char *p, size_t n)
 {
     const char *e = p + n;
     while (p < e) {
@@ -555,17 +580,18 @@ static int oai_frames_to_msg(struct sy_call *c, struct sy_xcall *x, const char *
             on_oai_event(c, "", 0, p + 6, (size_t)(nl - p - 6));
         p = nl + 2;
     }
-    return 0;
 }
 
+/* One event of a translating adapter's stream: its chat chunks go to the
+ * client (the chat dialect) or to x->mid for the dialect. */
 static int on_event(void *ud, const char *type, size_t tl, const char *data, size_t dl)
 {
     struct sy_call *c = ud;
     struct sy_xcall *x = c->x;
     if (x->st.done)
         return 0; /* the provider said the stream ended: ignore what follows */
-    struct sy_buf *dst = x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER ? &x->mid : &x->emit;
-    int rc = c->drt->ad->decode_event(&x->ctx, &x->st, type, tl, data, dl, dst);
+    struct sy_buf *dst = x->dl->stream_chunk ? &x->mid : &x->emit;
+    int rc = x->ad->decode_event(&x->ctx, &x->st, type, tl, data, dl, dst);
     if (rc == SY_DONE) {
         x->st.done = 1;
         return 0;
@@ -580,11 +606,13 @@ static int on_event(void *ud, const char *type, size_t tl, const char *data, siz
     return 0;
 }
 
+/* One chat chunk (an OpenAI-compatible upstream's, or an adapter's) -> the
+ * dialect's events; or a native upstream's own event, its ids rewritten. */
 static int on_oai_event(void *ud, const char *type, size_t tl, const char *data, size_t dl)
 {
     struct sy_call *c = ud;
     struct sy_xcall *x = c->x;
-    if (x->mode == XM_RESP_NATIVE) { /* the upstream's own Responses events: ids encoded */
+    if (x->native) { /* the upstream's own events in the client's dialect */
         if (tl == 18 && memcmp(type, "response.completed", 18) == 0)
             sy_xlate_native_usage(c, data, dl);
         if (c->rsp && !c->rsp->native_recorded)
@@ -595,32 +623,26 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
             SY_BUF_LIT(&x->emit, "\n");
         }
         SY_BUF_LIT(&x->emit, "data: ");
-        sy_resp_ids_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->emit);
+        x->dl->native_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->emit);
         SY_BUF_LIT(&x->emit, "\n\n");
         return 0;
     }
     if (dl >= 7 && memmem(data, dl, "\"usage\"", 7))
         take_usage(c, data, dl);
-    if (x->mode == XM_RESP_OAI || x->mode == XM_RESP_ADAPTER) {
-        int rc = sy_resp_stream_chunk(&x->rs, data, dl, &x->emit);
-        if (rc < 0 && rc != SY_ENOSPC)
-            sy_resp_stream_error(&x->rs, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
-        return 0;
-    }
-    int rc = sy_msg_stream_chunk(&x->ms, data, dl, &x->emit);
+    int rc = x->dl->stream_chunk(x->ds, data, dl, &x->emit);
     if (rc < 0 && rc != SY_ENOSPC)
-        sy_msg_stream_error(&x->ms, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
+        x->dl->stream_error(x->ds, 502, "switchyard: upstream sent an invalid stream chunk", 48, &x->emit);
     return 0;
 }
 
-/* A translated Responses stream is complete: save what the client got. */
-static void resp_stream_save(struct sy_call *c, struct sy_xcall *x)
+/* A translated stream is complete: save what the client got (Responses). */
+static void stream_save(struct sy_call *c, struct sy_xcall *x)
 {
-    if (!c->rsp || !c->rsp->store)
+    if (!c->rsp || !c->rsp->store || !x->dl->stream_final)
         return;
     struct sy_buf f;
     sy_buf_init(&f, MAX_XBODY);
-    if (sy_resp_stream_final(&x->rs, &f) == 0)
+    if (x->dl->stream_final(x->ds, &f) == 0)
         sy_responses_save(c, f.p, f.len);
     sy_buf_free(&f);
 }
@@ -636,13 +658,13 @@ int sy_xlate_feed(struct sy_call *c, const char *p, size_t n, const char **out, 
     sy_buf_reset(&x->emit);
     int rc = 0;
     set_ctx_now(x);
-    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE) {
+    if (!x->ad) {
         rc = sy_framer_feed(&x->ofr, p, n, on_oai_event, c);
     } else {
         sy_buf_reset(&x->mid);
         rc = sy_framer_feed(&x->fr, p, n, on_event, c);
-        if ((x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) && x->mid.len)
-            oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+        if (x->mid.len)
+            chat_frames_to_dialect(c, x->mid.p, x->mid.len);
     }
     if (rc < 0 && !x->have_err)
         set_err(x, 502, "switchyard: the provider's stream framing is broken");
@@ -656,10 +678,9 @@ int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn)
     struct sy_xcall *x = c->x;
     sy_buf_reset(&x->emit);
     sy_buf_reset(&x->mid);
-    int ofr = x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE;
-    int rc = ofr ? sy_framer_finish(&x->ofr, on_oai_event, c) : sy_framer_finish(&x->fr, on_event, c);
-    if ((x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) && x->mid.len)
-        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
+    int rc = !x->ad ? sy_framer_finish(&x->ofr, on_oai_event, c) : sy_framer_finish(&x->fr, on_event, c);
+    if (x->mid.len)
+        chat_frames_to_dialect(c, x->mid.p, x->mid.len);
     if (rc < 0 && !x->have_err)
         set_err(x, 502, "switchyard: the provider's stream ended in the middle of an event");
     *out = x->emit.p;
@@ -672,38 +693,18 @@ int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn)
     struct sy_xcall *x = c->x;
     sy_buf_reset(&x->emit);
     sy_buf_reset(&x->mid);
-    switch (x->mode) {
-    case XM_ADAPTER:
-        if (x->st.done && !x->st.finished)
-            sy_oai_chunk_finish(&x->st, &x->emit, x->st.ntools ? "tool_calls" : "stop");
-        if (x->st.include_usage)
-            sy_oai_chunk_usage(&x->st, &x->emit);
-        SY_BUF_LIT(&x->emit, "data: [DONE]\n\n");
-        break;
-    case XM_MSG_ADAPTER:
-        if (x->st.done && !x->st.finished)
-            sy_oai_chunk_finish(&x->st, &x->mid, x->st.ntools ? "tool_calls" : "stop");
-        sy_oai_chunk_usage(&x->st, &x->mid);
-        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
-        sy_msg_stream_end(&x->ms, &x->emit);
-        break;
-    case XM_MSG_OAI:
-        sy_msg_stream_end(&x->ms, &x->emit);
-        break;
-    case XM_RESP_ADAPTER:
-        if (x->st.done && !x->st.finished)
-            sy_oai_chunk_finish(&x->st, &x->mid, x->st.ntools ? "tool_calls" : "stop");
-        sy_oai_chunk_usage(&x->st, &x->mid);
-        oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
-        sy_resp_stream_end(&x->rs, &x->emit);
-        resp_stream_save(c, x);
-        break;
-    case XM_RESP_OAI:
-        sy_resp_stream_end(&x->rs, &x->emit);
-        resp_stream_save(c, x);
-        break;
-    default:
-        break;
+    if (!x->native) {
+        if (x->ad) { /* the adapter's last chat chunks: the finish, the usage */
+            struct sy_buf *dst = x->dl->stream_chunk ? &x->mid : &x->emit;
+            if (x->st.done && !x->st.finished)
+                sy_oai_chunk_finish(&x->st, dst, x->st.ntools ? "tool_calls" : "stop");
+            if (x->st.include_usage)
+                sy_oai_chunk_usage(&x->st, dst);
+            if (x->mid.len)
+                chat_frames_to_dialect(c, x->mid.p, x->mid.len);
+        }
+        x->dl->stream_end(x->ds, &x->emit);
+        stream_save(c, x);
     }
     *out = x->emit.p;
     *outn = x->emit.len;
@@ -722,7 +723,8 @@ int sy_xlate_response(struct sy_call *c)
     set_ctx_now(x);
     const char *body = c->up_body.p ? c->up_body.p : "";
     size_t n = c->up_body.len;
-    if (x->mode == XM_RESP_NATIVE) {
+    /* native: the dialect's own answer (Responses: ids rewritten) */
+    if (x->native) {
         const char *u = NULL; /* the usage object (the last "usage" member): read only there */
         for (const char *k = body; (k = memmem(k, (size_t)(body + n - k), "\"usage\"", 7)) != NULL; k += 7)
             u = k;
@@ -732,13 +734,13 @@ int sy_xlate_response(struct sy_call *c)
             c->have_usage = 1; /* nothing to count */
         else
             sy_responses_native_made(c, body, n, 0);
-        sy_resp_ids_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
+        x->dl->native_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
         sy_buf_free(&c->up_body);
         c->up_body = nb;
         return 0;
     }
-    if (x->mode == XM_ADAPTER || x->mode == XM_MSG_ADAPTER || x->mode == XM_RESP_ADAPTER) {
-        rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
+    if (x->ad) { /* the adapter's answer -> chat */
+        rc = x->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
         if (!rc && x->ctx.op == SY_OP_EMBED && !x->st.u.have && c->req->body.len <= (64u << 10)) {
             /* no usage from the provider: count the input as LiteLLM's token_counter does, and
              * write the answer again with it (embeddings inputs are small; larger ones stay 0) */
@@ -748,7 +750,7 @@ int sy_xlate_response(struct sy_call *c)
                 memset(&x->st.u, 0, sizeof x->st.u);
                 x->st.u.prompt = pt;
                 sy_buf_reset(&nb);
-                rc = c->drt->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
+                rc = x->ad->decode_response(&x->ctx, &x->st, body, n, &nb);
                 x->st.u.prompt = pt;
                 x->st.u.have = 1;
             }
@@ -772,14 +774,14 @@ int sy_xlate_response(struct sy_call *c)
             c->have_usage = 1;
         }
     }
-    if (x->mode == XM_RESP_OAI || x->mode == XM_RESP_ADAPTER) {
-        const char *ob = x->mode == XM_RESP_OAI ? body : nb.p;
-        size_t on = x->mode == XM_RESP_OAI ? n : nb.len;
-        if (x->mode == XM_RESP_OAI)
+    if (x->dl->from_chat) { /* chat -> the client's dialect */
+        const char *ob = x->ad ? nb.p : body;
+        size_t on = x->ad ? nb.len : n;
+        if (!x->ad)
             take_usage(c, ob, on);
         struct sy_buf ab;
         sy_buf_init(&ab, MAX_XBODY);
-        rc = sy_resp_from_openai(ob ? ob : "", on, &x->rm, &c->req->arena, &ab);
+        rc = x->dl->from_chat(&x->dm, ob ? ob : "", on, &c->req->arena, &ab);
         sy_buf_free(&nb);
         if (rc) {
             sy_buf_free(&ab);
@@ -790,23 +792,6 @@ int sy_xlate_response(struct sy_call *c)
             sy_responses_save(c, ab.p, ab.len);
         nb = ab;
     }
-    if (x->mode == XM_MSG_OAI || x->mode == XM_MSG_ADAPTER) {
-        const char *ob = x->mode == XM_MSG_OAI ? body : nb.p;
-        size_t on = x->mode == XM_MSG_OAI ? n : nb.len;
-        if (x->mode == XM_MSG_OAI)
-            take_usage(c, ob, on);
-        struct sy_buf ab;
-        sy_buf_init(&ab, MAX_XBODY);
-        rc = sy_msg_from_openai(ob ? ob : "", on, c->model, x->msg_id, x->have_areq ? &x->areq : NULL,
-                                &c->req->arena, &ab);
-        sy_buf_free(&nb);
-        if (rc) {
-            sy_buf_free(&ab);
-            set_err(x, 502, "switchyard: the upstream's response could not be translated");
-            return rc < 0 ? rc : SY_EUPPROTO;
-        }
-        nb = ab;
-    }
     sy_buf_free(&c->up_body);
     c->up_body = nb;
     return 0;
@@ -815,10 +800,10 @@ int sy_xlate_response(struct sy_call *c)
 void sy_xlate_error(struct sy_call *c)
 {
     struct sy_xcall *x = c->x;
-    if (x->mode == XM_MSG_OAI || x->mode == XM_RESP_OAI || x->mode == XM_RESP_NATIVE)
+    if (!x->ad)
         return; /* an OpenAI error body: proxy.c reads it as for the pass-through path */
     memset(&x->err, 0, sizeof x->err);
-    c->drt->ad->decode_error(&x->ctx, c->up_status, c->up_body.p ? c->up_body.p : "", c->up_body.len, &x->err);
+    x->ad->decode_error(&x->ctx, c->up_status, c->up_body.p ? c->up_body.p : "", c->up_body.len, &x->err);
     if (!x->err.status)
         x->err.status = c->up_status;
     x->have_err = 1;
@@ -868,9 +853,22 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
         c->have_usage = 1;
 }
 
-void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out)
+int sy_xlate_client_error(int kind, int status, const char *message, struct sy_buf *out)
 {
-    sy_msg_error_json(status, message ? message : "", message ? strlen(message) : 0, out);
+    const struct sy_dialect *dl = sy_xlate_dialect(kind);
+    if (!dl->error)
+        return 0;
+    dl->error(status, message ? message : "", message ? strlen(message) : 0, out);
+    return 1;
+}
+
+int sy_xlate_stream_error(struct sy_call *c, int status, const char *message, struct sy_buf *out)
+{
+    struct sy_xcall *x = c->x;
+    if (!x || !x->ds_on || !x->dl->stream_error || (x->native && !x->dl->native_keeps_stream))
+        return 0;
+    x->dl->stream_error(x->ds, status, message ? message : "", message ? strlen(message) : 0, out);
+    return 1;
 }
 
 /* ---- health checks ---------------------------------------------------------- */

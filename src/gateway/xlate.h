@@ -1,42 +1,36 @@
-/* xlate.h - translation glue between the upstream stage (proxy.c) and the
- * provider adapters (providers/adapter.h) and the Anthropic ingress
- * (providers/messages.h).
+/* xlate.h - translation glue between the upstream stage (proxy.c), the
+ * client's dialect (dialects/dialect.h) and the provider adapters
+ * (providers/adapter.h).
  *
  * The pass-through path (an OpenAI client, an OpenAI-compatible deployment)
- * never comes here: c->x stays NULL and proxy.c forwards bytes. Otherwise
- * each attempt picks a mode from the route and the deployment it landed on:
+ * never comes here: c->x stays NULL and proxy.c forwards bytes. Otherwise an
+ * attempt is (client dialect) x (deployment), composed through the chat form:
  *
- *   client     deployment            mode            request                        answer
- *   ---------  --------------------  --------------  -----------------------------  -----------------------------
- *   OpenAI     adapter (anthropic..) XM_ADAPTER      encode(OpenAI DOM)             decode -> OpenAI JSON / chunks
- *   Anthropic  anthropic             XM_MSG_NATIVE   client body, model replaced    bytes as they come
- *   Anthropic  OpenAI-compatible     XM_MSG_OAI      sy_msg_to_openai, model repl.  OpenAI -> Anthropic
- *   Anthropic  other adapter         XM_MSG_ADAPTER  sy_msg_to_openai -> encode     decode -> OpenAI -> Anthropic
+ *   deployment            request                                answer
+ *   --------------------  -------------------------------------  ------------------------------------------
+ *   adapter (anthropic..) dl->to_chat, then the adapter's encode  the adapter's decode, then dl->from_chat /
+ *                                                                  dl->stream_chunk
+ *   OpenAI-compatible     dl->to_chat, model replaced             dl->from_chat / dl->stream_chunk
+ *   native (dl->native)   the client's body, model replaced       bytes as they come (dl->native_rewrite:
+ *                                                                  ids rewritten per event)
  *
- * Errors from an adapter's decode_error (or the Anthropic shape for ingress)
- * go through proxy.c's error path, so retries, cooldowns and fallbacks work
- * the same for every provider.
+ * with the chat dialect's members absent (identity). The client's dialect is
+ * the route kind's (sy_xlate_dialect); the request is translated to chat once
+ * per call and kept across retries and fallbacks, the encode runs per attempt.
+ *
+ * Errors from an adapter's decode_error (or the dialect's shape) go through
+ * proxy.c's error path, so retries, cooldowns and fallbacks work the same for
+ * every provider.
  */
 #ifndef SY_GATEWAY_XLATE_H
 #define SY_GATEWAY_XLATE_H
 
 #include "gateway/gateway.h"
 #include "providers/adapter.h"
-#include "providers/messages.h"
+#include "dialects/dialect.h"
 #include "responses/responses.h"
 #include "upstream/client.h"
 #include "upstream/framing.h"
-
-enum sy_xmode {
-    XM_NONE,
-    XM_ADAPTER,
-    XM_MSG_NATIVE,
-    XM_MSG_OAI,
-    XM_MSG_ADAPTER,
-    XM_RESP_NATIVE,  /* Responses client, a deployment with the Responses API: bytes, ids encoded */
-    XM_RESP_OAI,     /* Responses client, an OpenAI-compatible chat deployment: sy_resp_to_openai / from */
-    XM_RESP_ADAPTER, /* Responses client, a translating adapter: Responses -> chat -> encode, decode -> chat -> Responses */
-};
 
 /* The Responses API state of a call (gateway/responses.c). */
 struct sy_rcall {
@@ -82,29 +76,31 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
                     size_t cap);
 
 struct sy_xcall {
-    enum sy_xmode mode;
-    /* the OpenAI request adapters read: the client's body, or the ingress translation */
+    /* the attempt: the client's dialect (NULL before the first prepare), the deployment's
+     * adapter (NULL: OpenAI-compatible), or the native shortcut */
+    const struct sy_dialect *dl;
+    const struct sy_adapter *ad;
+    int native;
+    /* the chat request adapters read: the client's body, or the dialect's translation */
     const char *oai_body;
     size_t oai_len;
     struct sy_jdoc oreq; /* oai_body parsed (when have_oreq) */
     int have_oreq;
-    struct sy_jdoc areq; /* the client's Anthropic request (ingress), parsed once */
+    struct sy_jdoc areq; /* the client's request in its dialect, parsed once */
     int have_areq;
     char *model; /* upstream model of the attempt (NUL-terminated, arena) */
     struct sy_xctx ctx;
     struct sy_xout out;    /* url, headers, body of the attempt */
     struct sy_xstate st;   /* adapter decoding state */
     struct sy_framer fr;   /* the adapter's stream framing */
-    struct sy_framer ofr;  /* OpenAI SSE (XM_MSG_OAI stream) */
-    struct sy_msgstream ms; /* ingress stream state */
-    struct sy_respstream rs; /* Responses stream state (XM_RESP_OAI / XM_RESP_ADAPTER) */
-    int rs_on;               /* rs initialized */
-    struct sy_resp_meta rm;
+    struct sy_framer ofr;  /* OpenAI SSE (an OpenAI-compatible or native upstream) */
+    void *ds;              /* the dialect's stream state (dl->stream_size bytes, arena) */
+    int ds_on;             /* ds initialized */
+    struct sy_dl_meta dm;  /* the dialect's answer: id, model, echoed request */
     struct sy_buf emit;    /* bytes decoded from one upstream read, for the client */
-    struct sy_buf mid;     /* XM_MSG_ADAPTER: the adapter's OpenAI chunks before ingress translation */
+    struct sy_buf mid;     /* the adapter's chat chunks before the dialect's stream_chunk */
     struct sy_xerr err;    /* upstream error / failed decode, as the client sees it */
     int have_err;
-    int fwd_hdr_on;
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
     int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
@@ -119,8 +115,70 @@ struct sy_xcall {
     size_t p_headers_len;
 };
 
+/* The client dialect of a route kind (enum sy_rkind): chat for the OpenAI
+ * routes. sy_xlate_dialects (xlate.c) is the one table that names the
+ * dialects' route kinds (NULL: chat). */
+extern const struct sy_dialect *const sy_xlate_dialects[SY_RK__COUNT];
+static inline const struct sy_dialect *sy_xlate_dialect(int kind)
+{
+    const struct sy_dialect *dl = (unsigned)kind < SY_RK__COUNT ? sy_xlate_dialects[kind] : NULL;
+    return dl ? dl : &sy_dialect_chat;
+}
+/* 1 when an attempt of c on d goes through this file (a translating adapter,
+ * or a client dialect other than chat). */
+static inline int sy_xlate_wanted(const struct sy_call *c, const struct sy_drt *d)
+{
+    return d->ad || sy_xlate_dialect(c->kind) != &sy_dialect_chat;
+}
+/* 1 when d speaks dialect dl itself (the native shortcut). */
+int sy_xlate_native(const struct sy_drt *d, const struct sy_dialect *dl);
+/* 1 when the bytes of an attempt of c on d pass as they are: native, with
+ * nothing to rewrite (an Anthropic client on an Anthropic deployment). */
+static inline int sy_xlate_forwards(const struct sy_call *c, const struct sy_drt *d)
+{
+    const struct sy_dialect *dl = sy_xlate_dialect(c->kind);
+    return !dl->native_rewrite && sy_xlate_native(d, dl);
+}
+
+/* An attempt that does not go through this file (a pass-through fallback
+ * after a translated attempt): the call's translation is off again, so its
+ * answer is read as the pass-through path reads it. */
+static inline void sy_xlate_off(struct sy_call *c)
+{
+    if (c->x)
+        c->x->dl = NULL;
+}
+
+/* The prepared attempt, for proxy.c: */
+/* a translation is in place (the call went through sy_xlate_prepare) */
+static inline int sy_xlate_active(const struct sy_call *c)
+{
+    return c->x && c->x->dl;
+}
+/* ... and the client gets OpenAI chat from a translating adapter */
+static inline int sy_xlate_chat_adapter(const struct sy_call *c)
+{
+    return c->x && c->x->dl == &sy_dialect_chat;
+}
+/* ... the bytes pass as they are (see sy_xlate_forwards) */
+static inline int sy_xlate_forwarded(const struct sy_call *c)
+{
+    return c->x && c->x->native && c->x->dl && !c->x->dl->native_rewrite;
+}
+/* 1 when the call's responses are decoded (not forwarded as they come). */
+static inline int sy_xlate_decodes(const struct sy_call *c)
+{
+    return sy_xlate_active(c) && !sy_xlate_forwarded(c);
+}
+/* ... the upstream answers in OpenAI form (an OpenAI-compatible or a native
+ * Responses deployment: its usage is the upstream's own) */
+static inline int sy_xlate_upstream_oai(const struct sy_call *c)
+{
+    return c->x && !c->x->ad;
+}
+
 /* Prepare the attempt on c->drt: fills o->url, o->headers and either the
- * body pieces (c->body_parts, *nbody) or, for XM_MSG_NATIVE, leaves the body to
+ * body pieces (c->body_parts, *nbody) or, for a forwarded one, leaves the body to
  * the pass-through code (*nbody = 0). Returns 0; SY_AGAIN when an OAuth token
  * is being fetched (the attempt is relaunched by a timer); or a negative
  * SY_E* with c->x->err filled (the request cannot be sent: a 400 for an
@@ -132,11 +190,6 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
  * reads the request and allocates from its arena, which the loop does not
  * touch while pool work runs (gateway/offload.h). */
 int sy_xlate_oauth(struct sy_call *c);
-/* 1 when the call's responses are decoded (not forwarded as they come). */
-static inline int sy_xlate_decodes(const struct sy_call *c)
-{
-    return c->x && c->x->mode != XM_NONE && c->x->mode != XM_MSG_NATIVE;
-}
 /* Stream bytes from the upstream -> *out, *outn (client bytes, maybe none).
  * 0, or a negative SY_E* with c->x->err set (a provider error event, a broken
  * framing). */
@@ -146,17 +199,23 @@ int sy_xlate_feed(struct sy_call *c, const char *p, size_t n, const char **out, 
 int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn);
 /* Then the last client bytes: the usage chunk (from c->x->st.u, which the
  * caller fills first when the provider reported none) and [DONE], or the
- * Anthropic closing events. */
+ * dialect's closing events. */
 int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn);
-/* XM_MSG_NATIVE: Anthropic usage read from p[0..n) into c's token counts. */
+/* A native answer's usage (Anthropic's or the Responses API's) read from p[0..n) into c's token counts. */
 void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
 /* A 2xx non-stream body in c->up_body -> replaced by the client's body. 0, or
  * a negative SY_E* with c->x->err set. Usage, when reported, in c->x->st.u. */
 int sy_xlate_response(struct sy_call *c);
 /* A >= 400 body in c->up_body -> c->x->err (status as the client sees it). */
 void sy_xlate_error(struct sy_call *c);
-/* An error the gateway sends to an Anthropic client: JSON body into out. */
-void sy_xlate_msg_error(int status, const char *message, struct sy_buf *out);
+/* An error the gateway sends a client of route kind `kind`, when its dialect
+ * has an error shape of its own: the JSON body into out, and 1. 0: the
+ * OpenAI error object (the caller writes it). */
+int sy_xlate_client_error(int kind, int status, const char *message, struct sy_buf *out);
+/* An error in the middle of a translated stream, as the client's dialect
+ * writes it (an Anthropic `error` event, Responses' response.failed) into
+ * out, and 1. 0: the caller writes an OpenAI error frame and [DONE]. */
+int sy_xlate_stream_error(struct sy_call *c, int status, const char *message, struct sy_buf *out);
 
 /* A health-check request for translated deployment d (router/health.c):
  * the OpenAI probe body[0..n) encoded by d's adapter into malloc'd url,

@@ -15,7 +15,7 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
-#include "providers/messages.h"
+#include "dialects/messages.h"
 #include "tokenizer/tokenizer.h"
 
 static int messages_count_run(struct sy_call *c)

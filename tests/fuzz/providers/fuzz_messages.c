@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "core/errors.h"
-#include "providers/messages.h"
+#include "dialects/messages.h"
 
 static json_object *parse(const char *p, size_t n)
 {

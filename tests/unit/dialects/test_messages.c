@@ -1,5 +1,5 @@
 /* test_messages.c - the Anthropic Messages ingress translation
- * (src/providers/messages.c) against golden files, plus the error mapping and
+ * (src/dialects/messages.c) against golden files, plus the error mapping and
  * the stream's return codes.
  *
  * Golden layout (GOLDEN_DIR/messages/):
@@ -33,7 +33,7 @@
 #include <json-c/json.h>
 
 #include "core/errors.h"
-#include "providers/messages.h"
+#include "dialects/messages.h"
 
 static int update;
 

@@ -14,7 +14,10 @@
  * adapter (llms/anthropic/experimental_pass_through/adapters) where it is
  * sensible; the wire format on the Anthropic side is the one the official SDKs
  * accept, including the streaming accumulator's strict event order. The full
- * mapping is drawn at the top of messages.c.
+ * mapping is drawn at the top of messages.c, which also holds the dialect's
+ * table (sy_dialect_messages, dialects/dialect.h) over these functions: the
+ * engine reaches them only through it (the native shortcut there is the
+ * anthropic adapter).
  */
 #ifndef SY_MESSAGES_H
 #define SY_MESSAGES_H

@@ -1,5 +1,6 @@
 /* messages.c - Anthropic Messages (POST /v1/messages) <-> OpenAI chat, for
- * models served by a non-Anthropic deployment (messages.h). After LiteLLM's
+ * models served by a non-Anthropic deployment (messages.h), and the messages
+ * dialect's table (dialect.h) at the end. After LiteLLM's
  * LiteLLMAnthropicMessagesAdapter and AnthropicStreamWrapper; the Anthropic
  * side is what the official SDKs accept.
  *
@@ -109,7 +110,8 @@
 #include <openssl/evp.h>
 
 #include "core/errors.h"
-#include "providers/messages.h"
+#include "dialects/dialect.h"
+#include "dialects/messages.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -1694,3 +1696,55 @@ void sy_msg_error_from_openai(int status, const char *body, size_t n, struct sy_
     }
     sy_arena_free(&a);
 }
+
+/* ---- the dialect table (dialect.h) -------------------------------------------- */
+
+static int msg_native(const struct sy_adapter *ad, const char *provider)
+{
+    return ad == &sy_adapter_anthropic;
+}
+
+static int msg_to_chat(const struct sy_dl_in *in, struct sy_arena *a, struct sy_buf *out, struct sy_xerr *e)
+{
+    return sy_msg_to_openai(in->req, a, out, e);
+}
+
+static int msg_from_chat(const struct sy_dl_meta *m, const char *body, size_t n, struct sy_arena *a, struct sy_buf *out)
+{
+    return sy_msg_from_openai(body, n, m->model, m->id, m->req, a, out);
+}
+
+static void msg_stream_init(void *s, const struct sy_dl_meta *m)
+{
+    sy_msg_stream_init(s, m->model ? m->model : "", m->id, m->req);
+}
+
+static int msg_stream_chunk(void *s, const char *data, size_t n, struct sy_buf *out)
+{
+    return sy_msg_stream_chunk(s, data, n, out);
+}
+
+static void msg_stream_end(void *s, struct sy_buf *out)
+{
+    sy_msg_stream_end(s, out);
+}
+
+static void msg_stream_error(void *s, int status, const char *msg, size_t n, struct sy_buf *out)
+{
+    sy_msg_stream_error(s, status, msg, n, out);
+}
+
+const struct sy_dialect sy_dialect_messages = {
+    .name = "messages",
+    .id = SY_DL_MESSAGES,
+    .native = msg_native,
+    .native_keeps_stream = 1, /* an Anthropic client gets an Anthropic error event mid-stream */
+    .to_chat = msg_to_chat,
+    .from_chat = msg_from_chat,
+    .stream_size = sizeof(struct sy_msgstream),
+    .stream_init = msg_stream_init,
+    .stream_chunk = msg_stream_chunk,
+    .stream_end = msg_stream_end,
+    .stream_error = msg_stream_error,
+    .error = sy_msg_error_json,
+};
