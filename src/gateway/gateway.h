@@ -368,6 +368,7 @@ void sy_workers_swap_conf(struct sy_gwconf *g);
 void sy_workers_drain(double timeout_s);
 void sy_workers_join(void);
 
+/* The worker's next random number (router/rng.h; pipeline.c). */
 uint64_t sy_rand(struct sy_worker *w);
 /* 400 "Invalid model name passed in model=..." as LiteLLM (route.c); returns SY_DONE. */
 int sy_call_invalid_model(struct sy_call *c, const char *model);

@@ -325,6 +325,11 @@ static void call_cleanup(void *p)
     sy_gwconf_unref(c->g);
 }
 
+uint64_t sy_rand(struct sy_worker *w)
+{
+    return sy_rng_next(&w->rng); /* per worker, seeded at start (worker.c) */
+}
+
 static void make_call_id(struct sy_worker *w, char out[37])
 {
     static const char hex[] = "0123456789abcdef";

@@ -45,11 +45,6 @@
 #include "providers/jdom.h"
 #include "tokenizer/tokenizer.h"
 
-uint64_t sy_rand(struct sy_worker *w)
-{
-    return sy_rng_next(&w->rng); /* per worker, seeded at start (worker.c) */
-}
-
 int sy_call_invalid_model(struct sy_call *c, const char *model)
 {
     const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
