@@ -1,5 +1,5 @@
 /* fuzz_messages.c - libFuzzer harness for the Anthropic Messages ingress
- * translation (providers/messages.c). One input drives every direction:
+ * translation (dialects/messages.c). One input drives every direction:
  *
  *   input as an Anthropic request    sy_msg_to_openai      -> a JSON object, or a 400/413 with a message
  *   input as a chat.completion       sy_msg_from_openai    -> a JSON object (the input as the request too)
