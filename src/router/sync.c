@@ -151,8 +151,7 @@ static void on_reserve(void *ud, const redisReply *r)
     cb(cud, ok);
 }
 
-int sy_rsync_reserve(struct sy_rsync *s, const struct sy_rconf *rc, struct sy_drt *d, sy_rsync_reserved_fn cb,
-                     void *ud)
+int sy_rsync_reserve(struct sy_rsync *s, const struct sy_rconf *rc, struct sy_drt *d, sy_rsync_reserved_fn cb, void *ud)
 {
     if (!s->redis || d->d->rpm <= 0 || !sy_redis_up(s->redis))
         return 0;
@@ -230,8 +229,8 @@ static void on_tick(uv_timer_t *tm)
     size_t na = 2 + 4 * g->ndrts;
     const char **a = malloc(na * sizeof *a);
     size_t *al = malloc(na * sizeof *al);
-    char (*num)[16] = malloc(g->ndrts * sizeof *num);
-    char (*tok)[24] = malloc(g->ndrts * sizeof *tok);
+    char(*num)[16] = malloc(g->ndrts * sizeof *num);
+    char(*tok)[24] = malloc(g->ndrts * sizeof *tok);
     struct sync_ctx *x = malloc(sizeof *x + g->ndrts * sizeof x->st[0]);
     char minute[8];
     minute_str(minute);

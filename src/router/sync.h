@@ -19,8 +19,8 @@ struct sy_metrics_shard;
 struct sy_table;
 
 struct sy_rsync {
-    struct sy_redis *redis;            /* NULL: no Redis, everything stays local */
-    struct sy_metrics_shard *metrics;  /* the worker's shard (the cooldown counter) */
+    struct sy_redis *redis;           /* NULL: no Redis, everything stays local */
+    struct sy_metrics_shard *metrics; /* the worker's shard (the cooldown counter) */
     /* the periodic sync (sy_rsync_start): the worker's current table, read on
      * its loop at each tick (the call copies what it needs, holds no reference) */
     const struct sy_table *(*table)(void *ud);

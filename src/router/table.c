@@ -76,7 +76,7 @@ static int resolve_adapter(struct sy_table *t, struct sy_drt *r, void (*warn)(co
     struct sy_pconf *pc = calloc(1, sizeof *pc);
     if (!pc || r->ad->configure(d, t->cfg->drop_params, pc, err, sizeof err) != 0) {
         twarn(warn, "config: %s:%d: deployment '%s' (%s): %s; requests to it will fail", d->file ? d->file : "config",
-                d->line, d->model_name, d->model, err[0] ? err : "out of memory");
+              d->line, d->model_name, d->model, err[0] ? err : "out of memory");
         if (pc) {
             sy_pconf_free(pc);
             free(pc);
@@ -108,7 +108,7 @@ static int resolve(struct sy_table *t, struct sy_drt *r, void (*warn)(const char
     r->timeout_s = d->timeout_s > 0            ? d->timeout_s
                    : cfg->router_timeout_s > 0 ? cfg->router_timeout_s
                                                : cfg->request_timeout_s;
-    r->stream_timeout_s = d->stream_timeout_s > 0              ? d->stream_timeout_s
+    r->stream_timeout_s = d->stream_timeout_s > 0            ? d->stream_timeout_s
                           : cfg->router.stream_timeout_s > 0 ? cfg->router.stream_timeout_s
                                                              : r->timeout_s;
     const char *um = d->upstream_model ? d->upstream_model : "";
@@ -127,10 +127,9 @@ static int resolve(struct sy_table *t, struct sy_drt *r, void (*warn)(const char
         return resolve_adapter(t, r, warn);
     if (!r->prov) {
         twarn(warn, "config: %s:%d: provider '%s' (model '%s') is %s; requests to model group '%s' will fail",
-                d->file ? d->file : "config", d->line, d->provider ? d->provider : "?", d->model,
-                d->provider && sy_provider_known_unsupported(d->provider) ? "not supported by switchyard yet"
-                                                                          : "unknown",
-                d->model_name);
+              d->file ? d->file : "config", d->line, d->provider ? d->provider : "?", d->model,
+              d->provider && sy_provider_known_unsupported(d->provider) ? "not supported by switchyard yet" : "unknown",
+              d->model_name);
         return -1;
     }
     if (r->prov->flags & SY_PRESET_MOCK)
@@ -141,7 +140,7 @@ static int resolve(struct sy_table *t, struct sy_drt *r, void (*warn)(const char
         base = r->prov->default_base;
     if (!base) {
         twarn(warn, "config: %s:%d: deployment '%s' (%s) needs api_base", d->file ? d->file : "config", d->line,
-                d->model_name, d->model);
+              d->model_name, d->model);
         r->prov = NULL;
         return -1;
     }
@@ -250,7 +249,9 @@ static void build_prices(struct sy_table *t)
         if (d->max_input_tokens > 0)
             dp->max_input_tokens = d->max_input_tokens;
     }
-#define MAXF(f) if (r->price.f > gr->price_max.f) gr->price_max.f = r->price.f
+#define MAXF(f)                       \
+    if (r->price.f > gr->price_max.f) \
+    gr->price_max.f = r->price.f
     for (size_t i = 0; i < t->ngroups; i++) {
         struct sy_group *gr = &t->groups[i];
         memset(&gr->price_max, 0, sizeof gr->price_max);
@@ -260,11 +261,19 @@ static void build_prices(struct sy_table *t)
             const struct sy_drt *r = gr->d[k];
             if (r->price.known)
                 gr->price_max.known = 1;
-            MAXF(in); MAXF(out); MAXF(cache_read); MAXF(cache_write); MAXF(reasoning);
-            MAXF(tier_in); MAXF(tier_out); MAXF(tier_cache_read); MAXF(tier_cache_write);
-            MAXF(max_output_tokens); MAXF(max_input_tokens);
-            if (r->price.tier_threshold && (!gr->price_max.tier_threshold ||
-                                            r->price.tier_threshold < gr->price_max.tier_threshold))
+            MAXF(in);
+            MAXF(out);
+            MAXF(cache_read);
+            MAXF(cache_write);
+            MAXF(reasoning);
+            MAXF(tier_in);
+            MAXF(tier_out);
+            MAXF(tier_cache_read);
+            MAXF(tier_cache_write);
+            MAXF(max_output_tokens);
+            MAXF(max_input_tokens);
+            if (r->price.tier_threshold &&
+                (!gr->price_max.tier_threshold || r->price.tier_threshold < gr->price_max.tier_threshold))
                 gr->price_max.tier_threshold = r->price.tier_threshold;
             for (size_t a = 0; a < r->d->n_access_groups; a++)
                 sy_buf_append(&ag, r->d->access_groups[a], strlen(r->d->access_groups[a]) + 1);
@@ -485,9 +494,9 @@ struct wexp {
     size_t gpl;
     const char *mp; /* the suffix without its stars; NULL for "<star>" */
     size_t mpl;
-    int filter;      /* pass 1: some name starts with mp; pass 2: keep only those */
-    int group_ok;    /* allow() accepted the group name */
-    int counting;    /* pass 1 */
+    int filter;   /* pass 1: some name starts with mp; pass 2: keep only those */
+    int group_ok; /* allow() accepted the group name */
+    int counting; /* pass 1 */
 };
 
 static void wexp_one(const char *name, void *ctx)

@@ -34,7 +34,7 @@ struct sy_pconf;
 /* A deployment with everything the hot path needs resolved at load time. */
 struct sy_drt {
     const struct sy_deployment *d;
-    struct sy_dstate *st; /* live router state (router/router.h) */
+    struct sy_dstate *st;           /* live router state (router/router.h) */
     const struct sy_provider *prov; /* NULL: provider not supported */
     const char *url[3];             /* chat, completions, embeddings */
     const char *headers;            /* "Content-Type...\r\nAuthorization: Bearer ...\r\n" */
@@ -57,9 +57,9 @@ struct sy_drt {
     struct sy_pconf *pc;
     struct sy_dprice price; /* the price table's entry with the deployment's overrides (spend/spend.h) */
     /* routing filters (router/compile.c) */
-    char region;            /* allowed_model_region class: 'e' eu, 'u' us, 0 unknown */
-    struct sy_pbudget *pb;  /* provider_budget_config window of its provider; NULL: none */
-    double pb_limit;        /* that budget's limit (USD) */
+    char region;           /* allowed_model_region class: 'e' eu, 'u' us, 0 unknown */
+    struct sy_pbudget *pb; /* provider_budget_config window of its provider; NULL: none */
+    double pb_limit;       /* that budget's limit (USD) */
 };
 
 struct sy_group {
@@ -67,9 +67,9 @@ struct sy_group {
     size_t name_len;
     struct sy_drt **d;
     size_t n;
-    int weighted;  /* simple-shuffle: weight/rpm/tpm found on the first deployment */
-    int wildcard;  /* name is a pattern (openai/<star>, <star>) */
-    int usable;    /* deployments with a supported provider */
+    int weighted; /* simple-shuffle: weight/rpm/tpm found on the first deployment */
+    int wildcard; /* name is a pattern (openai/<star>, <star>) */
+    int usable;   /* deployments with a supported provider */
     /* fallback groups, resolved at load (router semantics, reference §3.6):
      * [0] fallbacks (own entry, else "*", else default_fallbacks),
      * [1] context_window_fallbacks, [2] content_policy_fallbacks */
@@ -84,16 +84,16 @@ struct sy_group {
 
 /* The table's members. cfg and rc are set by the owner before sy_table_build
  * (cfg is the owner's reference; rc comes from sy_router_compile_policy). */
-#define SY_TABLE_MEMBERS                                                                          \
-    struct sy_config *cfg;          /* the snapshot compiled (the owner holds the reference) */    \
-    struct sy_drt *drts;            /* one per deployment, in config order */                      \
-    size_t ndrts;                                                                                 \
-    struct sy_group *groups;        /* sorted by name */                                           \
-    size_t ngroups;                                                                               \
-    struct sy_rconf rc;             /* router policy (router/router.h) */                          \
-    const struct sy_group **wild;   /* wildcard groups, most specific first */                     \
-    size_t nwild;                                                                                 \
-    struct sy_alias *aliases;       /* model_group_alias (from the config) */                      \
+#define SY_TABLE_MEMBERS                                                               \
+    struct sy_config *cfg; /* the snapshot compiled (the owner holds the reference) */ \
+    struct sy_drt *drts;   /* one per deployment, in config order */                   \
+    size_t ndrts;                                                                      \
+    struct sy_group *groups; /* sorted by name */                                      \
+    size_t ngroups;                                                                    \
+    struct sy_rconf rc;           /* router policy (router/router.h) */                \
+    const struct sy_group **wild; /* wildcard groups, most specific first */           \
+    size_t nwild;                                                                      \
+    struct sy_alias *aliases; /* model_group_alias (from the config) */                \
     size_t naliases;
 
 struct sy_table {

@@ -23,8 +23,8 @@
 #include "router/router.h"
 #include "router/table.h"
 
-#define DEP(name, id, extra)                                                                                        \
-    "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n"             \
+#define DEP(name, id, extra)                                                                            \
+    "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n" \
     "    model_info: {id: " id "}\n"
 
 static void warn_quiet(const char *msg)
@@ -33,8 +33,8 @@ static void warn_quiet(const char *msg)
 }
 
 /* DEP with more model_info fields (max_input_tokens ...). */
-#define DEPI(name, id, extra, info)                                                                                 \
-    "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n"           \
+#define DEPI(name, id, extra, info)                                                                     \
+    "  - model_name: " name "\n    litellm_params: {model: openai/gpt-4o, api_key: sk-test" extra "}\n" \
     "    model_info: {id: " id info "}\n"
 
 static struct sy_table *load(const char *yaml)
@@ -122,15 +122,15 @@ static void shuffle_weight(void **st)
 {
     (void)st;
     struct sy_table *g = load("model_list:\n" DEP("sw", "sw-0", ", weight: 1") DEP("sw", "sw-1", ", weight: 3")
-                                   DEP("sw", "sw-2", "") "router_settings: {routing_strategy: simple-shuffle}\n");
+                                  DEP("sw", "sw-2", "") "router_settings: {routing_strategy: simple-shuffle}\n");
     const struct sy_group *gr = group(g, "sw");
     assert_int_equal(gr->weighted, 1);
     int c[3];
     for (uint64_t seed = 1; seed <= 3; seed++) {
         tally(seed, g, gr, 4000, c);
-        assert_int_equal(c[2], 0);                  /* no weight: never */
-        assert_in_range(c[0], 800, 1200);           /* 1/4 */
-        assert_in_range(c[1], 2800, 3200);          /* 3/4 */
+        assert_int_equal(c[2], 0);         /* no weight: never */
+        assert_in_range(c[0], 800, 1200);  /* 1/4 */
+        assert_in_range(c[1], 2800, 3200); /* 3/4 */
     }
     unload(g);
 }
@@ -141,7 +141,7 @@ static void shuffle_rpm_tpm(void **st)
 {
     (void)st;
     struct sy_table *g = load("model_list:\n" DEP("sr", "sr-0", ", rpm: 1") DEP("sr", "sr-1", ", rpm: 9")
-                                   DEP("st", "st-0", ", tpm: 3000") DEP("st", "st-1", ", tpm: 1000"));
+                                  DEP("st", "st-0", ", tpm: 3000") DEP("st", "st-1", ", tpm: 1000"));
     int c[2];
     tally(7, g, group(g, "sr"), 2000, c);
     assert_in_range(c[0], 120, 280); /* 10 %, far past its rpm of 1: a weight only */
@@ -155,8 +155,8 @@ static void shuffle_rpm_tpm(void **st)
 static void shuffle_uniform(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("su", "su-0", "") DEP("su", "su-1", ", weight: 9")
-                                   DEP("su", "su-2", ", rpm: 100"));
+    struct sy_table *g =
+        load("model_list:\n" DEP("su", "su-0", "") DEP("su", "su-1", ", weight: 9") DEP("su", "su-2", ", rpm: 100"));
     const struct sy_group *gr = group(g, "su");
     assert_int_equal(gr->weighted, 0);
     int c[3];
@@ -169,8 +169,8 @@ static void shuffle_uniform(void **st)
 static void least_busy(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("lb", "lb-0", "") DEP("lb", "lb-1", "") DEP("lb", "lb-2", "")
-                                   "router_settings: {routing_strategy: least-busy}\n");
+    struct sy_table *g = load("model_list:\n" DEP("lb", "lb-0", "") DEP("lb", "lb-1", "")
+                                  DEP("lb", "lb-2", "") "router_settings: {routing_strategy: least-busy}\n");
     const struct sy_group *gr = group(g, "lb");
     atomic_store(&gr->d[0]->st->inflight, 3);
     atomic_store(&gr->d[1]->st->inflight, 1);
@@ -196,8 +196,8 @@ static void least_busy(void **st)
 static void latency_based(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("lt", "lt-0", "") DEP("lt", "lt-1", "") DEP("lt", "lt-2", "")
-                                   "router_settings: {routing_strategy: latency-based-routing}\n");
+    struct sy_table *g = load("model_list:\n" DEP("lt", "lt-0", "") DEP("lt", "lt-1", "")
+                                  DEP("lt", "lt-2", "") "router_settings: {routing_strategy: latency-based-routing}\n");
     const struct sy_group *gr = group(g, "lt");
     const struct sy_rconf *rc = &g->rc;
     sy_router_ok(rc, gr->d[0], 10, 0.020);
@@ -221,9 +221,9 @@ static void latency_based(void **st)
     unload(g);
 
     /* lowest_latency_buffer 1.0: within 2x of the fastest is a random pick among them */
-    g = load("model_list:\n" DEP("lu", "lu-0", "") DEP("lu", "lu-1", "") DEP("lu", "lu-2", "")
-             "router_settings:\n  routing_strategy: latency-based-routing\n"
-             "  routing_strategy_args: {lowest_latency_buffer: 1.0}\n");
+    g = load("model_list:\n" DEP("lu", "lu-0", "") DEP("lu", "lu-1", "")
+                 DEP("lu", "lu-2", "") "router_settings:\n  routing_strategy: latency-based-routing\n"
+                                       "  routing_strategy_args: {lowest_latency_buffer: 1.0}\n");
     gr = group(g, "lu");
     sy_router_ok(&g->rc, gr->d[0], 10, 0.010);
     sy_router_ok(&g->rc, gr->d[1], 10, 0.019);
@@ -242,8 +242,8 @@ static void usage_based(void **st)
     for (int v = 0; v < 2; v++) {
         char yaml[1024];
         snprintf(yaml, sizeof yaml,
-                 "model_list:\n" DEP("ub%d", "ub%d-0", ", rpm: 3") DEP("ub%d", "ub%d-1", ", tpm: 1000")
-                     "router_settings: {routing_strategy: %s}\n",
+                 "model_list:\n" DEP("ub%d", "ub%d-0", ", rpm: 3")
+                     DEP("ub%d", "ub%d-1", ", tpm: 1000") "router_settings: {routing_strategy: %s}\n",
                  v, v, v, v, names[v]);
         struct sy_table *g = load(yaml);
         char name[8];
@@ -269,11 +269,13 @@ static void usage_based(void **st)
 static void cost_based(void **st)
 {
     (void)st;
-    struct sy_table *g = load(
-        "model_list:\n" DEP("cb", "cb-0", ", input_cost_per_token: 0.00002, output_cost_per_token: 0.00004")
-            DEP("cb", "cb-1", ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002")
-                DEP("cb", "cb-2", ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002")
-                    "router_settings: {routing_strategy: cost-based-routing}\n");
+    struct sy_table *g =
+        load("model_list:\n" DEP("cb", "cb-0", ", input_cost_per_token: 0.00002, output_cost_per_token: 0.00004")
+                 DEP("cb", "cb-1", ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002")
+                     DEP("cb", "cb-2",
+                         ", input_cost_per_token: 0.000001, output_cost_per_token: 0.000002") "router_settings: "
+                                                                                              "{routing_strategy: "
+                                                                                              "cost-based-routing}\n");
     const struct sy_group *gr = group(g, "cb");
     int c[3];
     tally(21, g, gr, 2000, c);
@@ -283,8 +285,10 @@ static void cost_based(void **st)
     /* a model without a known price costs 5.0 per token (LiteLLM) and loses */
     g = load("model_list:\n"
              "  - model_name: cu\n    litellm_params: {model: openai/no-such-model-x, api_key: sk-test}\n"
-             "    model_info: {id: cu-0}\n" DEP("cu", "cu-1", ", input_cost_per_token: 0.5, output_cost_per_token: 0.5")
-                 "router_settings: {routing_strategy: cost-based-routing}\n");
+             "    model_info: {id: cu-0}\n" DEP(
+                 "cu", "cu-1",
+                 ", input_cost_per_token: 0.5, output_cost_per_token: 0.5") "router_settings: {routing_strategy: "
+                                                                            "cost-based-routing}\n");
     gr = group(g, "cu");
     assert_true(gr->d[0]->cost == 5.0);
     tally(22, g, gr, 50, c);
@@ -297,9 +301,8 @@ static void cost_based(void **st)
 static void order_priority(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("or", "or-0", ", order: 2") DEP("or", "or-1", ", order: 1")
-                                   DEP("or", "or-2", "") DEP("or", "or-3", ", order: 2")
-                                       "router_settings: {cooldown_time: 60}\n");
+    struct sy_table *g = load("model_list:\n" DEP("or", "or-0", ", order: 2") DEP("or", "or-1", ", order: 1") DEP(
+        "or", "or-2", "") DEP("or", "or-3", ", order: 2") "router_settings: {cooldown_time: 60}\n");
     const struct sy_group *gr = group(g, "or");
     int c[4];
     tally(31, g, gr, 100, c);
@@ -322,7 +325,7 @@ static void cooldown_default(void **st)
 {
     (void)st;
     struct sy_table *g = load("model_list:\n" DEP("cd", "cd-0", "") DEP("cd", "cd-1", "")
-                                   DEP("cd", "cd-2", ", cooldown_time: 2") DEP("c1", "c1-0", ""));
+                                  DEP("cd", "cd-2", ", cooldown_time: 2") DEP("c1", "c1-0", ""));
     const struct sy_group *gr = group(g, "cd"), *one = group(g, "c1");
     const struct sy_rconf *rc = &g->rc;
     int64_t now = sy_wall_ms();
@@ -371,8 +374,8 @@ static void cooldown_allowed_fails(void **st)
 {
     (void)st;
     int64_t now = sy_wall_ms();
-    struct sy_table *g = load("model_list:\n" DEP("af", "af-0", "") DEP("af", "af-1", "") DEP("a1", "a1-0", "")
-                                   "router_settings: {allowed_fails: 2, cooldown_time: 30}\n");
+    struct sy_table *g = load("model_list:\n" DEP("af", "af-0", "") DEP("af", "af-1", "")
+                                  DEP("a1", "a1-0", "") "router_settings: {allowed_fails: 2, cooldown_time: 30}\n");
     const struct sy_group *gr = group(g, "af"), *one = group(g, "a1");
     assert_int_equal(g->rc.legacy_cooldown, 1);
     /* failures this minute must exceed allowed_fails: the third cools, even a 429 */
@@ -387,9 +390,9 @@ static void cooldown_allowed_fails(void **st)
     assert_true(sy_router_cooldown(&g->rc, one, one->d[0], 500, SY_EXC_INTERNAL_SERVER, 0, now) > 0);
     unload(g);
 
-    g = load("model_list:\n" DEP("ap", "ap-0", "") DEP("ap", "ap-1", "")
-             "router_settings:\n  allowed_fails_policy: {RateLimitErrorAllowedFails: 0, "
-             "InternalServerErrorAllowedFails: 4}\n");
+    g = load("model_list:\n" DEP("ap", "ap-0", "")
+                 DEP("ap", "ap-1", "") "router_settings:\n  allowed_fails_policy: {RateLimitErrorAllowedFails: 0, "
+                                       "InternalServerErrorAllowedFails: 4}\n");
     gr = group(g, "ap");
     assert_true(sy_router_cooldown(&g->rc, gr, gr->d[0], 429, SY_EXC_RATE_LIMIT, 0, now) > 0);
     for (int i = 0; i < 4; i++)
@@ -397,7 +400,8 @@ static void cooldown_allowed_fails(void **st)
     assert_true(sy_router_cooldown(&g->rc, gr, gr->d[1], 500, SY_EXC_INTERNAL_SERVER, 0, now) > 0);
     unload(g);
 
-    g = load("model_list:\n" DEP("dc", "dc-0", "") DEP("dc", "dc-1", "") "router_settings: {disable_cooldowns: true}\n");
+    g = load("model_list:\n" DEP("dc", "dc-0", "")
+                 DEP("dc", "dc-1", "") "router_settings: {disable_cooldowns: true}\n");
     gr = group(g, "dc");
     for (int i = 0; i < 10; i++)
         assert_true(sy_router_cooldown(&g->rc, gr, gr->d[0], 429, SY_EXC_RATE_LIMIT, 0, now) == 0);
@@ -428,9 +432,9 @@ static void retry_classes(void **st)
 static void retry_counts(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("rc", "rc-0", "")
-                               "router_settings:\n  num_retries: 3\n"
-                               "  retry_policy: {RateLimitErrorRetries: 5, InternalServerErrorRetries: 0}\n");
+    struct sy_table *g = load("model_list:\n" DEP(
+        "rc", "rc-0", "") "router_settings:\n  num_retries: 3\n"
+                          "  retry_policy: {RateLimitErrorRetries: 5, InternalServerErrorRetries: 0}\n");
     const struct sy_rconf *rc = &g->rc;
     assert_int_equal(rc->num_retries, 3);
     assert_int_equal(sy_router_retries(rc, -1, -1, SY_EXC_RATE_LIMIT), 5);
@@ -446,8 +450,7 @@ static void retry_counts(void **st)
     unload(g);
 }
 
-static int should(const struct sy_table *g, const struct sy_group *gr, struct sy_failure f, double *delay,
-                  uint64_t rnd)
+static int should(const struct sy_table *g, const struct sy_group *gr, struct sy_failure f, double *delay, uint64_t rnd)
 {
     *delay = -1;
     return sy_router_should_retry(&g->rc, gr, &f, delay, rnd);
@@ -456,14 +459,13 @@ static int should(const struct sy_table *g, const struct sy_group *gr, struct sy
 static void retry_decisions(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("rr", "rr-0", "") DEP("rr", "rr-1", "") DEP("r1", "r1-0", "")
-                               DEP("rb", "rb-0", "")
-                               "router_settings:\n  num_retries: 2\n  retry_policy: {BadRequestErrorRetries: 1}\n"
-                               "  retry_after: 1\n");
+    struct sy_table *g = load("model_list:\n" DEP("rr", "rr-0", "") DEP("rr", "rr-1", "") DEP("r1", "r1-0", "") DEP(
+        "rb", "rb-0", "") "router_settings:\n  num_retries: 2\n  retry_policy: {BadRequestErrorRetries: 1}\n"
+                          "  retry_after: 1\n");
     const struct sy_group *gr = group(g, "rr"), *one = group(g, "r1");
     double d;
-    struct sy_failure f = {.status = 500, .exc = SY_EXC_INTERNAL_SERVER, .req_retries = -1, .dep_retries = -1,
-                           .failed = gr->d[0]};
+    struct sy_failure f = {
+        .status = 500, .exc = SY_EXC_INTERNAL_SERVER, .req_retries = -1, .dep_retries = -1, .failed = gr->d[0]};
     /* another healthy deployment: retry at once */
     assert_int_equal(should(g, gr, f, &d, 0), 1);
     assert_true(d == 0);
@@ -474,8 +476,12 @@ static void retry_decisions(void **st)
     f.exc = SY_EXC__COUNT;
     assert_int_equal(should(g, gr, f, &d, 0), 0);
     /* context-window / content-policy errors go to their fallbacks when set */
-    f = (struct sy_failure){.status = 400, .exc = SY_EXC_BAD_REQUEST, .context_window = 1, .has_cw_fallbacks = 1,
-                            .req_retries = -1, .dep_retries = -1};
+    f = (struct sy_failure){.status = 400,
+                            .exc = SY_EXC_BAD_REQUEST,
+                            .context_window = 1,
+                            .has_cw_fallbacks = 1,
+                            .req_retries = -1,
+                            .dep_retries = -1};
     assert_int_equal(should(g, gr, f, &d, 0), 0);
     f.context_window = 0;
     f.has_cw_fallbacks = 0;
@@ -492,8 +498,12 @@ static void retry_decisions(void **st)
     assert_int_equal(should(g, gr, f, &d, 0), 1);
 
     /* the only deployment: back off; the upstream's Retry-After (<= 60 s) plus jitter */
-    f = (struct sy_failure){.status = 429, .exc = SY_EXC_RATE_LIMIT, .req_retries = -1, .dep_retries = -1,
-                            .retry_after_s = 3, .failed = one->d[0]};
+    f = (struct sy_failure){.status = 429,
+                            .exc = SY_EXC_RATE_LIMIT,
+                            .req_retries = -1,
+                            .dep_retries = -1,
+                            .retry_after_s = 3,
+                            .failed = one->d[0]};
     assert_int_equal(should(g, one, f, &d, 500), 1);
     assert_true(d >= 3 && d <= 3.25);
     /* else 0.5 s * 2^retries * (1 - 0.25 jitter), at most 8 s, at least retry_after (1 s) */
@@ -520,8 +530,8 @@ static void retry_decisions(void **st)
     int64_t now = sy_wall_ms();
     const struct sy_group *rb = group(g, "rb");
     assert_true(sy_router_cooldown(&g->rc, rb, rb->d[0], 401, SY_EXC_AUTHENTICATION, 60, now) > 0);
-    f = (struct sy_failure){.status = 500, .exc = SY_EXC_INTERNAL_SERVER, .req_retries = -1, .dep_retries = -1,
-                            .failed = rb->d[0]};
+    f = (struct sy_failure){
+        .status = 500, .exc = SY_EXC_INTERNAL_SERVER, .req_retries = -1, .dep_retries = -1, .failed = rb->d[0]};
     assert_int_equal(should(g, rb, f, &d, 0), 0);
     unload(g);
 }
@@ -533,16 +543,15 @@ static void retry_decisions(void **st)
 static void availability(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("av", "av-0", ", max_parallel_requests: 1") DEP("av", "av-1", "")
-                                  DEP("av", "av-2", "")
-                              "router_settings: {routing_strategy: simple-shuffle, default_max_parallel_requests: 2}\n");
+    struct sy_table *g = load("model_list:\n" DEP("av", "av-0", ", max_parallel_requests: 1") DEP("av", "av-1", "") DEP(
+        "av", "av-2", "") "router_settings: {routing_strategy: simple-shuffle, default_max_parallel_requests: 2}\n");
     const struct sy_group *gr = group(g, "av");
     assert_int_equal(gr->d[0]->max_parallel, 1);
     assert_int_equal(gr->d[1]->max_parallel, 2); /* the router's default */
     int c[3];
     tally(5, g, gr, 600, c);
     for (int i = 0; i < 3; i++)
-        assert_in_range(c[i], 120, 280); /* uniform while nothing is excluded */
+        assert_in_range(c[i], 120, 280);      /* uniform while nothing is excluded */
     atomic_store(&gr->d[0]->st->inflight, 1); /* at its cap */
     tally(6, g, gr, 600, c);
     assert_int_equal(c[0], 0);
@@ -587,8 +596,8 @@ static void pre_call_checks(void **st)
         char yaml[1024];
         snprintf(yaml, sizeof yaml,
                  "model_list:\n" DEPI("pc%d", "pc%d-0", "", ", max_input_tokens: 100")
-                     DEPI("pc%d", "pc%d-1", "", ", max_input_tokens: 1000")
-                         "router_settings: {enable_pre_call_checks: %s}\n",
+                     DEPI("pc%d", "pc%d-1", "",
+                          ", max_input_tokens: 1000") "router_settings: {enable_pre_call_checks: %s}\n",
                  v, v, v, v, on[v]);
         struct sy_table *g = load(yaml);
         char name[8];
@@ -637,9 +646,10 @@ static void unsupported_provider(void **st)
 static void latency_window(void **st)
 {
     (void)st;
-    struct sy_table *g = load("model_list:\n" DEP("lw", "lw-0", "") DEP("lw", "lw-1", "")
-                              "router_settings:\n  routing_strategy: latency-based-routing\n"
-                              "  routing_strategy_args: {max_latency_list_size: 2, ttl: 60}\n");
+    struct sy_table *g =
+        load("model_list:\n" DEP("lw", "lw-0", "")
+                 DEP("lw", "lw-1", "") "router_settings:\n  routing_strategy: latency-based-routing\n"
+                                       "  routing_strategy_args: {max_latency_list_size: 2, ttl: 60}\n");
     const struct sy_group *gr = group(g, "lw");
     const struct sy_rconf *rc = &g->rc;
     assert_int_equal(rc->max_latency_list_size, 2);
@@ -654,7 +664,7 @@ static void latency_window(void **st)
     struct sy_rng rng;
     sy_rng_seed(&rng, 4);
     for (int i = 0; i < 50; i++)
-        assert_int_equal(pick(&rng, g, gr, NULL, -1, NULL), 1); /* 0.012 < 0.015 */
+        assert_int_equal(pick(&rng, g, gr, NULL, -1, NULL), 1);         /* 0.012 < 0.015 */
     assert_true(sy_router_latency(rc, gr->d[0]->st, now + 61000) == 0); /* past the ttl: no samples */
     unload(g);
 }
@@ -662,12 +672,24 @@ static void latency_window(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(rng_seeded),        cmocka_unit_test(shuffle_weight),   cmocka_unit_test(shuffle_rpm_tpm),
-        cmocka_unit_test(shuffle_uniform),   cmocka_unit_test(least_busy),       cmocka_unit_test(latency_based),
-        cmocka_unit_test(usage_based),       cmocka_unit_test(cost_based),       cmocka_unit_test(order_priority),
-        cmocka_unit_test(cooldown_default),  cmocka_unit_test(cooldown_allowed_fails), cmocka_unit_test(retry_classes),
-        cmocka_unit_test(retry_counts),      cmocka_unit_test(retry_decisions),  cmocka_unit_test(availability),
-        cmocka_unit_test(pre_call_checks),   cmocka_unit_test(unsupported_provider), cmocka_unit_test(latency_window),
+        cmocka_unit_test(rng_seeded),
+        cmocka_unit_test(shuffle_weight),
+        cmocka_unit_test(shuffle_rpm_tpm),
+        cmocka_unit_test(shuffle_uniform),
+        cmocka_unit_test(least_busy),
+        cmocka_unit_test(latency_based),
+        cmocka_unit_test(usage_based),
+        cmocka_unit_test(cost_based),
+        cmocka_unit_test(order_priority),
+        cmocka_unit_test(cooldown_default),
+        cmocka_unit_test(cooldown_allowed_fails),
+        cmocka_unit_test(retry_classes),
+        cmocka_unit_test(retry_counts),
+        cmocka_unit_test(retry_decisions),
+        cmocka_unit_test(availability),
+        cmocka_unit_test(pre_call_checks),
+        cmocka_unit_test(unsupported_provider),
+        cmocka_unit_test(latency_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
