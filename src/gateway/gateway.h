@@ -73,6 +73,9 @@ enum sy_route_kind {
 typedef int (*sy_stage_fn)(struct sy_call *c);
 typedef void (*sy_finish_fn)(struct sy_call *c, int status);
 typedef void (*sy_headers_fn)(const struct sy_call *c, struct sy_buf *b);
+/* A fallback is about to call c->group: SY_OK go on; SY_AGAIN then(c) follows
+ * (or the call was answered); SY_DONE refused (the answer was sent). */
+typedef int (*sy_fallback_fn)(struct sy_call *c, void (*then)(struct sy_call *));
 
 /* A route's pipeline: the stage list (src/stages/list.def) flattened at load
  * to the stages the config enables for the route (gwconf.c build_pipelines),
@@ -85,6 +88,8 @@ struct sy_pipeline {
     unsigned nfinish, nheaders;
     sy_finish_fn *finish;   /* sy_call_account */
     sy_headers_fn *headers; /* sy_call_headers */
+    sy_fallback_fn *fallback; /* sy_call_fallback */
+    unsigned nfallback;
     void *mem;              /* the block the arrays live in */
 };
 
@@ -253,6 +258,9 @@ struct sy_call {
     double cost;                /* the call's cost in USD once known */
     int cost_known;
     int cache;                  /* the response cache (stages/cache.c): 0 not cached, SY_CACHE_HIT, SY_CACHE_MISS */
+    unsigned fb_hook;           /* sy_call_fallback: next hook */
+    void (*fb_then)(struct sy_call *); /* ... and what follows them */
+    int own_ratelimit;          /* a stage (limits) writes the x-ratelimit-* headers: the provider's are not echoed */
     /* Responses API and pass-through endpoints (gateway/responses.c, passthru.c) */
     struct sy_drt *pin;         /* deployment fixed by the request (an encoded response id): every attempt uses it */
     struct sy_rcall *rsp;       /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
@@ -311,7 +319,10 @@ const char *sy_call_aliased(const struct sy_call *c, const char *model);
 /* A fallback is about to call c->group: re-price the budget reservation at
  * it (a dearer group tops it up under the same admit rule). SY_OK: go on;
  * SY_AGAIN: then(c) follows; SY_DONE: refused, the budget error was sent (budget.c). */
-int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *));
+/* A fallback is about to call c->group: the route's stages' fallback hooks in
+ * list order (the budget re-prices its reservation at the group). SY_OK: go on;
+ * SY_AGAIN: then(c) follows once they pass; SY_DONE: refused, answered. */
+int sy_call_fallback(struct sy_call *c, void (*then)(struct sy_call *));
 /* model_info.access_groups of group `model` (NUL-separated), for
  * sy_keys_check_model; ud is the sy_gwconf (budget.c). */
 const char *sy_group_access_groups(void *ud, const char *model);
@@ -328,7 +339,6 @@ const char *sy_passthru_call_type(const struct sy_call *c);
 void sy_passthru_answer(struct sy_call *c);
 /* The limits stage took a rate-limit slot for c: its x-ratelimit-* headers
  * replace the provider's (limits.c). */
-int sy_limits_taken(const struct sy_call *c);
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
 const char *sy_limits_state(const struct sy_gwconf *g);
 /* Response cache glue (cache.c): the bytes of a stream as the client gets

@@ -96,15 +96,17 @@ static int build_pipelines(struct sy_gwconf *g)
     pthread_once(&once, register_slots);
     for (int k = 0; k < SY_RK__COUNT; k++) {
         struct sy_pipeline *p = &g->routes[k];
-        size_t nrun = 0, nfin = 0, nhdr = 0;
+        size_t nrun = 0, nfin = 0, nhdr = 0, nfb = 0;
         for (size_t i = 0; i < sy_nstages; i++)
             if (applies(sy_stages[i], g, k)) {
                 nrun += sy_stages[i]->run != NULL;
                 nfin += sy_stages[i]->finish != NULL;
                 nhdr += sy_stages[i]->headers != NULL;
+                nfb += sy_stages[i]->fallback != NULL;
             }
         size_t o_names = nrun * sizeof(sy_stage_fn), o_fin = o_names + nrun * sizeof(const char *),
-               o_hdr = o_fin + nfin * sizeof(sy_finish_fn), size = o_hdr + nhdr * sizeof(sy_headers_fn);
+               o_hdr = o_fin + nfin * sizeof(sy_finish_fn), o_fb = o_hdr + nhdr * sizeof(sy_headers_fn),
+               size = o_fb + nfb * sizeof(sy_fallback_fn);
         char *mem = malloc(size ? size : 1);
         if (!mem)
             return -1;
@@ -113,6 +115,7 @@ static int build_pipelines(struct sy_gwconf *g)
         p->names = (const char **)(mem + o_names);
         p->finish = (sy_finish_fn *)(mem + o_fin);
         p->headers = (sy_headers_fn *)(mem + o_hdr);
+        p->fallback = (sy_fallback_fn *)(mem + o_fb);
         for (size_t i = 0; i < sy_nstages; i++) {
             const struct sy_stage *s = sy_stages[i];
             if (!applies(s, g, k))
@@ -125,6 +128,8 @@ static int build_pipelines(struct sy_gwconf *g)
                 p->finish[p->nfinish++] = s->finish;
             if (s->headers)
                 p->headers[p->nheaders++] = s->headers;
+            if (s->fallback)
+                p->fallback[p->nfallback++] = s->fallback;
         }
     }
     return 0;

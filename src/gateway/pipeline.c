@@ -309,6 +309,31 @@ static void run(struct sy_call *c)
     }
 }
 
+static int fallback_from(struct sy_call *c);
+
+static void fallback_resume(struct sy_call *c)
+{
+    if (fallback_from(c) == SY_OK)
+        c->fb_then(c);
+}
+
+static int fallback_from(struct sy_call *c)
+{
+    while (c->fb_hook < c->pl->nfallback) {
+        int rc = c->pl->fallback[c->fb_hook++](c, fallback_resume);
+        if (rc != SY_OK)
+            return rc; /* SY_AGAIN: fallback_resume goes on; SY_DONE: refused */
+    }
+    return SY_OK;
+}
+
+int sy_call_fallback(struct sy_call *c, void (*then)(struct sy_call *))
+{
+    c->fb_then = then;
+    c->fb_hook = 0;
+    return fallback_from(c);
+}
+
 void sy_call_resume(struct sy_call *c)
 {
     c->stage++;

@@ -1082,7 +1082,7 @@ static int failed(struct sy_call *c, int err)
         c->group = fb;
         c->retries_in_group = 0;
         c->drt = NULL;
-        if (sy_budget_fallback(c, attempt) == SY_OK) /* priced at the group it calls now */
+        if (sy_call_fallback(c, attempt) == SY_OK) /* priced at the group it calls now */
             attempt(c);
         return 1;
     }
@@ -1400,7 +1400,7 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
          * call's own limits set x-ratelimit-* (LiteLLM: the key's limits if set, else the provider's) */
         int rl = x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0;
         int plain = (x->name[0] | 0x20) == 'x' &&
-                    (hname_is(x, "x-request-id", 12) || (rl && !sy_limits_taken(c)));
+                    (hname_is(x, "x-request-id", 12) || (rl && !c->own_ratelimit));
         size_t line = x->name_len + x->value_len + 4;
         if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
             break;

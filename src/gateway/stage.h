@@ -31,6 +31,9 @@
  *   finish(c, status) the call ended with status (sy_call_account), in list
  *                     order. It runs whether or not run() was reached, so it
  *                     checks its own slot and does nothing when run() left no state.
+ *   worker_start(w), worker_stop(w)
+ *                     per-worker work of its own (background timers): run for
+ *                     every listed stage, enabled or not, on w's loop.
  *   headers(c, b)     lines ("Name: value\r\n") the stage adds to every answer's
  *                     x-litellm headers, in list order; same rule as finish.
  */
@@ -55,7 +58,12 @@ struct sy_stage {
     sy_stage_fn run;       /* NULL: finish-only */
     sy_finish_fn finish;   /* optional */
     sy_headers_fn headers; /* optional */
+    sy_fallback_fn fallback; /* optional: the attempt machine is about to try a fallback group */
     int *slot;             /* its per-request state's slot index (static int x_slot = -1), or NULL */
+    /* Per worker, whatever the config (nginx's init_process / exit_process): on the
+     * worker's loop thread once it listens, and when it drains. Optional. */
+    void (*worker_start)(struct sy_worker *w);
+    void (*worker_stop)(struct sy_worker *w);
 };
 
 /* The ordered list (src/stages/list.c from list.def). */

@@ -20,7 +20,7 @@
 #include "upstream/client.h"
 #include "redis/redis.h"
 #include "store/dbpool.h"
-#include "stages/health.h"
+#include "gateway/stage.h"
 
 struct sy_gateway sy_gw;
 static double drain_timeout_s = 30;
@@ -53,7 +53,9 @@ static void on_drained(void *arg)
     uv_close((uv_handle_t *)&w->wake, NULL);
     sy_server_close_handles(w->server);
     sy_rsync_stop(&w->rsync);
-    sy_health_background_stop(w);
+    for (size_t i = 0; i < sy_nstages; i++)
+        if (sy_stages[i]->worker_stop)
+            sy_stages[i]->worker_stop(w);
     if (w->redis) {
         sy_redis_free(w->redis);
         w->redis = NULL;
@@ -104,7 +106,9 @@ static void worker_main(void *arg)
         return;
     if (w->id == 0 && w->redis) /* one worker runs the router's periodic Redis sync */
         sy_rsync_start(&w->rsync, &w->loop, sy_rand(w));
-    sy_health_background_start(w);
+    for (size_t i = 0; i < sy_nstages; i++) /* stages' per-worker work (background health checks) */
+        if (sy_stages[i]->worker_start)
+            sy_stages[i]->worker_start(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
 }
 

@@ -9,7 +9,7 @@
  *                        ├ refused ─▶ 400 budget_exceeded, LiteLLM's text for the entity
  *                        └ taken  ─▶ resume; the reservation (the stage's slot) remembers
  *                                   each entity's amount
- *   fallback to another group ─▶ sy_budget_fallback: the worst case re-priced
+ *   fallback to another group ─▶ budget_fallback: the worst case re-priced
  *                      at that group; a dearer one tops the reservation up
  *                      under the same rule, or the fallback is refused
  *   sy_call_account ─▶ the stage's finish hook (spend): cost from usage, SpendLogs
@@ -468,7 +468,7 @@ static void topup_counted(struct sy_call *c, void *arg)
         rv->then(c);
 }
 
-int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
+static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 {
     if (c->no_db || !c->group || (!c->key && !c->eu) || !c->group->price_max.known)
         return SY_OK;
@@ -496,20 +496,6 @@ int sy_budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 }
 
 /* ---- after the call ---- */
-
-void sy_call_cost(struct sy_call *c)
-{
-    if (c->cost_known || !c->drt || !(c->have_usage || c->usage_counted))
-        return; /* usage reported by the upstream or counted by us (proxy.c) */
-    struct sy_usage u = {0};
-    u.prompt_tokens = c->prompt_tokens;
-    u.completion_tokens = c->completion_tokens;
-    u.cached_tokens = c->cached_tokens;
-    u.cache_creation_tokens = c->cache_write_tokens;
-    u.reasoning_tokens = c->reasoning_tokens;
-    c->cost = sy_cost(&c->drt->price, &u);
-    c->cost_known = 1;
-}
 
 /* The response's id ("chatcmpl-...", "msg_..."): LiteLLM's request_id. Looked
  * for as `"id":"` in the first bytes of a JSON answer or the last of a stream
@@ -641,5 +627,6 @@ const struct sy_stage sy_stage_reserve = {
     .enabled = reserve_on,
     .run = reserve_stage,
     .finish = spend_finish,
+    .fallback = budget_fallback,
     .slot = &budget_slot,
 };

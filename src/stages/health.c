@@ -826,4 +826,6 @@ const struct sy_stage sy_stage_health = {
     .name = "health",
     .routes = SY_RKB(SY_RK_HEALTH),
     .run = health_run,
+    .worker_start = sy_health_background_start,
+    .worker_stop = sy_health_background_stop,
 };

@@ -39,59 +39,6 @@ static void release_eu(void *p)
     }
 }
 
-/* model_info.access_groups of the group named model (NUL-separated). */
-const char *sy_group_access_groups(void *ud, const char *model)
-{
-    const struct sy_gwconf *g = ud;
-    const struct sy_group *gr = sy_gwconf_group(g, model, strlen(model));
-    return gr ? gr->access_groups : NULL;
-}
-
-/* What model is an alias of, for the access check (NULL: not an alias). */
-static const char *alias_also(const struct sy_call *c, const char *model)
-{
-    const char *t = sy_keys_alias_target(c->key, model);
-    for (size_t i = 0; !t && i < c->g->naliases; i++)
-        if (strcmp(c->g->aliases[i].alias, model) == 0)
-            t = c->g->aliases[i].group;
-    return t;
-}
-
-int sy_call_model_denied(const struct sy_call *c, const char *model, struct sy_check_err *e)
-{
-    if (!c->key || !model)
-        return 0;
-    return sy_keys_check_model_as(c->key, model, alias_also(c, model), sy_group_access_groups, c->g, e);
-}
-
-const char *sy_call_aliased(const struct sy_call *c, const char *model)
-{
-    if (!c->key || !c->key->found)
-        return model;
-    const char *t = sy_keys_alias_of(c->key->team_aliases, c->key->nteam_aliases, model);
-    if (t)
-        model = t;
-    t = sy_keys_alias_of(c->key->aliases, c->key->naliases, model);
-    return t ? t : model;
-}
-
-int sy_call_refuse(struct sy_call *c, const struct sy_check_err *e)
-{
-    if (e->status == 401)
-        c->exception_class = "AuthenticationError";
-    else if (e->status == 400 && strcmp(e->type, "budget_exceeded") == 0)
-        c->exception_class = "BudgetExceededError";
-    sy_call_error(c, e->status, e->type, e->param[0] ? e->param : NULL /* null, as LiteLLM for these */, e->message, NULL, 0);
-    return SY_DONE;
-}
-
-int sy_call_check_model(struct sy_call *c, const char *model)
-{
-    struct sy_check_err e;
-    memset(&e, 0, sizeof e);
-    return sy_call_model_denied(c, model, &e) != 0 ? sy_call_refuse(c, &e) : SY_OK;
-}
-
 static int checks(struct sy_call *c)
 {
     struct sy_check_err e;

@@ -145,11 +145,14 @@ static void on_taken(void *ud, int rc)
     } else {
         st = redis_failed(c);
     }
-    if (st == SY_OK)
+    if (st == SY_OK) {
+        const struct lstate *ls = sy_call_slot(c, limits_slot);
+        c->own_ratelimit = ls && ls->lr.taken;
         sy_call_resume(c);
+    }
 }
 
-static int take(struct sy_call *c)
+static int take_now(struct sy_call *c)
 {
     struct sy_lim_req *lr = &st(c)->lr;
     struct sy_redis *r = c->w->redis;
@@ -164,6 +167,16 @@ static int take(struct sy_call *c)
         return redis_failed(c);
     c->req->on_abort = sy_call_wait_abort;
     return SY_AGAIN;
+}
+
+/* Take; once taken, the answer's x-ratelimit-* headers are the call's own
+ * (c->own_ratelimit: proxy.c then does not echo the provider's). */
+static int take(struct sy_call *c)
+{
+    int rc = take_now(c);
+    if (rc == SY_OK && st(c)->lr.taken)
+        c->own_ratelimit = 1;
+    return rc;
 }
 
 static void count_work(struct sy_call *c, void *arg)
@@ -279,12 +292,6 @@ static void limits_headers(const struct sy_call *c, struct sy_buf *b)
     const struct lstate *ls = st(c);
     if (ls && ls->lr.taken)
         sy_lim_headers(&ls->lr, b);
-}
-
-int sy_limits_taken(const struct sy_call *c)
-{
-    const struct lstate *ls = st(c);
-    return ls && ls->lr.taken;
 }
 
 static int limits_on(const struct sy_gwconf *g, enum sy_route_kind k)

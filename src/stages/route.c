@@ -45,21 +45,6 @@
 #include "providers/jdom.h"
 #include "tokenizer/tokenizer.h"
 
-int sy_call_invalid_model(struct sy_call *c, const char *model)
-{
-    const char *route = c->kind == SY_RK_CHAT          ? "/chat/completions"
-                        : c->kind == SY_RK_COMPLETIONS ? "/completions"
-                        : c->kind == SY_RK_MESSAGES    ? "/v1/messages"
-                                                       : "/embeddings";
-    char msg[1024];
-    snprintf(msg, sizeof msg,
-             "%s: Invalid model name passed in model=%.400s. Call `/v1/models` to view available models for "
-             "your key.",
-             route, model);
-    sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
-    return SY_DONE;
-}
-
 static int bad_key(struct sy_call *c, const char *key, const char *want)
 {
     char msg[256];
@@ -355,58 +340,6 @@ static int read_router_keys(struct sy_call *c)
     if (s->rk_mask)
         strip_router_keys(c);
     return SY_OK;
-}
-
-/* Does picking in gr need the prompt's exact token count?
- *
- * Counting a 1 KB prompt costs more than the rest of the routing, so the
- * exact count is made only when it can change the outcome. An upper bound
- * comes for free: every token covers at least one byte of the text, the JSON
- * body is longer than its text, and the per-message and tool overheads
- * LiteLLM adds are smaller than the JSON syntax around them; only images
- * (85+ tokens for a short URL) break that, so a body that mentions "image"
- * is always counted. When the bound passes every deployment's
- * max_input_tokens (pre-call checks) and tpm headroom (usage, latency and
- * cost routing), the bound stands in for the count: the same deployments
- * pass either way. 1: count exactly; 0: c->input_tokens holds the bound. */
-int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr)
-{
-    const struct sy_gwconf *g = c->g;
-    int limits = g->rc.strategy == SY_RS_USAGE || g->rc.strategy == SY_RS_LATENCY || g->rc.strategy == SY_RS_COST;
-    if (c->input_tokens >= 0 && !c->input_is_bound)
-        return 0; /* already exact */
-    int any = 0;
-    for (size_t i = 0; i < gr->n && !any; i++) {
-        const struct sy_deployment *d = gr->d[i]->d;
-        any = (g->rc.pre_call_checks && d->max_input_tokens >= 0) || (limits && d->tpm > 0);
-    }
-    if (!any)
-        return 0;
-    const char *b = c->req->body.p;
-    size_t n = c->req->body.len;
-    if (memmem(b, n, "image", 5))
-        return 1;
-    int64_t bound = (int64_t)n, now = sy_wall_ms();
-    for (size_t i = 0; i < gr->n; i++) {
-        const struct sy_drt *r = gr->d[i];
-        const struct sy_deployment *d = r->d;
-        if (g->rc.pre_call_checks && d->max_input_tokens >= 0 && bound > d->max_input_tokens)
-            return 1;
-        if (limits && d->tpm > 0 && (double)(sy_router_tpm_used(r->st, now) + (uint64_t)bound) > d->tpm)
-            return 1;
-    }
-    c->input_tokens = bound;
-    c->input_is_bound = 1;
-    return 0;
-}
-
-void sy_route_count_work(struct sy_call *c, void *arg)
-{
-    const struct sy_drt *d = c->group->d[0];
-    const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)d->enc);
-    long n = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-    c->input_tokens = n >= 0 ? n : -1;
-    c->input_is_bound = 0;
 }
 
 static void count_done(struct sy_call *c, void *arg)
