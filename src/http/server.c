@@ -841,14 +841,19 @@ static void conn_next(struct sy_conn *c)
 
 /* ---- writing ----------------------------------------------------------------
  *
- * Bytes for a connection collect in c->out during one loop iteration and go to
- * the socket once, from the server's uv_check handle (it runs after all I/O
- * callbacks of the iteration, before the loop blocks again): an upstream read
- * that carries 20 SSE events becomes one write, and nothing is held for a
- * later iteration. A write first tries uv_try_write; only what the kernel does
- * not take is copied into a queued uv_write. Write errors are never reported
- * from inside a sy_resp_* call: the connection is marked and the client-gone
- * path (on_abort) runs from the check callback.
+ * Bytes for a connection collect in c->out and go to the socket once per I/O
+ * callback that produced them: sy_server_flush() runs after each upstream read
+ * (the upstream pool's after_read hook) and from the server's uv_check handle
+ * (after all I/O callbacks of the iteration, before the loop blocks again). An
+ * upstream read that carries 20 SSE events, or a stream's head and its first
+ * event, becomes one write. The check handle alone is not enough: when 1024
+ * descriptors are ready at once libuv polls again without leaving its poll
+ * phase, up to 48 times, so under load a stream's bytes would wait for tens of
+ * thousands of other events (every stream stalled at once, for 0.5 s and more,
+ * at 2304 concurrent streams on one worker). A write first tries uv_try_write;
+ * only what the kernel does not take is copied into a queued uv_write. Write
+ * errors are never reported from inside a sy_resp_* call: the connection is
+ * marked and the client-gone path (on_abort) runs from the next flush.
  */
 
 struct wreq {
@@ -985,9 +990,8 @@ static void conn_out(struct sy_conn *c, const char *p, size_t n)
         schedule_flush(c);
 }
 
-static void on_check(uv_check_t *h)
+void sy_server_flush(struct sy_server *s)
 {
-    struct sy_server *s = h->data;
     while (s->flush_head) {
         struct sy_conn *c = s->flush_head;
         s->flush_head = c->flush_next;
@@ -1004,6 +1008,8 @@ static void on_check(uv_check_t *h)
         conn_flush(c);
     }
 }
+
+static void on_check(uv_check_t *h) { sy_server_flush(h->data); }
 
 static const char *reason(int st)
 {
