@@ -17,7 +17,8 @@ wait_port() { # port [tries of 50 ms]
 # write_nginx_conf DIR PORT MOCK_PORT WORKERS [MAIN_DIRECTIVES...]
 # nginx as a plain reverse proxy to the mock: upstream keepalive 256 (switchyard's idle pool cap),
 # HTTP/1.1 upstream, no access log; /stream/ is the same without response buffering; /ping is
-# answered by nginx itself (used to wake a process under callgrind).
+# answered by nginx itself (used to wake a process under callgrind). $NGINX_CONNS sets
+# worker_connections (default 4096; bench/streams.sh needs two per stream).
 write_nginx_conf() {
   local dir=$1 port=$2 mport=$3 nw=$4
   shift 4
@@ -30,7 +31,7 @@ write_nginx_conf() {
     cat <<EOF
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections ${NGINX_CONNS:-4096}; }
 http {
   access_log off;
   client_body_temp_path $dir/body;
