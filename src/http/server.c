@@ -68,7 +68,7 @@ struct sy_conn {
     /* head accumulation */
     struct sy_buf url;
     struct sy_buf hraw; /* "name\0value\0" pairs */
-    size_t hoff[MAX_HEADERS * 2];
+    uint32_t hoff[MAX_HEADERS * 2]; /* into hraw, whose cap is far below 4 GiB (1 KB less per connection) */
     size_t nh; /* number of fields started */
     int in_value;
     size_t head_bytes;
@@ -325,8 +325,8 @@ static int on_header_field(http_parser *p, const char *at, size_t n)
         }
         if (c->nh && sy_buf_append(&c->hraw, "", 1))
             goto big;
-        c->hoff[2 * c->nh] = c->hraw.len;
-        c->hoff[2 * c->nh + 1] = (size_t)-1;
+        c->hoff[2 * c->nh] = (uint32_t)c->hraw.len;
+        c->hoff[2 * c->nh + 1] = UINT32_MAX;
         c->nh++;
         c->in_value = 0;
     }
@@ -348,7 +348,7 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
     if (!c->in_value) {
         if (sy_buf_append(&c->hraw, "", 1))
             goto big;
-        c->hoff[2 * c->nh - 1] = c->hraw.len;
+        c->hoff[2 * c->nh - 1] = (uint32_t)c->hraw.len;
         c->in_value = 1;
     }
     if (sy_buf_append(&c->hraw, at, n))
@@ -372,7 +372,7 @@ static int on_headers_complete(http_parser *p)
             head_error(c, 431, "Request header fields too large");
             return -1;
         }
-        c->hoff[2 * c->nh - 1] = c->hraw.len;
+        c->hoff[2 * c->nh - 1] = (uint32_t)c->hraw.len;
     }
     /* copy URL and headers into the request's arena */
     char *u = sy_arena_strndup(&r->arena, c->url.p ? c->url.p : "", c->url.len);
