@@ -41,6 +41,12 @@ enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 #define MAX_HEADERS  128
 #define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
 #define PIPELINE_OUT_CAP (1024 * 1024) /* unread answers before the next request waits */
+/* Output buffer kept between flushes. A stream's head with its first event (~2 KB)
+ * grows it; what a stream sends after that is a few hundred bytes per event, so a
+ * larger buffer is released after its first flush in a response instead of being
+ * held for the rest of the stream (1.5 KB per concurrent stream). Only once per
+ * response, so a stream of large events does not allocate per event. */
+#define OUT_KEEP 1024
 
 struct sy_conn {
     uv_tcp_t tcp;
@@ -80,6 +86,7 @@ struct sy_conn {
     struct sy_conn *flush_next;
     int in_flush;
     int gone_pending; /* a write failed: run on_client_gone from the check callback */
+    int out_released; /* out was released once during this response (see OUT_KEEP) */
     size_t queued;
     size_t high_water;
     int over_high;
@@ -970,7 +977,12 @@ static void conn_flush(struct sy_conn *c)
         return;
     uv_buf_t b = uv_buf_init(c->out.p, (unsigned)c->out.len);
     write_bufs(c, &b, 1);
-    sy_buf_reset(&c->out);
+    if (c->out.size > OUT_KEEP && !c->out_released) {
+        sy_buf_free(&c->out); /* write_bufs copied what the kernel did not take */
+        c->out_released = 1;  /* once per response: a stream of large events keeps its buffer */
+    } else {
+        sy_buf_reset(&c->out);
+    }
 }
 
 /* Append bytes to the connection's output for this iteration. */
@@ -1106,6 +1118,7 @@ static void req_finish(struct sy_req *r)
 {
     struct sy_conn *c = r->conn;
     r->resp_done = 1;
+    c->out_released = 0;
     c->req = NULL;
     c->drain_cb = NULL;
     c->over_high = 0;
