@@ -43,9 +43,11 @@ enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 #define PIPELINE_OUT_CAP (1024 * 1024) /* unread answers before the next request waits */
 /* Output buffer kept between flushes. A stream's head with its first event (~2 KB)
  * grows it; what a stream sends after that is a few hundred bytes per event, so a
- * larger buffer is released after its first flush in a response instead of being
- * held for the rest of the stream (1.5 KB per concurrent stream). Only once per
- * response, so a stream of large events does not allocate per event. */
+ * larger buffer is released after its first deferred flush while the response is
+ * still going, instead of being held for the rest of the stream (1.5 KB per
+ * concurrent stream). Only once per response, so a stream of large events does not
+ * allocate per event; a response that ends in the callback that wrote it (sy_resp_end
+ * flushes at once) keeps the buffer for the connection's next response. */
 #define OUT_KEEP 1024
 
 struct sy_conn {
@@ -977,12 +979,7 @@ static void conn_flush(struct sy_conn *c)
         return;
     uv_buf_t b = uv_buf_init(c->out.p, (unsigned)c->out.len);
     write_bufs(c, &b, 1);
-    if (c->out.size > OUT_KEEP && !c->out_released) {
-        sy_buf_free(&c->out); /* write_bufs copied what the kernel did not take */
-        c->out_released = 1;  /* once per response: a stream of large events keeps its buffer */
-    } else {
-        sy_buf_reset(&c->out);
-    }
+    sy_buf_reset(&c->out);
 }
 
 /* Append bytes to the connection's output for this iteration. */
@@ -1018,6 +1015,11 @@ void sy_server_flush(struct sy_server *s)
             continue;
         }
         conn_flush(c);
+        if (c->out.size > OUT_KEEP && c->req && !c->out_released) {
+            /* a response still going (a stream): write_bufs copied what the kernel did not take */
+            sy_buf_free(&c->out);
+            c->out_released = 1; /* once per response: a stream of large events keeps its buffer */
+        }
     }
 }
 
