@@ -13,7 +13,8 @@
 # to the first delta, and between deltas). A count passes when every stream does. For
 # each count (ascending) every target still passing runs once, interleaved; a target
 # stops at its first failing count. Memory per stream = (peak RSS during the run - RSS
-# before) / streams (nginx: master + worker). The client is bench/streams.c (one thread,
+# before, each proxy started afresh and warmed with 8 short streams) / streams (nginx: master
+# + worker). The client is bench/streams.c (one thread,
 # epoll), built here with cc. --pinned: the proxies on CPU 0, the mock and the client on
 # the others. Writes the table to bench/results/streams.txt.
 set -euo pipefail
@@ -61,20 +62,36 @@ for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 
 mock_port=$(awk '/^listening on/{print $3}' "$tmp/mock.out")
 [ -n "$mock_port" ] || { echo "mock_upstream did not start"; exit 1; }
 
-nginx_port=$(free_port)
-NGINX_CONNS=$((2 * max + 64)) write_nginx_conf "$tmp/nginx" "$nginx_port" "$mock_port" 1 \
-  "worker_rlimit_nofile $((2 * max + 256));"
-"${srv[@]}" "$NGINX" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx/" -e "$tmp/nginx/error.log" &
-nginx_pid=$!
-pids+=($nginx_pid)
-wait_port "$nginx_port" || { echo "nginx did not start"; cat "$tmp/nginx/error.log"; exit 1; }
-
-sy_port=$(free_port)
-BENCH_MOCK_BASE=http://127.0.0.1:$mock_port/v1 "${srv[@]}" "${SWITCHYARD:-$builddir/switchyard}" \
-  --config "$here/switchyard.yaml" --port "$sy_port" --workers 1 >"$tmp/switchyard.log" 2>&1 &
-sy_pid=$!
-pids+=($sy_pid)
-wait_port "$sy_port" || { echo "switchyard did not start"; tail -5 "$tmp/switchyard.log"; exit 1; }
+# Each proxy is started afresh for every run (a process keeps the heap of an earlier run,
+# which would hide a later run's growth) and warmed with a few streams before its base RSS.
+nginx_port= sy_port= nginx_pid= sy_pid=
+start_target() { # on a new port each time: the last run's sockets may still hold the old one
+  case $1 in
+    nginx)
+      nginx_port=$(free_port)
+      NGINX_CONNS=$((2 * max + 64)) write_nginx_conf "$tmp/nginx" "$nginx_port" "$mock_port" 1 \
+        "worker_rlimit_nofile $((2 * max + 256));"
+      "${srv[@]}" "$NGINX" -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx/" -e "$tmp/nginx/error.log" &
+      nginx_pid=$!
+      pids+=($nginx_pid)
+      wait_port "$nginx_port" || { echo "nginx did not start"; cat "$tmp/nginx/error.log"; exit 1; } ;;
+    switchyard)
+      sy_port=$(free_port)
+      BENCH_MOCK_BASE=http://127.0.0.1:$mock_port/v1 "${srv[@]}" "${SWITCHYARD:-$builddir/switchyard}" \
+        --config "$here/switchyard.yaml" --port "$sy_port" --workers 1 >"$tmp/switchyard.log" 2>&1 &
+      sy_pid=$!
+      pids+=($sy_pid)
+      wait_port "$sy_port" || { echo "switchyard did not start"; tail -5 "$tmp/switchyard.log"; exit 1; } ;;
+  esac
+  "${gen[@]}" "$tmp/streams" 127.0.0.1 "$(t_port "$1")" "$(t_path "$1")" 8 --deltas 4 --spread-ms 50 >/dev/null
+}
+stop_target() {
+  local p=
+  case $1 in nginx) p=$nginx_pid ;; switchyard) p=$sy_pid ;; esac
+  [ -n "$p" ] || return 0
+  kill "$p" 2>/dev/null || true
+  wait "$p" 2>/dev/null || true
+}
 
 t_port() { case $1 in direct) echo "$mock_port" ;; nginx) echo "$nginx_port" ;; *) echo "$sy_port" ;; esac; }
 t_path() { [ "$1" = nginx ] && echo /stream/v1/chat/completions || echo /v1/chat/completions; }
@@ -93,10 +110,12 @@ for n in $counts; do
   for t in $targets; do
     [ "${alive[$t]}" = 1 ] || continue
     echo "streams: $t n=$n ..."
+    start_target "$t"
     # shellcheck disable=SC2046
     line=$("${gen[@]}" "$tmp/streams" 127.0.0.1 "$(t_port "$t")" "$(t_path "$t")" "$n" \
       --deltas "$deltas" --delay-ms "$delay" --spread-ms "$spread" --max-gap-ms "$maxgap" \
       $(t_rss "$t") | grep '^STREAMS ' || true)
+    stop_target "$t"
     if [ -z "$line" ]; then
       results+=("$(printf '%-11s %6s %s' "$t" "$n" "client failed")")
       alive[$t]=0
