@@ -1,10 +1,14 @@
 # lib.sh - helpers shared by the bench scripts (sourced, not run).
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# free_port: a port nothing listens on, below the ephemeral range (where the benches'
+# thousands of outgoing connections could hold it without listening).
 free_port() {
-  local p
+  local p lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$lo" -gt 12000 ] || lo=32768
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((10000 + RANDOM % (lo - 10000)))
     port_open "$p" || { echo "$p"; return; }
   done
 }
