@@ -1,10 +1,14 @@
 # lib.sh - helpers shared by the bench scripts (sourced, not run).
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# free_port: a port nothing listens on, below the ephemeral range (where the benches'
+# thousands of outgoing connections could hold it without listening).
 free_port() {
-  local p
+  local p lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$lo" -gt 12000 ] || lo=32768
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((10000 + RANDOM % (lo - 10000)))
     port_open "$p" || { echo "$p"; return; }
   done
 }
@@ -17,7 +21,8 @@ wait_port() { # port [tries of 50 ms]
 # write_nginx_conf DIR PORT MOCK_PORT WORKERS [MAIN_DIRECTIVES...]
 # nginx as a plain reverse proxy to the mock: upstream keepalive 256 (switchyard's idle pool cap),
 # HTTP/1.1 upstream, no access log; /stream/ is the same without response buffering; /ping is
-# answered by nginx itself (used to wake a process under callgrind).
+# answered by nginx itself (used to wake a process under callgrind). $NGINX_CONNS sets
+# worker_connections (default 4096; bench/streams.sh needs two per stream).
 write_nginx_conf() {
   local dir=$1 port=$2 mport=$3 nw=$4
   shift 4
@@ -30,7 +35,7 @@ write_nginx_conf() {
     cat <<EOF
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
-events { worker_connections 4096; }
+events { worker_connections ${NGINX_CONNS:-4096}; }
 http {
   access_log off;
   client_body_temp_path $dir/body;

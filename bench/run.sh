@@ -3,14 +3,14 @@
 # nginx proxy_pass, measured in the same run (docs/bench.md explains the output).
 #
 #   bench/run.sh [--quick] [--rounds N] [--duration S] [--builddir DIR]
-#                [--pinned | --no-pin] [--workers N] [--wrk-threads T]
+#                [--pinned | --no-pin] [--workers N] [--wrk-threads T] [--full]
 #
 # Builds a release tree (build-release/ or $BENCH_BUILDDIR; $SWITCHYARD overrides the
 # binary), starts on loopback:
 #   mock_upstream (1 thread, --no-record)
 #   nginx          (N workers, default 1, proxy_pass to the mock, upstream keepalive 256)
 #   switchyard     (--workers N, bench/switchyard.yaml -> the mock)
-# then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 32, 256
+# then runs wrk (bench/chat.lua, ~1 KB chat body) against each at c=1, 8, 32, 256
 # for a JSON case and an SSE case (20 chunks), interleaving targets within each
 # round, reading each server's CPU time (/proc/PID/stat utime+stime; nginx: master
 # and workers) before and after every run, then times the first content chunk of a
@@ -21,6 +21,9 @@
 # Layouts: default = servers and mock on CPUs 0..n-2, wrk on the last CPU;
 # --pinned = nginx and switchyard on CPU 0 (0..N-1 with --workers N), the mock and wrk
 # on the other CPU(s); --no-pin = nothing pinned. Instructions per request: bench/instr.sh.
+# --full: then the path users run (bench/full.sh: virtual key with an rpm limit, SQLite
+# spend logs, four deployments under usage-based-routing-v2) against nginx and the
+# pass-through, same rounds, duration, pinning and workers.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +34,7 @@ root=$(dirname "$here")
 # bench/keys.sh). Set SWITCHYARD_DB to measure with one.
 export SWITCHYARD_DB=${SWITCHYARD_DB:-none}
 builddir=${BENCH_BUILDDIR:-$root/build-release}
-quick=0 rounds= dur= layout=default workers=1 wthreads=1
+quick=0 rounds= dur= layout=default workers=1 wthreads=1 full=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
@@ -42,7 +45,8 @@ while [ $# -gt 0 ]; do
     --pinned) layout=pinned ;;
     --workers) workers=$2; shift ;;
     --wrk-threads) wthreads=$2; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --full) full=1 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
   shift
@@ -50,7 +54,7 @@ done
 if [ $quick = 1 ]; then dur=${dur:-3} rounds=${rounds:-1}; else dur=${dur:-10} rounds=${rounds:-2}; fi
 WRK=${WRK:-/usr/bin/wrk}
 NGINX=${NGINX:-/usr/sbin/nginx}
-CONCS=(1 32 256)
+CONCS=(1 8 32 256)
 CASES=(chat stream)
 TARGETS=(direct nginx switchyard)
 ensure_pkgs wrk:wrk nginx:nginx-light curl:curl taskset:util-linux
@@ -325,3 +329,11 @@ out=latest
 [ "$layout" = pinned ] && out=$out-pinned
 [ "$workers" != 1 ] && out=$out-w$workers
 report | tee "$here/results/$out.txt"
+if [ $full = 1 ]; then
+  cleanup
+  trap - EXIT
+  fargs=(--rounds "$rounds" --duration "$dur" --workers "$workers" --builddir "$builddir")
+  [ "$layout" = pinned ] && fargs+=(--pinned)
+  unset SWITCHYARD_DB
+  exec "$here/full.sh" "${fargs[@]}"
+fi

@@ -78,6 +78,10 @@ static void on_drain_timeout(uv_timer_t *t)
     sy_server_close_all(w->server);
 }
 
+/* The upstream pool's after_read hook: a streamed answer's bytes leave with the
+ * read that brought them (see "writing" in http/server.c). */
+static void flush_server(void *server) { sy_server_flush(server); }
+
 static void on_wake(uv_async_t *a)
 {
     struct sy_worker *w = a->data;
@@ -142,6 +146,7 @@ int sy_workers_start(int n, const char *host, int port, struct sy_gwconf *g)
             return -1;
         }
         w->server = sy_server_new(&w->loop, sy_handle_request, limits_cb, w);
+        sy_upool_after_read(w->upool, flush_server, w->server);
         const struct sy_router_config *rc = &cfg->router;
         if (rc->redis_host) { /* Redis settings are read at start; a reload keeps the connection */
             struct sy_redis_opts ro = {.host = rc->redis_host,

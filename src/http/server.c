@@ -41,6 +41,14 @@ enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 #define MAX_HEADERS  128
 #define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
 #define PIPELINE_OUT_CAP (1024 * 1024) /* unread answers before the next request waits */
+/* Output buffer kept between flushes. A stream's head with its first event (~2 KB)
+ * grows it; what a stream sends after that is a few hundred bytes per event, so a
+ * larger buffer is released after its first deferred flush while the response is
+ * still going, instead of being held for the rest of the stream (1.5 KB per
+ * concurrent stream). Only once per response, so a stream of large events does not
+ * allocate per event; a response that ends in the callback that wrote it (sy_resp_end
+ * flushes at once) keeps the buffer for the connection's next response. */
+#define OUT_KEEP 1024
 
 struct sy_conn {
     uv_tcp_t tcp;
@@ -68,7 +76,7 @@ struct sy_conn {
     /* head accumulation */
     struct sy_buf url;
     struct sy_buf hraw; /* "name\0value\0" pairs */
-    size_t hoff[MAX_HEADERS * 2];
+    uint32_t hoff[MAX_HEADERS * 2]; /* into hraw, whose cap is far below 4 GiB (1 KB less per connection) */
     size_t nh; /* number of fields started */
     int in_value;
     size_t head_bytes;
@@ -80,6 +88,7 @@ struct sy_conn {
     struct sy_conn *flush_next;
     int in_flush;
     int gone_pending; /* a write failed: run on_client_gone from the check callback */
+    int out_released; /* out was released once during this response (see OUT_KEEP) */
     size_t queued;
     size_t high_water;
     int over_high;
@@ -325,8 +334,8 @@ static int on_header_field(http_parser *p, const char *at, size_t n)
         }
         if (c->nh && sy_buf_append(&c->hraw, "", 1))
             goto big;
-        c->hoff[2 * c->nh] = c->hraw.len;
-        c->hoff[2 * c->nh + 1] = (size_t)-1;
+        c->hoff[2 * c->nh] = (uint32_t)c->hraw.len;
+        c->hoff[2 * c->nh + 1] = UINT32_MAX;
         c->nh++;
         c->in_value = 0;
     }
@@ -348,7 +357,7 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
     if (!c->in_value) {
         if (sy_buf_append(&c->hraw, "", 1))
             goto big;
-        c->hoff[2 * c->nh - 1] = c->hraw.len;
+        c->hoff[2 * c->nh - 1] = (uint32_t)c->hraw.len;
         c->in_value = 1;
     }
     if (sy_buf_append(&c->hraw, at, n))
@@ -372,7 +381,7 @@ static int on_headers_complete(http_parser *p)
             head_error(c, 431, "Request header fields too large");
             return -1;
         }
-        c->hoff[2 * c->nh - 1] = c->hraw.len;
+        c->hoff[2 * c->nh - 1] = (uint32_t)c->hraw.len;
     }
     /* copy URL and headers into the request's arena */
     char *u = sy_arena_strndup(&r->arena, c->url.p ? c->url.p : "", c->url.len);
@@ -841,14 +850,19 @@ static void conn_next(struct sy_conn *c)
 
 /* ---- writing ----------------------------------------------------------------
  *
- * Bytes for a connection collect in c->out during one loop iteration and go to
- * the socket once, from the server's uv_check handle (it runs after all I/O
- * callbacks of the iteration, before the loop blocks again): an upstream read
- * that carries 20 SSE events becomes one write, and nothing is held for a
- * later iteration. A write first tries uv_try_write; only what the kernel does
- * not take is copied into a queued uv_write. Write errors are never reported
- * from inside a sy_resp_* call: the connection is marked and the client-gone
- * path (on_abort) runs from the check callback.
+ * Bytes for a connection collect in c->out and go to the socket once per I/O
+ * callback that produced them: sy_server_flush() runs after each upstream read
+ * (the upstream pool's after_read hook) and from the server's uv_check handle
+ * (after all I/O callbacks of the iteration, before the loop blocks again). An
+ * upstream read that carries 20 SSE events, or a stream's head and its first
+ * event, becomes one write. The check handle alone is not enough: when 1024
+ * descriptors are ready at once libuv polls again without leaving its poll
+ * phase, up to 48 times, so under load a stream's bytes would wait for tens of
+ * thousands of other events (every stream stalled at once, for 0.5 s and more,
+ * at 2304 concurrent streams on one worker). A write first tries uv_try_write;
+ * only what the kernel does not take is copied into a queued uv_write. Write
+ * errors are never reported from inside a sy_resp_* call: the connection is
+ * marked and the client-gone path (on_abort) runs from the next flush.
  */
 
 struct wreq {
@@ -985,9 +999,8 @@ static void conn_out(struct sy_conn *c, const char *p, size_t n)
         schedule_flush(c);
 }
 
-static void on_check(uv_check_t *h)
+void sy_server_flush(struct sy_server *s)
 {
-    struct sy_server *s = h->data;
     while (s->flush_head) {
         struct sy_conn *c = s->flush_head;
         s->flush_head = c->flush_next;
@@ -1002,8 +1015,15 @@ static void on_check(uv_check_t *h)
             continue;
         }
         conn_flush(c);
+        if (c->out.size > OUT_KEEP && c->req && !c->out_released) {
+            /* a response still going (a stream): write_bufs copied what the kernel did not take */
+            sy_buf_free(&c->out);
+            c->out_released = 1; /* once per response: a stream of large events keeps its buffer */
+        }
     }
 }
+
+static void on_check(uv_check_t *h) { sy_server_flush(h->data); }
 
 static const char *reason(int st)
 {
@@ -1100,6 +1120,7 @@ static void req_finish(struct sy_req *r)
 {
     struct sy_conn *c = r->conn;
     r->resp_done = 1;
+    c->out_released = 0;
     c->req = NULL;
     c->drain_cb = NULL;
     c->over_high = 0;

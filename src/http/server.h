@@ -101,6 +101,10 @@ void sy_server_drain(struct sy_server *s, void (*done)(void *), void *arg);
 /* Force-close everything (after a drain timeout). */
 void sy_server_close_all(struct sy_server *s);
 size_t sy_server_nconns(const struct sy_server *s);
+/* Write every connection's collected output now (see "writing" in server.c).
+ * Runs once per loop iteration by itself; the worker also calls it after each
+ * upstream read, so streamed bytes never wait for the end of libuv's poll phase. */
+void sy_server_flush(struct sy_server *s);
 /* Close the server's own handles (after drain); free it after the loop ran. */
 void sy_server_close_handles(struct sy_server *s);
 /* Serve an already connected stream socket (tests, fuzzing, socket activation). */

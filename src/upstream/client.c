@@ -519,17 +519,17 @@ static void tls_read(struct sy__conn *c, const char *p, size_t n)
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 {
     struct sy__conn *c = s->data;
+    struct sy_upool *p = c->pool; /* outlives c: freed only after every handle closed */
     if (nread == 0 || c->state == C_CLOSING)
         return;
-    if (nread < 0) {
+    if (nread < 0)
         conn_eof(c, (int)nread);
-        return;
-    }
-    if (c->ssl) {
+    else if (c->ssl)
         tls_read(c, b->base, (size_t)nread);
-        return;
-    }
-    feed(c, b->base, (size_t)nread, 0);
+    else
+        feed(c, b->base, (size_t)nread, 0);
+    if (p->opts.after_read)
+        p->opts.after_read(p->opts.after_read_arg);
 }
 
 static void conn_read_start(struct sy__conn *c)

@@ -32,10 +32,19 @@ struct sy_upool_opts {
     const char *ca_file;      /* PEM bundle to trust instead of the system store; may be NULL */
     unsigned max_idle_per_origin; /* idle keep-alive connections kept per origin (default 64) */
     double idle_timeout_s;    /* close idle pooled connections after this (default 60) */
+    /* Called after each socket read has been delivered to on_head/on_body/on_done
+     * (may be NULL). The worker writes the client bytes those callbacks produced
+     * here (sy_server_flush), as nginx does after each upstream read: left to the
+     * loop's check phase they would wait for the whole poll phase, which libuv
+     * extends up to 48 rounds of 1024 events when the loop is behind. */
+    void (*after_read)(void *arg);
+    void *after_read_arg;
 };
 
 /* Create the pool for this loop; NULL on failure (TLS context setup). */
 struct sy_upool *sy_upool_new(uv_loop_t *loop, const struct sy_upool_opts *opts);
+/* Set (or clear, with NULL) the after_read hook of a pool already created. */
+void sy_upool_after_read(struct sy_upool *p, void (*cb)(void *arg), void *arg);
 /* Close every connection; in-flight requests get on_done(SY_ECANCELED).
  * The pool frees itself once its handles are closed (needs the loop to run). */
 void sy_upool_close(struct sy_upool *p);

@@ -182,6 +182,12 @@ struct sy_upool *sy_upool_new(uv_loop_t *loop, const struct sy_upool_opts *opts)
     return p;
 }
 
+void sy_upool_after_read(struct sy_upool *p, void (*cb)(void *arg), void *arg)
+{
+    p->opts.after_read = cb;
+    p->opts.after_read_arg = arg;
+}
+
 void sy__pool_maybe_free(struct sy_upool *p)
 {
     if (!p->closing || !p->defer_closed || p->nconns)

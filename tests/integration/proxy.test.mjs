@@ -225,6 +225,35 @@ test('slow headers get 408 and the connection closes', async () => {
   assert.equal(r.timedOut, false);
 });
 
+test('a stream event reaches the client while the upstream is still sending', async () => {
+  const stats = async () => (await fetch(`${mock.url}/__mock/stats`)).json();
+  const before = await stats();
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify(chatBody('gpt-4o', { stream: true, mock: { chunks: 4, chunk_delay_ms: 400 } })),
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let seen = '';
+  while (!seen.includes('"delta":{"content"')) {
+    const { value, done } = await reader.read();
+    assert.equal(done, false, 'the stream ended before its first content event');
+    seen += dec.decode(value, { stream: true });
+  }
+  // the first event was forwarded on its own: the mock has not finished this stream yet
+  const mid = await stats();
+  assert.equal(mid.streams_started, before.streams_started + 1);
+  assert.equal(mid.streams_completed, before.streams_completed);
+  while (!(await reader.read()).done);
+  let end = mid;
+  for (let i = 0; i < 40 && end.streams_completed === before.streams_completed; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    end = await stats();
+  }
+  assert.equal(end.streams_completed, before.streams_completed + 1);
+});
+
 test('a client that disconnects mid-stream does not hurt the gateway', async () => {
   const ac = new AbortController();
   const res = await fetch(`${gw.url}/v1/chat/completions`, {

@@ -235,6 +235,47 @@ static void t_trickle(void **state)
     sy_buf_free(&r.body);
 }
 
+/* The after_read hook runs after every read's bytes were delivered and before the
+ * next read's: a worker writes a stream's bytes to its client there, event by event. */
+struct after_read_log {
+    struct res *r;
+    int calls;
+    int bodies_at[64]; /* r->bodies at each call */
+};
+
+static void after_read_cb(void *arg)
+{
+    struct after_read_log *l = arg;
+    if (l->calls < 64)
+        l->bodies_at[l->calls] = l->r->bodies;
+    l->calls++;
+}
+
+static void t_after_read(void **state)
+{
+    struct env *e = *state;
+    struct res r;
+    struct after_read_log l = {.r = &r};
+    sy_upool_after_read(e->pool, after_read_cb, &l);
+    fetch(e, &r, "/trickle?n=6&ms=15");
+    assert_int_equal(r.err, 0);
+    assert_int_equal(r.done, 1);
+    assert_true(r.bodies >= 6);
+    /* events 15 ms apart arrive in several reads (a busy machine may merge some) */
+    assert_true(l.calls >= 2);
+    assert_true(l.calls < 64);
+    for (int i = 1; i < l.calls; i++) /* called after the pieces, in order */
+        assert_true(l.bodies_at[i] >= l.bodies_at[i - 1]);
+    assert_int_equal(l.bodies_at[l.calls - 1], r.bodies); /* the last piece was followed by a call */
+    sy_upool_after_read(e->pool, NULL, NULL);
+    int before = l.calls;
+    sy_buf_free(&r.body);
+    fetch(e, &r, "/cl?n=100");
+    assert_int_equal(r.err, 0);
+    assert_int_equal(l.calls, before); /* cleared: not called */
+    sy_buf_free(&r.body);
+}
+
 static void t_close_delimited(void **state)
 {
     struct env *e = *state;
@@ -756,6 +797,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(t_content_length),      T(t_chunked),          T(t_trickle),
+        T(t_after_read),
         T(t_close_delimited),     T(t_connection_close), T(t_keepalive_reuse),
         T(t_start_from_on_done),  T(t_stale_retry),      T(t_idle_closed_by_server),
         cmocka_unit_test(t_pool_idle_timeout),
