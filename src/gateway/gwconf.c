@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "core/log.h"
+#include "gateway/filter.h"
 #include "providers/adapter.h"
 #include "tokenizer/tokenizer.h"
 
@@ -653,6 +654,11 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     g->keys = g->db && g->master_key != NULL;
     build_prices(g);
     build_pipelines(g);
+    if (sy_filters_build(g) != 0) {
+        snprintf(err, errlen, "out of memory");
+        sy_gwconf_unref(g);
+        return NULL;
+    }
     build_models_json(g);
     cfg->n_warnings += build_warnings;
     return g;
@@ -696,6 +702,7 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 {
     if (!g || atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) != 1)
         return;
+    sy_filters_free(g);
     for (size_t i = 0; i < g->ndrts; i++) {
         for (int k = 0; k < 3; k++)
             free((char *)g->drts[i].url[k]);

@@ -613,18 +613,6 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
     return 0;
 }
 
-/* A translated Responses stream is complete: save what the client got. */
-static void resp_stream_save(struct sy_call *c, struct sy_xcall *x)
-{
-    if (!c->rsp || !c->rsp->store)
-        return;
-    struct sy_buf f;
-    sy_buf_init(&f, MAX_XBODY);
-    if (sy_resp_stream_final(&x->rs, &f) == 0)
-        sy_responses_save(c, f.p, f.len);
-    sy_buf_free(&f);
-}
-
 static void set_ctx_now(struct sy_xcall *x)
 {
     x->ctx.now = (int64_t)time(NULL);
@@ -696,11 +684,9 @@ int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn)
         sy_oai_chunk_usage(&x->st, &x->mid);
         oai_frames_to_msg(c, x, x->mid.p, x->mid.len);
         sy_resp_stream_end(&x->rs, &x->emit);
-        resp_stream_save(c, x);
         break;
     case XM_RESP_OAI:
         sy_resp_stream_end(&x->rs, &x->emit);
-        resp_stream_save(c, x);
         break;
     default:
         break;
@@ -786,8 +772,6 @@ int sy_xlate_response(struct sy_call *c)
             set_err(x, 502, "switchyard: the upstream's response could not be translated");
             return rc < 0 ? rc : SY_EUPPROTO;
         }
-        if (c->rsp && c->rsp->store)
-            sy_responses_save(c, ab.p, ab.len);
         nb = ab;
     }
     if (x->mode == XM_MSG_OAI || x->mode == XM_MSG_ADAPTER) {
