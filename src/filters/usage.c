@@ -354,6 +354,7 @@ static int start(struct sy_call *c)
         if (u->hold) {
             sy_buf_init(u->hold, COST_HOLD_MAX);
             sy_arena_defer(&c->req->arena, hold_free, u->hold);
+            c->fl_hold = 1;
         }
     }
     return 1;
@@ -373,6 +374,7 @@ static void data(struct sy_call *c, const char *p, size_t n)
 
 const struct sy_filter sy_filter_usage = {
     .name = "usage",
+    .answers = SY_FILTER_STREAM,
     .routes = SY_FILTER_ROUTE(SY_RK_CHAT) | SY_FILTER_ROUTE(SY_RK_COMPLETIONS) | SY_FILTER_ROUTE(SY_RK_EMBEDDINGS) |
               SY_FILTER_ROUTE(SY_RK_RESPONSES) | SY_FILTER_ROUTE(SY_RK_PASSTHRU) | SY_FILTER_ROUTE(SY_RK_MESSAGES),
     .start = start,

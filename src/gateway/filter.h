@@ -25,7 +25,9 @@
  * that must rewrite later (a guardrail) gets a write hook then.
  *
  * Cost: with no filter linked c->fl is NULL and every hook site is one test
- * (the inline wrappers below). The chain is an array of the linked
+ * (the inline wrappers below). The lists are kept apart for JSON answers and
+ * streams (a filter's .answers): a route whose JSON answers no filter wants
+ * (chat without the cache) does not even build a chain for them. The chain is an array of the linked
  * descriptors in the call's arena, allocated at start only when a filter
  * links. A filter's per-call state is its slot (gateway/slot.h).
  *
@@ -41,10 +43,14 @@
 #include "gateway/gateway.h"
 
 #define SY_FILTER_ROUTE(k) (1u << (k))
+/* .answers: which answers a filter is offered (0: both) */
+#define SY_FILTER_JSON   1u /* a whole answer (one piece) */
+#define SY_FILTER_STREAM 2u /* a stream (SSE, or a raw pass-through answer written as it arrives) */
 
 struct sy_filter {
     const char *name;
     uint32_t routes; /* SY_FILTER_ROUTE(kind) bits */
+    unsigned answers; /* SY_FILTER_JSON | SY_FILTER_STREAM; 0: both */
     /* Whether the config turns the filter on for route k; NULL: always. */
     int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k);
     /* At response start: 1 links the filter into c's chain, 0 declines. */
@@ -61,15 +67,22 @@ struct sy_filter {
 extern const struct sy_filter *const sy_filter_list[];
 extern const size_t sy_filter_count;
 
-/* A config's per-route filters: route k's are f[off[k] .. off[k + 1]). */
+/* A config's per-route filters: route k's for a JSON answer (s 0) or a stream
+ * (s 1) are f[off[s][k] .. off[s][k + 1]). */
 struct sy_filter_routes {
     const struct sy_filter **f;
-    uint32_t off[SY_RK__COUNT + 1];
+    uint32_t off[2][SY_RK__COUNT + 1];
 };
 
-/* The chain linked for one call (its arena). */
+typedef void (*sy_filter_data_fn)(struct sy_call *c, const char *p, size_t n);
+
+/* The chain linked for one call (its arena): the linked filters, and their
+ * data hooks alone (the per-piece loop has no test); heads / ends: some linked
+ * filter has that hook (else the hook site calls nothing). */
 struct sy_fchain {
-    unsigned n;
+    unsigned n, ndata;
+    unsigned char heads, ends;
+    sy_filter_data_fn *data;
     const struct sy_filter *f[];
 };
 
@@ -78,35 +91,37 @@ struct sy_fchain {
  * -1 out of memory. */
 int sy_filters_build(struct sy_gwconf *g);
 void sy_filters_free(struct sy_gwconf *g);
-/* Route k's filter names, comma-separated, into out (--check-config, tests). */
-void sy_filters_names(const struct sy_gwconf *g, enum sy_route_kind k, char *out, size_t cap);
+/* Route k's filter names for a stream (1) or a JSON answer (0), comma-separated, into out. */
+void sy_filters_names(const struct sy_gwconf *g, enum sy_route_kind k, int stream, char *out, size_t cap);
 
-void sy_filter_start_(struct sy_call *c);
+void sy_filter_start_(struct sy_call *c, int stream);
 void sy_filter_head_(struct sy_call *c, int status, const char *ctype, const char *hdrs, size_t n);
-void sy_filter_data_(struct sy_call *c, const char *p, size_t n);
 void sy_filter_end_(struct sy_call *c, int status);
 
-/* The response starts: build c's chain (once; later calls do nothing). */
-static inline void sy_filter_start(struct sy_call *c)
+/* The response starts, a stream or a JSON answer: build c's chain (once;
+ * later calls do nothing). */
+static inline void sy_filter_start(struct sy_call *c, int stream)
 {
     const struct sy_filter_routes *fr = c->g->filters;
-    if (!c->fl_started && fr && fr->off[c->kind + 1] != fr->off[c->kind])
-        sy_filter_start_(c);
+    if (!c->fl_started && fr && fr->off[stream][c->kind + 1] != fr->off[stream][c->kind])
+        sy_filter_start_(c, stream);
 }
 static inline void sy_filter_head(struct sy_call *c, int status, const char *ctype, const char *hdrs, size_t n)
 {
-    if (c->fl)
+    if (c->fl && c->fl->heads)
         sy_filter_head_(c, status, ctype, hdrs, n);
 }
 static inline void sy_filter_data(struct sy_call *c, const char *p, size_t n)
 {
-    if (c->fl)
-        sy_filter_data_(c, p, n);
+    const struct sy_fchain *ch = c->fl;
+    if (ch)
+        for (unsigned i = 0; i < ch->ndata; i++)
+            ch->data[i](c, p, n);
 }
 /* From sy_call_account: every linked filter's end, once. */
 static inline void sy_filter_end(struct sy_call *c, int status)
 {
-    if (c->fl)
+    if (c->fl && c->fl->ends)
         sy_filter_end_(c, status);
 }
 

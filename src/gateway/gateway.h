@@ -215,7 +215,8 @@ struct sy_call {
     int up_body_over;   /* an error body was cut at its cap (this attempt) */
     int usage_counted;  /* usage came from our tokenizer, not the upstream */
     struct sy_fchain *fl; /* the response's filter chain (gateway/filter.h); NULL: none linked */
-    int fl_started;       /* the chain was built (sy_filter_start) */
+    unsigned char fl_started; /* the chain was built (sy_filter_start) */
+    unsigned char fl_hold;    /* the usage filter holds partial lines (usage.cost): writes go through it */
     int client_started; /* bytes sent to the client */
     int aborted;
     int finished;

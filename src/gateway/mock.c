@@ -61,7 +61,7 @@ static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
     struct sy_buf h;
     sy_buf_init(&h, 8192);
     sy_call_headers(c, &h, 1);
-    sy_filter_start(c); /* the response filters see the answer as an upstream's */
+    sy_filter_start(c, stream); /* the response filters see the answer as an upstream's */
     if (stream) {
         SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
         sy_filter_head(c, 200, "text/event-stream", h.p, h.len);

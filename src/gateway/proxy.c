@@ -274,7 +274,7 @@ static void success_reply(struct sy_call *c, void *arg)
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
-    sy_filter_start(c);
+    sy_filter_start(c, 0);
     sy_filter_head(c, c->up_status, "application/json", h.p, h.len);
     sy_filter_data(c, c->up_body.p, c->up_body.len);
     sy_call_account(c, c->up_status);
@@ -1154,7 +1154,7 @@ static int start_stream(struct sy_call *c)
     sy_resp_start(c->req, c->up_status, hb.p, hb.len, ctype);
     c->in_cb = 0;
     c->client_started = 1;
-    sy_filter_start(c); /* the response filters (usage links on every stream) */
+    sy_filter_start(c, 1); /* the response filters (usage links on every stream) */
     sy_filter_head(c, c->up_status, ctype, hb.p, hb.len);
     sy_buf_free(&hb);
     if (c->aborted) {
@@ -1277,7 +1277,7 @@ static int on_body(void *ud, const char *p, size_t n)
         return 1;
     if (c->client_started) {
         c->in_cb = 1;
-        size_t q = sy_ustream_write(c, p, n);
+        size_t q = c->fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
         if (c->aborted) { /* the client went away during the write */
             c->ureq = NULL; /* returning 1 closes the upstream connection */

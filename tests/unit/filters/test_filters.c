@@ -132,6 +132,8 @@ static const struct sy_filter disabled = {
     .name = "disabled", .routes = LLM, .enabled = never, .start = decl_start, .data = decl_data};
 static const struct sy_filter embed_only = {
     .name = "embed_only", .routes = SY_FILTER_ROUTE(SY_RK_EMBEDDINGS), .start = decl_start};
+static const struct sy_filter json_only = {
+    .name = "json_only", .routes = LLM, .answers = SY_FILTER_JSON, .start = decl_start};
 static const struct sy_filter recorder2 = {
     .name = "recorder2", .routes = LLM, .start = rec2_start, .head = rec2_head, .data = rec2_data, .end = rec2_end,
     .slot = &rec2_slot};
@@ -140,7 +142,7 @@ extern const struct sy_filter sy_filter_usage;
 
 /* This binary's list (in place of src/filters/list.c). */
 const struct sy_filter *const sy_filter_list[] = {&sy_filter_usage, &recorder, &decliner, &disabled,
-                                                  &embed_only, &recorder2};
+                                                  &embed_only, &json_only, &recorder2};
 const size_t sy_filter_count = sizeof sy_filter_list / sizeof sy_filter_list[0];
 
 /* ---- harness ------------------------------------------------------------------ */
@@ -189,7 +191,7 @@ static struct rec *rec_of(int slot)
 /* start, head, the pieces, end as the upstream stage calls them */
 static void run_stream(const char *const *pieces, int n, int status)
 {
-    sy_filter_start(&call);
+    sy_filter_start(&call, 1);
     sy_filter_head(&call, 200, "text/event-stream", "x-a: b\r\n", 8);
     for (int i = 0; i < n; i++)
         sy_filter_data(&call, pieces[i], strlen(pieces[i]));
@@ -201,12 +203,15 @@ static void run_stream(const char *const *pieces, int n, int status)
 static void routes_get_their_enabled_filters_in_list_order(void **st)
 {
     char names[256];
-    sy_filters_names(&g, SY_RK_CHAT, names, sizeof names);
+    sy_filters_names(&g, SY_RK_CHAT, 1, names, sizeof names);
     assert_string_equal(names, "usage,recorder,decliner,recorder2");
-    sy_filters_names(&g, SY_RK_EMBEDDINGS, names, sizeof names);
+    sy_filters_names(&g, SY_RK_EMBEDDINGS, 1, names, sizeof names);
     assert_string_equal(names, "usage,embed_only");
-    sy_filters_names(&g, SY_RK_MODELS, names, sizeof names);
+    sy_filters_names(&g, SY_RK_MODELS, 1, names, sizeof names);
     assert_string_equal(names, "");
+    /* a JSON answer: the stream-only usage filter is not offered, json_only only there */
+    sy_filters_names(&g, SY_RK_CHAT, 0, names, sizeof names);
+    assert_string_equal(names, "recorder,decliner,json_only,recorder2");
     assert_true(rec_slot >= 0 && rec2_slot >= 0 && rec_slot != rec2_slot);
 }
 
@@ -225,7 +230,7 @@ static void a_linked_filter_sees_every_event_exactly_once(void **st)
     assert_memory_equal(r->seen.p, "data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n", r->seen.len);
     /* a second end (the call is accounted once) and a second start do nothing */
     sy_filter_end(&call, 200);
-    sy_filter_start(&call);
+    sy_filter_start(&call, 1);
     assert_int_equal(r->ends, 1);
     assert_int_equal(declined_starts, 1);
 }
@@ -233,7 +238,7 @@ static void a_linked_filter_sees_every_event_exactly_once(void **st)
 static void a_filter_that_declines_costs_nothing(void **st)
 {
     static const char *const p[] = {"data: x\n\n", "data: y\n\n"};
-    sy_filter_start(&call);
+    sy_filter_start(&call, 1);
     /* the chain holds only those that linked: the usage filter declines too (not a started stream) */
     assert_non_null(call.fl);
     assert_int_equal(call.fl->n, 2);
@@ -286,7 +291,7 @@ static void a_route_without_filters_has_no_chain(void **st)
 static void a_json_answer_is_one_piece(void **st)
 {
     /* the engine's order on a whole answer (proxy.c success_reply, mock.c) */
-    sy_filter_start(&call);
+    sy_filter_start(&call, 0);
     sy_filter_head(&call, 200, "text/event-stream", NULL, 0);
     sy_filter_data(&call, "{\"id\":\"x\"}", 10);
     sy_filter_end(&call, 200);
