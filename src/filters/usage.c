@@ -13,7 +13,8 @@
  *     Responses events
  *   anything else                 the last bytes and the text
  *
- * Its state is its slot: nothing in struct sy_call.
+ * Its state is its slot; struct sy_call keeps only c->fl_hold, the flag the
+ * pass-through write tests to send bytes through the usage.cost hold.
  *
  * The upstream's own `usage` is read from the end of the response: the body,
  * or for a stream its last STREAM_TAIL bytes (streams put it in the final
@@ -37,9 +38,9 @@
 
 #include "config/config.h"
 #include "core/arena.h"
-#include "gateway/jscan.h"
 #include "filters/usage.h"
 #include "gateway/filter.h"
+#include "gateway/jscan.h"
 #include "gateway/slot.h"
 #include "gateway/usage.h"
 #include "gateway/xlate.h"
