@@ -34,8 +34,8 @@
 # use of that directory (a call, or data), so a prototype written by hand
 # instead of an include is caught too: "object: <dir> (floor N) uses <symbol>
 # of <dir> (floor M)" for each one pointing up. The one sanctioned use up is
-# the ordered lists the engine walks (sy_stages, sy_nstages, sy_filters,
-# sy_nfilters: nginx's ngx_modules), defined by stages/ and filters/ so that
+# the ordered lists the engine walks (sy_stages, sy_nstages, sy_filter_list,
+# sy_filter_count: nginx's ngx_modules), defined by stages/ and filters/ so that
 # the engine never names a stage or a filter.
 # Exit 0 when clean ("check-layers: N includes checked, no violation"), 1 on a
 # violation, 2 on a usage error.
@@ -75,7 +75,7 @@ if [ "${1:-}" = --objects ]; then
       for (u in unknown) { printf "libsy_%s.a: directory not in the floor table of scripts/check-layers.sh\n", u; bad++ }
       for (i = 1; i <= n; i++) {
         if (type[i] != "U" || !(sym[i] in def)) continue
-        if (sym[i] ~ /^sy_n?(stages|filters)$/) continue # the ordered lists (see the top comment)
+        if (sym[i] ~ /^sy_(n?stages|filter_list|filter_count)$/) continue # the ordered lists (see the top comment)
         to = def[sym[i]]
         if (to == dir[i] || !(to in floor) || !(dir[i] in floor)) continue
         checked++

@@ -39,6 +39,8 @@ struct sy_enduser;
 struct sy_db_port;
 struct sy_admin_route;
 struct sy_rcall;
+struct sy_fchain;
+struct sy_filter_routes;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -114,6 +116,7 @@ struct sy_gwconf {
     size_t models_json_len;
     int db;        /* the database is on (keys, spend): store/dbpool.h */
     int keys;      /* virtual keys are checked (auth on and a database) */
+    struct sy_filter_routes *filters; /* each route's response filters (gateway/filter.h) */
 };
 
 /* Compile a loaded config; logs warnings (unsupported providers...). Takes
@@ -223,13 +226,11 @@ struct sy_call {
     double retry_after_s;
     uv_timer_t *retry_timer;
     struct sy_buf up_body;     /* non-stream response / error body */
-    struct sy_buf stream_text; /* decoded text of a stream not yet counted (proxy.c, stream usage) */
-    struct sy_buf stream_tail; /* the stream's last bytes: its final usage is read from them */
-    struct sy_buf stream_line; /* a data line split across reads */
-    uint64_t stream_ct;        /* completion tokens counted from flushed stream text */
-    int stream_overflow;
+    int up_body_over;   /* an error body was cut at its cap (this attempt) */
     int usage_counted;  /* usage came from our tokenizer, not the upstream */
-    struct sy_buf *cost_hold; /* include_cost_in_streaming_usage: a partial SSE line held back (proxy.c) */
+    struct sy_fchain *fl; /* the response's filter chain (gateway/filter.h); NULL: none linked */
+    unsigned char fl_started; /* the chain was built (sy_filter_start) */
+    unsigned char fl_hold;    /* the usage filter holds partial lines (usage.cost): writes go through it */
     int client_started; /* bytes sent to the client */
     int aborted;
     int finished;
@@ -341,12 +342,12 @@ void sy_passthru_answer(struct sy_call *c);
  * replace the provider's (limits.c). */
 /* "local" | "redis" | "local, redis unreachable" | "refusing, redis unreachable" (readiness). */
 const char *sy_limits_state(const struct sy_gwconf *g);
-/* Response cache glue (cache.c): the bytes of a stream as the client gets
- * them; a whole response sent by a path other than the upstream's (the
- * built-in mock); the store after a call (the cache stage's finish). */
-void sy_cache_capture(struct sy_call *c, const char *p, size_t n);
-void sy_cache_note_body(struct sy_call *c, const char *p, size_t n);
-void sy_cache_store(struct sy_call *c, int status);
+/* Response cache glue (stages/cache.c): whether the call's response is to be
+ * stored (a miss without no-store); put a response (OpenAI JSON) under the
+ * call's key with its ttl. The capture and the store after a call are the
+ * cache_store filter (filters/cache_store.c). */
+int sy_cache_will_store(const struct sy_call *c);
+void sy_cache_put(struct sy_call *c, const char *resp, size_t n);
 const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->cost / c->cost_known; idempotent. */

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "gateway/slot.h"
 #include "gateway/stage.h"
+#include "gateway/filter.h"
 
 
 /* Warnings found while compiling a config count with the loader's, so that
@@ -174,7 +175,7 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     }
     g->db = sy_gw.db;
     g->keys = g->db && g->master_key != NULL;
-    if (build_pipelines(g) != 0) {
+    if (build_pipelines(g) != 0 || sy_filters_build(g) != 0) {
         snprintf(err, errlen, "out of memory");
         sy_gwconf_unref(g);
         return NULL;
@@ -196,6 +197,7 @@ void sy_gwconf_unref(struct sy_gwconf *g)
     sy_table_free(&g->table);
     for (int k = 0; k < SY_RK__COUNT; k++)
         free(g->routes[k].mem);
+    sy_filters_free(g);
     free(g->models_json);
     sy_config_unref(g->cfg);
     free(g);

@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "gateway/filter.h"
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
@@ -60,16 +61,18 @@ static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
     struct sy_buf h;
     sy_buf_init(&h, 8192);
     sy_call_headers(c, &h, 1);
+    sy_filter_start(c, stream); /* the response filters see the answer as an upstream's */
     if (stream) {
         SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+        sy_filter_head(c, 200, "text/event-stream", h.p, h.len);
         sy_resp_start(c->req, 200, h.p, h.len, "text/event-stream");
         sy_resp_chunk(c->req, body->p, body->len);
-        if (c->cache)
-            sy_cache_capture(c, body->p, body->len);
+        sy_filter_data(c, body->p, body->len);
         sy_call_account(c, 200);
         sy_resp_end(c->req);
     } else {
-        sy_cache_note_body(c, body->p, body->len);
+        sy_filter_head(c, 200, "application/json", h.p, h.len);
+        sy_filter_data(c, body->p, body->len);
         sy_call_account(c, 200);
         sy_resp_simple(c->req, 200, h.p, h.len, "application/json", body->p, body->len);
     }

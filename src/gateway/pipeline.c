@@ -21,6 +21,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/pyrepr.h"
+#include "gateway/filter.h"
 #include "gateway/slot.h"
 #include "gateway/xlate.h"
 #include "http/reply.h"
@@ -344,9 +345,6 @@ static void call_cleanup(void *p)
 {
     struct sy_call *c = p;
     sy_buf_free(&c->up_body);
-    sy_buf_free(&c->stream_text);
-    sy_buf_free(&c->stream_tail);
-    sy_buf_free(&c->stream_line);
     sy_gwconf_unref(c->g);
 }
 
@@ -414,9 +412,6 @@ void sy_handle_request(struct sy_req *r, void *ud)
     c->final_status = 0;
     c->max_retries = -1;
     sy_buf_init(&c->up_body, 0);
-    sy_buf_init(&c->stream_text, 0);
-    sy_buf_init(&c->stream_tail, 0);
-    sy_buf_init(&c->stream_line, 0);
     make_call_id(w, c->call_id);
     r->handler_data = c;
     sy_arena_defer(&r->arena, call_cleanup, c);
@@ -526,7 +521,8 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
-    for (unsigned i = 0; i < c->pl->nfinish; i++) /* limits settle, cache store, spend row (list order) */
+    sy_filter_end(c, status); /* the response filters (gateway/filter.h): their final usage first */
+    for (unsigned i = 0; i < c->pl->nfinish; i++) /* limits settle, spend row (list order) */
         c->pl->finish[i](c, status);
     if (!SY_RK_IS_LLM(c->kind))
         return; /* only LLM routes are counted, as in LiteLLM */

@@ -30,6 +30,8 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "filters/usage.h"
+#include "gateway/filter.h"
 #include "gateway/offload.h"
 #include "gateway/usage.h"
 #include "gateway/xlate.h"
@@ -126,6 +128,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
             SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
         }
         sy_resp_chunk(c->req, b.p, b.len);
+        sy_filter_data(c, b.p, b.len);
         sy_buf_free(&b);
         sy_call_account(c, status);
         sy_resp_end(c->req);
@@ -187,7 +190,7 @@ static void finish_upstream_error(struct sy_call *c)
         /* an error body over MAX_ERROR_BODY was cut at that size (never spliced): it is no
          * longer JSON, so its start is quoted, escaped by sy_error_json */
         snprintf(fallback, sizeof fallback, "Error code: %d - %.400s%s", st, c->up_body.len ? c->up_body.p : "",
-                 c->stream_overflow ? " ... (upstream error body truncated at 1048576 bytes)" : "");
+                 c->up_body_over ? " ... (upstream error body truncated at 1048576 bytes)" : "");
         message = fallback;
     }
     if (c->err_class == -2)
@@ -212,170 +215,20 @@ static void finish_transport_error(struct sy_call *c, int err)
     finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, m);
 }
 
-/* Append the decoded value of every `"key":"..."` string in ev to out. */
-static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out)
-{
-    const char *end = ev + n, *k = ev;
-    while ((k = memmem(k, (size_t)(end - k), key, kl)) != NULL) {
-        const char *q = k + kl;
-        while (q < end && (*q == ' ' || *q == ':'))
-            q++;
-        k = q;
-        if (q >= end || *q != '"')
-            continue;
-        const char *e = q + 1;
-        while (e < end && *e != '"')
-            e += *e == '\\' ? 2 : 1;
-        if (e >= end)
-            return;
-        size_t sl = (size_t)(e + 1 - q);
-        if (sy_buf_reserve(out, sl + 8) == 0) {
-            long d = sy_jstr_decode(q, sl, out->p + out->len, sl + 8);
-            if (d > 0)
-                out->len += (size_t)d;
-        }
-        k = e + 1;
-    }
-}
-
-/* ---- usage ------------------------------------------------------------------
- *
- * The upstream's own `usage` is read from the end of the response: the body,
- * or for a stream its last STREAM_TAIL bytes (streams put it in the final
- * chunk). When there is none, usage is counted as LiteLLM does:
- * token_counter on the request and on the returned text (content, tool-call
- * arguments, completion text). Counting large inputs runs on the thread pool
- * (gateway/offload.h); the response resumes when it is done.
- *
- * Streams keep constant memory: the tail, a partial data line (<= 1 MiB),
- * and the decoded text not yet counted. That text is counted and dropped in
- * prefixes whenever it passes STREAM_FLUSH bytes, cut only where tiktoken's
- * pre-tokenizer (cl100k and o200k) always starts a new piece, so the sum of
- * the parts equals the count of the whole:
- *   "\n" or "\r" | ASCII letter     (no piece crosses a line end into a letter)
- *   ASCII letter | " " ASCII letter  (" word" is a piece; letters end before it)
- * Text with no such point (e.g. unbroken CJK) is kept up to STREAM_TEXT_MAX
- * and then counted where it is cut (approximate at that seam only).
- */
-#define STREAM_TAIL     8192u
-#define STREAM_LINE_MAX (1u << 20)
-#define STREAM_FLUSH    (32u * 1024u)
-#define STREAM_TEXT_MAX (1u << 20)
-
-static void collect_text(struct sy_call *c, const char *p, size_t n, struct sy_buf *text)
-{
-    if (c->kind == SY_RK_EMBEDDINGS)
-        return;
-    if (c->kind == SY_RK_MESSAGES && c->client_started) { /* Anthropic events: text_delta, input_json_delta */
-        collect_strings(p, n, "\"text\"", 6, text);
-        collect_strings(p, n, "\"partial_json\"", 14, text);
-        return;
-    }
-    if (c->kind == SY_RK_RESPONSES && c->client_started) { /* Responses events: output_text / arguments deltas */
-        collect_strings(p, n, "\"delta\"", 7, text);
-        return;
-    }
-    collect_strings(p, n, "\"content\"", 9, text);
-    collect_strings(p, n, "\"arguments\"", 11, text);
-    if (c->kind == SY_RK_COMPLETIONS)
-        collect_strings(p, n, "\"text\"", 6, text);
-}
-
-static int is_alpha(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-/* Last exact cut point in t[0..n) (see above), 0 when none. */
-static size_t text_cut(const char *t, size_t n)
-{
-    for (size_t i = n - 1; i > 0; i--) {
-        if (!is_alpha(t[i]))
-            continue;
-        if (t[i - 1] == '\n' || t[i - 1] == '\r')
-            return i;
-        if (t[i - 1] == ' ' && i >= 2 && is_alpha(t[i - 2]))
-            return i - 1;
-    }
-    return 0;
-}
-
-static void stream_text_flush(struct sy_call *c)
-{
-    struct sy_buf *t = &c->stream_text;
-    size_t cut = text_cut(t->p, t->len);
-    if (!cut) {
-        if (t->len < STREAM_TEXT_MAX)
-            return;
-        cut = t->len;
-    }
-    const struct sy_tok *tk = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
-    c->stream_ct += sy_tok_count(tk, t->p, cut);
-    sy_buf_consume(t, cut);
-}
-
-static void stream_data_line(struct sy_call *c, const char *l, size_t n)
-{
-    if (n < 6 || memcmp(l, "data:", 5) != 0)
-        return;
-    collect_text(c, l, n, &c->stream_text);
-    if (c->stream_text.len >= STREAM_FLUSH)
-        stream_text_flush(c);
-}
-
-/* The text of a stream's data lines, kept for counting. */
-static void stream_keep_text(struct sy_call *c, const char *p, size_t n)
-{
-    while (n) {
-        const char *nl = memchr(p, '\n', n);
-        if (!nl) {
-            if (sy_buf_append(&c->stream_line, p, n) != 0)
-                c->stream_overflow = 1; /* a line over 1 MiB: its text is not counted */
-            return;
-        }
-        size_t ln = (size_t)(nl - p);
-        if (c->stream_line.len || c->stream_overflow) {
-            if (!c->stream_overflow && sy_buf_append(&c->stream_line, p, ln) == 0)
-                stream_data_line(c, c->stream_line.p, c->stream_line.len);
-            sy_buf_reset(&c->stream_line);
-            c->stream_overflow = 0;
-        } else {
-            stream_data_line(c, p, ln);
-        }
-        p = nl + 1;
-        n -= ln + 1;
-    }
-}
-
-/* Every piece of a stream passes here (after it was sent to the client). */
-static void stream_keep(struct sy_call *c, const char *p, size_t n)
-{
-    struct sy_buf *tl = &c->stream_tail;
-    if (n >= STREAM_TAIL) {
-        sy_buf_reset(tl);
-        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
-    } else {
-        if (tl->len + n > 2 * STREAM_TAIL)
-            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
-        sy_buf_append(tl, p, n);
-    }
-    stream_keep_text(c, p, n);
-}
-
 /* Pool job: count what the upstream did not report. Reads the request body
- * and c->stream_text / up_body, writes only the call's token fields. */
+ * and the streamed text (filters/usage.c) or up_body, writes only the call's
+ * token fields. */
 static void count_work(struct sy_call *c, void *arg)
 {
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
     long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
     c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
     if (c->client_started) {
-        c->completion_tokens =
-            c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+        c->completion_tokens = sy_ustream_tokens(c, t);
     } else {
         struct sy_buf text;
         sy_buf_init(&text, c->up_body.len + 16);
-        collect_text(c, c->up_body.p ? c->up_body.p : "", c->up_body.len, &text);
+        sy_ustream_collect(c, c->up_body.p ? c->up_body.p : "", c->up_body.len, &text);
         c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
         sy_buf_free(&text);
     }
@@ -408,150 +261,15 @@ static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
     c->have_usage = 1;
 }
 
-/* ---- include_cost_in_streaming_usage ------------------------------------------
- *
- * As LiteLLM with litellm_settings.include_cost_in_streaming_usage: the usage
- * chunk a client asked for (stream_options.include_usage) carries the call's
- * cost as usage.cost, priced from that usage with the deployment's prices (the
- * amount the call is billed). A pass-through stream is then written to the
- * client in whole lines: a line not yet complete is held back (c->cost_hold, at
- * most COST_HOLD_MAX bytes, past which it goes out as it is) so the usage
- * object is whole when it is rewritten; a translated stream's usage chunk is
- * rewritten where it is built. On /v1/messages (LiteLLM injects it there for
- * every provider) the message_delta event's usage gets the cost, whether or
- * not usage was asked for; it is priced on the call's prompt (the event's
- * input_tokens, else message_start's) where LiteLLM prices only the counts the
- * event carries. Off (the default), none of this runs.
- */
-#define COST_HOLD_MAX (4u << 20)
-
-static void hold_free(void *p)
-{
-    sy_buf_free(p);
-}
-
-/* The stream gets usage.cost: the setting is on and the client asked for usage
- * (an Anthropic client: always, in message_delta). */
-static int cost_inject(const struct sy_call *c)
-{
-    return c->g->cfg->include_cost_in_streaming_usage && !c->raw && c->drt &&
-           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->include_usage));
-}
-
-/* The number after "key": in p[0..n), -1 when none. */
-static int64_t line_num(const char *p, size_t n, const char *key)
-{
-    size_t kl = strlen(key);
-    const char *k = memmem(p, n, key, kl);
-    if (!k)
-        return -1;
-    const char *e = p + n;
-    k += kl;
-    while (k < e && (*k == ' ' || *k == ':'))
-        k++;
-    int64_t v = -1;
-    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
-        v = (v < 0 ? 0 : v * 10) + (*k - '0');
-    return v;
-}
-
-/* The cost for a message_delta event p[0..n): its counts, the prompt from
- * message_start (the call's) when it carries no input_tokens. */
-static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
-{
-    struct sy_usage u = {0};
-    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
-    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
-    if (in > 0) {
-        u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
-        u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
-        u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
-    } else {
-        u.prompt_tokens = c->prompt_tokens;
-        u.cached_tokens = c->cached_tokens;
-        u.cache_creation_tokens = c->cache_write_tokens;
-    }
-    u.completion_tokens = out > 0 ? (uint64_t)out : 0;
-    return sy_cost(&c->drt->price, &u);
-}
-
-/* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
- * that has none (on /v1/messages: message_delta's). */
-static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
-{
-    int msg = c->kind == SY_RK_MESSAGES;
-    while (n) {
-        const char *nl = memchr(p, '\n', n);
-        size_t ln = nl ? (size_t)(nl - p) + 1 : n;
-        struct sy_usage u;
-        long e = -1;
-        double cost = 0;
-        if (msg) {
-            if (ln > 20 && memmem(p, ln, "\"message_delta\"", 15) && (e = sy_usage_close(p, ln)) > 0)
-                cost = msg_delta_cost(c, p, ln);
-        } else if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u)) {
-            e = sy_usage_close(p, ln);
-            cost = sy_cost(&c->drt->price, &u);
-        }
-        if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
-            char t[64];
-            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", cost);
-            sy_buf_append(out, p, (size_t)e);
-            sy_buf_append(out, t, (size_t)k);
-            sy_buf_append(out, p + e, ln - (size_t)e);
-        } else {
-            sy_buf_append(out, p, ln);
-        }
-        p += ln;
-        n -= ln;
-    }
-}
-
-/* Write pass-through stream bytes to the client; returns its write queue size. */
-static size_t client_chunk(struct sy_call *c, const char *p, size_t n)
-{
-    struct sy_buf *h = c->cost_hold;
-    if (!h)
-        return sy_resp_chunk(c->req, p, n);
-    const char *nl = memrchr(p, '\n', n);
-    size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
-    if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
-        if (h->len)
-            sy_resp_chunk(c->req, h->p, h->len);
-        sy_buf_reset(h);
-        return sy_resp_chunk(c->req, p, n);
-    }
-    if (!whole)
-        return 0;
-    struct sy_buf o;
-    sy_buf_init(&o, 4 * h->len + 4096); /* a cap: each usage line grows by under 64 bytes */
-    cost_rewrite(c, h->p, h->len, &o);
-    sy_buf_reset(h);
-    sy_buf_append(h, p + whole, n - whole);
-    size_t q = sy_resp_chunk(c->req, o.p, o.len);
-    sy_buf_free(&o);
-    return q;
-}
-
-/* A translated stream's bytes for the client: o itself, or (usage.cost on)
- * o rewritten into b. */
-static void x_costed(struct sy_call *c, const char **o, size_t *on, struct sy_buf *b)
-{
-    sy_buf_init(b, 0);
-    if (!*on || !(sy_xlate_chat_adapter(c) || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
-        return;
-    sy_buf_init(b, 4 * *on + 4096);
-    cost_rewrite(c, *o, *on, b);
-    *o = b->p;
-    *on = b->len;
-}
-
 static void success_reply(struct sy_call *c, void *arg)
 {
     attempt_end(c, 1);
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
+    sy_filter_start(c, 0);
+    sy_filter_head(c, c->up_status, "application/json", h.p, h.len);
+    sy_filter_data(c, c->up_body.p, c->up_body.len);
     sy_call_account(c, c->up_status);
     sy_resp_simple(c->req, c->up_status, h.p, h.len, "application/json", c->up_body.p, c->up_body.len);
     sy_buf_free(&h);
@@ -635,17 +353,16 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
     const char *w = p;
     size_t wn = n;
     struct sy_buf cb;
-    x_costed(c, &w, &wn, &cb);
+    sy_ustream_costed(c, &w, &wn, &cb);
     c->in_cb = 1;
     sy_resp_chunk(c->req, w, wn);
     c->in_cb = 0;
     sy_buf_free(&cb);
-    if (c->cache)
-        sy_cache_capture(c, p, n); /* without usage.cost: a hit costs 0 */
     if (c->aborted) {
         stream_cut(c);
         return 1;
     }
+    sy_filter_data(c, p, n);
     return 0;
 }
 
@@ -664,20 +381,6 @@ static void x_stream_end(struct sy_call *c, void *arg)
     if (x_write(c, o, on))
         return;
     stream_end(c, NULL);
-}
-
-/* A raw answer's last bytes (its usage, when it is JSON that reports one). */
-static void raw_keep(struct sy_call *c, const char *p, size_t n)
-{
-    struct sy_buf *tl = &c->stream_tail;
-    if (n >= STREAM_TAIL) {
-        sy_buf_reset(tl);
-        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
-        return;
-    }
-    if (tl->len + n > 2 * STREAM_TAIL)
-        sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
-    sy_buf_append(tl, p, n);
 }
 
 /* Image generation priced per image and size (spend/cost.c, LiteLLM's
@@ -717,9 +420,11 @@ static void image_price(struct sy_call *c)
 static void finish_stream(struct sy_call *c)
 {
     if (c->raw) { /* usage where the API reports one (images, transcriptions); never counted */
-        const char *t = c->stream_tail.p ? c->stream_tail.p : "";
-        if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, c->stream_tail.len))
-            sy_xlate_native_usage(c, t, c->stream_tail.len);
+        size_t tn;
+        const char *t = sy_ustream_tail(c, &tn);
+        t = t ? t : "";
+        if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, tn))
+            sy_xlate_native_usage(c, t, tn);
         if (c->up_status < 300)
             image_price(c);
         stream_end(c, NULL);
@@ -730,11 +435,8 @@ static void finish_stream(struct sy_call *c)
         const char *o;
         size_t on;
         int rc = sy_xlate_stream_flush(c, &o, &on);
-        if (on) {
-            stream_keep(c, o, on);
-            if (x_write(c, o, on))
-                return;
-        }
+        if (on && x_write(c, o, on))
+            return;
         if (rc) {
             attempt_end(c, 0);
             finish_error(c, x->err.status ? x->err.status : 502, "APIError", x->err.type, NULL, x->err.message);
@@ -747,32 +449,31 @@ static void finish_stream(struct sy_call *c)
             return;
         }
         c->req->on_abort = NULL;
-        sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, x_stream_end, NULL);
+        sy_call_run_work(c, c->req->body.len + sy_ustream_pending(c), count_work, x_stream_end, NULL);
         return;
     }
-    if (c->cost_hold && c->cost_hold->len) { /* a last line without its line end */
-        c->in_cb = 1;
-        sy_resp_chunk(c->req, c->cost_hold->p, c->cost_hold->len);
-        c->in_cb = 0;
-        sy_buf_reset(c->cost_hold);
-        if (c->aborted) {
-            stream_cut(c);
-            return;
-        }
+    c->in_cb = 1;
+    int held = sy_ustream_drain(c); /* a last line without its line end (usage.cost) */
+    c->in_cb = 0;
+    if (held && c->aborted) {
+        stream_cut(c);
+        return;
     }
+    size_t tn;
+    const char *tail = sy_ustream_tail(c, &tn);
     if (sy_xlate_forwarded(c)) {
-        sy_xlate_native_usage(c, c->stream_tail.p ? c->stream_tail.p : "", c->stream_tail.len);
+        sy_xlate_native_usage(c, tail ? tail : "", tn);
         if (c->have_usage) {
             stream_end(c, NULL);
             return;
         }
     }
-    if (read_usage(c, c->stream_tail.p, c->stream_tail.len)) {
+    if (read_usage(c, tail, tn)) {
         stream_end(c, NULL);
         return;
     }
     c->req->on_abort = NULL;
-    sy_call_run_work(c, c->req->body.len + c->stream_text.len, count_work, stream_end, NULL);
+    sy_call_run_work(c, c->req->body.len + sy_ustream_pending(c), count_work, stream_end, NULL);
 }
 
 /* ---- a client that leaves mid-stream ----------------------------------------
@@ -796,7 +497,7 @@ static void cut_work(struct sy_call *c, void *arg)
         long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
         c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
     }
-    uint64_t ct = c->stream_ct + sy_tok_count(t, c->stream_text.p ? c->stream_text.p : "", c->stream_text.len);
+    uint64_t ct = sy_ustream_tokens(c, t);
     if (ct > c->completion_tokens)
         c->completion_tokens = ct;
     c->usage_counted = 1;
@@ -826,13 +527,16 @@ static void stream_cut(struct sy_call *c)
     int native = !sy_xlate_active(c);
     if (!native && c->x->st.u.have)
         take_xusage(c, &c->x->st.u);
-    else if (native && !c->have_usage)
-        read_usage(c, c->stream_tail.p, c->stream_tail.len); /* a usage chunk that got through */
+    else if (native && !c->have_usage) {
+        size_t tn;
+        const char *tail = sy_ustream_tail(c, &tn);
+        read_usage(c, tail, tn); /* a usage chunk that got through */
+    }
     if (c->usage_counted || (c->have_usage && (native || c->t_up_end))) {
         cut_done(c, NULL); /* the usage is complete: the upstream's final count, or ours */
         return;
     }
-    sy_call_run_work(c, c->req->body.len + c->stream_text.len, cut_work, cut_done, NULL);
+    sy_call_run_work(c, c->req->body.len + sy_ustream_pending(c), cut_work, cut_done, NULL);
 }
 
 /* ---- attempts, retries, fallbacks ------------------------------------------
@@ -1438,27 +1142,18 @@ static int start_stream(struct sy_call *c)
     c->have_usage = hu;
     if (!c->raw)
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+    const char *ctype = !c->raw ? "text/event-stream" : c->up_ctype[0] ? c->up_ctype : "application/octet-stream";
     c->in_cb = 1;
-    sy_resp_start(c->req, c->up_status, hb.p, hb.len,
-                  !c->raw ? "text/event-stream" : c->up_ctype[0] ? c->up_ctype : "application/octet-stream");
+    sy_resp_start(c->req, c->up_status, hb.p, hb.len, ctype);
     c->in_cb = 0;
-    sy_buf_free(&hb);
     c->client_started = 1;
-    sy_buf_init(&c->stream_text, STREAM_TEXT_MAX + (1u << 20));
-    sy_buf_init(&c->stream_tail, 2 * STREAM_TAIL);
-    sy_buf_init(&c->stream_line, STREAM_LINE_MAX);
-    c->stream_overflow = 0;
+    sy_filter_start(c, 1); /* the response filters (usage links on every stream) */
+    sy_filter_head(c, c->up_status, ctype, hb.p, hb.len);
+    sy_buf_free(&hb);
     if (c->aborted) {
         c->ureq = NULL; /* the caller returns 1: the upstream connection is closed */
         stream_cut(c);
         return 1;
-    }
-    if (cost_inject(c) && !sy_xlate_decodes(c) && !c->cost_hold) {
-        c->cost_hold = sy_arena_alloc(&c->req->arena, sizeof *c->cost_hold);
-        if (c->cost_hold) {
-            sy_buf_init(c->cost_hold, COST_HOLD_MAX);
-            sy_arena_defer(&c->req->arena, hold_free, c->cost_hold);
-        }
     }
     sy_resp_set_drain_cb(c->req, on_client_drain, HIGH_WATER);
     return 0;
@@ -1488,7 +1183,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
         }
     }
     sy_buf_reset(&c->up_body);
-    c->stream_overflow = 0; /* non-stream: the error body was truncated (this attempt) */
+    c->up_body_over = 0; /* non-stream: the error body was truncated (this attempt) */
     if (sy_xlate_decodes(c))
         is_sse = 1; /* decoded into SSE for the client, whatever the provider's framing */
     if (c->raw) {
@@ -1551,22 +1246,17 @@ static int on_body(void *ud, const char *p, size_t n)
             const char *w = o;
             size_t wn = on;
             struct sy_buf cb;
-            x_costed(c, &w, &wn, &cb);
+            sy_ustream_costed(c, &w, &wn, &cb);
             c->in_cb = 1;
             size_t q = sy_resp_chunk(c->req, w, wn);
             c->in_cb = 0;
             sy_buf_free(&cb);
-            if (c->cache)
-                sy_cache_capture(c, o, on); /* without usage.cost: a hit costs 0 */
             if (c->aborted) {
                 c->ureq = NULL; /* returning 1 closes the upstream connection */
                 stream_cut(c);
                 return 1;
             }
-            if (sy_xlate_chat_adapter(c))
-                stream_keep(c, o, on); /* text for counting: no usage yet, or a client that leaves */
-            else
-                stream_keep_text(c, o, on); /* Anthropic / Responses events: for a client that leaves */
+            sy_filter_data(c, o, on);
             if (q > HIGH_WATER && !c->paused && !rc) {
                 c->paused = 1;
                 sy_ureq_pause(c->ureq);
@@ -1580,32 +1270,27 @@ static int on_body(void *ud, const char *p, size_t n)
         return 1;
     if (c->client_started) {
         c->in_cb = 1;
-        size_t q = client_chunk(c, p, n);
+        size_t q = c->fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
-        if (c->cache)
-            sy_cache_capture(c, p, n);
         if (c->aborted) { /* the client went away during the write */
             c->ureq = NULL; /* returning 1 closes the upstream connection */
             stream_cut(c);
             return 1;
         }
-        if (c->raw)
-            raw_keep(c, p, n);
-        else
-            stream_keep(c, p, n);
+        sy_filter_data(c, p, n);
         if (q > HIGH_WATER && !c->paused) {
             c->paused = 1;
             sy_ureq_pause(c->ureq);
         }
         return 0;
     }
-    if (c->stream_overflow)
+    if (c->up_body_over)
         return 0; /* error body already truncated */
     if (sy_buf_append(&c->up_body, p, n)) {
         if (c->up_status >= 400) {
             /* keep the first MB of an error body and drop everything after it: a later,
              * smaller piece must not be appended after a dropped one (a spliced body) */
-            c->stream_overflow = 1;
+            c->up_body_over = 1;
             return 0;
         }
         c->ureq = NULL;

@@ -366,7 +366,13 @@ void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int
     r->native_recorded = 1;
 }
 
-/* ---- saving (xlate.c calls this with the response the client gets) -------- */
+/* ---- saving (the responses_store filter calls this with the response the
+ * client gets) -------------------------------------------------------------- */
+
+int sy_responses_storing(const struct sy_call *c)
+{
+    return c->rsp && c->rsp->store && c->drt;
+}
 
 void sy_responses_save(struct sy_call *c, const char *resp, size_t n)
 {
@@ -645,8 +651,7 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
                              .req = have_req ? &req : NULL,
                              .previous_response_id = r->has_prev ? r->prev_full : NULL};
     if (!stream) {
-        if (sy_resp_from_openai(oai->p, oai->len, &m, &c->req->arena, out) == 0)
-            sy_responses_save(c, out->p, out->len);
+        sy_resp_from_openai(oai->p, oai->len, &m, &c->req->arena, out);
         return;
     }
     struct sy_respstream s;
@@ -661,11 +666,6 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
         p = nl + 2;
     }
     sy_resp_stream_end(&s, out);
-    struct sy_buf f;
-    sy_buf_init(&f, 256u << 20);
-    if (sy_resp_stream_final(&s, &f) == 0)
-        sy_responses_save(c, f.p, f.len);
-    sy_buf_free(&f);
     sy_resp_stream_free(&s);
 }
 

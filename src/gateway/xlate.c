@@ -635,18 +635,6 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
     return 0;
 }
 
-/* A translated stream is complete: save what the client got (Responses). */
-static void stream_save(struct sy_call *c, struct sy_xcall *x)
-{
-    if (!c->rsp || !c->rsp->store || !x->dl->stream_final)
-        return;
-    struct sy_buf f;
-    sy_buf_init(&f, MAX_XBODY);
-    if (x->dl->stream_final(x->ds, &f) == 0)
-        sy_responses_save(c, f.p, f.len);
-    sy_buf_free(&f);
-}
-
 static void set_ctx_now(struct sy_xcall *x)
 {
     x->ctx.now = (int64_t)time(NULL);
@@ -704,7 +692,6 @@ int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn)
                 chat_frames_to_dialect(c, x->mid.p, x->mid.len);
         }
         x->dl->stream_end(x->ds, &x->emit);
-        stream_save(c, x);
     }
     *out = x->emit.p;
     *outn = x->emit.len;
@@ -788,8 +775,6 @@ int sy_xlate_response(struct sy_call *c)
             set_err(x, 502, "switchyard: the upstream's response could not be translated");
             return rc < 0 ? rc : SY_EUPPROTO;
         }
-        if (c->rsp && c->rsp->store)
-            sy_responses_save(c, ab.p, ab.len);
         nb = ab;
     }
     sy_buf_free(&c->up_body);

@@ -64,6 +64,9 @@ struct sy_rcall {
 int sy_resp_native(const struct sy_drt *d);
 /* Save a translated response the client got (responses.c). */
 void sy_responses_save(struct sy_call *c, const char *resp, size_t n);
+/* 1 when the call's Response is to be saved (store, a deployment): the
+ * responses_store filter (filters/responses_store.c) links then. */
+int sy_responses_storing(const struct sy_call *c);
 /* Record the id of a native response the upstream made as the caller's
  * (responses.c): json is the response (event 0) or a stream event's data (1). */
 void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int event);

@@ -42,6 +42,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "filters/usage.h"
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "keys/keys.h"
@@ -502,11 +503,12 @@ static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
  * (the final chunk carries it too); NULL when not found. */
 static const char *response_id(struct sy_call *c)
 {
-    const struct sy_buf *b = c->stream ? &c->stream_tail : &c->up_body;
-    if (!b->p || !b->len)
+    size_t bn = c->up_body.len;
+    const char *bp = c->stream ? sy_ustream_tail(c, &bn) : c->up_body.p;
+    if (!bp || !bn)
         return NULL;
-    size_t n = b->len < 4096 ? b->len : 4096;
-    const char *p = c->stream ? b->p + b->len - n : b->p;
+    size_t n = bn < 4096 ? bn : 4096;
+    const char *p = c->stream ? bp + bn - n : bp;
     const char *k = memmem(p, n, "\"id\":\"", 6);
     if (c->stream) /* the last occurrence: the final chunk's */
         for (const char *q = k; q; q = memmem(q + 6, (size_t)(p + n - q - 6), "\"id\":\"", 6))

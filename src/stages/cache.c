@@ -1,5 +1,6 @@
-/* cache.c - the response cache stage and the store after a call (cache/cache.h
- * has the key, controls, value format and streams).
+/* cache.c - the response cache stage, and the put its store filter calls
+ * (filters/cache_store.c); cache/cache.h has the key, controls, value format
+ * and streams.
  *
  * In a pipeline only with litellm_settings.cache: true, on the routes of the
  * supported call types (chat, text completions, embeddings; not
@@ -14,8 +15,9 @@
  *   found, younger than s-maxage? ─▶ hit: the stored response (as JSON, or
  *        replayed as an SSE stream), x-litellm-cache-key, x-litellm-cache-hit
  *   else miss: the call goes on; when it ends 200 and no-store is not set, the
- *        response (a stream: the bytes the client got, assembled) is stored
- *        with ttl = the request's "ttl" or cache_params.ttl
+ *        cache_store filter (filters/cache_store.c) stores the response (a
+ *        stream: the bytes the client got, assembled) with sy_cache_put, ttl =
+ *        the request's "ttl" or cache_params.ttl
  *
  * Redis is shared by instances: a response stored by one is a hit on all.
  * Stored values use LiteLLM's format, under LiteLLM's key.
@@ -45,21 +47,12 @@
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 
-/* Responses larger than this are not stored (LiteLLM's in-memory cache has the
- * same per-item cap): assembling a stream and encoding a value run on the
- * loop, and must stay short. */
-#define CAPTURE_MAX (1u << 20)
-
 struct sy_ccall {
     char key[SY_CACHE_KEY_MAX];
     const char *ns;         /* the namespace (the request's, else cache_params'), or NULL */
     char scope[80];         /* cache_params.switchyard_scope's tenant: "team:<id>", "key:<hash>", or "" */
     struct sy_cache_ctl ctl;
-    int store;              /* store the response when the call succeeds */
-    struct sy_buf cap;      /* stream bytes sent to the client */
-    int cap_over;
-    const char *body;       /* a whole response sent by another path (mock), or NULL: c->up_body */
-    size_t body_len;
+    int store;              /* store the response when the call succeeds (filters/cache_store.c) */
 };
 
 static int cache_slot = -1;
@@ -67,12 +60,6 @@ static int cache_slot = -1;
 static struct sy_ccall *ccall(const struct sy_call *c)
 {
     return sy_call_slot(c, cache_slot);
-}
-
-static void cc_free(void *p)
-{
-    struct sy_ccall *cc = p;
-    sy_buf_free(&cc->cap);
 }
 
 const char *sy_cache_key_of(const struct sy_call *c)
@@ -251,8 +238,6 @@ static int keyed(struct sy_call *c)
         c->cache = 0;
         return SY_OK;
     }
-    sy_buf_init(&cc->cap, CAPTURE_MAX);
-    sy_arena_defer(&c->req->arena, cc_free, cc);
     cc->store = !cc->ctl.no_store;
     return lookup(c);
 }
@@ -302,55 +287,16 @@ static int cache_run(struct sy_call *c)
     return keyed(c);
 }
 
-void sy_cache_capture(struct sy_call *c, const char *p, size_t n)
+int sy_cache_will_store(const struct sy_call *c)
 {
-    struct sy_ccall *cc = ccall(c);
-    if (!cc || !cc->store || cc->cap_over)
-        return;
-    if (sy_buf_append(&cc->cap, p, n) != 0) {
-        cc->cap_over = 1;
-        sy_buf_free(&cc->cap);
-    }
+    const struct sy_ccall *cc = ccall(c);
+    return cc && cc->store && c->cache != SY_CACHE_HIT;
 }
 
-void sy_cache_note_body(struct sy_call *c, const char *p, size_t n)
+void sy_cache_put(struct sy_call *c, const char *p, size_t n)
 {
     struct sy_ccall *cc = ccall(c);
-    if (cc) {
-        cc->body = p;
-        cc->body_len = n;
-    }
-}
-
-/* After a call that ended with status: store its response (the finish hook). */
-void sy_cache_store(struct sy_call *c, int status)
-{
-    struct sy_ccall *cc = ccall(c);
-    if (!cc || !cc->store || c->cache == SY_CACHE_HIT || status != 200 || c->aborted)
-        return;
     const struct sy_config *cfg = c->g->cfg;
-    struct sy_buf resp;
-    sy_buf_init(&resp, 64u << 20);
-    const char *p;
-    size_t n;
-    if (c->stream) {
-        if (cc->cap_over || !cc->cap.len || sy_cache_sse_assemble(cc->cap.p, cc->cap.len, &resp) != 0) {
-            sy_buf_free(&resp);
-            return;
-        }
-        p = resp.p;
-        n = resp.len;
-    } else if (cc->body) {
-        p = cc->body;
-        n = cc->body_len;
-    } else {
-        p = c->up_body.p;
-        n = c->up_body.len;
-    }
-    if (!p || !n || n > CAPTURE_MAX) {
-        sy_buf_free(&resp);
-        return;
-    }
     double now = sy_wall_now();
     double ttl = cc->ctl.ttl > 0 ? cc->ctl.ttl : cfg->cache_ttl_s;
     struct sy_buf v;
@@ -368,7 +314,6 @@ void sy_cache_store(struct sy_call *c, int status)
         }
     }
     sy_buf_free(&v);
-    sy_buf_free(&resp);
 }
 
 static int cache_on(const struct sy_gwconf *g, enum sy_route_kind k)
@@ -382,7 +327,6 @@ const struct sy_stage sy_stage_cache = {
     .routes = SY_RKB(SY_RK_CHAT) | SY_RKB(SY_RK_COMPLETIONS) | SY_RKB(SY_RK_EMBEDDINGS),
     .enabled = cache_on,
     .run = cache_run,
-    .finish = sy_cache_store,
     .headers = cache_headers,
     .slot = &cache_slot,
 };

@@ -1,0 +1,417 @@
+/* usage.c - the usage filter: what a stream's usage is read or counted from,
+ * and include_cost_in_streaming_usage (filters/usage.h is the upstream
+ * stage's side).
+ *
+ * It links on every stream the upstream stage starts (gateway/proxy.c sets
+ * c->client_started before the chain starts; a JSON answer is read whole from
+ * c->up_body there, and the built-in mock reports its own usage) and sees each
+ * piece after it was written:
+ *
+ *   raw answers (images, audio)   the last bytes only (usage when the API
+ *                                 reports one)
+ *   translated Anthropic /        the text (for a client that leaves)
+ *     Responses events
+ *   anything else                 the last bytes and the text
+ *
+ * Its state is its slot; struct sy_call keeps only c->fl_hold, the flag the
+ * pass-through write tests to send bytes through the usage.cost hold.
+ *
+ * The upstream's own `usage` is read from the end of the response: the body,
+ * or for a stream its last STREAM_TAIL bytes (streams put it in the final
+ * chunk). When there is none, usage is counted as LiteLLM does:
+ * token_counter on the request and on the returned text (content, tool-call
+ * arguments, completion text). Counting large inputs runs on the thread pool
+ * (gateway/offload.h); the response resumes when it is done.
+ *
+ * Streams keep constant memory: the tail, a partial data line (<= 1 MiB),
+ * and the decoded text not yet counted. That text is counted and dropped in
+ * prefixes whenever it passes STREAM_FLUSH bytes, cut only where tiktoken's
+ * pre-tokenizer (cl100k and o200k) always starts a new piece, so the sum of
+ * the parts equals the count of the whole:
+ *   "\n" or "\r" | ASCII letter     (no piece crosses a line end into a letter)
+ *   ASCII letter | " " ASCII letter  (" word" is a piece; letters end before it)
+ * Text with no such point (e.g. unbroken CJK) is kept up to STREAM_TEXT_MAX
+ * and then counted where it is cut (approximate at that seam only).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/arena.h"
+#include "filters/usage.h"
+#include "gateway/filter.h"
+#include "gateway/jscan.h"
+#include "gateway/slot.h"
+#include "gateway/usage.h"
+#include "gateway/xlate.h"
+#include "http/reply.h"
+#include "http/server.h"
+#include "router/table.h"
+#include "spend/spend.h"
+#include "tokenizer/tokenizer.h"
+
+static int usage_slot = -1;
+
+struct ustate {
+    struct sy_buf text; /* decoded text not yet counted */
+    struct sy_buf tail; /* the stream's last bytes: its final usage is read from them */
+    struct sy_buf line; /* a data line split across reads */
+    uint64_t ct;        /* completion tokens counted from flushed text */
+    int line_over;      /* the line passed STREAM_LINE_MAX: its text is not counted */
+    struct sy_buf *hold; /* include_cost_in_streaming_usage: a partial SSE line held back */
+};
+
+/* Append the decoded value of every `"key":"..."` string in ev to out. */
+static void collect_strings(const char *ev, size_t n, const char *key, size_t kl, struct sy_buf *out)
+{
+    const char *end = ev + n, *k = ev;
+    while ((k = memmem(k, (size_t)(end - k), key, kl)) != NULL) {
+        const char *q = k + kl;
+        while (q < end && (*q == ' ' || *q == ':'))
+            q++;
+        k = q;
+        if (q >= end || *q != '"')
+            continue;
+        const char *e = q + 1;
+        while (e < end && *e != '"')
+            e += *e == '\\' ? 2 : 1;
+        if (e >= end)
+            return;
+        size_t sl = (size_t)(e + 1 - q);
+        if (sy_buf_reserve(out, sl + 8) == 0) {
+            long d = sy_jstr_decode(q, sl, out->p + out->len, sl + 8);
+            if (d > 0)
+                out->len += (size_t)d;
+        }
+        k = e + 1;
+    }
+}
+
+
+#define STREAM_TAIL     8192u
+#define STREAM_LINE_MAX (1u << 20)
+#define STREAM_FLUSH    (32u * 1024u)
+#define STREAM_TEXT_MAX (1u << 20)
+
+void sy_ustream_collect(const struct sy_call *c, const char *p, size_t n, struct sy_buf *text)
+{
+    if (c->kind == SY_RK_EMBEDDINGS)
+        return;
+    if (c->kind == SY_RK_MESSAGES && c->client_started) { /* Anthropic events: text_delta, input_json_delta */
+        collect_strings(p, n, "\"text\"", 6, text);
+        collect_strings(p, n, "\"partial_json\"", 14, text);
+        return;
+    }
+    if (c->kind == SY_RK_RESPONSES && c->client_started) { /* Responses events: output_text / arguments deltas */
+        collect_strings(p, n, "\"delta\"", 7, text);
+        return;
+    }
+    collect_strings(p, n, "\"content\"", 9, text);
+    collect_strings(p, n, "\"arguments\"", 11, text);
+    if (c->kind == SY_RK_COMPLETIONS)
+        collect_strings(p, n, "\"text\"", 6, text);
+}
+
+static int is_alpha(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* Last exact cut point in t[0..n) (see above), 0 when none. */
+static size_t text_cut(const char *t, size_t n)
+{
+    for (size_t i = n - 1; i > 0; i--) {
+        if (!is_alpha(t[i]))
+            continue;
+        if (t[i - 1] == '\n' || t[i - 1] == '\r')
+            return i;
+        if (t[i - 1] == ' ' && i >= 2 && is_alpha(t[i - 2]))
+            return i - 1;
+    }
+    return 0;
+}
+
+static void text_flush(struct sy_call *c, struct ustate *u)
+{
+    struct sy_buf *t = &u->text;
+    size_t cut = text_cut(t->p, t->len);
+    if (!cut) {
+        if (t->len < STREAM_TEXT_MAX)
+            return;
+        cut = t->len;
+    }
+    const struct sy_tok *tk = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
+    u->ct += sy_tok_count(tk, t->p, cut);
+    sy_buf_consume(t, cut);
+}
+
+static void data_line(struct sy_call *c, struct ustate *u, const char *l, size_t n)
+{
+    if (n < 6 || memcmp(l, "data:", 5) != 0)
+        return;
+    sy_ustream_collect(c, l, n, &u->text);
+    if (u->text.len >= STREAM_FLUSH)
+        text_flush(c, u);
+}
+
+/* The text of a stream's data lines, kept for counting. */
+static void keep_text(struct sy_call *c, struct ustate *u, const char *p, size_t n)
+{
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        if (!nl) {
+            if (sy_buf_append(&u->line, p, n) != 0)
+                u->line_over = 1; /* a line over 1 MiB: its text is not counted */
+            return;
+        }
+        size_t ln = (size_t)(nl - p);
+        if (u->line.len || u->line_over) {
+            if (!u->line_over && sy_buf_append(&u->line, p, ln) == 0)
+                data_line(c, u, u->line.p, u->line.len);
+            sy_buf_reset(&u->line);
+            u->line_over = 0;
+        } else {
+            data_line(c, u, p, ln);
+        }
+        p = nl + 1;
+        n -= ln + 1;
+    }
+}
+
+/* The stream's last bytes. */
+static void keep_tail(struct ustate *u, const char *p, size_t n)
+{
+    struct sy_buf *tl = &u->tail;
+    if (n >= STREAM_TAIL) {
+        sy_buf_reset(tl);
+        sy_buf_append(tl, p + n - STREAM_TAIL, STREAM_TAIL);
+    } else {
+        if (tl->len + n > 2 * STREAM_TAIL)
+            sy_buf_consume(tl, tl->len + n - STREAM_TAIL);
+        sy_buf_append(tl, p, n);
+    }
+}
+
+/* ---- include_cost_in_streaming_usage ------------------------------------------
+ *
+ * As LiteLLM with litellm_settings.include_cost_in_streaming_usage: the usage
+ * chunk a client asked for (stream_options.include_usage) carries the call's
+ * cost as usage.cost, priced from that usage with the deployment's prices (the
+ * amount the call is billed). A pass-through stream is then written to the
+ * client in whole lines: a line not yet complete is held back (the hold, at
+ * most COST_HOLD_MAX bytes, past which it goes out as it is) so the usage
+ * object is whole when it is rewritten; a translated stream's usage chunk is
+ * rewritten where it is built. On /v1/messages (LiteLLM injects it there for
+ * every provider) the message_delta event's usage gets the cost, whether or
+ * not usage was asked for; it is priced on the call's prompt (the event's
+ * input_tokens, else message_start's) where LiteLLM prices only the counts the
+ * event carries. Off (the default), none of this runs.
+ */
+#define COST_HOLD_MAX (4u << 20)
+
+static void hold_free(void *p)
+{
+    sy_buf_free(p);
+}
+
+/* The stream gets usage.cost: the setting is on and the client asked for usage
+ * (an Anthropic client: always, in message_delta). */
+static int cost_inject(const struct sy_call *c)
+{
+    return c->g->cfg->include_cost_in_streaming_usage && !c->raw && c->drt &&
+           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->include_usage));
+}
+
+/* The number after "key": in p[0..n), -1 when none. */
+static int64_t line_num(const char *p, size_t n, const char *key)
+{
+    size_t kl = strlen(key);
+    const char *k = memmem(p, n, key, kl);
+    if (!k)
+        return -1;
+    const char *e = p + n;
+    k += kl;
+    while (k < e && (*k == ' ' || *k == ':'))
+        k++;
+    int64_t v = -1;
+    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
+        v = (v < 0 ? 0 : v * 10) + (*k - '0');
+    return v;
+}
+
+/* The cost for a message_delta event p[0..n): its counts, the prompt from
+ * message_start (the call's) when it carries no input_tokens. */
+static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
+{
+    struct sy_usage u = {0};
+    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
+    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
+    if (in > 0) {
+        u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
+        u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
+        u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
+    } else {
+        u.prompt_tokens = c->prompt_tokens;
+        u.cached_tokens = c->cached_tokens;
+        u.cache_creation_tokens = c->cache_write_tokens;
+    }
+    u.completion_tokens = out > 0 ? (uint64_t)out : 0;
+    return sy_cost(&c->drt->price, &u);
+}
+
+/* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
+ * that has none (on /v1/messages: message_delta's). */
+static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
+{
+    int msg = c->kind == SY_RK_MESSAGES;
+    while (n) {
+        const char *nl = memchr(p, '\n', n);
+        size_t ln = nl ? (size_t)(nl - p) + 1 : n;
+        struct sy_usage u;
+        long e = -1;
+        double cost = 0;
+        if (msg) {
+            if (ln > 20 && memmem(p, ln, "\"message_delta\"", 15) && (e = sy_usage_close(p, ln)) > 0)
+                cost = msg_delta_cost(c, p, ln);
+        } else if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u)) {
+            e = sy_usage_close(p, ln);
+            cost = sy_cost(&c->drt->price, &u);
+        }
+        if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
+            char t[64];
+            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", cost);
+            sy_buf_append(out, p, (size_t)e);
+            sy_buf_append(out, t, (size_t)k);
+            sy_buf_append(out, p + e, ln - (size_t)e);
+        } else {
+            sy_buf_append(out, p, ln);
+        }
+        p += ln;
+        n -= ln;
+    }
+}
+
+size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n)
+{
+    const struct ustate *u = sy_call_slot(c, usage_slot);
+    struct sy_buf *h = u ? u->hold : NULL;
+    if (!h)
+        return sy_resp_chunk(c->req, p, n);
+    const char *nl = memrchr(p, '\n', n);
+    size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
+    if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
+        if (h->len)
+            sy_resp_chunk(c->req, h->p, h->len);
+        sy_buf_reset(h);
+        return sy_resp_chunk(c->req, p, n);
+    }
+    if (!whole)
+        return 0;
+    struct sy_buf o;
+    sy_buf_init(&o, 4 * h->len + 4096); /* a cap: each usage line grows by under 64 bytes */
+    cost_rewrite(c, h->p, h->len, &o);
+    sy_buf_reset(h);
+    sy_buf_append(h, p + whole, n - whole);
+    size_t q = sy_resp_chunk(c->req, o.p, o.len);
+    sy_buf_free(&o);
+    return q;
+}
+
+void sy_ustream_costed(struct sy_call *c, const char **o, size_t *on, struct sy_buf *b)
+{
+    sy_buf_init(b, 0);
+    if (!*on || !(sy_xlate_chat_adapter(c) || c->kind == SY_RK_MESSAGES) || !cost_inject(c))
+        return;
+    sy_buf_init(b, 4 * *on + 4096);
+    cost_rewrite(c, *o, *on, b);
+    *o = b->p;
+    *on = b->len;
+}
+
+
+/* ---- the filter ------------------------------------------------------------- */
+
+static void ustate_free(void *p)
+{
+    struct ustate *u = p;
+    sy_buf_free(&u->text);
+    sy_buf_free(&u->tail);
+    sy_buf_free(&u->line);
+}
+
+static int start(struct sy_call *c)
+{
+    if (!c->client_started)
+        return 0; /* a JSON answer, the mock's, a cache hit */
+    struct ustate *u = sy_call_slot_new(c, usage_slot, sizeof *u);
+    if (!u)
+        return 0;
+    sy_buf_init(&u->text, STREAM_TEXT_MAX + (1u << 20));
+    sy_buf_init(&u->tail, 2 * STREAM_TAIL);
+    sy_buf_init(&u->line, STREAM_LINE_MAX);
+    sy_arena_defer(&c->req->arena, ustate_free, u);
+    if (cost_inject(c) && !sy_xlate_decodes(c)) {
+        u->hold = sy_arena_alloc(&c->req->arena, sizeof *u->hold);
+        if (u->hold) {
+            sy_buf_init(u->hold, COST_HOLD_MAX);
+            sy_arena_defer(&c->req->arena, hold_free, u->hold);
+            c->fl_hold = 1;
+        }
+    }
+    return 1;
+}
+
+static void data(struct sy_call *c, const char *p, size_t n)
+{
+    struct ustate *u = sy_call_slot(c, usage_slot);
+    if (c->raw) {
+        keep_tail(u, p, n);
+        return;
+    }
+    if (!sy_xlate_decodes(c) || sy_xlate_chat_adapter(c))
+        keep_tail(u, p, n); /* the usage chunk: no usage yet, or a client that leaves */
+    keep_text(c, u, p, n);
+}
+
+const struct sy_filter sy_filter_usage = {
+    .name = "usage",
+    .answers = SY_FILTER_STREAM,
+    .routes = SY_FILTER_ROUTE(SY_RK_CHAT) | SY_FILTER_ROUTE(SY_RK_COMPLETIONS) | SY_FILTER_ROUTE(SY_RK_EMBEDDINGS) |
+              SY_FILTER_ROUTE(SY_RK_RESPONSES) | SY_FILTER_ROUTE(SY_RK_PASSTHRU) | SY_FILTER_ROUTE(SY_RK_MESSAGES),
+    .start = start,
+    .data = data,
+    .slot = &usage_slot,
+};
+
+/* ---- the upstream stage's side ----------------------------------------------- */
+
+uint64_t sy_ustream_tokens(const struct sy_call *c, const struct sy_tok *t)
+{
+    const struct ustate *u = sy_call_slot(c, usage_slot);
+    if (!u)
+        return 0;
+    return u->ct + sy_tok_count(t, u->text.p ? u->text.p : "", u->text.len);
+}
+
+size_t sy_ustream_pending(const struct sy_call *c)
+{
+    const struct ustate *u = sy_call_slot(c, usage_slot);
+    return u ? u->text.len : 0;
+}
+
+const char *sy_ustream_tail(const struct sy_call *c, size_t *n)
+{
+    const struct ustate *u = sy_call_slot(c, usage_slot);
+    *n = u ? u->tail.len : 0;
+    return u ? u->tail.p : NULL;
+}
+
+int sy_ustream_drain(struct sy_call *c)
+{
+    const struct ustate *u = sy_call_slot(c, usage_slot);
+    if (!u || !u->hold || !u->hold->len)
+        return 0;
+    sy_resp_chunk(c->req, u->hold->p, u->hold->len);
+    sy_buf_reset(u->hold);
+    return 1;
+}
