@@ -19,7 +19,7 @@
  *
  * The chain observes; it does not rewrite. The two transforms of the response
  * path (format translation, gateway/xlate.c, and the usage.cost rewrite,
- * filters/usage.c) produce the client's bytes in one pass where they are
+ * gateway/ustream.c) produce the client's bytes in one pass where they are
  * written: a transform stage in the chain would add a copy per piece on every
  * stream, and neither needs to be ordered against other filters. A filter
  * that must rewrite later (a guardrail) gets a write hook then.

@@ -30,7 +30,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
-#include "filters/usage.h"
+#include "gateway/ustream.h"
 #include "gateway/filter.h"
 #include "gateway/offload.h"
 #include "gateway/usage.h"
@@ -216,7 +216,7 @@ static void finish_transport_error(struct sy_call *c, int err)
 }
 
 /* Pool job: count what the upstream did not report. Reads the request body
- * and the streamed text (filters/usage.c) or up_body, writes only the call's
+ * and the streamed text (gateway/ustream.c) or up_body, writes only the call's
  * token fields. */
 static void count_work(struct sy_call *c, void *arg)
 {

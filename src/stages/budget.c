@@ -42,7 +42,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "core/log.h"
-#include "filters/usage.h"
+#include "gateway/ustream.h"
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "keys/keys.h"

@@ -1,5 +1,6 @@
-/* usage.c - the usage filter: what a stream's usage is read or counted from,
- * and include_cost_in_streaming_usage (filters/usage.h is the upstream
+/* ustream.c - the usage filter (an engine filter: the upstream stage reads
+ * its state): what a stream's usage is read or counted from,
+ * and include_cost_in_streaming_usage (gateway/ustream.h is the upstream
  * stage's side).
  *
  * It links on every stream the upstream stage starts (gateway/proxy.c sets
@@ -38,7 +39,7 @@
 
 #include "config/config.h"
 #include "core/arena.h"
-#include "filters/usage.h"
+#include "gateway/ustream.h"
 #include "gateway/filter.h"
 #include "gateway/jscan.h"
 #include "gateway/slot.h"

@@ -1,4 +1,4 @@
-/* usage.h - the usage filter's side for the upstream stage (filters/usage.c).
+/* ustream.h - the usage filter's side for the upstream stage (gateway/ustream.c).
  *
  * The filter links on every stream the upstream stage starts and keeps, in
  * its slot, what the end of the call needs: the stream's last bytes (the
@@ -6,8 +6,8 @@
  * include_cost_in_streaming_usage hold. These read it; on a call where it did
  * not link they see an empty stream.
  */
-#ifndef SY_FILTERS_USAGE_H
-#define SY_FILTERS_USAGE_H
+#ifndef SY_GATEWAY_USTREAM_H
+#define SY_GATEWAY_USTREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
