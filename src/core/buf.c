@@ -12,6 +12,8 @@ void sy_buf_init(struct sy_buf *b, size_t cap)
     b->p = NULL;
     b->len = b->size = 0;
     b->cap = cap;
+    b->cap0 = 0;
+    b->err = 0;
 }
 
 void sy_buf_free(struct sy_buf *b)
@@ -19,12 +21,33 @@ void sy_buf_free(struct sy_buf *b)
     free(b->p);
     b->p = NULL;
     b->len = b->size = 0;
+    if (b->err)
+        sy__buf_clear_err(b);
+}
+
+void sy__buf_clear_err(struct sy_buf *b)
+{
+    b->cap = b->cap0;
+    b->cap0 = 0;
+    b->err = 0;
+}
+
+/* Remember the first refusal. A cap of 0 keeps every later non-empty append
+ * off the inline fast path (whatever len becomes), so it lands here. */
+static int fail(struct sy_buf *b, int rc)
+{
+    b->err = rc;
+    b->cap0 = b->cap;
+    b->cap = 0;
+    return rc;
 }
 
 int sy_buf_reserve(struct sy_buf *b, size_t n)
 {
+    if (b->err)
+        return b->err;
     if (n > b->cap || b->len > b->cap - n)
-        return SY_ENOSPC;
+        return fail(b, SY_ENOSPC);
     size_t need = b->len + n + 1;
     if (need <= b->size)
         return 0;
@@ -35,7 +58,7 @@ int sy_buf_reserve(struct sy_buf *b, size_t n)
         ns = b->cap + 1;
     char *np = realloc(b->p, ns);
     if (!np)
-        return SY_ENOMEM;
+        return fail(b, SY_ENOMEM);
     b->p = np;
     b->size = ns;
     return 0;
@@ -55,6 +78,8 @@ int sy__buf_append_slow(struct sy_buf *b, const void *p, size_t n)
 
 int sy_buf_vprintf(struct sy_buf *b, const char *fmt, va_list ap)
 {
+    if (b->err)
+        return b->err;
     va_list ap2;
     va_copy(ap2, ap);
     char tmp[256];

@@ -975,6 +975,7 @@ static void conn_out(struct sy_conn *c, const char *p, size_t n)
         return;
     if (sy_buf_append(&c->out, p, n) != 0) { /* over the cap: write what we have, then this */
         conn_flush(c);
+        sy_buf_reset(&c->out); /* the refusal is handled: clear the buffer's sticky error */
         uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
         write_bufs(c, &b, 1);
         return;
