@@ -52,6 +52,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hex.h"
 #include "admin/admin_impl.h"
 #include "gateway/gateway.h"
 #include "http/server.h"
@@ -151,24 +152,6 @@ static void ws(struct scan *s)
         s->i++;
 }
 
-static int hex4(const char *p, unsigned *v)
-{
-    *v = 0;
-    for (int k = 0; k < 4; k++) {
-        int c = (unsigned char)p[k], d;
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            d = c - 'A' + 10;
-        else
-            return -1;
-        *v = *v << 4 | (unsigned)d;
-    }
-    return 0;
-}
-
 static void put_cp(struct sy_buf *b, unsigned cp)
 {
     char u[4];
@@ -218,7 +201,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             continue;
         }
         unsigned cp, lo;
-        if (x != 'u' || s->i + 6 > s->n || hex4(s->p + s->i + 2, &cp) < 0)
+        if (x != 'u' || s->i + 6 > s->n || sy_hex4(s->p + s->i + 2, &cp) < 0)
             return syntax(s, s->i, "Invalid \\escape");
         s->i += 6;
         if (cp == 0)
@@ -228,7 +211,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             return refuse(s->e, param_of(s), "Invalid value%s%s: \\u escape is an unpaired UTF-16 surrogate",
                           s->top[0] ? " for " : " in request body", s->top);
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u' || hex4(s->p + s->i + 2, &lo) < 0 ||
+            if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u' || sy_hex4(s->p + s->i + 2, &lo) < 0 ||
                 lo < 0xdc00 || lo > 0xdfff)
                 return refuse(s->e, param_of(s), "Invalid value%s%s: \\u escape is an unpaired UTF-16 surrogate",
                               s->top[0] ? " for " : " in request body", s->top);

@@ -29,6 +29,7 @@
 
 #include "cache/cache.h"
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/pyrepr.h"
 
 int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_buf *out)
@@ -39,24 +40,6 @@ int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_
     rc |= sy_py_json_escape(out, response, n);
     rc |= SY_BUF_LIT(out, "\"}");
     return rc ? -1 : 0;
-}
-
-static int hexval(const char *p, unsigned *v)
-{
-    *v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        *v <<= 4;
-        if (c >= '0' && c <= '9')
-            *v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            *v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            *v |= (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-    }
-    return 0;
 }
 
 static int put_utf8(struct sy_buf *b, unsigned long cp)
@@ -111,11 +94,11 @@ static int unescape(const char *s, size_t n, size_t *i, struct sy_buf *out)
         case 'f': rc = SY_BUF_LIT(out, "\f"); break;
         case 'u': {
             unsigned v, lo;
-            if (p + 4 > n || hexval(s + p, &v))
+            if (p + 4 > n || sy_hex4(s + p, &v))
                 return -1;
             p += 4;
             unsigned long cp = v;
-            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' && !hexval(s + p + 2, &lo) &&
+            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' && !sy_hex4(s + p + 2, &lo) &&
                 lo >= 0xdc00 && lo < 0xe000) {
                 cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) + (lo - 0xdc00);
                 p += 6;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 
 void sy_buf_init(struct sy_buf *b, size_t cap)
 {
@@ -108,7 +109,6 @@ int sy_buf_printf(struct sy_buf *b, const char *fmt, ...)
 
 int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -129,8 +129,8 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
                 u[1] = 'u';
                 u[2] = '0';
                 u[3] = '0';
-                u[4] = hex[c >> 4];
-                u[5] = hex[c & 15];
+                u[4] = sy_hex_lc[c >> 4];
+                u[5] = sy_hex_lc[c & 15];
                 rep = u;
                 rn = 6;
             }

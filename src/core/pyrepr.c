@@ -11,6 +11,7 @@
  * and messages are mostly such runs); everything else is decoded one code
  * point at a time with the invalid-byte rule of pyrepr.h.
  */
+#include "core/hex.h"
 #include "core/pyrepr.h"
 
 #include <math.h>
@@ -228,8 +229,8 @@ int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
 
 static int put_u(struct sy_buf *b, unsigned v)
 {
-    static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]};
+    char e[6] = {'\\', 'u', 0, 0, 0, 0};
+    sy_hex_u64(e + 2, v, 4);
     return sy_buf_append(b, e, 6);
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 #include "core/log.h"
 #include "metrics/metrics.h"
 
@@ -62,7 +63,6 @@ static size_t utf8_len(const unsigned char *s, size_t n)
  * bytes, never inside an escape or a UTF-8 sequence. Returns the new end. */
 static char *put_str(char *p, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
     *p++ = '"';
     const unsigned char *u = (const unsigned char *)(s ? s : "");
     size_t left = strlen((const char *)u), used = 0;
@@ -79,7 +79,7 @@ static char *put_str(char *p, const char *s)
         } else if (c == '\t') {
             memcpy(tmp, "\\t", 2), tn = 2;
         } else if (c < 0x20 || c == 0x7f) {
-            memcpy(tmp, "\\u00", 4), tmp[4] = hex[c >> 4], tmp[5] = hex[c & 15], tn = 6;
+            memcpy(tmp, "\\u00", 4), tmp[4] = sy_hex_lc[c >> 4], tmp[5] = sy_hex_lc[c & 15], tn = 6;
         } else if (c < 0x80) {
             tmp[0] = (char)c, tn = 1;
         } else if ((in = utf8_len(u, left)) != 0) {

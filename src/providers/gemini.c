@@ -115,6 +115,7 @@
 #include <strings.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 #include "providers/oai.h"
 
 #define STUDIO_BASE      "https://generativelanguage.googleapis.com"
@@ -1690,7 +1691,6 @@ static void usage_from(const struct sy_jdoc *d, uint32_t um, struct sy_xusage *u
 /* "call_" + 28 hex digits from the response id and the call's index. */
 static size_t tool_id(const struct sy_xstate *st, int index, char out[40])
 {
-    static const char hex[] = "0123456789abcdef";
     uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
     for (const unsigned char *p = (const unsigned char *)st->id; *p; p++) {
         h1 = (h1 ^ *p) * 0x100000001b3ULL;
@@ -1703,10 +1703,8 @@ static size_t tool_id(const struct sy_xstate *st, int index, char out[40])
     }
     h2 ^= h1 >> 29;
     memcpy(out, "call_", 5);
-    for (int i = 0; i < 16; i++)
-        out[5 + i] = hex[(h1 >> (60 - 4 * i)) & 15];
-    for (int i = 0; i < 12; i++)
-        out[21 + i] = hex[(h2 >> (60 - 4 * i)) & 15];
+    sy_hex_u64(out + 5, h1, 16);
+    sy_hex_u64(out + 21, h2 >> 16, 12);
     out[33] = 0;
     return 33;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 
 struct parser {
     const char *p, *s, *e; /* cursor, start, end */
@@ -95,17 +96,6 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *e)
     return 0;
 }
 
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* 8 bytes at once: nonzero when any byte of w is '"', '\\', a control
  * character or >= 0x80 (the bytes a string scan must look at one by one). */
 static inline uint64_t special8(const unsigned char *p)
@@ -161,8 +151,8 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
                 p += 2;
                 break;
             case 'u':
-                if (e - p < 6 || hexv((char)p[2]) < 0 || hexv((char)p[3]) < 0 || hexv((char)p[4]) < 0 ||
-                    hexv((char)p[5]) < 0) {
+                if (e - p < 6 || sy_hex_val(p[2]) < 0 || sy_hex_val(p[3]) < 0 || sy_hex_val(p[4]) < 0 ||
+                    sy_hex_val(p[5]) < 0) {
                     *why = "bad \\u escape";
                     return NULL;
                 }
@@ -443,7 +433,9 @@ static void put_utf8(char *o, size_t *k, uint32_t cp)
 
 static uint32_t hex4(const char *p)
 {
-    return (uint32_t)(hexv(p[0]) << 12 | hexv(p[1]) << 8 | hexv(p[2]) << 4 | hexv(p[3]));
+    unsigned v = 0;
+    sy_hex4(p, &v); /* checked by the scan */
+    return v;
 }
 
 /* Decode the inside of a validated string s[0..n) into o (room for n bytes:
@@ -669,7 +661,6 @@ static void sep(struct sy_jw *w)
 /* Escape s[0..n) into the buffer: JSON escapes, invalid UTF-8 -> U+FFFD. */
 static void esc(struct sy_jw *w, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
     while (p < e) {
         if (e - p >= 8) {
@@ -704,8 +695,8 @@ static void esc(struct sy_jw *w, const char *s, size_t n)
         default:
             if (c < 0x20) {
                 memcpy(u, "\\u00", 4);
-                u[4] = hex[c >> 4];
-                u[5] = hex[c & 15];
+                u[4] = sy_hex_lc[c >> 4];
+                u[5] = sy_hex_lc[c & 15];
                 put(w, u, 6);
             } else {
                 put(w, "\xEF\xBF\xBD", 3); /* invalid UTF-8 byte */
