@@ -119,6 +119,16 @@ int sy_py_float_repr(struct sy_buf *b, double d)
     return rc | sy_buf_printf(b, "e%c%02d", e < 0 ? '-' : '+', abs(e));
 }
 
+size_t sy_py_float_str(char out[SY_PY_FLOAT_MAX], double d)
+{
+    /* a buffer over out that can never grow: the longest repr
+     * ("-2.2250738585072014e-308") is 24 bytes */
+    struct sy_buf b = {.p = out, .size = SY_PY_FLOAT_MAX, .cap = SY_PY_FLOAT_MAX - 1};
+    out[0] = 0;
+    sy_py_float_repr(&b, d);
+    return b.len;
+}
+
 /* ---- UTF-8 as CPython's decode(errors="replace") reads it ----------------- */
 
 unsigned sy_py_utf8_next(const unsigned char *s, size_t n, size_t *i)

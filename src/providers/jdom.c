@@ -15,6 +15,7 @@
 
 #include "core/errors.h"
 #include "core/hex.h"
+#include "core/pyrepr.h"
 
 struct parser {
     const char *p, *s, *e; /* cursor, start, end */
@@ -789,14 +790,9 @@ void sy_jw_double(struct sy_jw *w, double v)
         sy_jw_null(w);
         return;
     }
-    char t[40];
-    int n = 0;
-    for (int prec = 1; prec <= 17; prec++) { /* shortest that round-trips */
-        n = snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v)
-            break;
-    }
-    sy_jw_raw(w, t, (size_t)n);
+    char t[SY_PY_FLOAT_MAX];
+    size_t n = sy_py_float_str(t, v); /* as json.dumps: "1000.0", "0.1", "1e-05" */
+    sy_jw_raw(w, t, n);
 }
 
 void sy_jw_bool(struct sy_jw *w, int v)
