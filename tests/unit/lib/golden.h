@@ -46,13 +46,16 @@ int sy_golden_updating(void);
 int sy_golden_expect(const char *path, const char *got, size_t n);
 
 /* One case: the input's bytes (NUL-terminated), its name without in_ext, and
- * dir. Returns 0 to have out compared with <case><out_ext>; nonzero when the
- * case failed on its own (it printed why). */
+ * dir. Returns 0 to have out compared with <case><out_ext>; SY_GOLDEN_SKIP
+ * when the file is not one of this runner's cases (a directory shared by
+ * several tests: another prefix); any other value when the case failed on
+ * its own (it printed why). */
+#define SY_GOLDEN_SKIP 2
 typedef int (*sy_golden_fn)(void *ud, const char *dir, const char *name, const char *in, size_t n,
                             struct sy_buf *out);
 /* Run fn on every <case><in_ext> in dir (whose name does not also end in
  * out_ext). Returns the number of failed cases; *ncases (may be NULL) gets the
- * number run. The out buffer is 64 MiB capped; a case whose output hit the
+ * number run (skipped files not counted). The out buffer is 64 MiB capped; a case whose output hit the
  * cap fails. */
 int sy_golden_run(const char *dir, const char *in_ext, const char *out_ext, sy_golden_fn fn, void *ud,
                   int *ncases);

@@ -40,6 +40,8 @@ static int upper(void *ud, const char *d, const char *name, const char *in, size
     assert_string_equal(d, dir);
     if (!strcmp(name, "fail"))
         return -1;
+    if (!strcmp(name, "skip"))
+        return SY_GOLDEN_SKIP;
     for (size_t i = 0; i < n; i++) {
         char c = in[i] >= 'a' && in[i] <= 'z' ? (char)(in[i] - 32) : in[i];
         sy_buf_append(out, &c, 1);
@@ -59,7 +61,7 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
-    static const char *const F[] = {"a.in", "a.out", "b.in", "b.out", "c.in", "c.out", "fail.in", "x.out"};
+    static const char *const F[] = {"a.in", "a.out", "b.in", "b.out", "c.in", "c.out", "fail.in", "skip.in", "x.out"};
     for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s", dir, F[i]);
@@ -77,10 +79,11 @@ static void runs_and_compares(void **st)
     put("a.out", "ONE\nTWO\n"); /* the output and one newline */
     put("b.in", "x");
     put("b.out", "X"); /* without it: matches too */
+    put("skip.in", "not a case here");
     int calls = 0, n = 0;
     assert_int_equal(sy_golden_run(dir, ".in", ".out", upper, &calls, &n), 0);
-    assert_int_equal(n, 2);
-    assert_int_equal(calls, 2); /* .out files are not inputs */
+    assert_int_equal(n, 2);     /* skip.in is not counted */
+    assert_int_equal(calls, 3); /* .out files are not inputs */
     size_t len = 0;
     char *t = get("a.in");
     assert_string_equal(t, "one\ntwo");
