@@ -1057,12 +1057,35 @@ out:
 
 /* ---- POST /team/member_delete --------------------------------------------- */
 
+/* The transaction of /team/member_delete: the member out of the team's
+ * list and its membership rows. */
+struct member_delete_tx {
+    const char *tid;
+    struct json_object *members;
+    const char *uid, *email;
+    struct sy_admin_row *row;
+};
+static int member_delete_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct member_delete_tx *x = ud;
+    int found;
+    int rc = remove_member(st, a, x->tid, x->members, x->uid, x->email, &found);
+    if (rc < 0)
+        return rc;
+    if (!found) {
+        sy__detail(a, 400, "User not found in team");
+        return SY_ADMIN_TX_ABORT;
+    }
+    rc = save_members(st, a, x->tid, x->members, x->row);
+    return rc < 0 ? rc : 0;
+}
+
 static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *members = NULL;
     struct sy_admin_row t = {0}, row = {0};
     const char *tid = NULL, *uid = NULL, *email = NULL;
-    int rc, in_tx = 0, found;
+    int rc;
     if (!body)
         return;
     if (required_str(a, body, "team_id", &tid) < 0 || sy_admin_get_str(a, body, "user_id", &uid) < 0 ||
@@ -1084,21 +1107,9 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     members = members_of(&t);
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    rc = remove_member(st, a, tid, members, uid, email, &found);
-    if (rc < 0)
-        goto dberr;
-    if (!found) {
-        sy__detail(a, 400, "User not found in team");
+    struct member_delete_tx tx = {tid, members, uid, email, &row};
+    if (sy_admin_tx(st, a, member_delete_tx, &tx) != 0)
         goto out;
-    }
-    if ((rc = save_members(st, a, tid, members, &row)) < 0)
-        goto dberr;
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
     sy_admin_invalidate(a, "team", tid);
     a->status = 200;
     sy_buf_reset(&a->out);
@@ -1110,8 +1121,6 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
 dberr:
     sy_admin_db_error(a, st, rc);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     json_object_put(members);
     sy_admin_row_free(&t);
     sy_admin_row_free(&row);
