@@ -53,6 +53,7 @@
 #include <strings.h>
 
 #include "core/hex.h"
+#include "core/utf8.h"
 #include "admin/admin_impl.h"
 #include "gateway/gateway.h"
 #include "http/server.h"
@@ -152,23 +153,6 @@ static void ws(struct scan *s)
         s->i++;
 }
 
-static void put_cp(struct sy_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80)
-        u[0] = (char)cp, n = 1;
-    else if (cp < 0x800)
-        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), n = 2;
-    else if (cp < 0x10000)
-        u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)),
-        n = 3;
-    else
-        u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
-        u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), n = 4;
-    sy_buf_append(b, u, n);
-}
-
 /* A string at s->i (on its '"'); its decoded text appended to dec when not
  * NULL. Refuses \u0000 and unpaired surrogates; raw bytes are valid UTF-8
  * already (checked for the whole body). */
@@ -219,7 +203,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         }
         if (dec)
-            put_cp(dec, cp);
+            sy_buf_utf8(dec, cp);
     }
     return syntax(s, start, "Unterminated string starting at");
 }

@@ -31,6 +31,7 @@
 #include "core/buf.h"
 #include "core/hex.h"
 #include "core/pyrepr.h"
+#include "core/utf8.h"
 
 int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_buf *out)
 {
@@ -40,23 +41,6 @@ int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_
     rc |= sy_py_json_escape(out, response, n);
     rc |= SY_BUF_LIT(out, "\"}");
     return rc ? -1 : 0;
-}
-
-static int put_utf8(struct sy_buf *b, unsigned long cp)
-{
-    char u[4];
-    size_t k;
-    if (cp < 0x80)
-        u[0] = (char)cp, k = 1;
-    else if (cp < 0x800)
-        u[0] = (char)(0xc0 | (cp >> 6)), u[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
-    else if (cp < 0x10000)
-        u[0] = (char)(0xe0 | (cp >> 12)), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[2] = (char)(0x80 | (cp & 0x3f)),
-        k = 3;
-    else
-        u[0] = (char)(0xf0 | (cp >> 18)), u[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f)), k = 4;
-    return sy_buf_append(b, u, k);
 }
 
 /* Unescape the JSON string body at s[*i] (after the opening quote) up to its
@@ -105,7 +89,7 @@ static int unescape(const char *s, size_t n, size_t *i, struct sy_buf *out)
             } else if (v >= 0xd800 && v < 0xe000) {
                 cp = 0xfffd; /* a lone surrogate */
             }
-            rc = put_utf8(out, cp);
+            rc = sy_buf_utf8(out, (unsigned)cp);
             break;
         }
         default: return -1;

@@ -22,6 +22,7 @@
 
 #include "core/buf.h"
 #include "core/pyprintable.h"
+#include "core/utf8.h"
 
 /* ---- float ---------------------------------------------------------------- */
 
@@ -181,23 +182,6 @@ int sy_py_isprintable(unsigned cp)
 
 /* ---- repr(str) ------------------------------------------------------------- */
 
-static int put_utf8(struct sy_buf *b, unsigned cp)
-{
-    char t[4];
-    size_t n;
-    if (cp < 0x80)
-        t[0] = (char)cp, n = 1;
-    else if (cp < 0x800)
-        t[0] = (char)(0xc0 | cp >> 6), t[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
-    else if (cp < 0x10000)
-        t[0] = (char)(0xe0 | cp >> 12), t[1] = (char)(0x80 | ((cp >> 6) & 0x3f)), t[2] = (char)(0x80 | (cp & 0x3f)),
-        n = 3;
-    else
-        t[0] = (char)(0xf0 | cp >> 18), t[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
-        t[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), t[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
-    return sy_buf_append(b, t, n);
-}
-
 int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -224,7 +208,7 @@ int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
         else if (cp == '\t')
             rc |= SY_BUF_LIT(b, "\\t");
         else if (sy_py_isprintable(cp))
-            rc |= put_utf8(b, cp);
+            rc |= sy_buf_utf8(b, cp);
         else if (cp < 0x100)
             rc |= sy_buf_printf(b, "\\x%02x", cp);
         else if (cp < 0x10000)

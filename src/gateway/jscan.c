@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/hex.h"
+#include "core/utf8.h"
 
 struct st {
     const char *p;
@@ -365,30 +366,6 @@ int sy_jscan(const char *p, size_t n, struct sy_jscan *out)
     return SY_EJSON;
 }
 
-static int put_utf8(char *o, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | (cp >> 6));
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
 {
     if (len < 2 || p[0] != '"')
@@ -427,7 +404,7 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
                 return -1;
             if (cp >= 0xD800 && cp < 0xE000)
                 cp = 0xFFFD;
-            o += (size_t)put_utf8(out + o, cp);
+            o += sy_utf8_put(out + o, cp);
             break;
         }
         default: out[o++] = c; break;

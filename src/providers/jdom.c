@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/hex.h"
 #include "core/pyrepr.h"
+#include "core/utf8.h"
 
 struct parser {
     const char *p, *s, *e; /* cursor, start, end */
@@ -68,33 +69,6 @@ static int64_t new_node(struct parser *ps, char type)
     x->type = type;
     x->esc = 0;
     return ps->count++;
-}
-
-/* Length of a valid UTF-8 sequence at p (lead byte >= 0x80), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *e)
-{
-    unsigned c = p[0];
-    if (c >= 0xC2 && c <= 0xDF)
-        return e - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (e - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && p[1] < 0xA0)
-            return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0)
-            return 0; /* surrogate */
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (e - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && p[1] >= 0x90)
-            return 0;
-        return 4;
-    }
-    return 0;
 }
 
 /* 8 bytes at once: nonzero when any byte of w is '"', '\\', a control
@@ -165,7 +139,7 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
             }
             continue;
         }
-        size_t l = utf8_len(p, e);
+        size_t l = sy_utf8_seq(p, (size_t)(e - p));
         if (!l) {
             *why = "invalid UTF-8";
             return NULL;
@@ -413,25 +387,6 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
 
 /* ---- reading ------------------------------------------------------------ */
 
-static void put_utf8(char *o, size_t *k, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[(*k)++] = (char)cp;
-    } else if (cp < 0x800) {
-        o[(*k)++] = (char)(0xC0 | (cp >> 6));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        o[(*k)++] = (char)(0xE0 | (cp >> 12));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-        o[(*k)++] = (char)(0xF0 | (cp >> 18));
-        o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    }
-}
-
 static uint32_t hex4(const char *p)
 {
     unsigned v = 0;
@@ -471,7 +426,7 @@ static size_t decode(const char *s, size_t n, char *o)
             } else if (cp >= 0xD800 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
             }
-            put_utf8(o, &k, cp);
+            k += sy_utf8_put(o + k, cp);
             break;
         }
         default: o[k++] = c; break; /* " \ / */
@@ -679,7 +634,7 @@ static void esc(struct sy_jw *w, const char *s, size_t n)
         }
         size_t l = 1;
         if (c >= 0x80) {
-            l = utf8_len(p, e);
+            l = sy_utf8_seq(p, (size_t)(e - p));
             if (l) {
                 p += l;
                 continue;

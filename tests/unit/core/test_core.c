@@ -123,6 +123,30 @@ static void json_escape(void **st)
 static int cleaned;
 /* core/utf8.h: the sequence check at every boundary RFC 3629 draws, and the
  * replacing writers. */
+/* The encoder against the checker: every scalar value encodes to a sequence
+ * sy_utf8_seq accepts whole, of the length RFC 3629 gives. */
+static void utf8_encode(void **st)
+{
+    (void)st;
+    char o[4];
+    for (unsigned cp = 0; cp <= 0x10FFFF; cp++) {
+        if (cp >= 0xD800 && cp <= 0xDFFF)
+            continue;
+        size_t n = sy_utf8_put(o, cp);
+        size_t want = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        assert_int_equal(n, want);
+        assert_int_equal(sy_utf8_seq((const unsigned char *)o, n), n);
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, 16);
+    assert_int_equal(sy_buf_utf8(&b, 0xE9), 0);
+    assert_int_equal(sy_buf_utf8(&b, 0x20AC), 0);
+    assert_int_equal(sy_buf_utf8(&b, 0x1F600), 0);
+    assert_int_equal(sy_buf_utf8(&b, 'A'), 0);
+    assert_string_equal(b.p, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A");
+    sy_buf_free(&b);
+}
+
 static void utf8_sequences(void **st)
 {
     (void)st;
@@ -230,7 +254,7 @@ int main(void)
         cmocka_unit_test(buf_error_is_sticky),
         cmocka_unit_test(buf_error_from_printf),
         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
-        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences),
+        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences), cmocka_unit_test(utf8_encode),
         cmocka_unit_test(utf8_json_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
