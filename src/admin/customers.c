@@ -119,7 +119,7 @@ static int answer_row(struct sy_store *st, struct sy_admin_ctx *a, const char *i
     if (rc >= 0 && o.n) {
         a->status = 200;
         sy_buf_reset(&a->out);
-        sy_buf_append(&a->out, b.p, b.len);
+        sy_buf_append_buf(&a->out, &b);
     }
     sy_buf_free(&b);
     return rc < 0 ? rc : o.n ? 0 : 1;

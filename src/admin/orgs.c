@@ -266,7 +266,7 @@ static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_invalidate(a, "org", id);
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
+    sy_buf_append_buf(&a->out, &b);
     sy_buf_free(&b);
     goto out;
 dberr:
@@ -282,11 +282,46 @@ out:
 
 /* ---- DELETE /organization/delete ------------------------------------------ */
 
+/* The transaction of /organization/delete: each organization's answer
+ * read, then its teams, memberships, keys and row deleted. */
+struct org_delete_tx {
+    struct json_object *ids;
+    struct sy_buf *b;
+};
+static int org_delete_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct org_delete_tx *x = ud;
+    static const char *const DEL[] = {
+        "DELETE FROM \"LiteLLM_TeamTable\" WHERE \"organization_id\" = $1",
+        "DELETE FROM " T_OM " WHERE \"organization_id\" = $1",
+        "DELETE FROM \"LiteLLM_VerificationToken\" WHERE \"organization_id\" = $1",
+        "DELETE FROM " T_ORG " WHERE \"organization_id\" = $1",
+    };
+    SY_BUF_LIT(x->b, "[");
+    for (size_t i = 0; i < json_object_array_length(x->ids); i++) {
+        const char *id = json_object_get_string(json_object_array_get_idx(x->ids, i));
+        if (i)
+            SY_BUF_LIT(x->b, ",");
+        int rc = org_json(st, id, 1, x->b);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            sy__detail(a, 404, "Organization=%s not found", id);
+            return SY_ADMIN_TX_ABORT;
+        }
+        struct sy_sval p = sy_sv_text(id);
+        for (size_t k = 0; k < sizeof DEL / sizeof DEL[0]; k++)
+            if ((rc = sy_store_exec(st, DEL[k], 1, &p, NULL, NULL)) < 0)
+                return rc;
+    }
+    SY_BUF_LIT(x->b, "]");
+    return 0;
+}
+
 static void org_delete(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *ids = NULL;
     struct sy_buf b;
-    int rc = 0, in_tx = 0;
     sy_buf_init(&b, 64 << 20);
     if (!body)
         goto out;
@@ -297,46 +332,14 @@ static void org_delete(struct sy_store *st, struct sy_admin_ctx *a)
         sy__missing(a, "body", "organization_ids", body);
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    SY_BUF_LIT(&b, "[");
-    for (size_t i = 0; i < json_object_array_length(ids); i++) {
-        const char *id = json_object_get_string(json_object_array_get_idx(ids, i));
-        if (i)
-            SY_BUF_LIT(&b, ",");
-        rc = org_json(st, id, 1, &b);
-        if (rc < 0)
-            goto dberr;
-        if (rc == 0) {
-            sy__detail(a, 404, "Organization=%s not found", id);
-            goto out;
-        }
-        struct sy_sval p = sy_sv_text(id);
-        static const char *const DEL[] = {
-            "DELETE FROM \"LiteLLM_TeamTable\" WHERE \"organization_id\" = $1",
-            "DELETE FROM " T_OM " WHERE \"organization_id\" = $1",
-            "DELETE FROM \"LiteLLM_VerificationToken\" WHERE \"organization_id\" = $1",
-            "DELETE FROM " T_ORG " WHERE \"organization_id\" = $1",
-        };
-        for (size_t k = 0; k < sizeof DEL / sizeof DEL[0]; k++)
-            if ((rc = sy_store_exec(st, DEL[k], 1, &p, NULL, NULL)) < 0)
-                goto dberr;
-    }
-    SY_BUF_LIT(&b, "]");
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
+    struct org_delete_tx tx = {ids, &b};
+    if (sy_admin_tx(st, a, org_delete_tx, &tx) != 0)
+        goto out;
     sy_admin_invalidate(a, "all", NULL); /* teams and keys went with it */
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
-    goto out;
-dberr:
-    sy_admin_db_error(a, st, rc);
+    sy_buf_append_buf(&a->out, &b);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_buf_free(&b);
     json_object_put(body);
 }
@@ -397,7 +400,7 @@ static void org_info(struct sy_store *st, struct sy_admin_ctx *a)
     }
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
+    sy_buf_append_buf(&a->out, &b);
     goto out;
 dberr:
     sy_admin_db_error(a, st, rc);
@@ -444,7 +447,7 @@ static void org_list(struct sy_store *st, struct sy_admin_ctx *a)
     else {
         a->status = 200;
         sy_buf_reset(&a->out);
-        sy_buf_append(&a->out, b.p, b.len);
+        sy_buf_append_buf(&a->out, &b);
     }
     for (int i = 0; i < l.n; i++)
         free(l.id[i]);
@@ -597,9 +600,9 @@ static void org_member_add(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "{\"organization_id\":");
     sy_admin_jstr(&a->out, oid);
     SY_BUF_LIT(&a->out, ",\"updated_users\":");
-    sy_buf_append(&a->out, users.p, users.len);
+    sy_buf_append_buf(&a->out, &users);
     SY_BUF_LIT(&a->out, ",\"updated_organization_memberships\":");
-    sy_buf_append(&a->out, oms.p, oms.len);
+    sy_buf_append_buf(&a->out, &oms);
     SY_BUF_LIT(&a->out, "}");
     goto out;
 dberr:

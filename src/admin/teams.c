@@ -819,7 +819,7 @@ static void team_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy_buf_append(&a->out, tmb.p ? tmb.p : "null", tmb.p ? tmb.len : 4);
     sy_admin_limits_usage(&a->out, &first, SY_LIM_TEAM, tid);
     SY_BUF_LIT(&a->out, "}");
-    sy_buf_append(&a->out, extra.p, extra.len);
+    sy_buf_append_buf(&a->out, &extra);
     SY_BUF_LIT(&a->out, "}");
     sy_buf_free(&tmb);
 out:
@@ -905,7 +905,7 @@ static void team_list(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&out, "]");
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, out.p, out.len);
+    sy_buf_append_buf(&a->out, &out);
     goto done;
 dberr:
     sy_admin_db_error(a, st, rc);
@@ -1038,9 +1038,9 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "{");
     sy__row_members(&a->out, &t.r, NULL, &first);
     SY_BUF_LIT(&a->out, ",\"updated_users\":");
-    sy_buf_append(&a->out, users.p, users.len);
+    sy_buf_append_buf(&a->out, &users);
     SY_BUF_LIT(&a->out, ",\"updated_team_memberships\":");
-    sy_buf_append(&a->out, tms.p, tms.len);
+    sy_buf_append_buf(&a->out, &tms);
     SY_BUF_LIT(&a->out, "}");
     goto out;
 dberr:

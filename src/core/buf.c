@@ -147,6 +147,13 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
     return sy_buf_append(b, s + start, n - start);
 }
 
+int sy_buf_append_buf(struct sy_buf *b, const struct sy_buf *src)
+{
+    if (src->err && !b->err)
+        return fail(b, src->err);
+    return sy_buf_append(b, src->p, src->len);
+}
+
 int sy_buf_u64(struct sy_buf *b, uint64_t v)
 {
     /* two digits per division (headers and JSON numbers on every response) */

@@ -65,6 +65,9 @@ int sy_buf_printf(struct sy_buf *b, const char *fmt, ...) __attribute__((format(
 int sy_buf_vprintf(struct sy_buf *b, const char *fmt, va_list ap);
 /* Append s as the inside of a JSON string (escaped, without quotes). */
 int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n);
+/* Append src's contents; a src whose error is set sets b's too (a document
+ * assembled from pieces fails as a whole). */
+int sy_buf_append_buf(struct sy_buf *b, const struct sy_buf *src);
 /* Append a decimal integer. */
 int sy_buf_u64(struct sy_buf *b, uint64_t v);
 /* Drop the first n bytes (a sticky error stays). */

@@ -72,6 +72,24 @@ static void buf_error_is_sticky(void **st)
     sy_buf_free(&b);
 }
 
+/* A document assembled from pieces fails when a piece did. */
+static void buf_error_propagates(void **st)
+{
+    (void)st;
+    struct sy_buf piece, doc;
+    sy_buf_init(&piece, 4);
+    sy_buf_init(&doc, 64);
+    SY_BUF_LIT(&piece, "[1]");
+    assert_int_equal(sy_buf_append_buf(&doc, &piece), 0);
+    assert_string_equal(doc.p, "[1]");
+    assert_int_equal(SY_BUF_LIT(&piece, ",2]"), SY_ENOSPC);
+    assert_int_equal(sy_buf_append_buf(&doc, &piece), SY_ENOSPC);
+    assert_int_equal(sy_buf_failed(&doc), SY_ENOSPC);
+    assert_string_equal(doc.p, "[1]");
+    sy_buf_free(&piece);
+    sy_buf_free(&doc);
+}
+
 /* A printf that does not fit (the long path through reserve) sets it too. */
 static void buf_error_from_printf(void **st)
 {
@@ -253,6 +271,7 @@ int main(void)
         cmocka_unit_test(buf_cap_is_hard),
         cmocka_unit_test(buf_error_is_sticky),
         cmocka_unit_test(buf_error_from_printf),
+        cmocka_unit_test(buf_error_propagates),
         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
         cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences), cmocka_unit_test(utf8_encode),
         cmocka_unit_test(utf8_json_writers),
