@@ -67,6 +67,17 @@ int sy_admin_get_obj(struct sy_admin_ctx *a, struct json_object *o, const char *
 void sy_admin_422(struct sy_admin_ctx *a, const char *field, const char *type, const char *msg,
                   struct json_object *input);
 
+/* One transaction: BEGIN, body(st, a, ud), COMMIT. The body returns 0 to
+ * commit, SY_ADMIN_TX_ABORT when it wrote its own answer (a 4xx) and nothing
+ * it did is to be kept, or a negative SY_STORE_E* on a database error.
+ * Anything but a commit rolls back, and a database error (from BEGIN, the
+ * body or COMMIT) writes LiteLLM's DB error answer (sy_admin_db_error).
+ * Returns 0 when committed, else SY_ADMIN_TX_ABORT or the negative code: the
+ * handler then only frees what it holds. Runs on the handler's DB thread. */
+#define SY_ADMIN_TX_ABORT 1
+typedef int (*sy_admin_tx_fn)(struct sy_store *st, struct sy_admin_ctx *a, void *ud);
+int sy_admin_tx(struct sy_store *st, struct sy_admin_ctx *a, sy_admin_tx_fn body, void *ud);
+
 /* json-c value as compact JSON text (valid until the object is freed). */
 const char *sy_admin_jtext(struct json_object *v);
 

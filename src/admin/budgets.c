@@ -24,6 +24,7 @@
 #include "admin/admin_impl.h"
 #include "admin/entity_impl.h"
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "spend/spend.h"
 
 #define T_BUDGET "\"LiteLLM_BudgetTable\""
@@ -48,7 +49,9 @@ static int limits_check(struct sy_admin_ctx *a, const struct sy__cset *cs)
     for (int i = 0; i < 2; i++) {
         const struct sy_sval *v = sy__cset_get(cs, F[i]);
         if (v && v->k == SY_SV_NUM && (!isfinite(v->d) || v->d < 0)) {
-            sy__detail(a, 400, "%s must be a non-negative finite number. Received: %g", F[i], v->d);
+            char num[SY_PY_FLOAT_MAX];
+            sy_py_float_str(num, v->d); /* the float as Python prints it: -5.0 */
+            sy__detail(a, 400, "%s must be a non-negative finite number. Received: %s", F[i], num);
             return -1;
         }
     }

@@ -119,7 +119,7 @@ static int answer_row(struct sy_store *st, struct sy_admin_ctx *a, const char *i
     if (rc >= 0 && o.n) {
         a->status = 200;
         sy_buf_reset(&a->out);
-        sy_buf_append(&a->out, b.p, b.len);
+        sy_buf_append_buf(&a->out, &b);
     }
     sy_buf_free(&b);
     return rc < 0 ? rc : o.n ? 0 : 1;
@@ -176,12 +176,74 @@ static int region_check(struct sy_admin_ctx *a, struct json_object *body)
 
 /* ---- POST /customer/new --------------------------------------------------- */
 
+/* The transactions of /customer/new and /customer/update: the budget row
+ * (inserted or updated), the end user, and the answer read back. */
+struct customer_tx {
+    const char *uid;
+    struct sy__cset *bcs, *cs;
+    const struct sy_admin_row *old; /* update: the row before */
+};
+
+static int new_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct customer_tx *x = ud;
+    int rc;
+    if (x->bcs->n) {
+        char bid[128];
+        if (budget_reset(a, x->bcs) < 0)
+            return SY_ADMIN_TX_ABORT;
+        if ((rc = sy__budget_insert(st, a, x->bcs, bid, NULL)) < 0)
+            return rc;
+        sy__cset_put(x->cs, "budget_id", sy_sv_text(sy__cset_own(x->cs, strdup(bid))));
+    }
+    sy__cset_put(x->cs, "user_id", sy_sv_text(x->uid));
+    if (!sy__cset_has(x->cs, "spend"))
+        sy__cset_put(x->cs, "spend", sy_sv_num(0));
+    if (!sy__cset_has(x->cs, "blocked"))
+        sy__cset_put(x->cs, "blocked", sy_sv_bool(0));
+    rc = sy__insert(st, T_EU, x->cs, NULL, NULL);
+    if (rc == SY_STORE_ECONFLICT) {
+        sy_admin_error(a, 400, "bad_request", "user_id",
+                       "Customer already exists, passed user_id=%s. Please pass a new user_id.", x->uid);
+        return SY_ADMIN_TX_ABORT;
+    }
+    if (rc < 0 || (rc = answer_row(st, a, x->uid, 0)) < 0)
+        return rc;
+    return 0;
+}
+
+static int update_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct customer_tx *x = ud;
+    int rc = 0;
+    if (x->bcs->n) {
+        const char *bid = sy_srow_text(&x->old->r, "budget_id");
+        if (bid) {
+            char now[32];
+            sy_admin_iso_now(a, now);
+            sy__cset_put(x->bcs, "updated_at", sy_sv_ts(sy__cset_own(x->bcs, strdup(now))));
+            rc = sy__update(st, T_BUDGET, "budget_id", bid, x->bcs, NULL, NULL);
+        } else {
+            char nb[128];
+            rc = sy__budget_insert(st, a, x->bcs, nb, NULL);
+            if (rc >= 0 && !sy__cset_has(x->cs, "budget_id"))
+                sy__cset_put(x->cs, "budget_id", sy_sv_text(sy__cset_own(x->cs, strdup(nb))));
+        }
+        if (rc < 0)
+            return rc;
+    }
+    if (x->cs->n && (rc = sy__update(st, T_EU, "user_id", x->uid, x->cs, NULL, NULL)) < 0)
+        return rc;
+    if ((rc = answer_row(st, a, x->uid, 0)) < 0)
+        return rc;
+    return 0;
+}
+
 static void customer_new(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a);
     struct sy__cset bcs = {0}, cs = {0};
     const char *uid = NULL;
-    int rc, in_tx = 0;
     if (!body)
         return;
     if (required_id(a, body, &uid) < 0 || sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 ||
@@ -191,42 +253,10 @@ static void customer_new(struct sy_store *st, struct sy_admin_ctx *a)
         sy__value_error(a, body, "Set either 'max_budget' or 'budget_id', not both.");
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    if (bcs.n) {
-        char bid[128];
-        if (budget_reset(a, &bcs) < 0)
-            goto out;
-        if ((rc = sy__budget_insert(st, a, &bcs, bid, NULL)) < 0)
-            goto dberr;
-        sy__cset_put(&cs, "budget_id", sy_sv_text(sy__cset_own(&cs, strdup(bid))));
-    }
-    sy__cset_put(&cs, "user_id", sy_sv_text(uid));
-    if (!sy__cset_has(&cs, "spend"))
-        sy__cset_put(&cs, "spend", sy_sv_num(0));
-    if (!sy__cset_has(&cs, "blocked"))
-        sy__cset_put(&cs, "blocked", sy_sv_bool(0));
-    rc = sy__insert(st, T_EU, &cs, NULL, NULL);
-    if (rc == SY_STORE_ECONFLICT) {
-        sy_admin_error(a, 400, "bad_request", "user_id",
-                       "Customer already exists, passed user_id=%s. Please pass a new user_id.", uid);
-        goto out;
-    }
-    if (rc < 0)
-        goto dberr;
-    if ((rc = answer_row(st, a, uid, 0)) < 0)
-        goto dberr;
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
-    sy_admin_invalidate(a, "end_user", uid);
-    goto out;
-dberr:
-    sy_admin_db_error(a, st, rc);
+    struct customer_tx tx = {uid, &bcs, &cs, NULL};
+    if (sy_admin_tx(st, a, new_tx, &tx) == 0)
+        sy_admin_invalidate(a, "end_user", uid);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy__cset_free(&bcs);
     sy__cset_free(&cs);
     json_object_put(body);
@@ -240,7 +270,7 @@ static void customer_update(struct sy_store *st, struct sy_admin_ctx *a)
     struct sy__cset bcs = {0}, cs = {0};
     struct sy_admin_row old = {0};
     const char *uid = NULL;
-    int rc, in_tx = 0;
+    int rc;
     if (!body)
         return;
     /* non_default_values: None, [], {} and 0 / False are skipped */
@@ -265,39 +295,13 @@ static void customer_update(struct sy_store *st, struct sy_admin_ctx *a)
         sy_admin_error(a, 404, "not_found", "user_id", "End User Id=%s does not exist in db", uid);
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    if (bcs.n) {
-        const char *bid = sy_srow_text(&old.r, "budget_id");
-        if (bid) {
-            char now[32];
-            sy_admin_iso_now(a, now);
-            sy__cset_put(&bcs, "updated_at", sy_sv_ts(sy__cset_own(&bcs, strdup(now))));
-            rc = sy__update(st, T_BUDGET, "budget_id", bid, &bcs, NULL, NULL);
-        } else {
-            char nb[128];
-            rc = sy__budget_insert(st, a, &bcs, nb, NULL);
-            if (rc >= 0 && !sy__cset_has(&cs, "budget_id"))
-                sy__cset_put(&cs, "budget_id", sy_sv_text(sy__cset_own(&cs, strdup(nb))));
-        }
-        if (rc < 0)
-            goto dberr;
-    }
-    if (cs.n && (rc = sy__update(st, T_EU, "user_id", uid, &cs, NULL, NULL)) < 0)
-        goto dberr;
-    if ((rc = answer_row(st, a, uid, 0)) < 0)
-        goto dberr;
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
-    sy_admin_invalidate(a, "end_user", uid);
+    struct customer_tx tx = {uid, &bcs, &cs, &old};
+    if (sy_admin_tx(st, a, update_tx, &tx) == 0)
+        sy_admin_invalidate(a, "end_user", uid);
     goto out;
 dberr:
     sy_admin_db_error(a, st, rc);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_admin_row_free(&old);
     sy__cset_free(&bcs);
     sy__cset_free(&cs);

@@ -1032,12 +1032,25 @@ static int own_cb(void *ud, const struct sy_srow *r)
     return 0;
 }
 
+/* The transaction of /key/delete: each key copied to the deleted table, then removed. */
+static int delete_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    const struct tok_list *found = ud;
+    for (size_t i = 0; i < found->n; i++) {
+        struct sy_sval t = sy_sv_text(found->t[i]);
+        int rc = persist_deleted(a, st, found->t[i]);
+        if (rc < 0 || (rc = sy_store_exec(st, "DELETE FROM " T_KEYS " WHERE \"token\" = $1", 1, &t, NULL, NULL)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *keys = NULL, *aliases = NULL;
     struct tok_list found = {0};
     struct sy_buf sql;
-    int in_tx = 0, rc;
+    int rc;
     sy_buf_init(&sql, 1 << 20);
     struct json_object *body = sy_admin_body(a);
     if (!body)
@@ -1104,24 +1117,8 @@ static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
         sy__err_dict(a, 403, "internal_server_error", "You are not authorized to delete this key");
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0) {
-        sy_admin_db_error(a, st, rc);
+    if (sy_admin_tx(st, a, delete_tx, &found) != 0)
         goto out;
-    }
-    in_tx = 1;
-    for (size_t i = 0; i < found.n; i++) {
-        struct sy_sval t = sy_sv_text(found.t[i]);
-        if ((rc = persist_deleted(a, st, found.t[i])) < 0 ||
-            (rc = sy_store_exec(st, "DELETE FROM " T_KEYS " WHERE \"token\" = $1", 1, &t, NULL, NULL)) < 0) {
-            sy_admin_db_error(a, st, rc);
-            goto out;
-        }
-    }
-    if ((rc = sy_store_commit(st)) < 0) {
-        sy_admin_db_error(a, st, rc);
-        goto out;
-    }
-    in_tx = 0;
     for (size_t i = 0; i < found.n; i++)
         sy_admin_invalidate(a, "token", found.t[i]);
     a->status = 200;
@@ -1130,8 +1127,6 @@ static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
     sy_buf_puts(&a->out, sy_admin_jtext(list));
     SY_BUF_LIT(&a->out, "}");
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     free(found.t);
     sy_buf_free(&sql);
     if (body)
@@ -1419,13 +1414,37 @@ out:
 
 /* ---- POST /key/regenerate, /key/{key}/regenerate --------------------------- */
 
+/* The transaction of /key/regenerate: the old key copied to the deleted
+ * table, its row moved to the new token. */
+struct regen_tx {
+    const char *oldtok;
+    struct kset *ks;
+    struct sy_admin_row *row;
+};
+static int regen_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct regen_tx *t = ud;
+    int rc = persist_deleted(a, st, t->oldtok);
+    if (rc < 0)
+        return rc;
+    rc = update_row(a, st, t->oldtok, t->ks, t->row);
+    if (rc == SY_STORE_ECONFLICT) {
+        sy_admin_error(a, 400, "bad_request_error", "new_key",
+                       "Key with this value already exists. Unique key values across all keys are required.");
+        return SY_ADMIN_TX_ABORT;
+    }
+    if (rc < 0 || !t->row->found)
+        return rc < 0 ? rc : SY_STORE_EQUERY;
+    return 0;
+}
+
 static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct kset ks;
     struct sy_admin_row old = {0}, row = {0};
     char pathkey[512], oldtok[65], newkey[256], newtok[65], key_name[32];
     const char *key = NULL, *new_key = NULL, *nmk = NULL;
-    int in_tx = 0, rc;
+    int rc;
     memset(&ks, 0, sizeof ks);
     struct json_object *body = sy_admin_body(a);
     if (!body)
@@ -1494,30 +1513,9 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     ks_put(&ks, "token", sy_sv_text(newtok));
     ks_put(&ks, "key_name", sy_sv_text(key_name));
-    if ((rc = sy_store_begin(st)) < 0) {
-        sy_admin_db_error(a, st, rc);
+    struct regen_tx tx = {oldtok, &ks, &row};
+    if (sy_admin_tx(st, a, regen_tx, &tx) != 0)
         goto out;
-    }
-    in_tx = 1;
-    if ((rc = persist_deleted(a, st, oldtok)) < 0) {
-        sy_admin_db_error(a, st, rc);
-        goto out;
-    }
-    rc = update_row(a, st, oldtok, &ks, &row);
-    if (rc == SY_STORE_ECONFLICT) {
-        sy_admin_error(a, 400, "bad_request_error", "new_key",
-                       "Key with this value already exists. Unique key values across all keys are required.");
-        goto out;
-    }
-    if (rc < 0 || !row.found) {
-        sy_admin_db_error(a, st, rc < 0 ? rc : SY_STORE_EQUERY);
-        goto out;
-    }
-    if ((rc = sy_store_commit(st)) < 0) {
-        sy_admin_db_error(a, st, rc);
-        goto out;
-    }
-    in_tx = 0;
     sy_admin_invalidate(a, "token", oldtok);
     sy_admin_invalidate(a, "token", newtok);
     /* GenerateKeyResponse(**row, key=new, token_id=row.pop("token")) */
@@ -1535,8 +1533,6 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
     row_members(&a->out, &row.r, "token", &first);
     SY_BUF_LIT(&a->out, "}");
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_admin_row_free(&old);
     sy_admin_row_free(&row);
     ks_free(&ks);

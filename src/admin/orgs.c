@@ -211,6 +211,36 @@ out:
 
 /* ---- PATCH /organization/update ------------------------------------------- */
 
+/* The transaction of /organization/update: its budget and row, and the
+ * answer read back. */
+struct org_update_tx {
+    const char *id, *now;
+    const struct sy_admin_row *old;
+    struct sy__cset *bcs, *cs;
+    struct sy_buf *b;
+};
+static int org_update_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct org_update_tx *x = ud;
+    int rc;
+    if (x->bcs->n) {
+        const char *bid = sy__cset_has(x->cs, "budget_id") ? sy__cset_get(x->cs, "budget_id")->s
+                                                           : sy_srow_text(&x->old->r, "budget_id");
+        if (reset_at(a, x->bcs) < 0)
+            return SY_ADMIN_TX_ABORT;
+        sy__cset_put(x->bcs, "updated_at", sy_sv_ts(x->now));
+        sy__cset_put(x->bcs, "updated_by", sy_sv_text(sy_admin_actor(a)));
+        if ((rc = sy__update(st, T_BUDGET, "budget_id", bid, x->bcs, NULL, NULL)) < 0)
+            return rc;
+    }
+    sy__cset_put(x->cs, "updated_at", sy_sv_ts(x->now));
+    sy__cset_put(x->cs, "updated_by", sy_sv_text(sy_admin_actor(a)));
+    if ((rc = sy__update(st, T_ORG, "organization_id", x->id, x->cs, NULL, NULL)) < 0)
+        return rc;
+    rc = org_json(st, x->id, 1, x->b);
+    return rc < 0 ? rc : 0;
+}
+
 static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a);
@@ -218,7 +248,7 @@ static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
     struct sy_admin_row old = {0};
     const char *id = NULL;
     char now[32];
-    int rc, in_tx = 0;
+    int rc;
     if (!body)
         return;
     if (sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 || sy__collect(a, body, ORG_F, NORG_F, 0, &cs) < 0)
@@ -235,45 +265,23 @@ static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 404, "Organization not found for organization_id=%s", id);
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
     sy_admin_iso_now(a, now);
-    if (bcs.n) {
-        const char *bid =
-            sy__cset_has(&cs, "budget_id") ? sy__cset_get(&cs, "budget_id")->s : sy_srow_text(&old.r, "budget_id");
-        if (reset_at(a, &bcs) < 0)
-            goto out;
-        sy__cset_put(&bcs, "updated_at", sy_sv_ts(now));
-        sy__cset_put(&bcs, "updated_by", sy_sv_text(sy_admin_actor(a)));
-        if ((rc = sy__update(st, T_BUDGET, "budget_id", bid, &bcs, NULL, NULL)) < 0)
-            goto dberr;
-    }
-    sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
-    sy__cset_put(&cs, "updated_by", sy_sv_text(sy_admin_actor(a)));
-    if ((rc = sy__update(st, T_ORG, "organization_id", id, &cs, NULL, NULL)) < 0)
-        goto dberr;
     struct sy_buf b;
     sy_buf_init(&b, 16 << 20);
-    rc = org_json(st, id, 1, &b);
-    if (rc >= 0)
-        rc = sy_store_commit(st);
-    if (rc < 0) {
+    struct org_update_tx tx = {id, now, &old, &bcs, &cs, &b};
+    if (sy_admin_tx(st, a, org_update_tx, &tx) != 0) {
         sy_buf_free(&b);
-        goto dberr;
+        goto out;
     }
-    in_tx = 0;
     sy_admin_invalidate(a, "org", id);
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
+    sy_buf_append_buf(&a->out, &b);
     sy_buf_free(&b);
     goto out;
 dberr:
     sy_admin_db_error(a, st, rc);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_admin_row_free(&old);
     sy__cset_free(&bcs);
     sy__cset_free(&cs);
@@ -282,11 +290,46 @@ out:
 
 /* ---- DELETE /organization/delete ------------------------------------------ */
 
+/* The transaction of /organization/delete: each organization's answer
+ * read, then its teams, memberships, keys and row deleted. */
+struct org_delete_tx {
+    struct json_object *ids;
+    struct sy_buf *b;
+};
+static int org_delete_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct org_delete_tx *x = ud;
+    static const char *const DEL[] = {
+        "DELETE FROM \"LiteLLM_TeamTable\" WHERE \"organization_id\" = $1",
+        "DELETE FROM " T_OM " WHERE \"organization_id\" = $1",
+        "DELETE FROM \"LiteLLM_VerificationToken\" WHERE \"organization_id\" = $1",
+        "DELETE FROM " T_ORG " WHERE \"organization_id\" = $1",
+    };
+    SY_BUF_LIT(x->b, "[");
+    for (size_t i = 0; i < json_object_array_length(x->ids); i++) {
+        const char *id = json_object_get_string(json_object_array_get_idx(x->ids, i));
+        if (i)
+            SY_BUF_LIT(x->b, ",");
+        int rc = org_json(st, id, 1, x->b);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            sy__detail(a, 404, "Organization=%s not found", id);
+            return SY_ADMIN_TX_ABORT;
+        }
+        struct sy_sval p = sy_sv_text(id);
+        for (size_t k = 0; k < sizeof DEL / sizeof DEL[0]; k++)
+            if ((rc = sy_store_exec(st, DEL[k], 1, &p, NULL, NULL)) < 0)
+                return rc;
+    }
+    SY_BUF_LIT(x->b, "]");
+    return 0;
+}
+
 static void org_delete(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *ids = NULL;
     struct sy_buf b;
-    int rc = 0, in_tx = 0;
     sy_buf_init(&b, 64 << 20);
     if (!body)
         goto out;
@@ -297,46 +340,14 @@ static void org_delete(struct sy_store *st, struct sy_admin_ctx *a)
         sy__missing(a, "body", "organization_ids", body);
         goto out;
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    SY_BUF_LIT(&b, "[");
-    for (size_t i = 0; i < json_object_array_length(ids); i++) {
-        const char *id = json_object_get_string(json_object_array_get_idx(ids, i));
-        if (i)
-            SY_BUF_LIT(&b, ",");
-        rc = org_json(st, id, 1, &b);
-        if (rc < 0)
-            goto dberr;
-        if (rc == 0) {
-            sy__detail(a, 404, "Organization=%s not found", id);
-            goto out;
-        }
-        struct sy_sval p = sy_sv_text(id);
-        static const char *const DEL[] = {
-            "DELETE FROM \"LiteLLM_TeamTable\" WHERE \"organization_id\" = $1",
-            "DELETE FROM " T_OM " WHERE \"organization_id\" = $1",
-            "DELETE FROM \"LiteLLM_VerificationToken\" WHERE \"organization_id\" = $1",
-            "DELETE FROM " T_ORG " WHERE \"organization_id\" = $1",
-        };
-        for (size_t k = 0; k < sizeof DEL / sizeof DEL[0]; k++)
-            if ((rc = sy_store_exec(st, DEL[k], 1, &p, NULL, NULL)) < 0)
-                goto dberr;
-    }
-    SY_BUF_LIT(&b, "]");
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
+    struct org_delete_tx tx = {ids, &b};
+    if (sy_admin_tx(st, a, org_delete_tx, &tx) != 0)
+        goto out;
     sy_admin_invalidate(a, "all", NULL); /* teams and keys went with it */
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
-    goto out;
-dberr:
-    sy_admin_db_error(a, st, rc);
+    sy_buf_append_buf(&a->out, &b);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_buf_free(&b);
     json_object_put(body);
 }
@@ -397,7 +408,7 @@ static void org_info(struct sy_store *st, struct sy_admin_ctx *a)
     }
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, b.p, b.len);
+    sy_buf_append_buf(&a->out, &b);
     goto out;
 dberr:
     sy_admin_db_error(a, st, rc);
@@ -444,7 +455,7 @@ static void org_list(struct sy_store *st, struct sy_admin_ctx *a)
     else {
         a->status = 200;
         sy_buf_reset(&a->out);
-        sy_buf_append(&a->out, b.p, b.len);
+        sy_buf_append_buf(&a->out, &b);
     }
     for (int i = 0; i < l.n; i++)
         free(l.id[i]);
@@ -597,9 +608,9 @@ static void org_member_add(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "{\"organization_id\":");
     sy_admin_jstr(&a->out, oid);
     SY_BUF_LIT(&a->out, ",\"updated_users\":");
-    sy_buf_append(&a->out, users.p, users.len);
+    sy_buf_append_buf(&a->out, &users);
     SY_BUF_LIT(&a->out, ",\"updated_organization_memberships\":");
-    sy_buf_append(&a->out, oms.p, oms.len);
+    sy_buf_append_buf(&a->out, &oms);
     SY_BUF_LIT(&a->out, "}");
     goto out;
 dberr:

@@ -409,7 +409,7 @@ static void spend_logs(struct sy_store *st, struct sy_admin_ctx *a)
                 }
             }
             SY_BUF_LIT(&body, "]");
-            sy_buf_append(&a->out, body.p, body.len);
+            sy_buf_append_buf(&a->out, &body);
         }
         sy_buf_free(&body);
         aggs_free(&s.users);
@@ -1229,7 +1229,7 @@ static void report(struct sy_store *st, struct sy_admin_ctx *a)
     } else {
         rep_flush_day(&c);
         SY_BUF_LIT(&body, "]");
-        sy_buf_append(&a->out, body.p, body.len);
+        sy_buf_append_buf(&a->out, &body);
     }
     aggs_free(&c.groups);
     sy_buf_free(&body);

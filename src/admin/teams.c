@@ -819,7 +819,7 @@ static void team_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy_buf_append(&a->out, tmb.p ? tmb.p : "null", tmb.p ? tmb.len : 4);
     sy_admin_limits_usage(&a->out, &first, SY_LIM_TEAM, tid);
     SY_BUF_LIT(&a->out, "}");
-    sy_buf_append(&a->out, extra.p, extra.len);
+    sy_buf_append_buf(&a->out, &extra);
     SY_BUF_LIT(&a->out, "}");
     sy_buf_free(&tmb);
 out:
@@ -905,7 +905,7 @@ static void team_list(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&out, "]");
     a->status = 200;
     sy_buf_reset(&a->out);
-    sy_buf_append(&a->out, out.p, out.len);
+    sy_buf_append_buf(&a->out, &out);
     goto done;
 dberr:
     sy_admin_db_error(a, st, rc);
@@ -933,6 +933,31 @@ static int team_admin_check(struct sy_store *st, struct sy_admin_ctx *a, const c
     return 0;
 }
 
+/* The transaction of /team/member_add: the members added (users and
+ * memberships written, listed in users and tms), then the team read back. */
+struct member_add_tx {
+    const char *tid;
+    struct sy_admin_row *t;
+    struct json_object *add;
+    int has_budget;
+    double budget;
+    struct sy_buf *users, *tms;
+};
+static int member_add_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct member_add_tx *x = ud;
+    SY_BUF_LIT(x->users, "[");
+    SY_BUF_LIT(x->tms, "[");
+    int rc = add_members(st, a, x->t, x->add, x->has_budget, x->budget, x->users, x->tms);
+    if (rc != 0)
+        return rc > 0 ? SY_ADMIN_TX_ABORT : rc; /* > 0: it answered (a 4xx) */
+    SY_BUF_LIT(x->users, "]");
+    SY_BUF_LIT(x->tms, "]");
+    sy_admin_row_free(x->t);
+    rc = load_team(st, x->tid, x->t);
+    return rc < 0 ? rc : 0;
+}
+
 static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *member = NULL, *add = NULL;
@@ -940,7 +965,7 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
     struct sy_buf users, tms;
     const char *tid = NULL;
     double budget = 0;
-    int has_budget = 0, rc, in_tx = 0;
+    int has_budget = 0, rc;
     sy_buf_init(&users, 16 << 20);
     sy_buf_init(&tms, 16 << 20);
     if (!body)
@@ -1013,24 +1038,9 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
         }
         json_object_put(members);
     }
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    SY_BUF_LIT(&users, "[");
-    SY_BUF_LIT(&tms, "[");
-    rc = add_members(st, a, &t, add, has_budget, budget, &users, &tms);
-    if (rc > 0)
+    struct member_add_tx tx = {tid, &t, add, has_budget, budget, &users, &tms};
+    if (sy_admin_tx(st, a, member_add_tx, &tx) != 0)
         goto out;
-    if (rc < 0)
-        goto dberr;
-    SY_BUF_LIT(&users, "]");
-    SY_BUF_LIT(&tms, "]");
-    sy_admin_row_free(&t);
-    if ((rc = load_team(st, tid, &t)) < 0)
-        goto dberr;
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
     sy_admin_invalidate(a, "team", tid);
     a->status = 200;
     sy_buf_reset(&a->out);
@@ -1038,16 +1048,14 @@ static void team_member_add(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "{");
     sy__row_members(&a->out, &t.r, NULL, &first);
     SY_BUF_LIT(&a->out, ",\"updated_users\":");
-    sy_buf_append(&a->out, users.p, users.len);
+    sy_buf_append_buf(&a->out, &users);
     SY_BUF_LIT(&a->out, ",\"updated_team_memberships\":");
-    sy_buf_append(&a->out, tms.p, tms.len);
+    sy_buf_append_buf(&a->out, &tms);
     SY_BUF_LIT(&a->out, "}");
     goto out;
 dberr:
     sy_admin_db_error(a, st, rc);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     sy_admin_row_free(&t);
     sy_buf_free(&users);
     sy_buf_free(&tms);
@@ -1057,12 +1065,35 @@ out:
 
 /* ---- POST /team/member_delete --------------------------------------------- */
 
+/* The transaction of /team/member_delete: the member out of the team's
+ * list and its membership rows. */
+struct member_delete_tx {
+    const char *tid;
+    struct json_object *members;
+    const char *uid, *email;
+    struct sy_admin_row *row;
+};
+static int member_delete_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
+{
+    struct member_delete_tx *x = ud;
+    int found;
+    int rc = remove_member(st, a, x->tid, x->members, x->uid, x->email, &found);
+    if (rc < 0)
+        return rc;
+    if (!found) {
+        sy__detail(a, 400, "User not found in team");
+        return SY_ADMIN_TX_ABORT;
+    }
+    rc = save_members(st, a, x->tid, x->members, x->row);
+    return rc < 0 ? rc : 0;
+}
+
 static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *members = NULL;
     struct sy_admin_row t = {0}, row = {0};
     const char *tid = NULL, *uid = NULL, *email = NULL;
-    int rc, in_tx = 0, found;
+    int rc;
     if (!body)
         return;
     if (required_str(a, body, "team_id", &tid) < 0 || sy_admin_get_str(a, body, "user_id", &uid) < 0 ||
@@ -1084,21 +1115,9 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
         goto out;
     }
     members = members_of(&t);
-    if ((rc = sy_store_begin(st)) < 0)
-        goto dberr;
-    in_tx = 1;
-    rc = remove_member(st, a, tid, members, uid, email, &found);
-    if (rc < 0)
-        goto dberr;
-    if (!found) {
-        sy__detail(a, 400, "User not found in team");
+    struct member_delete_tx tx = {tid, members, uid, email, &row};
+    if (sy_admin_tx(st, a, member_delete_tx, &tx) != 0)
         goto out;
-    }
-    if ((rc = save_members(st, a, tid, members, &row)) < 0)
-        goto dberr;
-    if ((rc = sy_store_commit(st)) < 0)
-        goto dberr;
-    in_tx = 0;
     sy_admin_invalidate(a, "team", tid);
     a->status = 200;
     sy_buf_reset(&a->out);
@@ -1110,8 +1129,6 @@ static void team_member_delete(struct sy_store *st, struct sy_admin_ctx *a)
 dberr:
     sy_admin_db_error(a, st, rc);
 out:
-    if (in_tx)
-        sy_store_rollback(st);
     json_object_put(members);
     sy_admin_row_free(&t);
     sy_admin_row_free(&row);

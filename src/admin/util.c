@@ -75,6 +75,24 @@ void sy_admin_db_error(struct sy_admin_ctx *a, struct sy_store *st, int rc)
         sy_admin_error(a, 500, "internal_server_error", NULL, "DB error");
 }
 
+int sy_admin_tx(struct sy_store *st, struct sy_admin_ctx *a, sy_admin_tx_fn body, void *ud)
+{
+    int rc = sy_store_begin(st);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+        return rc;
+    }
+    rc = body(st, a, ud);
+    if (rc == 0)
+        rc = sy_store_commit(st);
+    if (rc == 0)
+        return 0;
+    if (rc < 0) /* first: the log line names the failed statement's error */
+        sy_admin_db_error(a, st, rc);
+    sy_store_rollback(st);
+    return rc;
+}
+
 /* ---- invalidations ------------------------------------------------------- */
 
 static void inval_clear(struct sy_admin_ctx *a)

@@ -52,6 +52,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hex.h"
+#include "core/utf8.h"
 #include "admin/admin_impl.h"
 #include "http/server.h"
 #include "spend/spend.h"
@@ -150,41 +152,6 @@ static void ws(struct scan *s)
         s->i++;
 }
 
-static int hex4(const char *p, unsigned *v)
-{
-    *v = 0;
-    for (int k = 0; k < 4; k++) {
-        int c = (unsigned char)p[k], d;
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            d = c - 'A' + 10;
-        else
-            return -1;
-        *v = *v << 4 | (unsigned)d;
-    }
-    return 0;
-}
-
-static void put_cp(struct sy_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80)
-        u[0] = (char)cp, n = 1;
-    else if (cp < 0x800)
-        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), n = 2;
-    else if (cp < 0x10000)
-        u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)),
-        n = 3;
-    else
-        u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
-        u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), n = 4;
-    sy_buf_append(b, u, n);
-}
-
 /* A string at s->i (on its '"'); its decoded text appended to dec when not
  * NULL. Refuses \u0000 and unpaired surrogates; raw bytes are valid UTF-8
  * already (checked for the whole body). */
@@ -217,7 +184,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             continue;
         }
         unsigned cp, lo;
-        if (x != 'u' || s->i + 6 > s->n || hex4(s->p + s->i + 2, &cp) < 0)
+        if (x != 'u' || s->i + 6 > s->n || sy_hex4(s->p + s->i + 2, &cp) < 0)
             return syntax(s, s->i, "Invalid \\escape");
         s->i += 6;
         if (cp == 0)
@@ -227,7 +194,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             return refuse(s->e, param_of(s), "Invalid value%s%s: \\u escape is an unpaired UTF-16 surrogate",
                           s->top[0] ? " for " : " in request body", s->top);
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u' || hex4(s->p + s->i + 2, &lo) < 0 ||
+            if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u' || sy_hex4(s->p + s->i + 2, &lo) < 0 ||
                 lo < 0xdc00 || lo > 0xdfff)
                 return refuse(s->e, param_of(s), "Invalid value%s%s: \\u escape is an unpaired UTF-16 surrogate",
                               s->top[0] ? " for " : " in request body", s->top);
@@ -235,7 +202,7 @@ static int scan_string(struct scan *s, struct sy_buf *dec)
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         }
         if (dec)
-            put_cp(dec, cp);
+            sy_buf_utf8(dec, cp);
     }
     return syntax(s, start, "Unterminated string starting at");
 }

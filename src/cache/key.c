@@ -48,6 +48,7 @@
 
 #include "cache/cache.h"
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/pyrepr.h"
 
 /* ModelParamHelper._get_all_llm_api_params() for litellm's pinned openai
@@ -245,17 +246,12 @@ int sy_cache_key_scoped(const char *body, size_t n, const char *model_group, con
     unsigned char md[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)(b.p ? b.p : ""), b.len, md);
     sy_buf_free(&b);
-    static const char hex[] = "0123456789abcdef";
     size_t o = 0;
     if (nslen) {
         memcpy(out, ns, nslen);
         out[nslen] = ':';
         o = nslen + 1;
     }
-    for (int k = 0; k < SHA256_DIGEST_LENGTH; k++) {
-        out[o++] = hex[md[k] >> 4];
-        out[o++] = hex[md[k] & 15];
-    }
-    out[o] = 0;
+    sy_hex_encode(out + o, md, SHA256_DIGEST_LENGTH);
     return 0;
 }

@@ -29,7 +29,9 @@
 
 #include "cache/cache.h"
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/pyrepr.h"
+#include "core/utf8.h"
 
 int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_buf *out)
 {
@@ -39,41 +41,6 @@ int sy_cache_value_encode(const char *response, size_t n, double now, struct sy_
     rc |= sy_py_json_escape(out, response, n);
     rc |= SY_BUF_LIT(out, "\"}");
     return rc ? -1 : 0;
-}
-
-static int hexval(const char *p, unsigned *v)
-{
-    *v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        *v <<= 4;
-        if (c >= '0' && c <= '9')
-            *v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            *v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            *v |= (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-    }
-    return 0;
-}
-
-static int put_utf8(struct sy_buf *b, unsigned long cp)
-{
-    char u[4];
-    size_t k;
-    if (cp < 0x80)
-        u[0] = (char)cp, k = 1;
-    else if (cp < 0x800)
-        u[0] = (char)(0xc0 | (cp >> 6)), u[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
-    else if (cp < 0x10000)
-        u[0] = (char)(0xe0 | (cp >> 12)), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[2] = (char)(0x80 | (cp & 0x3f)),
-        k = 3;
-    else
-        u[0] = (char)(0xf0 | (cp >> 18)), u[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f)), k = 4;
-    return sy_buf_append(b, u, k);
 }
 
 /* Unescape the JSON string body at s[*i] (after the opening quote) up to its
@@ -111,18 +78,18 @@ static int unescape(const char *s, size_t n, size_t *i, struct sy_buf *out)
         case 'f': rc = SY_BUF_LIT(out, "\f"); break;
         case 'u': {
             unsigned v, lo;
-            if (p + 4 > n || hexval(s + p, &v))
+            if (p + 4 > n || sy_hex4(s + p, &v))
                 return -1;
             p += 4;
             unsigned long cp = v;
-            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' && !hexval(s + p + 2, &lo) &&
+            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' && !sy_hex4(s + p + 2, &lo) &&
                 lo >= 0xdc00 && lo < 0xe000) {
                 cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) + (lo - 0xdc00);
                 p += 6;
             } else if (v >= 0xd800 && v < 0xe000) {
                 cp = 0xfffd; /* a lone surrogate */
             }
-            rc = put_utf8(out, cp);
+            rc = sy_buf_utf8(out, (unsigned)cp);
             break;
         }
         default: return -1;

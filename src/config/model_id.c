@@ -15,6 +15,7 @@
 
 #include "config/loader.h"
 #include "core/buf.h"
+#include "core/hex.h"
 
 const char *sy__model_id(struct sy_arena *a, const char *model_group, const struct sy_ynode *params)
 {
@@ -36,11 +37,6 @@ const char *sy__model_id(struct sy_arena *a, const char *model_group, const stru
     EVP_Digest(b.p ? b.p : "", b.len, md, &mdlen, EVP_sha256(), NULL);
     sy_buf_free(&b);
     char *hex = sy_arena_alloc(a, mdlen * 2 + 1);
-    static const char digits[] = "0123456789abcdef";
-    for (unsigned i = 0; i < mdlen; i++) {
-        hex[2 * i] = digits[md[i] >> 4];
-        hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[mdlen * 2] = 0;
+    sy_hex_encode(hex, md, mdlen);
     return hex;
 }

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "config/loader.h"
+#include "core/hex.h"
 #include "core/str.h"
 
 /* ---- router settings: value readers ----
@@ -267,14 +268,6 @@ static const char *get_scalar_text(struct sy_ld *ld, const struct sy_ynode *n, c
 
 /* ---- router settings: Redis ---- */
 
-static int hexval(int ch)
-{
-    return ch >= '0' && ch <= '9' ? ch - '0'
-           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                    : -1;
-}
-
 /* Arena copy of s[0..n) with %XX decoded (as redis-py unquotes user and
  * password); NULL when n == 0. */
 static const char *unquote(struct sy_arena *a, const char *s, size_t n)
@@ -284,8 +277,8 @@ static const char *unquote(struct sy_arena *a, const char *s, size_t n)
     char *o = sy_arena_alloc(a, n + 1), *w = o;
     for (size_t i = 0; i < n; i++) {
         int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-            (l = hexval((unsigned char)s[i + 2])) >= 0) {
+        if (s[i] == '%' && i + 2 < n && (h = sy_hex_val((unsigned char)s[i + 1])) >= 0 &&
+            (l = sy_hex_val((unsigned char)s[i + 2])) >= 0) {
             *w++ = (char)(h * 16 + l);
             i += 2;
         } else {

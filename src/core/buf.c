@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 
 void sy_buf_init(struct sy_buf *b, size_t cap)
 {
     b->p = NULL;
     b->len = b->size = 0;
     b->cap = cap;
+    b->cap0 = 0;
+    b->err = 0;
 }
 
 void sy_buf_free(struct sy_buf *b)
@@ -19,12 +22,33 @@ void sy_buf_free(struct sy_buf *b)
     free(b->p);
     b->p = NULL;
     b->len = b->size = 0;
+    if (b->err)
+        sy__buf_clear_err(b);
+}
+
+void sy__buf_clear_err(struct sy_buf *b)
+{
+    b->cap = b->cap0;
+    b->cap0 = 0;
+    b->err = 0;
+}
+
+/* Remember the first refusal. A cap of 0 keeps every later non-empty append
+ * off the inline fast path (whatever len becomes), so it lands here. */
+static int fail(struct sy_buf *b, int rc)
+{
+    b->err = rc;
+    b->cap0 = b->cap;
+    b->cap = 0;
+    return rc;
 }
 
 int sy_buf_reserve(struct sy_buf *b, size_t n)
 {
+    if (b->err)
+        return b->err;
     if (n > b->cap || b->len > b->cap - n)
-        return SY_ENOSPC;
+        return fail(b, SY_ENOSPC);
     size_t need = b->len + n + 1;
     if (need <= b->size)
         return 0;
@@ -35,7 +59,7 @@ int sy_buf_reserve(struct sy_buf *b, size_t n)
         ns = b->cap + 1;
     char *np = realloc(b->p, ns);
     if (!np)
-        return SY_ENOMEM;
+        return fail(b, SY_ENOMEM);
     b->p = np;
     b->size = ns;
     return 0;
@@ -55,6 +79,8 @@ int sy__buf_append_slow(struct sy_buf *b, const void *p, size_t n)
 
 int sy_buf_vprintf(struct sy_buf *b, const char *fmt, va_list ap)
 {
+    if (b->err)
+        return b->err;
     va_list ap2;
     va_copy(ap2, ap);
     char tmp[256];
@@ -83,7 +109,6 @@ int sy_buf_printf(struct sy_buf *b, const char *fmt, ...)
 
 int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -104,8 +129,8 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
                 u[1] = 'u';
                 u[2] = '0';
                 u[3] = '0';
-                u[4] = hex[c >> 4];
-                u[5] = hex[c & 15];
+                u[4] = sy_hex_lc[c >> 4];
+                u[5] = sy_hex_lc[c & 15];
                 rep = u;
                 rn = 6;
             }
@@ -120,6 +145,13 @@ int sy_buf_json_escape(struct sy_buf *b, const char *s, size_t n)
         }
     }
     return sy_buf_append(b, s + start, n - start);
+}
+
+int sy_buf_append_buf(struct sy_buf *b, const struct sy_buf *src)
+{
+    if (src->err && !b->err)
+        return fail(b, src->err);
+    return sy_buf_append(b, src->p, src->len);
 }
 
 int sy_buf_u64(struct sy_buf *b, uint64_t v)

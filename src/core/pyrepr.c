@@ -11,6 +11,7 @@
  * and messages are mostly such runs); everything else is decoded one code
  * point at a time with the invalid-byte rule of pyrepr.h.
  */
+#include "core/hex.h"
 #include "core/pyrepr.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@
 
 #include "core/buf.h"
 #include "core/pyprintable.h"
+#include "core/utf8.h"
 
 /* ---- float ---------------------------------------------------------------- */
 
@@ -118,6 +120,16 @@ int sy_py_float_repr(struct sy_buf *b, double d)
     return rc | sy_buf_printf(b, "e%c%02d", e < 0 ? '-' : '+', abs(e));
 }
 
+size_t sy_py_float_str(char out[SY_PY_FLOAT_MAX], double d)
+{
+    /* a buffer over out that can never grow: the longest repr
+     * ("-2.2250738585072014e-308") is 24 bytes */
+    struct sy_buf b = {.p = out, .size = SY_PY_FLOAT_MAX, .cap = SY_PY_FLOAT_MAX - 1};
+    out[0] = 0;
+    sy_py_float_repr(&b, d);
+    return b.len;
+}
+
 /* ---- UTF-8 as CPython's decode(errors="replace") reads it ----------------- */
 
 unsigned sy_py_utf8_next(const unsigned char *s, size_t n, size_t *i)
@@ -170,23 +182,6 @@ int sy_py_isprintable(unsigned cp)
 
 /* ---- repr(str) ------------------------------------------------------------- */
 
-static int put_utf8(struct sy_buf *b, unsigned cp)
-{
-    char t[4];
-    size_t n;
-    if (cp < 0x80)
-        t[0] = (char)cp, n = 1;
-    else if (cp < 0x800)
-        t[0] = (char)(0xc0 | cp >> 6), t[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
-    else if (cp < 0x10000)
-        t[0] = (char)(0xe0 | cp >> 12), t[1] = (char)(0x80 | ((cp >> 6) & 0x3f)), t[2] = (char)(0x80 | (cp & 0x3f)),
-        n = 3;
-    else
-        t[0] = (char)(0xf0 | cp >> 18), t[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
-        t[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), t[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
-    return sy_buf_append(b, t, n);
-}
-
 int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -213,7 +208,7 @@ int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
         else if (cp == '\t')
             rc |= SY_BUF_LIT(b, "\\t");
         else if (sy_py_isprintable(cp))
-            rc |= put_utf8(b, cp);
+            rc |= sy_buf_utf8(b, cp);
         else if (cp < 0x100)
             rc |= sy_buf_printf(b, "\\x%02x", cp);
         else if (cp < 0x10000)
@@ -228,8 +223,8 @@ int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n)
 
 static int put_u(struct sy_buf *b, unsigned v)
 {
-    static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]};
+    char e[6] = {'\\', 'u', 0, 0, 0, 0};
+    sy_hex_u64(e + 2, v, 4);
     return sy_buf_append(b, e, 6);
 }
 

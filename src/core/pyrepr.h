@@ -38,6 +38,10 @@
 struct sy_buf;
 
 int sy_py_float_repr(struct sy_buf *b, double d);
+/* The same into out (NUL-terminated; 32 bytes hold every double's repr),
+ * for text put together with snprintf. Returns its length. */
+#define SY_PY_FLOAT_MAX 32
+size_t sy_py_float_str(char out[SY_PY_FLOAT_MAX], double d);
 int sy_py_str_repr(struct sy_buf *b, const char *s, size_t n);
 int sy_py_json_dumps_str(struct sy_buf *b, const char *s, size_t n);
 int sy_py_json_escape(struct sy_buf *b, const char *s, size_t n);

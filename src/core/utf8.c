@@ -6,37 +6,6 @@
 
 #include "core/buf.h"
 
-size_t sy_utf8_seq(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned lo = 0x80, hi = 0xbf; /* the allowed range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        else if (c == 0xed)
-            hi = 0x9f; /* UTF-16 surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        else if (c == 0xf4)
-            hi = 0x8f; /* > U+10FFFF */
-    } else
-        return 0;
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
 /* Offset of the first byte >= 0x80 in p[i..n), or n: eight bytes at a time. */
 static size_t skip_ascii(const unsigned char *p, size_t i, size_t n)
 {
@@ -100,4 +69,10 @@ int sy_utf8_json_escape(struct sy_buf *b, const char *s, size_t n)
 int sy_utf8_json_raw(struct sy_buf *b, const char *s, size_t n)
 {
     return replace_bad(b, s, n, append);
+}
+
+int sy_buf_utf8(struct sy_buf *b, unsigned cp)
+{
+    char u[4];
+    return sy_buf_append(b, u, sy_utf8_put(u, cp));
 }

@@ -11,6 +11,8 @@
 #endif
 
 #include "core/errors.h"
+#include "core/hex.h"
+#include "core/utf8.h"
 
 struct st {
     const char *p;
@@ -35,17 +37,6 @@ static int fail(struct st *s, const char *why)
 {
     if (!s->err)
         s->err = why;
-    return -1;
-}
-
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
     return -1;
 }
 
@@ -85,7 +76,7 @@ static int str(struct st *s)
                 if (s->i + 4 >= s->n)
                     break;
                 for (int k = 1; k <= 4; k++)
-                    if (hexv(s->p[s->i + k]) < 0)
+                    if (sy_hex_val(s->p[s->i + k]) < 0)
                         return fail(s, "bad \\u escape in string");
                 s->i += 5;
                 continue;
@@ -375,30 +366,6 @@ int sy_jscan(const char *p, size_t n, struct sy_jscan *out)
     return SY_EJSON;
 }
 
-static int put_utf8(char *o, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | (cp >> 6));
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
 {
     if (len < 2 || p[0] != '"')
@@ -422,12 +389,12 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
         case 'u': {
             unsigned cp = 0;
             for (int k = 1; k <= 4; k++)
-                cp = cp * 16 + (unsigned)hexv(p[i + k]);
+                cp = cp * 16 + (unsigned)sy_hex_val(p[i + k]);
             i += 4;
             if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < len && p[i + 1] == '\\' && p[i + 2] == 'u') {
                 unsigned lo = 0;
                 for (int k = 3; k <= 6; k++)
-                    lo = lo * 16 + (unsigned)hexv(p[i + k]);
+                    lo = lo * 16 + (unsigned)sy_hex_val(p[i + k]);
                 if (lo >= 0xDC00 && lo < 0xE000) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     i += 6;
@@ -437,7 +404,7 @@ long sy_jstr_decode(const char *p, size_t len, char *out, size_t cap)
                 return -1;
             if (cp >= 0xD800 && cp < 0xE000)
                 cp = 0xFFFD;
-            o += (size_t)put_utf8(out + o, cp);
+            o += sy_utf8_put(out + o, cp);
             break;
         }
         default: out[o++] = c; break;

@@ -48,7 +48,10 @@ void sy_reply_error_h(struct sy_req *r, int status, const char *type, const char
 {
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
-    sy_error_json(&b, status, type, param, message);
+    if (sy_error_json(&b, status, type, param, message)) { /* a message over the cap: never half an object */
+        sy_buf_reset(&b);
+        sy_error_json(&b, status, type, param, "error message too large to send");
+    }
     sy_resp_simple(r, status, extra, extra_len, "application/json", b.p, b.len);
     sy_buf_free(&b);
 }
@@ -66,4 +69,12 @@ void sy_reply_errcode(struct sy_req *r, int err, const char *message)
 void sy_reply_json(struct sy_req *r, int status, const char *json, size_t len)
 {
     sy_resp_simple(r, status, NULL, 0, "application/json", json, len);
+}
+
+void sy_reply_buf(struct sy_req *r, int status, const struct sy_buf *b)
+{
+    if (sy_buf_failed(b))
+        sy_reply_error(r, 500, "internal_server_error", NULL, "response too large");
+    else
+        sy_reply_json(r, status, b->p, b->len);
 }

@@ -23,5 +23,9 @@ void sy_reply_error_h(struct sy_req *r, int status, const char *type, const char
 void sy_reply_errcode(struct sy_req *r, int err, const char *message);
 /* Reply 200 JSON. */
 void sy_reply_json(struct sy_req *r, int status, const char *json, size_t len);
+/* Reply with the JSON document built in b, or, when b hit its cap or an
+ * allocation failed while it was built (core/buf.h's sticky error), with a
+ * 500 error instead: a client never gets a truncated document. */
+void sy_reply_buf(struct sy_req *r, int status, const struct sy_buf *b);
 
 #endif

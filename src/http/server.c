@@ -33,6 +33,7 @@
 
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/hex.h"
 #include "core/log.h"
 #include "http/reply.h"
 
@@ -989,6 +990,7 @@ static void conn_out(struct sy_conn *c, const char *p, size_t n)
         return;
     if (sy_buf_append(&c->out, p, n) != 0) { /* over the cap: write what we have, then this */
         conn_flush(c);
+        sy_buf_reset(&c->out); /* the refusal is handled: clear the buffer's sticky error */
         uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
         write_bufs(c, &b, 1);
         return;
@@ -1173,16 +1175,11 @@ size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
         return c->queued + c->out.len;
     r->bytes_out += n;
     if (r->resp_chunked) {
-        static const char hx[] = "0123456789abcdef";
         char sz[24];
         char *e = sz + sizeof sz, *b = e;
         *--b = '\n';
         *--b = '\r';
-        size_t v = n;
-        do {
-            *--b = hx[v & 15];
-            v >>= 4;
-        } while (v);
+        b = sy_hex_uint_rev(b, n);
         conn_out(c, b, (size_t)(e - b));
         conn_out(c, p, n);
         conn_out(c, "\r\n", 2);
@@ -1343,14 +1340,6 @@ void sy_server_close_handles(struct sy_server *s)
 
 /* ---- query strings and percent-encoding ----------------------------------- */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 size_t sy_pct_decode(const char *s, size_t n, char *out, size_t cap, int plus_space)
 {
     size_t o = 0;
@@ -1358,8 +1347,8 @@ size_t sy_pct_decode(const char *s, size_t n, char *out, size_t cap, int plus_sp
         int c = (unsigned char)s[i];
         if (c == '+' && plus_space)
             c = ' ';
-        else if (c == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-            c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
+        else if (c == '%' && i + 2 < n && sy_hex_val(s[i + 1]) >= 0 && sy_hex_val(s[i + 2]) >= 0) {
+            c = sy_hex_val(s[i + 1]) * 16 + sy_hex_val(s[i + 2]);
             i += 2;
         }
         out[o++] = (char)c;

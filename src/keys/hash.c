@@ -15,18 +15,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "keys/keys.h"
 
 void sy_keys_hash(const char *key, size_t n, char out[65])
 {
-    static const char hx[] = "0123456789abcdef";
     unsigned char d[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)key, n, d);
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-        out[2 * i] = hx[d[i] >> 4];
-        out[2 * i + 1] = hx[d[i] & 15];
-    }
-    out[64] = 0;
+    sy_hex_encode(out, d, SHA256_DIGEST_LENGTH);
 }
 
 void sy_keys_abbrev(const char *key, size_t n, char *out, size_t cap)

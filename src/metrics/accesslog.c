@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "metrics/metrics.h"
 
 #define QUEUE_BYTES (4u << 20) /* per half */
@@ -46,23 +48,10 @@ uint64_t sy_accesslog_dropped(void) { return __atomic_load_n(&L.dropped, __ATOMI
 
 static void drop(uint64_t n) { __atomic_fetch_add(&L.dropped, n, __ATOMIC_RELAXED); }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    if (!len || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
-
 /* Append "<escaped s>" (with quotes) at p; stops before FIELD_MAX escaped
  * bytes, never inside an escape or a UTF-8 sequence. Returns the new end. */
 static char *put_str(char *p, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
     *p++ = '"';
     const unsigned char *u = (const unsigned char *)(s ? s : "");
     size_t left = strlen((const char *)u), used = 0;
@@ -79,10 +68,10 @@ static char *put_str(char *p, const char *s)
         } else if (c == '\t') {
             memcpy(tmp, "\\t", 2), tn = 2;
         } else if (c < 0x20 || c == 0x7f) {
-            memcpy(tmp, "\\u00", 4), tmp[4] = hex[c >> 4], tmp[5] = hex[c & 15], tn = 6;
+            memcpy(tmp, "\\u00", 4), tmp[4] = sy_hex_lc[c >> 4], tmp[5] = sy_hex_lc[c & 15], tn = 6;
         } else if (c < 0x80) {
             tmp[0] = (char)c, tn = 1;
-        } else if ((in = utf8_len(u, left)) != 0) {
+        } else if ((in = sy_utf8_seq(u, left)) != 0) {
             memcpy(tmp, u, in), tn = in;
         } else {
             memcpy(tmp, "\\ufffd", 6), tn = 6, in = 1; /* invalid byte */

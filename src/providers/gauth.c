@@ -14,6 +14,7 @@
 
 #include "core/arena.h"
 #include "core/errors.h"
+#include "core/hex.h"
 #include "providers/jdom.h"
 
 /* ---- credentials ------------------------------------------------------------ */
@@ -234,7 +235,6 @@ int sy_gauth_jwt(const struct sy_gauth_sa *sa, int64_t now, const char *scope, s
 /* application/x-www-form-urlencoded value */
 static int form_value(struct sy_buf *out, const char *s)
 {
-    static const char hex[] = "0123456789ABCDEF";
     int rc = 0;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -242,7 +242,7 @@ static int form_value(struct sy_buf *out, const char *s)
             c == '_' || c == '~') {
             rc |= sy_buf_append(out, s, 1);
         } else {
-            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            char e[3] = {'%', sy_hex_uc[c >> 4], sy_hex_uc[c & 15]};
             rc |= sy_buf_append(out, e, 3);
         }
     }

@@ -115,6 +115,8 @@
 #include <strings.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
+#include "core/pyrepr.h"
 #include "providers/oai.h"
 
 #define STUDIO_BASE      "https://generativelanguage.googleapis.com"
@@ -287,67 +289,8 @@ out:
 
 /* ---- Python's json.dumps --------------------------------------------------
  * Tool-call arguments are what LiteLLM's json.dumps(functionCall.args) gives:
- * ", " and ": " separators, non-ASCII as \uXXXX (lower-case hex), numbers as
- * the upstream wrote them. */
-
-static void py_str(struct sy_buf *b, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    sy_buf_append(b, "\"", 1);
-    const unsigned char *p = (const unsigned char *)s, *e = p + n;
-    while (p < e) {
-        unsigned c = *p;
-        char u[16];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            const unsigned char *q = p;
-            while (q < e && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
-                q++;
-            sy_buf_append(b, p, (size_t)(q - p));
-            p = q;
-            continue;
-        }
-        const char *short_esc = c == '"'    ? "\\\""
-                                : c == '\\' ? "\\\\"
-                                : c == '\n' ? "\\n"
-                                : c == '\r' ? "\\r"
-                                : c == '\t' ? "\\t"
-                                : c == '\b' ? "\\b"
-                                : c == '\f' ? "\\f"
-                                            : NULL;
-        if (short_esc) {
-            sy_buf_append(b, short_esc, 2);
-            p++;
-            continue;
-        }
-        uint32_t cp = c;
-        size_t l = 1;
-        if (c >= 0xF0 && e - p >= 4)
-            cp = (c & 7u) << 18 | (p[1] & 63u) << 12 | (p[2] & 63u) << 6 | (p[3] & 63u), l = 4;
-        else if (c >= 0xE0 && e - p >= 3)
-            cp = (c & 15u) << 12 | (p[1] & 63u) << 6 | (p[2] & 63u), l = 3;
-        else if (c >= 0xC0 && e - p >= 2)
-            cp = (c & 31u) << 6 | (p[1] & 63u), l = 2;
-        else if (c >= 0x80)
-            cp = 0xFFFD;
-        p += l;
-        if (cp >= 0x10000) {
-            uint32_t v = cp - 0x10000, hi = 0xD800 + (v >> 10), lo = 0xDC00 + (v & 0x3FF);
-            memcpy(u, "\\u", 2);
-            for (int i = 0; i < 4; i++)
-                u[2 + i] = hex[(hi >> (12 - 4 * i)) & 15];
-            memcpy(u + 6, "\\u", 2);
-            for (int i = 0; i < 4; i++)
-                u[8 + i] = hex[(lo >> (12 - 4 * i)) & 15];
-            sy_buf_append(b, u, 12);
-        } else {
-            memcpy(u, "\\u", 2);
-            for (int i = 0; i < 4; i++)
-                u[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
-            sy_buf_append(b, u, 6);
-        }
-    }
-    sy_buf_append(b, "\"", 1);
-}
+ * ", " and ": " separators, strings by core/pyrepr.h (non-ASCII as \uXXXX),
+ * numbers as the upstream wrote them. */
 
 static void py_dump(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, struct sy_buf *b)
 {
@@ -360,7 +303,7 @@ static void py_dump(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, str
             if (k != i + 1)
                 sy_buf_append(b, ", ", 2);
             s = sy_jdom_str(d, k, a, &l);
-            py_str(b, s, l);
+            sy_py_json_dumps_str(b, s, l);
             sy_buf_append(b, ": ", 2);
             py_dump(d, sy_jdom_val(k), a, b);
         }
@@ -377,7 +320,7 @@ static void py_dump(const struct sy_jdoc *d, uint32_t i, struct sy_arena *a, str
         break;
     case 's':
         s = sy_jdom_str(d, i, a, &l);
-        py_str(b, s, l);
+        sy_py_json_dumps_str(b, s, l);
         break;
     case 0: sy_buf_append(b, "{}", 2); break;
     default: s = sy_jdom_raw(d, i, &l); sy_buf_append(b, s, l);
@@ -1690,7 +1633,6 @@ static void usage_from(const struct sy_jdoc *d, uint32_t um, struct sy_xusage *u
 /* "call_" + 28 hex digits from the response id and the call's index. */
 static size_t tool_id(const struct sy_xstate *st, int index, char out[40])
 {
-    static const char hex[] = "0123456789abcdef";
     uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
     for (const unsigned char *p = (const unsigned char *)st->id; *p; p++) {
         h1 = (h1 ^ *p) * 0x100000001b3ULL;
@@ -1703,10 +1645,8 @@ static size_t tool_id(const struct sy_xstate *st, int index, char out[40])
     }
     h2 ^= h1 >> 29;
     memcpy(out, "call_", 5);
-    for (int i = 0; i < 16; i++)
-        out[5 + i] = hex[(h1 >> (60 - 4 * i)) & 15];
-    for (int i = 0; i < 12; i++)
-        out[21 + i] = hex[(h2 >> (60 - 4 * i)) & 15];
+    sy_hex_u64(out + 5, h1, 16);
+    sy_hex_u64(out + 21, h2 >> 16, 12);
     out[33] = 0;
     return 33;
 }

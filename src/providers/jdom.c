@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
+#include "core/pyrepr.h"
+#include "core/utf8.h"
 
 struct parser {
     const char *p, *s, *e; /* cursor, start, end */
@@ -66,44 +69,6 @@ static int64_t new_node(struct parser *ps, char type)
     x->type = type;
     x->esc = 0;
     return ps->count++;
-}
-
-/* Length of a valid UTF-8 sequence at p (lead byte >= 0x80), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *e)
-{
-    unsigned c = p[0];
-    if (c >= 0xC2 && c <= 0xDF)
-        return e - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (e - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && p[1] < 0xA0)
-            return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0)
-            return 0; /* surrogate */
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (e - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && p[1] >= 0x90)
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 /* 8 bytes at once: nonzero when any byte of w is '"', '\\', a control
@@ -161,8 +126,8 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
                 p += 2;
                 break;
             case 'u':
-                if (e - p < 6 || hexv((char)p[2]) < 0 || hexv((char)p[3]) < 0 || hexv((char)p[4]) < 0 ||
-                    hexv((char)p[5]) < 0) {
+                if (e - p < 6 || sy_hex_val(p[2]) < 0 || sy_hex_val(p[3]) < 0 || sy_hex_val(p[4]) < 0 ||
+                    sy_hex_val(p[5]) < 0) {
                     *why = "bad \\u escape";
                     return NULL;
                 }
@@ -174,7 +139,7 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
             }
             continue;
         }
-        size_t l = utf8_len(p, e);
+        size_t l = sy_utf8_seq(p, (size_t)(e - p));
         if (!l) {
             *why = "invalid UTF-8";
             return NULL;
@@ -422,28 +387,11 @@ int sy_jdom_parse(struct sy_jdoc *d, const char *p, size_t len, struct sy_arena 
 
 /* ---- reading ------------------------------------------------------------ */
 
-static void put_utf8(char *o, size_t *k, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[(*k)++] = (char)cp;
-    } else if (cp < 0x800) {
-        o[(*k)++] = (char)(0xC0 | (cp >> 6));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        o[(*k)++] = (char)(0xE0 | (cp >> 12));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-        o[(*k)++] = (char)(0xF0 | (cp >> 18));
-        o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    }
-}
-
 static uint32_t hex4(const char *p)
 {
-    return (uint32_t)(hexv(p[0]) << 12 | hexv(p[1]) << 8 | hexv(p[2]) << 4 | hexv(p[3]));
+    unsigned v = 0;
+    sy_hex4(p, &v); /* checked by the scan */
+    return v;
 }
 
 /* Decode the inside of a validated string s[0..n) into o (room for n bytes:
@@ -478,7 +426,7 @@ static size_t decode(const char *s, size_t n, char *o)
             } else if (cp >= 0xD800 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
             }
-            put_utf8(o, &k, cp);
+            k += sy_utf8_put(o + k, cp);
             break;
         }
         default: o[k++] = c; break; /* " \ / */
@@ -669,7 +617,6 @@ static void sep(struct sy_jw *w)
 /* Escape s[0..n) into the buffer: JSON escapes, invalid UTF-8 -> U+FFFD. */
 static void esc(struct sy_jw *w, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
     while (p < e) {
         if (e - p >= 8) {
@@ -687,7 +634,7 @@ static void esc(struct sy_jw *w, const char *s, size_t n)
         }
         size_t l = 1;
         if (c >= 0x80) {
-            l = utf8_len(p, e);
+            l = sy_utf8_seq(p, (size_t)(e - p));
             if (l) {
                 p += l;
                 continue;
@@ -704,8 +651,8 @@ static void esc(struct sy_jw *w, const char *s, size_t n)
         default:
             if (c < 0x20) {
                 memcpy(u, "\\u00", 4);
-                u[4] = hex[c >> 4];
-                u[5] = hex[c & 15];
+                u[4] = sy_hex_lc[c >> 4];
+                u[5] = sy_hex_lc[c & 15];
                 put(w, u, 6);
             } else {
                 put(w, "\xEF\xBF\xBD", 3); /* invalid UTF-8 byte */
@@ -798,14 +745,9 @@ void sy_jw_double(struct sy_jw *w, double v)
         sy_jw_null(w);
         return;
     }
-    char t[40];
-    int n = 0;
-    for (int prec = 1; prec <= 17; prec++) { /* shortest that round-trips */
-        n = snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v)
-            break;
-    }
-    sy_jw_raw(w, t, (size_t)n);
+    char t[SY_PY_FLOAT_MAX];
+    size_t n = sy_py_float_str(t, v); /* as json.dumps: "1000.0", "0.1", "1e-05" */
+    sy_jw_raw(w, t, n);
 }
 
 void sy_jw_bool(struct sy_jw *w, int v)

@@ -180,7 +180,7 @@ void sy_jw_keyn(struct sy_jw *w, const char *k, size_t n);
 void sy_jw_str(struct sy_jw *w, const char *s, size_t n); /* "s" escaped */
 void sy_jw_cstr(struct sy_jw *w, const char *s);          /* NULL writes null */
 void sy_jw_int(struct sy_jw *w, int64_t v);
-void sy_jw_double(struct sy_jw *w, double v); /* shortest form that round-trips ("%.17g" trimmed) */
+void sy_jw_double(struct sy_jw *w, double v); /* Python's repr (core/pyrepr.h): "1000.0"; null if not finite */
 void sy_jw_bool(struct sy_jw *w, int v);
 void sy_jw_null(struct sy_jw *w);
 void sy_jw_raw(struct sy_jw *w, const char *json, size_t n); /* a complete JSON value */

@@ -25,7 +25,7 @@ static int build_pre(struct sy_xstate *st)
 {
     if (st->pre_len)
         return 0;
-    struct sy_buf b = {st->pre, 0, sizeof st->pre, sizeof st->pre - 1};
+    struct sy_buf b = {.p = st->pre, .size = sizeof st->pre, .cap = sizeof st->pre - 1};
     struct sy_jw pw;
     SY_BUF_LIT(&b, "data: ");
     sy_jw_init(&pw, &b);

@@ -23,11 +23,10 @@
 #include <openssl/sha.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 
 #define SCRATCH_CAP ((size_t)256 << 20) /* bodies are hashed in place; only texts go here */
 
-static const char hexd[] = "0123456789abcdef";
-static const char hexu[] = "0123456789ABCDEF";
 
 static int unreserved(unsigned char c)
 {
@@ -44,7 +43,7 @@ int sy_sigv4_uri_encode(struct sy_buf *out, const char *s, size_t n, int keep_sl
         if (unreserved(c) || (keep_slash && c == '/')) {
             rc = sy_buf_append(out, &s[i], 1);
         } else {
-            char e[3] = {'%', hexu[c >> 4], hexu[c & 15]};
+            char e[3] = {'%', sy_hex_uc[c >> 4], sy_hex_uc[c & 15]};
             rc = sy_buf_append(out, e, 3);
         }
         if (rc) {
@@ -64,14 +63,6 @@ void sy_sigv4_amz_date(int64_t unix_seconds, char out[17])
     if (!gmtime_r(&t, &tm))
         memset(&tm, 0, sizeof tm);
     strftime(out, 17, "%Y%m%dT%H%M%SZ", &tm);
-}
-
-static void hex(char *dst, const unsigned char *d, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        dst[2 * i] = hexd[d[i] >> 4];
-        dst[2 * i + 1] = hexd[d[i] & 15];
-    }
 }
 
 static int valid_date(const char *d)
@@ -136,24 +127,13 @@ static int canonical_uri(struct sy_buf *o, const char *path)
 
 /* ---- canonical query ----------------------------------------------------- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Percent-decode s[0..n) then encode it canonically into o. */
 static int requote(struct sy_buf *o, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-            c = (unsigned char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+        if (c == '%' && i + 2 < n && sy_hex_val(s[i + 1]) >= 0 && sy_hex_val(s[i + 2]) >= 0) {
+            c = (unsigned char)(sy_hex_val(s[i + 1]) << 4 | sy_hex_val(s[i + 2]));
             i += 2;
         }
         char ch = (char)c;
@@ -362,7 +342,7 @@ static int creq_build(const struct sy_sigv4 *in, struct sy_buf *o, struct sy_buf
     unsigned char d[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)(in->payload ? in->payload : ""), in->payload_len, d);
     char h[2 * SHA256_DIGEST_LENGTH + 1];
-    hex(h, d, sizeof d);
+    sy_hex_encode(h, d, sizeof d);
     rc = SY_BUF_LIT(o, "\n");
     rc |= sy_buf_append(o, h, 2 * SHA256_DIGEST_LENGTH);
     return rc ? SY_ENOSPC : 0;
@@ -372,8 +352,8 @@ static int sts_build(const struct sy_sigv4 *in, const struct sy_buf *creq, struc
 {
     unsigned char d[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)(creq->p ? creq->p : ""), creq->len, d);
-    char h[2 * SHA256_DIGEST_LENGTH];
-    hex(h, d, sizeof d);
+    char h[2 * SHA256_DIGEST_LENGTH + 1];
+    sy_hex_encode(h, d, sizeof d);
     int rc = SY_BUF_LIT(o, "AWS4-HMAC-SHA256\n");
     rc |= sy_buf_puts(o, in->amz_date);
     rc |= SY_BUF_LIT(o, "\n");
@@ -383,7 +363,7 @@ static int sts_build(const struct sy_sigv4 *in, const struct sy_buf *creq, struc
     rc |= SY_BUF_LIT(o, "/");
     rc |= sy_buf_puts(o, in->service);
     rc |= SY_BUF_LIT(o, "/aws4_request\n");
-    rc |= sy_buf_append(o, h, sizeof h);
+    rc |= sy_buf_append(o, h, 2 * SHA256_DIGEST_LENGTH);
     return rc ? SY_ENOSPC : 0;
 }
 
@@ -462,8 +442,8 @@ int sy_sigv4_sign(const struct sy_sigv4 *in, struct sy_buf *headers_out)
         OPENSSL_cleanse(k, sizeof k);
     }
     if (!rc) {
-        char h[64];
-        hex(h, sig, sizeof sig);
+        char h[2 * sizeof sig + 1];
+        sy_hex_encode(h, sig, sizeof sig);
         size_t l0 = headers_out->len;
         int w = SY_BUF_LIT(headers_out, "X-Amz-Date: ");
         w |= sy_buf_puts(headers_out, in->amz_date);
@@ -484,7 +464,7 @@ int sy_sigv4_sign(const struct sy_sigv4 *in, struct sy_buf *headers_out)
         w |= SY_BUF_LIT(headers_out, "/aws4_request, SignedHeaders=");
         w |= sy_buf_append(headers_out, sh.p, sh.len);
         w |= SY_BUF_LIT(headers_out, ", Signature=");
-        w |= sy_buf_append(headers_out, h, sizeof h);
+        w |= sy_buf_append(headers_out, h, sizeof h - 1);
         w |= SY_BUF_LIT(headers_out, "\r\n");
         if (w) {
             headers_out->len = l0;

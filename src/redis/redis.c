@@ -48,6 +48,7 @@
 
 #include <hiredis/async.h>
 
+#include "core/hex.h"
 #include "core/log.h"
 #include "redis/redis.h"
 
@@ -704,11 +705,7 @@ static const char *script_sha(struct sy_redis_script *s)
     unsigned char md[SHA_DIGEST_LENGTH];
     SHA1((const unsigned char *)s->src, strlen(s->src), md);
     char hex[41];
-    for (int i = 0; i < SHA_DIGEST_LENGTH; i++) {
-        hex[2 * i] = "0123456789abcdef"[md[i] >> 4];
-        hex[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
-    }
-    hex[40] = 0;
+    sy_hex_encode(hex, md, SHA_DIGEST_LENGTH);
     pthread_mutex_lock(&lock);
     if (!s->sha[0]) {
         memcpy(s->sha + 1, hex + 1, 40);

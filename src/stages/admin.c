@@ -58,6 +58,8 @@ static void reply(struct sy_call *c, struct sy_admin_ctx *a)
         free(a->inval[i]);
     }
     a->ninval = 0;
+    if (sy_buf_failed(&a->out)) /* over its cap: an error answer, never a truncated document */
+        sy_admin_error(a, 500, "internal_server_error", NULL, "response too large");
     if (!a->out.len)
         SY_BUF_LIT(&a->out, "{}");
     struct sy_buf out = a->out; /* a lives in the request's arena, gone once the reply is sent */

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "core/errors.h"
+#include "core/hex.h"
 #include "core/log.h"
 #include "gateway/offload.h"
 #include "http/reply.h"
@@ -109,13 +110,8 @@ static int key_ok(const struct sy_gwconf *g, struct sy_str k, unsigned char a[SH
 
 static const char *hex_digest(struct sy_arena *ar, const unsigned char d[SHA256_DIGEST_LENGTH])
 {
-    static const char hx[] = "0123456789abcdef";
     char *o = sy_arena_alloc(ar, 2 * SHA256_DIGEST_LENGTH + 1);
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-        o[2 * i] = hx[d[i] >> 4];
-        o[2 * i + 1] = hx[d[i] & 15];
-    }
-    o[2 * SHA256_DIGEST_LENGTH] = 0;
+    sy_hex_encode(o, d, SHA256_DIGEST_LENGTH);
     return o;
 }
 
@@ -253,13 +249,8 @@ static int auth_run(struct sy_call *c)
         return SY_DONE;
     }
     /* d already holds SHA-256(k): the token */
-    static const char hx[] = "0123456789abcdef";
     char token[65];
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-        token[2 * i] = hx[d[i] >> 4];
-        token[2 * i + 1] = hx[d[i] & 15];
-    }
-    token[64] = 0;
+    sy_hex_encode(token, d, SHA256_DIGEST_LENGTH);
     struct sy_keyinfo *ki = sy_keys_get(token);
     if (ki) {
         if (!ki->found) {

@@ -115,7 +115,7 @@ static int models_run(struct sy_call *c)
         struct sy_buf b;
         sy_buf_init(&b, 16u << 20);
         access_groups_only(c, keyed, ag, &b);
-        sy_reply_json(c->req, 200, b.p, b.len);
+        sy_reply_buf(c->req, 200, &b);
         sy_buf_free(&b);
         return SY_DONE;
     }
@@ -126,7 +126,7 @@ static int models_run(struct sy_call *c)
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
     sy_models_list_json(&c->g->table, wr, ag, keyed ? key_allows : NULL, c, &b);
-    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_reply_buf(c->req, 200, &b);
     sy_buf_free(&b);
     return SY_DONE;
 }
@@ -157,7 +157,7 @@ static int model_one_run(struct sy_call *c)
     SY_BUF_LIT(&b, "{\"id\":\"");
     sy_buf_json_escape(&b, c->path_model.p, c->path_model.n);
     SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
-    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_reply_buf(c->req, 200, &b);
     sy_buf_free(&b);
     return SY_DONE;
 }
@@ -233,7 +233,7 @@ static void readiness_reply(struct sy_call *c, const char *db)
     sy_buf_printf(&b, ",\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
                   sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
     int down = !strcmp(db, "disconnected") && !cfg->allow_requests_on_db_unavailable;
-    sy_reply_json(c->req, down ? 503 : 200, b.p, b.len);
+    sy_reply_buf(c->req, down ? 503 : 200, &b);
     sy_buf_free(&b);
 }
 
@@ -279,7 +279,7 @@ static int routes_run(struct sy_call *c)
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
     sy_routes_json(&b);
-    sy_reply_json(c->req, 200, b.p, b.len);
+    sy_reply_buf(c->req, 200, &b);
     sy_buf_free(&b);
     return SY_DONE;
 }

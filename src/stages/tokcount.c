@@ -72,7 +72,7 @@ static void tc_done(struct sy_call *c, void *arg)
         sy_call_refuse(c, &j->e);
         return;
     }
-    sy_reply_json(c->req, j->status, j->out.p, j->out.len);
+    sy_reply_buf(c->req, j->status, &j->out);
 }
 
 static void tc_free(void *arg) { sy_buf_free(&((struct tc_job *)arg)->out); }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/pyrepr.h"
 #include "core/utf8.h"
 #include "store/store.h"
 #include "store/store_impl.h"
@@ -152,18 +153,15 @@ int64_t sy_srow_int(const struct sy_srow *r, const char *name, int64_t fallback)
 
 /* ---- JSON -------------------------------------------------------------- */
 
+/* A float column as LiteLLM's JSON answers print it: json.dumps gives
+ * Python's repr ("1000.0", "0.1", "1e-05"); null when not finite. */
 static void json_num(struct sy_buf *b, double d)
 {
-    char tmp[40];
     if (!isfinite(d)) {
         SY_BUF_LIT(b, "null");
         return;
     }
-    /* the shortest of %.15g / %.17g that reads back exactly */
-    snprintf(tmp, sizeof tmp, "%.15g", d);
-    if (strtod(tmp, NULL) != d)
-        snprintf(tmp, sizeof tmp, "%.17g", d);
-    sy_buf_puts(b, tmp);
+    sy_py_float_repr(b, d);
 }
 
 void sy_sval_json(struct sy_buf *b, const struct sy_sval *v)

@@ -215,7 +215,7 @@ static void test_user_new_info_list_delete(void **state)
                      '1');
     assert_string_equal(sql1(st, "SELECT \"models\" FROM \"LiteLLM_VerificationToken\" WHERE \"user_id\" = $1", "u1").s,
                         "[\"gpt-4o\"]");
-    assert_string_equal(sql1(st, "SELECT \"spend\" FROM \"LiteLLM_UserTable\" WHERE \"user_id\" = $1", "u1").s, "0");
+    assert_string_equal(sql1(st, "SELECT \"spend\" FROM \"LiteLLM_UserTable\" WHERE \"user_id\" = $1", "u1").s, "0.0");
 
     /* duplicates: id, email (case-insensitive) */
     c = call(st, HTTP_POST, "/user/new", NULL, "{\"user_id\":\"u1\"}");
@@ -385,7 +385,7 @@ static void test_team_round_trip(void **state)
              "b.\"budget_id\" = m.\"budget_id\" WHERE m.\"user_id\" = $1",
              "bob")
             .s,
-        "7");
+        "7.0");
 
     /* info: team_info, keys, memberships */
     c = call(st, HTTP_GET, "/team/info", "team_id=t1", NULL);
@@ -480,7 +480,7 @@ static void test_customer_round_trip(void **state)
             "= e.\"budget_id\" WHERE e.\"user_id\" = $1",
             "c1")
             .s,
-        "3");
+        "3.0");
     c = call(st, HTTP_POST, "/customer/new", NULL, "{\"user_id\":\"c1\"}");
     expect_status(c, 400);
     assert_string_equal(jstr(c.j, "error.message"),

@@ -20,11 +20,89 @@ static void buf_cap_is_hard(void **st)
     assert_int_equal(sy_buf_append(&b, "9", 1), SY_ENOSPC);
     assert_int_equal(b.len, 8);
     assert_string_equal(b.p, "12345678");
+    sy_buf_reset(&b);
+    assert_int_equal(sy_buf_append(&b, "12345678", 8), 0);
     sy_buf_consume(&b, 3);
     assert_string_equal(b.p, "45678");
     assert_int_equal(sy_buf_printf(&b, "%d", 12), 0);
     assert_string_equal(b.p, "4567812");
     assert_int_equal(sy_buf_printf(&b, "%s", "long string"), SY_ENOSPC);
+    sy_buf_free(&b);
+}
+
+/* The first refusal sticks: later appends that would fit are no-ops, through
+ * every entry point, until reset; the contents stay the prefix before it. */
+static void buf_error_is_sticky(void **st)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 16);
+    assert_int_equal(sy_buf_failed(&b), 0);
+    assert_int_equal(SY_BUF_LIT(&b, "{\"a\":"), 0);
+    assert_int_equal(sy_buf_append(&b, "0123456789abcdef", 16), SY_ENOSPC);
+    assert_int_equal(sy_buf_failed(&b), SY_ENOSPC);
+    /* a short tail would fit the cap and the allocation: still refused */
+    assert_int_equal(SY_BUF_LIT(&b, "1}"), SY_ENOSPC);
+    assert_int_equal(sy_buf_puts(&b, "}"), SY_ENOSPC);
+    assert_int_equal(sy_buf_printf(&b, "%d", 1), SY_ENOSPC);
+    assert_int_equal(sy_buf_u64(&b, 7), SY_ENOSPC);
+    assert_int_equal(sy_buf_json_escape(&b, "x", 1), SY_ENOSPC);
+    assert_int_equal(sy_buf_reserve(&b, 1), SY_ENOSPC);
+    assert_int_equal(b.len, 5);
+    assert_string_equal(b.p, "{\"a\":");
+    /* dropping bytes or rolling len back does not make the text whole */
+    sy_buf_consume(&b, 1);
+    assert_int_equal(SY_BUF_LIT(&b, "x"), SY_ENOSPC);
+    b.len = 0;
+    assert_int_equal(SY_BUF_LIT(&b, "x"), SY_ENOSPC);
+    assert_int_equal(sy_buf_failed(&b), SY_ENOSPC);
+    /* reset starts new contents with the original cap */
+    sy_buf_reset(&b);
+    assert_int_equal(sy_buf_failed(&b), 0);
+    assert_int_equal(b.cap, 16);
+    assert_int_equal(sy_buf_append(&b, "0123456789abcdef", 16), 0);
+    assert_int_equal(sy_buf_append(&b, "", 0), 0);
+    assert_int_equal(sy_buf_failed(&b), 0);
+    assert_int_equal(SY_BUF_LIT(&b, "x"), SY_ENOSPC);
+    sy_buf_free(&b);
+    /* free clears it too: the struct is ready for sy_buf_init's cap again */
+    assert_int_equal(sy_buf_failed(&b), 0);
+    assert_int_equal(b.cap, 16);
+    assert_int_equal(SY_BUF_LIT(&b, "ok"), 0);
+    assert_string_equal(b.p, "ok");
+    sy_buf_free(&b);
+}
+
+/* A document assembled from pieces fails when a piece did. */
+static void buf_error_propagates(void **st)
+{
+    (void)st;
+    struct sy_buf piece, doc;
+    sy_buf_init(&piece, 4);
+    sy_buf_init(&doc, 64);
+    SY_BUF_LIT(&piece, "[1]");
+    assert_int_equal(sy_buf_append_buf(&doc, &piece), 0);
+    assert_string_equal(doc.p, "[1]");
+    assert_int_equal(SY_BUF_LIT(&piece, ",2]"), SY_ENOSPC);
+    assert_int_equal(sy_buf_append_buf(&doc, &piece), SY_ENOSPC);
+    assert_int_equal(sy_buf_failed(&doc), SY_ENOSPC);
+    assert_string_equal(doc.p, "[1]");
+    sy_buf_free(&piece);
+    sy_buf_free(&doc);
+}
+
+/* A printf that does not fit (the long path through reserve) sets it too. */
+static void buf_error_from_printf(void **st)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 300);
+    char big[400];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    assert_int_equal(sy_buf_printf(&b, "%s", big), SY_ENOSPC);
+    assert_int_equal(sy_buf_failed(&b), SY_ENOSPC);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(SY_BUF_LIT(&b, "{}"), SY_ENOSPC);
+    assert_int_equal(b.len, 0);
     sy_buf_free(&b);
 }
 
@@ -63,6 +141,30 @@ static void json_escape(void **st)
 static int cleaned;
 /* core/utf8.h: the sequence check at every boundary RFC 3629 draws, and the
  * replacing writers. */
+/* The encoder against the checker: every scalar value encodes to a sequence
+ * sy_utf8_seq accepts whole, of the length RFC 3629 gives. */
+static void utf8_encode(void **st)
+{
+    (void)st;
+    char o[4];
+    for (unsigned cp = 0; cp <= 0x10FFFF; cp++) {
+        if (cp >= 0xD800 && cp <= 0xDFFF)
+            continue;
+        size_t n = sy_utf8_put(o, cp);
+        size_t want = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+        assert_int_equal(n, want);
+        assert_int_equal(sy_utf8_seq((const unsigned char *)o, n), n);
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, 16);
+    assert_int_equal(sy_buf_utf8(&b, 0xE9), 0);
+    assert_int_equal(sy_buf_utf8(&b, 0x20AC), 0);
+    assert_int_equal(sy_buf_utf8(&b, 0x1F600), 0);
+    assert_int_equal(sy_buf_utf8(&b, 'A'), 0);
+    assert_string_equal(b.p, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A");
+    sy_buf_free(&b);
+}
+
 static void utf8_sequences(void **st)
 {
     (void)st;
@@ -166,8 +268,12 @@ static void error_table(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buf_cap_is_hard),         cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
-        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences),
+        cmocka_unit_test(buf_cap_is_hard),
+        cmocka_unit_test(buf_error_is_sticky),
+        cmocka_unit_test(buf_error_from_printf),
+        cmocka_unit_test(buf_error_propagates),
+        cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
+        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences), cmocka_unit_test(utf8_encode),
         cmocka_unit_test(utf8_json_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,11 @@ static void cpython_cases(void **st)
             double d;
             memcpy(&d, &bits, sizeof d);
             rc = sy_py_float_repr(&b, d);
+            char t[SY_PY_FLOAT_MAX]; /* the fixed-size form gives the same text */
+            size_t tn = sy_py_float_str(t, d);
+            assert_int_equal(tn, nwant);
+            assert_memory_equal(t, want, nwant);
+            assert_int_equal(t[tn], 0);
             nf++;
         } else if (kind == 'R') {
             rc = sy_py_str_repr(&b, (const char *)in, nin);

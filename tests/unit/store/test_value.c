@@ -69,6 +69,14 @@ static void row_helpers_and_json(void **st)
     x = sy_sv_num(1e300);
     sy_sval_json(&b, &x);
     assert_string_equal(b.p, "1e+300");
+    sy_buf_reset(&b);
+    x = sy_sv_num(1000); /* Python's repr, as LiteLLM's /spend answers: not 1000 or 1e+03 */
+    sy_sval_json(&b, &x);
+    assert_string_equal(b.p, "1000.0");
+    sy_buf_reset(&b);
+    x = sy_sv_num(1e-5);
+    sy_sval_json(&b, &x);
+    assert_string_equal(b.p, "1e-05");
     sy_buf_free(&b);
 }
 
