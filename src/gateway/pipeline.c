@@ -16,6 +16,7 @@
 #include "admin/admin.h"
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/fmt.h"
 #include "core/log.h"
 #include "core/pyrepr.h"
 #include "gateway/slot.h"
@@ -472,9 +473,11 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     if (durations && c->drt) {
         sy_call_cost(c);
         if (c->cost_known) {
-            char t[48];
-            int n = snprintf(t, sizeof t, "x-litellm-response-cost: %.12g\r\n", c->cost);
-            sy_buf_append(b, t, (size_t)n);
+            char t[SY_FMT_G12_MAX];
+            size_t n = sy_fmt_g12(t, c->cost); /* "%.12g" without printf's bignums */
+            SY_BUF_LIT(b, "x-litellm-response-cost: ");
+            sy_buf_append(b, t, n);
+            SY_BUF_LIT(b, "\r\n");
         }
     }
     if (durations) {
