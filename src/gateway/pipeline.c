@@ -445,7 +445,11 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
 {
     /* Hot path (every response): constant pieces are literals, the ones that
      * name the deployment and group are prebuilt at load (gwconf.c). */
-    if (sy_buf_reserve(b, 160) != 0)
+    /* one allocation: the prebuilt and upstream pieces plus room for the
+     * rest (ids, limits, router, cost, durations), so appends never grow it */
+    size_t room = 512 + c->up_headers_len + (c->drt ? c->drt->resp_headers_len : 0) +
+                  (c->group ? c->group->resp_header_len : 0);
+    if (sy_buf_reserve(b, room) != 0 && sy_buf_reserve(b, 160) != 0)
         return;
     SY_BUF_LIT(b, "x-litellm-call-id: ");
     sy_buf_append(b, c->call_id, 36);
