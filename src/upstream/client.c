@@ -8,8 +8,9 @@
  *                                        IDLE (origin's LIFO) ◀──────┘ keep-alive, body sent
  *
  * One uv_timer per connection serves whichever timeout is current (connect,
- * first byte, idle gap, pooled idle). The idle-gap timer is lazy: reads only
- * move a deadline, the timer re-arms itself when it fires early.
+ * first byte, idle gap, pooled idle), set lazily (timer_arm): a timeout only
+ * moves a deadline unless it is earlier than the timer's, and the timer
+ * re-arms itself when it fires early.
  * Reads land in the pool's shared buffer and are parsed at once (http-parser
  * is streaming), so nothing is buffered per connection. Errors are reported
  * on the next loop turn (pool.c); a finished response is reported directly.
@@ -27,6 +28,7 @@
 static const http_parser_settings settings;
 static void conn_connect(struct sy__conn *c);
 static void conn_send(struct sy__conn *c);
+static void on_timer(uv_timer_t *t);
 
 static uint64_t to_ms(double s) { return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.999); }
 
@@ -113,38 +115,50 @@ static uint64_t idle_deadline(const struct sy_ureq *r, uint64_t now)
     return r->total_at && r->total_at < d ? r->total_at : d;
 }
 
+/* Lazy, as the server's connection timer: a new timeout only records its kind
+ * and deadline; the uv timer is (re)started only when the deadline is earlier
+ * than the one it is set for (a pooled connection's idle timer, set when the
+ * last response ended, usually fires after the next request's first-byte and
+ * idle deadlines, so a request on it starts no timer). A timer that fires
+ * early re-arms itself for the rest; one that fires with none set does
+ * nothing. */
+static void timer_set(struct sy__conn *c, uint64_t now)
+{
+    uv_timer_start(&c->timer, on_timer, c->deadline > now ? c->deadline - now : 1, 0);
+    c->timer_due = c->deadline;
+}
+
 static void timer_arm(struct sy__conn *c, enum sy__ctimer kind, uint64_t ms, uv_timer_cb cb)
 {
+    (void)cb;
     if (kind != T_POOLIDLE && kind != T_NONE)
         ms = cap_total(c, c->req, ms);
     c->tkind = kind;
     if (kind == T_NONE || !ms) {
         c->tkind = T_NONE;
-        uv_timer_stop(&c->timer);
         return;
     }
-    uv_timer_start(&c->timer, cb, ms, 0);
+    uint64_t now = uv_now(c->pool->loop);
+    c->deadline = now + ms;
+    if (c->timer_due && c->timer_due <= c->deadline)
+        return; /* fires first; on_timer re-checks */
+    timer_set(c, now);
 }
 
 static void on_timer(uv_timer_t *t)
 {
     struct sy__conn *c = t->data;
-    switch (c->tkind) {
-    case T_POOLIDLE:
+    c->timer_due = 0;
+    if (c->tkind == T_NONE)
+        return;
+    uint64_t now = uv_now(c->pool->loop);
+    if (now < c->deadline) {
+        timer_set(c, now);
+        return;
+    }
+    if (c->tkind == T_POOLIDLE) {
         sy__conn_close(c);
         return;
-    case T_IDLE: {
-        uint64_t now = uv_now(c->pool->loop);
-        if (now < c->deadline) {
-            uv_timer_start(&c->timer, on_timer, c->deadline - now, 0);
-            return;
-        }
-        break;
-    }
-    case T_NONE:
-        return;
-    default:
-        break;
     }
     c->tkind = T_NONE;
     conn_fail(c, SY_EUPTIMEOUT);
@@ -759,8 +773,10 @@ void sy_ureq_pause(struct sy_ureq *r)
     struct sy__conn *c = r->conn;
     if (c && c->state == C_ACTIVE) {
         uv_read_stop((uv_stream_t *)&c->tcp);
-        if (c->tkind == T_IDLE)
+        if (c->tkind == T_IDLE) {
             uv_timer_stop(&c->timer);
+            c->timer_due = 0;
+        }
     }
 }
 
@@ -775,7 +791,7 @@ void sy_ureq_resume(struct sy_ureq *r)
         if (c->tkind == T_IDLE) {
             uint64_t now = uv_now(c->pool->loop);
             c->deadline = idle_deadline(r, now);
-            uv_timer_start(&c->timer, on_timer, c->deadline > now ? c->deadline - now : 1, 0);
+            timer_set(c, now);
         }
     }
 }

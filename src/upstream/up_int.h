@@ -68,7 +68,8 @@ struct sy__conn {
     BIO *rbio, *wbio;        /* network -> SSL, SSL -> network */
     enum sy__cstate state;
     enum sy__ctimer tkind;
-    uint64_t deadline;       /* T_IDLE: lazy deadline in uv_now() ms */
+    uint64_t deadline;       /* the current timeout's deadline in uv_now() ms (lazy: see timer_arm) */
+    uint64_t timer_due;      /* uv_now() ms the uv timer is set to fire at; 0 = not set */
     unsigned addr_i;
     unsigned wpending;       /* uv_write requests in flight */
     int nhandles;            /* open handles (tcp, timer) */
