@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+/* clang-format off */
 static const unsigned char tchar[256] = {
     ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
     ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
@@ -51,6 +52,7 @@ static const unsigned char uchar[256] = {
     ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
     ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
 };
+/* clang-format on */
 
 static int ieq(const char *a, size_t n, const char *lit, size_t ln)
 {
@@ -64,8 +66,8 @@ static size_t method(const char *p, size_t n, int *m)
         const char *s;
         size_t n;
         int m;
-    } ms[] = {{"POST ", 5, HTTP_POST},     {"GET ", 4, HTTP_GET},   {"PUT ", 4, HTTP_PUT},
-              {"PATCH ", 6, HTTP_PATCH},   {"DELETE ", 7, HTTP_DELETE}, {"HEAD ", 5, HTTP_HEAD},
+    } ms[] = {{"POST ", 5, HTTP_POST},      {"GET ", 4, HTTP_GET},       {"PUT ", 4, HTTP_PUT},
+              {"PATCH ", 6, HTTP_PATCH},    {"DELETE ", 7, HTTP_DELETE}, {"HEAD ", 5, HTTP_HEAD},
               {"OPTIONS ", 8, HTTP_OPTIONS}};
     for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
         if (n > ms[k].n && p[0] == ms[k].s[0] && memcmp(p, ms[k].s, ms[k].n) == 0) {
@@ -84,7 +86,10 @@ static int special_prefix(const char *nm, size_t nl)
     static const struct {
         const char *s;
         size_t n;
-    } sp[] = {{"content-length", 14}, {"transfer-encoding", 17}, {"connection", 10}, {"upgrade", 7},
+    } sp[] = {{"content-length", 14},
+              {"transfer-encoding", 17},
+              {"connection", 10},
+              {"upgrade", 7},
               {"proxy-connection", 16}};
     for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++) {
         if (nl >= sp[k].n && (nm[0] | 0x20) == sp[k].s[0] && strncasecmp(nm, sp[k].s, sp[k].n) == 0 &&

@@ -9,11 +9,11 @@
 #define SY_HTTP_FAST_MAXHDR 64 /* more headers: http-parser */
 
 struct sy_http_head {
-    int method;                               /* enum http_method */
-    uint32_t url_off, url_len;                /* request-target */
-    unsigned nh;                              /* header count */
-    uint32_t hoff[SY_HTTP_FAST_MAXHDR][4];    /* name offset, length; value offset, length (OWS trimmed) */
-    int64_t clen;                             /* Content-Length, -1 when absent */
+    int method;                            /* enum http_method */
+    uint32_t url_off, url_len;             /* request-target */
+    unsigned nh;                           /* header count */
+    uint32_t hoff[SY_HTTP_FAST_MAXHDR][4]; /* name offset, length; value offset, length (OWS trimmed) */
+    int64_t clen;                          /* Content-Length, -1 when absent */
 };
 
 /* Read a complete request head of the common shape from p[0..n). Returns its

@@ -139,11 +139,8 @@ static void test_ties(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cases),
-        cmocka_unit_test(test_any_bits),
-        cmocka_unit_test(test_magnitudes),
-        cmocka_unit_test(test_costs),
-        cmocka_unit_test(test_ties),
+        cmocka_unit_test(test_cases), cmocka_unit_test(test_any_bits), cmocka_unit_test(test_magnitudes),
+        cmocka_unit_test(test_costs), cmocka_unit_test(test_ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
