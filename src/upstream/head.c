@@ -118,6 +118,9 @@ size_t sy__head_parse(const char *p, size_t n, struct sy__rhead *h)
             break; /* the blank line */
         }
         size_t ns = i;
+        while (n - i >= 4 && (tchar[(unsigned char)p[i]] & tchar[(unsigned char)p[i + 1]] &
+                              tchar[(unsigned char)p[i + 2]] & tchar[(unsigned char)p[i + 3]]))
+            i += 4; /* names are long ("x-ratelimit-remaining-requests"): four bytes a step */
         while (i < n && tchar[(unsigned char)p[i]])
             i++;
         if (i >= n || i == ns || p[i] != ':')
