@@ -170,7 +170,7 @@ per_req_table() { # file inclusive(yes|no)
     awk -v n="${nreq_done[switchyard]}" -v k="$top" '
       /^-+$/ {sep++; next}
       sep >= 3 && $1 ~ /^[0-9,]+$/ {
-        ir = $1; gsub(",", "", ir)
+        ir = $1; gsub(",", "", ir); ir += 0 # a number: compared with tot below, not as text
         name = $0; sub(/^ *[0-9,]+ *(\([^)]*\))? */, "", name); sub(/ \[.*\]$/, "", name); sub(/^[^ ]*:/, "", name)
         if (name ~ /PROGRAM TOTALS/) { tot = ir; next }
         # frames that were on the stack at both dumps (main, uv_run...) carry the whole cost

@@ -19,6 +19,7 @@
 #include "admin/admin.h"
 #include "core/clock.h"
 #include "core/errors.h"
+#include "core/fmt.h"
 #include "core/log.h"
 #include "core/pyrepr.h"
 #include "gateway/filter.h"
@@ -471,7 +472,11 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
 {
     /* Hot path (every response): constant pieces are literals, the ones that
      * name the deployment and group are prebuilt at load (gwconf.c). */
-    if (sy_buf_reserve(b, 160) != 0)
+    /* one allocation: the prebuilt and upstream pieces plus room for the
+     * rest (ids, limits, router, cost, durations), so appends never grow it */
+    size_t room = 512 + c->up_headers_len + (c->drt ? c->drt->resp_headers_len : 0) +
+                  (c->group ? c->group->resp_header_len : 0);
+    if (sy_buf_reserve(b, room) != 0 && sy_buf_reserve(b, 160) != 0)
         return;
     SY_BUF_LIT(b, "x-litellm-call-id: ");
     sy_buf_append(b, c->call_id, 36);
@@ -497,9 +502,11 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     if (durations && c->drt) {
         sy_call_cost(c);
         if (c->cost_known) {
-            char t[48];
-            int n = snprintf(t, sizeof t, "x-litellm-response-cost: %.12g\r\n", c->cost);
-            sy_buf_append(b, t, (size_t)n);
+            char t[SY_FMT_G12_MAX];
+            size_t n = sy_fmt_g12(t, c->cost); /* "%.12g" without printf's bignums */
+            SY_BUF_LIT(b, "x-litellm-response-cost: ");
+            sy_buf_append(b, t, n);
+            SY_BUF_LIT(b, "\r\n");
         }
     }
     if (durations) {

@@ -110,14 +110,23 @@ static int usage_obj(const char *p, size_t n, const char **qo, const char **eo)
         q++;
     if (q >= end || *q != '{')
         return 0;
-    /* the usage object ends at its matching brace; nested *_details objects are small */
-    int depth = 0;
-    const char *e = q;
-    for (; e < end; e++) {
-        if (*e == '{')
-            depth++;
-        else if (*e == '}' && --depth == 0)
+    /* the usage object ends at its matching brace; nested *_details objects
+     * are small: jump from '}' to '}' (memchr), counting the '{' between */
+    int depth = 1;
+    const char *e = q + 1;
+    for (;;) {
+        const char *c = memchr(e, '}', (size_t)(end - e));
+        if (!c) {
+            e = end;
             break;
+        }
+        for (const char *o = memchr(e, '{', (size_t)(c - e)); o; o = memchr(o + 1, '{', (size_t)(c - o - 1)))
+            depth++;
+        if (--depth == 0) {
+            e = c;
+            break;
+        }
+        e = c + 1;
     }
     *qo = q;
     *eo = e;

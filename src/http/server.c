@@ -35,6 +35,7 @@
 #include "core/errors.h"
 #include "core/hex.h"
 #include "core/log.h"
+#include "http/head.h"
 #include "http/reply.h"
 
 enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
@@ -465,6 +466,68 @@ static int on_message_complete(http_parser *p)
     return 0;
 }
 
+/* ---- the fast path ------------------------------------------------------- */
+
+/* A whole request of the common shape (head.c) in p[0..n), read without
+ * http-parser: the request gets what the callbacks above would have given
+ * it (one arena copy of the head, names and values NUL-terminated in it; the
+ * body copied once) and the connection ends up as after on_message_complete.
+ * Returns the bytes consumed, 0 to let http-parser read them (not that shape,
+ * head or body not complete, over a limit), or (size_t)-1 when an error reply
+ * went out. Taken only from ST_IDLE, where http-parser waits for a new
+ * message; as an accepted request is keep-alive, it still waits after. */
+static size_t fast_request(struct sy_conn *c, const char *p, size_t n)
+{
+    struct sy_http_head h;
+    size_t hl = sy_http_head_read(p, n, &h);
+    if (!hl || hl > c->lim.max_header_bytes)
+        return 0;
+    size_t blen = h.clen > 0 ? (size_t)h.clen : 0;
+    if (blen > c->lim.max_body_bytes || n - hl < blen)
+        return 0;
+    struct sy_req *r = req_new(c);
+    if (!r)
+        return 0;
+    c->req = r;
+    char *a = sy_arena_alloc(&r->arena, hl);
+    memcpy(a, p, hl);
+    char *u = a + h.url_off;
+    u[h.url_len] = 0;
+    char *q = memchr(u, '?', h.url_len);
+    if (q) {
+        r->path = (struct sy_str){u, (size_t)(q - u)};
+        r->query = (struct sy_str){q + 1, h.url_len - (size_t)(q - u) - 1};
+    } else {
+        r->path = (struct sy_str){u, h.url_len};
+    }
+    while (r->path.n > 1 && r->path.p[r->path.n - 1] == '/') /* as on_headers_complete */
+        r->path.n--;
+    r->headers = sy_arena_alloc(&r->arena, (h.nh ? h.nh : 1) * sizeof *r->headers);
+    r->nheaders = h.nh;
+    for (unsigned i = 0; i < h.nh; i++) {
+        const uint32_t *o = h.hoff[i];
+        a[o[0] + o[1]] = 0; /* the ':' */
+        a[o[2] + o[3]] = 0; /* trailing whitespace or the CR */
+        r->headers[i].name = (struct sy_str){a + o[0], o[1]};
+        r->headers[i].value = (struct sy_str){a + o[2], o[3]};
+    }
+    r->method = h.method;
+    r->http_minor = 1;
+    r->keep_alive = 1;
+    struct sy_str origin = sy_req_header(r, "origin");
+    if (origin.p && origin.n && cors_allowed(c->lim.cors_origins, origin))
+        r->cors_origin = origin;
+    if (blen && sy_buf_append(&r->body, p + hl, blen)) {
+        c->state = ST_BODY;
+        head_error(c, 413, NULL);
+        return (size_t)-1;
+    }
+    c->msg_done = 1;
+    c->state = ST_SERVING;
+    c->deadline = 0;
+    return hl + blen;
+}
+
 /* ---- dispatch ---------------------------------------------------------- */
 
 static void dispatch(struct sy_conn *c)
@@ -502,10 +565,22 @@ static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
             /* limits are taken per request from the current config */
             c->srv->limits(&c->lim, c->srv->ud);
         }
-        size_t done = http_parser_execute(&c->parser, &settings, p, n);
-        enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+        size_t done = 0;
+        enum http_errno e = HPE_OK;
+        if (c->state == ST_IDLE && n)
+            done = fast_request(c, p, n);
+        if (done == (size_t)-1) {
+            if (from_in)
+                sy_buf_reset(&c->in);
+            return;
+        }
+        if (!done) {
+            done = http_parser_execute(&c->parser, &settings, p, n);
+            e = HTTP_PARSER_ERRNO(&c->parser);
+            if (c->msg_done)
+                http_parser_pause(&c->parser, 0);
+        }
         if (c->msg_done) {
-            http_parser_pause(&c->parser, 0);
             /* keep the unparsed rest for after this response */
             if (from_in) {
                 off += done;

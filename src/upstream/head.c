@@ -64,6 +64,17 @@ static int special_prefix(const char *nm, size_t nl)
  * (incomplete) or has a CTL (then *bad is set). */
 static size_t line_end(const char *p, size_t i, size_t n, int *bad)
 {
+    /* eight bytes at a time while none is a CTL (a byte < 0x20 or 0x7f):
+     * the middle of every value; the word that holds the CR goes byte-wise */
+    while (n - i >= 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t x = w ^ 0x7f7f7f7f7f7f7f7full;
+        if (((w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull) |
+            ((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull))
+            break;
+        i += 8;
+    }
     for (; i < n; i++) {
         unsigned char ch = (unsigned char)p[i];
         if (ch >= 0x20 && ch != 0x7f)
@@ -107,6 +118,9 @@ size_t sy__head_parse(const char *p, size_t n, struct sy__rhead *h)
             break; /* the blank line */
         }
         size_t ns = i;
+        while (n - i >= 4 && (tchar[(unsigned char)p[i]] & tchar[(unsigned char)p[i + 1]] &
+                              tchar[(unsigned char)p[i + 2]] & tchar[(unsigned char)p[i + 3]]))
+            i += 4; /* names are long ("x-ratelimit-remaining-requests"): four bytes a step */
         while (i < n && tchar[(unsigned char)p[i]])
             i++;
         if (i >= n || i == ns || p[i] != ':')

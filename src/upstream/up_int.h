@@ -68,7 +68,8 @@ struct sy__conn {
     BIO *rbio, *wbio;        /* network -> SSL, SSL -> network */
     enum sy__cstate state;
     enum sy__ctimer tkind;
-    uint64_t deadline;       /* T_IDLE: lazy deadline in uv_now() ms */
+    uint64_t deadline;       /* the current timeout's deadline in uv_now() ms (lazy: see timer_arm) */
+    uint64_t timer_due;      /* uv_now() ms the uv timer is set to fire at; 0 = not set */
     unsigned addr_i;
     unsigned wpending;       /* uv_write requests in flight */
     int nhandles;            /* open handles (tcp, timer) */
@@ -114,6 +115,24 @@ size_t sy__head_parse(const char *p, size_t n, struct sy__rhead *h);
  * (at least 128 bytes of room). Its length. */
 size_t sy__head_synth(const struct sy__rhead *h, char *out, size_t cap);
 
+/* url.c */
+struct sy__url {
+    const char *host, *auth, *path;
+    size_t host_len, auth_len, path_len;
+    uint16_t port;
+    unsigned tls : 1, v6 : 1;
+};
+/* Parse an absolute http(s) URL into views of `url`; 0 or SY_EINVAL. */
+int sy__url_parse(const char *url, struct sy__url *u);
+/* A parsed URL kept with a copy of its text: a deployment's URL is one fixed
+ * string, so sy_ureq_start compares it instead of parsing it again. */
+#define SY__UP_URLC 4
+struct sy__urlc {
+    char s[200];
+    size_t n; /* 0: empty slot */
+    struct sy__url u; /* views of s */
+};
+
 struct sy_upool {
     uv_loop_t *loop;
     struct sy_upool_opts opts;
@@ -127,19 +146,10 @@ struct sy_upool {
     unsigned nconns;
     unsigned closing : 1, defer_closed : 1;
     struct sy_upool_stats stats;
+    struct sy__urlc urlc[SY__UP_URLC]; /* parsed URLs by their text (sy_ureq_start) */
     char rbuf[SY__UP_RBUF];  /* socket reads land here (one loop thread) */
     char tbuf[SY__UP_RBUF];  /* decrypted TLS bytes */
 };
-
-/* url.c */
-struct sy__url {
-    const char *host, *auth, *path;
-    size_t host_len, auth_len, path_len;
-    uint16_t port;
-    unsigned tls : 1, v6 : 1;
-};
-/* Parse an absolute http(s) URL into views of `url`; 0 or SY_EINVAL. */
-int sy__url_parse(const char *url, struct sy__url *u);
 
 /* pool.c */
 struct sy__origin *sy__origin_get(struct sy_upool *p, const struct sy__url *u);
