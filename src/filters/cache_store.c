@@ -57,7 +57,7 @@ static int start(struct sy_call *c)
     struct store *s = sy_call_slot_new(c, store_slot, sizeof *s);
     if (!s)
         return 0;
-    if (c->stream) {
+    if (c->in.stream) {
         sy_buf_init(&s->cap, CAPTURE_MAX);
         sy_arena_defer(&c->req->arena, store_free, s);
     }
@@ -95,7 +95,7 @@ static void end(struct sy_call *c, int status, int err)
     sy_buf_init(&resp, 64u << 20);
     const char *p = s->body;
     size_t n = s->body_len;
-    if (c->stream) { /* a stream answered with JSON is not stored */
+    if (c->in.stream) { /* a stream answered with JSON is not stored */
         if (!s->sse || s->cap_over || !s->cap.len || sy_cache_sse_assemble(s->cap.p, s->cap.len, &resp) != 0) {
             sy_buf_free(&resp);
             return;

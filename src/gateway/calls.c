@@ -33,7 +33,7 @@ const char *sy_group_access_groups(void *ud, const char *model)
 /* What model is an alias of, for the access check (NULL: not an alias). */
 static const char *alias_also(const struct sy_call *c, const char *model)
 {
-    const char *t = sy_keys_alias_target(c->key, model);
+    const char *t = sy_keys_alias_target(c->auth.key, model);
     for (size_t i = 0; !t && i < c->g->naliases; i++)
         if (strcmp(c->g->aliases[i].alias, model) == 0)
             t = c->g->aliases[i].group;
@@ -42,28 +42,28 @@ static const char *alias_also(const struct sy_call *c, const char *model)
 
 int sy_call_model_denied(const struct sy_call *c, const char *model, struct sy_check_err *e)
 {
-    if (!c->key || !model)
+    if (!c->auth.key || !model)
         return 0;
-    return sy_keys_check_model_as(c->key, model, alias_also(c, model), sy_group_access_groups, c->g, e);
+    return sy_keys_check_model_as(c->auth.key, model, alias_also(c, model), sy_group_access_groups, c->g, e);
 }
 
 const char *sy_call_aliased(const struct sy_call *c, const char *model)
 {
-    if (!c->key || !c->key->found)
+    if (!c->auth.key || !c->auth.key->found)
         return model;
-    const char *t = sy_keys_alias_of(c->key->team_aliases, c->key->nteam_aliases, model);
+    const char *t = sy_keys_alias_of(c->auth.key->team_aliases, c->auth.key->nteam_aliases, model);
     if (t)
         model = t;
-    t = sy_keys_alias_of(c->key->aliases, c->key->naliases, model);
+    t = sy_keys_alias_of(c->auth.key->aliases, c->auth.key->naliases, model);
     return t ? t : model;
 }
 
 int sy_call_refuse(struct sy_call *c, const struct sy_check_err *e)
 {
     if (e->status == 401)
-        c->exception_class = "AuthenticationError";
+        c->out.exception_class = "AuthenticationError";
     else if (e->status == 400 && strcmp(e->type, "budget_exceeded") == 0)
-        c->exception_class = "BudgetExceededError";
+        c->out.exception_class = "BudgetExceededError";
     sy_call_error(c, e->status, e->type, e->param[0] ? e->param : NULL /* null, as LiteLLM for these */, e->message, NULL, 0);
     return SY_DONE;
 }
@@ -101,12 +101,12 @@ int sy_call_invalid_model(struct sy_call *c, const char *model)
  * is always counted. When the bound passes every deployment's
  * max_input_tokens (pre-call checks) and tpm headroom (usage, latency and
  * cost routing), the bound stands in for the count: the same deployments
- * pass either way. 1: count exactly; 0: c->input_tokens holds the bound. */
+ * pass either way. 1: count exactly; 0: c->rt.input_tokens holds the bound. */
 int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr)
 {
     const struct sy_gwconf *g = c->g;
     int limits = g->rc.strategy == SY_RS_USAGE || g->rc.strategy == SY_RS_LATENCY || g->rc.strategy == SY_RS_COST;
-    if (c->input_tokens >= 0 && !c->input_is_bound)
+    if (c->rt.input_tokens >= 0 && !c->rt.input_is_bound)
         return 0; /* already exact */
     int any = 0;
     for (size_t i = 0; i < gr->n && !any; i++) {
@@ -128,8 +128,8 @@ int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr)
         if (limits && d->tpm > 0 && (double)(sy_router_tpm_used(r->st, now) + (uint64_t)bound) > d->tpm)
             return 1;
     }
-    c->input_tokens = bound;
-    c->input_is_bound = 1;
+    c->rt.input_tokens = bound;
+    c->rt.input_is_bound = 1;
     return 0;
 }
 
@@ -138,20 +138,20 @@ void sy_route_count_work(struct sy_call *c, void *arg)
     const struct sy_drt *d = c->group->d[0];
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)d->enc);
     long n = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-    c->input_tokens = n >= 0 ? n : -1;
-    c->input_is_bound = 0;
+    c->rt.input_tokens = n >= 0 ? n : -1;
+    c->rt.input_is_bound = 0;
 }
 
 void sy_call_cost(struct sy_call *c)
 {
-    if (c->cost_known || !c->drt || !(c->have_usage || c->usage_counted))
+    if (c->usage.cost_known || !c->drt || !(c->usage.have_usage || c->usage.usage_counted))
         return; /* usage reported by the upstream or counted by us (proxy.c) */
     struct sy_usage u = {0};
-    u.prompt_tokens = c->prompt_tokens;
-    u.completion_tokens = c->completion_tokens;
-    u.cached_tokens = c->cached_tokens;
-    u.cache_creation_tokens = c->cache_write_tokens;
-    u.reasoning_tokens = c->reasoning_tokens;
-    c->cost = sy_cost(&c->drt->price, &u);
-    c->cost_known = 1;
+    u.prompt_tokens = c->usage.prompt_tokens;
+    u.completion_tokens = c->usage.completion_tokens;
+    u.cached_tokens = c->usage.cached_tokens;
+    u.cache_creation_tokens = c->usage.cache_write_tokens;
+    u.reasoning_tokens = c->usage.reasoning_tokens;
+    c->usage.cost = sy_cost(&c->drt->price, &u);
+    c->usage.cost_known = 1;
 }

@@ -87,7 +87,7 @@ void sy_filter_start_(struct sy_call *c, int stream)
     const struct sy_filter_routes *fr = c->g->filters;
     uint32_t a = fr->off[stream][c->kind], b = fr->off[stream][c->kind + 1];
     struct sy_fchain *ch = NULL;
-    c->fl_started = 1;
+    c->out.fl_started = 1;
     for (uint32_t i = a; i < b; i++) {
         const struct sy_filter *f = fr->f[i];
         if (!f->start(c))
@@ -107,12 +107,12 @@ void sy_filter_start_(struct sy_call *c, int stream)
         ch->heads |= f->head != NULL;
         ch->ends |= f->end != NULL;
     }
-    c->fl = ch;
+    c->out.fl = ch;
 }
 
 void sy_filter_head_(struct sy_call *c, int status, const char *ctype, const char *hdrs, size_t n)
 {
-    const struct sy_fchain *ch = c->fl;
+    const struct sy_fchain *ch = c->out.fl;
     for (unsigned i = 0; i < ch->n; i++)
         if (ch->f[i]->head)
             ch->f[i]->head(c, status, ctype, hdrs, n);
@@ -120,9 +120,9 @@ void sy_filter_head_(struct sy_call *c, int status, const char *ctype, const cha
 
 void sy_filter_end_(struct sy_call *c, int status)
 {
-    const struct sy_fchain *ch = c->fl;
-    int err = status < 200 || status >= 300 || c->aborted || c->llm_failed;
-    c->fl = NULL; /* once */
+    const struct sy_fchain *ch = c->out.fl;
+    int err = status < 200 || status >= 300 || c->aborted || c->out.llm_failed;
+    c->out.fl = NULL; /* once */
     for (unsigned i = 0; i < ch->n; i++)
         if (ch->f[i]->end)
             ch->f[i]->end(c, status, err);

@@ -24,7 +24,7 @@
  * stream, and neither needs to be ordered against other filters. A filter
  * that must rewrite later (a guardrail) gets a write hook then.
  *
- * Cost: with no filter linked c->fl is NULL and every hook site is one test
+ * Cost: with no filter linked c->out.fl is NULL and every hook site is one test
  * (the inline wrappers below). The lists are kept apart for JSON answers and
  * streams (a filter's .answers): a route whose JSON answers no filter wants
  * (chat without the cache) does not even build a chain for them. The chain is an array of the linked
@@ -103,17 +103,17 @@ void sy_filter_end_(struct sy_call *c, int status);
 static inline void sy_filter_start(struct sy_call *c, int stream)
 {
     const struct sy_filter_routes *fr = c->g->filters;
-    if (!c->fl_started && fr && fr->off[stream][c->kind + 1] != fr->off[stream][c->kind])
+    if (!c->out.fl_started && fr && fr->off[stream][c->kind + 1] != fr->off[stream][c->kind])
         sy_filter_start_(c, stream);
 }
 static inline void sy_filter_head(struct sy_call *c, int status, const char *ctype, const char *hdrs, size_t n)
 {
-    if (c->fl && c->fl->heads)
+    if (c->out.fl && c->out.fl->heads)
         sy_filter_head_(c, status, ctype, hdrs, n);
 }
 static inline void sy_filter_data(struct sy_call *c, const char *p, size_t n)
 {
-    const struct sy_fchain *ch = c->fl;
+    const struct sy_fchain *ch = c->out.fl;
     if (ch)
         for (unsigned i = 0; i < ch->ndata; i++)
             ch->data[i](c, p, n);
@@ -121,7 +121,7 @@ static inline void sy_filter_data(struct sy_call *c, const char *p, size_t n)
 /* From sy_call_account: every linked filter's end, once. */
 static inline void sy_filter_end(struct sy_call *c, int status)
 {
-    if (c->fl && c->fl->ends)
+    if (c->out.fl && c->out.fl->ends)
         sy_filter_end_(c, status);
 }
 

@@ -162,39 +162,42 @@ struct sy_worker {
     uv_sem_t ready;
 };
 
-/* Per-request state (lives in the request's arena). */
-struct sy_call {
-    struct sy_req *req;
-    void **slots; /* per-stage / per-filter state, sy_nslots entries (gateway/slot.h) */
-    struct sy_worker *w;
-    struct sy_gwconf *g;
-    const struct sy_pipeline *pl;
-    enum sy_route_kind kind;
-    unsigned stage;
-    char call_id[37];
+/* Per-request state (lives in the request's arena). What every stage and the
+ * attempt machine read is here, in groups by subject; what belongs to one
+ * stage or filter is in its slot (gateway/slot.h). */
+
+/* What the client asked: the route matched and the body's members read. */
+struct sy_call_in {
     struct sy_str route_path; /* matched route, for metrics */
     int route_is_literal;     /* route_path is a NUL-terminated literal of the route table */
     struct sy_str path_model; /* /openai/deployments/{model}/..., /v1/models/{id} */
     struct sy_jscan scan;
     char *model; /* requested model group (decoded) */
-    const struct sy_group *group;     /* group being tried (a fallback changes it) */
-    const struct sy_group *req_group; /* group the request resolved to */
-    struct sy_drt *drt; /* deployment in use */
-    const char *group_model; /* the name c->group was resolved from: the model after the key's and team's
-                              * aliases, or the fallback's own name (a wildcard group forwards its '*' part) */
-    /* router (proxy.c, router/): per-request overrides and progress */
-    int num_retries_req;      /* body num_retries / x-litellm-num-retries; < 0 none */
-    double timeout_req;       /* body timeout / x-litellm-timeout; < 0 none */
-    double stream_timeout_req; /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
+    int stream;
+    int include_usage;
+};
+
+/* The request's router keys (stages/route.c), read once. */
+struct sy_call_opts {
+    int num_retries_req;        /* body num_retries / x-litellm-num-retries; < 0 none */
+    double timeout_req;         /* body timeout / x-litellm-timeout; < 0 none */
+    double stream_timeout_req;  /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
     int disable_fallbacks;
     int mock_testing_fallbacks; /* body mock_testing_fallbacks: true (LiteLLM's test hook) */
-    int mock_rate_limit;      /* body mock_testing_rate_limit_error: true (first attempt fails with 429) */
-    int mock_timeout;         /* body mock_timeout: true (every attempt times out) */
-    int mock_failing;         /* proxy.c: the failure being handled is a mock one (no SDK retries) */
-    int max_retries;          /* retries allowed in the group of the last failure (x-litellm-max-retries); < 0 none */
-    struct sy_rfilter rf;     /* tags and end-user region the router filters by (router/select.c) */
-    const char **fb_req;      /* body fallbacks (group names); NULL: the config's */
+    int mock_rate_limit;        /* body mock_testing_rate_limit_error: true (first attempt fails with 429) */
+    int mock_timeout;           /* body mock_timeout: true (every attempt times out) */
+    struct sy_rfilter rf;       /* tags and end-user region the router filters by (router/select.c) */
+    const char **fb_req;        /* body fallbacks (group names); NULL: the config's */
     size_t nfb_req;
+    const char *fwd_body;       /* body to forward when router keys were stripped (arena), else NULL */
+    size_t fwd_len;
+    struct sy_jspan fwd_model;  /* model span in fwd_body */
+};
+
+/* The attempt machine's progress (proxy.c, router/): retries, fallbacks, timeouts. */
+struct sy_call_progress {
+    int mock_failing;         /* the failure being handled is a mock one (no SDK retries) */
+    int max_retries;          /* retries allowed in the group of the last failure (x-litellm-max-retries); < 0 none */
     int fb_kind;              /* fallback list in use: -1 none yet, else index into group->fb */
     size_t fb_next;           /* next fallback to try */
     int fallbacks_done;       /* fallback groups tried */
@@ -208,73 +211,109 @@ struct sy_call {
     int err_class;            /* enum sy_exc_class of it */
     const char *fb_exc_class; /* exception class that triggered the first fallback */
     int fb_status;
-    const char *fwd_body;     /* body to forward when router keys were stripped (arena), else NULL */
-    size_t fwd_len;
-    struct sy_jspan fwd_model; /* model span in fwd_body */
     int reserving;            /* waiting for Redis to reserve the rpm slot */
     int reserve_skips;        /* picks refused by the fleet's rpm */
-    int sse_pending;          /* a 2xx stream whose head waits for its first body byte */
     double eff_timeout_s, eff_stream_timeout_s; /* timeouts of the attempt in progress */
-    int stream;
-    int include_usage;
-    const char *hashed_key;
-    /* upstream */
-    struct sy_ureq *ureq;
-    uv_buf_t body_parts[3];
+    unsigned fb_hook;                  /* sy_call_fallback: next stage fallback hook */
+    void (*fb_then)(struct sy_call *); /* ... and what follows them */
     int attempt;
-    int up_status;
     double retry_after_s;
     uv_timer_t *retry_timer;
-    struct sy_buf up_body;     /* non-stream response / error body */
-    int up_body_over;   /* an error body was cut at its cap (this attempt) */
-    int usage_counted;  /* usage came from our tokenizer, not the upstream */
-    struct sy_fchain *fl; /* the response's filter chain (gateway/filter.h); NULL: none linked */
-    unsigned char fl_started; /* the chain was built (sy_filter_start) */
-    unsigned char fl_hold;    /* the usage filter holds partial lines (usage.cost): writes go through it */
-    int client_started; /* bytes sent to the client */
-    int aborted;
-    int finished;
-    int paused;
-    uint64_t t_up_start, t_up_first, t_up_end;
-    uint64_t prompt_tokens, completion_tokens;
-    uint64_t cached_tokens, cache_write_tokens, reasoning_tokens; /* parts of the two above priced apart */
-    int have_usage;
-    int llm_failed;
-    const char *exception_class;
-    int final_status;
-    int counted_inflight;
-    int in_cb;
-    void *offload_job; /* gateway/offload.c: work queued on the pool */
+};
+
+/* The upstream exchange of the attempt in progress. */
+struct sy_call_upstream {
+    struct sy_ureq *ureq;
+    uv_buf_t body_parts[3];
+    int up_status;
+    struct sy_buf up_body;  /* non-stream response / error body */
+    int up_body_over;       /* an error body was cut at its cap (this attempt) */
     const char *up_headers; /* provider response headers to echo (proxy.c), "Name: v\r\n"... */
     size_t up_headers_len;
     char retry_after_hdr[32];
-    struct sy_xcall *x; /* translation state (gateway/xlate.c); NULL on the pass-through path */
-    /* keys and spend (stages/auth.c, keycheck.c, budget.c) */
-    int is_admin;               /* master key, proxy_admin key, or auth off */
-    struct sy_keyinfo *key;     /* the virtual key's auth object (referenced); NULL for the master key / no auth */
-    struct sy_enduser *eu;      /* the end user's, when the DB knows it (referenced) */
-    int db_rc;                  /* result of the last DB job */
-    void *db_obj;               /* object the last DB job loaded */
-    int no_db;                  /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
-    double cost;                /* the call's cost in USD once known */
+    uint64_t t_up_start, t_up_first, t_up_end;
+    int sse_pending;    /* a 2xx stream whose head waits for its first body byte */
+    char up_ctype[128]; /* raw: the upstream's Content-Type */
+    int paused;         /* reading from the upstream is paused (client backpressure) */
+};
+
+/* What the call used and costs. */
+struct sy_call_usage {
+    uint64_t prompt_tokens, completion_tokens;
+    uint64_t cached_tokens, cache_write_tokens, reasoning_tokens; /* parts of the two above priced apart */
+    int have_usage;
+    int usage_counted; /* usage came from our tokenizer, not the upstream */
+    double cost;       /* the call's cost in USD once known */
     int cost_known;
-    int cache;                  /* the response cache (stages/cache.c): 0 not cached, SY_CACHE_HIT, SY_CACHE_MISS */
-    unsigned fb_hook;           /* sy_call_fallback: next hook */
-    void (*fb_then)(struct sy_call *); /* ... and what follows them */
-    int own_ratelimit;          /* a stage (limits) writes the x-ratelimit-* headers: the provider's are not echoed */
-    /* Responses API and pass-through endpoints (gateway/responses.c, passthru.c) */
-    struct sy_drt *pin;         /* deployment fixed by the request (an encoded response id): every attempt uses it */
-    struct sy_rcall *rsp;       /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
-    int raw;                    /* bytes both ways (passthru.c): the answer is streamed with the upstream's type */
-    int pass_op;                /* enum sy_pass_op (passthru.c) */
-    const char *raw_method;     /* "POST", "GET", "DELETE" */
-    const char *raw_path;       /* appended to the deployment's base: "/images/generations", "/files/x?y" (arena) */
-    const char *raw_ctype;      /* Content-Type forwarded (the client's), NUL-terminated (arena); NULL: none */
+};
+
+/* The answer as the client gets it. */
+struct sy_call_out {
+    struct sy_fchain *fl;     /* the response's filter chain (gateway/filter.h); NULL: none linked */
+    unsigned char fl_started; /* the chain was built (sy_filter_start) */
+    unsigned char fl_hold;    /* the usage filter holds partial lines (usage.cost): writes go through it */
+    int client_started;       /* bytes sent to the client */
+    int final_status;
+    const char *exception_class;
+    int llm_failed;
+};
+
+/* Who calls (stages/auth.c, keycheck.c). */
+struct sy_call_auth {
+    int is_admin;           /* master key, proxy_admin key, or auth off */
+    struct sy_keyinfo *key; /* the virtual key's auth object (referenced); NULL for the master key / no auth */
+    struct sy_enduser *eu;  /* the end user's, when the DB knows it (referenced) */
+    const char *hashed_key;
+    int no_db;              /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
+    int db_rc;              /* result of the last DB job */
+    void *db_obj;           /* object the last DB job loaded */
+};
+
+/* The pass-through endpoints (gateway/passthru.c): images, audio, files, batches. */
+struct sy_call_pass {
+    int raw;                /* bytes both ways: the answer is streamed with the upstream's type */
+    int pass_op;            /* enum sy_pass_op (passthru.c) */
+    const char *raw_method; /* "POST", "GET", "DELETE" */
+    const char *raw_path;   /* appended to the deployment's base: "/images/generations", "/files/x?y" (arena) */
+    const char *raw_ctype;  /* Content-Type forwarded (the client's), NUL-terminated (arena); NULL: none */
     size_t raw_model_off, raw_model_len; /* the model value to replace in the body (len 0: none) */
-    int raw_model_json;         /* the value is a JSON string (quotes included), else multipart bytes */
-    char up_ctype[128];         /* raw: the upstream's Content-Type */
-    int raw_whole;              /* files / batches whose answer passthru.c reads (ids to record, a list to
-                                 * filter): a 2xx is held whole, then sy_passthru_answer */
+    int raw_model_json;     /* the value is a JSON string (quotes included), else multipart bytes */
+    int raw_whole;          /* files / batches whose answer passthru.c reads (ids to record, a list to
+                             * filter): a 2xx is held whole, then sy_passthru_answer */
+};
+
+struct sy_call {
+    struct sy_req *req;
+    void **slots; /* per-stage / per-filter state, sy_nslots entries (gateway/slot.h) */
+    struct sy_worker *w;
+    struct sy_gwconf *g;
+    const struct sy_pipeline *pl;
+    enum sy_route_kind kind;
+    unsigned stage;
+    char call_id[37];
+    struct sy_call_in in;
+    const struct sy_group *group;     /* group being tried (a fallback changes it) */
+    const struct sy_group *req_group; /* group the request resolved to */
+    struct sy_drt *drt;               /* deployment in use */
+    const char *group_model; /* the name c->group was resolved from: the model after the key's and team's
+                              * aliases, or the fallback's own name (a wildcard group forwards its '*' part) */
+    struct sy_call_opts opt;
+    struct sy_call_progress rt;
+    struct sy_call_upstream up;
+    struct sy_call_usage usage;
+    struct sy_call_out out;
+    struct sy_call_auth auth;
+    struct sy_call_pass pass;
+    struct sy_xcall *x;   /* translation state (gateway/xlate.c); NULL on the pass-through path */
+    struct sy_drt *pin;   /* deployment fixed by the request (an encoded response id): every attempt uses it */
+    struct sy_rcall *rsp; /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
+    int cache;            /* the response cache (stages/cache.c): 0 not cached, SY_CACHE_HIT, SY_CACHE_MISS */
+    int own_ratelimit;    /* a stage (limits) writes the x-ratelimit-* headers: the provider's are not echoed */
+    int aborted;          /* the client left */
+    int finished;         /* accounted (sy_call_account ran) */
+    int counted_inflight;
+    int in_cb;
+    void *offload_job; /* gateway/offload.c: work queued on the pool */
 };
 
 #define SY_CACHE_HIT 1  /* sy_call.cache: answered from the cache */
@@ -335,7 +374,7 @@ struct sy_xerr;
 int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody, struct sy_xerr *err);
 /* LiteLLM's call_type of a pass-through call ("aimage_generation", ...). */
 const char *sy_passthru_call_type(const struct sy_call *c);
-/* A raw_whole answer (2xx, whole in c->up_body): record the ids it hands out to
+/* A raw_whole answer (2xx, whole in c->up.up_body): record the ids it hands out to
  * the caller, drop from a list what the caller may not see (passthru.c). */
 void sy_passthru_answer(struct sy_call *c);
 /* The limits stage took a rate-limit slot for c: its x-ratelimit-* headers
@@ -350,13 +389,13 @@ int sy_cache_will_store(const struct sy_call *c);
 void sy_cache_put(struct sy_call *c, const char *resp, size_t n);
 const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
- * c->cost / c->cost_known; idempotent. */
+ * c->usage.cost / c->usage.cost_known; idempotent. */
 void sy_call_cost(struct sy_call *c);
 /* Publish a cache invalidation ("<kind>:<id>") here and to other instances (admin.c). */
 void sy_gateway_invalidate(struct sy_worker *w, const char *msg);
 
 /* Routing's token count (route.c): 1 when picking in gr needs the exact
- * count (else c->input_tokens holds an upper bound that decides the same);
+ * count (else c->rt.input_tokens holds an upper bound that decides the same);
  * the count itself, as an offload work function. */
 int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr);
 void sy_route_count_work(struct sy_call *c, void *arg);

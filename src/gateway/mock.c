@@ -109,7 +109,7 @@ static int mock_embeddings(struct sy_call *c, const struct sy_tok *tok, const ch
     if (root)
         json_object_put(root);
     long pt = sy_tok_count_request(tok, r->body.p, r->body.len);
-    c->prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
+    c->usage.prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
     struct sy_buf b;
     sy_buf_init(&b, 512u << 20);
     SY_BUF_LIT(&b, "{\"object\":\"list\",\"data\":[");
@@ -153,7 +153,7 @@ static int mock_embeddings(struct sy_call *c, const struct sy_tok *tok, const ch
     SY_BUF_LIT(&b, "],\"model\":");
     put_str(&b, model, strlen(model));
     sy_buf_printf(&b, ",\"usage\":{\"prompt_tokens\":%llu,\"total_tokens\":%llu}}",
-                  (unsigned long long)c->prompt_tokens, (unsigned long long)c->prompt_tokens);
+                  (unsigned long long)c->usage.prompt_tokens, (unsigned long long)c->usage.prompt_tokens);
     send_headers_and(c, 0, &b);
     sy_buf_free(&b);
     return SY_DONE;
@@ -164,9 +164,9 @@ int sy_mock_answer(struct sy_call *c)
     const struct sy_drt *d = c->drt;
     const struct sy_tok *tok = sy_tok_get((enum sy_tok_encoding)d->enc);
     const char *model = d->d->upstream_model && *d->d->upstream_model ? d->d->upstream_model : d->d->model_name;
-    c->t_up_start = sy_now_ns();
-    if (c->raw) {
-        c->t_up_end = sy_now_ns();
+    c->up.t_up_start = sy_now_ns();
+    if (c->pass.raw) {
+        c->up.t_up_end = sy_now_ns();
         sy_call_error(c, 400, "invalid_request_error", "model",
                       "switchyard: the built-in mock model answers chat, completions, embeddings, messages and "
                       "responses only",
@@ -182,15 +182,15 @@ int sy_mock_answer(struct sy_call *c)
     if (c->kind == SY_RK_RESPONSES && sy_responses_mock_chat(c, &pb, &pn) != 0)
         return SY_DONE;
     long pt = sy_tok_count_request(tok, pb, pn);
-    c->prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
-    c->completion_tokens = sy_tok_count(tok, text, tl);
-    c->have_usage = 1;
-    c->t_up_first = c->t_up_end = sy_now_ns();
+    c->usage.prompt_tokens = pt > 0 ? (uint64_t)pt : 0;
+    c->usage.completion_tokens = sy_tok_count(tok, text, tl);
+    c->usage.have_usage = 1;
+    c->up.t_up_first = c->up.t_up_end = sy_now_ns();
     long created = (long)time(NULL);
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);
     int chat = c->kind == SY_RK_CHAT || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES;
-    if (!c->stream) {
+    if (!c->in.stream) {
         sy_buf_printf(&b, "{\"id\":\"%s-%s\",\"object\":\"%s\",\"created\":%ld,\"model\":", chat ? "chatcmpl" : "cmpl",
                       c->call_id, chat ? "chat.completion" : "text_completion", created);
         put_str(&b, model, strlen(model));
@@ -204,7 +204,7 @@ int sy_mock_answer(struct sy_call *c)
             put_str(&b, text, tl);
             SY_BUF_LIT(&b, ",\"index\":0,\"logprobs\":null,\"finish_reason\":\"stop\"}],\"usage\":");
         }
-        usage_json(&b, c->prompt_tokens, c->completion_tokens);
+        usage_json(&b, c->usage.prompt_tokens, c->usage.completion_tokens);
         SY_BUF_LIT(&b, "}");
         send_headers_and(c, 0, &b);
         sy_buf_free(&b);
@@ -235,10 +235,10 @@ int sy_mock_answer(struct sy_call *c)
     sy_buf_puts(&b,
                 chat ? ",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
                      : ",\"choices\":[{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
-    if (c->include_usage || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES) {
+    if (c->in.include_usage || c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES) {
         chunk_head(&b, c, obj, created, model);
         SY_BUF_LIT(&b, ",\"choices\":[],\"usage\":");
-        usage_json(&b, c->prompt_tokens, c->completion_tokens);
+        usage_json(&b, c->usage.prompt_tokens, c->usage.completion_tokens);
         SY_BUF_LIT(&b, "}\n\n");
     }
     SY_BUF_LIT(&b, "data: [DONE]\n\n");

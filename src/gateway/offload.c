@@ -54,7 +54,7 @@ static void job_finish(struct job *j, int status)
         return;
     }
     if (j->gone || status == UV_ECANCELED) {
-        c->llm_failed = c->t_up_start != 0;
+        c->out.llm_failed = c->up.t_up_start != 0;
         sy_call_account(c, 499);
         sy_resp_end(c->req);
         return;

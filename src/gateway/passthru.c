@@ -118,9 +118,9 @@ static const struct op *find_op(struct sy_str path, int *v2)
 const char *sy_passthru_call_type(const struct sy_call *c)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (ops[i].op == c->pass_op || (c->pass_op == PASS_RERANK_V2 && ops[i].op == PASS_RERANK_V1))
+        if (ops[i].op == c->pass.pass_op || (c->pass.pass_op == PASS_RERANK_V2 && ops[i].op == PASS_RERANK_V1))
             return ops[i].call_type;
-    return c->pass_op == PASS_FILES ? "afile" : c->pass_op == PASS_BATCHES ? "abatch" : "pass_through";
+    return c->pass.pass_op == PASS_FILES ? "afile" : c->pass.pass_op == PASS_BATCHES ? "abatch" : "pass_through";
 }
 
 static char *dupn(struct sy_call *c, const char *p, size_t n)
@@ -159,18 +159,18 @@ static int passthru_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
     int v2;
-    const struct op *op = find_op(c->route_path, &v2);
+    const struct op *op = find_op(c->in.route_path, &v2);
     if (!op) {
         sy_call_error(c, 404, "invalid_request_error", NULL, "Route not found", NULL, 0);
         return SY_DONE;
     }
-    c->pass_op = op->op == PASS_RERANK_V1 && v2 ? PASS_RERANK_V2 : op->op;
-    c->raw = 1;
-    c->raw_method = "POST";
-    c->raw_path = op->route;
+    c->pass.pass_op = op->op == PASS_RERANK_V1 && v2 ? PASS_RERANK_V2 : op->op;
+    c->pass.raw = 1;
+    c->pass.raw_method = "POST";
+    c->pass.raw_path = op->route;
     struct sy_str ct = sy_req_header(r, "content-type");
     if (ct.p)
-        c->raw_ctype = dupn(c, ct.p, ct.n);
+        c->pass.raw_ctype = dupn(c, ct.p, ct.n);
     char msg[512];
     if (op->multipart) {
         const char *b;
@@ -192,37 +192,37 @@ static int passthru_run(struct sy_call *c)
         }
         if (f == 0 || len == 0 || len > 512)
             return sy_call_invalid_model(c, "None");
-        c->raw_model_off = off;
-        c->raw_model_len = len;
-        c->model = dupn(c, r->body.p + off, len);
+        c->pass.raw_model_off = off;
+        c->pass.raw_model_len = len;
+        c->in.model = dupn(c, r->body.p + off, len);
         return SY_OK;
     }
     /* JSON: the same checks as every LLM route (parse.c), the model may be absent for moderations */
-    if (sy_jscan(r->body.p, r->body.len, &c->scan) != 0 || !c->scan.top_is_object) {
+    if (sy_jscan(r->body.p, r->body.len, &c->in.scan) != 0 || !c->in.scan.top_is_object) {
         sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL, 0);
         return SY_DONE;
     }
-    if (c->scan.dup) {
-        snprintf(msg, sizeof msg, "Invalid request body: duplicate key '%s'", c->scan.dup);
-        sy_call_error(c, 400, "invalid_request_error", c->scan.dup, msg, NULL, 0);
+    if (c->in.scan.dup) {
+        snprintf(msg, sizeof msg, "Invalid request body: duplicate key '%s'", c->in.scan.dup);
+        sy_call_error(c, 400, "invalid_request_error", c->in.scan.dup, msg, NULL, 0);
         return SY_DONE;
     }
-    c->raw_model_json = 1;
-    if (c->scan.model.type == 's') {
-        char *m = sy_arena_alloc(&r->arena, c->scan.model.len + 8);
-        if (sy_jstr_decode(r->body.p + c->scan.model.off, c->scan.model.len, m, c->scan.model.len + 8) < 0) {
+    c->pass.raw_model_json = 1;
+    if (c->in.scan.model.type == 's') {
+        char *m = sy_arena_alloc(&r->arena, c->in.scan.model.len + 8);
+        if (sy_jstr_decode(r->body.p + c->in.scan.model.off, c->in.scan.model.len, m, c->in.scan.model.len + 8) < 0) {
             sy_call_error(c, 400, "invalid_request_error", "model", "Invalid model name", NULL, 0);
             return SY_DONE;
         }
-        c->model = m;
+        c->in.model = m;
         return SY_OK;
     }
-    if (c->scan.model.type && c->scan.model.type != 'z')
+    if (c->in.scan.model.type && c->in.scan.model.type != 'z')
         return sy_call_invalid_model(c, "None");
     const struct sy_group *gr = op->op == PASS_MODERATION ? default_group(c->g, op->mode) : NULL;
     if (!gr)
         return sy_call_invalid_model(c, "None");
-    c->model = (char *)gr->name;
+    c->in.model = (char *)gr->name;
     return SY_OK;
 }
 
@@ -264,12 +264,12 @@ static struct sy_db_port *db_port(struct sy_call *c)
 /* Admins (the master key, proxy_admin keys) and auth off use every object. */
 static int own_admin(const struct sy_call *c)
 {
-    return c->is_admin || !c->hashed_key;
+    return c->auth.is_admin || !c->auth.hashed_key;
 }
 
 static const char *who_user(const struct sy_call *c)
 {
-    return c->key ? c->key->user_id : NULL;
+    return c->auth.key ? c->auth.key->user_id : NULL;
 }
 
 static void own_deny(struct sy_call *c)
@@ -338,7 +338,7 @@ static void own_loaded(void *ud, int rc, const struct sy_own_rec *rec)
         o->owner.user_id = rec->user_id ? sy_arena_strndup(a, rec->user_id, strlen(rec->user_id)) : NULL;
         o->owner.team_id = rec->team_id ? sy_arena_strndup(a, rec->team_id, strlen(rec->team_id)) : NULL;
         o->have_owner = 1;
-        o->denied = !own_admin(c) && !sy_own_allows(rec, c->hashed_key, who_user(c));
+        o->denied = !own_admin(c) && !sy_own_allows(rec, c->auth.hashed_key, who_user(c));
     } else {
         o->denied = !own_admin(c);
     }
@@ -402,7 +402,7 @@ static int own_stage(struct sy_call *c, struct sy_str p)
     struct sy_pown *o = sy_arena_alloc(&r->arena, sizeof *o);
     memset(o, 0, sizeof *o);
     sy_call_slot(c, pown_slot) = o;
-    o->kind = c->pass_op == PASS_FILES ? "file" : "batch";
+    o->kind = c->pass.pass_op == PASS_FILES ? "file" : "batch";
     /* "/files[/{id}[/content]]", "/batches[/{id}[/cancel]]" */
     const char *s1 = memchr(p.p + 1, '/', p.n - 1);
     int admin = own_admin(c);
@@ -419,15 +419,15 @@ static int own_stage(struct sy_call *c, struct sy_str p)
         o->id[n] = 0;
         o->what = POWN_BYID;
         /* a batch's answer names its output files: they become its owner's */
-        c->raw_whole = c->pass_op == PASS_BATCHES && r->method != HTTP_DELETE;
+        c->pass.raw_whole = c->pass.pass_op == PASS_BATCHES && r->method != HTTP_DELETE;
         own_begin(c);
         sy_own_get(db_port(c), o->kind, o->id, own_loaded, c);
         return own_wait(c);
     }
     if (r->method == HTTP_POST) {
         o->what = POWN_CREATE;
-        c->raw_whole = 1;
-        if (admin || c->pass_op != PASS_BATCHES)
+        c->pass.raw_whole = 1;
+        if (admin || c->pass.pass_op != PASS_BATCHES)
             return SY_OK;
         /* a batch reads its input file: it must be the caller's */
         struct sy_jscan sc;
@@ -455,9 +455,9 @@ static int own_stage(struct sy_call *c, struct sy_str p)
     if (admin)
         return SY_OK; /* admins list everything */
     o->filter = 1;
-    c->raw_whole = 1;
+    c->pass.raw_whole = 1;
     own_begin(c);
-    sy_own_list(db_port(c), o->kind, c->hashed_key, who_user(c), 100000, own_listed, c);
+    sy_own_list(db_port(c), o->kind, c->auth.hashed_key, who_user(c), 100000, own_listed, c);
     return own_wait(c);
 }
 
@@ -511,7 +511,7 @@ static int refs_check(struct sy_call *c)
     if (!o->nrefs)
         return SY_OK;
     own_begin(c);
-    sy_own_list(db_port(c), "file", c->hashed_key, who_user(c), 100000, own_listed, c);
+    sy_own_list(db_port(c), "file", c->auth.hashed_key, who_user(c), 100000, own_listed, c);
     return own_wait(c);
 }
 
@@ -568,18 +568,18 @@ static void own_batch_files(struct sy_call *c, const struct sy_jdoc *d, uint32_t
 void sy_passthru_answer(struct sy_call *c)
 {
     struct sy_pown *o = pown(c);
-    if (!o || c->up_status < 200 || c->up_status >= 300 || !c->up_body.len)
+    if (!o || c->up.up_status < 200 || c->up.up_status >= 300 || !c->up.up_body.len)
         return;
     struct sy_jdoc d;
-    if (sy_jdom_parse(&d, c->up_body.p, c->up_body.len, &c->req->arena, 0) != 0 || sy_jdom_type(&d, 0) != 'o') {
+    if (sy_jdom_parse(&d, c->up.up_body.p, c->up.up_body.len, &c->req->arena, 0) != 0 || sy_jdom_type(&d, 0) != 'o') {
         if (o->filter) { /* a list we cannot read is not shown to a tenant */
-            sy_buf_reset(&c->up_body);
-            SY_BUF_LIT(&c->up_body, "{\"object\":\"list\",\"data\":[],\"first_id\":null,\"last_id\":null,"
+            sy_buf_reset(&c->up.up_body);
+            SY_BUF_LIT(&c->up.up_body, "{\"object\":\"list\",\"data\":[],\"first_id\":null,\"last_id\":null,"
                                     "\"has_more\":false}");
         }
         return;
     }
-    struct sy_own_rec me = {.token = c->hashed_key, .user_id = who_user(c), .team_id = c->key ? c->key->team_id : NULL};
+    struct sy_own_rec me = {.token = c->auth.hashed_key, .user_id = who_user(c), .team_id = c->auth.key ? c->auth.key->team_id : NULL};
     if (o->what == POWN_CREATE) {
         uint32_t v = sy_jdom_top(&d, "id");
         size_t n = 0;
@@ -644,8 +644,8 @@ void sy_passthru_answer(struct sy_call *c)
     sy_buf_printf(&b, ",\"has_more\":%s}", more ? "true" : "false");
     sy_buf_free(&first);
     sy_buf_free(&last);
-    sy_buf_free(&c->up_body);
-    c->up_body = b;
+    sy_buf_free(&c->up.up_body);
+    c->up.up_body = b;
 }
 
 static int files_run(struct sy_call *c)
@@ -656,7 +656,7 @@ static int files_run(struct sy_call *c)
         p.p += 3;
         p.n -= 3;
     }
-    c->pass_op = p.n >= 6 && memcmp(p.p, "/files", 6) == 0 ? PASS_FILES : PASS_BATCHES;
+    c->pass.pass_op = p.n >= 6 && memcmp(p.p, "/files", 6) == 0 ? PASS_FILES : PASS_BATCHES;
     /* the id segment goes into the upstream URL: [A-Za-z0-9_.-] only, never "." or ".."
      * (a '/', '%', '?' or '#' in it could leave /files/ on the upstream) */
     for (size_t i = 1, seg = 1; i <= p.n; i++) {
@@ -680,8 +680,8 @@ static int files_run(struct sy_call *c)
         sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid query string", NULL, 0);
         return SY_DONE;
     }
-    c->raw = 1;
-    c->raw_method = r->method == HTTP_GET ? "GET" : r->method == HTTP_DELETE ? "DELETE" : "POST";
+    c->pass.raw = 1;
+    c->pass.raw_method = r->method == HTTP_GET ? "GET" : r->method == HTTP_DELETE ? "DELETE" : "POST";
     struct sy_buf path;
     sy_buf_init(&path, 1 << 16);
     sy_buf_append(&path, p.p, p.n);
@@ -689,11 +689,11 @@ static int files_run(struct sy_call *c)
         SY_BUF_LIT(&path, "?");
         sy_buf_append(&path, r->query.p, r->query.n);
     }
-    c->raw_path = dupn(c, path.p ? path.p : "", path.len);
+    c->pass.raw_path = dupn(c, path.p ? path.p : "", path.len);
     sy_buf_free(&path);
     struct sy_str ct = sy_req_header(r, "content-type");
     if (ct.p && r->body.len)
-        c->raw_ctype = dupn(c, ct.p, ct.n);
+        c->pass.raw_ctype = dupn(c, ct.p, ct.n);
     /* which deployment: ?model= / x-litellm-model, else the first OpenAI or Azure one */
     char name[256] = "";
     struct sy_str h = sy_req_header(r, "x-litellm-model");
@@ -714,7 +714,7 @@ static int files_run(struct sy_call *c)
             snprintf(msg, sizeof msg,
                      "model=%.200s has no OpenAI or Azure deployment to serve %s (files and batches go to OpenAI "
                      "and Azure deployments)",
-                     name, c->pass_op == PASS_FILES ? "/v1/files" : "/v1/batches");
+                     name, c->pass.pass_op == PASS_FILES ? "/v1/files" : "/v1/batches");
             sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
             return SY_DONE;
         }
@@ -730,9 +730,9 @@ static int files_run(struct sy_call *c)
     }
     c->pin = (struct sy_drt *)d;
     c->group = c->req_group = sy_gwconf_group_of(c->g, d);
-    c->model = (char *)c->group->name;
-    const struct sy_keyinfo *k = c->key;
-    if (k && c->pass_op == PASS_BATCHES && r->method == HTTP_POST && !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) &&
+    c->in.model = (char *)c->group->name;
+    const struct sy_keyinfo *k = c->auth.key;
+    if (k && c->pass.pass_op == PASS_BATCHES && r->method == HTTP_POST && !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) &&
         (k->nmodels || (k->team && k->team->nmodels))) {
         /* the requests of a batch name their own models, in a file switchyard does not read */
         sy_call_error(c, 401, "auth_error", NULL,
@@ -742,16 +742,16 @@ static int files_run(struct sy_call *c)
         return SY_DONE;
     }
     struct sy_check_err e;
-    if (k && sy_call_model_denied(c, name[0] ? name : c->model, &e) != 0) {
+    if (k && sy_call_model_denied(c, name[0] ? name : c->in.model, &e) != 0) {
         /* a key reaches files and batches only on a deployment of a group it may call */
         sy_call_error(c, e.status, e.type, e.param[0] ? e.param : NULL, e.message, NULL, 0);
         return SY_DONE;
     }
-    c->input_tokens = -1;
-    c->num_retries_req = 0; /* a POST that creates a file or a batch is not repeated */
-    c->timeout_req = c->stream_timeout_req = -1;
-    c->fb_kind = -1;
-    c->disable_fallbacks = 1;
+    c->rt.input_tokens = -1;
+    c->opt.num_retries_req = 0; /* a POST that creates a file or a batch is not repeated */
+    c->opt.timeout_req = c->opt.stream_timeout_req = -1;
+    c->rt.fb_kind = -1;
+    c->opt.disable_fallbacks = 1;
     return own_stage(c, p);
 }
 
@@ -763,7 +763,7 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
                     size_t cap)
 {
     if (d->ad) { /* translated providers: only Cohere-style rerank is forwarded */
-        if ((c->pass_op == PASS_RERANK_V1 || c->pass_op == PASS_RERANK_V2) && d->pc && d->pc->base &&
+        if ((c->pass.pass_op == PASS_RERANK_V1 || c->pass.pass_op == PASS_RERANK_V2) && d->pc && d->pc->base &&
             d->d->provider && strcmp(d->d->provider, "cohere") == 0) {
             const char *b = d->pc->base;
             size_t bl = strlen(b);
@@ -772,7 +772,7 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
             if (bl >= 3 && (memcmp(b + bl - 3, "/v1", 3) == 0 || memcmp(b + bl - 3, "/v2", 3) == 0))
                 bl -= 3;
             sy_buf_append(out, b, bl);
-            sy_buf_puts(out, c->pass_op == PASS_RERANK_V2 ? "/v2/rerank" : "/v1/rerank");
+            sy_buf_puts(out, c->pass.pass_op == PASS_RERANK_V2 ? "/v2/rerank" : "/v1/rerank");
             return 0;
         }
         snprintf(msg, cap, "switchyard: %s needs an OpenAI-compatible deployment; model group '%s' is served by %s",
@@ -798,7 +798,7 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
             snprintf(msg, cap, "switchyard: bad Azure URL for %s", path);
             return -1;
         }
-        int azure_dep = c->pass_op != PASS_FILES && c->pass_op != PASS_BATCHES && c->pass_op != PASS_MODERATION &&
+        int azure_dep = c->pass.pass_op != PASS_FILES && c->pass.pass_op != PASS_BATCHES && c->pass.pass_op != PASS_MODERATION &&
                         c->kind != SY_RK_RESPONSES && c->kind != SY_RK_RESPONSES_ID;
         if (azure_dep)
             sy_buf_append(out, u, (size_t)(cc - u)); /* through /openai/deployments/{m} */
@@ -837,10 +837,10 @@ static const char *raw_headers(struct sy_call *c, const struct sy_drt *d, size_t
             p = le;
         }
     }
-    if (c->raw_ctype && !memchr(c->raw_ctype, '\r', strlen(c->raw_ctype)) &&
-        !memchr(c->raw_ctype, '\n', strlen(c->raw_ctype)))
-        sy_buf_printf(&h, "Content-Type: %s\r\n", c->raw_ctype);
-    else if (c->raw_model_json && c->req->body.len)
+    if (c->pass.raw_ctype && !memchr(c->pass.raw_ctype, '\r', strlen(c->pass.raw_ctype)) &&
+        !memchr(c->pass.raw_ctype, '\n', strlen(c->pass.raw_ctype)))
+        sy_buf_printf(&h, "Content-Type: %s\r\n", c->pass.raw_ctype);
+    else if (c->pass.raw_model_json && c->req->body.len)
         SY_BUF_LIT(&h, "Content-Type: application/json\r\n");
     char *o = dupn(c, h.p ? h.p : "", h.len);
     *len = h.len;
@@ -854,7 +854,7 @@ int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbo
     struct sy_buf url;
     char msg[600];
     sy_buf_init(&url, 1 << 16);
-    if (sy_passthru_url(c, d, c->raw_path, &url, msg, sizeof msg) != 0) {
+    if (sy_passthru_url(c, d, c->pass.raw_path, &url, msg, sizeof msg) != 0) {
         sy_buf_free(&url);
         memset(err, 0, sizeof *err);
         err->status = 400;
@@ -865,23 +865,23 @@ int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbo
     o->url = dupn(c, url.p, url.len);
     sy_buf_free(&url);
     o->headers = raw_headers(c, d, &o->headers_len);
-    o->method = c->raw_method;
+    o->method = c->pass.raw_method;
     *nbody = 0;
-    if (!c->req->body.len || c->raw_model_json)
+    if (!c->req->body.len || c->pass.raw_model_json)
         return 0; /* no body, or JSON: proxy.c replaces the model as for chat */
     const char *b = c->req->body.p;
     size_t n = c->req->body.len;
-    if (!c->raw_model_len) {
-        c->body_parts[0] = uv_buf_init((char *)b, (unsigned)n);
+    if (!c->pass.raw_model_len) {
+        c->up.body_parts[0] = uv_buf_init((char *)b, (unsigned)n);
         *nbody = 1;
         return 0;
     }
     /* multipart: splice the upstream model into the "model" field */
     const char *um = d->d->upstream_model ? d->d->upstream_model : "";
-    c->body_parts[0] = uv_buf_init((char *)b, (unsigned)c->raw_model_off);
-    c->body_parts[1] = uv_buf_init((char *)um, (unsigned)strlen(um));
-    c->body_parts[2] = uv_buf_init((char *)b + c->raw_model_off + c->raw_model_len,
-                                   (unsigned)(n - c->raw_model_off - c->raw_model_len));
+    c->up.body_parts[0] = uv_buf_init((char *)b, (unsigned)c->pass.raw_model_off);
+    c->up.body_parts[1] = uv_buf_init((char *)um, (unsigned)strlen(um));
+    c->up.body_parts[2] = uv_buf_init((char *)b + c->pass.raw_model_off + c->pass.raw_model_len,
+                                   (unsigned)(n - c->pass.raw_model_off - c->pass.raw_model_len));
     *nbody = 3;
     return 0;
 }

@@ -316,13 +316,13 @@ static int fallback_from(struct sy_call *c);
 static void fallback_resume(struct sy_call *c)
 {
     if (fallback_from(c) == SY_OK)
-        c->fb_then(c);
+        c->rt.fb_then(c);
 }
 
 static int fallback_from(struct sy_call *c)
 {
-    while (c->fb_hook < c->pl->nfallback) {
-        int rc = c->pl->fallback[c->fb_hook++](c, fallback_resume);
+    while (c->rt.fb_hook < c->pl->nfallback) {
+        int rc = c->pl->fallback[c->rt.fb_hook++](c, fallback_resume);
         if (rc != SY_OK)
             return rc; /* SY_AGAIN: fallback_resume goes on; SY_DONE: refused */
     }
@@ -331,8 +331,8 @@ static int fallback_from(struct sy_call *c)
 
 int sy_call_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 {
-    c->fb_then = then;
-    c->fb_hook = 0;
+    c->rt.fb_then = then;
+    c->rt.fb_hook = 0;
     return fallback_from(c);
 }
 
@@ -345,7 +345,7 @@ void sy_call_resume(struct sy_call *c)
 static void call_cleanup(void *p)
 {
     struct sy_call *c = p;
-    sy_buf_free(&c->up_body);
+    sy_buf_free(&c->up.up_body);
     sy_gwconf_unref(c->g);
 }
 
@@ -407,12 +407,12 @@ void sy_handle_request(struct sy_req *r, void *ud)
     sy_gwconf_ref(c->g);
     c->kind = (enum sy_route_kind)k;
     c->pl = &c->g->routes[k];
-    c->path_model = param;
-    c->route_path = rpath;
-    c->route_is_literal = param.p == NULL;
-    c->final_status = 0;
-    c->max_retries = -1;
-    sy_buf_init(&c->up_body, 0);
+    c->in.path_model = param;
+    c->in.route_path = rpath;
+    c->in.route_is_literal = param.p == NULL;
+    c->out.final_status = 0;
+    c->rt.max_retries = -1;
+    sy_buf_init(&c->up.up_body, 0);
     make_call_id(w, c->call_id);
     r->handler_data = c;
     sy_arena_defer(&r->arena, call_cleanup, c);
@@ -441,15 +441,15 @@ static void put_ms3(struct sy_buf *b, uint64_t ns)
 static void router_headers(struct sy_call *c, struct sy_buf *b)
 {
     SY_BUF_LIT(b, "x-litellm-attempted-retries: ");
-    sy_buf_u64(b, (uint64_t)c->retries_total);
+    sy_buf_u64(b, (uint64_t)c->rt.retries_total);
     SY_BUF_LIT(b, "\r\n");
-    if (c->max_retries >= 0) {
+    if (c->rt.max_retries >= 0) {
         SY_BUF_LIT(b, "x-litellm-max-retries: ");
-        sy_buf_u64(b, (uint64_t)c->max_retries);
+        sy_buf_u64(b, (uint64_t)c->rt.max_retries);
         SY_BUF_LIT(b, "\r\n");
     }
-    double t = c->eff_timeout_s > 0 ? c->eff_timeout_s
-               : c->timeout_req > 0 ? c->timeout_req
+    double t = c->rt.eff_timeout_s > 0 ? c->rt.eff_timeout_s
+               : c->opt.timeout_req > 0 ? c->opt.timeout_req
                : c->drt             ? c->drt->timeout_s
                                     : -1;
     if (t > 0) {
@@ -458,8 +458,8 @@ static void router_headers(struct sy_call *c, struct sy_buf *b)
         SY_BUF_LIT(b, "\r\n");
     }
     const char *region = c->drt && c->drt->d->region_name ? c->drt->d->region_name
-                         : c->rf.region == 'e'             ? "eu"
-                         : c->rf.region == 'u'             ? "us"
+                         : c->opt.rf.region == 'e'             ? "eu"
+                         : c->opt.rf.region == 'u'             ? "us"
                                                            : NULL;
     if (region && !strpbrk(region, "\r\n")) {
         SY_BUF_LIT(b, "x-litellm-model-region: ");
@@ -474,7 +474,7 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
      * name the deployment and group are prebuilt at load (gwconf.c). */
     /* one allocation: the prebuilt and upstream pieces plus room for the
      * rest (ids, limits, router, cost, durations), so appends never grow it */
-    size_t room = 512 + c->up_headers_len + (c->drt ? c->drt->resp_headers_len : 0) +
+    size_t room = 512 + c->up.up_headers_len + (c->drt ? c->drt->resp_headers_len : 0) +
                   (c->group ? c->group->resp_header_len : 0);
     if (sy_buf_reserve(b, room) != 0 && sy_buf_reserve(b, 160) != 0)
         return;
@@ -486,24 +486,24 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     if (c->group)
         sy_buf_append(b, c->group->resp_header, c->group->resp_header_len);
     SY_BUF_LIT(b, "x-litellm-version: " SY_VERSION "\r\n");
-    if (c->up_headers_len)
-        sy_buf_append(b, c->up_headers, c->up_headers_len);
+    if (c->up.up_headers_len)
+        sy_buf_append(b, c->up.up_headers, c->up.up_headers_len);
     for (unsigned i = 0; i < c->pl->nheaders; i++) /* the stages' own (rate limits, cache key) */
         c->pl->headers[i](c, b);
     if (c->req_group)
         router_headers(c, b);
-    if (c->fallbacks_done) {
+    if (c->rt.fallbacks_done) {
         SY_BUF_LIT(b, "x-litellm-attempted-fallbacks: ");
-        sy_buf_u64(b, (uint64_t)c->fallbacks_done);
+        sy_buf_u64(b, (uint64_t)c->rt.fallbacks_done);
         SY_BUF_LIT(b, "\r\nx-litellm-max-fallbacks: ");
         sy_buf_u64(b, (uint64_t)c->g->rc.max_fallbacks);
         SY_BUF_LIT(b, "\r\n");
     }
     if (durations && c->drt) {
         sy_call_cost(c);
-        if (c->cost_known) {
+        if (c->usage.cost_known) {
             char t[SY_FMT_G12_MAX];
-            size_t n = sy_fmt_g12(t, c->cost); /* "%.12g" without printf's bignums */
+            size_t n = sy_fmt_g12(t, c->usage.cost); /* "%.12g" without printf's bignums */
             SY_BUF_LIT(b, "x-litellm-response-cost: ");
             sy_buf_append(b, t, n);
             SY_BUF_LIT(b, "\r\n");
@@ -512,7 +512,7 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     if (durations) {
         uint64_t now = sy_now_ns();
         uint64_t total = now - c->req->t_start_ns;
-        uint64_t llm = c->t_up_start ? (c->t_up_first ? c->t_up_first : now) - c->t_up_start : 0;
+        uint64_t llm = c->up.t_up_start ? (c->up.t_up_first ? c->up.t_up_first : now) - c->up.t_up_start : 0;
         SY_BUF_LIT(b, "x-litellm-response-duration-ms: ");
         put_ms3(b, total);
         SY_BUF_LIT(b, "\r\nx-litellm-overhead-duration-ms: ");
@@ -536,27 +536,27 @@ void sy_call_account(struct sy_call *c, int status)
     uint64_t now = sy_now_ns();
     struct sy_metric_req m = {0};
     char route[128];
-    if (c->route_is_literal) {
-        m.route = c->route_path.p;
+    if (c->in.route_is_literal) {
+        m.route = c->in.route_path.p;
     } else {
-        size_t rn = c->route_path.n < sizeof route ? c->route_path.n : sizeof route - 1;
-        memcpy(route, c->route_path.p, rn);
+        size_t rn = c->in.route_path.n < sizeof route ? c->in.route_path.n : sizeof route - 1;
+        memcpy(route, c->in.route_path.p, rn);
         route[rn] = 0;
         m.route = route;
     }
     /* Only configured groups label series: a client must not be able to
      * create series by inventing model names (unknown ones are counted
      * under requested_model=""). */
-    m.requested_model = c->model && c->req_group ? c->model : "";
+    m.requested_model = c->in.model && c->req_group ? c->in.model : "";
     m.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model : "";
     m.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     m.api_provider = c->drt && c->drt->prov ? c->drt->prov->name : "";
     m.api_base = c->drt && c->drt->d->api_base ? c->drt->d->api_base : "";
-    m.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    m.hashed_api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
     /* end user, as LiteLLM: the body's `user`, else x-litellm-end-user-id / x-litellm-customer-id */
     char end_user[128] = "";
-    if (c->scan.user.type == 's' && c->scan.user.len < sizeof end_user)
-        sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, end_user, sizeof end_user);
+    if (c->in.scan.user.type == 's' && c->in.scan.user.len < sizeof end_user)
+        sy_jstr_decode(c->req->body.p + c->in.scan.user.off, c->in.scan.user.len, end_user, sizeof end_user);
     if (!end_user[0]) {
         struct sy_str h = sy_req_header(c->req, "x-litellm-end-user-id");
         if (!h.p)
@@ -569,20 +569,20 @@ void sy_call_account(struct sy_call *c, int status)
     if (end_user[0])
         m.end_user = end_user;
     m.status = status;
-    m.llm_called = c->t_up_start != 0;
-    m.llm_failed = c->llm_failed;
+    m.llm_called = c->up.t_up_start != 0;
+    m.llm_failed = c->out.llm_failed;
     m.exception_class =
-        status >= 400 ? (c->exception_class ? c->exception_class : sy_status_exception_class(status)) : NULL;
+        status >= 400 ? (c->out.exception_class ? c->out.exception_class : sy_status_exception_class(status)) : NULL;
     m.total_s = (double)(now - c->req->t_start_ns) / 1e9;
-    m.llm_s = c->t_up_start ? (double)((c->t_up_end ? c->t_up_end : now) - c->t_up_start) / 1e9 : 0;
-    m.ttft_s = c->stream && c->t_up_first ? (double)(c->t_up_first - c->t_up_start) / 1e9 : -1;
+    m.llm_s = c->up.t_up_start ? (double)((c->up.t_up_end ? c->up.t_up_end : now) - c->up.t_up_start) / 1e9 : 0;
+    m.ttft_s = c->in.stream && c->up.t_up_first ? (double)(c->up.t_up_first - c->up.t_up_start) / 1e9 : -1;
     m.overhead_s = m.total_s - m.llm_s > 0 ? m.total_s - m.llm_s : 0;
-    m.prompt_tokens = c->prompt_tokens;
-    m.completion_tokens = c->completion_tokens;
+    m.prompt_tokens = c->usage.prompt_tokens;
+    m.completion_tokens = c->usage.completion_tokens;
     sy_call_cost(c);
-    m.spend = c->cost_known ? c->cost : 0;
-    if (c->drt && c->drt->pb && c->cost_known && c->cache != SY_CACHE_HIT)
-        sy_pbudget_add(c->drt->pb, c->cost, sy_wall_ms()); /* provider_budget_config (router/budget.c) */
+    m.spend = c->usage.cost_known ? c->usage.cost : 0;
+    if (c->drt && c->drt->pb && c->usage.cost_known && c->cache != SY_CACHE_HIT)
+        sy_pbudget_add(c->drt->pb, c->usage.cost, sy_wall_ms()); /* provider_budget_config (router/budget.c) */
     m.cache = c->cache; /* 0 not cached, 1 hit, 2 miss */
     sy_metrics_record(c->w->metrics, &m);
     if (c->g->cfg->access_log)

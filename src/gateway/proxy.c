@@ -115,9 +115,9 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
     else if (asprintf(&msg, "litellm.%s: %s: %sException - %s", cls, cls, sy_provider_label(c->drt, pl, sizeof pl),
                       upmsg ? upmsg : "") < 0)
         msg = NULL;
-    c->exception_class = cls;
-    c->llm_failed = 1;
-    if (c->client_started) {
+    c->out.exception_class = cls;
+    c->out.llm_failed = 1;
+    if (c->out.client_started) {
         /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6);
          * an Anthropic client gets an `error` event */
         struct sy_buf b;
@@ -135,8 +135,8 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
     } else {
         char extra[64];
         size_t el = 0;
-        if (c->retry_after_hdr[0])
-            el = (size_t)snprintf(extra, sizeof extra, "retry-after: %s\r\n", c->retry_after_hdr);
+        if (c->up.retry_after_hdr[0])
+            el = (size_t)snprintf(extra, sizeof extra, "retry-after: %s\r\n", c->up.retry_after_hdr);
         struct sy_buf h, b;
         sy_buf_init(&h, 16384);
         sy_buf_init(&b, 1 << 20);
@@ -158,16 +158,16 @@ static void finish_upstream_error(struct sy_call *c)
     if (c->x && c->x->have_err) { /* decoded by the provider's adapter (xlate.c) */
         const struct sy_xerr *e = &c->x->err;
         const char *cls = e->cls[0]                                ? e->cls
-                          : c->err_class == -2                     ? "ContextWindowExceededError"
-                          : c->err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
+                          : c->rt.err_class == -2                     ? "ContextWindowExceededError"
+                          : c->rt.err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
                                                                    : sy_status_exception_class(e->status);
         finish_error_code(c, e->status, cls, e->type[0] ? e->type : "None", e->param[0] ? e->param : NULL,
                           e->message, NULL);
         return;
     }
-    int st = c->up_status;
+    int st = c->up.up_status;
     const char *cls = sy_status_exception_class(st);
-    json_object *root = c->up_body.len ? json_tokener_parse(c->up_body.p) : NULL;
+    json_object *root = c->up.up_body.len ? json_tokener_parse(c->up.up_body.p) : NULL;
     json_object *err = NULL, *v;
     const char *message = NULL, *type = NULL, *param = NULL, *ocode = NULL;
     if (root && json_object_object_get_ex(root, "error", &err)) {
@@ -189,13 +189,13 @@ static void finish_upstream_error(struct sy_call *c)
     if (!message) {
         /* an error body over MAX_ERROR_BODY was cut at that size (never spliced): it is no
          * longer JSON, so its start is quoted, escaped by sy_error_json */
-        snprintf(fallback, sizeof fallback, "Error code: %d - %.400s%s", st, c->up_body.len ? c->up_body.p : "",
-                 c->up_body_over ? " ... (upstream error body truncated at 1048576 bytes)" : "");
+        snprintf(fallback, sizeof fallback, "Error code: %d - %.400s%s", st, c->up.up_body.len ? c->up.up_body.p : "",
+                 c->up.up_body_over ? " ... (upstream error body truncated at 1048576 bytes)" : "");
         message = fallback;
     }
-    if (c->err_class == -2)
+    if (c->rt.err_class == -2)
         cls = "ContextWindowExceededError";
-    else if (c->err_class == SY_EXC_CONTENT_POLICY)
+    else if (c->rt.err_class == SY_EXC_CONTENT_POLICY)
         cls = "ContentPolicyViolationError";
     finish_error_code(c, st, cls, type ? type : "None", param, message, ocode);
     if (root)
@@ -206,7 +206,7 @@ static void finish_transport_error(struct sy_call *c, int err)
 {
     char m[256];
     if (err == SY_EUPTIMEOUT) {
-        double t = c->stream && !c->client_started ? c->eff_stream_timeout_s : c->eff_timeout_s;
+        double t = c->in.stream && !c->out.client_started ? c->rt.eff_stream_timeout_s : c->rt.eff_timeout_s;
         snprintf(m, sizeof m, "Request timed out after %.1f seconds.", t);
         finish_error(c, 408, "Timeout", "timeout", NULL, m);
         return;
@@ -222,17 +222,17 @@ static void count_work(struct sy_call *c, void *arg)
 {
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
     long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-    c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
-    if (c->client_started) {
-        c->completion_tokens = sy_ustream_tokens(c, t);
+    c->usage.prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
+    if (c->out.client_started) {
+        c->usage.completion_tokens = sy_ustream_tokens(c, t);
     } else {
         struct sy_buf text;
-        sy_buf_init(&text, c->up_body.len + 16);
-        sy_ustream_collect(c, c->up_body.p ? c->up_body.p : "", c->up_body.len, &text);
-        c->completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
+        sy_buf_init(&text, c->up.up_body.len + 16);
+        sy_ustream_collect(c, c->up.up_body.p ? c->up.up_body.p : "", c->up.up_body.len, &text);
+        c->usage.completion_tokens = sy_tok_count(t, text.p ? text.p : "", text.len);
         sy_buf_free(&text);
     }
-    c->usage_counted = 1;
+    c->usage.usage_counted = 1;
 }
 
 /* Upstream-reported usage from p[0..n); 1 when found. */
@@ -241,24 +241,24 @@ static int read_usage(struct sy_call *c, const char *p, size_t n)
     struct sy_usage u;
     if (!p || !sy_usage_read(p, n, &u))
         return 0;
-    c->prompt_tokens = u.prompt_tokens;
-    c->completion_tokens = u.completion_tokens;
-    c->cached_tokens = u.cached_tokens;
-    c->cache_write_tokens = u.cache_creation_tokens;
-    c->reasoning_tokens = u.reasoning_tokens;
-    c->have_usage = 1;
+    c->usage.prompt_tokens = u.prompt_tokens;
+    c->usage.completion_tokens = u.completion_tokens;
+    c->usage.cached_tokens = u.cached_tokens;
+    c->usage.cache_write_tokens = u.cache_creation_tokens;
+    c->usage.reasoning_tokens = u.reasoning_tokens;
+    c->usage.have_usage = 1;
     return 1;
 }
 
 /* A translating adapter's reported usage (st.u) into the call. */
 static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
 {
-    c->prompt_tokens = (uint64_t)(u->prompt > 0 ? u->prompt : 0);
-    c->completion_tokens = (uint64_t)(u->completion > 0 ? u->completion : 0);
-    c->cached_tokens = (uint64_t)(u->cache_read > 0 ? u->cache_read : 0);
-    c->cache_write_tokens = (uint64_t)(u->cache_write > 0 ? u->cache_write : 0);
-    c->reasoning_tokens = (uint64_t)(u->reasoning > 0 ? u->reasoning : 0);
-    c->have_usage = 1;
+    c->usage.prompt_tokens = (uint64_t)(u->prompt > 0 ? u->prompt : 0);
+    c->usage.completion_tokens = (uint64_t)(u->completion > 0 ? u->completion : 0);
+    c->usage.cached_tokens = (uint64_t)(u->cache_read > 0 ? u->cache_read : 0);
+    c->usage.cache_write_tokens = (uint64_t)(u->cache_write > 0 ? u->cache_write : 0);
+    c->usage.reasoning_tokens = (uint64_t)(u->reasoning > 0 ? u->reasoning : 0);
+    c->usage.have_usage = 1;
 }
 
 static void success_reply(struct sy_call *c, void *arg)
@@ -268,17 +268,17 @@ static void success_reply(struct sy_call *c, void *arg)
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
     sy_filter_start(c, 0);
-    sy_filter_head(c, c->up_status, "application/json", h.p, h.len);
-    sy_filter_data(c, c->up_body.p, c->up_body.len);
-    sy_call_account(c, c->up_status);
-    sy_resp_simple(c->req, c->up_status, h.p, h.len, "application/json", c->up_body.p, c->up_body.len);
+    sy_filter_head(c, c->up.up_status, "application/json", h.p, h.len);
+    sy_filter_data(c, c->up.up_body.p, c->up.up_body.len);
+    sy_call_account(c, c->up.up_status);
+    sy_resp_simple(c->req, c->up.up_status, h.p, h.len, "application/json", c->up.up_body.p, c->up.up_body.len);
     sy_buf_free(&h);
 }
 
 static void stream_end(struct sy_call *c, void *arg)
 {
     attempt_end(c, 1);
-    sy_call_account(c, c->up_status);
+    sy_call_account(c, c->up.up_status);
     sy_resp_end(c->req);
 }
 
@@ -288,27 +288,27 @@ static void stream_end(struct sy_call *c, void *arg)
 static void counted_reply(struct sy_call *c, void *arg)
 {
     size_t o, e;
-    if (sy_xlate_chat_adapter(c) && c->up_body.p && sy_usage_span(c->up_body.p, c->up_body.len, &o, &e)) {
+    if (sy_xlate_chat_adapter(c) && c->up.up_body.p && sy_usage_span(c->up.up_body.p, c->up.up_body.len, &o, &e)) {
         struct sy_buf nb;
-        sy_buf_init(&nb, c->up_body.len + 256);
-        sy_buf_append(&nb, c->up_body.p, o);
+        sy_buf_init(&nb, c->up.up_body.len + 256);
+        sy_buf_append(&nb, c->up.up_body.p, o);
         SY_BUF_LIT(&nb, "{\"prompt_tokens\":");
-        sy_buf_u64(&nb, c->prompt_tokens);
+        sy_buf_u64(&nb, c->usage.prompt_tokens);
         SY_BUF_LIT(&nb, ",\"completion_tokens\":");
-        sy_buf_u64(&nb, c->completion_tokens);
+        sy_buf_u64(&nb, c->usage.completion_tokens);
         SY_BUF_LIT(&nb, ",\"total_tokens\":");
-        sy_buf_u64(&nb, c->prompt_tokens + c->completion_tokens);
+        sy_buf_u64(&nb, c->usage.prompt_tokens + c->usage.completion_tokens);
         SY_BUF_LIT(&nb, "}");
-        sy_buf_append(&nb, c->up_body.p + e + 1, c->up_body.len - e - 1);
-        sy_buf_free(&c->up_body);
-        c->up_body = nb;
+        sy_buf_append(&nb, c->up.up_body.p + e + 1, c->up.up_body.len - e - 1);
+        sy_buf_free(&c->up.up_body);
+        c->up.up_body = nb;
     }
     success_reply(c, NULL);
 }
 
 static void finish_success(struct sy_call *c)
 {
-    if (c->raw_whole) { /* files and batches: ids recorded, lists filtered (passthru.c) */
+    if (c->pass.raw_whole) { /* files and batches: ids recorded, lists filtered (passthru.c) */
         sy_passthru_answer(c);
         success_reply(c, NULL);
         return;
@@ -321,27 +321,27 @@ static void finish_success(struct sy_call *c)
                          e->message);
             return;
         }
-        if (c->have_usage) {
+        if (c->usage.have_usage) {
             success_reply(c, NULL);
             return;
         }
         /* the translated body's usage is the adapter's zeros, not the provider's: count */
         c->req->on_abort = NULL;
-        sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, counted_reply, NULL);
+        sy_call_run_work(c, c->req->body.len + c->up.up_body.len, count_work, counted_reply, NULL);
         return;
     } else if (sy_xlate_forwarded(c)) {
-        sy_xlate_native_usage(c, c->up_body.p ? c->up_body.p : "", c->up_body.len);
-        if (c->have_usage) {
+        sy_xlate_native_usage(c, c->up.up_body.p ? c->up.up_body.p : "", c->up.up_body.len);
+        if (c->usage.have_usage) {
             success_reply(c, NULL);
             return;
         }
     }
-    if (read_usage(c, c->up_body.p, c->up_body.len)) {
+    if (read_usage(c, c->up.up_body.p, c->up.up_body.len)) {
         success_reply(c, NULL);
         return;
     }
     c->req->on_abort = NULL; /* no upstream left to cancel: the offload layer handles a vanished client */
-    sy_call_run_work(c, c->req->body.len + c->up_body.len, count_work, success_reply, NULL);
+    sy_call_run_work(c, c->req->body.len + c->up.up_body.len, count_work, success_reply, NULL);
 }
 
 /* Write translated stream bytes to the client (the stream has started). 0, or
@@ -372,8 +372,8 @@ static void x_stream_end(struct sy_call *c, void *arg)
 {
     struct sy_xcall *x = c->x;
     if (!x->st.u.have && !sy_xlate_upstream_oai(c)) {
-        x->st.u.prompt = (int64_t)c->prompt_tokens;
-        x->st.u.completion = (int64_t)c->completion_tokens;
+        x->st.u.prompt = (int64_t)c->usage.prompt_tokens;
+        x->st.u.completion = (int64_t)c->usage.completion_tokens;
     }
     const char *o;
     size_t on;
@@ -393,7 +393,7 @@ static void x_stream_end(struct sy_call *c, void *arg)
 static void image_price(struct sy_call *c)
 {
     const struct sy_drt *d = c->drt;
-    if (!d || strcmp(sy_passthru_call_type(c), "aimage_generation") != 0 || (c->have_usage && d->price.known))
+    if (!d || strcmp(sy_passthru_call_type(c), "aimage_generation") != 0 || (c->usage.have_usage && d->price.known))
         return;
     int64_t n = 1;
     const char *size = NULL, *quality = NULL;
@@ -410,8 +410,8 @@ static void image_price(struct sy_call *c)
     const char *m = d->d->base_model ? d->d->base_model : d->d->upstream_model;
     double cost = sy_image_cost(d->d->provider, m, size, quality, n, m ? sy_price_find(d->d->provider, m) : NULL);
     if (cost >= 0) {
-        c->cost = cost;
-        c->cost_known = 1;
+        c->usage.cost = cost;
+        c->usage.cost_known = 1;
     }
     if (root)
         json_object_put(root);
@@ -419,13 +419,13 @@ static void image_price(struct sy_call *c)
 
 static void finish_stream(struct sy_call *c)
 {
-    if (c->raw) { /* usage where the API reports one (images, transcriptions); never counted */
+    if (c->pass.raw) { /* usage where the API reports one (images, transcriptions); never counted */
         size_t tn;
         const char *t = sy_ustream_tail(c, &tn);
         t = t ? t : "";
-        if (!strncmp(c->up_ctype, "application/json", 16) && !read_usage(c, t, tn))
+        if (!strncmp(c->up.up_ctype, "application/json", 16) && !read_usage(c, t, tn))
             sy_xlate_native_usage(c, t, tn);
-        if (c->up_status < 300)
+        if (c->up.up_status < 300)
             image_price(c);
         stream_end(c, NULL);
         return;
@@ -444,7 +444,7 @@ static void finish_stream(struct sy_call *c)
         }
         if (x->st.u.have)
             take_xusage(c, &x->st.u);
-        if (c->have_usage || sy_xlate_upstream_oai(c)) {
+        if (c->usage.have_usage || sy_xlate_upstream_oai(c)) {
             x_stream_end(c, NULL);
             return;
         }
@@ -463,7 +463,7 @@ static void finish_stream(struct sy_call *c)
     const char *tail = sy_ustream_tail(c, &tn);
     if (sy_xlate_forwarded(c)) {
         sy_xlate_native_usage(c, tail ? tail : "", tn);
-        if (c->have_usage) {
+        if (c->usage.have_usage) {
             stream_end(c, NULL);
             return;
         }
@@ -493,46 +493,46 @@ static void finish_stream(struct sy_call *c)
 static void cut_work(struct sy_call *c, void *arg)
 {
     const struct sy_tok *t = sy_tok_get((enum sy_tok_encoding)c->drt->enc);
-    if (!c->prompt_tokens) {
+    if (!c->usage.prompt_tokens) {
         long pr = sy_tok_count_request(t, c->req->body.p, c->req->body.len);
-        c->prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
+        c->usage.prompt_tokens = pr > 0 ? (uint64_t)pr : 0;
     }
     uint64_t ct = sy_ustream_tokens(c, t);
-    if (ct > c->completion_tokens)
-        c->completion_tokens = ct;
-    c->usage_counted = 1;
+    if (ct > c->usage.completion_tokens)
+        c->usage.completion_tokens = ct;
+    c->usage.usage_counted = 1;
 }
 
 static void cut_done(struct sy_call *c, void *arg)
 {
-    c->llm_failed = 1;
+    c->out.llm_failed = 1;
     sy_call_account(c, 499);
     sy_resp_end(c->req);
 }
 
-/* The client left after the stream started (c->client_started): close the
+/* The client left after the stream started (c->out.client_started): close the
  * upstream, bill what was streamed, end the request (now or after counting). */
 static void stream_cut(struct sy_call *c)
 {
     attempt_release(c);
-    if (c->ureq) {
-        sy_ureq_cancel(c->ureq);
-        c->ureq = NULL;
+    if (c->up.ureq) {
+        sy_ureq_cancel(c->up.ureq);
+        c->up.ureq = NULL;
     }
     c->req->on_abort = NULL;
-    if (c->raw || !c->drt) { /* bytes (images, audio): usage only as the API reports it */
+    if (c->pass.raw || !c->drt) { /* bytes (images, audio): usage only as the API reports it */
         cut_done(c, NULL);
         return;
     }
     int native = !sy_xlate_active(c);
     if (!native && c->x->st.u.have)
         take_xusage(c, &c->x->st.u);
-    else if (native && !c->have_usage) {
+    else if (native && !c->usage.have_usage) {
         size_t tn;
         const char *tail = sy_ustream_tail(c, &tn);
         read_usage(c, tail, tn); /* a usage chunk that got through */
     }
-    if (c->usage_counted || (c->have_usage && (native || c->t_up_end))) {
+    if (c->usage.usage_counted || (c->usage.have_usage && (native || c->up.t_up_end))) {
         cut_done(c, NULL); /* the usage is complete: the upstream's final count, or ours */
         return;
     }
@@ -563,7 +563,7 @@ static int schedule(struct sy_call *c, double delay_s, uv_timer_cb cb)
         return 0;
     uv_timer_init(&c->w->loop, t);
     t->data = c;
-    c->retry_timer = t;
+    c->rt.retry_timer = t;
     c->req->on_abort = on_abort;
     uv_timer_start(t, cb, (uint64_t)(delay_s * 1000), 0);
     return 1;
@@ -573,7 +573,7 @@ static void on_retry_timer(uv_timer_t *t)
 {
     struct sy_call *c = t->data;
     uv_close((uv_handle_t *)t, timer_close_cb);
-    c->retry_timer = NULL;
+    c->rt.retry_timer = NULL;
     attempt(c);
 }
 
@@ -586,14 +586,14 @@ static void metric_attempt(struct sy_call *c, int ok, int status, const char *cl
     a.model_id = d->d->id ? d->d->id : "";
     a.api_base = d->d->api_base ? d->d->api_base : "";
     a.api_provider = d->prov ? d->prov->name : "";
-    a.hashed_api_key = c->hashed_key ? c->hashed_key : "";
+    a.hashed_api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
     a.ok = ok;
     a.status = status;
     a.exception_class = cls;
     a.latency_per_output_token_s = -1;
-    if (ok && c->completion_tokens && c->t_up_start) {
-        uint64_t end = c->t_up_end ? c->t_up_end : sy_now_ns();
-        a.latency_per_output_token_s = (double)(end - c->t_up_start) / 1e9 / (double)c->completion_tokens;
+    if (ok && c->usage.completion_tokens && c->up.t_up_start) {
+        uint64_t end = c->up.t_up_end ? c->up.t_up_end : sy_now_ns();
+        a.latency_per_output_token_s = (double)(end - c->up.t_up_start) / 1e9 / (double)c->usage.completion_tokens;
     }
     sy_metrics_attempt(c->w->metrics, &a);
 }
@@ -604,30 +604,30 @@ static void metric_fallback(struct sy_call *c, int ok)
     f.ok = ok;
     f.requested_model = c->req_group->name;
     f.fallback_model = c->group->name;
-    f.hashed_api_key = c->hashed_key ? c->hashed_key : "";
-    f.status = c->fb_status;
-    f.exception_class = c->fb_exc_class;
+    f.hashed_api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
+    f.status = c->rt.fb_status;
+    f.exception_class = c->rt.fb_exc_class;
     sy_metrics_fallback(c->w->metrics, &f);
 }
 
 /* The attempt in progress ends (once): in-flight count, router state, metrics. */
 static void attempt_end(struct sy_call *c, int ok)
 {
-    if (!c->attempt_open)
+    if (!c->rt.attempt_open)
         return;
-    c->attempt_open = 0;
+    c->rt.attempt_open = 0;
     struct sy_drt *d = c->drt;
     atomic_fetch_sub_explicit(&d->st->inflight, 1, memory_order_relaxed);
     if (ok) {
         double lat = -1;
-        if (c->stream && c->t_up_first && c->t_up_start)
-            lat = (double)(c->t_up_first - c->t_up_start) / 1e9;
-        else if (c->completion_tokens && c->t_up_start && c->t_up_end)
-            lat = (double)(c->t_up_end - c->t_up_start) / 1e9 / (double)c->completion_tokens;
-        uint64_t tok = c->prompt_tokens + c->completion_tokens;
+        if (c->in.stream && c->up.t_up_first && c->up.t_up_start)
+            lat = (double)(c->up.t_up_first - c->up.t_up_start) / 1e9;
+        else if (c->usage.completion_tokens && c->up.t_up_start && c->up.t_up_end)
+            lat = (double)(c->up.t_up_end - c->up.t_up_start) / 1e9 / (double)c->usage.completion_tokens;
+        uint64_t tok = c->usage.prompt_tokens + c->usage.completion_tokens;
         sy_router_ok(&c->g->rc, d, tok, lat);
         sy_rsync_tokens(&c->w->rsync, d, tok);
-        metric_attempt(c, 1, c->up_status, NULL);
+        metric_attempt(c, 1, c->up.up_status, NULL);
         if (c->group != c->req_group)
             metric_fallback(c, 1);
     }
@@ -637,28 +637,28 @@ static void attempt_end(struct sy_call *c, int ok)
  * the deployment did nothing wrong. */
 static void attempt_release(struct sy_call *c)
 {
-    if (!c->attempt_open)
+    if (!c->rt.attempt_open)
         return;
-    c->attempt_open = 0;
+    c->rt.attempt_open = 0;
     atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
 }
 
-/* Classify the failed attempt into c->err_status / c->err_class (-2: context
+/* Classify the failed attempt into c->rt.err_status / c->rt.err_class (-2: context
  * window, SY_EXC_CONTENT_POLICY, else the retry_policy class) and return the
  * LiteLLM exception class name. err: transport error, or 0 (upstream status). */
 static const char *classify(struct sy_call *c, int err)
 {
     if (err) {
-        c->err_status = err == SY_EUPTIMEOUT ? 408 : 500;
-        c->err_class = err == SY_EUPTIMEOUT ? SY_EXC_TIMEOUT : SY_EXC_INTERNAL_SERVER;
+        c->rt.err_status = err == SY_EUPTIMEOUT ? 408 : 500;
+        c->rt.err_class = err == SY_EUPTIMEOUT ? SY_EXC_TIMEOUT : SY_EXC_INTERNAL_SERVER;
         return err == SY_EUPTIMEOUT ? "Timeout" : "APIConnectionError";
     }
-    int st = c->up_status;
-    c->err_status = st;
+    int st = c->up.up_status;
+    c->rt.err_status = st;
     int cw = 0, cp = 0;
-    if (st == 400 && c->up_body.len) {
-        const char *b = c->up_body.p;
-        size_t n = c->up_body.len;
+    if (st == 400 && c->up.up_body.len) {
+        const char *b = c->up.up_body.p;
+        size_t n = c->up.up_body.len;
         cw = memmem(b, n, "context_length_exceeded", 23) || memmem(b, n, "context length", 14) ||
              memmem(b, n, "maximum context", 15) || memmem(b, n, "context window", 14) ||
              memmem(b, n, "prompt is too long", 18) || memmem(b, n, "input is too long", 17) ||
@@ -666,23 +666,23 @@ static const char *classify(struct sy_call *c, int err)
         cp = !cw && (memmem(b, n, "content_policy_violation", 24) || memmem(b, n, "content management policy", 26) ||
                      memmem(b, n, "content_filter", 14) || memmem(b, n, "ResponsibleAIPolicyViolation", 28));
     }
-    c->err_class = cw ? -2 : (int)sy_router_exc_class(st, cp);
+    c->rt.err_class = cw ? -2 : (int)sy_router_exc_class(st, cp);
     return cw ? "ContextWindowExceededError" : cp ? "ContentPolicyViolationError" : sy_status_exception_class(st);
 }
 
 /* The fallback list for this failure, chosen once per request. */
 static void choose_fallbacks(struct sy_call *c)
 {
-    if (c->fb_kind >= 0)
+    if (c->rt.fb_kind >= 0)
         return;
     const struct sy_group *g = c->req_group;
-    if (c->err_class == -2 && g->nfb[1])
-        c->fb_kind = 1;
-    else if (c->err_class == SY_EXC_CONTENT_POLICY && g->nfb[2])
-        c->fb_kind = 2;
+    if (c->rt.err_class == -2 && g->nfb[1])
+        c->rt.fb_kind = 1;
+    else if (c->rt.err_class == SY_EXC_CONTENT_POLICY && g->nfb[2])
+        c->rt.fb_kind = 2;
     else
-        c->fb_kind = 0;
-    c->fb_next = 0;
+        c->rt.fb_kind = 0;
+    c->rt.fb_next = 0;
 }
 
 /* Next fallback group, or NULL; c->group_model becomes the name it was
@@ -695,24 +695,24 @@ static void choose_fallbacks(struct sy_call *c)
  * (route.c). */
 static const struct sy_group *next_fallback(struct sy_call *c)
 {
-    if (c->disable_fallbacks || c->fallbacks_done >= c->g->rc.max_fallbacks)
+    if (c->opt.disable_fallbacks || c->rt.fallbacks_done >= c->g->rc.max_fallbacks)
         return NULL;
     choose_fallbacks(c);
     for (;;) {
         const struct sy_group *t = NULL;
         const char *name;
-        if (c->fb_kind == 0 && c->fb_req) {
-            if (c->fb_next >= c->nfb_req)
+        if (c->rt.fb_kind == 0 && c->opt.fb_req) {
+            if (c->rt.fb_next >= c->opt.nfb_req)
                 return NULL;
-            name = c->fb_req[c->fb_next++];
+            name = c->opt.fb_req[c->rt.fb_next++];
             t = sy_router_resolve(&c->g->table, name, strlen(name));
             if (!t || t == c->req_group)
                 continue; /* LiteLLM fails that fallback and tries the next one */
         } else {
-            if (c->fb_next >= c->req_group->nfb[c->fb_kind])
+            if (c->rt.fb_next >= c->req_group->nfb[c->rt.fb_kind])
                 return NULL;
-            name = c->req_group->fbname[c->fb_kind][c->fb_next];
-            t = c->req_group->fb[c->fb_kind][c->fb_next++];
+            name = c->req_group->fbname[c->rt.fb_kind][c->rt.fb_next];
+            t = c->req_group->fb[c->rt.fb_kind][c->rt.fb_next++];
             struct sy_check_err e;
             if (sy_call_model_denied(c, name, &e) != 0)
                 continue;
@@ -723,54 +723,54 @@ static const struct sy_group *next_fallback(struct sy_call *c)
 }
 
 /* A failure before the client got any byte: retry, fall back or answer.
- * err: transport error or 0 (upstream status in c->up_status), or 1 for
+ * err: transport error or 0 (upstream status in c->up.up_status), or 1 for
  * "no deployment" (c->err_* already set). Returns 1 when another attempt is
  * scheduled. */
 static int failed(struct sy_call *c, int err)
 {
-    const char *cls = err == 1 ? c->exception_class : classify(c, err);
+    const char *cls = err == 1 ? c->out.exception_class : classify(c, err);
     struct sy_drt *d = c->drt;
-    if (err == 0 && d && (c->kind == SY_RK_RESPONSES_ID || c->kind == SY_RK_FILES) && c->up_status < 500 &&
-        c->up_status != 429) {
+    if (err == 0 && d && (c->kind == SY_RK_RESPONSES_ID || c->kind == SY_RK_FILES) && c->up.up_status < 500 &&
+        c->up.up_status != 429) {
         /* a management call's 4xx (a response or file that does not exist) is the answer, not the
          * deployment failing: no retry, no cooldown */
         attempt_release(c);
-        c->exception_class = cls;
+        c->out.exception_class = cls;
         return 0;
     }
     if (err != 1 && d && sdk_retry(c))
         return 1;
-    c->sdk_retries = 0;
+    c->rt.sdk_retries = 0;
     if (err != 1 && d) {
         attempt_end(c, 0);
-        metric_attempt(c, 0, c->err_status, cls);
+        metric_attempt(c, 0, c->rt.err_status, cls);
         /* allowed_fails_policy classes: a context-window error and the other 4xx count as BadRequest */
-        enum sy_exc_class exc = c->err_class < 0 || c->err_class >= SY_EXC__COUNT ? SY_EXC_BAD_REQUEST
-                                                                                  : (enum sy_exc_class)c->err_class;
-        sy_router_fail(&c->w->rsync, &c->g->rc, c->group, d, c->err_status, exc, c->retry_after_s);
-        if (c->err_status == 408)
+        enum sy_exc_class exc = c->rt.err_class < 0 || c->rt.err_class >= SY_EXC__COUNT ? SY_EXC_BAD_REQUEST
+                                                                                  : (enum sy_exc_class)c->rt.err_class;
+        sy_router_fail(&c->w->rsync, &c->g->rc, c->group, d, c->rt.err_status, exc, c->rt.retry_after_s);
+        if (c->rt.err_status == 408)
             sy_router_latency_penalty(&c->g->rc, d);
     }
-    c->exception_class = cls;
-    if (c->aborted || c->client_started)
+    c->out.exception_class = cls;
+    if (c->aborted || c->out.client_started)
         return 0;
     struct sy_failure f = {0};
-    f.status = c->err_status;
-    f.exc = c->err_class == -2 ? SY_EXC_BAD_REQUEST : (enum sy_exc_class)c->err_class;
-    f.context_window = c->err_class == -2;
-    f.content_policy = c->err_class == SY_EXC_CONTENT_POLICY;
+    f.status = c->rt.err_status;
+    f.exc = c->rt.err_class == -2 ? SY_EXC_BAD_REQUEST : (enum sy_exc_class)c->rt.err_class;
+    f.context_window = c->rt.err_class == -2;
+    f.content_policy = c->rt.err_class == SY_EXC_CONTENT_POLICY;
     f.has_cw_fallbacks = c->req_group->nfb[1] > 0;
     f.has_cp_fallbacks = c->req_group->nfb[2] > 0;
-    f.retries_done = c->retries_in_group;
-    f.req_retries = c->num_retries_req;
+    f.retries_done = c->rt.retries_in_group;
+    f.req_retries = c->opt.num_retries_req;
     f.dep_retries = d ? d->d->num_retries : -1;
-    f.retry_after_s = c->retry_after_s;
+    f.retry_after_s = c->rt.retry_after_s;
     f.failed = d;
-    c->max_retries = sy_router_retries(&c->g->rc, f.req_retries, f.dep_retries, f.exc); /* x-litellm-max-retries */
+    c->rt.max_retries = sy_router_retries(&c->g->rc, f.req_retries, f.dep_retries, f.exc); /* x-litellm-max-retries */
     double delay = 0;
     if (err != 1 && sy_router_should_retry(&c->g->rc, c->group, &f, &delay, sy_rand(c->w))) {
-        c->retries_in_group++;
-        c->retries_total++;
+        c->rt.retries_in_group++;
+        c->rt.retries_total++;
         if (schedule(c, delay, on_retry_timer))
             return 1;
     }
@@ -778,13 +778,13 @@ static int failed(struct sy_call *c, int err)
     if (c->group != c->req_group) /* the fallback group in use failed */
         metric_fallback(c, 0);
     if (fb) {
-        if (!c->fallbacks_done) {
-            c->fb_exc_class = cls;
-            c->fb_status = c->err_status;
+        if (!c->rt.fallbacks_done) {
+            c->rt.fb_exc_class = cls;
+            c->rt.fb_status = c->rt.err_status;
         }
-        c->fallbacks_done++;
+        c->rt.fallbacks_done++;
         c->group = fb;
-        c->retries_in_group = 0;
+        c->rt.retries_in_group = 0;
         c->drt = NULL;
         if (sy_call_fallback(c, attempt) == SY_OK) /* priced at the group it calls now */
             attempt(c);
@@ -797,7 +797,7 @@ static void on_sdk_retry_timer(uv_timer_t *t)
 {
     struct sy_call *c = t->data;
     uv_close((uv_handle_t *)t, timer_close_cb);
-    c->retry_timer = NULL;
+    c->rt.retry_timer = NULL;
     launch(c);
 }
 
@@ -809,18 +809,18 @@ static void on_sdk_retry_timer(uv_timer_t *t)
 static int sdk_retry(struct sy_call *c)
 {
     const struct sy_drt *d = c->drt;
-    int st = c->err_status;
-    if (d->d->max_retries <= 0 || c->sdk_retries >= d->d->max_retries || c->aborted || c->client_started ||
-        c->mock_failing)
+    int st = c->rt.err_status;
+    if (d->d->max_retries <= 0 || c->rt.sdk_retries >= d->d->max_retries || c->aborted || c->out.client_started ||
+        c->rt.mock_failing)
         return 0;
     if (!(st == 408 || st == 409 || st == 429 || st >= 500))
         return 0;
-    double delay = c->retry_after_s > 0 && c->retry_after_s <= 60
-                       ? c->retry_after_s
-                       : fmin(0.5 * pow(2, c->sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
+    double delay = c->rt.retry_after_s > 0 && c->rt.retry_after_s <= 60
+                       ? c->rt.retry_after_s
+                       : fmin(0.5 * pow(2, c->rt.sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
     if (!schedule(c, delay, on_sdk_retry_timer))
         return 0;
-    c->sdk_retries++;
+    c->rt.sdk_retries++;
     return 1;
 }
 
@@ -840,12 +840,12 @@ static void reply_no_deployment(struct sy_call *c, int why)
         /* LiteLLM's RouterErrors.no_deployments_with_tag_routing */
         size_t o = 0;
         list[0] = 0;
-        for (size_t i = 0; i < c->rf.ntags && o < sizeof list; i++)
-            o += (size_t)snprintf(list + o, sizeof list - o, "%s'%.100s'", i ? ", " : "", c->rf.tags[i]);
+        for (size_t i = 0; i < c->opt.rf.ntags && o < sizeof list; i++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s'%.100s'", i ? ", " : "", c->opt.rf.tags[i]);
         snprintf(msg, sizeof msg,
                  "Not allowed to access model due to tags configuration. Passed model=%.300s and tags=[%s]", g->name,
                  list);
-        c->exception_class = "BadRequestError";
+        c->out.exception_class = "BadRequestError";
         sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
         return;
     }
@@ -853,8 +853,8 @@ static void reply_no_deployment(struct sy_call *c, int why)
         snprintf(msg, sizeof msg,
                  "litellm.RateLimitError: No deployments available for selected model, Try again in 0 seconds. "
                  "Passed model=%.300s. pre-call-checks=True, allowed_model_region=%s, cooldown_list=[]",
-                 g->name, c->rf.region == 'e' ? "eu" : "us");
-        c->exception_class = "RateLimitError";
+                 g->name, c->opt.rf.region == 'e' ? "eu" : "us");
+        c->out.exception_class = "RateLimitError";
         sy_call_error(c, 429, "None", NULL, msg, NULL, 0);
         return;
     }
@@ -862,7 +862,7 @@ static void reply_no_deployment(struct sy_call *c, int why)
         /* LiteLLM's RouterErrors.no_deployments_with_provider_budget_routing */
         sy_router_budget_info(g, list, sizeof list);
         snprintf(msg, sizeof msg, "No deployments available - crossed budget: %s", list);
-        c->exception_class = "RateLimitError";
+        c->out.exception_class = "RateLimitError";
         sy_call_error(c, 429, "None", NULL, msg, NULL, 0);
         return;
     }
@@ -870,9 +870,9 @@ static void reply_no_deployment(struct sy_call *c, int why)
         snprintf(msg, sizeof msg,
                  "litellm.ContextWindowExceededError: litellm.BadRequestError: Context Window Error - the prompt (%lld "
                  "tokens) does not fit the max_input_tokens of any deployment of model group=%s",
-                 (long long)c->input_tokens, g->name);
-        c->llm_failed = 1;
-        c->exception_class = "ContextWindowExceededError";
+                 (long long)c->rt.input_tokens, g->name);
+        c->out.llm_failed = 1;
+        c->out.exception_class = "ContextWindowExceededError";
         sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
         return;
     }
@@ -883,29 +883,29 @@ static void reply_no_deployment(struct sy_call *c, int why)
              left, g->name, c->g->rc.pre_call_checks ? "True" : "False", list);
     char extra[64];
     int el = snprintf(extra, sizeof extra, "retry-after: %.0f\r\n", left);
-    c->exception_class = "RateLimitError";
+    c->out.exception_class = "RateLimitError";
     sy_call_error(c, 429, "None", NULL, msg, extra, (size_t)el);
 }
 
 static void on_reserved(void *ud, int ok)
 {
     struct sy_call *c = ud;
-    c->reserving = 0;
+    c->rt.reserving = 0;
     if (c->aborted) {
-        if (c->attempt_open) {
-            c->attempt_open = 0;
+        if (c->rt.attempt_open) {
+            c->rt.attempt_open = 0;
             atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
         }
-        c->llm_failed = 1;
+        c->out.llm_failed = 1;
         sy_call_account(c, 499);
         sy_resp_end(c->req);
         return;
     }
     if (!ok) { /* the fleet used this deployment's rpm: give the local slot back and pick again */
         sy_win_sub(&c->drt->st->w_rpm, sy_wall_ms(), 1);
-        c->attempt_open = 0;
+        c->rt.attempt_open = 0;
         atomic_fetch_sub_explicit(&c->drt->st->inflight, 1, memory_order_relaxed);
-        c->reserve_skips++;
+        c->rt.reserve_skips++;
         attempt(c);
         return;
     }
@@ -939,12 +939,12 @@ static void mock_fail(struct sy_call *c, int status)
 {
     const char *grp = c->group->name;
     char msg[512];
-    c->up_status = status;
-    sy_buf_reset(&c->up_body);
-    c->retry_after_s = 0;
-    c->mock_failing = 1;
+    c->up.up_status = status;
+    sy_buf_reset(&c->up.up_body);
+    c->rt.retry_after_s = 0;
+    c->rt.mock_failing = 1;
     int again = failed(c, 0);
-    c->mock_failing = 0;
+    c->rt.mock_failing = 0;
     if (again)
         return;
     if (status == 429)
@@ -961,8 +961,8 @@ static void on_mock_timeout(uv_timer_t *t)
 {
     struct sy_call *c = t->data;
     uv_close((uv_handle_t *)t, timer_close_cb);
-    c->retry_timer = NULL;
-    c->t_up_end = sy_now_ns();
+    c->rt.retry_timer = NULL;
+    c->up.t_up_end = sy_now_ns();
     mock_fail(c, 408);
 }
 
@@ -970,19 +970,19 @@ static void on_mock_timeout(uv_timer_t *t)
 static int mock_failure(struct sy_call *c)
 {
     struct sy_drt *d = c->drt;
-    int rl = c->mock_rate_limit;
-    c->mock_rate_limit = 0;
+    int rl = c->opt.mock_rate_limit;
+    c->opt.mock_rate_limit = 0;
     atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
-    c->attempt_open = 1;
-    c->eff_timeout_s = c->timeout_req > 0 ? c->timeout_req : d->timeout_s;
-    c->eff_stream_timeout_s = c->eff_timeout_s;
+    c->rt.attempt_open = 1;
+    c->rt.eff_timeout_s = c->opt.timeout_req > 0 ? c->opt.timeout_req : d->timeout_s;
+    c->rt.eff_stream_timeout_s = c->rt.eff_timeout_s;
     if (rl) {
         mock_fail(c, 429);
         return 1;
     }
-    c->t_up_start = sy_now_ns();
-    c->t_up_first = c->t_up_end = 0;
-    if (schedule(c, c->eff_timeout_s, on_mock_timeout))
+    c->up.t_up_start = sy_now_ns();
+    c->up.t_up_first = c->up.t_up_end = 0;
+    if (schedule(c, c->rt.eff_timeout_s, on_mock_timeout))
         return 1;
     attempt_release(c);
     return 0;
@@ -991,18 +991,18 @@ static int mock_failure(struct sy_call *c)
 static void attempt(struct sy_call *c)
 {
     int why = 0;
-    if (c->input_is_bound && c->group != c->req_group && sy_route_needs_count(c, c->group)) {
+    if (c->rt.input_is_bound && c->group != c->req_group && sy_route_needs_count(c, c->group)) {
         /* a fallback group whose limits the bound cannot decide: count exactly (pool if large) */
         sy_call_run_work(c, c->req->body.len, sy_route_count_work, count_then_attempt, NULL);
         return;
     }
-    if (c->mock_testing_fallbacks && c->group == c->req_group) {
+    if (c->opt.mock_testing_fallbacks && c->group == c->req_group) {
         /* LiteLLM's test hook: the requested group fails without a call, so its fallbacks run */
         c->drt = NULL;
-        c->err_status = 500;
-        c->err_class = SY_EXC_INTERNAL_SERVER;
-        c->exception_class = "InternalServerError";
-        c->retry_after_s = 0;
+        c->rt.err_status = 500;
+        c->rt.err_class = SY_EXC_INTERNAL_SERVER;
+        c->out.exception_class = "InternalServerError";
+        c->rt.retry_after_s = 0;
         if (failed(c, 1))
             return;
         char msg[512];
@@ -1010,23 +1010,23 @@ static void attempt(struct sy_call *c)
                  "litellm.InternalServerError: This is a mock exception for model=%.300s, to trigger a fallback. "
                  "Fallbacks=[]",
                  c->group->name);
-        c->llm_failed = 1;
+        c->out.llm_failed = 1;
         sy_call_error(c, 500, "None", NULL, msg, NULL, 0);
         return;
     }
     struct sy_drt *d = c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
-                       : c->reserve_skips > (int)c->group->n
+                       : c->rt.reserve_skips > (int)c->group->n
                            ? NULL
-                           : sy_router_pick(&c->w->rng, &c->g->rc, c->group, c->drt, c->input_tokens, &c->rf, &why);
+                           : sy_router_pick(&c->w->rng, &c->g->rc, c->group, c->drt, c->rt.input_tokens, &c->opt.rf, &why);
     if (!d) {
         if (!why)
             why = SY_PICK_NONE_AVAILABLE;
         if (why != SY_PICK_NONE_SUPPORTED && why != SY_PICK_NONE_TAGS && why != SY_PICK_NONE_REGION) {
             c->drt = NULL;
-            c->err_status = why == SY_PICK_NONE_CONTEXT ? 400 : 429;
-            c->err_class = why == SY_PICK_NONE_CONTEXT ? -2 : SY_EXC_RATE_LIMIT;
-            c->exception_class = why == SY_PICK_NONE_CONTEXT ? "ContextWindowExceededError" : "RateLimitError";
-            c->retry_after_s = 0;
+            c->rt.err_status = why == SY_PICK_NONE_CONTEXT ? 400 : 429;
+            c->rt.err_class = why == SY_PICK_NONE_CONTEXT ? -2 : SY_EXC_RATE_LIMIT;
+            c->out.exception_class = why == SY_PICK_NONE_CONTEXT ? "ContextWindowExceededError" : "RateLimitError";
+            c->rt.retry_after_s = 0;
             if (failed(c, 1))
                 return;
         }
@@ -1034,8 +1034,8 @@ static void attempt(struct sy_call *c)
         return;
     }
     c->drt = d;
-    c->attempt++;
-    if ((c->mock_rate_limit || c->mock_timeout || d->d->mock_timeout) && mock_failure(c))
+    c->rt.attempt++;
+    if ((c->opt.mock_rate_limit || c->opt.mock_timeout || d->d->mock_timeout) && mock_failure(c))
         return;
     if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
         c->req->on_abort = NULL;
@@ -1043,10 +1043,10 @@ static void attempt(struct sy_call *c)
         return;
     }
     atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
-    c->attempt_open = 1;
+    c->rt.attempt_open = 1;
     c->req->on_abort = on_abort;
     if (sy_rsync_reserve(&c->w->rsync, &c->g->rc, d, on_reserved, c)) {
-        c->reserving = 1;
+        c->rt.reserving = 1;
         return;
     }
     launch(c);
@@ -1057,9 +1057,9 @@ static void attempt(struct sy_call *c)
 static void on_client_drain(struct sy_req *r)
 {
     struct sy_call *c = r->handler_data;
-    if (c->paused && c->ureq) {
-        c->paused = 0;
-        sy_ureq_resume(c->ureq);
+    if (c->up.paused && c->up.ureq) {
+        c->up.paused = 0;
+        sy_ureq_resume(c->up.ureq);
     }
 }
 
@@ -1085,7 +1085,7 @@ static int hname_is(const struct sy_uheader *h, const char *n, size_t l)
 
 static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h, size_t nh)
 {
-    c->up_headers_len = 0;
+    c->up.up_headers_len = 0;
     if (!nh)
         return;
     size_t need = 0;
@@ -1123,35 +1123,35 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
             o[n++] = '\n';
         }
     }
-    c->up_headers = o;
-    c->up_headers_len = n;
+    c->up.up_headers = o;
+    c->up.up_headers_len = n;
 }
 
 /* Send the stream's head to the client (the first upstream body byte is
  * here). Nonzero when the client vanished meanwhile (the call is ended). */
 static int start_stream(struct sy_call *c)
 {
-    c->sse_pending = 0;
+    c->up.sse_pending = 0;
     struct sy_buf hb;
     sy_buf_init(&hb, 16384);
     /* no x-litellm-response-cost on a stream's head: a usage seen so far (Anthropic's
      * message_start) is not the call's, and pricing it here would fix the cost early */
-    int hu = c->have_usage;
-    c->have_usage = 0;
+    int hu = c->usage.have_usage;
+    c->usage.have_usage = 0;
     sy_call_headers(c, &hb, 1);
-    c->have_usage = hu;
-    if (!c->raw)
+    c->usage.have_usage = hu;
+    if (!c->pass.raw)
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
-    const char *ctype = !c->raw ? "text/event-stream" : c->up_ctype[0] ? c->up_ctype : "application/octet-stream";
+    const char *ctype = !c->pass.raw ? "text/event-stream" : c->up.up_ctype[0] ? c->up.up_ctype : "application/octet-stream";
     c->in_cb = 1;
-    sy_resp_start(c->req, c->up_status, hb.p, hb.len, ctype);
+    sy_resp_start(c->req, c->up.up_status, hb.p, hb.len, ctype);
     c->in_cb = 0;
-    c->client_started = 1;
+    c->out.client_started = 1;
     sy_filter_start(c, 1); /* the response filters (usage links on every stream) */
-    sy_filter_head(c, c->up_status, ctype, hb.p, hb.len);
+    sy_filter_head(c, c->up.up_status, ctype, hb.p, hb.len);
     sy_buf_free(&hb);
     if (c->aborted) {
-        c->ureq = NULL; /* the caller returns 1: the upstream connection is closed */
+        c->up.ureq = NULL; /* the caller returns 1: the upstream connection is closed */
         stream_cut(c);
         return 1;
     }
@@ -1162,46 +1162,46 @@ static int start_stream(struct sy_call *c)
 static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 {
     struct sy_call *c = ud;
-    c->up_status = status;
-    c->t_up_first = sy_now_ns();
-    c->retry_after_s = 0;
-    c->retry_after_hdr[0] = 0;
+    c->up.up_status = status;
+    c->up.t_up_first = sy_now_ns();
+    c->rt.retry_after_s = 0;
+    c->up.retry_after_hdr[0] = 0;
     int is_sse = 0;
     keep_provider_headers(c, h, nh);
     for (size_t i = 0; i < nh; i++) {
         if (h[i].name_len == 11 && (h[i].name[0] | 0x20) == 'r' && strncasecmp(h[i].name, "retry-after", 11) == 0 &&
             h[i].value_len < 31) {
-            memcpy(c->retry_after_hdr, h[i].value, h[i].value_len);
-            c->retry_after_hdr[h[i].value_len] = 0;
-            c->retry_after_s = atof(c->retry_after_hdr);
+            memcpy(c->up.retry_after_hdr, h[i].value, h[i].value_len);
+            c->up.retry_after_hdr[h[i].value_len] = 0;
+            c->rt.retry_after_s = atof(c->up.retry_after_hdr);
         } else if (h[i].name_len == 14 && (h[i].name[0] | 0x20) == 'r' &&
-                   strncasecmp(h[i].name, "retry-after-ms", 14) == 0 && !c->retry_after_s) {
-            c->retry_after_s = atof(h[i].value) / 1000.0;
+                   strncasecmp(h[i].name, "retry-after-ms", 14) == 0 && !c->rt.retry_after_s) {
+            c->rt.retry_after_s = atof(h[i].value) / 1000.0;
         } else if (h[i].name_len == 12 && (h[i].name[0] | 0x20) == 'c' &&
                    strncasecmp(h[i].name, "content-type", 12) == 0) {
             is_sse = h[i].value_len >= 17 && strncasecmp(h[i].value, "text/event-stream", 17) == 0;
         }
     }
-    sy_buf_reset(&c->up_body);
-    c->up_body_over = 0; /* non-stream: the error body was truncated (this attempt) */
+    sy_buf_reset(&c->up.up_body);
+    c->up.up_body_over = 0; /* non-stream: the error body was truncated (this attempt) */
     if (sy_xlate_decodes(c))
         is_sse = 1; /* decoded into SSE for the client, whatever the provider's framing */
-    if (c->raw) {
-        c->up_ctype[0] = 0;
+    if (c->pass.raw) {
+        c->up.up_ctype[0] = 0;
         for (size_t i = 0; i < nh; i++)
             if (h[i].name_len == 12 && strncasecmp(h[i].name, "content-type", 12) == 0 &&
-                h[i].value_len < sizeof c->up_ctype && !memchr(h[i].value, '\r', h[i].value_len) &&
+                h[i].value_len < sizeof c->up.up_ctype && !memchr(h[i].value, '\r', h[i].value_len) &&
                 !memchr(h[i].value, '\n', h[i].value_len)) {
-                memcpy(c->up_ctype, h[i].value, h[i].value_len);
-                c->up_ctype[h[i].value_len] = 0;
+                memcpy(c->up.up_ctype, h[i].value, h[i].value_len);
+                c->up.up_ctype[h[i].value_len] = 0;
             }
     }
-    if (status >= 200 && status < 300 && ((c->stream && is_sse) || (c->raw && !c->raw_whole))) {
+    if (status >= 200 && status < 300 && ((c->in.stream && is_sse) || (c->pass.raw && !c->pass.raw_whole))) {
         /* the client's head waits for the first body byte: a stream that fails
          * before it can still be retried or fall back transparently */
-        c->sse_pending = 1;
+        c->up.sse_pending = 1;
     } else {
-        c->up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
+        c->up.up_body.cap = status >= 400 ? MAX_ERROR_BODY : MAX_RESPONSE;
     }
     return 0;
 }
@@ -1213,14 +1213,14 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 static int x_stream_failed(struct sy_call *c)
 {
     struct sy_xcall *x = c->x;
-    c->ureq = NULL;
-    c->t_up_end = sy_now_ns();
-    c->up_status = x->err.status ? x->err.status : 502;
-    if (!c->client_started) {
-        c->sse_pending = 0;
-        sy_buf_reset(&c->up_body);
+    c->up.ureq = NULL;
+    c->up.t_up_end = sy_now_ns();
+    c->up.up_status = x->err.status ? x->err.status : 502;
+    if (!c->out.client_started) {
+        c->up.sse_pending = 0;
+        sy_buf_reset(&c->up.up_body);
         if (x->err.message[0])
-            sy_buf_append(&c->up_body, x->err.message, strlen(x->err.message));
+            sy_buf_append(&c->up.up_body, x->err.message, strlen(x->err.message));
         if (failed(c, 0))
             return 1;
         finish_upstream_error(c);
@@ -1234,14 +1234,14 @@ static int x_stream_failed(struct sy_call *c)
 static int on_body(void *ud, const char *p, size_t n)
 {
     struct sy_call *c = ud;
-    if (sy_xlate_forwarded(c) && c->up_status < 300 && !c->have_usage)
+    if (sy_xlate_forwarded(c) && c->up.up_status < 300 && !c->usage.have_usage)
         sy_xlate_native_usage(c, p, n); /* message_start carries input_tokens */
-    if (sy_xlate_decodes(c) && (c->sse_pending || c->client_started)) {
+    if (sy_xlate_decodes(c) && (c->up.sse_pending || c->out.client_started)) {
         const char *o;
         size_t on;
         int rc = sy_xlate_feed(c, p, n, &o, &on);
         if (on) {
-            if (c->sse_pending && start_stream(c))
+            if (c->up.sse_pending && start_stream(c))
                 return 1;
             const char *w = o;
             size_t wn = on;
@@ -1252,48 +1252,48 @@ static int on_body(void *ud, const char *p, size_t n)
             c->in_cb = 0;
             sy_buf_free(&cb);
             if (c->aborted) {
-                c->ureq = NULL; /* returning 1 closes the upstream connection */
+                c->up.ureq = NULL; /* returning 1 closes the upstream connection */
                 stream_cut(c);
                 return 1;
             }
             sy_filter_data(c, o, on);
-            if (q > HIGH_WATER && !c->paused && !rc) {
-                c->paused = 1;
-                sy_ureq_pause(c->ureq);
+            if (q > HIGH_WATER && !c->up.paused && !rc) {
+                c->up.paused = 1;
+                sy_ureq_pause(c->up.ureq);
             }
         }
         if (rc)
             return x_stream_failed(c);
         return 0;
     }
-    if (c->sse_pending && start_stream(c))
+    if (c->up.sse_pending && start_stream(c))
         return 1;
-    if (c->client_started) {
+    if (c->out.client_started) {
         c->in_cb = 1;
-        size_t q = c->fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
+        size_t q = c->out.fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
         if (c->aborted) { /* the client went away during the write */
-            c->ureq = NULL; /* returning 1 closes the upstream connection */
+            c->up.ureq = NULL; /* returning 1 closes the upstream connection */
             stream_cut(c);
             return 1;
         }
         sy_filter_data(c, p, n);
-        if (q > HIGH_WATER && !c->paused) {
-            c->paused = 1;
-            sy_ureq_pause(c->ureq);
+        if (q > HIGH_WATER && !c->up.paused) {
+            c->up.paused = 1;
+            sy_ureq_pause(c->up.ureq);
         }
         return 0;
     }
-    if (c->up_body_over)
+    if (c->up.up_body_over)
         return 0; /* error body already truncated */
-    if (sy_buf_append(&c->up_body, p, n)) {
-        if (c->up_status >= 400) {
+    if (sy_buf_append(&c->up.up_body, p, n)) {
+        if (c->up.up_status >= 400) {
             /* keep the first MB of an error body and drop everything after it: a later,
              * smaller piece must not be appended after a dropped one (a spliced body) */
-            c->up_body_over = 1;
+            c->up.up_body_over = 1;
             return 0;
         }
-        c->ureq = NULL;
+        c->up.ureq = NULL;
         attempt_end(c, 0); /* frees the in-flight slot; the deployment answered, too much */
         finish_error(c, 502, "APIError", "api_error", NULL, "Upstream response too large");
         return 1;
@@ -1304,9 +1304,9 @@ static int on_body(void *ud, const char *p, size_t n)
 static void on_done(void *ud, int err)
 {
     struct sy_call *c = ud;
-    c->ureq = NULL;
-    c->t_up_end = sy_now_ns();
-    if (!err && c->sse_pending) /* a stream that ended before its first byte: an empty 2xx stream */
+    c->up.ureq = NULL;
+    c->up.t_up_end = sy_now_ns();
+    if (!err && c->up.sse_pending) /* a stream that ended before its first byte: an empty 2xx stream */
         start_stream(c);
     if (err) {
         if (failed(c, err))
@@ -1314,18 +1314,18 @@ static void on_done(void *ud, int err)
         finish_transport_error(c, err);
         return;
     }
-    if (c->up_status >= 400) {
+    if (c->up.up_status >= 400) {
         if (sy_xlate_active(c)) {
             sy_xlate_error(c);
             if (c->x->have_err)
-                c->up_status = c->x->err.status; /* the status LiteLLM maps the provider's error to */
+                c->up.up_status = c->x->err.status; /* the status LiteLLM maps the provider's error to */
         }
         if (failed(c, 0))
             return;
         finish_upstream_error(c);
         return;
     }
-    if (c->client_started) {
+    if (c->out.client_started) {
         finish_stream(c);
         return;
     }
@@ -1338,23 +1338,23 @@ static void on_abort(struct sy_req *r)
 {
     struct sy_call *c = r->handler_data;
     c->aborted = 1;
-    if (c->in_cb || c->reserving)
+    if (c->in_cb || c->rt.reserving)
         return; /* on_body finishes the call after its write returns; on_reserved when Redis answers */
-    if (c->client_started) { /* mid-stream: bill what was streamed */
+    if (c->out.client_started) { /* mid-stream: bill what was streamed */
         stream_cut(c);
         return;
     }
     attempt_release(c);
-    if (c->ureq) {
-        sy_ureq_cancel(c->ureq);
-        c->ureq = NULL;
+    if (c->up.ureq) {
+        sy_ureq_cancel(c->up.ureq);
+        c->up.ureq = NULL;
     }
-    if (c->retry_timer) {
-        uv_timer_stop(c->retry_timer);
-        uv_close((uv_handle_t *)c->retry_timer, timer_close_cb);
-        c->retry_timer = NULL;
+    if (c->rt.retry_timer) {
+        uv_timer_stop(c->rt.retry_timer);
+        uv_close((uv_handle_t *)c->rt.retry_timer, timer_close_cb);
+        c->rt.retry_timer = NULL;
     }
-    c->llm_failed = 1;
+    c->out.llm_failed = 1;
     sy_call_account(c, 499);
     sy_resp_end(r);
 }
@@ -1364,7 +1364,7 @@ static void on_oauth_wait(uv_timer_t *t)
 {
     struct sy_call *c = t->data;
     uv_close((uv_handle_t *)t, timer_close_cb);
-    c->retry_timer = NULL;
+    c->rt.retry_timer = NULL;
     launch(c);
 }
 
@@ -1401,7 +1401,7 @@ static void launch(struct sy_call *c)
     const struct sy_drt *d = c->drt;
     struct sy_ureq_opts o = {0};
     unsigned xbody = 0;
-    if (c->raw) { /* images, audio, files ... (passthru.c) */
+    if (c->pass.raw) { /* images, audio, files ... (passthru.c) */
         struct sy_xerr e;
         if (sy_passthru_prepare(c, &o, &xbody, &e) != 0) {
             attempt_release(c);
@@ -1463,15 +1463,15 @@ static void launch(struct sy_call *c)
         goto send;
 model_body:
     {
-    const char *b = c->fwd_body ? c->fwd_body : r->body.p;
-    size_t n = c->fwd_body ? c->fwd_len : r->body.len;
-    struct sy_jspan model = c->fwd_body ? c->fwd_model : c->scan.model;
+    const char *b = c->opt.fwd_body ? c->opt.fwd_body : r->body.p;
+    size_t n = c->opt.fwd_body ? c->opt.fwd_len : r->body.len;
+    struct sy_jspan model = c->opt.fwd_body ? c->opt.fwd_model : c->in.scan.model;
     const char *mj = d->model_json;
     size_t mjl = d->model_json_len;
     if (d->wildcard) { /* "openai/<star>" serving "openai/gpt-4o": the upstream model is "gpt-4o" */
         const char *part;
         size_t pl;
-        sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->model, &part, &pl);
+        sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->in.model, &part, &pl);
         const char *um = d->d->upstream_model, *star = strchr(um, '*');
         struct sy_buf m;
         sy_buf_init(&m, 1 << 16);
@@ -1488,9 +1488,9 @@ model_body:
     }
     if (model.type) {
         size_t mo = model.off, ml = model.len;
-        c->body_parts[0] = uv_buf_init((char *)b, (unsigned)mo);
-        c->body_parts[1] = uv_buf_init((char *)mj, (unsigned)mjl);
-        c->body_parts[2] = uv_buf_init((char *)b + mo + ml, (unsigned)(n - mo - ml));
+        c->up.body_parts[0] = uv_buf_init((char *)b, (unsigned)mo);
+        c->up.body_parts[1] = uv_buf_init((char *)mj, (unsigned)mjl);
+        c->up.body_parts[2] = uv_buf_init((char *)b + mo + ml, (unsigned)(n - mo - ml));
     } else { /* model from the path: insert it as the first member */
         const char *brace = memchr(b, '{', n);
         size_t after = (size_t)(brace - b) + 1;
@@ -1501,21 +1501,21 @@ model_body:
         size_t pl = 10 + mjl + 1;
         char *pre = sy_arena_alloc(&r->arena, pl + 1);
         int w = snprintf(pre, pl + 1, "{\"model\":%.*s%s", (int)mjl, mj, empty ? "" : ",");
-        c->body_parts[0] = uv_buf_init(pre, (unsigned)w);
-        c->body_parts[1] = uv_buf_init((char *)b + after, (unsigned)(n - after));
-        c->body_parts[2] = uv_buf_init(NULL, 0);
+        c->up.body_parts[0] = uv_buf_init(pre, (unsigned)w);
+        c->up.body_parts[1] = uv_buf_init((char *)b + after, (unsigned)(n - after));
+        c->up.body_parts[2] = uv_buf_init(NULL, 0);
     }
-    xbody = c->body_parts[2].len ? 3 : 2;
+    xbody = c->up.body_parts[2].len ? 3 : 2;
     }
 send:;
     int kind = c->kind == SY_RK_CHAT ? 0 : c->kind == SY_RK_COMPLETIONS ? 1 : 2;
     /* timeouts (reference §3.8): the request's, else the deployment's (router, litellm defaults at load) */
-    double timeout = c->timeout_req > 0 ? c->timeout_req : d->timeout_s;
-    double stimeout = c->stream_timeout_req > 0 ? c->stream_timeout_req
-                      : c->timeout_req > 0 && d->d->stream_timeout_s <= 0 ? c->timeout_req
+    double timeout = c->opt.timeout_req > 0 ? c->opt.timeout_req : d->timeout_s;
+    double stimeout = c->opt.stream_timeout_req > 0 ? c->opt.stream_timeout_req
+                      : c->opt.timeout_req > 0 && d->d->stream_timeout_s <= 0 ? c->opt.timeout_req
                                                                           : d->stream_timeout_s;
-    c->eff_timeout_s = timeout;
-    c->eff_stream_timeout_s = stimeout;
+    c->rt.eff_timeout_s = timeout;
+    c->rt.eff_stream_timeout_s = stimeout;
     if (!o.url) {
         o.url = d->url[kind];
         o.headers = d->headers;
@@ -1523,23 +1523,23 @@ send:;
     }
     if (!o.method)
         o.method = "POST";
-    o.body = c->body_parts;
+    o.body = c->up.body_parts;
     o.nbody = xbody;
     o.connect_timeout_s = timeout < 10 ? timeout : 10;
-    o.first_byte_timeout_s = c->stream ? stimeout : timeout;
+    o.first_byte_timeout_s = c->in.stream ? stimeout : timeout;
     o.idle_timeout_s = timeout;
     /* non-stream: `timeout` bounds the whole request (a body trickling in below the idle
      * gap still ends in 408); streams: stream_timeout to the first byte, timeout per gap */
-    o.total_timeout_s = c->stream ? 0 : timeout;
-    c->up_status = 0;
-    c->t_up_start = sy_now_ns();
-    c->t_up_first = 0;
-    c->t_up_end = 0;
-    c->sse_pending = 0;
-    c->up_headers_len = 0;
-    sy_buf_reset(&c->up_body);
-    c->ureq = sy_ureq_start(c->w->upool, &o, &cbs, c);
-    if (!c->ureq) {
+    o.total_timeout_s = c->in.stream ? 0 : timeout;
+    c->up.up_status = 0;
+    c->up.t_up_start = sy_now_ns();
+    c->up.t_up_first = 0;
+    c->up.t_up_end = 0;
+    c->up.sse_pending = 0;
+    c->up.up_headers_len = 0;
+    sy_buf_reset(&c->up.up_body);
+    c->up.ureq = sy_ureq_start(c->w->upool, &o, &cbs, c);
+    if (!c->up.ureq) {
         attempt_release(c);
         finish_error(c, 500, "APIConnectionError", "api_connection_error", NULL, "Invalid upstream URL");
         return;

@@ -155,9 +155,9 @@ static char *conversation(struct sy_call *c, const struct sy_rs_rec *rec, size_t
 /* The record may be read by this caller. */
 static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
 {
-    if (c->is_admin || !rec->owner || !rec->owner[0])
+    if (c->auth.is_admin || !rec->owner || !rec->owner[0])
         return 1; /* admins read everything; "" was made with auth off */
-    return c->hashed_key && strcmp(c->hashed_key, rec->owner) == 0;
+    return c->auth.hashed_key && strcmp(c->auth.hashed_key, rec->owner) == 0;
 }
 
 /* ---- POST /v1/responses: previous_response_id ------------------------------ */
@@ -222,12 +222,12 @@ static int rs_wake(struct sy_call *c)
 /* Who the caller is, for owners.h. */
 static const char *who_user(const struct sy_call *c)
 {
-    return c->key ? c->key->user_id : NULL;
+    return c->auth.key ? c->auth.key->user_id : NULL;
 }
 
 static int owner_checked(const struct sy_call *c)
 {
-    return !c->is_admin && c->hashed_key; /* admins (and auth off) use every id */
+    return !c->auth.is_admin && c->auth.hashed_key; /* admins (and auth off) use every id */
 }
 
 static void start_wait(struct sy_call *c)
@@ -248,7 +248,7 @@ static void prev_owner(void *ud, int rc, const struct sy_own_rec *rec)
     if (rc < 0)
         r->prev_down = 1; /* cannot tell: not sent anywhere */
     else
-        r->prev_denied = !(rc == 0 && rec && sy_own_allows(rec, c->hashed_key, who_user(c)));
+        r->prev_denied = !(rc == 0 && rec && sy_own_allows(rec, c->auth.hashed_key, who_user(c)));
     prev_next(c);
 }
 
@@ -280,8 +280,8 @@ static int responses_prev_run(struct sy_call *c)
 {
     struct sy_rcall *r = rcall(c);
     const char *b = c->req->body.p;
-    r->store = c->scan.store.type != 'f'; /* both recorded by the parse stage's one pass (jscan.c) */
-    struct sy_jspan pv = c->scan.previous_response_id;
+    r->store = c->in.scan.store.type != 'f'; /* both recorded by the parse stage's one pass (jscan.c) */
+    struct sy_jspan pv = c->in.scan.previous_response_id;
     if (!pv.type || pv.type == 'z')
         return SY_OK;
     char id[600];
@@ -340,7 +340,7 @@ static int responses_prev_run(struct sy_call *c)
 void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int event)
 {
     struct sy_rcall *r = c->rsp;
-    if (c->kind != SY_RK_RESPONSES || !r || r->native_recorded || !c->hashed_key || !json || !n)
+    if (c->kind != SY_RK_RESPONSES || !r || r->native_recorded || !c->auth.hashed_key || !json || !n)
         return;
     struct sy_jspan top = {0, n, 'o'};
     while (top.len && (json[top.off] == ' ' || json[top.off] == '\n' || json[top.off] == '\r' || json[top.off] == '\t'))
@@ -359,9 +359,9 @@ void sy_responses_native_made(struct sy_call *c, const char *json, size_t n, int
         return;
     struct sy_own_rec rec = {.kind = "response",
                              .id = inner,
-                             .token = c->hashed_key,
+                             .token = c->auth.hashed_key,
                              .user_id = who_user(c),
-                             .team_id = c->key ? c->key->team_id : NULL};
+                             .team_id = c->auth.key ? c->auth.key->team_id : NULL};
     sy_own_put(port(c), &rec);
     r->native_recorded = 1;
 }
@@ -382,9 +382,9 @@ void sy_responses_save(struct sy_call *c, const char *resp, size_t n)
     struct sy_rs_rec rec = {0};
     rec.id = r->inner;
     rec.model_id = (char *)(c->drt->d->id ? c->drt->d->id : "");
-    rec.model = c->model ? c->model : (char *)"";
+    rec.model = c->in.model ? c->in.model : (char *)"";
     /* the virtual key's hash; "admin" for the master key (then only admins read it); "" when auth is off */
-    rec.owner = (char *)(c->hashed_key ? c->hashed_key : c->g->master_key ? "admin" : "");
+    rec.owner = (char *)(c->auth.hashed_key ? c->auth.hashed_key : c->g->master_key ? "admin" : "");
     rec.response = sy_arena_strndup(&c->req->arena, resp, n);
     rec.input_items = r->items.p ? r->items.p : (char *)"[]";
     rec.history = r->prior ? r->prior : (char *)"[]";
@@ -517,7 +517,7 @@ static void id_owner(void *ud, int rc, const struct sy_own_rec *rec)
     if (rs_wake(c))
         return;
     r->prev_down = rc < 0;
-    r->prev_denied = rc >= 0 && !(rc == 0 && rec && sy_own_allows(rec, c->hashed_key, who_user(c)));
+    r->prev_denied = rc >= 0 && !(rc == 0 && rec && sy_own_allows(rec, c->auth.hashed_key, who_user(c)));
     if (r->in_stage) {
         r->answered_sync = 1;
         return;
@@ -539,7 +539,7 @@ static int responses_id_run(struct sy_call *c)
                : p.n > 12 && memcmp(p.p + p.n - 12, "/input_items", 12) == 0 ? OP_ITEMS
                : p.n > 7 && memcmp(p.p + p.n - 7, "/cancel", 7) == 0         ? OP_CANCEL
                                                                              : OP_GET;
-    struct sy_str raw = c->path_model;
+    struct sy_str raw = c->in.path_model;
     char dec[sizeof r->full_id]; /* percent-decoded ('=' arrives as %3D) */
     size_t dn = sy_pct_decode(raw.p ? raw.p : "", raw.n, dec, sizeof dec, 0);
     struct sy_str id = {dec, dn};
@@ -554,7 +554,7 @@ static int responses_id_run(struct sy_call *c)
     }
     memcpy(r->full_id, id.p, id.n);
     r->full_id[id.n] = 0;
-    c->path_model = SY_STR_NULL; /* not a model name */
+    c->in.path_model = SY_STR_NULL; /* not a model name */
     struct sy_drt *d = r->rid.encoded ? drt_by_id(c->g, r->rid.model_id) : NULL;
     if (!d && !r->rid.encoded) { /* an OpenAI id we did not encode: the first native deployment, if any */
         for (size_t i = 0; i < c->g->ndrts && !d; i++)
@@ -563,21 +563,21 @@ static int responses_id_run(struct sy_call *c)
     }
     if (d && sy_resp_native(d)) {
         const struct sy_group *gr = sy_gwconf_group_of(c->g, d);
-        if (c->key && gr) { /* a virtual key reads only what its models allow */
+        if (c->auth.key && gr) { /* a virtual key reads only what its models allow */
             struct sy_check_err e;
-            if (sy_keys_check_model(c->key, gr->name, sy_group_access_groups, c->g, &e) != 0) {
+            if (sy_keys_check_model(c->auth.key, gr->name, sy_group_access_groups, c->g, &e) != 0) {
                 not_found(c);
                 return SY_DONE;
             }
         }
         c->pin = d;
         c->group = c->req_group = gr;
-        c->model = gr ? (char *)gr->name : (char *)"";
-        c->input_tokens = -1;
-        c->num_retries_req = -1;
-        c->timeout_req = c->stream_timeout_req = -1;
-        c->fb_kind = -1;
-        c->disable_fallbacks = 1;
+        c->in.model = gr ? (char *)gr->name : (char *)"";
+        c->rt.input_tokens = -1;
+        c->opt.num_retries_req = -1;
+        c->opt.timeout_req = c->opt.stream_timeout_req = -1;
+        c->rt.fb_kind = -1;
+        c->opt.disable_fallbacks = 1;
         if (!owner_checked(c))
             return SY_OK; /* the upstream stage, the native shortcut */
         /* a native response in the account every key shares: only the caller's own */
@@ -645,7 +645,7 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
                           sizeof r->id) != 0)
         snprintf(r->id, sizeof r->id, "%s", r->inner);
     struct sy_resp_meta m = {.id = r->id,
-                             .model = c->model ? c->model : "",
+                             .model = c->in.model ? c->in.model : "",
                              .created_at = r->created_at,
                              .id_seed = r->seed,
                              .req = have_req ? &req : NULL,

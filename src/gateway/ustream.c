@@ -4,8 +4,8 @@
  * stage's side).
  *
  * It links on every stream the upstream stage starts (gateway/proxy.c sets
- * c->client_started before the chain starts; a JSON answer is read whole from
- * c->up_body there, and the built-in mock reports its own usage) and sees each
+ * c->out.client_started before the chain starts; a JSON answer is read whole from
+ * c->up.up_body there, and the built-in mock reports its own usage) and sees each
  * piece after it was written:
  *
  *   raw answers (images, audio)   the last bytes only (usage when the API
@@ -14,7 +14,7 @@
  *     Responses events
  *   anything else                 the last bytes and the text
  *
- * Its state is its slot; struct sy_call keeps only c->fl_hold, the flag the
+ * Its state is its slot; struct sy_call keeps only c->out.fl_hold, the flag the
  * pass-through write tests to send bytes through the usage.cost hold.
  *
  * The upstream's own `usage` is read from the end of the response: the body,
@@ -98,12 +98,12 @@ void sy_ustream_collect(const struct sy_call *c, const char *p, size_t n, struct
 {
     if (c->kind == SY_RK_EMBEDDINGS)
         return;
-    if (c->kind == SY_RK_MESSAGES && c->client_started) { /* Anthropic events: text_delta, input_json_delta */
+    if (c->kind == SY_RK_MESSAGES && c->out.client_started) { /* Anthropic events: text_delta, input_json_delta */
         collect_strings(p, n, "\"text\"", 6, text);
         collect_strings(p, n, "\"partial_json\"", 14, text);
         return;
     }
-    if (c->kind == SY_RK_RESPONSES && c->client_started) { /* Responses events: output_text / arguments deltas */
+    if (c->kind == SY_RK_RESPONSES && c->out.client_started) { /* Responses events: output_text / arguments deltas */
         collect_strings(p, n, "\"delta\"", 7, text);
         return;
     }
@@ -219,8 +219,8 @@ static void hold_free(void *p)
  * (an Anthropic client: always, in message_delta). */
 static int cost_inject(const struct sy_call *c)
 {
-    return c->g->cfg->include_cost_in_streaming_usage && !c->raw && c->drt &&
-           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->include_usage));
+    return c->g->cfg->include_cost_in_streaming_usage && !c->pass.raw && c->drt &&
+           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->in.include_usage));
 }
 
 /* The number after "key": in p[0..n), -1 when none. */
@@ -252,9 +252,9 @@ static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
         u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
         u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
     } else {
-        u.prompt_tokens = c->prompt_tokens;
-        u.cached_tokens = c->cached_tokens;
-        u.cache_creation_tokens = c->cache_write_tokens;
+        u.prompt_tokens = c->usage.prompt_tokens;
+        u.cached_tokens = c->usage.cached_tokens;
+        u.cache_creation_tokens = c->usage.cache_write_tokens;
     }
     u.completion_tokens = out > 0 ? (uint64_t)out : 0;
     return sy_cost(&c->drt->price, &u);
@@ -342,7 +342,7 @@ static void ustate_free(void *p)
 
 static int start(struct sy_call *c)
 {
-    if (!c->client_started)
+    if (!c->out.client_started)
         return 0; /* a JSON answer, the mock's, a cache hit */
     struct ustate *u = sy_call_slot_new(c, usage_slot, sizeof *u);
     if (!u)
@@ -356,7 +356,7 @@ static int start(struct sy_call *c)
         if (u->hold) {
             sy_buf_init(u->hold, COST_HOLD_MAX);
             sy_arena_defer(&c->req->arena, hold_free, u->hold);
-            c->fl_hold = 1;
+            c->out.fl_hold = 1;
         }
     }
     return 1;
@@ -365,7 +365,7 @@ static int start(struct sy_call *c)
 static void data(struct sy_call *c, const char *p, size_t n)
 {
     struct ustate *u = sy_call_slot(c, usage_slot);
-    if (c->raw) {
+    if (c->pass.raw) {
         keep_tail(u, p, n);
         return;
     }

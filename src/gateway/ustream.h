@@ -29,7 +29,7 @@ size_t sy_ustream_pending(const struct sy_call *c);
 const char *sy_ustream_tail(const struct sy_call *c, size_t *n);
 
 /* Write pass-through stream bytes to the client, in whole lines with
- * usage.cost added (only when c->fl_hold: else sy_resp_chunk directly);
+ * usage.cost added (only when c->out.fl_hold: else sy_resp_chunk directly);
  * returns the write queue's size. */
 size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n);
 /* The stream ended: write a last line held without its line end. 1 when

@@ -101,7 +101,7 @@ static char *upstream_model(struct sy_call *c)
         return (char *)um;
     const char *part, *star = strchr(um, '*');
     size_t pl;
-    sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->model, &part, &pl);
+    sy_router_wild_part(c->group->name, c->group_model ? c->group_model : c->in.model, &part, &pl);
     size_t a = (size_t)(star - um), b = strlen(star + 1);
     char *m = sy_arena_alloc(&c->req->arena, a + pl + b + 1);
     memcpy(m, um, a);
@@ -134,8 +134,8 @@ static int client_doc(struct sy_call *c, struct sy_xcall *x)
 {
     if (x->have_areq)
         return 0;
-    int rc = sy_jdom_parse(&x->areq, c->fwd_body ? c->fwd_body : c->req->body.p,
-                           c->fwd_body ? c->fwd_len : c->req->body.len, &c->req->arena, 0);
+    int rc = sy_jdom_parse(&x->areq, c->opt.fwd_body ? c->opt.fwd_body : c->req->body.p,
+                           c->opt.fwd_body ? c->opt.fwd_len : c->req->body.len, &c->req->arena, 0);
     if (rc) {
         set_err(x, 400, "Invalid JSON payload");
         return rc;
@@ -226,8 +226,8 @@ static int resp_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_
     if (c->kind != SY_RK_RESPONSES || !r->has_prev || !r->prev.encoded)
         return 0; /* proxy.c replaces the model as for chat */
     /* the body with "model" and "previous_response_id" replaced */
-    const char *b = c->fwd_body ? c->fwd_body : c->req->body.p;
-    size_t n = c->fwd_body ? c->fwd_len : c->req->body.len;
+    const char *b = c->opt.fwd_body ? c->opt.fwd_body : c->req->body.p;
+    size_t n = c->opt.fwd_body ? c->opt.fwd_len : c->req->body.len;
     struct sy_jspan top = {0, n, 'o'};
     struct sy_jspan m = sy_jscan_member(b, top, "model"), pv = sy_jscan_member(b, top, "previous_response_id");
     if (m.type != 's' || pv.type != 's') {
@@ -253,9 +253,9 @@ static int resp_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_
         }
     }
     sy_buf_append(ob, b + second.off + second.len, n - second.off - second.len);
-    c->body_parts[0] = uv_buf_init(ob->p, (unsigned)ob->len);
-    c->body_parts[1] = uv_buf_init(NULL, 0);
-    c->body_parts[2] = uv_buf_init(NULL, 0);
+    c->up.body_parts[0] = uv_buf_init(ob->p, (unsigned)ob->len);
+    c->up.body_parts[1] = uv_buf_init(NULL, 0);
+    c->up.body_parts[2] = uv_buf_init(NULL, 0);
     *nbody = 1;
     return 0;
 }
@@ -266,8 +266,8 @@ static int oai_dom(struct sy_call *c, struct sy_xcall *x)
     if (x->have_oreq)
         return 0;
     if (!x->oai_body) {
-        x->oai_body = c->fwd_body ? c->fwd_body : c->req->body.p;
-        x->oai_len = c->fwd_body ? c->fwd_len : c->req->body.len;
+        x->oai_body = c->opt.fwd_body ? c->opt.fwd_body : c->req->body.p;
+        x->oai_len = c->opt.fwd_body ? c->opt.fwd_len : c->req->body.len;
     }
     int rc = sy_jdom_parse(&x->oreq, x->oai_body, x->oai_len, &c->req->arena, 0);
     if (rc) {
@@ -400,7 +400,7 @@ static void dialect_start(struct sy_call *c, struct sy_xcall *x)
             snprintf(r->id, sizeof r->id, "%s", r->inner);
     }
     x->dm = (struct sy_dl_meta){.id = r ? r->id : x->msg_id,
-                                .model = c->model ? c->model : x->model,
+                                .model = c->in.model ? c->in.model : x->model,
                                 .created_at = r ? r->created_at : 0,
                                 .id_seed = r ? r->seed : NULL,
                                 .req = x->have_areq ? &x->areq : NULL,
@@ -444,7 +444,7 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     memcpy(x->st.model, x->model, ml);
     x->st.model[ml] = 0;
     x->st.created = (int64_t)time(NULL);
-    x->st.include_usage = c->include_usage;
+    x->st.include_usage = c->in.include_usage;
     if (x->dl->to_chat && !x->native && client_doc(c, x))
         return SY_EJSON;
     dialect_start(c, x);
@@ -453,7 +453,7 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     x->ctx.pc = d->pc;
     x->ctx.model = x->model;
     x->ctx.op = c->kind == SY_RK_EMBEDDINGS ? SY_OP_EMBED : SY_OP_CHAT;
-    x->ctx.stream = c->stream;
+    x->ctx.stream = c->in.stream;
     x->ctx.now = (int64_t)time(NULL);
     x->ctx.arena = &c->req->arena;
     *nbody = 0;
@@ -474,9 +474,9 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
         SY_BUF_LIT(&x->out.body, "\"");
         sy_buf_json_escape(&x->out.body, x->model, strlen(x->model));
         SY_BUF_LIT(&x->out.body, "\"");
-        c->body_parts[0] = uv_buf_init((char *)x->oai_body, (unsigned)mo);
-        c->body_parts[1] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
-        c->body_parts[2] = uv_buf_init((char *)x->oai_body + mo + mlen, (unsigned)(x->oai_len - mo - mlen));
+        c->up.body_parts[0] = uv_buf_init((char *)x->oai_body, (unsigned)mo);
+        c->up.body_parts[1] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
+        c->up.body_parts[2] = uv_buf_init((char *)x->oai_body + mo + mlen, (unsigned)(x->oai_len - mo - mlen));
         *nbody = 3;
         o->url = d->url[0];
         o->headers = d->headers;
@@ -518,9 +518,9 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
         x->have_err = 1;
         return rc < 0 ? rc : SY_EINVAL;
     }
-    c->body_parts[0] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
-    c->body_parts[1] = uv_buf_init(NULL, 0);
-    c->body_parts[2] = uv_buf_init(NULL, 0);
+    c->up.body_parts[0] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
+    c->up.body_parts[1] = uv_buf_init(NULL, 0);
+    c->up.body_parts[2] = uv_buf_init(NULL, 0);
     *nbody = 1;
     o->url = x->out.url.p;
     o->headers = x->out.headers.p;
@@ -557,12 +557,12 @@ static void take_usage(struct sy_call *c, const char *p, size_t n)
 {
     struct sy_usage u;
     if (sy_usage_read(p, n, &u)) {
-        c->prompt_tokens = u.prompt_tokens;
-        c->completion_tokens = u.completion_tokens;
-        c->cached_tokens = u.cached_tokens;
-        c->cache_write_tokens = u.cache_creation_tokens;
-        c->reasoning_tokens = u.reasoning_tokens;
-        c->have_usage = 1;
+        c->usage.prompt_tokens = u.prompt_tokens;
+        c->usage.completion_tokens = u.completion_tokens;
+        c->usage.cached_tokens = u.cached_tokens;
+        c->usage.cache_write_tokens = u.cache_creation_tokens;
+        c->usage.reasoning_tokens = u.reasoning_tokens;
+        c->usage.have_usage = 1;
     }
 }
 
@@ -705,11 +705,11 @@ int sy_xlate_response(struct sy_call *c)
     struct sy_xcall *x = c->x;
     struct sy_buf nb;
     sy_buf_init(&nb, MAX_XBODY);
-    sy_buf_reserve(&nb, c->up_body.len + 1024);
+    sy_buf_reserve(&nb, c->up.up_body.len + 1024);
     int rc = 0;
     set_ctx_now(x);
-    const char *body = c->up_body.p ? c->up_body.p : "";
-    size_t n = c->up_body.len;
+    const char *body = c->up.up_body.p ? c->up.up_body.p : "";
+    size_t n = c->up.up_body.len;
     /* native: the dialect's own answer (Responses: ids rewritten) */
     if (x->native) {
         const char *u = NULL; /* the usage object (the last "usage" member): read only there */
@@ -718,12 +718,12 @@ int sy_xlate_response(struct sy_call *c)
         if (u)
             sy_xlate_native_usage(c, u, (size_t)(body + n - u));
         if (c->kind == SY_RK_RESPONSES_ID)
-            c->have_usage = 1; /* nothing to count */
+            c->usage.have_usage = 1; /* nothing to count */
         else
             sy_responses_native_made(c, body, n, 0);
         x->dl->native_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
-        sy_buf_free(&c->up_body);
-        c->up_body = nb;
+        sy_buf_free(&c->up.up_body);
+        c->up.up_body = nb;
         return 0;
     }
     if (x->ad) { /* the adapter's answer -> chat */
@@ -753,12 +753,12 @@ int sy_xlate_response(struct sy_call *c)
             return rc < 0 ? rc : SY_EUPPROTO;
         }
         if (x->st.u.have) {
-            c->prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
-            c->completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
-            c->cached_tokens = (uint64_t)(x->st.u.cache_read > 0 ? x->st.u.cache_read : 0);
-            c->cache_write_tokens = (uint64_t)(x->st.u.cache_write > 0 ? x->st.u.cache_write : 0);
-            c->reasoning_tokens = (uint64_t)(x->st.u.reasoning > 0 ? x->st.u.reasoning : 0);
-            c->have_usage = 1;
+            c->usage.prompt_tokens = (uint64_t)(x->st.u.prompt > 0 ? x->st.u.prompt : 0);
+            c->usage.completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
+            c->usage.cached_tokens = (uint64_t)(x->st.u.cache_read > 0 ? x->st.u.cache_read : 0);
+            c->usage.cache_write_tokens = (uint64_t)(x->st.u.cache_write > 0 ? x->st.u.cache_write : 0);
+            c->usage.reasoning_tokens = (uint64_t)(x->st.u.reasoning > 0 ? x->st.u.reasoning : 0);
+            c->usage.have_usage = 1;
         }
     }
     if (x->dl->from_chat) { /* chat -> the client's dialect */
@@ -777,8 +777,8 @@ int sy_xlate_response(struct sy_call *c)
         }
         nb = ab;
     }
-    sy_buf_free(&c->up_body);
-    c->up_body = nb;
+    sy_buf_free(&c->up.up_body);
+    c->up.up_body = nb;
     return 0;
 }
 
@@ -788,9 +788,9 @@ void sy_xlate_error(struct sy_call *c)
     if (!x->ad)
         return; /* an OpenAI error body: proxy.c reads it as for the pass-through path */
     memset(&x->err, 0, sizeof x->err);
-    x->ad->decode_error(&x->ctx, c->up_status, c->up_body.p ? c->up_body.p : "", c->up_body.len, &x->err);
+    x->ad->decode_error(&x->ctx, c->up.up_status, c->up.up_body.p ? c->up.up_body.p : "", c->up.up_body.len, &x->err);
     if (!x->err.status)
-        x->err.status = c->up_status;
+        x->err.status = c->up.up_status;
     x->have_err = 1;
 }
 
@@ -825,17 +825,17 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
         /* Anthropic counts cache reads and writes apart from input_tokens; the Responses
          * API's input_tokens include input_tokens_details.cached_tokens */
         int64_t cached = cr > 0 ? cr : last_num(p, n, "\"cached_tokens\"", 15);
-        c->prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
-        c->cached_tokens = cached > 0 && (uint64_t)cached <= c->prompt_tokens ? (uint64_t)cached : 0;
-        c->cache_write_tokens = cw > 0 ? (uint64_t)cw : 0;
+        c->usage.prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
+        c->usage.cached_tokens = cached > 0 && (uint64_t)cached <= c->usage.prompt_tokens ? (uint64_t)cached : 0;
+        c->usage.cache_write_tokens = cw > 0 ? (uint64_t)cw : 0;
     }
     if (out >= 0) {
         int64_t rt = last_num(p, n, "\"reasoning_tokens\"", 18);
-        c->completion_tokens = (uint64_t)out;
-        c->reasoning_tokens = rt > 0 && rt <= out ? (uint64_t)rt : 0;
+        c->usage.completion_tokens = (uint64_t)out;
+        c->usage.reasoning_tokens = rt > 0 && rt <= out ? (uint64_t)rt : 0;
     }
     if (in >= 0 || out >= 0)
-        c->have_usage = 1;
+        c->usage.have_usage = 1;
 }
 
 int sy_xlate_client_error(int kind, int status, const char *message, struct sy_buf *out)

@@ -181,7 +181,7 @@ static inline int sy_xlate_upstream_oai(const struct sy_call *c)
 }
 
 /* Prepare the attempt on c->drt: fills o->url, o->headers and either the
- * body pieces (c->body_parts, *nbody) or, for a forwarded one, leaves the body to
+ * body pieces (c->up.body_parts, *nbody) or, for a forwarded one, leaves the body to
  * the pass-through code (*nbody = 0). Returns 0; SY_AGAIN when an OAuth token
  * is being fetched (the attempt is relaunched by a timer); or a negative
  * SY_E* with c->x->err filled (the request cannot be sent: a 400 for an
@@ -206,10 +206,10 @@ int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn);
 int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn);
 /* A native answer's usage (Anthropic's or the Responses API's) read from p[0..n) into c's token counts. */
 void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
-/* A 2xx non-stream body in c->up_body -> replaced by the client's body. 0, or
+/* A 2xx non-stream body in c->up.up_body -> replaced by the client's body. 0, or
  * a negative SY_E* with c->x->err set. Usage, when reported, in c->x->st.u. */
 int sy_xlate_response(struct sy_call *c);
-/* A >= 400 body in c->up_body -> c->x->err (status as the client sees it). */
+/* A >= 400 body in c->up.up_body -> c->x->err (status as the client sees it). */
 void sy_xlate_error(struct sy_call *c);
 /* An error the gateway sends a client of route kind `kind`, when its dialect
  * has an error shape of its own: the JSON body into out, and 1. 0: the

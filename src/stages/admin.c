@@ -96,7 +96,7 @@ static int key_allows(void *ud, const char *model)
 {
     struct sy_call *c = ud;
     struct sy_check_err e;
-    return sy_keys_check_model(c->key, model, sy_group_access_groups, c->g, &e) == 0;
+    return sy_keys_check_model(c->auth.key, model, sy_group_access_groups, c->g, &e) == 0;
 }
 
 /* An id that names somebody: "" is nobody (it must never match another "" key). */
@@ -112,11 +112,11 @@ static enum sy_role caller_role(const struct sy_call *c, int admin)
 {
     if (admin)
         return SY_ROLE_PROXY_ADMIN;
-    if (!c->key)
+    if (!c->auth.key)
         return SY_ROLE_NONE;
-    if (c->key->role == SY_ROLE_NONE && id_or_null(c->key->user_id))
+    if (c->auth.key->role == SY_ROLE_NONE && id_or_null(c->auth.key->user_id))
         return SY_ROLE_INTERNAL_USER;
-    return c->key->role;
+    return c->auth.key->role;
 }
 
 /* The route's flags against the caller (admin/admin.h): admins call every
@@ -125,7 +125,7 @@ static int may_call(const struct sy_call *c, const struct sy_admin_route *rt, in
 {
     unsigned f = rt->flags;
     if (f & SY_ADMIN_MASTER)
-        return admin && (!c->g->master_key || !c->key);
+        return admin && (!c->g->master_key || !c->auth.key);
     if (admin || (f & SY_ADMIN_SELF))
         return 1;
     switch (role) {
@@ -133,7 +133,7 @@ static int may_call(const struct sy_call *c, const struct sy_admin_route *rt, in
     case SY_ROLE_INTERNAL_USER: return (f & (SY_ADMIN_USER | SY_ADMIN_TEAM)) != 0;
     case SY_ROLE_INTERNAL_USER_VIEWER: return (f & (SY_ADMIN_USER_VIEW | SY_ADMIN_TEAM)) != 0;
     default: /* no user, or the team / customer roles: team routes only as a team admin */
-        return (f & SY_ADMIN_TEAM) && id_or_null(c->key ? c->key->user_id : NULL);
+        return (f & SY_ADMIN_TEAM) && id_or_null(c->auth.key ? c->auth.key->user_id : NULL);
     }
 }
 
@@ -146,7 +146,7 @@ static int admin_stage(struct sy_call *c)
         sy_call_error(c, 404, "invalid_request_error", "None", "Route not found", NULL, 0);
         return SY_DONE;
     }
-    int admin = !c->g->master_key || c->is_admin;
+    int admin = !c->g->master_key || c->auth.is_admin;
     enum sy_role role = caller_role(c, admin);
     if (!may_call(c, rt, admin, role)) {
         char msg[512];
@@ -159,7 +159,7 @@ static int admin_stage(struct sy_call *c)
                      "keys/users/teams. Route=%.*s. Your role=%s. Your user_id=%s",
                      (int)(r->path.n > 200 ? 200 : r->path.n), r->path.p,
                      role != SY_ROLE_NONE ? sy_role_name(role) : "None",
-                     id_or_null(c->key ? c->key->user_id : NULL) ? c->key->user_id : "None");
+                     id_or_null(c->auth.key ? c->auth.key->user_id : NULL) ? c->auth.key->user_id : "None");
         sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
         return SY_DONE;
     }
@@ -177,12 +177,12 @@ static int admin_stage(struct sy_call *c)
     a->body_len = r->body.len;
     a->is_admin = admin;
     a->is_admin_viewer = role == SY_ROLE_PROXY_ADMIN_VIEWER;
-    a->is_master = admin && !c->key;
+    a->is_master = admin && !c->auth.key;
     a->caller_role = role;
-    a->caller_token = c->key ? c->key->token : NULL;
-    a->caller_key = c->key;
-    a->caller_user_id = c->key ? id_or_null(c->key->user_id) : NULL;
-    a->caller_team_id = c->key ? id_or_null(c->key->team_id) : NULL;
+    a->caller_token = c->auth.key ? c->auth.key->token : NULL;
+    a->caller_key = c->auth.key;
+    a->caller_user_id = c->auth.key ? id_or_null(c->auth.key->user_id) : NULL;
+    a->caller_team_id = c->auth.key ? id_or_null(c->auth.key->team_id) : NULL;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     a->now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
@@ -193,7 +193,7 @@ static int admin_stage(struct sy_call *c)
     a->priv = (void *)rt;
     sy_buf_init(&a->out, 256u << 20);
     sy_arena_defer(&r->arena, free_out, a);
-    if (!admin && !a->is_admin_viewer && c->key && (c->key->nmodels || (c->key->team && c->key->team->nmodels))) {
+    if (!admin && !a->is_admin_viewer && c->auth.key && (c->auth.key->nmodels || (c->auth.key->team && c->auth.key->team->nmodels))) {
         a->model_allowed = key_allows; /* read-only on either thread: the key and config are immutable */
         a->model_ud = c;
     }

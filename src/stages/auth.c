@@ -92,7 +92,7 @@ static int single_key(struct sy_call *c)
     char msg[256];
     snprintf(msg, sizeof msg,
              "Authentication Error, the %s header is given more than once; send the key in one header", h);
-    c->exception_class = "AuthenticationError";
+    c->out.exception_class = "AuthenticationError";
     sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
     return SY_DONE;
 }
@@ -136,7 +136,7 @@ static int invalid_key(struct sy_call *c, struct sy_str k)
                  "Unable to find token in cache or `LiteLLM_VerificationTokenTable`",
                  m);
     }
-    c->exception_class = "AuthenticationError";
+    c->out.exception_class = "AuthenticationError";
     sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
     return SY_DONE;
 }
@@ -144,19 +144,19 @@ static int invalid_key(struct sy_call *c, struct sy_str k)
 static void release_key(void *p)
 {
     struct sy_call *c = p;
-    if (c->key)
-        sy_keyinfo_unref(c->key);
-    if (c->eu)
-        sy_enduser_unref(c->eu);
+    if (c->auth.key)
+        sy_keyinfo_unref(c->auth.key);
+    if (c->auth.eu)
+        sy_enduser_unref(c->auth.eu);
 }
 
 /* The key's own checks (blocked, expired, routes); SY_OK or SY_DONE. */
 static int key_resolved(struct sy_call *c, struct sy_keyinfo *ki)
 {
-    c->key = ki;
+    c->auth.key = ki;
     sy_arena_defer(&c->req->arena, release_key, c);
-    c->hashed_key = ki->token;
-    c->is_admin = ki->role == SY_ROLE_PROXY_ADMIN;
+    c->auth.hashed_key = ki->token;
+    c->auth.is_admin = ki->role == SY_ROLE_PROXY_ADMIN;
     struct sy_check_err e;
     char route[256];
     size_t rn = c->req->path.n < sizeof route ? c->req->path.n : sizeof route - 1;
@@ -165,7 +165,7 @@ static int key_resolved(struct sy_call *c, struct sy_keyinfo *ki)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     if (sy_keys_check_key(ki, route, (double)ts.tv_sec + ts.tv_nsec / 1e9, &e) != 0) {
-        c->exception_class = e.status == 401 ? "AuthenticationError" : NULL;
+        c->out.exception_class = e.status == 401 ? "AuthenticationError" : NULL;
         sy_call_error(c, e.status, e.type, e.param[0] ? e.param : "None", e.message, NULL, 0);
         return SY_DONE;
     }
@@ -181,16 +181,16 @@ static void load_run(struct sy_store *st, struct sy_call *c, void *arg)
 {
     struct key_load *kl = arg;
     struct sy_keyinfo *ki = NULL;
-    c->db_rc = sy_keys_load(st, kl->token, &ki);
-    c->db_obj = ki;
+    c->auth.db_rc = sy_keys_load(st, kl->token, &ki);
+    c->auth.db_obj = ki;
 }
 
 static void load_done(struct sy_call *c, void *arg)
 {
     struct key_load *kl = arg;
-    struct sy_keyinfo *ki = c->db_obj;
-    c->db_obj = NULL;
-    if (c->db_rc < 0 || !ki) {
+    struct sy_keyinfo *ki = c->auth.db_obj;
+    c->auth.db_obj = NULL;
+    if (c->auth.db_rc < 0 || !ki) {
         /* a key verified before keeps working, with its last known limits */
         struct sy_keyinfo *old = sy_keys_get_stale(kl->token);
         if (old && old->found) {
@@ -203,12 +203,12 @@ static void load_done(struct sy_call *c, void *arg)
         if (c->g->cfg->allow_requests_on_db_unavailable) {
             /* LiteLLM's allow_requests_on_db_unavailable: the key cannot be
              * verified and the request goes through (meant for VPC deployments) */
-            c->no_db = 1;
-            c->hashed_key = sy_arena_strndup(&c->req->arena, kl->token, 64);
+            c->auth.no_db = 1;
+            c->auth.hashed_key = sy_arena_strndup(&c->req->arena, kl->token, 64);
             sy_call_resume(c);
             return;
         }
-        c->exception_class = "ServiceUnavailableError";
+        c->out.exception_class = "ServiceUnavailableError";
         sy_call_error(c, 503, "auth_error", "None",
                       "Authentication Error, the database holding virtual keys is unreachable and the key is not "
                       "cached (general_settings.allow_requests_on_db_unavailable lets requests through)",
@@ -233,8 +233,8 @@ static int auth_run(struct sy_call *c)
     struct sy_str k = find_key(c->req);
     unsigned char d[SHA256_DIGEST_LENGTH];
     if (k.p && k.n && key_ok(c->g, k, d)) {
-        c->hashed_key = hex_digest(&c->req->arena, d);
-        c->is_admin = 1;
+        c->auth.hashed_key = hex_digest(&c->req->arena, d);
+        c->auth.is_admin = 1;
         return SY_OK;
     }
     if (!k.p || !k.n || !c->g->keys)
@@ -244,7 +244,7 @@ static int auth_run(struct sy_call *c)
         masked(k, m, sizeof m);
         snprintf(msg, sizeof msg,
                  "Authentication Error, LiteLLM Virtual Key expected. Received=%s, expected to start with 'sk-'.", m);
-        c->exception_class = "AuthenticationError";
+        c->out.exception_class = "AuthenticationError";
         sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
         return SY_DONE;
     }
@@ -263,7 +263,7 @@ static int auth_run(struct sy_call *c)
     memcpy(kl->token, token, 65);
     kl->presented = k;
     if (sy_call_db(c, load_run, load_done, kl) != 0) {
-        c->db_rc = SY_STORE_EDOWN;
+        c->auth.db_rc = SY_STORE_EDOWN;
         load_done(c, kl);
         return SY_AGAIN;
     }

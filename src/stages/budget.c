@@ -110,7 +110,7 @@ static int entities(struct sy_call *c, struct resv *rv)
 {
     memset(rv, 0, sizeof *rv);
     int n = 0;
-    const struct sy_keyinfo *k = c->key;
+    const struct sy_keyinfo *k = c->auth.key;
     if (k) {
         if (k->key.max_budget >= 0) {
             rv->r.id[SY_ENT_KEY] = k->token;
@@ -139,9 +139,9 @@ static int entities(struct sy_call *c, struct resv *rv)
             n++;
         }
     }
-    if (c->eu && c->eu->b.max_budget >= 0 && c->eu->b.id) {
-        rv->r.id[SY_ENT_END_USER] = c->eu->b.id;
-        rv->r.max_budget[SY_ENT_END_USER] = c->eu->b.max_budget;
+    if (c->auth.eu && c->auth.eu->b.max_budget >= 0 && c->auth.eu->b.id) {
+        rv->r.id[SY_ENT_END_USER] = c->auth.eu->b.id;
+        rv->r.max_budget[SY_ENT_END_USER] = c->auth.eu->b.max_budget;
         n++;
     }
     return n;
@@ -177,7 +177,7 @@ static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
     if (rv->state != 0) { /* another DB thread took it: wait for its transaction */
         while (rv->state != 2)
             pthread_cond_wait(&rq.cv, &rq.mu);
-        c->db_rc = rv->rc;
+        c->auth.db_rc = rv->rc;
         pthread_mutex_unlock(&rq.mu);
         return;
     }
@@ -201,7 +201,7 @@ static void reserve_run(struct sy_store *st, struct sy_call *c, void *arg)
     }
     pthread_cond_broadcast(&rq.cv);
     pthread_mutex_unlock(&rq.mu);
-    c->db_rc = rc;
+    c->auth.db_rc = rc;
 }
 
 /* The call's reservation (struct resv, in the arena) once one was taken: the stage's slot. */
@@ -217,8 +217,8 @@ static int refused(struct sy_call *c, const struct resv *rv)
     enum sy_ent e = rv->r.refused_ent;
     struct sy_check_err err;
     memset(&err, 0, sizeof err);
-    sy_keys_budget_error(sy_ent_name(e), c->key, c->eu, rv->r.current_spend, rv->r.max_budget[e], &err);
-    c->exception_class = "BudgetExceededError";
+    sy_keys_budget_error(sy_ent_name(e), c->auth.key, c->auth.eu, rv->r.current_spend, rv->r.max_budget[e], &err);
+    c->out.exception_class = "BudgetExceededError";
     sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
     return SY_DONE;
 }
@@ -244,17 +244,17 @@ static void proceed(struct sy_call *c, struct resv *rv)
 static void reserve_done(struct sy_call *c, void *arg)
 {
     struct resv *rv = arg;
-    if (c->db_rc < 0) {
+    if (c->auth.db_rc < 0) {
         sy_reserve_in_doubt(rv->r.resv_id); /* its COMMIT may have happened: reclaimed later if so */
         if (!c->g->cfg->allow_requests_on_db_unavailable) {
-            c->exception_class = "ServiceUnavailableError";
+            c->out.exception_class = "ServiceUnavailableError";
             sy_call_error(c, 503, "budget_exceeded", "None",
                           "the database is unreachable: the budget cannot be reserved "
                           "(general_settings.allow_requests_on_db_unavailable lets requests through)",
                           NULL, 0);
             return;
         }
-        c->no_db = 1;
+        c->auth.no_db = 1;
         proceed(c, rv);
         return;
     }
@@ -284,10 +284,10 @@ static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
 {
     rv->r.amount = amount;
     if (sy_db_kind() == SY_STORE_SQLITE) { /* one process per file: in memory (spend/ledger.c) */
-        const struct sy_keyinfo *k = c->key;
+        const struct sy_keyinfo *k = c->auth.key;
         double spend[SY_ENT__COUNT] = {
             k ? spend_of(&k->key) : 0, k ? spend_of(k->user) : 0, k ? spend_of(k->team) : 0,
-            k ? spend_of(k->member) : 0, c->eu ? spend_of(&c->eu->b) : 0, k ? spend_of(k->org) : 0};
+            k ? spend_of(k->member) : 0, c->auth.eu ? spend_of(&c->auth.eu->b) : 0, k ? spend_of(k->org) : 0};
         sy_ledger_reserve(&rv->r, spend);
         if (rv->r.refused)
             return refused(c, rv);
@@ -301,7 +301,7 @@ static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
         pthread_mutex_lock(&rq.mu);
         rq_unlink(rv);
         pthread_mutex_unlock(&rq.mu);
-        c->db_rc = SY_STORE_EDOWN;
+        c->auth.db_rc = SY_STORE_EDOWN;
         reserve_done(c, rv);
     }
     return SY_AGAIN;
@@ -310,7 +310,7 @@ static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
 /* The worst case of this request at group gr's dearest prices. */
 static double worst_case(struct sy_call *c, const struct sy_group *gr)
 {
-    uint64_t prompt = c->input_tokens > 0 ? (uint64_t)c->input_tokens : 0;
+    uint64_t prompt = c->rt.input_tokens > 0 ? (uint64_t)c->rt.input_tokens : 0;
     return gr->price_max.known ? sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c)) : 0;
 }
 
@@ -369,7 +369,7 @@ static void global_run(struct sy_store *st, struct sy_call *c, void *arg)
     char since[32];
     sy_iso_time(gl->since, since);
     struct sy_sval p = sy_sv_ts(since);
-    c->db_rc = sy_store_exec(st,
+    c->auth.db_rc = sy_store_exec(st,
                              "SELECT COALESCE(SUM(\"spend\"), 0) AS \"s\" FROM \"LiteLLM_SpendLogs\" "
                              "WHERE \"startTime\" >= $1",
                              1, &p, on_global_sum, gl);
@@ -380,7 +380,7 @@ static int stage_rest(struct sy_call *c);
 static void global_done(struct sy_call *c, void *arg)
 {
     struct gload *gl = arg;
-    if (c->db_rc >= 0) {
+    if (c->auth.db_rc >= 0) {
         atomic_store(&gb.spend, gl->sum);
         atomic_store(&gb.loaded_at, (double)sy_now_ns() / 1e9);
     }
@@ -410,7 +410,7 @@ static int global_check(struct sy_call *c)
         struct sy_check_err err;
         memset(&err, 0, sizeof err);
         sy_keys_budget_error("key", NULL, NULL, spend, cfg->max_budget, &err);
-        c->exception_class = "BudgetExceededError";
+        c->out.exception_class = "BudgetExceededError";
         sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
         return SY_DONE;
     }
@@ -419,7 +419,7 @@ static int global_check(struct sy_call *c)
 
 static int reserve_stage(struct sy_call *c)
 {
-    if (c->g->cfg->max_budget > 0 && !c->no_db) {
+    if (c->g->cfg->max_budget > 0 && !c->auth.no_db) {
         int rc = global_check(c);
         if (rc != SY_OK)
             return rc;
@@ -429,7 +429,7 @@ static int reserve_stage(struct sy_call *c)
 
 static int stage_rest(struct sy_call *c)
 {
-    if (c->no_db || !c->req_group || (!c->key && !c->eu))
+    if (c->auth.no_db || !c->req_group || (!c->auth.key && !c->auth.eu))
         return SY_OK;
     struct resv tmp;
     if (!entities(c, &tmp))
@@ -440,7 +440,7 @@ static int stage_rest(struct sy_call *c)
     *rv = tmp;
     if (rv->r.id[SY_ENT_MEMBER])
         rv->r.id[SY_ENT_MEMBER] = rv->member;
-    if (c->input_tokens < 0 || c->input_is_bound) { /* the exact prompt count */
+    if (c->rt.input_tokens < 0 || c->rt.input_is_bound) { /* the exact prompt count */
         if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
             sy_call_run_work(c, c->req->body.len, count_prompt, counted, rv);
             return SY_AGAIN;
@@ -471,7 +471,7 @@ static void topup_counted(struct sy_call *c, void *arg)
 
 static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 {
-    if (c->no_db || !c->group || (!c->key && !c->eu) || !c->group->price_max.known)
+    if (c->auth.no_db || !c->group || (!c->auth.key && !c->auth.eu) || !c->group->price_max.known)
         return SY_OK;
     struct resv *rv = ledger(c);
     if (!rv) { /* nothing reserved so far (the requested group had no price) */
@@ -486,7 +486,7 @@ static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
     }
     rv->topup = 1;
     rv->then = then;
-    if (c->input_tokens < 0 || c->input_is_bound) { /* the exact prompt count */
+    if (c->rt.input_tokens < 0 || c->rt.input_is_bound) { /* the exact prompt count */
         if (c->req->body.len >= SY_OFFLOAD_MIN_BYTES) {
             sy_call_run_work(c, c->req->body.len, count_prompt, topup_counted, rv);
             return SY_AGAIN;
@@ -503,14 +503,14 @@ static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
  * (the final chunk carries it too); NULL when not found. */
 static const char *response_id(struct sy_call *c)
 {
-    size_t bn = c->up_body.len;
-    const char *bp = c->stream ? sy_ustream_tail(c, &bn) : c->up_body.p;
+    size_t bn = c->up.up_body.len;
+    const char *bp = c->in.stream ? sy_ustream_tail(c, &bn) : c->up.up_body.p;
     if (!bp || !bn)
         return NULL;
     size_t n = bn < 4096 ? bn : 4096;
-    const char *p = c->stream ? bp + bn - n : bp;
+    const char *p = c->in.stream ? bp + bn - n : bp;
     const char *k = memmem(p, n, "\"id\":\"", 6);
-    if (c->stream) /* the last occurrence: the final chunk's */
+    if (c->in.stream) /* the last occurrence: the final chunk's */
         for (const char *q = k; q; q = memmem(q + 6, (size_t)(p + n - q - 6), "\"id\":\"", 6))
             k = q;
     if (!k)
@@ -540,7 +540,7 @@ static void spend_finish(struct sy_call *c, int status)
     if (!c->g->db || !c->req_group)
         return; /* refused before routing: not a spend row (as LiteLLM) */
     sy_call_cost(c);
-    double cost = c->cost_known ? c->cost : 0; /* a failure that reported usage is billed too */
+    double cost = c->usage.cost_known ? c->usage.cost : 0; /* a failure that reported usage is billed too */
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
     r.request_id = status < 400 && c->cache != SY_CACHE_HIT ? response_id(c) : NULL; /* a hit's id is the stored one's */
@@ -548,8 +548,8 @@ static void spend_finish(struct sy_call *c, int status)
         r.request_id = c->call_id;
     r.call_type = call_type(c);
     r.status = status < 400 ? "success" : "failure";
-    r.api_key = c->hashed_key ? c->hashed_key : "";
-    const struct sy_keyinfo *k = c->key;
+    r.api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
+    const struct sy_keyinfo *k = c->auth.key;
     if (k) {
         r.key_alias = k->key_alias;
         r.user_id = k->user_id;
@@ -560,14 +560,14 @@ static void spend_finish(struct sy_call *c, int status)
         r.has_entity[SY_ENT_TEAM] = k->team_id != NULL;
         r.has_entity[SY_ENT_MEMBER] = k->team_id && k->user_id && k->member;
         r.has_entity[SY_ENT_ORG] = k->org_id != NULL;
-    } else if (c->no_db && c->hashed_key) /* let through unverified: still charge the key */
+    } else if (c->auth.no_db && c->auth.hashed_key) /* let through unverified: still charge the key */
         r.has_entity[SY_ENT_KEY] = 1;
-    if (c->eu) {
-        r.end_user = c->eu->b.id;
+    if (c->auth.eu) {
+        r.end_user = c->auth.eu->b.id;
         r.has_entity[SY_ENT_END_USER] = 1;
-    } else if (c->scan.user.type == 's' && c->scan.user.len < 256) {
+    } else if (c->in.scan.user.type == 's' && c->in.scan.user.len < 256) {
         char *eu = sy_arena_alloc(&c->req->arena, 256);
-        if (eu && sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, eu, 256) > 0)
+        if (eu && sy_jstr_decode(c->req->body.p + c->in.scan.user.off, c->in.scan.user.len, eu, 256) > 0)
             r.end_user = eu;
     }
     r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model
@@ -581,18 +581,18 @@ static void spend_finish(struct sy_call *c, int status)
     r.cache_hit = c->cache == SY_CACHE_HIT;
     if (c->cache)
         r.cache_key = sy_cache_key_of(c);
-    r.usage.prompt_tokens = c->prompt_tokens;
-    r.usage.completion_tokens = c->completion_tokens;
-    r.usage.cached_tokens = c->cached_tokens;
-    r.usage.cache_creation_tokens = c->cache_write_tokens;
-    r.usage.reasoning_tokens = c->reasoning_tokens;
-    r.usage_source = c->usage_counted ? "counted" : c->have_usage && c->cache != SY_CACHE_HIT ? "provider" : NULL;
-    r.stream_cut = c->stream && c->client_started && status == 499; /* the client left mid-stream */
+    r.usage.prompt_tokens = c->usage.prompt_tokens;
+    r.usage.completion_tokens = c->usage.completion_tokens;
+    r.usage.cached_tokens = c->usage.cached_tokens;
+    r.usage.cache_creation_tokens = c->usage.cache_write_tokens;
+    r.usage.reasoning_tokens = c->usage.reasoning_tokens;
+    r.usage_source = c->usage.usage_counted ? "counted" : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider" : NULL;
+    r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
     double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
     r.start_s = now - wall_elapsed;
     r.end_s = now;
-    r.completion_start_s = c->t_up_first ? r.start_s + (double)(c->t_up_first - c->req->t_start_ns) / 1e9 : now;
+    r.completion_start_s = c->up.t_up_first ? r.start_s + (double)(c->up.t_up_first - c->req->t_start_ns) / 1e9 : now;
     const struct resv *rv = ledger(c);
     if (rv && rv->mem) { /* reserved in memory: the database gets the whole cost */
         sy_ledger_settle(rv->r.id, rv->reserved, rv->r.partial, cost);
@@ -612,9 +612,9 @@ static void spend_finish(struct sy_call *c, int status)
     if (cost > 0 && c->g->cfg->max_budget > 0)
         global_add(cost);
     if (cost > 0 && k)
-        sy_keys_add_spend(c->key, c->eu, c->req_group->name, cost);
-    else if (cost > 0 && c->eu)
-        sy_keys_add_spend(NULL, c->eu, c->req_group->name, cost);
+        sy_keys_add_spend(c->auth.key, c->auth.eu, c->req_group->name, cost);
+    else if (cost > 0 && c->auth.eu)
+        sy_keys_add_spend(NULL, c->auth.eu, c->req_group->name, cost);
 }
 
 static int reserve_on(const struct sy_gwconf *g, enum sy_route_kind k)

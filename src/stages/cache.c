@@ -86,19 +86,19 @@ static void serve(struct sy_call *c, const char *resp, size_t n)
     c->cache = SY_CACHE_HIT;
     uint64_t pt = 0, ct = 0;
     if (sy_usage_scan(resp, n, &pt, &ct)) {
-        c->prompt_tokens = pt;
-        c->completion_tokens = ct;
-        c->have_usage = 1;
+        c->usage.prompt_tokens = pt;
+        c->usage.completion_tokens = ct;
+        c->usage.have_usage = 1;
     }
-    c->cost = 0;
-    c->cost_known = 1;
+    c->usage.cost = 0;
+    c->usage.cost_known = 1;
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
-    if (c->stream) {
+    if (c->in.stream) {
         struct sy_buf sse;
         sy_buf_init(&sse, 64u << 20);
-        if (sy_cache_sse_replay(resp, n, c->include_usage, &sse) != 0) {
+        if (sy_cache_sse_replay(resp, n, c->in.include_usage, &sse) != 0) {
             sy_buf_free(&sse);
             sy_buf_free(&h);
             c->cache = SY_CACHE_MISS;
@@ -221,13 +221,13 @@ static void key_work(struct sy_call *c, void *arg)
 static void scope_of(const struct sy_call *c, int mode, char *out, size_t cap)
 {
     out[0] = 0;
-    if (mode == SY_CACHE_SCOPE_GLOBAL || !c->hashed_key)
+    if (mode == SY_CACHE_SCOPE_GLOBAL || !c->auth.hashed_key)
         return;
-    if (mode == SY_CACHE_SCOPE_TEAM && c->key && c->key->team_id && c->key->team_id[0] &&
-        strlen(c->key->team_id) < cap - 6)
-        snprintf(out, cap, "team:%s", c->key->team_id);
+    if (mode == SY_CACHE_SCOPE_TEAM && c->auth.key && c->auth.key->team_id && c->auth.key->team_id[0] &&
+        strlen(c->auth.key->team_id) < cap - 6)
+        snprintf(out, cap, "team:%s", c->auth.key->team_id);
     else
-        snprintf(out, cap, "key:%.64s", c->hashed_key);
+        snprintf(out, cap, "key:%.64s", c->auth.hashed_key);
 }
 
 static int keyed(struct sy_call *c)
@@ -263,9 +263,9 @@ static int cache_run(struct sy_call *c)
     memset(cc, 0, sizeof *cc);
     const char *obj = NULL;
     size_t objlen = 0;
-    if (c->scan.rk_mask & (1u << SY_JR_CACHE)) {
-        obj = c->req->body.p + c->scan.rk[SY_JR_CACHE].off;
-        objlen = c->scan.rk[SY_JR_CACHE].len;
+    if (c->in.scan.rk_mask & (1u << SY_JR_CACHE)) {
+        obj = c->req->body.p + c->in.scan.rk[SY_JR_CACHE].off;
+        objlen = c->in.scan.rk[SY_JR_CACHE].len;
     }
     struct sy_str ccv = sy_req_header(c->req, "cache-control");
     char err[256];

@@ -220,7 +220,7 @@ static int cache_admin_run(struct sy_call *c)
         c->req->on_abort = sy_call_wait_abort;
         return SY_AGAIN;
     }
-    if (!c->is_admin) { /* any key may ping; dropping entries every caller shares is the admin's */
+    if (!c->auth.is_admin) { /* any key may ping; dropping entries every caller shares is the admin's */
         sy_reply_error(c->req, 403, "auth_error", "None",
                        "Only proxy admins (the master key or a proxy_admin key) can delete cache entries");
         return SY_DONE;

@@ -39,7 +39,7 @@ static int key_allows(void *ud, const char *model)
 {
     struct sy_call *c = ud;
     struct sy_check_err e;
-    return sy_keys_check_model(c->key, model, sy_group_access_groups, c->g, &e) == 0;
+    return sy_keys_check_model(c->auth.key, model, sy_group_access_groups, c->g, &e) == 0;
 }
 
 /* 1 when name is an access group of a servable group. */
@@ -86,7 +86,7 @@ static void access_groups_only(const struct sy_call *c, int keyed, int ag, struc
                 list_add(b, &n, a);
             }
     } else if (ag) {
-        const struct sy_keyinfo *k = c->key;
+        const struct sy_keyinfo *k = c->auth.key;
         char *const *m = k->models;
         size_t nm = k->nmodels;
         if ((!nm || (nm == 1 && !strcmp(m[0], "all-team-models"))) && k->team)
@@ -107,7 +107,7 @@ static void access_groups_only(const struct sy_call *c, int keyed, int ag, struc
  * group names alone (access_groups_only). */
 static int models_run(struct sy_call *c)
 {
-    const struct sy_keyinfo *k = c->key;
+    const struct sy_keyinfo *k = c->auth.key;
     int keyed = k && (k->nmodels || (k->team && k->team->nmodels));
     int wr = query_bool(c->req->query, "return_wildcard_routes");
     int ag = query_bool(c->req->query, "include_model_access_groups");
@@ -139,23 +139,23 @@ static int models_run(struct sy_call *c)
 static int model_one_run(struct sy_call *c)
 {
     char id[512];
-    size_t n = c->path_model.n < sizeof id ? c->path_model.n : sizeof id - 1;
-    memcpy(id, c->path_model.p, n);
+    size_t n = c->in.path_model.n < sizeof id ? c->in.path_model.n : sizeof id - 1;
+    memcpy(id, c->in.path_model.p, n);
     id[n] = 0;
-    const char *name = c->key && n == c->path_model.n && !memchr(id, 0, n) ? sy_call_aliased(c, id) : id;
-    const struct sy_group *gr = n == c->path_model.n ? sy_router_resolve(&c->g->table, name, strlen(name)) : NULL;
+    const char *name = c->auth.key && n == c->in.path_model.n && !memchr(id, 0, n) ? sy_call_aliased(c, id) : id;
+    const struct sy_group *gr = n == c->in.path_model.n ? sy_router_resolve(&c->g->table, name, strlen(name)) : NULL;
     struct sy_check_err e;
-    if (!gr || !gr->usable || (c->key && sy_call_model_denied(c, id, &e) != 0)) {
+    if (!gr || !gr->usable || (c->auth.key && sy_call_model_denied(c, id, &e) != 0)) {
         char msg[512];
         snprintf(msg, sizeof msg, "The model '%.*s' does not exist",
-                 (int)(c->path_model.n > 300 ? 300 : c->path_model.n), c->path_model.p);
+                 (int)(c->in.path_model.n > 300 ? 300 : c->in.path_model.n), c->in.path_model.p);
         sy_reply_error(c->req, 404, "invalid_request_error", "model", msg);
         return SY_DONE;
     }
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);
     SY_BUF_LIT(&b, "{\"id\":\"");
-    sy_buf_json_escape(&b, c->path_model.p, c->path_model.n);
+    sy_buf_json_escape(&b, c->in.path_model.p, c->in.path_model.n);
     SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
     sy_reply_buf(c->req, 200, &b);
     sy_buf_free(&b);

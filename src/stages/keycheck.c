@@ -33,9 +33,9 @@
 static void release_eu(void *p)
 {
     struct sy_call *c = p;
-    if (c->eu) {
-        sy_enduser_unref(c->eu);
-        c->eu = NULL;
+    if (c->auth.eu) {
+        sy_enduser_unref(c->auth.eu);
+        c->auth.eu = NULL;
     }
 }
 
@@ -43,9 +43,9 @@ static int checks(struct sy_call *c)
 {
     struct sy_check_err e;
     memset(&e, 0, sizeof e);
-    if (c->key && c->model && sy_call_model_denied(c, c->model, &e) != 0)
+    if (c->auth.key && c->in.model && sy_call_model_denied(c, c->in.model, &e) != 0)
         return sy_call_refuse(c, &e);
-    if ((c->key || c->eu) && sy_keys_check_budgets(c->key, c->eu, c->model, &e) != 0)
+    if ((c->auth.key || c->auth.eu) && sy_keys_check_budgets(c->auth.key, c->auth.eu, c->in.model, &e) != 0)
         return sy_call_refuse(c, &e);
     return SY_OK;
 }
@@ -53,25 +53,25 @@ static int checks(struct sy_call *c)
 static void eu_run(struct sy_store *st, struct sy_call *c, void *arg)
 {
     struct sy_enduser *eu = NULL;
-    c->db_rc = sy_endusers_load(st, arg, &eu);
-    c->db_obj = eu;
+    c->auth.db_rc = sy_endusers_load(st, arg, &eu);
+    c->auth.db_obj = eu;
 }
 
 static void eu_done(struct sy_call *c, void *arg)
 {
-    struct sy_enduser *eu = c->db_obj;
-    c->db_obj = NULL;
+    struct sy_enduser *eu = c->auth.db_obj;
+    c->auth.db_obj = NULL;
     if (eu) {
         atomic_fetch_add(&eu->refs, 1);
         sy_endusers_put(eu);
         if (eu->found) {
-            c->eu = eu;
+            c->auth.eu = eu;
             sy_arena_defer(&c->req->arena, release_eu, c);
         } else {
             sy_enduser_unref(eu);
         }
-    } else if (!c->g->cfg->allow_requests_on_db_unavailable && c->key) {
-        c->exception_class = "ServiceUnavailableError";
+    } else if (!c->g->cfg->allow_requests_on_db_unavailable && c->auth.key) {
+        c->out.exception_class = "ServiceUnavailableError";
         sy_call_error(c, 503, "auth_error", "None",
                       "the database is unreachable: the end user's budget cannot be checked "
                       "(general_settings.allow_requests_on_db_unavailable lets requests through)",
@@ -86,8 +86,8 @@ static int key_checks_run(struct sy_call *c)
 {
     char id[256];
     id[0] = 0;
-    if (c->scan.user.type == 's' && c->scan.user.len < sizeof id)
-        sy_jstr_decode(c->req->body.p + c->scan.user.off, c->scan.user.len, id, sizeof id);
+    if (c->in.scan.user.type == 's' && c->in.scan.user.len < sizeof id)
+        sy_jstr_decode(c->req->body.p + c->in.scan.user.off, c->in.scan.user.len, id, sizeof id);
     if (!id[0]) {
         struct sy_str h = sy_req_header(c->req, "x-litellm-end-user-id");
         if (!h.p)
@@ -97,12 +97,12 @@ static int key_checks_run(struct sy_call *c)
             id[h.n] = 0;
         }
     }
-    if (!id[0] || c->no_db)
+    if (!id[0] || c->auth.no_db)
         return checks(c);
     struct sy_enduser *eu = sy_endusers_get(id);
     if (eu) {
         if (eu->found) {
-            c->eu = eu;
+            c->auth.eu = eu;
             sy_arena_defer(&c->req->arena, release_eu, c);
         } else {
             sy_enduser_unref(eu);

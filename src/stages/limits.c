@@ -87,7 +87,7 @@ static int over(struct sy_call *c)
 {
     char msg[768], hdrs[512];
     sy_lim_error(&st(c)->lr, sy_wall_now(), msg, sizeof msg, hdrs, sizeof hdrs);
-    c->exception_class = "RateLimitError";
+    c->out.exception_class = "RateLimitError";
     sy_call_error(c, 429, "None", "None", msg, hdrs, strlen(hdrs));
     return SY_DONE;
 }
@@ -113,7 +113,7 @@ static int take_local(struct sy_call *c)
 static int redis_failed(struct sy_call *c)
 {
     if (c->g->cfg->limits_fail_closed) {
-        c->exception_class = "ServiceUnavailableError";
+        c->out.exception_class = "ServiceUnavailableError";
         sy_call_error(c, 503, "None", "None",
                       "Rate limits cannot be checked: Redis is unreachable "
                       "(general_settings.switchyard_rate_limit_redis_failure: closed)",
@@ -186,7 +186,7 @@ static void count_work(struct sy_call *c, void *arg)
 
 static void count_done(struct sy_call *c, void *arg)
 {
-    st(c)->lr.tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+    st(c)->lr.tokens = c->rt.input_tokens > 0 ? c->rt.input_tokens : 0;
     int st = take(c);
     if (st == SY_OK && arg)
         sy_call_resume(c);
@@ -201,7 +201,7 @@ static int recount(struct sy_call *c)
     ls->lr.over_type = NULL;
     if (c->req->body.len < SY_OFFLOAD_MIN_BYTES) {
         count_work(c, NULL);
-        ls->lr.tokens = c->input_tokens > 0 ? c->input_tokens : 0;
+        ls->lr.tokens = c->rt.input_tokens > 0 ? c->rt.input_tokens : 0;
         return take(c);
     }
     sy_call_run_work(c, c->req->body.len, count_work, count_done, (void *)1);
@@ -237,8 +237,8 @@ static int limits_run(struct sy_call *c)
         return SY_OK;
     memset(ls, 0, sizeof *ls);
     struct sy_lim_req *lr = &ls->lr;
-    const char *model = c->model;
-    if (!sy_lim_build(lr, c->key, c->eu, model, c->g->cfg->global_max_parallel))
+    const char *model = c->in.model;
+    if (!sy_lim_build(lr, c->auth.key, c->auth.eu, model, c->g->cfg->global_max_parallel))
         return SY_OK;
     sy_call_slot(c, limits_slot) = ls;
     memcpy(lr->member, instance(), 8); /* "<instance>:<call id>", 45 bytes: no printf on the hot path */
@@ -249,8 +249,8 @@ static int limits_run(struct sy_call *c)
     lr->par_ttl_s = (t > 0 && t < 3600 ? t : 3600) + 30;
     if (!sy_lim_needs_tokens(lr) || c->g->cfg->token_rate_limit_type == 2 /* output: nothing known before */)
         return take(c);
-    if (c->input_tokens >= 0 && !c->input_is_bound) {
-        lr->tokens = c->input_tokens;
+    if (c->rt.input_tokens >= 0 && !c->rt.input_is_bound) {
+        lr->tokens = c->rt.input_tokens;
         return take(c);
     }
     if (c->kind == SY_RK_PASSTHRU || c->kind == SY_RK_FILES) { /* no prompt to reserve; the usage settles */
@@ -279,9 +279,9 @@ static void limits_finish(struct sy_call *c, int status)
     int64_t used = 0;
     if (c->cache != SY_CACHE_HIT) {
         int type = c->g->cfg->token_rate_limit_type;
-        used = type == 1   ? (int64_t)c->prompt_tokens
-               : type == 2 ? (int64_t)c->completion_tokens
-                           : (int64_t)(c->prompt_tokens + c->completion_tokens);
+        used = type == 1   ? (int64_t)c->usage.prompt_tokens
+               : type == 2 ? (int64_t)c->usage.completion_tokens
+                           : (int64_t)(c->usage.prompt_tokens + c->usage.completion_tokens);
     }
     sy_lim_settle(lr, c->w->redis, used, sy_wall_now());
 }

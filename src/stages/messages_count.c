@@ -21,7 +21,7 @@
 static int messages_count_run(struct sy_call *c)
 {
     struct sy_req *r = c->req;
-    if (c->key && c->model && sy_call_check_model(c, c->model) != SY_OK)
+    if (c->auth.key && c->in.model && sy_call_check_model(c, c->in.model) != SY_OK)
         return SY_DONE; /* the key may not use the model: LiteLLM's 401, as on /v1/messages */
     struct sy_jdoc d;
     struct sy_xerr e = {0};

@@ -38,42 +38,42 @@ static int parse_run(struct sy_call *c)
     const char *b = r->body.p;
     size_t n = r->body.len;
     char msg[512];
-    if (sy_jscan(b, n, &c->scan) != 0) {
+    if (sy_jscan(b, n, &c->in.scan) != 0) {
         if (n == 0)
             snprintf(msg, sizeof msg, "Invalid JSON payload: the request body is empty");
         else
-            snprintf(msg, sizeof msg, "Invalid JSON payload: %s at byte %zu", c->scan.err, c->scan.err_off);
+            snprintf(msg, sizeof msg, "Invalid JSON payload: %s at byte %zu", c->in.scan.err, c->in.scan.err_off);
         sy_call_error(c, 400, "invalid_request_error", NULL, msg, NULL, 0);
         return SY_DONE;
     }
-    if (!c->scan.top_is_object) {
+    if (!c->in.scan.top_is_object) {
         sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL, 0);
         return SY_DONE;
     }
-    if (c->scan.dup) {
+    if (c->in.scan.dup) {
         snprintf(msg, sizeof msg,
                  "Invalid request body: duplicate key '%s' (keys the gateway reads may appear only once)",
-                 c->scan.dup);
-        sy_call_error(c, 400, "invalid_request_error", c->scan.dup, msg, NULL, 0);
+                 c->in.scan.dup);
+        sy_call_error(c, 400, "invalid_request_error", c->in.scan.dup, msg, NULL, 0);
         return SY_DONE;
     }
-    if (bad_bool(c, c->scan.stream, "stream") || bad_bool(c, c->scan.include_usage, "stream_options.include_usage"))
+    if (bad_bool(c, c->in.scan.stream, "stream") || bad_bool(c, c->in.scan.include_usage, "stream_options.include_usage"))
         return SY_DONE;
-    if (c->path_model.n) { /* Azure-style route: the path names the model */
-        c->model = sy_arena_strndup(&r->arena, c->path_model.p, c->path_model.n);
-    } else if (c->scan.model.type == 's') {
-        size_t cap = c->scan.model.len + 1;
+    if (c->in.path_model.n) { /* Azure-style route: the path names the model */
+        c->in.model = sy_arena_strndup(&r->arena, c->in.path_model.p, c->in.path_model.n);
+    } else if (c->in.scan.model.type == 's') {
+        size_t cap = c->in.scan.model.len + 1;
         char *m = sy_arena_alloc(&r->arena, cap + 8);
-        if (sy_jstr_decode(b + c->scan.model.off, c->scan.model.len, m, cap + 8) < 0) {
+        if (sy_jstr_decode(b + c->in.scan.model.off, c->in.scan.model.len, m, cap + 8) < 0) {
             sy_call_error(c, 400, "invalid_request_error", "model", "Invalid model name", NULL, 0);
             return SY_DONE;
         }
-        c->model = m;
+        c->in.model = m;
     } else {
         return sy_call_invalid_model(c, "None");
     }
-    c->stream = c->scan.stream.type == 't';
-    c->include_usage = c->stream && c->scan.include_usage.type == 't';
+    c->in.stream = c->in.scan.stream.type == 't';
+    c->in.include_usage = c->in.stream && c->in.scan.include_usage.type == 't';
     return SY_OK;
 }
 

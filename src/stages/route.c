@@ -94,14 +94,14 @@ static int fb_push(struct sy_call *c, const struct sy_jdoc *d, uint32_t i, size_
     const char *name = sy_jdom_kind(d, i) == 's' ? sy_jdom_str(d, i, &c->req->arena, &n) : NULL;
     if (!name || strlen(name) != n)
         return -1;
-    if (c->nfb_req == *cap) {
+    if (c->opt.nfb_req == *cap) {
         const char **nl = sy_arena_alloc(&c->req->arena, 2 * *cap * sizeof *nl);
-        if (c->nfb_req)
-            memcpy(nl, c->fb_req, c->nfb_req * sizeof *nl);
-        c->fb_req = nl;
+        if (c->opt.nfb_req)
+            memcpy(nl, c->opt.fb_req, c->opt.nfb_req * sizeof *nl);
+        c->opt.fb_req = nl;
         *cap *= 2;
     }
-    c->fb_req[c->nfb_req++] = name;
+    c->opt.fb_req[c->opt.nfb_req++] = name;
     return 0;
 }
 
@@ -122,8 +122,8 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
     if (v.type != 'a' || sy_jdom_parse(&d, c->req->body.p + v.off, v.len, &c->req->arena, 0) != 0)
         return -1;
     size_t cap = 8;
-    c->nfb_req = 0;
-    c->fb_req = sy_arena_alloc(&c->req->arena, cap * sizeof *c->fb_req);
+    c->opt.nfb_req = 0;
+    c->opt.fb_req = sy_arena_alloc(&c->req->arena, cap * sizeof *c->opt.fb_req);
     uint32_t mine = 0, star = 0; /* the [{"g0": [..]}] lists that apply */
     for (uint32_t it = sy_jdom_first(&d, 0); it; it = sy_jdom_next(&d, it)) {
         char t = sy_jdom_type(&d, it);
@@ -149,7 +149,7 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
                     return -1;
             if (sy_jdom_str_eq(&d, k, "*"))
                 star = star ? star : l;
-            else if ((sy_jdom_str_eq(&d, k, c->model) || sy_jdom_str_eq(&d, k, c->req_group->name)) && !mine)
+            else if ((sy_jdom_str_eq(&d, k, c->in.model) || sy_jdom_str_eq(&d, k, c->req_group->name)) && !mine)
                 mine = l;
         }
     }
@@ -165,8 +165,8 @@ static int read_fallbacks(struct sy_call *c, struct sy_jspan v)
  * does not. */
 static int check_fallbacks(struct sy_call *c)
 {
-    for (size_t i = 0; c->key && i < c->nfb_req; i++)
-        if (sy_call_check_model(c, c->fb_req[i]) != SY_OK)
+    for (size_t i = 0; c->auth.key && i < c->opt.nfb_req; i++)
+        if (sy_call_check_model(c, c->opt.fb_req[i]) != SY_OK)
             return SY_DONE;
     return SY_OK;
 }
@@ -176,15 +176,15 @@ static int check_fallbacks(struct sy_call *c)
 static void strip_router_keys(struct sy_call *c)
 {
     char *o = sy_arena_alloc(&c->req->arena, c->req->body.len + 1);
-    struct sy_jspan model = c->scan.model;
-    size_t len = sy_jscan_strip(c->req->body.p, c->req->body.len, &c->scan, o, &model);
+    struct sy_jspan model = c->in.scan.model;
+    size_t len = sy_jscan_strip(c->req->body.p, c->req->body.len, &c->in.scan, o, &model);
     o[len] = 0;
-    c->fwd_body = o;
-    c->fwd_len = len;
-    c->fwd_model = model;
+    c->opt.fwd_body = o;
+    c->opt.fwd_len = len;
+    c->opt.fwd_model = model;
 }
 
-/* Append one tag (decoded JSON string span, or raw header bytes) to c->rf. */
+/* Append one tag (decoded JSON string span, or raw header bytes) to c->opt.rf. */
 static void add_tag(struct sy_call *c, const char *p, size_t n, int json, size_t *cap)
 {
     char *t = sy_arena_alloc(&c->req->arena, n + 8);
@@ -201,15 +201,15 @@ static void add_tag(struct sy_call *c, const char *p, size_t n, int json, size_t
         memcpy(t, p, n);
         t[n] = 0;
     }
-    if (c->rf.ntags == *cap) {
+    if (c->opt.rf.ntags == *cap) {
         size_t nc = *cap ? 2 * *cap : 8;
         const char **l = sy_arena_alloc(&c->req->arena, nc * sizeof *l);
-        if (c->rf.ntags)
-            memcpy(l, c->rf.tags, c->rf.ntags * sizeof *l);
-        c->rf.tags = l;
+        if (c->opt.rf.ntags)
+            memcpy(l, c->opt.rf.tags, c->opt.rf.ntags * sizeof *l);
+        c->opt.rf.tags = l;
         *cap = nc;
     }
-    c->rf.tags[c->rf.ntags++] = t;
+    c->opt.rf.tags[c->opt.rf.ntags++] = t;
 }
 
 static int tag_list(struct sy_call *c, struct sy_jspan v, const char *key, size_t *cap)
@@ -234,16 +234,16 @@ static int tag_list(struct sy_call *c, struct sy_jspan v, const char *key, size_
 static int read_tags(struct sy_call *c)
 {
     const struct sy_gwconf *g = c->g;
-    if (c->eu && c->eu->allowed_model_region)
-        c->rf.region = !strcmp(c->eu->allowed_model_region, "eu")   ? 'e'
-                       : !strcmp(c->eu->allowed_model_region, "us") ? 'u'
+    if (c->auth.eu && c->auth.eu->allowed_model_region)
+        c->opt.rf.region = !strcmp(c->auth.eu->allowed_model_region, "eu")   ? 'e'
+                       : !strcmp(c->auth.eu->allowed_model_region, "us") ? 'u'
                                                                      : 0;
     int reject = g->cfg->reject_clientside_metadata_tags;
     if (!g->rc.tag_filtering && !reject)
         return SY_OK;
     const char *b = c->req->body.p;
     struct sy_jspan meta = {0}, mtags = {0};
-    if (c->scan.top_is_object && memmem(b, c->req->body.len, "metadata", 8)) {
+    if (c->in.scan.top_is_object && memmem(b, c->req->body.len, "metadata", 8)) {
         meta = sy_jscan_member(b, (struct sy_jspan){0, c->req->body.len, 'o'}, "metadata");
         if (meta.type == 'o')
             mtags = sy_jscan_member(b, meta, "tags");
@@ -258,7 +258,7 @@ static int read_tags(struct sy_call *c)
     if (!g->rc.tag_filtering)
         return SY_OK;
     size_t cap = 0;
-    if ((c->scan.rk_mask & (1u << SY_JR_TAGS)) && tag_list(c, c->scan.rk[SY_JR_TAGS], "tags", &cap) != SY_OK)
+    if ((c->in.scan.rk_mask & (1u << SY_JR_TAGS)) && tag_list(c, c->in.scan.rk[SY_JR_TAGS], "tags", &cap) != SY_OK)
         return SY_DONE;
     if (tag_list(c, mtags, "metadata.tags", &cap) != SY_OK)
         return SY_DONE;
@@ -273,50 +273,50 @@ static int read_tags(struct sy_call *c)
 
 static int read_router_keys(struct sy_call *c)
 {
-    const struct sy_jscan *s = &c->scan;
+    const struct sy_jscan *s = &c->in.scan;
     double d;
     int h;
     if (s->rk_mask & (1u << SY_JR_NUM_RETRIES)) {
         if (span_num(c, s->rk[SY_JR_NUM_RETRIES], &d) != 0)
             return bad_key(c, "num_retries", "a non-negative integer");
-        c->num_retries_req = (int)d;
+        c->opt.num_retries_req = (int)d;
     }
     if ((h = header_num(c, "x-litellm-num-retries", &d)) != 0) {
         if (h < 0)
             return bad_key(c, "x-litellm-num-retries", "a non-negative integer");
-        c->num_retries_req = (int)d;
+        c->opt.num_retries_req = (int)d;
     }
     if (s->rk_mask & (1u << SY_JR_TIMEOUT)) {
         if (span_num(c, s->rk[SY_JR_TIMEOUT], &d) != 0 || d <= 0)
             return bad_key(c, "timeout", "a positive number of seconds");
-        c->timeout_req = d;
+        c->opt.timeout_req = d;
     }
     if ((h = header_num(c, "x-litellm-timeout", &d)) != 0) {
         if (h < 0 || d <= 0)
             return bad_key(c, "x-litellm-timeout", "a positive number of seconds");
-        c->timeout_req = d;
+        c->opt.timeout_req = d;
     }
     if (s->rk_mask & (1u << SY_JR_STREAM_TIMEOUT)) {
         if (span_num(c, s->rk[SY_JR_STREAM_TIMEOUT], &d) != 0 || d <= 0)
             return bad_key(c, "stream_timeout", "a positive number of seconds");
-        c->stream_timeout_req = d;
+        c->opt.stream_timeout_req = d;
     }
     if ((h = header_num(c, "x-litellm-stream-timeout", &d)) != 0) {
         if (h < 0 || d <= 0)
             return bad_key(c, "x-litellm-stream-timeout", "a positive number of seconds");
-        c->stream_timeout_req = d;
+        c->opt.stream_timeout_req = d;
     }
     if (s->rk_mask & (1u << SY_JR_DISABLE_FALLBACKS)) {
         char t = s->rk[SY_JR_DISABLE_FALLBACKS].type;
         if (t != 't' && t != 'f' && t != 'z')
             return bad_key(c, "disable_fallbacks", "a boolean");
-        c->disable_fallbacks = t == 't';
+        c->opt.disable_fallbacks = t == 't';
     }
     if (s->rk_mask & (1u << SY_JR_MOCK_TESTING_FALLBACKS)) {
         char t = s->rk[SY_JR_MOCK_TESTING_FALLBACKS].type;
         if (t != 't' && t != 'f' && t != 'z')
             return bad_key(c, "mock_testing_fallbacks", "a boolean");
-        c->mock_testing_fallbacks = t == 't';
+        c->opt.mock_testing_fallbacks = t == 't';
     }
     static const struct { int k; const char *name; } flags[] = {{SY_JR_MOCK_RATE_LIMIT, "mock_testing_rate_limit_error"},
                                                                  {SY_JR_MOCK_TIMEOUT, "mock_timeout"}};
@@ -326,13 +326,13 @@ static int read_router_keys(struct sy_call *c)
         char t = s->rk[flags[i].k].type;
         if (t != 't' && t != 'f' && t != 'z')
             return bad_key(c, flags[i].name, "a boolean");
-        *(flags[i].k == SY_JR_MOCK_TIMEOUT ? &c->mock_timeout : &c->mock_rate_limit) = t == 't';
+        *(flags[i].k == SY_JR_MOCK_TIMEOUT ? &c->opt.mock_timeout : &c->opt.mock_rate_limit) = t == 't';
     }
     if (read_tags(c) != SY_OK)
         return SY_DONE;
     struct sy_str hd = sy_req_header(c->req, "x-litellm-disable-fallbacks");
     if (hd.p && hd.n == 4 && strncasecmp(hd.p, "true", 4) == 0)
-        c->disable_fallbacks = 1;
+        c->opt.disable_fallbacks = 1;
     if ((s->rk_mask & (1u << SY_JR_FALLBACKS)) && read_fallbacks(c, s->rk[SY_JR_FALLBACKS]) != 0)
         return bad_key(c, "fallbacks", "a list of model group names");
     if (check_fallbacks(c) != SY_OK)
@@ -350,14 +350,14 @@ static void count_done(struct sy_call *c, void *arg)
 
 static int route_run(struct sy_call *c)
 {
-    c->input_tokens = -1;
-    c->num_retries_req = -1;
-    c->timeout_req = c->stream_timeout_req = -1;
-    c->fb_kind = -1;
-    c->group_model = sy_call_aliased(c, c->model);
+    c->rt.input_tokens = -1;
+    c->opt.num_retries_req = -1;
+    c->opt.timeout_req = c->opt.stream_timeout_req = -1;
+    c->rt.fb_kind = -1;
+    c->group_model = sy_call_aliased(c, c->in.model);
     c->group = sy_router_resolve(&c->g->table, c->group_model, strlen(c->group_model));
     if (!c->group)
-        return sy_call_invalid_model(c, c->model);
+        return sy_call_invalid_model(c, c->in.model);
     c->req_group = c->group;
     if (read_router_keys(c) != SY_OK)
         return SY_DONE;

@@ -40,11 +40,11 @@ static void tc_resolve(void *ud, const char *model, size_t len, const char **mod
     struct tc_job *j = ud;
     const struct sy_call *c = j->c;
     *model_used = *enc = NULL;
-    if (c->key && strlen(model) == len && sy_call_model_denied(c, model, &j->e) != 0) {
+    if (c->auth.key && strlen(model) == len && sy_call_model_denied(c, model, &j->e) != 0) {
         j->denied = 1;
         return;
     }
-    if (c->key && strlen(model) == len) {
+    if (c->auth.key && strlen(model) == len) {
         model = sy_call_aliased(c, model);
         len = strlen(model);
     }

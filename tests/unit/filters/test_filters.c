@@ -163,7 +163,7 @@ static int setup(void **st)
     call.req = &req;
     call.g = &g;
     call.kind = SY_RK_CHAT;
-    call.stream = 1;
+    call.in.stream = 1;
     call.slots = calloc((size_t)sy_nslots, sizeof *call.slots);
     declined_starts = declined_hooks = end_n = 0;
     memset(end_order, 0, sizeof end_order);
@@ -240,22 +240,22 @@ static void a_filter_that_declines_costs_nothing(void **st)
     static const char *const p[] = {"data: x\n\n", "data: y\n\n"};
     sy_filter_start(&call, 1);
     /* the chain holds only those that linked: the usage filter declines too (not a started stream) */
-    assert_non_null(call.fl);
-    assert_int_equal(call.fl->n, 2);
-    assert_ptr_equal(call.fl->f[0], &recorder);
-    assert_ptr_equal(call.fl->f[1], &recorder2);
+    assert_non_null(call.out.fl);
+    assert_int_equal(call.out.fl->n, 2);
+    assert_ptr_equal(call.out.fl->f[0], &recorder);
+    assert_ptr_equal(call.out.fl->f[1], &recorder2);
     run_stream(p, 2, 200);
     assert_int_equal(declined_starts, 1); /* asked once, at start */
     assert_int_equal(declined_hooks, 0);  /* never called again */
     assert_non_null(rec_of(rec_slot));
     assert_int_equal(end_n, 2);
-    assert_null(call.fl); /* ended */
+    assert_null(call.out.fl); /* ended */
 }
 
 static void an_error_mid_stream_reaches_every_linked_end(void **st)
 {
     static const char *const p[] = {"data: {\"a\":1}\n\n", "data: {\"b\":2}\n\n"};
-    call.llm_failed = 1; /* the upstream reset after two chunks: an error frame ends the stream */
+    call.out.llm_failed = 1; /* the upstream reset after two chunks: an error frame ends the stream */
     run_stream(p, 2, 500);
     struct rec *a = rec_of(rec_slot), *b = rec_of(rec2_slot);
     assert_int_equal(a->ends, 1);
@@ -282,8 +282,8 @@ static void a_route_without_filters_has_no_chain(void **st)
     call.kind = SY_RK_MODELS;
     static const char *const p[] = {"{}"};
     run_stream(p, 1, 200);
-    assert_null(call.fl);
-    assert_int_equal(call.fl_started, 0);
+    assert_null(call.out.fl);
+    assert_int_equal(call.out.fl_started, 0);
     assert_int_equal(declined_starts, 0);
     assert_null(rec_of(rec_slot));
 }
