@@ -43,6 +43,7 @@ tier() { # tier NAME KIND COMMAND...
 # --- source checks (before any build) ------------------------------------------
 tier banned-functions plain bash scripts/check-banned.sh
 tier layers plain bash scripts/check-layers.sh
+tier clang-format plain bash scripts/check-format.sh
 
 # --- build (gcc, every warning an error) -----------------------------------------
 werror_on() { # the build dir $1 is configured with werror=true

@@ -122,8 +122,8 @@ static int start_db(const struct sy_config *cfg, const char *cli)
     char err[512] = "";
     int threads = cfg->database_connection_pool_limit > 0 ? cfg->database_connection_pool_limit : SY_DB_THREADS_DEFAULT;
     if (sy_db_start(&sc, threads, 1, err, sizeof err) != 0) {
-        fprintf(stderr, "switchyard: database %s: %s\n", sy_store_url_kind(url) == SY_STORE_POSTGRES ? "(PostgreSQL)" : url,
-                err);
+        fprintf(stderr, "switchyard: database %s: %s\n",
+                sy_store_url_kind(url) == SY_STORE_POSTGRES ? "(PostgreSQL)" : url, err);
         return -1;
     }
     sy_gw.db = 1;

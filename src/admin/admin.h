@@ -30,24 +30,24 @@ struct sy_keyinfo;
 struct sy_admin_ctx {
     struct sy_db_job job; /* first: the DB job */
     /* request (read-only for handlers; NUL-terminated copies) */
-    int method;           /* http_parser's HTTP_GET, HTTP_POST, HTTP_DELETE, ... */
-    const char *path;     /* "/key/generate", "/key/sk-.../regenerate" */
-    const char *query;    /* raw query string without '?', "" when none */
-    const char *body;     /* "" when none */
+    int method;        /* http_parser's HTTP_GET, HTTP_POST, HTTP_DELETE, ... */
+    const char *path;  /* "/key/generate", "/key/sk-.../regenerate" */
+    const char *query; /* raw query string without '?', "" when none */
+    const char *body;  /* "" when none */
     size_t body_len;
-    int is_admin;         /* master key, or a key whose user is proxy_admin (or auth off) */
-    int is_admin_viewer;  /* proxy_admin_viewer: read-only routes */
-    int is_master;        /* the master key itself (or auth off) */
-    int caller_role;      /* enum sy_role as the gate saw it: proxy_admin for admins; internal_user for a
-                           * key whose user has no role; SY_ROLE_NONE for a key without a user */
+    int is_admin;               /* master key, or a key whose user is proxy_admin (or auth off) */
+    int is_admin_viewer;        /* proxy_admin_viewer: read-only routes */
+    int is_master;              /* the master key itself (or auth off) */
+    int caller_role;            /* enum sy_role as the gate saw it: proxy_admin for admins; internal_user for a
+                                 * key whose user has no role; SY_ROLE_NONE for a key without a user */
     const char *caller_token;   /* sha256 hex of the caller's virtual key; NULL for the master key / no auth */
     const char *caller_user_id; /* the caller key's user_id, NULL when none */
     const char *caller_team_id;
     const struct sy_keyinfo *caller_key; /* the caller's key (keys/keys.h), held until the reply; NULL: master key */
-    double now;           /* unix seconds at the request */
-    const struct sy_table *table; /* the model table (router/table.h: model groups, for /model/info, the
-                                   * config); read-only, held by the caller until the reply */
-    const char *master_key;       /* general_settings.master_key, NULL when auth is off */
+    double now;                          /* unix seconds at the request */
+    const struct sy_table *table;        /* the model table (router/table.h: model groups, for /model/info, the
+                                          * config); read-only, held by the caller until the reply */
+    const char *master_key;              /* general_settings.master_key, NULL when auth is off */
     size_t master_key_len;
     /* NODB routes only (they run on the loop while the caller's key is held):
      * the caller key's model check, NULL when it may use every model (an
@@ -55,13 +55,13 @@ struct sy_admin_ctx {
     int (*model_allowed)(void *ud, const char *model);
     void *model_ud;
     /* response (filled by the handler) */
-    int status;           /* default 200 */
-    struct sy_buf out;    /* JSON body */
+    int status;        /* default 200 */
+    struct sy_buf out; /* JSON body */
     /* cache invalidations to publish once the handler is done: "token:<hash>",
      * "user:<id>", "team:<id>", "end_user:<id>", "org:<id>", "all" */
     char *inval[SY_ADMIN_MAX_INVAL];
     int ninval;
-    void *priv;           /* the loop side's */
+    void *priv; /* the loop side's */
 };
 
 typedef void (*sy_admin_fn)(struct sy_store *st, struct sy_admin_ctx *a);
@@ -83,8 +83,8 @@ void sy_admin_new_key(char *out, size_t cap);
 
 /* Route table entry (admin/routes.c collects every file's table). */
 struct sy_admin_route {
-    int method;           /* HTTP_GET / HTTP_POST / ...; 0 = GET or POST */
-    const char *path;     /* exact, or a pattern with one '*' segment: "/key/{*}/regenerate" written with a bare star */
+    int method;       /* HTTP_GET / HTTP_POST / ...; 0 = GET or POST */
+    const char *path; /* exact, or a pattern with one '*' segment: "/key/{*}/regenerate" written with a bare star */
     sy_admin_fn fn;
     unsigned flags;
 };

@@ -38,9 +38,9 @@
 #include "store/store.h"
 
 #define SY_AF_ABSENT 0
-#define SY_AF_SET 1
-#define SY_AF_NULL 2
-#define SY_AF_ERR (-1)
+#define SY_AF_SET    1
+#define SY_AF_NULL   2
+#define SY_AF_ERR    (-1)
 
 /* The request body parsed as a JSON object (caller json_object_put()s it).
  * An empty body is an empty object. Invalid JSON -> NULL with FastAPI's 422

@@ -78,8 +78,8 @@ int sy__update(struct sy_store *st, const char *table, const char *keycol, const
 /* The same over parallel column / value arrays (keys.c keeps its own set type). */
 int sy__insert_cols(struct sy_store *st, const char *table, const char *const *col, const struct sy_sval *v, int n,
                     sy_srow_cb cb, void *ud);
-int sy__update_cols(struct sy_store *st, const char *table, const char *keycol, const char *key,
-                    const char *const *col, const struct sy_sval *v, int n, sy_srow_cb cb, void *ud);
+int sy__update_cols(struct sy_store *st, const char *table, const char *keycol, const char *key, const char *const *col,
+                    const struct sy_sval *v, int n, sy_srow_cb cb, void *ud);
 
 /* Errors (see above). */
 void sy__err_dict(struct sy_admin_ctx *a, int status, const char *type, const char *fmt, ...)

@@ -15,7 +15,8 @@
  *   | POST /key/regenerate           | RegenerateKeyRequest (key)           | GenerateKeyResponse (new key, token_id) |
  *   | POST /key/{key}/regenerate     | RegenerateKeyRequest                 |   same                                  |
  *   | POST /key/block, /key/unblock  | {"key": ...}                         | the updated row                         |
- *   | POST /key/health               | -                                    | {"key":"healthy","logging_callbacks":null} |
+ *   | POST /key/health               | -                                    |
+ * {"key":"healthy","logging_callbacks":null} |
  *
  * Keys are named by their plaintext ("sk-...", hashed here) or by the
  * sha256 hex itself (LiteLLM's _hash_token_if_needed). Request fields map to
@@ -54,8 +55,8 @@
 #include "keys/keys.h"
 #include "spend/spend.h"
 
-#define T_KEYS "\"LiteLLM_VerificationToken\""
-#define T_DELETED "\"LiteLLM_DeletedVerificationToken\""
+#define T_KEYS          "\"LiteLLM_VerificationToken\""
+#define T_DELETED       "\"LiteLLM_DeletedVerificationToken\""
 #define UI_SESSION_TEAM "litellm-dashboard" /* LiteLLM's UI_SESSION_TOKEN_TEAM_ID, hidden from lists */
 
 /* ---- Python renderings ---------------------------------------------------- */
@@ -77,9 +78,9 @@ static void pyfloat(double d, char out[40])
 enum kkind { K_STR, K_NUM, K_INT, K_BOOL, K_STRARR, K_OBJ, K_LIST };
 enum kdest { D_TEXT, D_NUM, D_INT, D_BOOL, D_TEXTARR, D_JSON, D_META, D_SPECIAL, D_IGNORE };
 #define F_NOTNULL 0x1 /* the column is NOT NULL: an explicit null is ignored on update */
-#define F_GEN 0x2     /* /key/generate only */
-#define F_UPD 0x4     /* /key/update only */
-#define F_ENUM 0x8    /* rpm_limit_type / tpm_limit_type literal */
+#define F_GEN     0x2 /* /key/generate only */
+#define F_UPD     0x4 /* /key/update only */
+#define F_ENUM    0x8 /* rpm_limit_type / tpm_limit_type literal */
 
 struct kfield {
     const char *name;
@@ -230,16 +231,10 @@ static int read_field(struct sy_admin_ctx *a, struct json_object *body, const st
         if (r == SY_AF_SET)
             *sv = sy_sv_bool(b);
         return r;
-    case K_STRARR:
-        r = sy_admin_get_strarr(a, body, f->name, &o);
-        break;
-    case K_OBJ:
-        r = sy_admin_get_obj(a, body, f->name, &o);
-        break;
+    case K_STRARR: r = sy_admin_get_strarr(a, body, f->name, &o); break;
+    case K_OBJ: r = sy_admin_get_obj(a, body, f->name, &o); break;
     case K_LIST:
-    default:
-        r = sy_admin_get_arr(a, body, f->name, &o);
-        break;
+    default: r = sy_admin_get_arr(a, body, f->name, &o); break;
     }
     if (r == SY_AF_SET) {
         const char *t = ks_dup(ks, sy_admin_jtext(o));
@@ -254,20 +249,13 @@ static int read_field(struct sy_admin_ctx *a, struct json_object *body, const st
 static struct json_object *field_json(const struct kfield *f, const struct sy_sval *sv)
 {
     switch (sv->k) {
-    case SY_SV_TEXT:
-        return json_object_new_string(sv->s);
-    case SY_SV_NUM:
-        return json_object_new_double(sv->d);
-    case SY_SV_INT:
-        return json_object_new_int64(sv->i);
-    case SY_SV_BOOL:
-        return json_object_new_boolean((int)sv->i);
+    case SY_SV_TEXT: return json_object_new_string(sv->s);
+    case SY_SV_NUM: return json_object_new_double(sv->d);
+    case SY_SV_INT: return json_object_new_int64(sv->i);
+    case SY_SV_BOOL: return json_object_new_boolean((int)sv->i);
     case SY_SV_JSON:
-    case SY_SV_TEXTARR:
-        return json_tokener_parse(sv->s);
-    default:
-        (void)f;
-        return NULL;
+    case SY_SV_TEXTARR: return json_tokener_parse(sv->s);
+    default: (void)f; return NULL;
     }
 }
 
@@ -320,14 +308,9 @@ static int collect(struct sy_admin_ctx *a, struct json_object *body, enum kmode 
         case D_INT:
         case D_BOOL:
         case D_TEXTARR:
-        case D_JSON:
-            ks_put(ks, f->name, sv);
-            break;
-        case D_META:
-            json_object_object_add(ks->meta, f->name, field_json(f, &sv));
-            break;
-        case D_IGNORE:
-            break;
+        case D_JSON: ks_put(ks, f->name, sv); break;
+        case D_META: json_object_object_add(ks->meta, f->name, field_json(f, &sv)); break;
+        case D_IGNORE: break;
         case D_SPECIAL:
             if (strcmp(f->name, "duration") == 0) {
                 if (r == SY_AF_NULL || strcmp(sv.s, "-1") == 0) {
@@ -366,8 +349,8 @@ static int collect(struct sy_admin_ctx *a, struct json_object *body, enum kmode 
                 ks->have_soft = 1;
                 ks->soft_budget = sv.d;
             } else if (strcmp(f->name, "key_type") == 0) {
-                if (strcmp(sv.s, "llm_api") != 0 && strcmp(sv.s, "management") != 0 &&
-                    strcmp(sv.s, "read_only") != 0 && strcmp(sv.s, "default") != 0) {
+                if (strcmp(sv.s, "llm_api") != 0 && strcmp(sv.s, "management") != 0 && strcmp(sv.s, "read_only") != 0 &&
+                    strcmp(sv.s, "default") != 0) {
                     sy_admin_422(a, "key_type", "enum",
                                  "Input should be 'llm_api', 'management', 'read_only' or 'default'",
                                  json_object_object_get(body, "key_type"));
@@ -486,8 +469,8 @@ static int persist_deleted(struct sy_admin_ctx *a, struct sy_store *st, const ch
                            sy_sv_text(token)};
     int rc = sy_store_exec(st,
                            "INSERT INTO " T_DELETED " (\"id\", " KEY_COPY_COLS
-                           ", \"deleted_by\", \"deleted_by_api_key\") SELECT $1, " KEY_COPY_COLS
-                           ", $2, $3 FROM " T_KEYS " WHERE \"token\" = $4",
+                           ", \"deleted_by\", \"deleted_by_api_key\") SELECT $1, " KEY_COPY_COLS ", $2, $3 FROM " T_KEYS
+                           " WHERE \"token\" = $4",
                            4, p, NULL, NULL);
     if (rc < 0)
         return rc;
@@ -731,7 +714,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
             else
                 snprintf(masked, sizeof masked, "****");
             sy__err_dict(a, 400, "internal_server_error",
-                     "Invalid key format. LiteLLM Virtual Key must start with 'sk-'. Received: %s", masked);
+                         "Invalid key format. LiteLLM Virtual Key must start with 'sk-'. Received: %s", masked);
             goto out;
         }
         if (strlen(custom) >= sizeof key) {
@@ -758,8 +741,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
             goto out;
         }
         if (rc == 0) {
-            sy_admin_error(a, 400, "internal_server_error", NULL, "Organization not found for organization_id=%s",
-                           org);
+            sy_admin_error(a, 400, "internal_server_error", NULL, "Organization not found for organization_id=%s", org);
             goto out;
         }
     }
@@ -775,7 +757,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
             if (strcmp(ks.col[i], "model_max_budget") == 0)
                 mmb = ks.v[i].s;
         sy_admin_uuid(budget_id);
-        struct sy_sval p[6] = {sy_sv_text(budget_id), sy_sv_num(ks.soft_budget), sy_sv_json(mmb),
+        struct sy_sval p[6] = {sy_sv_text(budget_id), sy_sv_num(ks.soft_budget),     sy_sv_json(mmb),
                                sy_sv_ts(now),         sy_sv_text(sy_admin_actor(a)), sy_sv_ts(now)};
         rc = sy_store_exec(st,
                            "INSERT INTO \"LiteLLM_BudgetTable\" (\"budget_id\", \"soft_budget\", \"model_max_budget\", "
@@ -794,10 +776,14 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
         enum sy_sv_kind k;
         const char *s;
     } defs[] = {
-        {"models", SY_SV_TEXTARR, "[]"},        {"aliases", SY_SV_JSON, "{}"},
-        {"config", SY_SV_JSON, "{}"},           {"permissions", SY_SV_JSON, "{}"},
-        {"model_max_budget", SY_SV_JSON, "{}"}, {"allowed_cache_controls", SY_SV_TEXTARR, "[]"},
-        {"allowed_routes", SY_SV_TEXTARR, "[]"}, {"access_group_ids", SY_SV_TEXTARR, "[]"},
+        {"models", SY_SV_TEXTARR, "[]"},
+        {"aliases", SY_SV_JSON, "{}"},
+        {"config", SY_SV_JSON, "{}"},
+        {"permissions", SY_SV_JSON, "{}"},
+        {"model_max_budget", SY_SV_JSON, "{}"},
+        {"allowed_cache_controls", SY_SV_TEXTARR, "[]"},
+        {"allowed_routes", SY_SV_TEXTARR, "[]"},
+        {"access_group_ids", SY_SV_TEXTARR, "[]"},
         {"router_settings", SY_SV_JSON, "{}"},
     };
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
@@ -805,8 +791,7 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
         for (int j = 0; j < ks.n; j++)
             have |= strcmp(ks.col[j], defs[i].col) == 0;
         if (!have)
-            ks_put(&ks, defs[i].col,
-                   defs[i].k == SY_SV_JSON ? sy_sv_json(defs[i].s) : sy_sv_textarr(defs[i].s));
+            ks_put(&ks, defs[i].col, defs[i].k == SY_SV_JSON ? sy_sv_json(defs[i].s) : sy_sv_textarr(defs[i].s));
     }
     int have_spend = 0;
     for (int j = 0; j < ks.n; j++)
@@ -1071,7 +1056,7 @@ static void key_delete(struct sy_store *st, struct sy_admin_ctx *a)
     size_t n = nk ? nk : na;
     /* the rows being deleted: WHERE token IN (...) / key_alias IN (...) */
     struct sy_sval *p = calloc(n, sizeof *p);
-    char (*hashes)[65] = calloc(n, 65);
+    char(*hashes)[65] = calloc(n, 65);
     if (!p || !hashes) {
         free(p);
         free(hashes);
@@ -1261,7 +1246,8 @@ static void key_list(struct sy_store *st, struct sy_admin_ctx *a)
             return;
         }
         if (uid && strcmp(uid, a->caller_user_id) != 0) {
-            sy_admin_error(a, 403, "bad_request_error", "user_id", "You are not authorized to check another user's keys");
+            sy_admin_error(a, 403, "bad_request_error", "user_id",
+                           "You are not authorized to check another user's keys");
             return;
         }
         if (tid && (!a->caller_team_id || strcmp(tid, a->caller_team_id) != 0)) {
@@ -1278,8 +1264,9 @@ static void key_list(struct sy_store *st, struct sy_admin_ctx *a)
         for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
             ok |= strcmp(sb, cols[i]) == 0;
         if (!ok) {
-            sy__err_dict(a, 400, "internal_server_error",
-                     "Invalid sort column. Must be one of: spend, max_budget, created_at, updated_at, token, key_alias");
+            sy__err_dict(
+                a, 400, "internal_server_error",
+                "Invalid sort column. Must be one of: spend, max_budget, created_at, updated_at, token, key_alias");
             return;
         }
         const char *dir = so && *so ? so : "desc";
@@ -1492,9 +1479,10 @@ static void key_regenerate(struct sy_store *st, struct sy_admin_ctx *a)
     }
     if (new_key) {
         if (strncmp(new_key, "sk-", 3) != 0) {
-            sy__err_dict(a, 400, "internal_server_error",
-                     "New key must start with 'sk-'. This is to distinguish a key hash (used by litellm for logging / "
-                     "internal logic) from the actual key.");
+            sy__err_dict(
+                a, 400, "internal_server_error",
+                "New key must start with 'sk-'. This is to distinguish a key hash (used by litellm for logging / "
+                "internal logic) from the actual key.");
             goto out;
         }
         if (strlen(new_key) >= sizeof newkey) {
@@ -1603,8 +1591,9 @@ static void set_blocked(struct sy_store *st, struct sy_admin_ctx *a, int blocked
     char now[32];
     sy_admin_iso_now(a, now);
     struct sy_sval p[3] = {sy_sv_bool(blocked), sy_sv_ts(now), sy_sv_text(token)};
-    int rc = sy_store_exec(st, "UPDATE " T_KEYS " SET \"blocked\" = $1, \"updated_at\" = $2 WHERE \"token\" = $3 "
-                               "RETURNING *",
+    int rc = sy_store_exec(st,
+                           "UPDATE " T_KEYS " SET \"blocked\" = $1, \"updated_at\" = $2 WHERE \"token\" = $3 "
+                           "RETURNING *",
                            3, p, sy_admin_row_cb, &row);
     if (rc < 0) {
         sy_admin_db_error(a, st, rc);

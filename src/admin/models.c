@@ -86,10 +86,9 @@ static int dropped(const char *k)
 /* SensitiveDataMasker.is_sensitive_key: a '_'/'-' separated segment names a secret. */
 static int sensitive(const char *k)
 {
-    static const char *const pat[] = {"password",    "secret",      "key",     "token",     "auth",
-                                      "authorization", "credential", "credentials", "secrets", "passwords",
-                                      "access",      "private",     "certificate", "certificates", "fingerprint",
-                                      "tenancy"};
+    static const char *const pat[] = {
+        "password", "secret",    "key",    "token",   "auth",        "authorization", "credential",  "credentials",
+        "secrets",  "passwords", "access", "private", "certificate", "certificates",  "fingerprint", "tenancy"};
     int hit = 0;
     for (const char *p = k; *p;) {
         size_t n = strcspn(p, "_-");
@@ -338,7 +337,9 @@ static void group_info(struct sy_buf *b, const struct sy_table *g, const char *n
             seen = pv && strcmp(prov[j], pv) == 0;
         if (pv && !seen && nprov < 64)
             prov[nprov++] = pv;
-        int64_t mi = d->max_input_tokens >= 0 ? d->max_input_tokens : p && p->max_input_tokens ? p->max_input_tokens : -1;
+        int64_t mi = d->max_input_tokens >= 0   ? d->max_input_tokens
+                     : p && p->max_input_tokens ? p->max_input_tokens
+                                                : -1;
         int64_t mo = d->max_output_tokens >= 0   ? d->max_output_tokens
                      : p && p->max_output_tokens ? p->max_output_tokens
                      : p && p->max_tokens        ? p->max_tokens

@@ -62,8 +62,8 @@
 #include "store/store.h"
 #include "tokenizer/tokenizer.h"
 
-#define DAY 86400.0
-#define SL "\"LiteLLM_SpendLogs\""
+#define DAY     86400.0
+#define SL      "\"LiteLLM_SpendLogs\""
 #define DAYEXPR "SUBSTR(CAST(\"startTime\" AS TEXT), 1, 10)"
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -293,8 +293,8 @@ static void sum_flush(struct sum_ctx *s)
     sy_admin_jnum(b, s->spend);
     for (size_t i = 0; i < s->keys.n; i++) {
         /* LiteLLM writes each api_key beside "spend": result[date][api_key] */
-        if (!strcmp(s->keys.a[i].k, "users") || !strcmp(s->keys.a[i].k, "models") ||
-            !strcmp(s->keys.a[i].k, "spend") || !strcmp(s->keys.a[i].k, "startTime"))
+        if (!strcmp(s->keys.a[i].k, "users") || !strcmp(s->keys.a[i].k, "models") || !strcmp(s->keys.a[i].k, "spend") ||
+            !strcmp(s->keys.a[i].k, "startTime"))
             continue;
         SY_BUF_LIT(b, ",");
         jstr(b, s->keys.a[i].k);
@@ -447,16 +447,16 @@ static int count_cb(void *ud, const struct sy_srow *r)
 
 static void spend_logs_page(struct sy_store *st, struct sy_admin_ctx *a)
 {
-    char sd[64], ed[64], api_key[512], user_id[512], rid[512], team[512], status[64], model[512], eu[512],
-        mins[64], maxs[64], order[16];
+    char sd[64], ed[64], api_key[512], user_id[512], rid[512], team[512], status[64], model[512], eu[512], mins[64],
+        maxs[64], order[16];
     if (!QP("start_date", sd) || !QP("end_date", ed)) {
         sy_admin_error(a, 400, "bad_request", "None", "Start date and end date are required");
         return;
     }
     double t0 = parse_ymdhms(sd), t1 = parse_ymdhms(ed);
     if (t0 < 0 || t1 < 0) {
-        sy_admin_error(a, 500, "internal_error", "None", "time data '%s' does not match format '%%Y-%%m-%%d %%H:%%M:%%S'",
-                       t0 < 0 ? sd : ed);
+        sy_admin_error(a, 500, "internal_error", "None",
+                       "time data '%s' does not match format '%%Y-%%m-%%d %%H:%%M:%%S'", t0 < 0 ? sd : ed);
         return;
     }
     int64_t page = 1, size = 50;
@@ -529,8 +529,8 @@ static void spend_logs_page(struct sy_store *st, struct sy_admin_ctx *a)
     memcpy(dq.p, q.p, sizeof q.p);
     dq.n = q.n;
     int asc = QP("sort_order", order) && strcmp(order, "asc") == 0;
-    sy_buf_printf(&dq.sql, " ORDER BY \"startTime\" %s LIMIT %lld OFFSET %lld", asc ? "ASC" : "DESC",
-                  (long long)size, (long long)(sy_admin_page_offset(page, size)));
+    sy_buf_printf(&dq.sql, " ORDER BY \"startTime\" %s LIMIT %lld OFFSET %lld", asc ? "ASC" : "DESC", (long long)size,
+                  (long long)(sy_admin_page_offset(page, size)));
     q_free(&q);
     SY_BUF_LIT(&a->out, "{\"data\":");
     size_t mark = a->out.len;
@@ -638,8 +638,7 @@ static int tag_row(void *ud, const struct sy_srow *r)
     return 0;
 }
 
-static int tags_collect(struct sy_store *st, struct sy_admin_ctx *a, const char *i0, const char *i1,
-                        struct aggs *m)
+static int tags_collect(struct sy_store *st, struct sy_admin_ctx *a, const char *i0, const char *i1, struct aggs *m)
 {
     struct q q;
     q_init(&q, "SELECT request_tags, spend FROM " SL);
@@ -852,8 +851,8 @@ static void global_spend_keys(struct sy_store *st, struct sy_admin_ctx *a)
         if (*e || e == lim || v < 1) {
             a->status = 422;
             sy_buf_reset(&a->out);
-            sy_buf_printf(&a->out, "{\"detail\":{\"error\":\"Invalid limit: %lld, error: Limit must be greater than 0\"}}",
-                          v);
+            sy_buf_printf(&a->out,
+                          "{\"detail\":{\"error\":\"Invalid limit: %lld, error: Limit must be greater than 0\"}}", v);
             return;
         }
         limit = v;
@@ -933,12 +932,13 @@ static void global_spend_teams(struct sy_store *st, struct sy_admin_ctx *a)
     struct teams_ctx t;
     memset(&t, 0, sizeof t);
     sy_buf_init(&t.daily, 64u << 20);
-    int rc = sy_store_exec(st,
-                           "SELECT t.team_alias AS team_alias, SUBSTR(CAST(s.\"startTime\" AS TEXT), 1, 10) AS spend_date,"
-                           " SUM(s.spend) AS total_spend FROM " SL " s LEFT JOIN \"LiteLLM_TeamTable\" t"
-                           " ON s.team_id = t.team_id WHERE s.\"startTime\" >= $1"
-                           " GROUP BY t.team_alias, SUBSTR(CAST(s.\"startTime\" AS TEXT), 1, 10) ORDER BY 2",
-                           1, p, teams_row, &t);
+    int rc =
+        sy_store_exec(st,
+                      "SELECT t.team_alias AS team_alias, SUBSTR(CAST(s.\"startTime\" AS TEXT), 1, 10) AS spend_date,"
+                      " SUM(s.spend) AS total_spend FROM " SL " s LEFT JOIN \"LiteLLM_TeamTable\" t"
+                      " ON s.team_id = t.team_id WHERE s.\"startTime\" >= $1"
+                      " GROUP BY t.team_alias, SUBSTR(CAST(s.\"startTime\" AS TEXT), 1, 10) ORDER BY 2",
+                      1, p, teams_row, &t);
     if (rc < 0) {
         sy_admin_db_error(a, st, rc);
     } else {
@@ -987,7 +987,8 @@ static void global_spend_end_users(struct sy_store *st, struct sy_admin_ctx *a)
     double t0 = ts0 ? sy_iso_parse(ts0) : a->now - 30 * DAY, t1 = ts1 ? sy_iso_parse(ts1) : a->now;
     if ((ts0 && t0 < 0) || (ts1 && t1 < 0)) {
         sy_admin_422(a, ts0 && t0 < 0 ? "startTime" : "endTime", "datetime_from_date_parsing",
-                     "Input should be a valid datetime or date", json_object_object_get(body, ts0 && t0 < 0 ? "startTime" : "endTime"));
+                     "Input should be a valid datetime or date",
+                     json_object_object_get(body, ts0 && t0 < 0 ? "startTime" : "endTime"));
         json_object_put(body);
         return;
     }
@@ -1123,8 +1124,7 @@ static int repk_row(void *ud, const struct sy_srow *r)
     jcell(&g->sub, r, "model");
     SY_BUF_LIT(&g->sub, ",\"total_cost\":");
     sy_admin_jnum(&g->sub, v);
-    sy_buf_printf(&g->sub, ",\"total_input_tokens\":%lld,\"total_output_tokens\":%lld}", (long long)in,
-                  (long long)out);
+    sy_buf_printf(&g->sub, ",\"total_input_tokens\":%lld,\"total_output_tokens\":%lld}", (long long)in, (long long)out);
     return 0;
 }
 
@@ -1212,8 +1212,9 @@ static void report(struct sy_store *st, struct sy_admin_ctx *a)
                    " SUM(sl.total_tokens) AS tokens FROM " SL " sl");
     q_and(&q, "sl.\"startTime\" >= $%d", sy_sv_ts(i0));
     q_and(&q, "sl.\"startTime\" <= $%d", sy_sv_ts(i1));
-    sy_buf_printf(&q.sql, " GROUP BY SUBSTR(CAST(sl.\"startTime\" AS TEXT), 1, 10), %s, sl.model, sl.api_key"
-                          " ORDER BY 1, 2, 3, 4",
+    sy_buf_printf(&q.sql,
+                  " GROUP BY SUBSTR(CAST(sl.\"startTime\" AS TEXT), 1, 10), %s, sl.model, sl.api_key"
+                  " ORDER BY 1, 2, 3, 4",
                   team_mode ? "tt.team_alias" : "sl.end_user");
     struct rep_ctx c;
     memset(&c, 0, sizeof c);
@@ -1378,7 +1379,8 @@ static void spend_calculate(struct sy_store *st, struct sy_admin_ctx *a)
         if (usage && json_object_object_get_ex(usage, "completion_tokens_details", &det))
             u.reasoning_tokens = jnonneg(det, "reasoning_tokens");
     } else {
-        sy_admin_error(a, 400, "None", "None", "Bad Request - Either 'model' or 'completion_response' must be provided");
+        sy_admin_error(a, 400, "None", "None",
+                       "Bad Request - Either 'model' or 'completion_response' must be provided");
         goto out;
     }
     SY_BUF_LIT(&a->out, "{\"cost\":");

@@ -94,8 +94,7 @@ static int id_cb(void *ud, const struct sy_srow *r)
     return 1;
 }
 
-static int put_model_aliases(struct sy_store *st, struct sy_admin_ctx *a, struct json_object *body,
-                             struct sy__cset *cs)
+static int put_model_aliases(struct sy_store *st, struct sy_admin_ctx *a, struct json_object *body, struct sy__cset *cs)
 {
     struct json_object *ma;
     if (!json_object_object_get_ex(body, "model_aliases", &ma) || !json_object_is_type(ma, json_type_object))

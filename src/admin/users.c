@@ -179,8 +179,8 @@ int sy__insert(struct sy_store *st, const char *table, const struct sy__cset *cs
     return sy__insert_cols(st, table, cs->col, cs->v, cs->n, cb, ud);
 }
 
-int sy__update_cols(struct sy_store *st, const char *table, const char *keycol, const char *key,
-                    const char *const *col, const struct sy_sval *v, int n, sy_srow_cb cb, void *ud)
+int sy__update_cols(struct sy_store *st, const char *table, const char *keycol, const char *key, const char *const *col,
+                    const struct sy_sval *v, int n, sy_srow_cb cb, void *ud)
 {
     struct sy_buf sql;
     struct sy_sval *p = malloc(sizeof *p * (size_t)(n + 1));
@@ -706,7 +706,8 @@ static void new_user_defaults(const struct sy_admin_ctx *a, struct json_object *
     if (c->default_internal_user_params) {
         struct json_object *d = json_tokener_parse(c->default_internal_user_params);
         if (d && json_object_is_type(d, json_type_object)) {
-            json_object_object_foreach(d, k, dv) {
+            json_object_object_foreach(d, k, dv)
+            {
                 if (strcmp(k, "available_teams") != 0 && (!json_object_object_get_ex(body, k, &v) || !v))
                     json_object_object_add(body, k, json_object_get(dv));
             }

@@ -149,8 +149,8 @@ void sy_admin_uuid(char out[37])
     rand_fill(u, sizeof u);
     u[6] = (u[6] & 0x0f) | 0x40; /* version 4 */
     u[8] = (u[8] & 0x3f) | 0x80; /* RFC 4122 variant */
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
-             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+             u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
 void sy_admin_new_key(char *out, size_t cap)
@@ -212,8 +212,7 @@ static void write_422(struct sy_admin_ctx *a, const char *where, const char *fie
 
 const char *sy_admin_jtext(struct json_object *v)
 {
-    return v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-             : "null";
+    return v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "null";
 }
 
 void sy_admin_422(struct sy_admin_ctx *a, const char *field, const char *type, const char *msg,
@@ -258,12 +257,11 @@ struct json_object *sy_admin_body(struct sy_admin_ctx *a)
     json_tokener_free(tok);
     if (!o) {
         /* FastAPI reports Python's json.JSONDecodeError position and reason */
-        const char *why = jerr == json_tokener_error_parse_unexpected && end < n && end > i ? "Extra data"
-                                                                                             : "Expecting value";
+        const char *why =
+            jerr == json_tokener_error_parse_unexpected && end < n && end > i ? "Extra data" : "Expecting value";
         char ctx[96];
         snprintf(ctx, sizeof ctx, "{\"error\":\"%s\"}", why);
-        write_422(a, "body", NULL, (int)(end > 0x7fffffff ? 0 : end), "json_invalid", "JSON decode error", "{}",
-                  ctx);
+        write_422(a, "body", NULL, (int)(end > 0x7fffffff ? 0 : end), "json_invalid", "JSON decode error", "{}", ctx);
         return NULL;
     }
     if (!json_object_is_type(o, json_type_object)) {
@@ -320,21 +318,14 @@ int sy_admin_get_num(struct sy_admin_ctx *a, struct json_object *o, const char *
         return r;
     switch (json_object_get_type(v)) {
     case json_type_int:
-    case json_type_double:
-        *out = json_object_get_double(v);
-        return SY_AF_SET;
-    case json_type_boolean:
-        *out = json_object_get_boolean(v) ? 1 : 0;
-        return SY_AF_SET;
+    case json_type_double: *out = json_object_get_double(v); return SY_AF_SET;
+    case json_type_boolean: *out = json_object_get_boolean(v) ? 1 : 0; return SY_AF_SET;
     case json_type_string:
         if (parse_num_str(json_object_get_string(v), out) == 0)
             return SY_AF_SET;
-        sy_admin_422(a, name, "float_parsing", "Input should be a valid number, unable to parse string as a number",
-                     v);
+        sy_admin_422(a, name, "float_parsing", "Input should be a valid number, unable to parse string as a number", v);
         return SY_AF_ERR;
-    default:
-        sy_admin_422(a, name, "float_type", "Input should be a valid number", v);
-        return SY_AF_ERR;
+    default: sy_admin_422(a, name, "float_type", "Input should be a valid number", v); return SY_AF_ERR;
     }
 }
 
@@ -346,12 +337,8 @@ int sy_admin_get_int(struct sy_admin_ctx *a, struct json_object *o, const char *
     if (r != SY_AF_SET)
         return r;
     switch (json_object_get_type(v)) {
-    case json_type_int:
-        *out = json_object_get_int64(v);
-        return SY_AF_SET;
-    case json_type_boolean:
-        *out = json_object_get_boolean(v) ? 1 : 0;
-        return SY_AF_SET;
+    case json_type_int: *out = json_object_get_int64(v); return SY_AF_SET;
+    case json_type_boolean: *out = json_object_get_boolean(v) ? 1 : 0; return SY_AF_SET;
     case json_type_double:
         d = json_object_get_double(v);
         if (d != floor(d) || !isfinite(d) || fabs(d) > 9.2e18) {
@@ -378,9 +365,7 @@ int sy_admin_get_int(struct sy_admin_ctx *a, struct json_object *o, const char *
                      v);
         return SY_AF_ERR;
     }
-    default:
-        sy_admin_422(a, name, "int_type", "Input should be a valid integer", v);
-        return SY_AF_ERR;
+    default: sy_admin_422(a, name, "int_type", "Input should be a valid integer", v); return SY_AF_ERR;
     }
 }
 
@@ -405,9 +390,7 @@ int sy_admin_get_bool(struct sy_admin_ctx *a, struct json_object *o, const char 
     if (r != SY_AF_SET)
         return r;
     switch (json_object_get_type(v)) {
-    case json_type_boolean:
-        *out = json_object_get_boolean(v);
-        return SY_AF_SET;
+    case json_type_boolean: *out = json_object_get_boolean(v); return SY_AF_SET;
     case json_type_int: {
         int64_t x = json_object_get_int64(v);
         if (x == 0 || x == 1) {
@@ -425,8 +408,7 @@ int sy_admin_get_bool(struct sy_admin_ctx *a, struct json_object *o, const char 
         sy_admin_422(a, name, "bool_parsing", "Input should be a valid boolean, unable to interpret input", v);
         return SY_AF_ERR;
     }
-    default:
-        break;
+    default: break;
     }
     sy_admin_422(a, name, "bool_type", "Input should be a valid boolean", v);
     return SY_AF_ERR;
@@ -506,8 +488,8 @@ void sy_admin_limits_usage(struct sy_buf *b, int *first, int kind, const char *i
     if (id)
         sy_lim_usage((enum sy_lim_kind)kind, id, (double)sy_wall_s(), &rq, &tk, &par);
     sy_admin_jkey(b, first, "limits_usage");
-    sy_buf_printf(b, "{\"requests\":%lld,\"tokens\":%lld,\"max_parallel_requests\":%lld}", (long long)rq,
-                  (long long)tk, (long long)par);
+    sy_buf_printf(b, "{\"requests\":%lld,\"tokens\":%lld,\"max_parallel_requests\":%lld}", (long long)rq, (long long)tk,
+                  (long long)par);
 }
 
 int64_t sy_admin_page_offset(int64_t page, int64_t size)

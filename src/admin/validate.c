@@ -319,7 +319,7 @@ static int scan_object(struct scan *s)
     struct keyset k = {0};
     int rc = -1;
     sy_buf_init(&k.text, (size_t)1 << 30); /* keys are never longer than the body */
-    s->i++; /* '{' */
+    s->i++;                                /* '{' */
     ws(s);
     if (s->i < s->n && s->p[s->i] == '}') {
         s->i++;
@@ -389,8 +389,11 @@ static int scan_object(struct scan *s)
         if (l) /* an empty key has no text (k.text.p may be NULL) */
             memcpy(name, k.text.p + doff, l);
         name[l] = 0;
-        refuse(s->e, s->top[0] ? s->top : l ? name : NULL, "Invalid request body: key '%.*s' appears twice in one object",
-               quote_len(name), name);
+        refuse(s->e,
+               s->top[0] ? s->top
+               : l       ? name
+                         : NULL,
+               "Invalid request body: key '%.*s' appears twice in one object", quote_len(name), name);
         goto out;
     }
     rc = 0;
@@ -442,8 +445,7 @@ static int scan_value(struct scan *s)
     char c = s->p[s->i];
     if (c == '{' || c == '[') {
         if (++s->depth > SY_ADMIN_MAX_DEPTH)
-            return refuse(s->e, param_of(s), "Invalid request body: nested deeper than %d levels",
-                          SY_ADMIN_MAX_DEPTH);
+            return refuse(s->e, param_of(s), "Invalid request body: nested deeper than %d levels", SY_ADMIN_MAX_DEPTH);
         int rc = c == '{' ? scan_object(s) : scan_array(s);
         s->depth--;
         return rc;
@@ -483,18 +485,18 @@ static int scan_body(const char *p, size_t n, struct verr *e)
 /* ---- pass 2: the field table ---------------------------------------------- */
 
 enum vk {
-    V_ID,      /* string, at most SY_ADMIN_MAX_ID bytes */
-    V_EMAIL,   /* string, at most SY_ADMIN_MAX_EMAIL bytes */
-    V_KEY,     /* a custom key: V_ID, and not the master key on generate / regenerate */
-    V_IDLIST,  /* list of V_ID strings */
-    V_STRLIST, /* list of strings */
-    V_INT,     /* integer in [0, max] */
-    V_NUM,     /* finite number >= 0 */
-    V_DUR,     /* duration text ("30s", "30m", "30h", "30d", "2w", "1mo"), or "" */
+    V_ID,        /* string, at most SY_ADMIN_MAX_ID bytes */
+    V_EMAIL,     /* string, at most SY_ADMIN_MAX_EMAIL bytes */
+    V_KEY,       /* a custom key: V_ID, and not the master key on generate / regenerate */
+    V_IDLIST,    /* list of V_ID strings */
+    V_STRLIST,   /* list of strings */
+    V_INT,       /* integer in [0, max] */
+    V_NUM,       /* finite number >= 0 */
+    V_DUR,       /* duration text ("30s", "30m", "30h", "30d", "2w", "1mo"), or "" */
     V_MODEL_INT, /* object: model name -> V_INT */
-    V_NUMS,    /* object; every number inside finite and >= 0 */
-    V_META,    /* object; its model_rpm_limit / model_tpm_limit as V_MODEL_INT */
-    V_MEMBERS, /* object or list of objects, each checked with this table */
+    V_NUMS,      /* object; every number inside finite and >= 0 */
+    V_META,      /* object; its model_rpm_limit / model_tpm_limit as V_MODEL_INT */
+    V_MEMBERS,   /* object or list of objects, each checked with this table */
 };
 
 struct vfield {
@@ -618,12 +620,8 @@ static int check_int(struct ctx *c, const char *name, struct json_object *v, int
 {
     int64_t x;
     switch (json_object_get_type(v)) {
-    case json_type_int:
-        x = json_object_get_int64(v);
-        break;
-    case json_type_boolean:
-        x = json_object_get_boolean(v);
-        break;
+    case json_type_int: x = json_object_get_int64(v); break;
+    case json_type_boolean: x = json_object_get_boolean(v); break;
     case json_type_double: {
         double d = json_object_get_double(v);
         if (d != floor(d))
@@ -652,8 +650,7 @@ static int check_int(struct ctx *c, const char *name, struct json_object *v, int
         x = l;
         break;
     }
-    default:
-        return type_err(c, name, sub, -1, "int_type", "Input should be a valid integer", v);
+    default: return type_err(c, name, sub, -1, "int_type", "Input should be a valid integer", v);
     }
     if (x < 0 || x > max)
         return refuse(c->e, name, "Invalid value for %s%s%s: must be an integer from 0 to %lld. Received: %lld", name,
@@ -667,11 +664,8 @@ static int check_num(struct ctx *c, const char *name, struct json_object *v, con
     double d;
     switch (json_object_get_type(v)) {
     case json_type_int:
-    case json_type_double:
-        d = json_object_get_double(v);
-        break;
-    case json_type_boolean:
-        return 0;
+    case json_type_double: d = json_object_get_double(v); break;
+    case json_type_boolean: return 0;
     case json_type_string: {
         const char *s = json_object_get_string(v);
         char *end;
@@ -686,8 +680,7 @@ static int check_num(struct ctx *c, const char *name, struct json_object *v, con
                             "Input should be a valid number, unable to parse string as a number", v);
         break;
     }
-    default:
-        return type_err(c, name, sub, -1, "float_type", "Input should be a valid number", v);
+    default: return type_err(c, name, sub, -1, "float_type", "Input should be a valid number", v);
     }
     if (!isfinite(d) || d < 0)
         return refuse(c->e, name, "Invalid value for %s%s%s: must be a finite number >= 0", name, sub ? "." : "",
@@ -700,8 +693,7 @@ static int check_nums(struct ctx *c, const char *name, struct json_object *v, co
 {
     switch (json_object_get_type(v)) {
     case json_type_int:
-    case json_type_double:
-        return check_num(c, name, v, sub);
+    case json_type_double: return check_num(c, name, v, sub);
     case json_type_object: {
         json_object_object_foreach(v, k, m)
         {
@@ -717,8 +709,7 @@ static int check_nums(struct ctx *c, const char *name, struct json_object *v, co
                 return -1;
         }
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -740,17 +731,14 @@ static int check_field(struct ctx *c, const struct vfield *f, struct json_object
 {
     const char *name = f->name;
     switch (f->kind) {
-    case V_ID:
-        return check_str(c, name, v, SY_ADMIN_MAX_ID, NULL, -1);
-    case V_EMAIL:
-        return check_str(c, name, v, SY_ADMIN_MAX_EMAIL, NULL, -1);
+    case V_ID: return check_str(c, name, v, SY_ADMIN_MAX_ID, NULL, -1);
+    case V_EMAIL: return check_str(c, name, v, SY_ADMIN_MAX_EMAIL, NULL, -1);
     case V_KEY: {
         if (check_str(c, name, v, SY_ADMIN_MAX_ID, NULL, -1) < 0)
             return -1;
         const char *k = json_object_get_string(v);
         size_t kl = (size_t)json_object_get_string_len(v);
-        if (c->key_route && c->rq->master_key && kl == c->rq->master_key_len &&
-            memcmp(k, c->rq->master_key, kl) == 0)
+        if (c->key_route && c->rq->master_key && kl == c->rq->master_key_len && memcmp(k, c->rq->master_key, kl) == 0)
             return refuse(c->e, name, "Invalid value for %s: a virtual key must not be the proxy's master key", name);
         if (c->key_route != KR_GENERATE && !key_text_ok(k, kl)) /* generate answers LiteLLM's "must start with sk-" */
             return refuse(c->e, name, "Invalid value for %s: a key is \"sk-...\" or its 64-character hash", name);
@@ -766,10 +754,8 @@ static int check_field(struct ctx *c, const struct vfield *f, struct json_object
                 return -1;
         }
         return 0;
-    case V_INT:
-        return check_int(c, name, v, f->max, NULL);
-    case V_NUM:
-        return check_num(c, name, v, NULL);
+    case V_INT: return check_int(c, name, v, f->max, NULL);
+    case V_NUM: return check_num(c, name, v, NULL);
     case V_DUR: {
         if (check_str(c, name, v, SY_ADMIN_MAX_ID, NULL, -1) < 0)
             return -1;
@@ -782,12 +768,11 @@ static int check_field(struct ctx *c, const struct vfield *f, struct json_object
                           quote_len(s), s);
         /* an expiry or reset past 9999 has no timestamp (sy_iso_time would write 1970) */
         if (c->rq->now + secs > SY_ADMIN_MAX_TIME || sy_duration_next(s, c->rq->now) > SY_ADMIN_MAX_TIME)
-            return refuse(c->e, name, "Invalid value for %s: %.*s from now is past the year 9999", name,
-                          quote_len(s), s);
+            return refuse(c->e, name, "Invalid value for %s: %.*s from now is past the year 9999", name, quote_len(s),
+                          s);
         return 0;
     }
-    case V_MODEL_INT:
-        return check_model_int(c, name, v, f->max);
+    case V_MODEL_INT: return check_model_int(c, name, v, f->max);
     case V_NUMS:
         if (!json_object_is_type(v, json_type_object))
             return type_err(c, name, NULL, -1, "dict_type", "Input should be a valid dictionary", v);
@@ -861,7 +846,7 @@ static size_t query_max(const char *name)
 static int check_query(const char *q, size_t n, struct verr *e)
 {
     size_t i = 0;
-    char name[128]; /* as sy_query_get reads names */
+    char name[128];            /* as sy_query_get reads names */
     char *val = malloc(n + 1); /* a decoded value is never longer than the query */
     int rc = 0;
     if (!val)
@@ -878,8 +863,7 @@ static int check_query(const char *q, size_t n, struct verr *e)
         char what[160];
         if (check_text(e, "query parameter name", NULL, name, nl) < 0)
             rc = -1;
-        else if (snprintf(what, sizeof what, "query parameter %s", name),
-                 check_text(e, what, name, val, dl) < 0)
+        else if (snprintf(what, sizeof what, "query parameter %s", name), check_text(e, what, name, val, dl) < 0)
             rc = -1;
         else if (dl > query_max(name))
             rc = refuse(e, name, "Invalid value for %s: at most %zu bytes allowed, got %zu", name, query_max(name), dl);
@@ -928,7 +912,8 @@ int sy_admin_check(const struct sy_admin_req *rq, int *status, struct sy_buf *ou
     size_t seg_len = 0;
     int kr = rq->path ? key_route_of(rq->path, rq->path_len, &seg, &seg_len) : KR_NONE;
     if (seg && (seg_len > SY_ADMIN_MAX_ID || !key_text_ok(seg, seg_len)))
-        return refuse(&e, "key", "Invalid key in the path: a key is \"sk-...\" or its 64-character hash, at most %d bytes",
+        return refuse(&e, "key",
+                      "Invalid key in the path: a key is \"sk-...\" or its 64-character hash, at most %d bytes",
                       SY_ADMIN_MAX_ID);
     if (!rq->body || !rq->body_len)
         return 0;

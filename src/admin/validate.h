@@ -18,20 +18,20 @@
 #include "core/utf8.h"
 
 /* Documented maxima (bytes of UTF-8). */
-#define SY_ADMIN_MAX_ID 127       /* ids, aliases, custom keys */
-#define SY_ADMIN_MAX_EMAIL 254    /* user_email (RFC 5321's path limit) */
-#define SY_ADMIN_MAX_QUERY 511    /* any other query parameter value */
-#define SY_ADMIN_MAX_QUERY_LIST 4095 /* comma-separated query lists (user_ids, tags) */
-#define SY_ADMIN_MAX_DEPTH 64     /* JSON nesting */
-#define SY_ADMIN_MAX_INT32 2147483647LL /* INTEGER columns (max_parallel_requests) */
-#define SY_ADMIN_MAX_TIME 253402300799.0 /* 9999-12-31T23:59:59Z: the last time the store writes */
+#define SY_ADMIN_MAX_ID         127            /* ids, aliases, custom keys */
+#define SY_ADMIN_MAX_EMAIL      254            /* user_email (RFC 5321's path limit) */
+#define SY_ADMIN_MAX_QUERY      511            /* any other query parameter value */
+#define SY_ADMIN_MAX_QUERY_LIST 4095           /* comma-separated query lists (user_ids, tags) */
+#define SY_ADMIN_MAX_DEPTH      64             /* JSON nesting */
+#define SY_ADMIN_MAX_INT32      2147483647LL   /* INTEGER columns (max_parallel_requests) */
+#define SY_ADMIN_MAX_TIME       253402300799.0 /* 9999-12-31T23:59:59Z: the last time the store writes */
 
 struct sy_admin_req {
-    const char *path;   /* raw request path (may be percent-encoded) */
+    const char *path; /* raw request path (may be percent-encoded) */
     size_t path_len;
-    const char *query;  /* raw query string, may be NULL */
+    const char *query; /* raw query string, may be NULL */
     size_t query_len;
-    const char *body;   /* may be NULL */
+    const char *body; /* may be NULL */
     size_t body_len;
     const char *master_key; /* NULL when auth is off */
     size_t master_key_len;

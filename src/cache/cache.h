@@ -44,12 +44,12 @@ int sy_cache_key_scoped(const char *body, size_t n, const char *model_group, con
 /* Per-request controls: the body's "cache" object (LiteLLM's keys) and the
  * Cache-Control request header. */
 struct sy_cache_ctl {
-    int no_cache;     /* "no-cache": true / Cache-Control: no-cache: skip the lookup */
-    int no_store;     /* "no-store": true / Cache-Control: no-store: do not write */
-    int use_cache;    /* "use-cache": true: opt in under mode: default_off */
-    double ttl;       /* "ttl": N (seconds); < 0 when absent */
-    double s_maxage;  /* "s-maxage": N / Cache-Control: s-maxage=N or max-age=N: only entries younger; < 0 absent */
-    char ns[304];     /* "namespace": "..." ("" when absent) */
+    int no_cache;    /* "no-cache": true / Cache-Control: no-cache: skip the lookup */
+    int no_store;    /* "no-store": true / Cache-Control: no-store: do not write */
+    int use_cache;   /* "use-cache": true: opt in under mode: default_off */
+    double ttl;      /* "ttl": N (seconds); < 0 when absent */
+    double s_maxage; /* "s-maxage": N / Cache-Control: s-maxage=N or max-age=N: only entries younger; < 0 absent */
+    char ns[304];    /* "namespace": "..." ("" when absent) */
 };
 /* Fill c from the "cache" member's value span (obj, len; may be NULL/0) and
  * the Cache-Control header value (cc, cclen; may be NULL/0). 0, or -1 with a

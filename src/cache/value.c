@@ -82,8 +82,8 @@ static int unescape(const char *s, size_t n, size_t *i, struct sy_buf *out)
                 return -1;
             p += 4;
             unsigned long cp = v;
-            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' && !sy_hex4(s + p + 2, &lo) &&
-                lo >= 0xdc00 && lo < 0xe000) {
+            if (v >= 0xd800 && v < 0xdc00 && p + 6 <= n && s[p] == '\\' && s[p + 1] == 'u' &&
+                !sy_hex4(s + p + 2, &lo) && lo >= 0xdc00 && lo < 0xe000) {
                 cp = 0x10000 + (((unsigned long)v - 0xd800) << 10) + (lo - 0xdc00);
                 p += 6;
             } else if (v >= 0xd800 && v < 0xe000) {

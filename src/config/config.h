@@ -15,8 +15,8 @@
 #ifndef SY_CONFIG_H
 #define SY_CONFIG_H
 
-#define SY_DB_THREADS_DEFAULT 2 /* DB threads when database_connection_pool_limit is not set */
-#define SY_DB_THREADS_MAX 64    /* database_connection_pool_limit is capped here */
+#define SY_DB_THREADS_DEFAULT 2  /* DB threads when database_connection_pool_limit is not set */
+#define SY_DB_THREADS_MAX     64 /* database_connection_pool_limit is capped here */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,9 +30,10 @@ struct sy_kv {
 
 /* One entry of model_list. */
 struct sy_deployment {
-    const char *model_name;     /* public alias = model group */
-    const char *id;             /* model_info.id, else sha256 hex as LiteLLM's Router._generate_model_id */
-    const char *model;          /* litellm_params.model as written, e.g. "azure/my-gpt4o" (may be NULL: entry without litellm_params) */
+    const char *model_name; /* public alias = model group */
+    const char *id;         /* model_info.id, else sha256 hex as LiteLLM's Router._generate_model_id */
+    const char
+        *model; /* litellm_params.model as written, e.g. "azure/my-gpt4o" (may be NULL: entry without litellm_params) */
     const char *provider;       /* the prefix before '/', or custom_llm_provider, or "openai" if unprefixed */
     const char *upstream_model; /* the part after the provider prefix, e.g. "my-gpt4o" */
     const char *api_base;       /* may be NULL */
@@ -46,13 +47,13 @@ struct sy_deployment {
     int order;                  /* < 0 when absent */
     const char *mock_response;  /* may be NULL */
     /* model_info */
-    const char *mode;           /* "chat" (default), "embedding", "completion", ... */
-    int64_t max_input_tokens;   /* < 0 when absent */
-    int64_t max_tokens;         /* < 0 when absent */
+    const char *mode;                                   /* "chat" (default), "embedding", "completion", ... */
+    int64_t max_input_tokens;                           /* < 0 when absent */
+    int64_t max_tokens;                                 /* < 0 when absent */
     double input_cost_per_token, output_cost_per_token; /* < 0 when absent (litellm_params wins over model_info) */
-    const char *tokenizer;      /* model_info.tokenizer: "cl100k_base" | "o200k_base" | NULL */
-    int line;                   /* line of the entry in its file, for messages */
-    const char *file;           /* file the entry came from */
+    const char *tokenizer;                              /* model_info.tokenizer: "cl100k_base" | "o200k_base" | NULL */
+    int line;                                           /* line of the entry in its file, for messages */
+    const char *file;                                   /* file the entry came from */
     /* added by the loader (not in the original interface) */
     const struct sy_kv *params; /* every litellm_params key (plus router_settings.default_litellm_params
                                    keys the entry lacks), value as text: strings as written, other
@@ -60,31 +61,31 @@ struct sy_deployment {
     size_t n_params;
     const char *credential_name; /* litellm_params.litellm_credential_name; may be NULL */
     /* router (issue 7) */
-    int max_parallel_requests;   /* litellm_params.max_parallel_requests; < 0 when absent */
-    double cooldown_time_s;      /* litellm_params.cooldown_time; < 0 when absent (0 = never cool down) */
+    int max_parallel_requests;      /* litellm_params.max_parallel_requests; < 0 when absent */
+    double cooldown_time_s;         /* litellm_params.cooldown_time; < 0 when absent (0 = never cool down) */
     const char *health_check_model; /* model_info.health_check_model; may be NULL */
     /* cost (issue 9): litellm_params wins over model_info; < 0 when absent */
     double cache_read_input_token_cost, cache_creation_input_token_cost, output_cost_per_reasoning_token;
-    int64_t max_output_tokens;   /* model_info.max_output_tokens; < 0 when absent */
-    const char **access_groups;  /* model_info.access_groups; may be NULL */
+    int64_t max_output_tokens;  /* model_info.max_output_tokens; < 0 when absent */
+    const char **access_groups; /* model_info.access_groups; may be NULL */
     size_t n_access_groups;
-    const char *base_model;      /* model_info.base_model (price lookup); may be NULL */
+    const char *base_model; /* model_info.base_model (price lookup); may be NULL */
     /* routing (issue 19) */
-    const char *region_name;     /* litellm_params.region_name, else model_info.region_name; may be NULL */
-    const char **tags;           /* litellm_params.tags (tag routing); may be NULL */
+    const char *region_name; /* litellm_params.region_name, else model_info.region_name; may be NULL */
+    const char **tags;       /* litellm_params.tags (tag routing); may be NULL */
     size_t n_tags;
-    int num_retries;             /* litellm_params.num_retries: retries in the group after this deployment
-                                    fails; < 0 when absent */
-    int mock_timeout;            /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
+    int num_retries;  /* litellm_params.num_retries: retries in the group after this deployment
+                         fails; < 0 when absent */
+    int mock_timeout; /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
 };
 
 /* router_settings.provider_budget_config entry: a provider's spend cap over a
  * rolling window (router/budget.c). */
 struct sy_provider_budget {
-    const char *provider;   /* "openai", "anthropic", ... (the deployment's provider) */
-    double budget_limit;    /* USD; budget_limit or max_budget */
-    double period_s;        /* time_period or budget_duration ("30s", "1h", "1d", "1mo") in seconds */
-    const char *period;     /* as written, for the Redis key and messages */
+    const char *provider; /* "openai", "anthropic", ... (the deployment's provider) */
+    double budget_limit;  /* USD; budget_limit or max_budget */
+    double period_s;      /* time_period or budget_duration ("30s", "1h", "1d", "1mo") in seconds */
+    const char *period;   /* as written, for the Redis key and messages */
 };
 
 /* One fallbacks entry: {"group": ["fb1", "fb2"]} (group may be "*"). */
@@ -96,12 +97,12 @@ struct sy_fallback {
 
 /* Exception classes of retry_policy / allowed_fails_policy, in this order. */
 enum sy_exc_class {
-    SY_EXC_BAD_REQUEST,      /* BadRequestError(Retries|AllowedFails) */
-    SY_EXC_AUTHENTICATION,   /* AuthenticationError... */
-    SY_EXC_TIMEOUT,          /* TimeoutError... */
-    SY_EXC_RATE_LIMIT,       /* RateLimitError... */
-    SY_EXC_CONTENT_POLICY,   /* ContentPolicyViolationError... */
-    SY_EXC_INTERNAL_SERVER,  /* InternalServerError... */
+    SY_EXC_BAD_REQUEST,     /* BadRequestError(Retries|AllowedFails) */
+    SY_EXC_AUTHENTICATION,  /* AuthenticationError... */
+    SY_EXC_TIMEOUT,         /* TimeoutError... */
+    SY_EXC_RATE_LIMIT,      /* RateLimitError... */
+    SY_EXC_CONTENT_POLICY,  /* ContentPolicyViolationError... */
+    SY_EXC_INTERNAL_SERVER, /* InternalServerError... */
     SY_EXC__COUNT
 };
 
@@ -118,73 +119,79 @@ struct sy_alias {
  * when both are set, as LiteLLM's Router(**router_settings) does. */
 struct sy_router_config {
     /* routing_strategy_args */
-    double lowest_latency_buffer;   /* default 0 */
-    double latency_ttl_s;           /* routing_strategy_args.ttl, default 3600 */
-    int max_latency_list_size;      /* default 10 */
+    double lowest_latency_buffer; /* default 0 */
+    double latency_ttl_s;         /* routing_strategy_args.ttl, default 3600 */
+    int max_latency_list_size;    /* default 10 */
     /* retries */
-    double retry_after_s;           /* router_settings.retry_after (min back-off), default 0 */
-    int retry_policy[SY_EXC__COUNT];        /* < 0 when absent */
+    double retry_after_s;            /* router_settings.retry_after (min back-off), default 0 */
+    int retry_policy[SY_EXC__COUNT]; /* < 0 when absent */
     int has_retry_policy;
     /* cooldowns */
-    int allowed_fails;              /* < 0 when absent (router_settings or litellm_settings) */
+    int allowed_fails;                       /* < 0 when absent (router_settings or litellm_settings) */
     int allowed_fails_policy[SY_EXC__COUNT]; /* < 0 when absent */
     int has_allowed_fails_policy;
-    double cooldown_time_s;         /* < 0 when absent (default 5 applied by the router) */
-    int disable_cooldowns;          /* bool */
+    double cooldown_time_s; /* < 0 when absent (default 5 applied by the router) */
+    int disable_cooldowns;  /* bool */
     /* timeouts */
-    double stream_timeout_s;        /* router_settings.stream_timeout; < 0 when absent */
+    double stream_timeout_s; /* router_settings.stream_timeout; < 0 when absent */
     /* fallbacks */
-    int max_fallbacks;              /* default 5 */
-    struct sy_fallback *fallbacks;  size_t n_fallbacks;
-    struct sy_fallback *context_window_fallbacks; size_t n_context_window_fallbacks;
-    struct sy_fallback *content_policy_fallbacks; size_t n_content_policy_fallbacks;
-    const char **default_fallbacks; size_t n_default_fallbacks;
+    int max_fallbacks; /* default 5 */
+    struct sy_fallback *fallbacks;
+    size_t n_fallbacks;
+    struct sy_fallback *context_window_fallbacks;
+    size_t n_context_window_fallbacks;
+    struct sy_fallback *content_policy_fallbacks;
+    size_t n_content_policy_fallbacks;
+    const char **default_fallbacks;
+    size_t n_default_fallbacks;
     /* selection */
-    int enable_pre_call_checks;     /* bool */
-    struct sy_alias *aliases;       size_t n_aliases;   /* model_group_alias */
+    int enable_pre_call_checks; /* bool */
+    struct sy_alias *aliases;
+    size_t n_aliases;                  /* model_group_alias */
     int default_max_parallel_requests; /* < 0 when absent */
-    int enable_tag_filtering;       /* bool: route by request tags (router/select.c) */
-    int tag_filtering_match_any;    /* bool, default 1: one common tag suffices (0: all request tags) */
-    struct sy_provider_budget *provider_budgets; size_t n_provider_budgets; /* provider_budget_config */
+    int enable_tag_filtering;          /* bool: route by request tags (router/select.c) */
+    int tag_filtering_match_any;       /* bool, default 1: one common tag suffices (0: all request tags) */
+    struct sy_provider_budget *provider_budgets;
+    size_t n_provider_budgets; /* provider_budget_config */
     /* Redis: router_settings.redis_host/redis_port/redis_password/redis_db, or redis_url
      * (redis://[user[:password]@]host[:port][/db], parsed into these fields); else the env
      * REDIS_URL, or REDIS_HOST (+REDIS_PORT, REDIS_PASSWORD, REDIS_USERNAME). */
-    const char *redis_host;         /* may be NULL: no Redis */
-    int redis_port;                 /* default 6379 */
-    const char *redis_password;     /* may be NULL */
-    const char *redis_username;     /* may be NULL */
-    int redis_db;                   /* default 0 */
+    const char *redis_host;     /* may be NULL: no Redis */
+    int redis_port;             /* default 6379 */
+    const char *redis_password; /* may be NULL */
+    const char *redis_username; /* may be NULL */
+    int redis_db;               /* default 0 */
     /* health (general_settings) */
     int background_health_checks;   /* bool */
     double health_check_interval_s; /* default 300 */
 };
 
 /* cache_params.supported_call_types */
-#define SY_CACHE_CT_CHAT 1u  /* completion, acompletion */
-#define SY_CACHE_CT_TEXT 2u  /* text_completion, atext_completion */
+#define SY_CACHE_CT_CHAT  1u /* completion, acompletion */
+#define SY_CACHE_CT_TEXT  2u /* text_completion, atext_completion */
 #define SY_CACHE_CT_EMBED 4u /* embedding, aembedding */
 
 enum { SY_CACHE_SCOPE_GLOBAL, SY_CACHE_SCOPE_TEAM, SY_CACHE_SCOPE_KEY };
 
 struct sy_config {
-    int refs;                   /* atomic; see sy_config_ref/unref */
-    const char *path;           /* main file, may be NULL for the built-in default */
+    int refs;         /* atomic; see sy_config_ref/unref */
+    const char *path; /* main file, may be NULL for the built-in default */
 
     struct sy_deployment *deployments;
     size_t n_deployments;
 
     /* litellm_settings */
-    int drop_params;                       /* bool, default 0 */
-    int include_cost_in_streaming_usage;   /* bool, default 0: a stream's usage chunk carries usage.cost */
-    int num_retries;                       /* < 0 when absent */
-    double request_timeout_s;              /* default 6000 */
-    const char **callbacks;                /* union of callbacks + success_callback + failure_callback */
+    int drop_params;                     /* bool, default 0 */
+    int include_cost_in_streaming_usage; /* bool, default 0: a stream's usage chunk carries usage.cost */
+    int num_retries;                     /* < 0 when absent */
+    double request_timeout_s;            /* default 6000 */
+    const char **callbacks;              /* union of callbacks + success_callback + failure_callback */
     size_t n_callbacks;
     int prometheus;                        /* "prometheus" appears in callbacks/success_callback */
     int require_auth_for_metrics_endpoint; /* bool, default 0 */
     int ssl_verify;                        /* default 1; 0 when ssl_verify: false */
     const char *ssl_ca_file;               /* ssl_verify given as a path; may be NULL */
-    const char *access_log;                /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
+    const char *access_log; /* switchyard extension: litellm_settings.switchyard_access_log path; may be NULL */
     const char *vertex_project, *vertex_location; /* defaults for vertex_ai deployments; may be NULL */
     /* new internal users (admin/users.c, LiteLLM's _update_internal_new_user_params) */
     double max_internal_user_budget;           /* litellm_settings.max_internal_user_budget; < 0 when absent */
@@ -192,66 +199,66 @@ struct sy_config {
     const char *default_internal_user_params;  /* JSON object text of the mapping; may be NULL */
 
     /* router_settings */
-    const char *routing_strategy;          /* default "simple-shuffle"; one of simple-shuffle, least-busy,
-                                              usage-based-routing, usage-based-routing-v2,
-                                              latency-based-routing, cost-based-routing */
-    int router_num_retries;                /* < 0 when absent */
-    double router_timeout_s;               /* < 0 when absent */
-    struct sy_router_config router;        /* everything else the router reads */
+    const char *routing_strategy;   /* default "simple-shuffle"; one of simple-shuffle, least-busy,
+                                       usage-based-routing, usage-based-routing-v2,
+                                       latency-based-routing, cost-based-routing */
+    int router_num_retries;         /* < 0 when absent */
+    double router_timeout_s;        /* < 0 when absent */
+    struct sy_router_config router; /* everything else the router reads */
 
     /* general_settings */
-    const char *master_key;                /* may be NULL (auth off); env LITELLM_MASTER_KEY when absent */
-    double max_request_size_mb;            /* default 32 */
+    const char *master_key;     /* may be NULL (auth off); env LITELLM_MASTER_KEY when absent */
+    double max_request_size_mb; /* default 32 */
     /* keys and spend (issue 9) */
-    const char *database_url;              /* general_settings.database_url, else env DATABASE_URL; may be NULL
-                                              (then the embedded SQLite file, see gateway) */
-    int allow_requests_on_db_unavailable;  /* bool, default 0 */
-    double proxy_batch_write_at_s;         /* spend writer interval, default 1 (LiteLLM: 10) */
-    int disable_spend_logs;                /* bool: no SpendLogs rows (entity spend still written) */
-    int disable_error_logs;                /* bool: no SpendLogs rows for failed requests (LiteLLM's
-                                              _should_track_errors_in_db) */
-    int database_connection_pool_limit;    /* DB threads = database connections (store/dbpool.h); 0: the
-                                              default SY_DB_THREADS_DEFAULT; read at start only */
-    double user_api_key_cache_ttl_s;       /* key cache TTL, default 10 */
-    size_t spend_queue_max;                /* general_settings.switchyard_spend_queue_max, default 100000 */
-    const char *model_prices_path;         /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
-    int reject_clientside_metadata_tags;   /* general_settings: a request whose metadata carries tags is refused */
+    const char *database_url;             /* general_settings.database_url, else env DATABASE_URL; may be NULL
+                                             (then the embedded SQLite file, see gateway) */
+    int allow_requests_on_db_unavailable; /* bool, default 0 */
+    double proxy_batch_write_at_s;        /* spend writer interval, default 1 (LiteLLM: 10) */
+    int disable_spend_logs;               /* bool: no SpendLogs rows (entity spend still written) */
+    int disable_error_logs;               /* bool: no SpendLogs rows for failed requests (LiteLLM's
+                                             _should_track_errors_in_db) */
+    int database_connection_pool_limit;   /* DB threads = database connections (store/dbpool.h); 0: the
+                                             default SY_DB_THREADS_DEFAULT; read at start only */
+    double user_api_key_cache_ttl_s;      /* key cache TTL, default 10 */
+    size_t spend_queue_max;               /* general_settings.switchyard_spend_queue_max, default 100000 */
+    const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+    int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
     /* budgets */
-    double max_budget;                     /* litellm_settings.max_budget: the proxy-wide budget, 0 none */
-    const char *budget_duration;           /* litellm_settings.budget_duration: its window ("30d"); NULL = 30 days */
-    double budget_resched_min_s;           /* general_settings.proxy_budget_rescheduler_min_time; 0 unset */
-    double budget_resched_max_s;           /* general_settings.proxy_budget_rescheduler_max_time; 0 unset */
+    double max_budget;           /* litellm_settings.max_budget: the proxy-wide budget, 0 none */
+    const char *budget_duration; /* litellm_settings.budget_duration: its window ("30d"); NULL = 30 days */
+    double budget_resched_min_s; /* general_settings.proxy_budget_rescheduler_min_time; 0 unset */
+    double budget_resched_max_s; /* general_settings.proxy_budget_rescheduler_max_time; 0 unset */
 
     /* rate limits (issue 10; limits/limits.h) */
-    long global_max_parallel;              /* general_settings.global_max_parallel_requests; < 0 none */
-    int token_rate_limit_type;             /* general_settings.token_rate_limit_type: 0 total (default), 1 input, 2 output */
-    int limits_fail_closed;                /* general_settings.switchyard_rate_limit_redis_failure: closed (default open) */
+    long global_max_parallel;  /* general_settings.global_max_parallel_requests; < 0 none */
+    int token_rate_limit_type; /* general_settings.token_rate_limit_type: 0 total (default), 1 input, 2 output */
+    int limits_fail_closed;    /* general_settings.switchyard_rate_limit_redis_failure: closed (default open) */
 
     /* response cache (issue 10; cache/cache.h): litellm_settings.cache + cache_params */
-    int cache;                             /* litellm_settings.cache: true */
-    int cache_redis;                       /* cache_params.type: redis (else local) */
-    double cache_ttl_s;                    /* cache_params.ttl; default 600 (LiteLLM's in-memory default) */
-    const char *cache_namespace;           /* cache_params.namespace; may be NULL */
-    int cache_default_off;                 /* cache_params.mode: default_off */
-    int cache_scope;                       /* cache_params.switchyard_scope: SY_CACHE_SCOPE_* (default global) */
-    unsigned cache_call_types;             /* SY_CACHE_CT_* bits: cache_params.supported_call_types */
-    size_t cache_max_bytes;                /* cache_params.switchyard_max_bytes; default 64 MiB (local) */
-    size_t cache_max_items;                /* cache_params.max_size_in_memory; default 10000 (local) */
+    int cache;                   /* litellm_settings.cache: true */
+    int cache_redis;             /* cache_params.type: redis (else local) */
+    double cache_ttl_s;          /* cache_params.ttl; default 600 (LiteLLM's in-memory default) */
+    const char *cache_namespace; /* cache_params.namespace; may be NULL */
+    int cache_default_off;       /* cache_params.mode: default_off */
+    int cache_scope;             /* cache_params.switchyard_scope: SY_CACHE_SCOPE_* (default global) */
+    unsigned cache_call_types;   /* SY_CACHE_CT_* bits: cache_params.supported_call_types */
+    size_t cache_max_bytes;      /* cache_params.switchyard_max_bytes; default 64 MiB (local) */
+    size_t cache_max_items;      /* cache_params.max_size_in_memory; default 10000 (local) */
     const char *cache_redis_host, *cache_redis_url, *cache_redis_password, *cache_redis_username; /* cache_params */
     int cache_redis_port, cache_redis_db;
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
-    size_t max_header_bytes;               /* default 65536 */
-    double header_timeout_s;               /* default 30: whole request head must arrive */
-    double body_timeout_s;                 /* default 60: idle time between body bytes */
-    double body_total_timeout_s;           /* default 60: the whole body must arrive in this time */
-    double keepalive_timeout_s;            /* default 75 */
+    size_t max_header_bytes;     /* default 65536 */
+    double header_timeout_s;     /* default 30: whole request head must arrive */
+    double body_timeout_s;       /* default 60: idle time between body bytes */
+    double body_total_timeout_s; /* default 60: the whole body must arrive in this time */
+    double keepalive_timeout_s;  /* default 75 */
     /* general_settings.switchyard_cors_allowed_origins: NULL = any origin
      * (LiteLLM's default); else "origin\n..." (a list or a comma-separated string) */
     const char *cors_origins;
 
-    int n_warnings;                        /* warnings printed while loading */
-    void *priv;                            /* loader's private allocations */
+    int n_warnings; /* warnings printed while loading */
+    void *priv;     /* loader's private allocations */
 };
 
 /* Load and validate `path`. On success returns 0 and sets *out (refs = 1).
@@ -261,12 +268,12 @@ int sy_config_load(const char *path, struct sy_config **out, char *err, size_t e
 
 /* Load from an in-memory YAML string (used for the built-in default and tests);
  * `name` is used in messages and `dir` to resolve include: paths (may be NULL). */
-int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir,
-                          struct sy_config **out, char *err, size_t errlen);
+int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir, struct sy_config **out,
+                          char *err, size_t errlen);
 
 /* Flags for sy_config_load_string_ex(). */
-#define SY_CONFIG_NO_SETENV 0x1  /* do not export environment_variables (fuzzing, tests) */
-#define SY_CONFIG_QUIET 0x2      /* do not log warnings/errors (they are still counted and kept) */
+#define SY_CONFIG_NO_SETENV  0x1 /* do not export environment_variables (fuzzing, tests) */
+#define SY_CONFIG_QUIET      0x2 /* do not log warnings/errors (they are still counted and kept) */
 #define SY_CONFIG_NO_INCLUDE 0x4 /* refuse include: (fuzzing) */
 
 /* sy_config_load_string() with flags. */

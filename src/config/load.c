@@ -27,7 +27,7 @@
 #include "core/log.h"
 
 #define MAX_FILE_BYTES (16u << 20)
-#define ENV_MAX_DEPTH 100 /* LiteLLM DEFAULT_MAX_RECURSE_DEPTH */
+#define ENV_MAX_DEPTH  100 /* LiteLLM DEFAULT_MAX_RECURSE_DEPTH */
 
 static void keep_warning(struct sy_ld *ld, const char *msg)
 {
@@ -222,8 +222,8 @@ static void process_includes(struct sy_ld *ld, struct sy_ynode *root, const char
             if (sp->val->kind == SY_Y_SEQ && rp) {
                 if (rp->val->kind != SY_Y_SEQ) {
                     sy__ld_error(ld, sp->key->file, sp->key->line,
-                                 "cannot extend '%s' from %s: the existing value (%s:%d) is %s, not a list",
-                                 sp->key->s, p, rp->val->file, rp->val->line, sy__ykind_name(rp->val->kind));
+                                 "cannot extend '%s' from %s: the existing value (%s:%d) is %s, not a list", sp->key->s,
+                                 p, rp->val->file, rp->val->line, sy__ykind_name(rp->val->kind));
                     continue;
                 }
                 struct sy_ynode *merged = sy__ynode_new(ld->a, SY_Y_SEQ, rp->val->line, rp->val->file);
@@ -293,8 +293,8 @@ static struct sy_ynode *env_value(struct sy_ld *ld, const struct sy_ynode *ref)
     const char *val = (name.len && !memchr(nm, 0, name.len)) ? getenv(nm) : NULL;
     struct sy_ynode *out;
     if (!val) {
-        sy__ld_warn(ld, ref->file, ref->line, "environment variable %s is not set (os.environ/%s); value is null",
-                    nm, nm);
+        sy__ld_warn(ld, ref->file, ref->line, "environment variable %s is not set (os.environ/%s); value is null", nm,
+                    nm);
         out = sy__ynode_new(ld->a, SY_Y_NULL, ref->line, ref->file);
     } else {
         const char *b = val, *e = val + strlen(val);
@@ -388,8 +388,8 @@ int sy_config_load_string_ex(const char *yaml, size_t len, const char *name, con
     return 0;
 }
 
-int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir,
-                          struct sy_config **out, char *err, size_t errlen)
+int sy_config_load_string(const char *yaml, size_t len, const char *name, const char *dir, struct sy_config **out,
+                          char *err, size_t errlen)
 {
     return sy_config_load_string_ex(yaml, len, name, dir, 0, out, err, errlen);
 }

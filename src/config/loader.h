@@ -12,7 +12,7 @@
 #include "core/arena.h"
 
 struct sy_config_priv {
-    struct sy_arena arena;       /* every allocation of the snapshot */
+    struct sy_arena arena; /* every allocation of the snapshot */
     const char **warnings;
     size_t n_warnings, cap_warnings;
 };
@@ -25,7 +25,7 @@ struct sy_ld {
     int n_errors;
     char *err;
     size_t errlen;
-    const char **once;           /* keys already warned about once */
+    const char **once; /* keys already warned about once */
     size_t n_once, cap_once;
 };
 
@@ -45,8 +45,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root);
 /* A number (an integer in int range when `integer`). */
 int sy__get_num(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, double *out);
 /* sy__get_num() that also refuses negative values (and 0 when `positive`). */
-int sy__get_count(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, int positive,
-                  double *out);
+int sy__get_count(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, int positive, double *out);
 /* A boolean: true/false, the integers 0/1, or a string true/yes/on/1/t/y or
  * false/no/off/0/f/n (any case). */
 int sy__get_bool(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int *out);
@@ -69,8 +68,7 @@ int sy__parse_redis_url(struct sy_ld *ld, const char *file, int line, const char
 void sy__read_fallback_lists(struct sy_ld *ld, struct sy_router_config *r, const struct sy_ynode *sec,
                              const char *name);
 /* model_group_alias: {alias: group} or {alias: {model: group, hidden: bool}} into *out (arena). */
-int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *path, struct sy_alias **out,
-                     size_t *nout);
+int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *path, struct sy_alias **out, size_t *nout);
 /* retry_policy ({...ErrorRetries: n}) or allowed_fails_policy ({...ErrorAllowedFails: n}) into out[]
  * (entries not given stay as they are); `suffix` is "Retries" or "AllowedFails". */
 int sy__read_policy(struct sy_ld *ld, const struct sy_ynode *v, const char *path, const char *suffix,

@@ -32,8 +32,8 @@ static void num(FILE *out, const char *name, double v)
  * set (>= 0), "-" when none is. */
 static void policy(FILE *out, const int v[SY_EXC__COUNT])
 {
-    static const char *const cls[SY_EXC__COUNT] = {"BadRequest", "Authentication", "Timeout", "RateLimit",
-                                                   "ContentPolicyViolation", "InternalServer"};
+    static const char *const cls[SY_EXC__COUNT] = {"BadRequest", "Authentication",         "Timeout",
+                                                   "RateLimit",  "ContentPolicyViolation", "InternalServer"};
     int n = 0;
     for (int i = 0; i < SY_EXC__COUNT; i++)
         if (v[i] >= 0)
@@ -107,8 +107,9 @@ static void print_router(const struct sy_config *c, FILE *out)
         fputc('\n', out);
     }
 
-    fprintf(out, "router: max_fallbacks=%d fallbacks=%zu context_window_fallbacks=%zu content_policy_fallbacks=%zu "
-                 "default_fallbacks=",
+    fprintf(out,
+            "router: max_fallbacks=%d fallbacks=%zu context_window_fallbacks=%zu content_policy_fallbacks=%zu "
+            "default_fallbacks=",
             r->max_fallbacks, r->n_fallbacks, r->n_context_window_fallbacks, r->n_content_policy_fallbacks);
     for (size_t i = 0; i < r->n_default_fallbacks; i++)
         fprintf(out, "%s%s", i ? "," : "", r->default_fallbacks[i]);
@@ -129,8 +130,8 @@ static void print_router(const struct sy_config *c, FILE *out)
                 r->redis_username ? r->redis_username : "-", r->redis_password ? "***" : "-");
     else
         fprintf(out, "router: redis=off");
-    fprintf(out, " background_health_checks=%s health_check_interval=%gs\n",
-            r->background_health_checks ? "on" : "off", r->health_check_interval_s);
+    fprintf(out, " background_health_checks=%s health_check_interval=%gs\n", r->background_health_checks ? "on" : "off",
+            r->health_check_interval_s);
 }
 
 void sy_config_print(const struct sy_config *c, FILE *out)
@@ -156,8 +157,7 @@ void sy_config_print(const struct sy_config *c, FILE *out)
             char key[64];
             redact(e->api_key, key, sizeof key);
             fprintf(out, "  - %s %s api_base=%s api_key=%s id=%.12s", e->provider,
-                    e->upstream_model ? e->upstream_model : "(no model)", e->api_base ? e->api_base : "-", key,
-                    e->id);
+                    e->upstream_model ? e->upstream_model : "(no model)", e->api_base ? e->api_base : "-", key, e->id);
             num(out, "rpm", e->rpm);
             num(out, "tpm", e->tpm);
             num(out, "weight", e->weight);
@@ -181,11 +181,11 @@ void sy_config_print(const struct sy_config *c, FILE *out)
         fprintf(out, " router_timeout=%gs", c->router_timeout_s);
     fprintf(out, " drop_params=%s master_key=%s auth=%s\n", c->drop_params ? "true" : "false", mk,
             c->master_key ? "on" : "off");
-    fprintf(out, "settings: max_request_size_mb=%g max_header_bytes=%zu header_timeout=%gs body_timeout=%gs "
-                 "keepalive_timeout=%gs ssl_verify=%s%s%s\n",
-            c->max_request_size_mb, c->max_header_bytes, c->header_timeout_s, c->body_timeout_s,
-            c->keepalive_timeout_s, c->ssl_verify ? "true" : "false", c->ssl_ca_file ? " ca_file=" : "",
-            c->ssl_ca_file ? c->ssl_ca_file : "");
+    fprintf(out,
+            "settings: max_request_size_mb=%g max_header_bytes=%zu header_timeout=%gs body_timeout=%gs "
+            "keepalive_timeout=%gs ssl_verify=%s%s%s\n",
+            c->max_request_size_mb, c->max_header_bytes, c->header_timeout_s, c->body_timeout_s, c->keepalive_timeout_s,
+            c->ssl_verify ? "true" : "false", c->ssl_ca_file ? " ca_file=" : "", c->ssl_ca_file ? c->ssl_ca_file : "");
     fprintf(out, "settings: prometheus=%s require_auth_for_metrics_endpoint=%s access_log=%s callbacks=",
             c->prometheus ? "on" : "off", c->require_auth_for_metrics_endpoint ? "true" : "false",
             c->access_log ? c->access_log : "-");

@@ -97,15 +97,15 @@ static int read_fallbacks(struct sy_ld *ld, const struct sy_ynode *v, const char
                     if (it->kind == SY_Y_STR) {
                         to[f->n++] = it->s;
                     } else {
-                        sy__ld_error(ld, it->file, it->line, "%s.%s[%zu]: expected a model group name, found %s",
-                                     path, k->s, m, sy__ykind_name(it->kind));
+                        sy__ld_error(ld, it->file, it->line, "%s.%s[%zu]: expected a model group name, found %s", path,
+                                     k->s, m, sy__ykind_name(it->kind));
                         bad = 1;
                     }
                 }
                 f->to = to;
             } else if (val->kind != SY_Y_NULL) {
-                sy__ld_error(ld, val->file, val->line, "%s.%s: expected a list of model group names, found %s",
-                             path, k->s, sy__ykind_name(val->kind));
+                sy__ld_error(ld, val->file, val->line, "%s.%s: expected a list of model group names, found %s", path,
+                             k->s, sy__ykind_name(val->kind));
                 bad = 1;
             }
         }
@@ -150,8 +150,7 @@ static int read_names(struct sy_ld *ld, const struct sy_ynode *v, const char *pa
 }
 
 /* model_group_alias: {alias: group} or {alias: {model: group, hidden: bool}}. */
-int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *path, struct sy_alias **out,
-                     size_t *nout)
+int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *path, struct sy_alias **out, size_t *nout)
 {
     if (!v || v->kind == SY_Y_NULL)
         return 0;
@@ -196,8 +195,10 @@ int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *pat
             if (sy__get_bool(ld, sy__ymap_get(val, "hidden"), p3, &a.hidden) < 0)
                 bad = 1;
         } else {
-            sy__ld_error(ld, val->file, val->line, "%s: expected a model group name or {model: ..., hidden: ...}, "
-                         "found %s", p2, sy__ykind_name(val->kind));
+            sy__ld_error(ld, val->file, val->line,
+                         "%s: expected a model group name or {model: ..., hidden: ...}, "
+                         "found %s",
+                         p2, sy__ykind_name(val->kind));
             bad = 1;
             continue;
         }
@@ -212,8 +213,8 @@ int sy__read_aliases(struct sy_ld *ld, const struct sy_ynode *v, const char *pat
 
 /* Exception class names of retry_policy / allowed_fails_policy keys, in enum sy_exc_class order. */
 static const char *const exc_names[SY_EXC__COUNT] = {
-    "BadRequestError", "AuthenticationError", "TimeoutError", "RateLimitError", "ContentPolicyViolationError",
-    "InternalServerError"};
+    "BadRequestError", "AuthenticationError",         "TimeoutError",
+    "RateLimitError",  "ContentPolicyViolationError", "InternalServerError"};
 
 /* retry_policy ({...ErrorRetries: n}) or allowed_fails_policy ({...ErrorAllowedFails: n}) into out[]
  * (entries not given stay as they are, -1). `suffix` is "Retries" or "AllowedFails". */
@@ -325,8 +326,8 @@ static void url_problem(struct sy_ld *ld, int strict, const char *file, int line
  * redis-py's from_url(url, **kwargs) does. `what` names the source in
  * messages. A malformed URL is an error at file:line when `strict` (a config
  * value), else a warning (the environment). Returns 0, or -1 (r unchanged). */
-static int parse_redis_url(struct sy_ld *ld, const char *file, int line, const char *what, const char *url,
-                           int strict, struct sy_router_config *r)
+static int parse_redis_url(struct sy_ld *ld, const char *file, int line, const char *what, const char *url, int strict,
+                           struct sy_router_config *r)
 {
     const char *form = "expected redis://[user[:password]@]host[:port][/db]";
     const char *p;
@@ -483,8 +484,10 @@ void sy__fill_redis(struct sy_ld *ld, struct sy_router_config *r, const struct s
             if (port > 0)
                 r->redis_port = (int)port;
             else
-                sy__ld_warn(ld, file, 0, "environment variable REDIS_PORT: '%.20s' is not a port (1-65535); "
-                            "using %d", ep, r->redis_port);
+                sy__ld_warn(ld, file, 0,
+                            "environment variable REDIS_PORT: '%.20s' is not a port (1-65535); "
+                            "using %d",
+                            ep, r->redis_port);
         }
         if (!r->redis_password)
             r->redis_password = env_str(ld, "REDIS_PASSWORD");
@@ -496,8 +499,10 @@ void sy__fill_redis(struct sy_ld *ld, struct sy_router_config *r, const struct s
     for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
         const struct sy_ynode *o = sy__ymap_get(rs, others[i]);
         if (is_set(o)) {
-            sy__ld_warn(ld, o->file, o->line, "router_settings.%s is set but there is no redis_host or redis_url "
-                        "(nor REDIS_URL/REDIS_HOST in the environment); Redis is not used", others[i]);
+            sy__ld_warn(ld, o->file, o->line,
+                        "router_settings.%s is set but there is no redis_host or redis_url "
+                        "(nor REDIS_URL/REDIS_HOST in the environment); Redis is not used",
+                        others[i]);
             break;
         }
     }
@@ -506,8 +511,7 @@ void sy__fill_redis(struct sy_ld *ld, struct sy_router_config *r, const struct s
 /* fallbacks, context_window_fallbacks, content_policy_fallbacks and
  * default_fallbacks of one section into r. A set value (is_set) replaces an
  * earlier one: litellm_settings is read first, so router_settings wins. */
-void sy__read_fallback_lists(struct sy_ld *ld, struct sy_router_config *r, const struct sy_ynode *sec,
-                             const char *name)
+void sy__read_fallback_lists(struct sy_ld *ld, struct sy_router_config *r, const struct sy_ynode *sec, const char *name)
 {
     static const char *const keys[] = {"fallbacks", "context_window_fallbacks", "content_policy_fallbacks"};
     struct sy_fallback **lists[] = {&r->fallbacks, &r->context_window_fallbacks, &r->content_policy_fallbacks};
@@ -549,8 +553,13 @@ static double period_seconds(const char *s)
     if (!i || s[i] == 0)
         return -1;
     const char *u = s + i;
-    double mul = !strcmp(u, "s") ? 1 : !strcmp(u, "m") ? 60 : !strcmp(u, "h") ? 3600 : !strcmp(u, "d") ? 86400
-                 : !strcmp(u, "w") ? 604800 : !strcmp(u, "mo") ? 30 * 86400.0 : -1;
+    double mul = !strcmp(u, "s")    ? 1
+                 : !strcmp(u, "m")  ? 60
+                 : !strcmp(u, "h")  ? 3600
+                 : !strcmp(u, "d")  ? 86400
+                 : !strcmp(u, "w")  ? 604800
+                 : !strcmp(u, "mo") ? 30 * 86400.0
+                                    : -1;
     return mul < 0 || v <= 0 ? -1 : v * mul;
 }
 
@@ -559,8 +568,10 @@ int sy__read_provider_budgets(struct sy_ld *ld, const struct sy_ynode *v, struct
     if (!v || v->kind == SY_Y_NULL)
         return 0;
     if (v->kind != SY_Y_MAP) {
-        sy__ld_error(ld, v->file, v->line, "router_settings.provider_budget_config: expected a map of provider to "
-                     "{budget_limit, time_period}, found %s", sy__ykind_name(v->kind));
+        sy__ld_error(ld, v->file, v->line,
+                     "router_settings.provider_budget_config: expected a map of provider to "
+                     "{budget_limit, time_period}, found %s",
+                     sy__ykind_name(v->kind));
         return -1;
     }
     struct sy_provider_budget *pb = sy_arena_alloc(ld->a, (v->n ? v->n : 1) * sizeof *pb);
@@ -606,7 +617,6 @@ int sy__read_provider_budgets(struct sy_ld *ld, const struct sy_ynode *v, struct
 
 /* ---- router settings: model groups named by fallbacks and aliases ---- */
 
-
 /* A request for `name` finds deployments: a model_name, a wildcard model_name
  * (a pattern with '*', such as a provider prefix then '*') matching it, or
  * (when `aliases`) a model_group_alias. */
@@ -633,15 +643,17 @@ static void check_group(struct sy_ld *ld, const struct sy_config *c, const struc
     char key[320];
     snprintf(key, sizeof key, "model group\n%s", n->s);
     if (sy__ld_first(ld, key))
-        sy__ld_warn(ld, n->file, n->line, "%s: model group '%s' is not in model_list (LiteLLM accepts it; a "
-                    "request routed to it fails)", path, n->s);
+        sy__ld_warn(ld, n->file, n->line,
+                    "%s: model group '%s' is not in model_list (LiteLLM accepts it; a "
+                    "request routed to it fails)",
+                    path, n->s);
 }
 
 /* Every group name in a fallback list (any shape read_fallbacks/read_names
  * take): `v` is the list itself (depth 0), a list item (1), or the target
  * list of a group (2: strings, or a list of strings). */
-static void check_fallback_node(struct sy_ld *ld, const struct sy_config *c, const struct sy_ynode *v,
-                                const char *path, int depth)
+static void check_fallback_node(struct sy_ld *ld, const struct sy_config *c, const struct sy_ynode *v, const char *path,
+                                int depth)
 {
     if (v->kind == SY_Y_STR) {
         check_group(ld, c, v, path, 1);

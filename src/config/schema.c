@@ -37,111 +37,265 @@ struct kdef {
     enum kclass cls;
 };
 
-static const struct kdef top_keys[] = {
-    {"model_list", USED}, {"litellm_settings", USED}, {"general_settings", USED}, {"router_settings", USED},
-    {"environment_variables", USED}, {"credential_list", USED}, {"include", USED},
-    {"guardrails", UNSUP}, {"prompts", UNSUP}, {"finetune_settings", UNSUP}, {"files_settings", UNSUP},
-    {"assistant_settings", UNSUP}, {"default_vertex_config", UNSUP}, {"mcp_servers", UNSUP},
-    {"mcp_tools", UNSUP}, {"agent_list", UNSUP}, {"vector_store_registry", UNSUP},
-    {"callback_settings", UNSUP}, {"search_tools", UNSUP}, {NULL, USED}};
+static const struct kdef top_keys[] = {{"model_list", USED},
+                                       {"litellm_settings", USED},
+                                       {"general_settings", USED},
+                                       {"router_settings", USED},
+                                       {"environment_variables", USED},
+                                       {"credential_list", USED},
+                                       {"include", USED},
+                                       {"guardrails", UNSUP},
+                                       {"prompts", UNSUP},
+                                       {"finetune_settings", UNSUP},
+                                       {"files_settings", UNSUP},
+                                       {"assistant_settings", UNSUP},
+                                       {"default_vertex_config", UNSUP},
+                                       {"mcp_servers", UNSUP},
+                                       {"mcp_tools", UNSUP},
+                                       {"agent_list", UNSUP},
+                                       {"vector_store_registry", UNSUP},
+                                       {"callback_settings", UNSUP},
+                                       {"search_tools", UNSUP},
+                                       {NULL, USED}};
 
-static const struct kdef litellm_keys[] = {
-    {"drop_params", USED}, {"num_retries", USED}, {"request_timeout", USED}, {"callbacks", USED},
-    {"success_callback", USED}, {"failure_callback", USED}, {"require_auth_for_metrics_endpoint", USED},
-    {"ssl_verify", USED}, {"switchyard_access_log", USED}, {"include_cost_in_streaming_usage", USED},
-    {"set_verbose", QUIET}, {"json_logs", QUIET}, {"telemetry", QUIET}, {"suppress_debug_info", QUIET},
-    {"turn_off_message_logging", QUIET}, {"redact_user_api_key_info", QUIET}, {"log_raw_request_response", QUIET},
-    {"fallbacks", USED}, {"default_fallbacks", USED}, {"context_window_fallbacks", USED},
-    {"content_policy_fallbacks", USED}, {"max_fallbacks", USED}, {"allowed_fails", USED},
-    {"cache", USED}, {"cache_params", USED}, {"service_callback", UNSUP}, {"service_callbacks", UNSUP},
-    {"enable_redis_auth_cache", UNSUP},
-    {"force_ipv4", UNSUP}, {"modify_params", UNSUP}, {"disable_hf_tokenizer_download", UNSUP},
-    {"cost_discount_config", UNSUP}, {"cost_margin_config", UNSUP}, {"key_generation_settings", UNSUP},
-    {"default_team_params", UNSUP}, {"default_team_settings", UNSUP}, {"max_budget", USED},
-    {"budget_duration", USED}, {"network_mock", UNSUP},
-    {"route_all_chat_openai_to_responses", UNSUP}, {"use_chat_completions_url_for_anthropic_messages", UNSUP},
-    {"s3_callback_params", UNSUP}, {"default_internal_user_params", USED},
-    {"disable_end_user_cost_tracking", UNSUP}, {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
-    {"guardrails", UNSUP}, {"internal_user_budget_duration", USED},
-    {"max_internal_user_budget", USED}, {"max_end_user_budget", UNSUP}, {"mcp_aliases", UNSUP},
-    {"vertex_location", USED}, {"vertex_project", USED}, {"upperbound_key_generate_params", UNSUP},
-    {"default_key_generate_params", UNSUP}, {"public_model_groups", UNSUP}, {"callback_settings", UNSUP},
-    {"datadog_params", UNSUP}, {"langfuse_default_tags", UNSUP}, {"ssl_certificate", UNSUP},
-    {"enable_json_schema_validation", UNSUP}, {"enable_preview_features", UNSUP}, {"tag_budget_config", UNSUP},
-    {"model_alias_map", UNSUP}, {"max_user_budget", UNSUP}, {"enable_loadbalancing_on_batch_endpoints", UNSUP},
-    {"cache_responses", UNSUP}, {"prometheus_metrics_config", UNSUP}, {"custom_prometheus_metadata_labels", UNSUP},
-    {NULL, USED}};
+static const struct kdef litellm_keys[] = {{"drop_params", USED},
+                                           {"num_retries", USED},
+                                           {"request_timeout", USED},
+                                           {"callbacks", USED},
+                                           {"success_callback", USED},
+                                           {"failure_callback", USED},
+                                           {"require_auth_for_metrics_endpoint", USED},
+                                           {"ssl_verify", USED},
+                                           {"switchyard_access_log", USED},
+                                           {"include_cost_in_streaming_usage", USED},
+                                           {"set_verbose", QUIET},
+                                           {"json_logs", QUIET},
+                                           {"telemetry", QUIET},
+                                           {"suppress_debug_info", QUIET},
+                                           {"turn_off_message_logging", QUIET},
+                                           {"redact_user_api_key_info", QUIET},
+                                           {"log_raw_request_response", QUIET},
+                                           {"fallbacks", USED},
+                                           {"default_fallbacks", USED},
+                                           {"context_window_fallbacks", USED},
+                                           {"content_policy_fallbacks", USED},
+                                           {"max_fallbacks", USED},
+                                           {"allowed_fails", USED},
+                                           {"cache", USED},
+                                           {"cache_params", USED},
+                                           {"service_callback", UNSUP},
+                                           {"service_callbacks", UNSUP},
+                                           {"enable_redis_auth_cache", UNSUP},
+                                           {"force_ipv4", UNSUP},
+                                           {"modify_params", UNSUP},
+                                           {"disable_hf_tokenizer_download", UNSUP},
+                                           {"cost_discount_config", UNSUP},
+                                           {"cost_margin_config", UNSUP},
+                                           {"key_generation_settings", UNSUP},
+                                           {"default_team_params", UNSUP},
+                                           {"default_team_settings", UNSUP},
+                                           {"max_budget", USED},
+                                           {"budget_duration", USED},
+                                           {"network_mock", UNSUP},
+                                           {"route_all_chat_openai_to_responses", UNSUP},
+                                           {"use_chat_completions_url_for_anthropic_messages", UNSUP},
+                                           {"s3_callback_params", UNSUP},
+                                           {"default_internal_user_params", USED},
+                                           {"disable_end_user_cost_tracking", UNSUP},
+                                           {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
+                                           {"guardrails", UNSUP},
+                                           {"internal_user_budget_duration", USED},
+                                           {"max_internal_user_budget", USED},
+                                           {"max_end_user_budget", UNSUP},
+                                           {"mcp_aliases", UNSUP},
+                                           {"vertex_location", USED},
+                                           {"vertex_project", USED},
+                                           {"upperbound_key_generate_params", UNSUP},
+                                           {"default_key_generate_params", UNSUP},
+                                           {"public_model_groups", UNSUP},
+                                           {"callback_settings", UNSUP},
+                                           {"datadog_params", UNSUP},
+                                           {"langfuse_default_tags", UNSUP},
+                                           {"ssl_certificate", UNSUP},
+                                           {"enable_json_schema_validation", UNSUP},
+                                           {"enable_preview_features", UNSUP},
+                                           {"tag_budget_config", UNSUP},
+                                           {"model_alias_map", UNSUP},
+                                           {"max_user_budget", UNSUP},
+                                           {"enable_loadbalancing_on_batch_endpoints", UNSUP},
+                                           {"cache_responses", UNSUP},
+                                           {"prometheus_metrics_config", UNSUP},
+                                           {"custom_prometheus_metadata_labels", UNSUP},
+                                           {NULL, USED}};
 
-static const struct kdef router_keys[] = {
-    {"routing_strategy", USED}, {"num_retries", USED}, {"timeout", USED}, {"default_litellm_params", USED},
-    {"routing_strategy_args", USED}, {"retry_after", USED}, {"retry_policy", USED}, {"allowed_fails", USED},
-    {"allowed_fails_policy", USED}, {"cooldown_time", USED}, {"disable_cooldowns", USED},
-    {"stream_timeout", USED}, {"max_fallbacks", USED}, {"fallbacks", USED}, {"context_window_fallbacks", USED},
-    {"content_policy_fallbacks", USED}, {"default_fallbacks", USED}, {"enable_pre_call_checks", USED},
-    {"model_group_alias", USED}, {"default_max_parallel_requests", USED}, {"redis_host", USED},
-    {"redis_port", USED}, {"redis_password", USED}, {"redis_db", USED}, {"redis_url", USED},
-    {"redis_username", USED},
-    {"set_verbose", QUIET}, {"debug_level", QUIET},
-    {"model_group_retry_policy", UNSUP}, {"cache_kwargs", UNSUP}, {"cache_responses", UNSUP},
-    {"caching_groups", UNSUP}, {"client_ttl", UNSUP}, {"optional_pre_call_checks", UNSUP},
-    {"enable_tag_filtering", USED}, {"tag_filtering_match_any", USED}, {"provider_budget_config", USED},
-    {"enable_health_check_routing", UNSUP}, {"ignore_invalid_deployments", UNSUP}, {"polling_interval", UNSUP},
-    {"default_priority", UNSUP}, {"router_general_settings", UNSUP}, {"alerting_config", UNSUP},
-    {"assistants_config", UNSUP}, {"max_parallel_requests", UNSUP}, {"deployment_affinity_ttl", UNSUP},
-    {NULL, USED}};
+static const struct kdef router_keys[] = {{"routing_strategy", USED},
+                                          {"num_retries", USED},
+                                          {"timeout", USED},
+                                          {"default_litellm_params", USED},
+                                          {"routing_strategy_args", USED},
+                                          {"retry_after", USED},
+                                          {"retry_policy", USED},
+                                          {"allowed_fails", USED},
+                                          {"allowed_fails_policy", USED},
+                                          {"cooldown_time", USED},
+                                          {"disable_cooldowns", USED},
+                                          {"stream_timeout", USED},
+                                          {"max_fallbacks", USED},
+                                          {"fallbacks", USED},
+                                          {"context_window_fallbacks", USED},
+                                          {"content_policy_fallbacks", USED},
+                                          {"default_fallbacks", USED},
+                                          {"enable_pre_call_checks", USED},
+                                          {"model_group_alias", USED},
+                                          {"default_max_parallel_requests", USED},
+                                          {"redis_host", USED},
+                                          {"redis_port", USED},
+                                          {"redis_password", USED},
+                                          {"redis_db", USED},
+                                          {"redis_url", USED},
+                                          {"redis_username", USED},
+                                          {"set_verbose", QUIET},
+                                          {"debug_level", QUIET},
+                                          {"model_group_retry_policy", UNSUP},
+                                          {"cache_kwargs", UNSUP},
+                                          {"cache_responses", UNSUP},
+                                          {"caching_groups", UNSUP},
+                                          {"client_ttl", UNSUP},
+                                          {"optional_pre_call_checks", UNSUP},
+                                          {"enable_tag_filtering", USED},
+                                          {"tag_filtering_match_any", USED},
+                                          {"provider_budget_config", USED},
+                                          {"enable_health_check_routing", UNSUP},
+                                          {"ignore_invalid_deployments", UNSUP},
+                                          {"polling_interval", UNSUP},
+                                          {"default_priority", UNSUP},
+                                          {"router_general_settings", UNSUP},
+                                          {"alerting_config", UNSUP},
+                                          {"assistants_config", UNSUP},
+                                          {"max_parallel_requests", UNSUP},
+                                          {"deployment_affinity_ttl", UNSUP},
+                                          {NULL, USED}};
 
-static const struct kdef general_keys[] = {
-    {"master_key", USED}, {"max_request_size_mb", USED}, {"switchyard_max_header_bytes", USED},
-    {"switchyard_header_timeout_s", USED}, {"switchyard_body_timeout_s", USED},
-    {"switchyard_body_total_timeout_s", USED}, {"switchyard_cors_allowed_origins", USED},
-    {"switchyard_keepalive_timeout_s", USED}, {"switchyard_spend_queue_max", USED},
-    {"switchyard_model_prices", USED}, {"background_health_checks", USED}, {"health_check_interval", USED},
-    {"set_verbose", QUIET}, {"debug", QUIET}, {"detailed_debug", QUIET},
-    {"database_url", USED}, {"database_connection_pool_limit", USED}, {"database_connection_timeout", UNSUP},
-    {"store_model_in_db", UNSUP}, {"disable_spend_logs", USED}, {"disable_spend_updates", UNSUP},
-    {"disable_error_logs", USED}, {"store_prompts_in_spend_logs", UNSUP}, {"proxy_batch_write_at", USED},
-    {"use_redis_transaction_buffer", UNSUP}, {"maximum_spend_logs_retention_period", UNSUP},
-    {"maximum_spend_logs_retention_interval", UNSUP}, {"alerting", UNSUP}, {"alerting_threshold", UNSUP},
-    {"alert_types", UNSUP}, {"alert_to_webhook_url", UNSUP}, {"alerting_args", UNSUP},
-    {"health_check_details", UNSUP},
-    {"max_parallel_requests", UNSUP}, {"global_max_parallel_requests", USED}, {"token_rate_limit_type", USED},
-    {"switchyard_rate_limit_redis_failure", USED},
-    {"proxy_budget_rescheduler_min_time", USED}, {"proxy_budget_rescheduler_max_time", USED},
-    {"allow_requests_on_db_unavailable", USED}, {"user_api_key_cache_ttl", USED},
-    {"litellm_key_header_name", UNSUP}, {"custom_auth", PYONLY}, {"custom_auth_settings", UNSUP},
-    {"enable_jwt_auth", UNSUP}, {"litellm_jwtauth", UNSUP}, {"enforce_user_param", UNSUP},
-    {"allowed_routes", UNSUP}, {"public_routes", UNSUP}, {"admin_only_routes", UNSUP}, {"allowed_ips", UNSUP},
-    {"forward_client_headers_to_llm_api", UNSUP}, {"max_response_size_mb", UNSUP},
-    {"pass_through_endpoints", UNSUP}, {"key_management_system", UNSUP}, {"key_management_settings", UNSUP},
-    {"otel", UNSUP}, {"reject_clientside_metadata_tags", USED}, {"custom_key_generate", PYONLY},
-    {"infer_model_from_keys", UNSUP}, {"ui_access_mode", UNSUP}, {"enable_oauth2_auth", UNSUP},
-    {"service_account_settings", UNSUP}, {"disable_master_key_return", UNSUP}, {"disable_reset_budget", UNSUP},
-    {"disable_retry_on_max_parallel_request_limit_error", UNSUP}, {"enable_public_model_hub", UNSUP},
-    {"disable_prisma_schema_update", UNSUP}, {"custom_sso", PYONLY}, {"allowed_user_roles", UNSUP},
-    {"enforced_params", UNSUP}, {"use_x_forwarded_for", UNSUP}, {"user_header_name", UNSUP},
-    {"mcp_client_side_auth_header_name", UNSUP}, {"spend_report_frequency", UNSUP},
-    {"store_audit_logs", UNSUP}, {"embedding_model", UNSUP}, {"use_shared_health_check", UNSUP},
-    {"health_check_ignore_transient_errors", UNSUP}, {"enable_health_check_routing", UNSUP},
-    {NULL, USED}};
+static const struct kdef general_keys[] = {{"master_key", USED},
+                                           {"max_request_size_mb", USED},
+                                           {"switchyard_max_header_bytes", USED},
+                                           {"switchyard_header_timeout_s", USED},
+                                           {"switchyard_body_timeout_s", USED},
+                                           {"switchyard_body_total_timeout_s", USED},
+                                           {"switchyard_cors_allowed_origins", USED},
+                                           {"switchyard_keepalive_timeout_s", USED},
+                                           {"switchyard_spend_queue_max", USED},
+                                           {"switchyard_model_prices", USED},
+                                           {"background_health_checks", USED},
+                                           {"health_check_interval", USED},
+                                           {"set_verbose", QUIET},
+                                           {"debug", QUIET},
+                                           {"detailed_debug", QUIET},
+                                           {"database_url", USED},
+                                           {"database_connection_pool_limit", USED},
+                                           {"database_connection_timeout", UNSUP},
+                                           {"store_model_in_db", UNSUP},
+                                           {"disable_spend_logs", USED},
+                                           {"disable_spend_updates", UNSUP},
+                                           {"disable_error_logs", USED},
+                                           {"store_prompts_in_spend_logs", UNSUP},
+                                           {"proxy_batch_write_at", USED},
+                                           {"use_redis_transaction_buffer", UNSUP},
+                                           {"maximum_spend_logs_retention_period", UNSUP},
+                                           {"maximum_spend_logs_retention_interval", UNSUP},
+                                           {"alerting", UNSUP},
+                                           {"alerting_threshold", UNSUP},
+                                           {"alert_types", UNSUP},
+                                           {"alert_to_webhook_url", UNSUP},
+                                           {"alerting_args", UNSUP},
+                                           {"health_check_details", UNSUP},
+                                           {"max_parallel_requests", UNSUP},
+                                           {"global_max_parallel_requests", USED},
+                                           {"token_rate_limit_type", USED},
+                                           {"switchyard_rate_limit_redis_failure", USED},
+                                           {"proxy_budget_rescheduler_min_time", USED},
+                                           {"proxy_budget_rescheduler_max_time", USED},
+                                           {"allow_requests_on_db_unavailable", USED},
+                                           {"user_api_key_cache_ttl", USED},
+                                           {"litellm_key_header_name", UNSUP},
+                                           {"custom_auth", PYONLY},
+                                           {"custom_auth_settings", UNSUP},
+                                           {"enable_jwt_auth", UNSUP},
+                                           {"litellm_jwtauth", UNSUP},
+                                           {"enforce_user_param", UNSUP},
+                                           {"allowed_routes", UNSUP},
+                                           {"public_routes", UNSUP},
+                                           {"admin_only_routes", UNSUP},
+                                           {"allowed_ips", UNSUP},
+                                           {"forward_client_headers_to_llm_api", UNSUP},
+                                           {"max_response_size_mb", UNSUP},
+                                           {"pass_through_endpoints", UNSUP},
+                                           {"key_management_system", UNSUP},
+                                           {"key_management_settings", UNSUP},
+                                           {"otel", UNSUP},
+                                           {"reject_clientside_metadata_tags", USED},
+                                           {"custom_key_generate", PYONLY},
+                                           {"infer_model_from_keys", UNSUP},
+                                           {"ui_access_mode", UNSUP},
+                                           {"enable_oauth2_auth", UNSUP},
+                                           {"service_account_settings", UNSUP},
+                                           {"disable_master_key_return", UNSUP},
+                                           {"disable_reset_budget", UNSUP},
+                                           {"disable_retry_on_max_parallel_request_limit_error", UNSUP},
+                                           {"enable_public_model_hub", UNSUP},
+                                           {"disable_prisma_schema_update", UNSUP},
+                                           {"custom_sso", PYONLY},
+                                           {"allowed_user_roles", UNSUP},
+                                           {"enforced_params", UNSUP},
+                                           {"use_x_forwarded_for", UNSUP},
+                                           {"user_header_name", UNSUP},
+                                           {"mcp_client_side_auth_header_name", UNSUP},
+                                           {"spend_report_frequency", UNSUP},
+                                           {"store_audit_logs", UNSUP},
+                                           {"embedding_model", UNSUP},
+                                           {"use_shared_health_check", UNSUP},
+                                           {"health_check_ignore_transient_errors", UNSUP},
+                                           {"enable_health_check_routing", UNSUP},
+                                           {NULL, USED}};
 
 static const struct kdef entry_keys[] = {
-    {"model_name", USED}, {"litellm_params", USED}, {"model_info", USED}, {"rpm", USED}, {"tpm", USED},
-    {NULL, USED}};
+    {"model_name", USED}, {"litellm_params", USED}, {"model_info", USED}, {"rpm", USED}, {"tpm", USED}, {NULL, USED}};
 
 /* litellm_params keys read here; others are passed through in params[], except
  * those below that name a router feature switchyard lacks. */
-static const struct kdef params_keys[] = {
-    {"model", USED}, {"api_base", USED}, {"api_key", USED}, {"api_version", USED}, {"organization", USED},
-    {"custom_llm_provider", USED}, {"litellm_provider", USED}, {"rpm", USED}, {"tpm", USED}, {"weight", USED},
-    {"order", USED}, {"timeout", USED}, {"stream_timeout", USED}, {"max_retries", USED},
-    {"mock_response", USED}, {"input_cost_per_token", USED}, {"output_cost_per_token", USED},
-    {"cache_read_input_token_cost", USED}, {"cache_creation_input_token_cost", USED},
-    {"output_cost_per_reasoning_token", USED},
-    {"litellm_credential_name", USED}, {"max_parallel_requests", USED}, {"cooldown_time", USED},
-    {"tags", USED}, {"max_budget", UNSUP}, {"budget_duration", UNSUP}, {"use_in_pass_through", UNSUP},
-    {"num_retries", USED}, {"region_name", USED},
-    {"additional_drop_params", UNSUP}, {"merge_reasoning_content_in_choices", UNSUP}, {"mock_timeout", USED},
-    {NULL, USED}};
+static const struct kdef params_keys[] = {{"model", USED},
+                                          {"api_base", USED},
+                                          {"api_key", USED},
+                                          {"api_version", USED},
+                                          {"organization", USED},
+                                          {"custom_llm_provider", USED},
+                                          {"litellm_provider", USED},
+                                          {"rpm", USED},
+                                          {"tpm", USED},
+                                          {"weight", USED},
+                                          {"order", USED},
+                                          {"timeout", USED},
+                                          {"stream_timeout", USED},
+                                          {"max_retries", USED},
+                                          {"mock_response", USED},
+                                          {"input_cost_per_token", USED},
+                                          {"output_cost_per_token", USED},
+                                          {"cache_read_input_token_cost", USED},
+                                          {"cache_creation_input_token_cost", USED},
+                                          {"output_cost_per_reasoning_token", USED},
+                                          {"litellm_credential_name", USED},
+                                          {"max_parallel_requests", USED},
+                                          {"cooldown_time", USED},
+                                          {"tags", USED},
+                                          {"max_budget", UNSUP},
+                                          {"budget_duration", UNSUP},
+                                          {"use_in_pass_through", UNSUP},
+                                          {"num_retries", USED},
+                                          {"region_name", USED},
+                                          {"additional_drop_params", UNSUP},
+                                          {"merge_reasoning_content_in_choices", UNSUP},
+                                          {"mock_timeout", USED},
+                                          {NULL, USED}};
 
 static const struct kdef *kfind(const struct kdef *t, const struct sy_ynode *k)
 {
@@ -230,9 +384,8 @@ int sy__get_num(struct sy_ld *ld, const struct sy_ynode *n, const char *path, in
         ;
     else {
         sy__ld_error(ld, n->file, n->line, "%s: expected %s, found %s%s%.40s%s", path,
-                     integer ? "an integer" : "a number", sy__ykind_name(n->kind),
-                     n->kind == SY_Y_STR ? " '" : "", n->kind == SY_Y_STR ? n->s : "",
-                     n->kind == SY_Y_STR ? "'" : "");
+                     integer ? "an integer" : "a number", sy__ykind_name(n->kind), n->kind == SY_Y_STR ? " '" : "",
+                     n->kind == SY_Y_STR ? n->s : "", n->kind == SY_Y_STR ? "'" : "");
         return -1;
     }
     if (isnan(d) || (integer && (d != floor(d) || isinf(d)))) {
@@ -289,16 +442,15 @@ const char *sy__get_str(struct sy_ld *ld, const struct sy_ynode *n, const char *
 }
 
 /* sy__get_num() that also refuses negative values (and 0 when `positive`). */
-int sy__get_count(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, int positive,
-                  double *out)
+int sy__get_count(struct sy_ld *ld, const struct sy_ynode *n, const char *path, int integer, int positive, double *out)
 {
     double d;
     int r = sy__get_num(ld, n, path, integer, &d);
     if (r <= 0)
         return r;
     if (d < 0 || (positive && d == 0)) {
-        sy__ld_error(ld, n->file, n->line, "%s: must be %s, found %g", path,
-                     positive ? "greater than 0" : "0 or more", d);
+        sy__ld_error(ld, n->file, n->line, "%s: must be %s, found %g", path, positive ? "greater than 0" : "0 or more",
+                     d);
         return -1;
     }
     *out = d;
@@ -335,8 +487,8 @@ static void add_callback(struct sy_ld *ld, const char ***list, size_t *n, size_t
     (*list)[(*n)++] = name;
 }
 
-static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list,
-                           size_t *n, size_t *cap)
+static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list, size_t *n,
+                           size_t *cap)
 {
     const struct sy_ynode *v = sy__ymap_get(ls, key);
     char path[96];
@@ -363,18 +515,40 @@ static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const ch
 }
 /* ---- sections ---- */
 
-
-static const struct kdef cache_keys[] = {
-    {"type", USED}, {"host", USED}, {"port", USED}, {"password", USED}, {"username", USED}, {"db", USED},
-    {"url", USED}, {"redis_url", USED}, {"ttl", USED}, {"namespace", USED}, {"mode", USED},
-    {"supported_call_types", USED}, {"max_size_in_memory", USED}, {"switchyard_max_bytes", USED},
-    {"switchyard_scope", USED}, {"default_in_memory_ttl", USED}, {"default_in_redis_ttl", USED}, {"max_size_per_item", QUIET},
-    {"ssl", UNSUP}, {"redis_startup_nodes", UNSUP}, {"sentinel_nodes", UNSUP}, {"service_name", UNSUP},
-    {"similarity_threshold", UNSUP}, {"redis_semantic_cache_embedding_model", UNSUP},
-    {"qdrant_semantic_cache_embedding_model", UNSUP}, {"s3_bucket_name", UNSUP}, {"gcs_bucket_name", UNSUP},
-    {"disk_cache_dir", UNSUP}, {"azure_account_url", UNSUP}, {"azure_blob_container", UNSUP},
-    {"gcp_service_account", UNSUP}, {"gcp_ssl_ca_certs", UNSUP}, {"max_connections", QUIET},
-    {NULL, USED}};
+static const struct kdef cache_keys[] = {{"type", USED},
+                                         {"host", USED},
+                                         {"port", USED},
+                                         {"password", USED},
+                                         {"username", USED},
+                                         {"db", USED},
+                                         {"url", USED},
+                                         {"redis_url", USED},
+                                         {"ttl", USED},
+                                         {"namespace", USED},
+                                         {"mode", USED},
+                                         {"supported_call_types", USED},
+                                         {"max_size_in_memory", USED},
+                                         {"switchyard_max_bytes", USED},
+                                         {"switchyard_scope", USED},
+                                         {"default_in_memory_ttl", USED},
+                                         {"default_in_redis_ttl", USED},
+                                         {"max_size_per_item", QUIET},
+                                         {"ssl", UNSUP},
+                                         {"redis_startup_nodes", UNSUP},
+                                         {"sentinel_nodes", UNSUP},
+                                         {"service_name", UNSUP},
+                                         {"similarity_threshold", UNSUP},
+                                         {"redis_semantic_cache_embedding_model", UNSUP},
+                                         {"qdrant_semantic_cache_embedding_model", UNSUP},
+                                         {"s3_bucket_name", UNSUP},
+                                         {"gcs_bucket_name", UNSUP},
+                                         {"disk_cache_dir", UNSUP},
+                                         {"azure_account_url", UNSUP},
+                                         {"azure_blob_container", UNSUP},
+                                         {"gcp_service_account", UNSUP},
+                                         {"gcp_ssl_ca_certs", UNSUP},
+                                         {"max_connections", QUIET},
+                                         {NULL, USED}};
 
 /* litellm_settings.cache / cache_params (reference §7). type local | redis
  * (others: a warning, then local); a redis cache's host/port/password/db/url
@@ -442,8 +616,8 @@ static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_yn
     } else if (ct && ct->kind != SY_Y_NULL) {
         sy__ld_error(ld, ct->file, ct->line, "litellm_settings.cache_params.supported_call_types: expected a list");
     }
-    if (sy__get_count(ld, sy__ymap_get(cp, "max_size_in_memory"), "litellm_settings.cache_params.max_size_in_memory",
-                      1, 1, &d) > 0)
+    if (sy__get_count(ld, sy__ymap_get(cp, "max_size_in_memory"), "litellm_settings.cache_params.max_size_in_memory", 1,
+                      1, &d) > 0)
         c->cache_max_items = (size_t)d;
     if (sy__get_count(ld, sy__ymap_get(cp, "switchyard_max_bytes"),
                       "litellm_settings.cache_params.switchyard_max_bytes", 1, 1, &d) > 0)
@@ -461,8 +635,10 @@ static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_yn
                 c->cache_redis_port = (int)d;
             if (sy__get_count(ld, sy__ymap_get(cp, "db"), "litellm_settings.cache_params.db", 1, 0, &d) > 0)
                 c->cache_redis_db = (int)d;
-            c->cache_redis_password = sy__get_str(ld, sy__ymap_get(cp, "password"), "litellm_settings.cache_params.password");
-            c->cache_redis_username = sy__get_str(ld, sy__ymap_get(cp, "username"), "litellm_settings.cache_params.username");
+            c->cache_redis_password =
+                sy__get_str(ld, sy__ymap_get(cp, "password"), "litellm_settings.cache_params.password");
+            c->cache_redis_username =
+                sy__get_str(ld, sy__ymap_get(cp, "username"), "litellm_settings.cache_params.username");
         }
         (void)tmp;
     }
@@ -510,7 +686,7 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
             c->budget_duration = dur;
     }
     if (sy__get_bool(ld, sy__ymap_get(ls, "require_auth_for_metrics_endpoint"),
-                 "litellm_settings.require_auth_for_metrics_endpoint", &b) > 0)
+                     "litellm_settings.require_auth_for_metrics_endpoint", &b) > 0)
         c->require_auth_for_metrics_endpoint = b;
     const struct sy_ynode *sv = sy__ymap_get(ls, "ssl_verify");
     if (sv && sv->kind == SY_Y_STR && sv->len) {
@@ -554,16 +730,15 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
                         "switchyard cannot run Python, ignored",
                         list[i]);
         else
-            sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored",
-                        list[i]);
+            sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored", list[i]);
     }
 }
 
 static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *rs, const char *file)
 {
-    static const char *const strategies[] = {"simple-shuffle", "least-busy", "usage-based-routing",
-                                             "usage-based-routing-v2", "latency-based-routing",
-                                             "cost-based-routing"};
+    static const char *const strategies[] = {"simple-shuffle",        "least-busy",
+                                             "usage-based-routing",   "usage-based-routing-v2",
+                                             "latency-based-routing", "cost-based-routing"};
     struct sy_router_config *r = &c->router;
     check_keys(ld, rs, router_keys, "router_settings", 0, 1);
     double d;
@@ -579,7 +754,8 @@ static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_y
         else
             sy__ld_warn(ld, st->file, st->line,
                         "router_settings.routing_strategy: unknown or unsupported strategy '%s', using "
-                        "simple-shuffle", s);
+                        "simple-shuffle",
+                        s);
     }
     if (sy__get_num(ld, sy__ymap_get(rs, "num_retries"), "router_settings.num_retries", 1, &d) > 0)
         c->router_num_retries = (int)d;
@@ -603,10 +779,10 @@ static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_y
         if (sy__get_count(ld, sy__ymap_get(args, "ttl"), "router_settings.routing_strategy_args.ttl", 0, 1, &d) > 0)
             r->latency_ttl_s = d;
         if (sy__get_count(ld, sy__ymap_get(args, "lowest_latency_buffer"),
-                      "router_settings.routing_strategy_args.lowest_latency_buffer", 0, 0, &d) > 0)
+                          "router_settings.routing_strategy_args.lowest_latency_buffer", 0, 0, &d) > 0)
             r->lowest_latency_buffer = d;
         if (sy__get_count(ld, sy__ymap_get(args, "max_latency_list_size"),
-                      "router_settings.routing_strategy_args.max_latency_list_size", 1, 1, &d) > 0)
+                          "router_settings.routing_strategy_args.max_latency_list_size", 1, 1, &d) > 0)
             r->max_latency_list_size = (int)d;
     } else if (args && args->kind != SY_Y_NULL) {
         sy__ld_error(ld, args->file, args->line, "router_settings.routing_strategy_args: expected a map, found %s",
@@ -616,10 +792,10 @@ static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_y
     if (sy__get_count(ld, sy__ymap_get(rs, "retry_after"), "router_settings.retry_after", 0, 0, &d) > 0)
         r->retry_after_s = d;
     if (sy__read_policy(ld, sy__ymap_get(rs, "retry_policy"), "router_settings.retry_policy", "Retries",
-                    r->retry_policy) > 0)
+                        r->retry_policy) > 0)
         r->has_retry_policy = 1;
     if (sy__read_policy(ld, sy__ymap_get(rs, "allowed_fails_policy"), "router_settings.allowed_fails_policy",
-                    "AllowedFails", r->allowed_fails_policy) > 0)
+                        "AllowedFails", r->allowed_fails_policy) > 0)
         r->has_allowed_fails_policy = 1;
     if (sy__get_count(ld, sy__ymap_get(rs, "allowed_fails"), "router_settings.allowed_fails", 1, 0, &d) > 0)
         r->allowed_fails = (int)d;
@@ -635,13 +811,14 @@ static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_y
     if (sy__get_bool(ld, sy__ymap_get(rs, "enable_pre_call_checks"), "router_settings.enable_pre_call_checks", &b) > 0)
         r->enable_pre_call_checks = b;
     sy__read_aliases(ld, sy__ymap_get(rs, "model_group_alias"), "router_settings.model_group_alias", &r->aliases,
-                 &r->n_aliases);
+                     &r->n_aliases);
     if (sy__get_count(ld, sy__ymap_get(rs, "default_max_parallel_requests"),
-                  "router_settings.default_max_parallel_requests", 1, 0, &d) > 0)
+                      "router_settings.default_max_parallel_requests", 1, 0, &d) > 0)
         r->default_max_parallel_requests = (int)d;
     if (sy__get_bool(ld, sy__ymap_get(rs, "enable_tag_filtering"), "router_settings.enable_tag_filtering", &b) > 0)
         r->enable_tag_filtering = b;
-    if (sy__get_bool(ld, sy__ymap_get(rs, "tag_filtering_match_any"), "router_settings.tag_filtering_match_any", &b) > 0)
+    if (sy__get_bool(ld, sy__ymap_get(rs, "tag_filtering_match_any"), "router_settings.tag_filtering_match_any", &b) >
+        0)
         r->tag_filtering_match_any = b;
     sy__read_provider_budgets(ld, sy__ymap_get(rs, "provider_budget_config"), r);
     sy__fill_redis(ld, r, rs, file);
@@ -670,7 +847,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     const struct sy_ynode *mk = sy__ymap_get(gs, "master_key");
     c->master_key = sy__get_str(ld, mk, "general_settings.master_key");
     if (c->master_key && strncmp(c->master_key, "sk-", 3) != 0)
-        sy__ld_warn(ld, mk->file, mk->line, "general_settings.master_key does not start with 'sk-' (LiteLLM requires it)");
+        sy__ld_warn(ld, mk->file, mk->line,
+                    "general_settings.master_key does not start with 'sk-' (LiteLLM requires it)");
     double d;
     if (positive(ld, gs, "max_request_size_mb", 0, &d))
         c->max_request_size_mb = d;
@@ -678,7 +856,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         const struct sy_ynode *n = sy__ymap_get(gs, "switchyard_max_header_bytes");
         if (d > 1048576) { /* http/server.h SY_MAX_HEADER_BYTES_MAX */
             sy__ld_warn(ld, n->file, n->line,
-                        "general_settings.switchyard_max_header_bytes: %.0f is over the maximum 1048576; using 1048576", d);
+                        "general_settings.switchyard_max_header_bytes: %.0f is over the maximum 1048576; using 1048576",
+                        d);
             d = 1048576;
         }
         c->max_header_bytes = (size_t)d;
@@ -739,7 +918,7 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->keepalive_timeout_s = d;
     int b;
     if (sy__get_bool(ld, sy__ymap_get(gs, "background_health_checks"), "general_settings.background_health_checks",
-                 &b) > 0)
+                     &b) > 0)
         c->router.background_health_checks = b;
     /* keys and spend */
     c->database_url = sy__get_str(ld, sy__ymap_get(gs, "database_url"), "general_settings.database_url");
@@ -792,14 +971,16 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;
-    const char *trl = sy__get_str(ld, sy__ymap_get(gs, "token_rate_limit_type"), "general_settings.token_rate_limit_type");
+    const char *trl =
+        sy__get_str(ld, sy__ymap_get(gs, "token_rate_limit_type"), "general_settings.token_rate_limit_type");
     if (trl) {
         if (strcmp(trl, "input") == 0)
             c->token_rate_limit_type = 1;
         else if (strcmp(trl, "output") == 0)
             c->token_rate_limit_type = 2;
         else if (strcmp(trl, "total") != 0)
-            sy__ld_error(ld, gs->file, gs->line, "general_settings.token_rate_limit_type: expected input, output or total, found '%s'", trl);
+            sy__ld_error(ld, gs->file, gs->line,
+                         "general_settings.token_rate_limit_type: expected input, output or total, found '%s'", trl);
     }
     const char *rf = sy__get_str(ld, sy__ymap_get(gs, "switchyard_rate_limit_redis_failure"),
                                  "general_settings.switchyard_rate_limit_redis_failure");
@@ -807,7 +988,9 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         if (strcmp(rf, "closed") == 0)
             c->limits_fail_closed = 1;
         else if (strcmp(rf, "open") != 0)
-            sy__ld_error(ld, gs->file, gs->line, "general_settings.switchyard_rate_limit_redis_failure: expected open or closed, found '%s'", rf);
+            sy__ld_error(ld, gs->file, gs->line,
+                         "general_settings.switchyard_rate_limit_redis_failure: expected open or closed, found '%s'",
+                         rf);
     }
     if (positive(ld, gs, "health_check_interval", 0, &d))
         c->router.health_check_interval_s = d;
@@ -922,8 +1105,8 @@ static double param_num(struct sy_ld *ld, const struct sy_ynode *m, const char *
     return sy__get_num(ld, sy__ymap_get(m, key), path, integer, &d) > 0 ? d : -1;
 }
 
-static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_deployment *d,
-                            const struct sy_ynode *e, size_t idx)
+static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_deployment *d, const struct sy_ynode *e,
+                            size_t idx)
 {
     char where[96], lpw[128], miw[128];
     snprintf(where, sizeof where, "model_list[%zu]", idx);
@@ -974,13 +1157,12 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
 
     /* credentials */
     const struct sy_ynode *cred = NULL;
-    d->credential_name = lp ? sy__get_str(ld, sy__ymap_get(lp, "litellm_credential_name"), "litellm_credential_name")
-                            : NULL;
+    d->credential_name =
+        lp ? sy__get_str(ld, sy__ymap_get(lp, "litellm_credential_name"), "litellm_credential_name") : NULL;
     if (d->credential_name) {
         cred = credential(fc, d->credential_name);
         if (!cred)
-            sy__ld_warn(ld, e->file, e->line, "%s: credential '%s' is not in credential_list", lpw,
-                        d->credential_name);
+            sy__ld_warn(ld, e->file, e->line, "%s: credential '%s' is not in credential_list", lpw, d->credential_name);
     }
 
     snprintf(path, sizeof path, "%s.model", lpw);
@@ -997,8 +1179,8 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
         const char *slash = strchr(d->model, '/');
         if (prov) {
             size_t pl = strlen(prov);
-            d->upstream_model = (strncmp(d->model, prov, pl) == 0 && d->model[pl] == '/') ? d->model + pl + 1
-                                                                                         : d->model;
+            d->upstream_model =
+                (strncmp(d->model, prov, pl) == 0 && d->model[pl] == '/') ? d->model + pl + 1 : d->model;
         } else if (slash) {
             prov = sy_arena_strndup(ld->a, d->model, (size_t)(slash - d->model));
             d->upstream_model = slash + 1;
@@ -1143,16 +1325,20 @@ static void fill_models(struct sy_ld *ld, struct sy_config *c, const struct sy_y
     for (size_t i = 0; i < ml->n; i++) {
         const struct sy_ynode *e = ml->items[i];
         if (e->kind != SY_Y_MAP) {
-            sy__ld_error(ld, e->file, e->line, "model_list[%zu]: expected a map with model_name and "
-                         "litellm_params, found %s", i, sy__ykind_name(e->kind));
+            sy__ld_error(ld, e->file, e->line,
+                         "model_list[%zu]: expected a map with model_name and "
+                         "litellm_params, found %s",
+                         i, sy__ykind_name(e->kind));
             continue;
         }
         struct sy_deployment *d = &c->deployments[c->n_deployments];
         fill_deployment(ld, &fc, d, e, i);
         for (size_t j = 0; j < c->n_deployments; j++)
             if (strcmp(c->deployments[j].id, d->id) == 0) {
-                sy__ld_warn(ld, e->file, e->line, "model_list[%zu] (%s): same id %.12s... as the deployment "
-                            "at %s:%d", i, d->model_name, d->id, c->deployments[j].file, c->deployments[j].line);
+                sy__ld_warn(ld, e->file, e->line,
+                            "model_list[%zu] (%s): same id %.12s... as the deployment "
+                            "at %s:%d",
+                            i, d->model_name, d->id, c->deployments[j].file, c->deployments[j].line);
                 break;
             }
         c->n_deployments++;
@@ -1165,8 +1351,7 @@ static void check_credentials(struct sy_ld *ld, const struct sy_ynode *root)
     if (!cl || cl->kind == SY_Y_NULL)
         return;
     if (cl->kind != SY_Y_SEQ) {
-        sy__ld_error(ld, cl->file, cl->line, "credential_list: expected a list, found %s",
-                     sy__ykind_name(cl->kind));
+        sy__ld_error(ld, cl->file, cl->line, "credential_list: expected a list, found %s", sy__ykind_name(cl->kind));
         return;
     }
     for (size_t i = 0; i < cl->n; i++) {
@@ -1244,8 +1429,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
             if (!asks_nothing(v))
                 sy__ld_warn(ld, k->file, k->line, "%s: not supported yet, ignored", k->s);
         } else {
-            sy__ld_warn(ld, k->file, k->line, "unknown top-level key %s (LiteLLM ignores it too)",
-                        sy__key_text(ld, k));
+            sy__ld_warn(ld, k->file, k->line, "unknown top-level key %s (LiteLLM ignores it too)", sy__key_text(ld, k));
         }
     }
     const struct sy_ynode *s;
@@ -1275,7 +1459,8 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
         }
     }
     if (c->cache && c->cache_redis && !r->redis_host)
-        sy__ld_error(ld, root->file, 0, "litellm_settings.cache_params.type is redis but no Redis server is named "
+        sy__ld_error(ld, root->file, 0,
+                     "litellm_settings.cache_params.type is redis but no Redis server is named "
                      "(cache_params.host / url, router_settings.redis_host / redis_url, REDIS_HOST or REDIS_URL)");
     check_credentials(ld, root);
     fill_models(ld, c, root);

@@ -19,7 +19,7 @@
 
 #include "core/errors.h"
 
-#define MAX_DEPTH 200
+#define MAX_DEPTH  200
 #define MAX_WEIGHT 1000000u
 
 /* ---- YAML 1.1 implicit resolvers (PyYAML resolver.py) ---- */
@@ -46,7 +46,10 @@ static void resolver_init(void)
             abort(); /* a bug in the table above */
 }
 
-static int matches(int r, const char *s) { return regexec(&resolver[r], s, 0, NULL, 0) == 0; }
+static int matches(int r, const char *s)
+{
+    return regexec(&resolver[r], s, 0, NULL, 0) == 0;
+}
 
 /* ---- node helpers ---- */
 
@@ -72,8 +75,7 @@ struct sy_ynode *sy__ystr_new(struct sy_arena *a, const char *s, size_t len, int
 
 const char *sy__ykind_name(enum sy_ykind k)
 {
-    static const char *const names[] = {"null", "a boolean", "an integer", "a number", "a string", "a map",
-                                        "a list"};
+    static const char *const names[] = {"null", "a boolean", "an integer", "a number", "a string", "a map", "a list"};
     return names[k];
 }
 
@@ -124,8 +126,8 @@ static struct sy_ypair *find_key(const struct sy_ynode *map, const struct sy_yno
 }
 
 /* Insert with dict semantics; returns the previous pair if the key existed. */
-static struct sy_ypair *map_put(struct sy_arena *a, struct sy_ynode *map, struct sy_ynode *key,
-                                struct sy_ynode *val, int own, int *was_own)
+static struct sy_ypair *map_put(struct sy_arena *a, struct sy_ynode *map, struct sy_ynode *key, struct sy_ynode *val,
+                                int own, int *was_own)
 {
     struct sy_ypair *p = find_key(map, key);
     if (p) {
@@ -207,8 +209,7 @@ static int next(struct yb *b, yaml_event_t *ev)
     if (!yaml_parser_parse(&b->p, ev)) {
         int line = (int)(b->p.problem_mark.line + 1);
         if (b->p.context)
-            return fail(b, line, "YAML syntax error: %s %s", b->p.context,
-                        b->p.problem ? b->p.problem : "");
+            return fail(b, line, "YAML syntax error: %s %s", b->p.context, b->p.problem ? b->p.problem : "");
         return fail(b, line, "YAML syntax error: %s", b->p.problem ? b->p.problem : "unknown");
     }
     return 0;
@@ -429,11 +430,13 @@ static struct sy_ynode *scalar(struct yb *b, yaml_event_t *ev, int line)
 
 static struct sy_ynode *node(struct yb *b, yaml_event_t *ev, int depth);
 
-static int is_merge(const struct sy_ynode *n) { return n->kind == SY_Y_STR && n->big == -1; }
+static int is_merge(const struct sy_ynode *n)
+{
+    return n->kind == SY_Y_STR && n->big == -1;
+}
 
 /* The value of a merge key: a map, or a list of maps (PyYAML flatten_mapping). */
-static int collect_merge(struct yb *b, struct sy_ynode *v, struct sy_ynode ***srcs, size_t *n, size_t *cap,
-                         int line)
+static int collect_merge(struct yb *b, struct sy_ynode *v, struct sy_ynode ***srcs, size_t *n, size_t *cap, int line)
 {
     if (v->kind == SY_Y_MAP) {
         *srcs = grow(b->a, *srcs, cap, *n, sizeof **srcs);
@@ -584,14 +587,12 @@ static struct sy_ynode *node(struct yb *b, yaml_event_t *ev, int depth)
             remember(b, ev->data.mapping_start.anchor, n);
         return n;
     }
-    default:
-        fail(b, line, "unexpected YAML event %d", (int)ev->type);
-        return NULL;
+    default: fail(b, line, "unexpected YAML event %d", (int)ev->type); return NULL;
     }
 }
 
-int sy__ytree_parse(struct sy_arena *a, const char *yaml, size_t len, const char *file,
-                    struct sy_ynode **root, sy_ywarn_fn warn, void *ud, char *err, size_t errlen)
+int sy__ytree_parse(struct sy_arena *a, const char *yaml, size_t len, const char *file, struct sy_ynode **root,
+                    sy_ywarn_fn warn, void *ud, char *err, size_t errlen)
 {
     pthread_once(&resolver_once, resolver_init);
     struct yb b = {.a = a, .file = file ? file : "<config>", .warn = warn, .ud = ud, .err = err, .errlen = errlen};

@@ -32,17 +32,17 @@ struct sy_ypair {
 
 struct sy_ynode {
     enum sy_ykind kind;
-    int line;           /* 1-based */
+    int line; /* 1-based */
     const char *file;
-    const char *s;      /* STR: the value; other scalars: the source text */
+    const char *s; /* STR: the value; other scalars: the source text */
     size_t len;
-    int64_t i;          /* INT (BOOL: 0/1) */
-    double d;           /* FLOAT, and INT as a double */
-    int big;            /* INT that does not fit int64 (d and s still hold it) */
+    int64_t i;               /* INT (BOOL: 0/1) */
+    double d;                /* FLOAT, and INT as a double */
+    int big;                 /* INT that does not fit int64 (d and s still hold it) */
     struct sy_ypair *pairs;  /* MAP */
     struct sy_ynode **items; /* SEQ */
     size_t n, cap;
-    uint64_t weight;    /* nodes in the subtree with aliases expanded */
+    uint64_t weight; /* nodes in the subtree with aliases expanded */
 };
 
 /* Callback for warnings found while building (duplicate keys). */
@@ -51,8 +51,8 @@ typedef void (*sy_ywarn_fn)(void *ud, const char *file, int line, const char *fm
 
 /* Parse one document. Returns 0 and *root (NULL for an empty stream or an
  * empty document), or SY_ECONFIG with "file:line: reason" in err. */
-int sy__ytree_parse(struct sy_arena *a, const char *yaml, size_t len, const char *file,
-                    struct sy_ynode **root, sy_ywarn_fn warn, void *ud, char *err, size_t errlen);
+int sy__ytree_parse(struct sy_arena *a, const char *yaml, size_t len, const char *file, struct sy_ynode **root,
+                    sy_ywarn_fn warn, void *ud, char *err, size_t errlen);
 
 /* Map lookup of a string key; NULL when absent. */
 struct sy_ynode *sy__ymap_get(const struct sy_ynode *map, const char *key);

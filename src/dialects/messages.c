@@ -484,7 +484,8 @@ static int user_msg(struct tx *t, uint32_t c, uint32_t mi)
             if (sy_jdom_kind(d, rc) != 'a')
                 continue;
             for (uint32_t x = sy_jdom_first(d, rc); x; x = sy_jdom_next(d, x)) {
-                if (sy_jdom_kind(d, x) == 'o' && sy_jdom_str_eq(d, sy_jdom_at(d, x, "type"), "image") && (n = image_src(d, x))) {
+                if (sy_jdom_kind(d, x) == 'o' && sy_jdom_str_eq(d, sy_jdom_at(d, x, "type"), "image") &&
+                    (n = image_src(d, x))) {
                     if (np == cap) { /* more images than room: grow */
                         struct part *q = sy_arena_alloc(t->a, cap * 2 * sizeof *q);
                         memcpy(q, p, np * sizeof *p);
@@ -681,7 +682,8 @@ static void w_strict_schema(struct tx *t, uint32_t s)
             for (uint32_t x = sy_jdom_first(d, v); x; x = sy_jdom_next(d, x))
                 w_strict_schema(t, x);
             sy_jw_end(&t->w);
-        } else if ((sy_jdom_str_eq(d, k, "$defs") || sy_jdom_str_eq(d, k, "definitions")) && sy_jdom_kind(d, v) == 'o') {
+        } else if ((sy_jdom_str_eq(d, k, "$defs") || sy_jdom_str_eq(d, k, "definitions")) &&
+                   sy_jdom_kind(d, v) == 'o') {
             map = 1;
         } else {
             sy_jw_node(&t->w, d, v);

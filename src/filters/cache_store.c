@@ -33,8 +33,8 @@ static int store_slot = -1;
 struct store {
     struct sy_buf cap; /* stream bytes sent to the client */
     int cap_over;
-    int sse;           /* the answer is an SSE stream */
-    const char *body;  /* a whole answer (one piece) */
+    int sse;          /* the answer is an SSE stream */
+    const char *body; /* a whole answer (one piece) */
     size_t body_len;
 };
 

@@ -8,8 +8,8 @@
  */
 #include "gateway/filter.h"
 
-extern const struct sy_filter sy_filter_usage;       /* usage.c: stream usage, usage.cost */
-extern const struct sy_filter sy_filter_cache_store; /* cache_store.c: the response cache's store */
+extern const struct sy_filter sy_filter_usage;           /* usage.c: stream usage, usage.cost */
+extern const struct sy_filter sy_filter_cache_store;     /* cache_store.c: the response cache's store */
 extern const struct sy_filter sy_filter_responses_store; /* responses_store.c: stored Responses */
 
 const struct sy_filter *const sy_filter_list[] = {

@@ -34,7 +34,7 @@ struct rstore {
     struct sy_buf ev; /* the final event's data so far, when split across pieces */
     int in_ev;
     int saved;
-    int sse;   /* the answer is an SSE stream */
+    int sse; /* the answer is an SSE stream */
 };
 
 static void rstore_free(void *p)
@@ -45,7 +45,8 @@ static void rstore_free(void *p)
 
 static int start(struct sy_call *c)
 {
-    if (!sy_responses_storing(c) || (c->x && c->x->native && c->x->dl && c->x->dl->native_rewrite) /* a native Responses deployment */)
+    if (!sy_responses_storing(c) ||
+        (c->x && c->x->native && c->x->dl && c->x->dl->native_rewrite) /* a native Responses deployment */)
         return 0;
     struct rstore *s = sy_call_slot_new(c, rstore_slot, sizeof *s);
     if (!s)

@@ -64,7 +64,8 @@ int sy_call_refuse(struct sy_call *c, const struct sy_check_err *e)
         c->out.exception_class = "AuthenticationError";
     else if (e->status == 400 && strcmp(e->type, "budget_exceeded") == 0)
         c->out.exception_class = "BudgetExceededError";
-    sy_call_error(c, e->status, e->type, e->param[0] ? e->param : NULL /* null, as LiteLLM for these */, e->message, NULL, 0);
+    sy_call_error(c, e->status, e->type, e->param[0] ? e->param : NULL /* null, as LiteLLM for these */, e->message,
+                  NULL, 0);
     return SY_DONE;
 }
 

@@ -49,7 +49,7 @@
 
 struct sy_filter {
     const char *name;
-    uint32_t routes; /* SY_FILTER_ROUTE(kind) bits */
+    uint32_t routes;  /* SY_FILTER_ROUTE(kind) bits */
     unsigned answers; /* SY_FILTER_JSON | SY_FILTER_STREAM; 0: both */
     /* Whether the config turns the filter on for route k; NULL: always. */
     int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k);

@@ -47,9 +47,9 @@ enum sy_route_kind {
     SY_RK_CHAT,
     SY_RK_COMPLETIONS,
     SY_RK_EMBEDDINGS,
-    SY_RK_RESPONSES,      /* POST /v1/responses: native or translated (gateway/responses.c, xlate.c) */
-    SY_RK_PASSTHRU,       /* images, audio, moderations, rerank: bytes to an OpenAI-compatible deployment (passthru.c) */
-    SY_RK_MESSAGES,       /* POST /v1/messages: Anthropic format in and out (gateway/messages.c) */
+    SY_RK_RESPONSES, /* POST /v1/responses: native or translated (gateway/responses.c, xlate.c) */
+    SY_RK_PASSTHRU,  /* images, audio, moderations, rerank: bytes to an OpenAI-compatible deployment (passthru.c) */
+    SY_RK_MESSAGES,  /* POST /v1/messages: Anthropic format in and out (gateway/messages.c) */
     SY_RK_MESSAGES_COUNT, /* POST /v1/messages/count_tokens */
     SY_RK_MODELS,
     SY_RK_MODEL_ONE,
@@ -57,9 +57,9 @@ enum sy_route_kind {
     SY_RK_READINESS,
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
-    SY_RK_HEALTH, /* GET /health: one cheap call per deployment (stages/health.c) */
-    SY_RK_ADMIN,  /* the management API (admin/): key, user, team, spend ... routes */
-    SY_RK_CACHE_ADMIN, /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
+    SY_RK_HEALTH,       /* GET /health: one cheap call per deployment (stages/health.c) */
+    SY_RK_ADMIN,        /* the management API (admin/): key, user, team, spend ... routes */
+    SY_RK_CACHE_ADMIN,  /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
     SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
     SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
@@ -84,15 +84,15 @@ typedef int (*sy_fallback_fn)(struct sy_call *c, void (*then)(struct sy_call *))
  * in list order, in arrays sized by count (one malloc'd block, freed with
  * the sy_gwconf). */
 struct sy_pipeline {
-    sy_stage_fn *run;       /* n: the run loop (pipeline.c) */
-    const char **names;     /* n: their names, for --check-config */
+    sy_stage_fn *run;   /* n: the run loop (pipeline.c) */
+    const char **names; /* n: their names, for --check-config */
     unsigned n;
     unsigned nfinish, nheaders;
-    sy_finish_fn *finish;   /* sy_call_account */
-    sy_headers_fn *headers; /* sy_call_headers */
+    sy_finish_fn *finish;     /* sy_call_account */
+    sy_headers_fn *headers;   /* sy_call_headers */
     sy_fallback_fn *fallback; /* sy_call_fallback */
     unsigned nfallback;
-    void *mem;              /* the block the arrays live in */
+    void *mem; /* the block the arrays live in */
 };
 
 struct sy_gwconf {
@@ -112,10 +112,10 @@ struct sy_gwconf {
     int num_retries;
     size_t max_body;
     const char *cors_origins; /* interned for the process lifetime (NULL = any origin) */
-    char *models_json; /* GET /v1/models body, prebuilt */
+    char *models_json;        /* GET /v1/models body, prebuilt */
     size_t models_json_len;
-    int db;        /* the database is on (keys, spend): store/dbpool.h */
-    int keys;      /* virtual keys are checked (auth on and a database) */
+    int db;                           /* the database is on (keys, spend): store/dbpool.h */
+    int keys;                         /* virtual keys are checked (auth on and a database) */
     struct sy_filter_routes *filters; /* each route's response filters (gateway/filter.h) */
 };
 
@@ -146,15 +146,15 @@ struct sy_worker {
     struct sy_server *server;
     struct sy_upool *upool;
     struct sy_metrics_shard *metrics;
-    struct sy_redis *redis;            /* NULL without Redis (redis/redis.h) */
-    struct sy_db_port *dbport;         /* completions of DB work (store/dbpool.h); NULL without a database */
-    struct sy_rsync rsync;             /* the router's Redis sharing (router/sync.h): redis, metrics; worker 0's timer */
-    struct sy_gwconf *conf;            /* current (owned reference) */
+    struct sy_redis *redis;    /* NULL without Redis (redis/redis.h) */
+    struct sy_db_port *dbport; /* completions of DB work (store/dbpool.h); NULL without a database */
+    struct sy_rsync rsync;     /* the router's Redis sharing (router/sync.h): redis, metrics; worker 0's timer */
+    struct sy_gwconf *conf;    /* current (owned reference) */
     struct sy_gwconf *_Atomic pending; /* next config, set by the main thread */
     atomic_int drain_requested;
     int draining;
     uv_timer_t drain_timer;
-    struct sy_rng rng;                 /* router/rng.h: strategies, retry jitter (seeded at start) */
+    struct sy_rng rng; /* router/rng.h: strategies, retry jitter (seeded at start) */
     size_t inflight;
     const char *host;
     int port;
@@ -179,9 +179,9 @@ struct sy_call_in {
 
 /* The request's router keys (stages/route.c), read once. */
 struct sy_call_opts {
-    int num_retries_req;        /* body num_retries / x-litellm-num-retries; < 0 none */
-    double timeout_req;         /* body timeout / x-litellm-timeout; < 0 none */
-    double stream_timeout_req;  /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
+    int num_retries_req;       /* body num_retries / x-litellm-num-retries; < 0 none */
+    double timeout_req;        /* body timeout / x-litellm-timeout; < 0 none */
+    double stream_timeout_req; /* body stream_timeout / x-litellm-stream-timeout; < 0 none */
     int disable_fallbacks;
     int mock_testing_fallbacks; /* body mock_testing_fallbacks: true (LiteLLM's test hook) */
     int mock_rate_limit;        /* body mock_testing_rate_limit_error: true (first attempt fails with 429) */
@@ -189,19 +189,19 @@ struct sy_call_opts {
     struct sy_rfilter rf;       /* tags and end-user region the router filters by (router/select.c) */
     const char **fb_req;        /* body fallbacks (group names); NULL: the config's */
     size_t nfb_req;
-    const char *fwd_body;       /* body to forward when router keys were stripped (arena), else NULL */
+    const char *fwd_body; /* body to forward when router keys were stripped (arena), else NULL */
     size_t fwd_len;
-    struct sy_jspan fwd_model;  /* model span in fwd_body */
+    struct sy_jspan fwd_model; /* model span in fwd_body */
 };
 
 /* The attempt machine's progress (proxy.c, router/): retries, fallbacks, timeouts. */
 struct sy_call_progress {
-    int mock_failing;         /* the failure being handled is a mock one (no SDK retries) */
-    int max_retries;          /* retries allowed in the group of the last failure (x-litellm-max-retries); < 0 none */
-    int fb_kind;              /* fallback list in use: -1 none yet, else index into group->fb */
-    size_t fb_next;           /* next fallback to try */
-    int fallbacks_done;       /* fallback groups tried */
-    int retries_in_group;     /* retries made in the current group */
+    int mock_failing;     /* the failure being handled is a mock one (no SDK retries) */
+    int max_retries;      /* retries allowed in the group of the last failure (x-litellm-max-retries); < 0 none */
+    int fb_kind;          /* fallback list in use: -1 none yet, else index into group->fb */
+    size_t fb_next;       /* next fallback to try */
+    int fallbacks_done;   /* fallback groups tried */
+    int retries_in_group; /* retries made in the current group */
     int retries_total;
     int sdk_retries;          /* litellm_params.max_retries used on the current deployment */
     int64_t input_tokens;     /* prompt tokens when counted for routing; < 0 unknown */
@@ -211,11 +211,11 @@ struct sy_call_progress {
     int err_class;            /* enum sy_exc_class of it */
     const char *fb_exc_class; /* exception class that triggered the first fallback */
     int fb_status;
-    int reserving;            /* waiting for Redis to reserve the rpm slot */
-    int reserve_skips;        /* picks refused by the fleet's rpm */
+    int reserving;                              /* waiting for Redis to reserve the rpm slot */
+    int reserve_skips;                          /* picks refused by the fleet's rpm */
     double eff_timeout_s, eff_stream_timeout_s; /* timeouts of the attempt in progress */
-    unsigned fb_hook;                  /* sy_call_fallback: next stage fallback hook */
-    void (*fb_then)(struct sy_call *); /* ... and what follows them */
+    unsigned fb_hook;                           /* sy_call_fallback: next stage fallback hook */
+    void (*fb_then)(struct sy_call *);          /* ... and what follows them */
     int attempt;
     double retry_after_s;
     uv_timer_t *retry_timer;
@@ -264,9 +264,9 @@ struct sy_call_auth {
     struct sy_keyinfo *key; /* the virtual key's auth object (referenced); NULL for the master key / no auth */
     struct sy_enduser *eu;  /* the end user's, when the DB knows it (referenced) */
     const char *hashed_key;
-    int no_db;              /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
-    int db_rc;              /* result of the last DB job */
-    void *db_obj;           /* object the last DB job loaded */
+    int no_db;    /* the DB was unreachable and allow_requests_on_db_unavailable let the call through */
+    int db_rc;    /* result of the last DB job */
+    void *db_obj; /* object the last DB job loaded */
 };
 
 /* The pass-through endpoints (gateway/passthru.c): images, audio, files, batches. */
@@ -277,9 +277,9 @@ struct sy_call_pass {
     const char *raw_path;   /* appended to the deployment's base: "/images/generations", "/files/x?y" (arena) */
     const char *raw_ctype;  /* Content-Type forwarded (the client's), NUL-terminated (arena); NULL: none */
     size_t raw_model_off, raw_model_len; /* the model value to replace in the body (len 0: none) */
-    int raw_model_json;     /* the value is a JSON string (quotes included), else multipart bytes */
-    int raw_whole;          /* files / batches whose answer passthru.c reads (ids to record, a list to
-                             * filter): a 2xx is held whole, then sy_passthru_answer */
+    int raw_model_json;                  /* the value is a JSON string (quotes included), else multipart bytes */
+    int raw_whole;                       /* files / batches whose answer passthru.c reads (ids to record, a list to
+                                          * filter): a 2xx is held whole, then sy_passthru_answer */
 };
 
 struct sy_call {
@@ -295,8 +295,8 @@ struct sy_call {
     const struct sy_group *group;     /* group being tried (a fallback changes it) */
     const struct sy_group *req_group; /* group the request resolved to */
     struct sy_drt *drt;               /* deployment in use */
-    const char *group_model; /* the name c->group was resolved from: the model after the key's and team's
-                              * aliases, or the fallback's own name (a wildcard group forwards its '*' part) */
+    const char *group_model;          /* the name c->group was resolved from: the model after the key's and team's
+                                       * aliases, or the fallback's own name (a wildcard group forwards its '*' part) */
     struct sy_call_opts opt;
     struct sy_call_progress rt;
     struct sy_call_upstream up;
@@ -316,7 +316,7 @@ struct sy_call {
     void *offload_job; /* gateway/offload.c: work queued on the pool */
 };
 
-#define SY_CACHE_HIT 1  /* sy_call.cache: answered from the cache */
+#define SY_CACHE_HIT  1 /* sy_call.cache: answered from the cache */
 #define SY_CACHE_MISS 2 /* looked up, not found: the answer is stored when the call succeeds */
 
 /* Globals shared by all workers (set before workers start). */
@@ -324,7 +324,7 @@ struct sy_gateway {
     int nworkers;
     struct sy_worker *workers;
     struct sy_gwconf *_Atomic conf; /* latest config, for readers outside workers */
-    int db; /* the database pool runs (set by main before configs are built) */
+    int db;                         /* the database pool runs (set by main before configs are built) */
 };
 extern struct sy_gateway sy_gw;
 
@@ -408,7 +408,8 @@ const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap);
 
 /* The built-in mock model (mock.c): answers c entirely in-process. */
 void sy_messages_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out);
-void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai, struct sy_buf *out); /* responses.c */
+void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *oai,
+                            struct sy_buf *out); /* responses.c */
 int sy_mock_answer(struct sy_call *c);
 
 /* Workers (worker.c). */

@@ -20,15 +20,14 @@
 #include "gateway/stage.h"
 #include "gateway/filter.h"
 
-
 /* Warnings found while compiling a config count with the loader's, so that
  * --check-config's "N warnings" matches what was printed. Builds run on one
  * thread at a time (startup, SIGHUP); the counter is per build. */
 static _Thread_local int build_warnings;
-#define gw_warn(...)             \
-    do {                         \
-        build_warnings++;        \
-        sy_warn(__VA_ARGS__);    \
+#define gw_warn(...)          \
+    do {                      \
+        build_warnings++;     \
+        sy_warn(__VA_ARGS__); \
     } while (0)
 
 static void build_warn_cb(const char *msg)
@@ -206,9 +205,9 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
     static const char *names[SY_RK__COUNT] = {
-        "chat",    "completions", "embeddings",    "responses", "passthrough", "messages",    "messages_count",
-        "models",  "model_one",   "liveness",      "readiness", "metrics",     "token_counter", "health",
-        "admin",   "cache_admin", "responses_id",  "files"};
+        "chat",           "completions", "embeddings", "responses",   "passthrough",  "messages",
+        "messages_count", "models",      "model_one",  "liveness",    "readiness",    "metrics",
+        "token_counter",  "health",      "admin",      "cache_admin", "responses_id", "files"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

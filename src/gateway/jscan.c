@@ -50,9 +50,9 @@ static int str(struct st *s)
 #ifdef __SSE2__
         while (s->i + 16 <= s->n) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s->p + s->i));
-            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                     _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+            __m128i m = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
             unsigned bits = (unsigned)_mm_movemask_epi8(m);
             if (bits) {
                 s->i += (size_t)__builtin_ctz(bits);
@@ -184,16 +184,46 @@ static int next_member(struct st *s, char close)
 
 static int value(struct st *s, int depth, struct sy_jscan *top);
 
-enum { K_NONE, K_MODEL, K_STREAM, K_STREAM_OPTIONS, K_MESSAGES, K_INPUT, K_PROMPT, K_USER, K_N, K_INCLUDE_USAGE,
-       K_STORE, K_PREV_RESPONSE, K_R0 /* K_R0 + enum sy_jrkey: router keys */ };
+enum {
+    K_NONE,
+    K_MODEL,
+    K_STREAM,
+    K_STREAM_OPTIONS,
+    K_MESSAGES,
+    K_INPUT,
+    K_PROMPT,
+    K_USER,
+    K_N,
+    K_INCLUDE_USAGE,
+    K_STORE,
+    K_PREV_RESPONSE,
+    K_R0 /* K_R0 + enum sy_jrkey: router keys */
+};
 
-static const char *const kname[] = {NULL,      "model", "stream", "stream_options", "messages",
-                                    "input",   "prompt", "user",  "n",              "stream_options.include_usage",
-                                    "store",   "previous_response_id",
-                                    "fallbacks", "disable_fallbacks", "num_retries", "timeout", "stream_timeout",
-                                    "context_window_fallbacks", "content_policy_fallbacks",
-                                    "mock_testing_fallbacks", "cache", "mock_timeout",
-                                    "mock_testing_rate_limit_error", "tags"};
+static const char *const kname[] = {NULL,
+                                    "model",
+                                    "stream",
+                                    "stream_options",
+                                    "messages",
+                                    "input",
+                                    "prompt",
+                                    "user",
+                                    "n",
+                                    "stream_options.include_usage",
+                                    "store",
+                                    "previous_response_id",
+                                    "fallbacks",
+                                    "disable_fallbacks",
+                                    "num_retries",
+                                    "timeout",
+                                    "stream_timeout",
+                                    "context_window_fallbacks",
+                                    "content_policy_fallbacks",
+                                    "mock_testing_fallbacks",
+                                    "cache",
+                                    "mock_timeout",
+                                    "mock_testing_rate_limit_error",
+                                    "tags"};
 
 /* Key id of a decoded name k[0..len): compare by length first, no strlen. */
 static int kid(const char *k, size_t len)
@@ -201,11 +231,12 @@ static int kid(const char *k, size_t len)
     switch (len) {
     case 1: return k[0] == 'n' ? K_N : K_NONE;
     case 4: return memcmp(k, "user", 4) == 0 ? K_USER : memcmp(k, "tags", 4) == 0 ? K_R0 + SY_JR_TAGS : K_NONE;
-    case 5: return memcmp(k, "model", 5) == 0   ? K_MODEL
-                   : memcmp(k, "input", 5) == 0 ? K_INPUT
-                   : memcmp(k, "store", 5) == 0 ? K_STORE
-                   : memcmp(k, "cache", 5) == 0 ? K_R0 + SY_JR_CACHE
-                                                : K_NONE;
+    case 5:
+        return memcmp(k, "model", 5) == 0   ? K_MODEL
+               : memcmp(k, "input", 5) == 0 ? K_INPUT
+               : memcmp(k, "store", 5) == 0 ? K_STORE
+               : memcmp(k, "cache", 5) == 0 ? K_R0 + SY_JR_CACHE
+                                            : K_NONE;
     case 6: return memcmp(k, "stream", 6) == 0 ? K_STREAM : memcmp(k, "prompt", 6) == 0 ? K_PROMPT : K_NONE;
     case 7: return memcmp(k, "timeout", 7) == 0 ? K_R0 + SY_JR_TIMEOUT : K_NONE;
     case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;
@@ -213,16 +244,18 @@ static int kid(const char *k, size_t len)
     case 11: return memcmp(k, "num_retries", 11) == 0 ? K_R0 + SY_JR_NUM_RETRIES : K_NONE;
     case 12: return memcmp(k, "mock_timeout", 12) == 0 ? K_R0 + SY_JR_MOCK_TIMEOUT : K_NONE;
     case 13: return memcmp(k, "include_usage", 13) == 0 ? K_INCLUDE_USAGE : K_NONE;
-    case 14: return memcmp(k, "stream_options", 14) == 0   ? K_STREAM_OPTIONS
-                    : memcmp(k, "stream_timeout", 14) == 0 ? K_R0 + SY_JR_STREAM_TIMEOUT
-                                                           : K_NONE;
+    case 14:
+        return memcmp(k, "stream_options", 14) == 0   ? K_STREAM_OPTIONS
+               : memcmp(k, "stream_timeout", 14) == 0 ? K_R0 + SY_JR_STREAM_TIMEOUT
+                                                      : K_NONE;
     case 17: return memcmp(k, "disable_fallbacks", 17) == 0 ? K_R0 + SY_JR_DISABLE_FALLBACKS : K_NONE;
     case 20: return memcmp(k, "previous_response_id", 20) == 0 ? K_PREV_RESPONSE : K_NONE;
     case 22: return memcmp(k, "mock_testing_fallbacks", 22) == 0 ? K_R0 + SY_JR_MOCK_TESTING_FALLBACKS : K_NONE;
     case 29: return memcmp(k, "mock_testing_rate_limit_error", 29) == 0 ? K_R0 + SY_JR_MOCK_RATE_LIMIT : K_NONE;
-    case 24: return memcmp(k, "context_window_fallbacks", 24) == 0   ? K_R0 + SY_JR_CONTEXT_WINDOW_FALLBACKS
-                    : memcmp(k, "content_policy_fallbacks", 24) == 0 ? K_R0 + SY_JR_CONTENT_POLICY_FALLBACKS
-                                                                     : K_NONE;
+    case 24:
+        return memcmp(k, "context_window_fallbacks", 24) == 0   ? K_R0 + SY_JR_CONTEXT_WINDOW_FALLBACKS
+               : memcmp(k, "content_policy_fallbacks", 24) == 0 ? K_R0 + SY_JR_CONTENT_POLICY_FALLBACKS
+                                                                : K_NONE;
     default: return K_NONE;
     }
 }

@@ -21,8 +21,8 @@ void sy_messages_from_mock(struct sy_call *c, int stream, const struct sy_buf *o
     static const char fail[] = "switchyard: mock answer could not be translated";
     const struct sy_dialect *dl = &sy_dialect_messages;
     char id[64];
-    snprintf(id, sizeof id, "msg_%.8s%.4s%.4s%.4s%.12s", c->call_id, c->call_id + 9, c->call_id + 14,
-             c->call_id + 19, c->call_id + 24);
+    snprintf(id, sizeof id, "msg_%.8s%.4s%.4s%.4s%.12s", c->call_id, c->call_id + 9, c->call_id + 14, c->call_id + 19,
+             c->call_id + 24);
     struct sy_dl_meta m = {.id = id, .model = c->in.model};
     if (sy_dialect_answer(dl, &m, stream, oai->p ? oai->p : "", oai->len, &c->req->arena, out, NULL) != 0)
         dl->error(500, fail, sizeof fail - 1, out);

@@ -30,16 +30,16 @@
 #include "gateway/xlate.h"
 #include "providers/gauth.h"
 
-#define REFRESH_S   300
-#define MIN_LEFT_S  60
-#define FAIL_HOLD_S 5
+#define REFRESH_S       300
+#define MIN_LEFT_S      60
+#define FAIL_HOLD_S     5
 #define FETCH_TIMEOUT_S 20
 
 struct tentry {
     struct tentry *next;
-    char *cred;        /* service-account JSON (the key) */
+    char *cred; /* service-account JSON (the key) */
     char tok[4096];
-    int64_t exp;       /* unix seconds */
+    int64_t exp; /* unix seconds */
     int fetching;
     char err[384];
     int64_t fail_until;
@@ -162,7 +162,8 @@ static void start_fetch(struct sy_worker *w, struct tentry *e)
 int sy_oauth_token(struct sy_worker *w, const struct sy_pconf *pc, char *tok, size_t cap, char *err, size_t errlen)
 {
     if (!pc || !pc->credentials) {
-        snprintf(err, errlen, "no service-account credentials (set vertex_credentials or GOOGLE_APPLICATION_CREDENTIALS)");
+        snprintf(err, errlen,
+                 "no service-account credentials (set vertex_credentials or GOOGLE_APPLICATION_CREDENTIALS)");
         return -1;
     }
     int64_t now = now_s();

@@ -7,16 +7,16 @@
  * audio file is never held whole).
  *
  *   client route (also without /v1)   body        upstream path (OpenAI-compatible)    Azure
- *   POST /v1/images/generations       JSON        {base}/images/generations            deployments/{m}/images/generations
- *   POST /v1/images/edits             multipart   {base}/images/edits                  deployments/{m}/images/edits
- *   POST /v1/audio/speech             JSON        {base}/audio/speech  (binary answer) deployments/{m}/audio/speech
- *   POST /v1/audio/transcriptions     multipart   {base}/audio/transcriptions          deployments/{m}/audio/transcriptions
- *   POST /v1/audio/translations       multipart   {base}/audio/translations            deployments/{m}/audio/translations
- *   POST /v1/moderations              JSON        {base}/moderations                   (not on Azure: 400)
- *   POST /v1/rerank, /rerank          JSON        {base}/rerank; cohere: {cohere base}/v1/rerank
- *   POST /v2/rerank                   JSON        {base}/rerank; cohere: {cohere base}/v2/rerank
- *   /v1/files[/{id}[/content]]        multipart / none   {base}/files...               openai/files...?api-version=
- *   /v1/batches[/{id}[/cancel]]       JSON / none        {base}/batches...             openai/batches...?api-version=
+ *   POST /v1/images/generations       JSON        {base}/images/generations deployments/{m}/images/generations POST
+ * /v1/images/edits             multipart   {base}/images/edits                  deployments/{m}/images/edits POST
+ * /v1/audio/speech             JSON        {base}/audio/speech  (binary answer) deployments/{m}/audio/speech POST
+ * /v1/audio/transcriptions     multipart   {base}/audio/transcriptions          deployments/{m}/audio/transcriptions
+ *   POST /v1/audio/translations       multipart   {base}/audio/translations deployments/{m}/audio/translations POST
+ * /v1/moderations              JSON        {base}/moderations                   (not on Azure: 400) POST /v1/rerank,
+ * /rerank          JSON        {base}/rerank; cohere: {cohere base}/v1/rerank POST /v2/rerank                   JSON
+ * {base}/rerank; cohere: {cohere base}/v2/rerank /v1/files[/{id}[/content]]        multipart / none   {base}/files...
+ * openai/files...?api-version= /v1/batches[/{id}[/cancel]]       JSON / none        {base}/batches...
+ * openai/batches...?api-version=
  *
  * {base} is the deployment's OpenAI base ("https://api.openai.com/v1"). The
  * model of a multipart body is its "model" field, replaced in place by
@@ -83,9 +83,9 @@ enum sy_pass_op {
 struct op {
     const char *route; /* after "/v1" (or "/v2") */
     int op;
-    int multipart;     /* the body is multipart/form-data */
-    int azure_dep;     /* Azure: under /openai/deployments/{m}/ */
-    const char *mode;  /* model_info.mode of its groups (for the default pick) */
+    int multipart;         /* the body is multipart/form-data */
+    int azure_dep;         /* Azure: under /openai/deployments/{m}/ */
+    const char *mode;      /* model_info.mode of its groups (for the default pick) */
     const char *call_type; /* LiteLLM's call_type (spend logs) */
 };
 
@@ -233,13 +233,13 @@ enum { POWN_BYID = 1, POWN_CREATE, POWN_LIST, POWN_REFS };
 #define MAX_REFS 64 /* file ids one chat / Responses request may name */
 
 struct sy_pown {
-    int what;            /* POWN_* */
-    const char *kind;    /* "file" | "batch" */
-    char id[256];        /* by id: the object's; batch create: its input_file_id */
-    char **ids;          /* list: the caller's ids (sorted), filter on; NULL: no filter (admins) */
+    int what;         /* POWN_* */
+    const char *kind; /* "file" | "batch" */
+    char id[256];     /* by id: the object's; batch create: its input_file_id */
+    char **ids;       /* list: the caller's ids (sorted), filter on; NULL: no filter (admins) */
     size_t n;
     int filter;
-    struct sy_own_rec owner; /* by id: the record found (strings in the arena) */
+    struct sy_own_rec owner;    /* by id: the record found (strings in the arena) */
     const char *refs[MAX_REFS]; /* POWN_REFS: the "file_id" strings of the request (arena) */
     size_t nrefs;
     int too_many;
@@ -432,8 +432,8 @@ static int own_stage(struct sy_call *c, struct sy_str p)
         /* a batch reads its input file: it must be the caller's */
         struct sy_jscan sc;
         if (sy_jscan(r->body.p, r->body.len, &sc) != 0 || !sc.top_is_object) {
-            sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object",
-                          NULL, 0);
+            sy_call_error(c, 400, "invalid_request_error", NULL, "Invalid JSON payload: expected a JSON object", NULL,
+                          0);
             return SY_DONE;
         }
         struct sy_jspan top = {0, r->body.len, 'o'};
@@ -575,11 +575,12 @@ void sy_passthru_answer(struct sy_call *c)
         if (o->filter) { /* a list we cannot read is not shown to a tenant */
             sy_buf_reset(&c->up.up_body);
             SY_BUF_LIT(&c->up.up_body, "{\"object\":\"list\",\"data\":[],\"first_id\":null,\"last_id\":null,"
-                                    "\"has_more\":false}");
+                                       "\"has_more\":false}");
         }
         return;
     }
-    struct sy_own_rec me = {.token = c->auth.hashed_key, .user_id = who_user(c), .team_id = c->auth.key ? c->auth.key->team_id : NULL};
+    struct sy_own_rec me = {
+        .token = c->auth.hashed_key, .user_id = who_user(c), .team_id = c->auth.key ? c->auth.key->team_id : NULL};
     if (o->what == POWN_CREATE) {
         uint32_t v = sy_jdom_top(&d, "id");
         size_t n = 0;
@@ -732,8 +733,8 @@ static int files_run(struct sy_call *c)
     c->group = c->req_group = sy_gwconf_group_of(c->g, d);
     c->in.model = (char *)c->group->name;
     const struct sy_keyinfo *k = c->auth.key;
-    if (k && c->pass.pass_op == PASS_BATCHES && r->method == HTTP_POST && !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) &&
-        (k->nmodels || (k->team && k->team->nmodels))) {
+    if (k && c->pass.pass_op == PASS_BATCHES && r->method == HTTP_POST &&
+        !(p.n > 7 && !memcmp(p.p + p.n - 7, "/cancel", 7)) && (k->nmodels || (k->team && k->team->nmodels))) {
         /* the requests of a batch name their own models, in a file switchyard does not read */
         sy_call_error(c, 401, "auth_error", NULL,
                       "switchyard: a key limited to some models cannot create batches (each request of a batch "
@@ -776,8 +777,7 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
             return 0;
         }
         snprintf(msg, cap, "switchyard: %s needs an OpenAI-compatible deployment; model group '%s' is served by %s",
-                 path, c->group ? c->group->name : "?",
-                 d->d->provider ? d->d->provider : "?");
+                 path, c->group ? c->group->name : "?", d->d->provider ? d->d->provider : "?");
         return -1;
     }
     const char *u = d->url[0];
@@ -798,8 +798,9 @@ int sy_passthru_url(struct sy_call *c, const struct sy_drt *d, const char *path,
             snprintf(msg, cap, "switchyard: bad Azure URL for %s", path);
             return -1;
         }
-        int azure_dep = c->pass.pass_op != PASS_FILES && c->pass.pass_op != PASS_BATCHES && c->pass.pass_op != PASS_MODERATION &&
-                        c->kind != SY_RK_RESPONSES && c->kind != SY_RK_RESPONSES_ID;
+        int azure_dep = c->pass.pass_op != PASS_FILES && c->pass.pass_op != PASS_BATCHES &&
+                        c->pass.pass_op != PASS_MODERATION && c->kind != SY_RK_RESPONSES &&
+                        c->kind != SY_RK_RESPONSES_ID;
         if (azure_dep)
             sy_buf_append(out, u, (size_t)(cc - u)); /* through /openai/deployments/{m} */
         else
@@ -881,7 +882,7 @@ int sy_passthru_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbo
     c->up.body_parts[0] = uv_buf_init((char *)b, (unsigned)c->pass.raw_model_off);
     c->up.body_parts[1] = uv_buf_init((char *)um, (unsigned)strlen(um));
     c->up.body_parts[2] = uv_buf_init((char *)b + c->pass.raw_model_off + c->pass.raw_model_len,
-                                   (unsigned)(n - c->pass.raw_model_off - c->pass.raw_model_len));
+                                      (unsigned)(n - c->pass.raw_model_off - c->pass.raw_model_len));
     *nbody = 3;
     return 0;
 }

@@ -448,19 +448,19 @@ static void router_headers(struct sy_call *c, struct sy_buf *b)
         sy_buf_u64(b, (uint64_t)c->rt.max_retries);
         SY_BUF_LIT(b, "\r\n");
     }
-    double t = c->rt.eff_timeout_s > 0 ? c->rt.eff_timeout_s
+    double t = c->rt.eff_timeout_s > 0  ? c->rt.eff_timeout_s
                : c->opt.timeout_req > 0 ? c->opt.timeout_req
-               : c->drt             ? c->drt->timeout_s
-                                    : -1;
+               : c->drt                 ? c->drt->timeout_s
+                                        : -1;
     if (t > 0) {
         SY_BUF_LIT(b, "x-litellm-timeout: ");
         sy_py_float_repr(b, t); /* str(float) */
         SY_BUF_LIT(b, "\r\n");
     }
     const char *region = c->drt && c->drt->d->region_name ? c->drt->d->region_name
-                         : c->opt.rf.region == 'e'             ? "eu"
-                         : c->opt.rf.region == 'u'             ? "us"
-                                                           : NULL;
+                         : c->opt.rf.region == 'e'        ? "eu"
+                         : c->opt.rf.region == 'u'        ? "us"
+                                                          : NULL;
     if (region && !strpbrk(region, "\r\n")) {
         SY_BUF_LIT(b, "x-litellm-model-region: ");
         sy_buf_append(b, region, strlen(region));
@@ -528,7 +528,7 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
-    sy_filter_end(c, status); /* the response filters (gateway/filter.h): their final usage first */
+    sy_filter_end(c, status);                     /* the response filters (gateway/filter.h): their final usage first */
     for (unsigned i = 0; i < c->pl->nfinish; i++) /* limits settle, spend row (list order) */
         c->pl->finish[i](c, status);
     if (!SY_RK_IS_LLM(c->kind))
@@ -583,7 +583,7 @@ void sy_call_account(struct sy_call *c, int status)
     m.spend = c->usage.cost_known ? c->usage.cost : 0;
     if (c->drt && c->drt->pb && c->usage.cost_known && c->cache != SY_CACHE_HIT)
         sy_pbudget_add(c->drt->pb, c->usage.cost, sy_wall_ms()); /* provider_budget_config (router/budget.c) */
-    m.cache = c->cache; /* 0 not cached, 1 hit, 2 miss */
+    m.cache = c->cache;                                          /* 0 not cached, 1 hit, 2 miss */
     sy_metrics_record(c->w->metrics, &m);
     if (c->g->cfg->access_log)
         sy_accesslog_write(&m, c->call_id, m.model_id);

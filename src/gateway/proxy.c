@@ -75,7 +75,6 @@ const char *sy_provider_label(const struct sy_drt *d, char *buf, size_t cap)
     return buf;
 }
 
-
 /* ---- finishing --------------------------------------------------------- */
 
 /* LiteLLM's error JSON into b; a non-NULL openai_code (the upstream's own
@@ -157,12 +156,12 @@ static void finish_upstream_error(struct sy_call *c)
 {
     if (c->x && c->x->have_err) { /* decoded by the provider's adapter (xlate.c) */
         const struct sy_xerr *e = &c->x->err;
-        const char *cls = e->cls[0]                                ? e->cls
-                          : c->rt.err_class == -2                     ? "ContextWindowExceededError"
+        const char *cls = e->cls[0]                                  ? e->cls
+                          : c->rt.err_class == -2                    ? "ContextWindowExceededError"
                           : c->rt.err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
-                                                                   : sy_status_exception_class(e->status);
-        finish_error_code(c, e->status, cls, e->type[0] ? e->type : "None", e->param[0] ? e->param : NULL,
-                          e->message, NULL);
+                                                                     : sy_status_exception_class(e->status);
+        finish_error_code(c, e->status, cls, e->type[0] ? e->type : "None", e->param[0] ? e->param : NULL, e->message,
+                          NULL);
         return;
     }
     int st = c->up.up_status;
@@ -745,8 +744,9 @@ static int failed(struct sy_call *c, int err)
         attempt_end(c, 0);
         metric_attempt(c, 0, c->rt.err_status, cls);
         /* allowed_fails_policy classes: a context-window error and the other 4xx count as BadRequest */
-        enum sy_exc_class exc = c->rt.err_class < 0 || c->rt.err_class >= SY_EXC__COUNT ? SY_EXC_BAD_REQUEST
-                                                                                  : (enum sy_exc_class)c->rt.err_class;
+        enum sy_exc_class exc = c->rt.err_class < 0 || c->rt.err_class >= SY_EXC__COUNT
+                                    ? SY_EXC_BAD_REQUEST
+                                    : (enum sy_exc_class)c->rt.err_class;
         sy_router_fail(&c->w->rsync, &c->g->rc, c->group, d, c->rt.err_status, exc, c->rt.retry_after_s);
         if (c->rt.err_status == 408)
             sy_router_latency_penalty(&c->g->rc, d);
@@ -815,9 +815,10 @@ static int sdk_retry(struct sy_call *c)
         return 0;
     if (!(st == 408 || st == 409 || st == 429 || st >= 500))
         return 0;
-    double delay = c->rt.retry_after_s > 0 && c->rt.retry_after_s <= 60
-                       ? c->rt.retry_after_s
-                       : fmin(0.5 * pow(2, c->rt.sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
+    double delay =
+        c->rt.retry_after_s > 0 && c->rt.retry_after_s <= 60
+            ? c->rt.retry_after_s
+            : fmin(0.5 * pow(2, c->rt.sdk_retries), 8.0) * (1 - 0.25 * (double)(sy_rand(c->w) % 1000) / 1000.0);
     if (!schedule(c, delay, on_sdk_retry_timer))
         return 0;
     c->rt.sdk_retries++;
@@ -1014,10 +1015,11 @@ static void attempt(struct sy_call *c)
         sy_call_error(c, 500, "None", NULL, msg, NULL, 0);
         return;
     }
-    struct sy_drt *d = c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
-                       : c->rt.reserve_skips > (int)c->group->n
-                           ? NULL
-                           : sy_router_pick(&c->w->rng, &c->g->rc, c->group, c->drt, c->rt.input_tokens, &c->opt.rf, &why);
+    struct sy_drt *d =
+        c->pin && c->group == c->req_group && group_holds(c->group, c->pin) ? c->pin
+        : c->rt.reserve_skips > (int)c->group->n
+            ? NULL
+            : sy_router_pick(&c->w->rng, &c->g->rc, c->group, c->drt, c->rt.input_tokens, &c->opt.rf, &why);
     if (!d) {
         if (!why)
             why = SY_PICK_NONE_AVAILABLE;
@@ -1103,8 +1105,7 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
         /* x-request-id and the provider's x-ratelimit-* are echoed as they are too, unless the
          * call's own limits set x-ratelimit-* (LiteLLM: the key's limits if set, else the provider's) */
         int rl = x->name_len > 12 && strncasecmp(x->name, "x-ratelimit-", 12) == 0;
-        int plain = (x->name[0] | 0x20) == 'x' &&
-                    (hname_is(x, "x-request-id", 12) || (rl && !c->own_ratelimit));
+        int plain = (x->name[0] | 0x20) == 'x' && (hname_is(x, "x-request-id", 12) || (rl && !c->own_ratelimit));
         size_t line = x->name_len + x->value_len + 4;
         if (n + line + 13 + (plain ? line : 0) > PROVIDER_HEADERS_MAX)
             break;
@@ -1142,7 +1143,9 @@ static int start_stream(struct sy_call *c)
     c->usage.have_usage = hu;
     if (!c->pass.raw)
         SY_BUF_LIT(&hb, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
-    const char *ctype = !c->pass.raw ? "text/event-stream" : c->up.up_ctype[0] ? c->up.up_ctype : "application/octet-stream";
+    const char *ctype = !c->pass.raw        ? "text/event-stream"
+                        : c->up.up_ctype[0] ? c->up.up_ctype
+                                            : "application/octet-stream";
     c->in_cb = 1;
     sy_resp_start(c->req, c->up.up_status, hb.p, hb.len, ctype);
     c->in_cb = 0;
@@ -1272,7 +1275,7 @@ static int on_body(void *ud, const char *p, size_t n)
         c->in_cb = 1;
         size_t q = c->out.fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
         c->in_cb = 0;
-        if (c->aborted) { /* the client went away during the write */
+        if (c->aborted) {      /* the client went away during the write */
             c->up.ureq = NULL; /* returning 1 closes the upstream connection */
             stream_cut(c);
             return 1;
@@ -1339,7 +1342,7 @@ static void on_abort(struct sy_req *r)
     struct sy_call *c = r->handler_data;
     c->aborted = 1;
     if (c->in_cb || c->rt.reserving)
-        return; /* on_body finishes the call after its write returns; on_reserved when Redis answers */
+        return;                  /* on_body finishes the call after its write returns; on_reserved when Redis answers */
     if (c->out.client_started) { /* mid-stream: bill what was streamed */
         stream_cut(c);
         return;
@@ -1461,8 +1464,7 @@ static void launch(struct sy_call *c)
     }
     if (xbody || (c->kind == SY_RK_RESPONSES_ID && o.url)) /* body pieces set by sy_xlate_prepare */
         goto send;
-model_body:
-    {
+model_body : {
     const char *b = c->opt.fwd_body ? c->opt.fwd_body : r->body.p;
     size_t n = c->opt.fwd_body ? c->opt.fwd_len : r->body.len;
     struct sy_jspan model = c->opt.fwd_body ? c->opt.fwd_model : c->in.scan.model;
@@ -1506,14 +1508,14 @@ model_body:
         c->up.body_parts[2] = uv_buf_init(NULL, 0);
     }
     xbody = c->up.body_parts[2].len ? 3 : 2;
-    }
+}
 send:;
     int kind = c->kind == SY_RK_CHAT ? 0 : c->kind == SY_RK_COMPLETIONS ? 1 : 2;
     /* timeouts (reference §3.8): the request's, else the deployment's (router, litellm defaults at load) */
     double timeout = c->opt.timeout_req > 0 ? c->opt.timeout_req : d->timeout_s;
-    double stimeout = c->opt.stream_timeout_req > 0 ? c->opt.stream_timeout_req
+    double stimeout = c->opt.stream_timeout_req > 0                           ? c->opt.stream_timeout_req
                       : c->opt.timeout_req > 0 && d->d->stream_timeout_s <= 0 ? c->opt.timeout_req
-                                                                          : d->stream_timeout_s;
+                                                                              : d->stream_timeout_s;
     c->rt.eff_timeout_s = timeout;
     c->rt.eff_stream_timeout_s = stimeout;
     if (!o.url) {

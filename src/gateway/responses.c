@@ -164,8 +164,8 @@ static int may_read(const struct sy_call *c, const struct sy_rs_rec *rec)
 
 static void db_down(struct sy_call *c)
 {
-    sy_call_error(c, 503, "api_error", NULL, "switchyard: the database holding stored responses is unreachable",
-                  NULL, 0);
+    sy_call_error(c, 503, "api_error", NULL, "switchyard: the database holding stored responses is unreachable", NULL,
+                  0);
 }
 
 static void prev_not_found(struct sy_call *c)
@@ -535,7 +535,7 @@ static int responses_id_run(struct sy_call *c)
     struct sy_rcall *r = rcall(c);
     struct sy_req *req = c->req;
     struct sy_str p = req->path;
-    r->id_op = req->method == HTTP_DELETE ? OP_DELETE
+    r->id_op = req->method == HTTP_DELETE                                    ? OP_DELETE
                : p.n > 12 && memcmp(p.p + p.n - 12, "/input_items", 12) == 0 ? OP_ITEMS
                : p.n > 7 && memcmp(p.p + p.n - 7, "/cancel", 7) == 0         ? OP_CANCEL
                                                                              : OP_GET;
@@ -641,8 +641,8 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
     struct sy_jdoc req = r->req;
     r->created_at = (int64_t)time(NULL);
     const struct sy_deployment *d = c->drt->d;
-    if (sy_resp_id_encode(d->provider ? d->provider : "mock", d->id, r->inner, strlen(r->inner), r->id,
-                          sizeof r->id) != 0)
+    if (sy_resp_id_encode(d->provider ? d->provider : "mock", d->id, r->inner, strlen(r->inner), r->id, sizeof r->id) !=
+        0)
         snprintf(r->id, sizeof r->id, "%s", r->inner);
     struct sy_resp_meta m = {.id = r->id,
                              .model = c->in.model ? c->in.model : "",

@@ -55,11 +55,11 @@ struct sy_stage {
     uint32_t routes;  /* SY_RKB(kind) for each route kind it applies to */
     /* does config g turn it on for route k? NULL: always */
     int (*enabled)(const struct sy_gwconf *g, enum sy_route_kind k);
-    sy_stage_fn run;       /* NULL: finish-only */
-    sy_finish_fn finish;   /* optional */
-    sy_headers_fn headers; /* optional */
+    sy_stage_fn run;         /* NULL: finish-only */
+    sy_finish_fn finish;     /* optional */
+    sy_headers_fn headers;   /* optional */
     sy_fallback_fn fallback; /* optional: the attempt machine is about to try a fallback group */
-    int *slot;             /* its per-request state's slot index (static int x_slot = -1), or NULL */
+    int *slot;               /* its per-request state's slot index (static int x_slot = -1), or NULL */
     /* Per worker, whatever the config (nginx's init_process / exit_process): on the
      * worker's loop thread once it listens, and when it drains. Optional. */
     void (*worker_start)(struct sy_worker *w);

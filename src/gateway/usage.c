@@ -45,8 +45,7 @@ enum { U_PROMPT, U_COMPLETION, U_CACHED, U_CACHE_READ, U_CACHE_CREATION, U_REASO
 static int member_id(const char *k, size_t n)
 {
     switch (n) {
-    case 13:
-        return !memcmp(k, "prompt_tokens", 13) ? U_PROMPT : !memcmp(k, "cached_tokens", 13) ? U_CACHED : -1;
+    case 13: return !memcmp(k, "prompt_tokens", 13) ? U_PROMPT : !memcmp(k, "cached_tokens", 13) ? U_CACHED : -1;
     case 17: return !memcmp(k, "completion_tokens", 17) ? U_COMPLETION : -1;
     case 23: return !memcmp(k, "cache_read_input_tokens", 23) ? U_CACHE_READ : -1;
     case 27: return !memcmp(k, "cache_creation_input_tokens", 27) ? U_CACHE_CREATION : -1;

@@ -54,11 +54,11 @@
 static int usage_slot = -1;
 
 struct ustate {
-    struct sy_buf text; /* decoded text not yet counted */
-    struct sy_buf tail; /* the stream's last bytes: its final usage is read from them */
-    struct sy_buf line; /* a data line split across reads */
-    uint64_t ct;        /* completion tokens counted from flushed text */
-    int line_over;      /* the line passed STREAM_LINE_MAX: its text is not counted */
+    struct sy_buf text;  /* decoded text not yet counted */
+    struct sy_buf tail;  /* the stream's last bytes: its final usage is read from them */
+    struct sy_buf line;  /* a data line split across reads */
+    uint64_t ct;         /* completion tokens counted from flushed text */
+    int line_over;       /* the line passed STREAM_LINE_MAX: its text is not counted */
     struct sy_buf *hold; /* include_cost_in_streaming_usage: a partial SSE line held back */
 };
 
@@ -87,7 +87,6 @@ static void collect_strings(const char *ev, size_t n, const char *key, size_t kl
         k = e + 1;
     }
 }
-
 
 #define STREAM_TAIL     8192u
 #define STREAM_LINE_MAX (1u << 20)
@@ -220,7 +219,8 @@ static void hold_free(void *p)
 static int cost_inject(const struct sy_call *c)
 {
     return c->g->cfg->include_cost_in_streaming_usage && !c->pass.raw && c->drt &&
-           (c->kind == SY_RK_MESSAGES || ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->in.include_usage));
+           (c->kind == SY_RK_MESSAGES ||
+            ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->in.include_usage));
 }
 
 /* The number after "key": in p[0..n), -1 when none. */
@@ -328,7 +328,6 @@ void sy_ustream_costed(struct sy_call *c, const char **o, size_t *on, struct sy_
     *o = b->p;
     *on = b->len;
 }
-
 
 /* ---- the filter ------------------------------------------------------------- */
 

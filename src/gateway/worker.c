@@ -80,7 +80,10 @@ static void on_drain_timeout(uv_timer_t *t)
 
 /* The upstream pool's after_read hook: a streamed answer's bytes leave with the
  * read that brought them (see "writing" in http/server.c). */
-static void flush_server(void *server) { sy_server_flush(server); }
+static void flush_server(void *server)
+{
+    sy_server_flush(server);
+}
 
 static void on_wake(uv_async_t *a)
 {

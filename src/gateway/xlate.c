@@ -341,8 +341,8 @@ static int embeddings_to_b64(struct sy_arena *a, struct sy_buf *body)
         if (k) {
             if (k == 1)
                 q[1] = 0;
-            char t[4] = {b64c[q[0] >> 2], b64c[((q[0] & 3) << 4) | (q[1] >> 4)],
-                         k == 2 ? b64c[(q[1] & 15) << 2] : '=', '='};
+            char t[4] = {b64c[q[0] >> 2], b64c[((q[0] & 3) << 4) | (q[1] >> 4)], k == 2 ? b64c[(q[1] & 15) << 2] : '=',
+                         '='};
             sy_buf_append(&o, t, 4);
         }
         SY_BUF_LIT(&o, "\"");
@@ -731,8 +731,8 @@ int sy_xlate_response(struct sy_call *c)
         if (!rc && x->ctx.op == SY_OP_EMBED && !x->st.u.have && c->req->body.len <= (64u << 10)) {
             /* no usage from the provider: count the input as LiteLLM's token_counter does, and
              * write the answer again with it (embeddings inputs are small; larger ones stay 0) */
-            long pt = sy_tok_count_request(sy_tok_get((enum sy_tok_encoding)c->drt->enc), c->req->body.p,
-                                           c->req->body.len);
+            long pt =
+                sy_tok_count_request(sy_tok_get((enum sy_tok_encoding)c->drt->enc), c->req->body.p, c->req->body.len);
             if (pt > 0) {
                 memset(&x->st.u, 0, sizeof x->st.u);
                 x->st.u.prompt = pt;

@@ -34,9 +34,9 @@
 
 /* The Responses API state of a call (gateway/responses.c). */
 struct sy_rcall {
-    char seed[40];          /* the call id without dashes: generated item ids */
-    char inner[48];         /* "resp_<seed>": the id a translated response is stored under */
-    char id[1600];          /* the encoded id the client sees (per attempt) */
+    char seed[40];  /* the call id without dashes: generated item ids */
+    char inner[48]; /* "resp_<seed>": the id a translated response is stored under */
+    char id[1600];  /* the encoded id the client sees (per attempt) */
     int64_t created_at;
     int store;              /* store != false */
     int has_prev;           /* previous_response_id given */
@@ -46,12 +46,12 @@ struct sy_rcall {
     size_t prior_len;
     int prior_loaded, prior_missing, prior_error;
     int in_stage, answered_sync, waiting;
-    int too_large;          /* prior + this request over max_request_size_mb */
-    int prev_denied;        /* previous_response_id is neither a readable conversation nor the caller's native one */
-    int prev_down;          /* ... could not be checked (the database is down) */
-    int native_recorded;    /* the native response's id was recorded as the caller's (owners.h) */
-    struct sy_buf items;    /* this request's input items (sy_resp_to_openai) */
-    struct sy_jdoc req;     /* the request parsed, and translated (the built-in mock's path) */
+    int too_large;       /* prior + this request over max_request_size_mb */
+    int prev_denied;     /* previous_response_id is neither a readable conversation nor the caller's native one */
+    int prev_down;       /* ... could not be checked (the database is down) */
+    int native_recorded; /* the native response's id was recorded as the caller's (owners.h) */
+    struct sy_buf items; /* this request's input items (sy_resp_to_openai) */
+    struct sy_jdoc req;  /* the request parsed, and translated (the built-in mock's path) */
     int have_req;
     char *chat;
     size_t chat_len;
@@ -93,16 +93,16 @@ struct sy_xcall {
     int have_areq;
     char *model; /* upstream model of the attempt (NUL-terminated, arena) */
     struct sy_xctx ctx;
-    struct sy_xout out;    /* url, headers, body of the attempt */
-    struct sy_xstate st;   /* adapter decoding state */
-    struct sy_framer fr;   /* the adapter's stream framing */
-    struct sy_framer ofr;  /* OpenAI SSE (an OpenAI-compatible or native upstream) */
-    void *ds;              /* the dialect's stream state (dl->stream_size bytes, arena) */
-    int ds_on;             /* ds initialized */
-    struct sy_dl_meta dm;  /* the dialect's answer: id, model, echoed request */
-    struct sy_buf emit;    /* bytes decoded from one upstream read, for the client */
-    struct sy_buf mid;     /* the adapter's chat chunks before the dialect's stream_chunk */
-    struct sy_xerr err;    /* upstream error / failed decode, as the client sees it */
+    struct sy_xout out;   /* url, headers, body of the attempt */
+    struct sy_xstate st;  /* adapter decoding state */
+    struct sy_framer fr;  /* the adapter's stream framing */
+    struct sy_framer ofr; /* OpenAI SSE (an OpenAI-compatible or native upstream) */
+    void *ds;             /* the dialect's stream state (dl->stream_size bytes, arena) */
+    int ds_on;            /* ds initialized */
+    struct sy_dl_meta dm; /* the dialect's answer: id, model, echoed request */
+    struct sy_buf emit;   /* bytes decoded from one upstream read, for the client */
+    struct sy_buf mid;    /* the adapter's chat chunks before the dialect's stream_chunk */
+    struct sy_xerr err;   /* upstream error / failed decode, as the client sees it */
     int have_err;
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];

@@ -205,8 +205,7 @@ static int disposition_names(const char *v, size_t n, const char *name)
     return 0;
 }
 
-int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const char *name, size_t *off,
-                       size_t *len)
+int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const char *name, size_t *off, size_t *len)
 {
     if (!p || !b || bn == 0 || !name)
         return -1;

@@ -35,7 +35,6 @@ int sy_multipart_boundary(const char *ct, size_t n, const char **b, size_t *bn);
  * let the upstream read the other), -1 malformed (no opening delimiter, a part
  * header over 8 KB, no closing delimiter after a part's headers, a quoted part
  * name with a backslash escape: readers disagree on what it names). */
-int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const char *name, size_t *off,
-                       size_t *len);
+int sy_multipart_field(const char *p, size_t n, const char *b, size_t bn, const char *name, size_t *off, size_t *len);
 
 #endif

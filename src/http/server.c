@@ -40,8 +40,8 @@
 
 enum { ST_IDLE, ST_HEAD, ST_BODY, ST_SERVING };
 
-#define MAX_HEADERS  128
-#define PIPELINE_CAP (256 * 1024) /* bytes buffered while a request is served */
+#define MAX_HEADERS      128
+#define PIPELINE_CAP     (256 * 1024)  /* bytes buffered while a request is served */
 #define PIPELINE_OUT_CAP (1024 * 1024) /* unread answers before the next request waits */
 /* Output buffer kept between flushes. A stream's head with its first event (~2 KB)
  * grows it; what a stream sends after that is a few hundred bytes per event, so a
@@ -77,9 +77,9 @@ struct sy_conn {
     struct sy_req *req; /* request being parsed or served */
     /* head accumulation */
     struct sy_buf url;
-    struct sy_buf hraw; /* "name\0value\0" pairs */
+    struct sy_buf hraw;             /* "name\0value\0" pairs */
     uint32_t hoff[MAX_HEADERS * 2]; /* into hraw, whose cap is far below 4 GiB (1 KB less per connection) */
-    size_t nh; /* number of fields started */
+    size_t nh;                      /* number of fields started */
     int in_value;
     size_t head_bytes;
     uint64_t body_deadline; /* loop ms by which the whole body must have arrived; 0 = none */
@@ -639,8 +639,7 @@ static void conn_parse_loop(struct sy_conn *c, const char *p, size_t n)
  * A lingering close keeps reading (it discards input until EOF). */
 static void throttle(struct sy_conn *c)
 {
-    if (c->reading && !c->lingering && c->state == ST_SERVING &&
-        c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
+    if (c->reading && !c->lingering && c->state == ST_SERVING && c->in.len >= c->lim.max_header_bytes + PIPELINE_CAP) {
         uv_read_stop((uv_stream_t *)&c->tcp);
         c->reading = 0;
     }
@@ -1100,7 +1099,10 @@ void sy_server_flush(struct sy_server *s)
     }
 }
 
-static void on_check(uv_check_t *h) { sy_server_flush(h->data); }
+static void on_check(uv_check_t *h)
+{
+    sy_server_flush(h->data);
+}
 
 static const char *reason(int st)
 {
@@ -1129,13 +1131,13 @@ static const char *reason(int st)
 }
 
 /* Append a literal or a view to the head being built (bounded by cap). */
-#define HEAD_PUT(o, n, cap, src, len)           \
-    do {                                        \
-        size_t l_ = (len);                      \
-        if ((n) + l_ < (cap)) {                 \
-            memcpy((o) + (n), (src), l_);       \
-            (n) += l_;                          \
-        }                                       \
+#define HEAD_PUT(o, n, cap, src, len)     \
+    do {                                  \
+        size_t l_ = (len);                \
+        if ((n) + l_ < (cap)) {           \
+            memcpy((o) + (n), (src), l_); \
+            (n) += l_;                    \
+        }                                 \
     } while (0)
 #define HEAD_LIT(o, n, cap, lit) HEAD_PUT(o, n, cap, lit, sizeof(lit) - 1)
 

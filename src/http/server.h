@@ -79,9 +79,9 @@ struct sy_req {
     size_t nheaders;
     struct sy_buf body;
     int http_minor;
-    int keep_alive;      /* client allows it */
-    uint64_t t_start_ns; /* first byte of the request seen */
-    uint64_t t_ready_ns; /* head+body complete */
+    int keep_alive;            /* client allows it */
+    uint64_t t_start_ns;       /* first byte of the request seen */
+    uint64_t t_ready_ns;       /* head+body complete */
     struct sy_str cors_origin; /* the request's Origin when CORS allows it: echoed on the response */
     /* response state (owned by the server) */
     int status;

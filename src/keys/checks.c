@@ -425,8 +425,7 @@ const char *sy_keys_alias_target(const struct sy_keyinfo *ki, const char *model)
 }
 
 /* _can_object_call_model: the name asked for, or what it is an alias of */
-static int allow2(char *const *models, size_t n, const char *model, const char *also, sy_access_groups_fn ag,
-                  void *ud)
+static int allow2(char *const *models, size_t n, const char *model, const char *also, sy_access_groups_fn ag, void *ud)
 {
     return sy__models_allow(models, n, model, ag, ud) || (also && sy__models_allow(models, n, also, ag, ud));
 }
@@ -437,8 +436,8 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
     return sy_keys_check_model_as(ki, model, NULL, ag, ud, e);
 }
 
-int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also,
-                           sy_access_groups_fn ag, void *ud, struct sy_check_err *e)
+int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also, sy_access_groups_fn ag,
+                           void *ud, struct sy_check_err *e)
 {
     if (!ki || !ki->found || !model)
         return 0;
@@ -498,17 +497,23 @@ int sy_keys_budget_error(const char *kind, const struct sy_keyinfo *ki, const st
     struct msg m = err_begin(e, 400, "budget_exceeded", NULL);
     if (!strcmp(kind, "team")) {
         m_printf(&m, "Budget has been exceeded! Team=%s Current cost: ",
-                 ki && ki->team && ki->team->id ? ki->team->id : ki && ki->team_id ? ki->team_id : "None");
+                 ki && ki->team && ki->team->id ? ki->team->id
+                 : ki && ki->team_id            ? ki->team_id
+                                                : "None");
     } else if (!strcmp(kind, "organization")) {
         m_printf(&m, "Budget has been exceeded! Organization=%s Current cost: ",
                  ki && ki->org_id ? ki->org_id : (ki && ki->org && ki->org->id ? ki->org->id : "None"));
     } else if (!strcmp(kind, "team_member")) {
-        m_printf(&m, "Budget has been exceeded! User=%s in Team=%s Current cost: ",
-                 ki && ki->user_id ? ki->user_id : "None",
-                 ki && ki->team && ki->team->id ? ki->team->id : ki && ki->team_id ? ki->team_id : "None");
+        m_printf(
+            &m, "Budget has been exceeded! User=%s in Team=%s Current cost: ", ki && ki->user_id ? ki->user_id : "None",
+            ki && ki->team && ki->team->id ? ki->team->id
+            : ki && ki->team_id            ? ki->team_id
+                                           : "None");
     } else if (!strcmp(kind, "user") || !strcmp(kind, "end_user")) {
         int is_user = kind[0] == 'u';
-        const char *id = is_user ? (ki && ki->user && ki->user->id ? ki->user->id : ki && ki->user_id ? ki->user_id : "None")
+        const char *id = is_user ? (ki && ki->user && ki->user->id ? ki->user->id
+                                    : ki && ki->user_id            ? ki->user_id
+                                                                   : "None")
                                  : (eu && eu->b.id ? eu->b.id : "None");
         m_printf(&m, "ExceededBudget: %s=%s over budget. Spend=", is_user ? "User" : "End User", id);
         m_float(&m, spend);

@@ -40,57 +40,57 @@ enum sy_role {
     SY_ROLE_PROXY_ADMIN_VIEWER, /* "proxy_admin_viewer": read-only management routes */
     SY_ROLE_INTERNAL_USER,      /* "internal_user" */
     SY_ROLE_INTERNAL_USER_VIEWER,
-    SY_ROLE_TEAM,               /* "team" */
-    SY_ROLE_CUSTOMER            /* "customer" */
+    SY_ROLE_TEAM,    /* "team" */
+    SY_ROLE_CUSTOMER /* "customer" */
 };
 enum sy_role sy_role_parse(const char *s);
 const char *sy_role_name(enum sy_role r);
 
 /* One entity that spends: a key, user, team, team member, end user or org. */
 struct sy_budget {
-    char *id;                /* token, user_id, team_id, "team_id:user_id", end-user id, organization_id */
-    _Atomic double spend;    /* as read from the DB, plus what settled here since */
-    double max_budget;       /* < 0: none */
-    double soft_budget;      /* < 0: none */
+    char *id;             /* token, user_id, team_id, "team_id:user_id", end-user id, organization_id */
+    _Atomic double spend; /* as read from the DB, plus what settled here since */
+    double max_budget;    /* < 0: none */
+    double soft_budget;   /* < 0: none */
     int64_t rpm_limit, tpm_limit, max_parallel; /* < 0: none */
-    double budget_reset_at;  /* unix s; 0 none */
-    char *budget_duration;   /* "30d"...; NULL none */
-    char **models;           /* the entity's model list (team, user, org); NULL when none */
+    double budget_reset_at;                     /* unix s; 0 none */
+    char *budget_duration;                      /* "30d"...; NULL none */
+    char **models;                              /* the entity's model list (team, user, org); NULL when none */
     size_t nmodels;
     int blocked;
-    char *metadata;          /* JSON object text, NULL when none */
+    char *metadata; /* JSON object text, NULL when none */
 };
 
-struct sy_model_budget {     /* one entry of a key's model_max_budget */
+struct sy_model_budget { /* one entry of a key's model_max_budget */
     char *model;
     double max_budget;
-    char *budget_duration;   /* may be NULL */
-    double spend;            /* from the key's model_spend */
+    char *budget_duration; /* may be NULL */
+    double spend;          /* from the key's model_spend */
 };
 
 struct sy_keyinfo {
     atomic_int refs;
-    char token[65];          /* sha256 hex of the key */
-    int found;               /* 0: no such key (negative entry) */
-    double loaded_at;        /* sy_keys_now() when loaded */
-    char *key_name;          /* "sk-...abcd" */
+    char token[65];   /* sha256 hex of the key */
+    int found;        /* 0: no such key (negative entry) */
+    double loaded_at; /* sy_keys_now() when loaded */
+    char *key_name;   /* "sk-...abcd" */
     char *key_alias;
     char *user_id, *team_id, *org_id;
-    enum sy_role role;       /* the key's user's role (SY_ROLE_NONE when no user) */
+    enum sy_role role; /* the key's user's role (SY_ROLE_NONE when no user) */
     int blocked;
-    double expires;          /* unix s; 0 never */
-    char **models;           /* the key's models[] (may hold access-group names, "all-team-models") */
+    double expires; /* unix s; 0 never */
+    char **models;  /* the key's models[] (may hold access-group names, "all-team-models") */
     size_t nmodels;
     char **allowed_routes;
     size_t nallowed_routes;
-    char **aliases;          /* the key's aliases {alias: model} as pairs: alias, model, alias, model, ... */
-    size_t naliases;         /* strings (2 per alias) */
-    char **team_aliases;     /* the team's model_aliases (LiteLLM_ModelTable), the same shape */
+    char **aliases;      /* the key's aliases {alias: model} as pairs: alias, model, alias, model, ... */
+    size_t naliases;     /* strings (2 per alias) */
+    char **team_aliases; /* the team's model_aliases (LiteLLM_ModelTable), the same shape */
     size_t nteam_aliases;
-    struct sy_budget key;    /* the key's own spend, budget and limits (key.id = token) */
+    struct sy_budget key; /* the key's own spend, budget and limits (key.id = token) */
     struct sy_model_budget *mmb;
     size_t nmmb;
-    struct sy_budget *team;   /* NULL: no team (or the team row is gone) */
+    struct sy_budget *team; /* NULL: no team (or the team row is gone) */
     char *team_alias;
     struct sy_budget *user;   /* NULL: no user row */
     struct sy_budget *member; /* NULL: no membership budget */
@@ -173,8 +173,8 @@ int sy_keys_check_model(const struct sy_keyinfo *ki, const char *model, sy_acces
  * names model. Except: when the key's own aliases route model elsewhere
  * (after the team's model_aliases), the team's, member's and user's lists
  * must allow that target (the key holder cannot widen them). */
-int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also,
-                           sy_access_groups_fn ag, void *ud, struct sy_check_err *e);
+int sy_keys_check_model_as(const struct sy_keyinfo *ki, const char *model, const char *also, sy_access_groups_fn ag,
+                           void *ud, struct sy_check_err *e);
 /* The model `model` is an alias of in the pairs (alias, model, ...), or NULL. */
 const char *sy_keys_alias_of(char *const *pairs, size_t n, const char *model);
 /* LiteLLM's model_alias_map for the key: {**key aliases, **team model_aliases}

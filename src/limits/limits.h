@@ -88,8 +88,8 @@ enum sy_lim_kind {
  * "model_per_key", "model_per_team", "model_per_organization", "global". */
 extern const char *const sy_lim_kind_names[SY_LIM__COUNT];
 
-#define SY_LIM_WINDOW_S 60
-#define SY_LIM_MAX 12     /* descriptors per request */
+#define SY_LIM_WINDOW_S  60
+#define SY_LIM_MAX       12 /* descriptors per request */
 #define SY_LIM_VALUE_MAX 320
 
 struct sy_lim_ctr; /* a local counter (counters.c) */
@@ -106,14 +106,14 @@ struct sy_lim_req {
     unsigned n;
     struct sy_lim_desc d[SY_LIM_MAX];
     /* the take */
-    int64_t tokens;      /* tokens reserved (T) */
-    int64_t window;      /* window start (unix s) the take counted in */
-    int taken;           /* counters hold this request: sy_lim_settle must run */
-    int in_redis;        /* taken in Redis (settle there) */
-    char member[48];     /* this request's member of the parallel sets ("<instance>:<call id>") */
-    double par_ttl_s;    /* deadline of the parallel-set member (the call's timeout + margin) */
+    int64_t tokens;   /* tokens reserved (T) */
+    int64_t window;   /* window start (unix s) the take counted in */
+    int taken;        /* counters hold this request: sy_lim_settle must run */
+    int in_redis;     /* taken in Redis (settle there) */
+    char member[48];  /* this request's member of the parallel sets ("<instance>:<call id>") */
+    double par_ttl_s; /* deadline of the parallel-set member (the call's timeout + margin) */
     /* outcome (sy_lim_take, sy_lim_shadow_over, the Redis callback) */
-    int over;             /* index of the descriptor over its limit, -1 none */
+    int over;              /* index of the descriptor over its limit, -1 none */
     const char *over_type; /* "requests" | "tokens" | "max_parallel_requests" */
     int64_t over_limit, over_remaining;
     /* after a successful take: remaining requests/tokens per descriptor (-1 when no such limit) */
@@ -174,8 +174,7 @@ void sy_lim_headers(const struct sy_lim_req *lr, struct sy_buf *b);
  * (retry-after: seconds to the window's end (>= 1), rate_limit_type,
  * reset_at, x-ratelimit-remaining-<type>: 0, x-ratelimit-limit-<type>) as
  * "Name: v\r\n" lines into hdrs. Retry-after for max_parallel_requests is 1. */
-void sy_lim_error(const struct sy_lim_req *lr, double now_unix, char *msg, size_t msgcap, char *hdrs,
-                  size_t hcap);
+void sy_lim_error(const struct sy_lim_req *lr, double now_unix, char *msg, size_t msgcap, char *hdrs, size_t hcap);
 
 /* Current local usage of one descriptor (the shadow's when Redis holds the
  * counters): requests and tokens in the current window, requests in flight.

@@ -28,9 +28,9 @@
 #include "core/utf8.h"
 #include "metrics/metrics.h"
 
-#define QUEUE_BYTES (4u << 20) /* per half */
-#define FIELD_MAX 256          /* escaped bytes kept per string field */
-#define LINE_MAX_BYTES 4096    /* 8 strings * FIELD_MAX + numbers, with room */
+#define QUEUE_BYTES    (4u << 20) /* per half */
+#define FIELD_MAX      256        /* escaped bytes kept per string field */
+#define LINE_MAX_BYTES 4096       /* 8 strings * FIELD_MAX + numbers, with room */
 
 static struct {
     int on; /* atomic: lines are accepted */
@@ -44,9 +44,15 @@ static struct {
     uint64_t dropped; /* atomic */
 } L = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .fd = -1};
 
-uint64_t sy_accesslog_dropped(void) { return __atomic_load_n(&L.dropped, __ATOMIC_RELAXED); }
+uint64_t sy_accesslog_dropped(void)
+{
+    return __atomic_load_n(&L.dropped, __ATOMIC_RELAXED);
+}
 
-static void drop(uint64_t n) { __atomic_fetch_add(&L.dropped, n, __ATOMIC_RELAXED); }
+static void drop(uint64_t n)
+{
+    __atomic_fetch_add(&L.dropped, n, __ATOMIC_RELAXED);
+}
 
 /* Append "<escaped s>" (with quotes) at p; stops before FIELD_MAX escaped
  * bytes, never inside an escape or a UTF-8 sequence. Returns the new end. */
@@ -103,8 +109,8 @@ static size_t format_line(char *line, const struct sy_metric_req *r, const char 
     p += snprintf(p, 64, "{\"ts\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"call_id\":", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
     p = put_str(p, call_id);
-    static const char *const names[] = {",\"route\":", ",\"model_group\":", ",\"model\":", ",\"deployment\":",
-                                        ",\"provider\":"};
+    static const char *const names[] = {
+        ",\"route\":", ",\"model_group\":", ",\"model\":", ",\"deployment\":", ",\"provider\":"};
     const char *vals[] = {r->route, r->requested_model, r->model, deployment ? deployment : r->model_id,
                           r->api_provider};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
@@ -116,8 +122,8 @@ static size_t format_line(char *line, const struct sy_metric_req *r, const char 
                   ms(r->total_s), ms(r->llm_s), ms(r->overhead_s));
     if (r->ttft_s >= 0)
         p += snprintf(p, 48, ",\"ttft_ms\":%.3f", ms(r->ttft_s));
-    p += snprintf(p, 96, ",\"prompt_tokens\":%llu,\"completion_tokens\":%llu",
-                  (unsigned long long)r->prompt_tokens, (unsigned long long)r->completion_tokens);
+    p += snprintf(p, 96, ",\"prompt_tokens\":%llu,\"completion_tokens\":%llu", (unsigned long long)r->prompt_tokens,
+                  (unsigned long long)r->completion_tokens);
     if (r->exception_class && *r->exception_class) {
         memcpy(p, ",\"exception_class\":", 19);
         p = put_str(p + 19, r->exception_class);
@@ -232,7 +238,7 @@ void sy_accesslog_close(void)
     pthread_cond_signal(&L.cv);
     pthread_mutex_unlock(&L.mu);
     pthread_join(L.thread, NULL); /* the writer drains everything queued first */
-    pthread_mutex_lock(&L.mu); /* a late writer sees active == NULL and drops */
+    pthread_mutex_lock(&L.mu);    /* a late writer sees active == NULL and drops */
     if (L.own_fd)
         close(L.fd);
     L.fd = -1;

@@ -54,9 +54,9 @@ int sy__default_bucket_of(double v)
  * become "__overflow__"; the others stay empty. */
 #define B(k) (1u << (k))
 static const uint32_t kind_labels[] = {
-    [SY__DK_ATTEMPT] = B(SY__D_REQ_MODEL) | B(SY__D_MODEL) | B(SY__D_MODEL_ID) | B(SY__D_API_BASE) |
-                       B(SY__D_PROVIDER) | B(SY__D_KEY_HASH) | B(SY__D_KEY_ALIAS) | B(SY__D_TEAM) |
-                       B(SY__D_TEAM_ALIAS) | B(SY__D_EXC_CLASS),
+    [SY__DK_ATTEMPT] = B(SY__D_REQ_MODEL) | B(SY__D_MODEL) | B(SY__D_MODEL_ID) | B(SY__D_API_BASE) | B(SY__D_PROVIDER) |
+                       B(SY__D_KEY_HASH) | B(SY__D_KEY_ALIAS) | B(SY__D_TEAM) | B(SY__D_TEAM_ALIAS) |
+                       B(SY__D_EXC_CLASS),
     [SY__DK_COOLDOWN] = B(SY__D_MODEL) | B(SY__D_MODEL_ID) | B(SY__D_API_BASE) | B(SY__D_PROVIDER),
     [SY__DK_FALLBACK] = B(SY__D_REQ_MODEL) | B(SY__D_FALLBACK) | B(SY__D_KEY_HASH) | B(SY__D_KEY_ALIAS) |
                         B(SY__D_TEAM) | B(SY__D_TEAM_ALIAS) | B(SY__D_EXC_CLASS),
@@ -67,8 +67,8 @@ static const struct {
     int label; /* enum sy__dkey */
     int set;   /* value set: enum sy__mkey index or SY__V_FALLBACK */
 } capped[] = {
-    {SY__D_REQ_MODEL, SY__K_REQ_MODEL}, {SY__D_FALLBACK, SY__V_FALLBACK},  {SY__D_KEY_HASH, SY__K_KEY_HASH},
-    {SY__D_KEY_ALIAS, SY__K_KEY_ALIAS}, {SY__D_TEAM, SY__K_TEAM},          {SY__D_TEAM_ALIAS, SY__K_TEAM_ALIAS},
+    {SY__D_REQ_MODEL, SY__K_REQ_MODEL}, {SY__D_FALLBACK, SY__V_FALLBACK}, {SY__D_KEY_HASH, SY__K_KEY_HASH},
+    {SY__D_KEY_ALIAS, SY__K_KEY_ALIAS}, {SY__D_TEAM, SY__K_TEAM},         {SY__D_TEAM_ALIAS, SY__K_TEAM_ALIAS},
 };
 #define NCAPPED (sizeof capped / sizeof capped[0])
 
@@ -112,7 +112,10 @@ void sy__dep_shard_free(struct sy_metrics_shard *sh)
 }
 
 /* Status as a label value: 0 or 100..599 (bounds the overflow keys). */
-static inline int clamp_status(int status) { return status >= 100 && status <= 599 ? status : 0; }
+static inline int clamp_status(int status)
+{
+    return status >= 100 && status <= 599 ? status : 0;
+}
 
 /* Set label i of k from a caller's string (NULL -> ""). */
 static inline void set_label(struct dkey *k, int i, const char *v)

@@ -33,14 +33,14 @@ struct sy_metric_req {
     double ttft_s;               /* time to first token for streams (< 0 when not a stream) */
     double overhead_s;           /* total - llm */
     uint64_t prompt_tokens, completion_tokens;
-    double spend;                /* USD, 0 when unknown */
-    int cache;                   /* response cache: 0 not looked up, 1 hit, 2 miss */
+    double spend; /* USD, 0 when unknown */
+    int cache;    /* response cache: 0 not looked up, 1 hit, 2 miss */
     /* Identity labels from auth (added; NULL or "" is rendered as "None", as
      * LiteLLM's Python client renders a missing value). */
     const char *api_key_alias;
     const char *team, *team_alias;
     const char *user, *user_email;
-    const char *end_user;        /* the request body's "user" */
+    const char *end_user; /* the request body's "user" */
 };
 
 /* Create n shards (call once, before workers start). 0 or SY_ENOMEM.
@@ -90,8 +90,8 @@ struct sy_metric_attempt {
     const char *model_id, *api_base, *api_provider;
     const char *hashed_api_key, *api_key_alias, *team, *team_alias;
     int ok;
-    int status;                  /* exception_status when !ok (0 or out of 100..599: "None") */
-    const char *exception_class; /* when !ok; NULL: derived from status (sy_status_exception_class) */
+    int status;                        /* exception_status when !ok (0 or out of 100..599: "None") */
+    const char *exception_class;       /* when !ok; NULL: derived from status (sy_status_exception_class) */
     double latency_per_output_token_s; /* seconds per output token; < 0 or NaN: not observed (LiteLLM: latency
                                           (ttft for streams) / completion tokens, when tokens > 0) */
 };
@@ -109,9 +109,9 @@ void sy_metrics_cooldown(struct sy_metrics_shard *s, const char *model, const ch
  * client-influenced labels (all but the exception ones) are capped like
  * sy_metrics_record's (fallback_model has a cap of its own). */
 struct sy_metric_fallback {
-    int ok;                     /* the fallback group answered */
+    int ok;                      /* the fallback group answered */
     const char *requested_model; /* the original model group */
-    const char *fallback_model; /* the fallback group tried */
+    const char *fallback_model;  /* the fallback group tried */
     const char *hashed_api_key, *api_key_alias, *team, *team_alias;
     int status;                  /* exception_status of the triggering error */
     const char *exception_class; /* of the triggering error; NULL: derived from status */

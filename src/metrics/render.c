@@ -48,17 +48,17 @@ enum kind { COUNTER, HISTOGRAM, GAUGE };
 
 /* What an entry contributes to a family. */
 enum value {
-    V_REQUESTS,   /* entry->requests */
-    V_LLM_CALLS,  /* entry->llm_calls */
+    V_REQUESTS,  /* entry->requests */
+    V_LLM_CALLS, /* entry->llm_calls */
     V_IN_TOKENS,
     V_OUT_TOKENS,
     V_ALL_TOKENS,
     V_SPEND,
     V_CACHE_HITS,
     V_CACHE_MISSES,
-    V_HIST,       /* entry->h[hist], dentry->h */
-    V_COUNT,      /* dentry->count */
-    V_STATE,      /* state row */
+    V_HIST,  /* entry->h[hist], dentry->h */
+    V_COUNT, /* dentry->count */
+    V_STATE, /* state row */
 };
 
 /* Which entries a family counts. */
@@ -71,7 +71,7 @@ enum filter {
     F_CACHE_HIT,  /* answered from the response cache */
     F_CACHE_MISS, /* looked up in the cache, not found */
     /* dentries (enum sy__dkey labels) */
-    F_ATTEMPT,        /* every upstream attempt */
+    F_ATTEMPT, /* every upstream attempt */
     F_ATTEMPT_OK,
     F_ATTEMPT_FAILED,
     F_COOLDOWN,
@@ -92,7 +92,10 @@ static enum source source_of(enum filter f)
  * litellm_deployment_latency_per_output_token (the only dentry histogram) no
  * buckets, i.e. prometheus_client's DEFAULT_BUCKETS. */
 enum buckets { B_LATENCY, B_DEFAULT };
-static enum buckets buckets_of(enum filter f) { return source_of(f) == SRC_DENTRY ? B_DEFAULT : B_LATENCY; }
+static enum buckets buckets_of(enum filter f)
+{
+    return source_of(f) == SRC_DENTRY ? B_DEFAULT : B_LATENCY;
+}
 
 #define NLAB 12
 struct family {
@@ -101,118 +104,294 @@ struct family {
     const char *help;
     enum filter filter;
     enum value value;
-    int hist; /* enum sy__hist_id when value == V_HIST (request entries) */
+    int hist;                  /* enum sy__hist_id when value == V_HIST (request entries) */
     struct label labels[NLAB]; /* ends at name == NULL */
 };
 
-#define END_USER {"end_user", SY__K_END_USER}
-#define KEY_HASH {"hashed_api_key", SY__K_KEY_HASH}
-#define KEY_ALIAS {"api_key_alias", SY__K_KEY_ALIAS}
-#define REQ_MODEL {"requested_model", SY__K_REQ_MODEL}
-#define TEAM {"team", SY__K_TEAM}
-#define TEAM_ALIAS {"team_alias", SY__K_TEAM_ALIAS}
-#define USER {"user", SY__K_USER}
-#define USER_EMAIL {"user_email", SY__K_USER_EMAIL}
-#define MODEL {"model", SY__K_MODEL}
-#define MODEL_V2 {"litellm_model_name", SY__K_MODEL}
-#define MODEL_GROUP {"model_group", SY__K_REQ_MODEL}
-#define MODEL_ID {"model_id", SY__K_MODEL_ID}
-#define API_BASE {"api_base", SY__K_API_BASE}
-#define PROVIDER {"api_provider", SY__K_PROVIDER}
-#define ROUTE {"route", SY__K_ROUTE}
-#define STATUS {"status_code", L_STATUS}
-#define EXC_STATUS {"exception_status", L_EXC_STATUS}
-#define EXC_CLASS {"exception_class", SY__K_EXC_CLASS}
+#define END_USER                   \
+    {                              \
+        "end_user", SY__K_END_USER \
+    }
+#define KEY_HASH                         \
+    {                                    \
+        "hashed_api_key", SY__K_KEY_HASH \
+    }
+#define KEY_ALIAS                        \
+    {                                    \
+        "api_key_alias", SY__K_KEY_ALIAS \
+    }
+#define REQ_MODEL                          \
+    {                                      \
+        "requested_model", SY__K_REQ_MODEL \
+    }
+#define TEAM               \
+    {                      \
+        "team", SY__K_TEAM \
+    }
+#define TEAM_ALIAS                     \
+    {                                  \
+        "team_alias", SY__K_TEAM_ALIAS \
+    }
+#define USER               \
+    {                      \
+        "user", SY__K_USER \
+    }
+#define USER_EMAIL                     \
+    {                                  \
+        "user_email", SY__K_USER_EMAIL \
+    }
+#define MODEL                \
+    {                        \
+        "model", SY__K_MODEL \
+    }
+#define MODEL_V2                          \
+    {                                     \
+        "litellm_model_name", SY__K_MODEL \
+    }
+#define MODEL_GROUP                    \
+    {                                  \
+        "model_group", SY__K_REQ_MODEL \
+    }
+#define MODEL_ID                   \
+    {                              \
+        "model_id", SY__K_MODEL_ID \
+    }
+#define API_BASE                   \
+    {                              \
+        "api_base", SY__K_API_BASE \
+    }
+#define PROVIDER                       \
+    {                                  \
+        "api_provider", SY__K_PROVIDER \
+    }
+#define ROUTE                \
+    {                        \
+        "route", SY__K_ROUTE \
+    }
+#define STATUS                  \
+    {                           \
+        "status_code", L_STATUS \
+    }
+#define EXC_STATUS                       \
+    {                                    \
+        "exception_status", L_EXC_STATUS \
+    }
+#define EXC_CLASS                          \
+    {                                      \
+        "exception_class", SY__K_EXC_CLASS \
+    }
 
 /* Label lists follow LiteLLM's PrometheusMetricLabels (without client_ip and
  * user_agent, which newer releases added). */
-#define LLM_CALL_LABELS END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, MODEL_ID
-#define TOKEN_LABELS END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, REQ_MODEL, MODEL_ID
+#define LLM_CALL_LABELS    END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, MODEL_ID
+#define TOKEN_LABELS       END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, REQ_MODEL, MODEL_ID
 #define LLM_LATENCY_LABELS MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, REQ_MODEL, END_USER, USER, MODEL_ID
 
 /* Labels of the router / deployment families (dentry and state row strings). */
-#define D_REQ_MODEL {"requested_model", SY__D_REQ_MODEL}
-#define D_MODEL_V2 {"litellm_model_name", SY__D_MODEL}
-#define D_MODEL_ID {"model_id", SY__D_MODEL_ID}
-#define D_API_BASE {"api_base", SY__D_API_BASE}
-#define D_PROVIDER {"api_provider", SY__D_PROVIDER}
-#define D_KEY_HASH {"hashed_api_key", SY__D_KEY_HASH}
-#define D_KEY_ALIAS {"api_key_alias", SY__D_KEY_ALIAS}
-#define D_TEAM {"team", SY__D_TEAM}
-#define D_TEAM_ALIAS {"team_alias", SY__D_TEAM_ALIAS}
-#define D_FALLBACK {"fallback_model", SY__D_FALLBACK}
-#define D_EXC_CLASS {"exception_class", SY__D_EXC_CLASS}
+#define D_REQ_MODEL                        \
+    {                                      \
+        "requested_model", SY__D_REQ_MODEL \
+    }
+#define D_MODEL_V2                        \
+    {                                     \
+        "litellm_model_name", SY__D_MODEL \
+    }
+#define D_MODEL_ID                 \
+    {                              \
+        "model_id", SY__D_MODEL_ID \
+    }
+#define D_API_BASE                 \
+    {                              \
+        "api_base", SY__D_API_BASE \
+    }
+#define D_PROVIDER                     \
+    {                                  \
+        "api_provider", SY__D_PROVIDER \
+    }
+#define D_KEY_HASH                       \
+    {                                    \
+        "hashed_api_key", SY__D_KEY_HASH \
+    }
+#define D_KEY_ALIAS                      \
+    {                                    \
+        "api_key_alias", SY__D_KEY_ALIAS \
+    }
+#define D_TEAM             \
+    {                      \
+        "team", SY__D_TEAM \
+    }
+#define D_TEAM_ALIAS                   \
+    {                                  \
+        "team_alias", SY__D_TEAM_ALIAS \
+    }
+#define D_FALLBACK                       \
+    {                                    \
+        "fallback_model", SY__D_FALLBACK \
+    }
+#define D_EXC_CLASS                        \
+    {                                      \
+        "exception_class", SY__D_EXC_CLASS \
+    }
 /* _logged_llm_labels, PrometheusMetricLabels.litellm_deployment_total_requests
  * and .litellm_deployment_successful_fallbacks (LiteLLM 1.80.11) */
-#define D_LLM_LABELS D_MODEL_V2, D_MODEL_ID, D_API_BASE, D_PROVIDER
+#define D_LLM_LABELS    D_MODEL_V2, D_MODEL_ID, D_API_BASE, D_PROVIDER
 #define D_DEPLOY_LABELS D_REQ_MODEL, D_LLM_LABELS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS
-#define D_FALLBACK_LABELS                                                                                          \
+#define D_FALLBACK_LABELS \
     D_REQ_MODEL, D_FALLBACK, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS, EXC_STATUS, D_EXC_CLASS
 
 static const struct family families[] = {
-    {"litellm_proxy_failed_requests_metric", COUNTER,
+    {"litellm_proxy_failed_requests_metric",
+     COUNTER,
      "Total number of failed responses from proxy - the client did not get a success response from litellm proxy",
-     F_FAILED, V_REQUESTS, 0,
+     F_FAILED,
+     V_REQUESTS,
+     0,
      {END_USER, KEY_HASH, KEY_ALIAS, REQ_MODEL, TEAM, TEAM_ALIAS, USER, USER_EMAIL, EXC_STATUS, EXC_CLASS, ROUTE}},
-    {"litellm_proxy_total_requests_metric", COUNTER,
+    {"litellm_proxy_total_requests_metric",
+     COUNTER,
      "Total number of requests made to the proxy server - track number of client side requests",
-     F_ALL, V_REQUESTS, 0,
+     F_ALL,
+     V_REQUESTS,
+     0,
      {END_USER, KEY_HASH, KEY_ALIAS, REQ_MODEL, TEAM, TEAM_ALIAS, USER, STATUS, USER_EMAIL, ROUTE}},
-    {"litellm_request_total_latency_metric", HISTOGRAM, "Total latency (seconds) for a request to LiteLLM",
-     F_LLM_OK, V_HIST, SY__H_TOTAL,
+    {"litellm_request_total_latency_metric",
+     HISTOGRAM,
+     "Total latency (seconds) for a request to LiteLLM",
+     F_LLM_OK,
+     V_HIST,
+     SY__H_TOTAL,
      {END_USER, KEY_HASH, KEY_ALIAS, REQ_MODEL, TEAM, TEAM_ALIAS, USER, MODEL, MODEL_ID}},
-    {"litellm_llm_api_latency_metric", HISTOGRAM, "Total latency (seconds) for a models LLM API call",
-     F_LLM_OK, V_HIST, SY__H_LLM, {LLM_LATENCY_LABELS}},
-    {"litellm_llm_api_time_to_first_token_metric", HISTOGRAM, "Time to first token for a models LLM API call",
-     F_LLM_OK, V_HIST, SY__H_TTFT, {LLM_LATENCY_LABELS}},
+    {"litellm_llm_api_latency_metric",
+     HISTOGRAM,
+     "Total latency (seconds) for a models LLM API call",
+     F_LLM_OK,
+     V_HIST,
+     SY__H_LLM,
+     {LLM_LATENCY_LABELS}},
+    {"litellm_llm_api_time_to_first_token_metric",
+     HISTOGRAM,
+     "Time to first token for a models LLM API call",
+     F_LLM_OK,
+     V_HIST,
+     SY__H_TTFT,
+     {LLM_LATENCY_LABELS}},
     {"litellm_spend_metric", COUNTER, "Total spend on LLM requests", F_LLM, V_SPEND, 0, {LLM_CALL_LABELS}},
-    {"litellm_total_tokens_metric", COUNTER, "Total number of input + output tokens from LLM requests",
-     F_LLM_OK, V_ALL_TOKENS, 0, {TOKEN_LABELS}},
-    {"litellm_input_tokens_metric", COUNTER, "Total number of input tokens from LLM requests",
-     F_LLM_OK, V_IN_TOKENS, 0, {TOKEN_LABELS}},
-    {"litellm_output_tokens_metric", COUNTER, "Total number of output tokens from LLM requests",
-     F_LLM_OK, V_OUT_TOKENS, 0, {TOKEN_LABELS}},
-    {"litellm_overhead_latency_metric", HISTOGRAM, "Latency overhead (seconds) added by LiteLLM processing",
-     F_LLM_OK, V_HIST, SY__H_OVERHEAD,
+    {"litellm_total_tokens_metric",
+     COUNTER,
+     "Total number of input + output tokens from LLM requests",
+     F_LLM_OK,
+     V_ALL_TOKENS,
+     0,
+     {TOKEN_LABELS}},
+    {"litellm_input_tokens_metric",
+     COUNTER,
+     "Total number of input tokens from LLM requests",
+     F_LLM_OK,
+     V_IN_TOKENS,
+     0,
+     {TOKEN_LABELS}},
+    {"litellm_output_tokens_metric",
+     COUNTER,
+     "Total number of output tokens from LLM requests",
+     F_LLM_OK,
+     V_OUT_TOKENS,
+     0,
+     {TOKEN_LABELS}},
+    {"litellm_overhead_latency_metric",
+     HISTOGRAM,
+     "Latency overhead (seconds) added by LiteLLM processing",
+     F_LLM_OK,
+     V_HIST,
+     SY__H_OVERHEAD,
      {MODEL_GROUP, PROVIDER, API_BASE, MODEL_V2, KEY_HASH, KEY_ALIAS, MODEL_ID}},
-    {"litellm_deployment_state", GAUGE,
+    {"litellm_deployment_state",
+     GAUGE,
      "LLM Deployment Analytics - The state of the deployment: 0 = healthy, 1 = partial outage, 2 = complete "
      "outage",
-     F_STATE, V_STATE, 0, {D_LLM_LABELS}},
-    {"litellm_deployment_cooled_down", COUNTER,
+     F_STATE,
+     V_STATE,
+     0,
+     {D_LLM_LABELS}},
+    {"litellm_deployment_cooled_down",
+     COUNTER,
      "LLM Deployment Analytics - Number of times a deployment has been cooled down by LiteLLM load balancing "
      "logic. exception_status is the status of the exception that caused the deployment to be cooled down",
-     F_COOLDOWN, V_COUNT, 0, {D_LLM_LABELS, EXC_STATUS}},
-    {"litellm_deployment_success_responses", COUNTER,
+     F_COOLDOWN,
+     V_COUNT,
+     0,
+     {D_LLM_LABELS, EXC_STATUS}},
+    {"litellm_deployment_success_responses",
+     COUNTER,
      "LLM Deployment Analytics - Total number of successful LLM API calls via litellm",
-     F_ATTEMPT_OK, V_COUNT, 0, {D_DEPLOY_LABELS}},
-    {"litellm_deployment_failure_responses", COUNTER,
+     F_ATTEMPT_OK,
+     V_COUNT,
+     0,
+     {D_DEPLOY_LABELS}},
+    {"litellm_deployment_failure_responses",
+     COUNTER,
      "LLM Deployment Analytics - Total number of failed LLM API calls for a specific LLM deploymeny. "
      "exception_status is the status of the exception from the llm api",
-     F_ATTEMPT_FAILED, V_COUNT, 0,
+     F_ATTEMPT_FAILED,
+     V_COUNT,
+     0,
      {D_REQ_MODEL, D_LLM_LABELS, EXC_STATUS, D_EXC_CLASS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS}},
-    {"litellm_deployment_total_requests", COUNTER,
+    {"litellm_deployment_total_requests",
+     COUNTER,
      "LLM Deployment Analytics - Total number of LLM API calls via litellm - success + failure",
-     F_ATTEMPT, V_COUNT, 0, {D_DEPLOY_LABELS}},
-    {"litellm_deployment_latency_per_output_token", HISTOGRAM, "LLM Deployment Analytics - Latency per output token",
-     F_ATTEMPT_OK, V_HIST, 0, {D_LLM_LABELS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS}},
-    {"litellm_deployment_successful_fallbacks", COUNTER,
+     F_ATTEMPT,
+     V_COUNT,
+     0,
+     {D_DEPLOY_LABELS}},
+    {"litellm_deployment_latency_per_output_token",
+     HISTOGRAM,
+     "LLM Deployment Analytics - Latency per output token",
+     F_ATTEMPT_OK,
+     V_HIST,
+     0,
+     {D_LLM_LABELS, D_KEY_HASH, D_KEY_ALIAS, D_TEAM, D_TEAM_ALIAS}},
+    {"litellm_deployment_successful_fallbacks",
+     COUNTER,
      "LLM Deployment Analytics - Number of successful fallback requests from primary model -> fallback model",
-     F_FALLBACK_OK, V_COUNT, 0, {D_FALLBACK_LABELS}},
-    {"litellm_deployment_failed_fallbacks", COUNTER,
+     F_FALLBACK_OK,
+     V_COUNT,
+     0,
+     {D_FALLBACK_LABELS}},
+    {"litellm_deployment_failed_fallbacks",
+     COUNTER,
      "LLM Deployment Analytics - Number of failed fallback requests from primary model -> fallback model",
-     F_FALLBACK_FAILED, V_COUNT, 0, {D_FALLBACK_LABELS}},
-    {"litellm_llm_api_failed_requests_metric", COUNTER, "deprecated - use litellm_proxy_failed_requests_metric",
-     F_LLM_FAILED, V_LLM_CALLS, 0,
+     F_FALLBACK_FAILED,
+     V_COUNT,
+     0,
+     {D_FALLBACK_LABELS}},
+    {"litellm_llm_api_failed_requests_metric",
+     COUNTER,
+     "deprecated - use litellm_proxy_failed_requests_metric",
+     F_LLM_FAILED,
+     V_LLM_CALLS,
+     0,
      {END_USER, KEY_HASH, KEY_ALIAS, MODEL, TEAM, TEAM_ALIAS, USER, MODEL_ID}},
-    {"litellm_cache_hits_metric", COUNTER, "Total number of LiteLLM cache hits", F_CACHE_HIT, V_CACHE_HITS, 0,
+    {"litellm_cache_hits_metric",
+     COUNTER,
+     "Total number of LiteLLM cache hits",
+     F_CACHE_HIT,
+     V_CACHE_HITS,
+     0,
      {REQ_MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, END_USER, USER}},
-    {"litellm_cache_misses_metric", COUNTER, "Total number of LiteLLM cache misses", F_CACHE_MISS, V_CACHE_MISSES, 0,
+    {"litellm_cache_misses_metric",
+     COUNTER,
+     "Total number of LiteLLM cache misses",
+     F_CACHE_MISS,
+     V_CACHE_MISSES,
+     0,
      {REQ_MODEL, KEY_HASH, KEY_ALIAS, TEAM, TEAM_ALIAS, END_USER, USER}},
-    {"litellm_requests_metric", COUNTER,
+    {"litellm_requests_metric",
+     COUNTER,
      "deprecated - use litellm_proxy_total_requests_metric. Total number of LLM calls to litellm - track total "
      "per API Key, team, user",
-     F_LLM, V_LLM_CALLS, 0, {LLM_CALL_LABELS}},
+     F_LLM,
+     V_LLM_CALLS,
+     0,
+     {LLM_CALL_LABELS}},
 };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
@@ -241,15 +420,18 @@ static int put_count(struct sy_buf *b, uint64_t v)
 /* The `le` label of each bucket, as repr(float) prints LATENCY_BUCKETS and
  * prometheus_client's DEFAULT_BUCKETS; then +Inf. */
 static const char *const le_text[SY__NBUCKETS + 1] = {
-    "0.005", "0.00625", "0.0125", "0.025", "0.05", "0.1",  "0.5",   "1.0",   "1.5",   "2.0",  "2.5",  "3.0",
-    "3.5",   "4.0",     "4.5",    "5.0",   "5.5",  "6.0",  "6.5",   "7.0",   "7.5",   "8.0",  "8.5",  "9.0",
-    "9.5",   "10.0",    "15.0",   "20.0",  "25.0", "30.0", "60.0",  "120.0", "180.0", "240.0", "300.0", "+Inf",
+    "0.005", "0.00625", "0.0125", "0.025", "0.05", "0.1",  "0.5",  "1.0",   "1.5",   "2.0",   "2.5",   "3.0",
+    "3.5",   "4.0",     "4.5",    "5.0",   "5.5",  "6.0",  "6.5",  "7.0",   "7.5",   "8.0",   "8.5",   "9.0",
+    "9.5",   "10.0",    "15.0",   "20.0",  "25.0", "30.0", "60.0", "120.0", "180.0", "240.0", "300.0", "+Inf",
 };
 static const char *const le_default_text[SY__NDEFBUCKETS + 1] = {
     "0.005", "0.01", "0.025", "0.05", "0.075", "0.1", "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf",
 };
 /* Buckets of a layout, +Inf included. */
-static int nbuckets(enum buckets b) { return b == B_DEFAULT ? SY__NDEFBUCKETS + 1 : SY__NBUCKETS + 1; }
+static int nbuckets(enum buckets b)
+{
+    return b == B_DEFAULT ? SY__NDEFBUCKETS + 1 : SY__NBUCKETS + 1;
+}
 
 /* Label value escaping of the text format: backslash, quote, newline. */
 static int put_label_value(struct sy_buf *b, const char *s, size_t n)
@@ -268,8 +450,7 @@ static int put_label_value(struct sy_buf *b, const char *s, size_t n)
 
 /* The family's label text for one entry, dentry or state row: its strings
  * (indexed by the labels' src), and its status. */
-static int put_labels(struct sy_buf *b, const struct family *f, const char *const *s, const uint32_t *len,
-                      int status)
+static int put_labels(struct sy_buf *b, const struct family *f, const char *const *s, const uint32_t *len, int status)
 {
     for (int i = 0; i < NLAB && f->labels[i].name; i++) {
         const struct label *l = &f->labels[i];
@@ -294,9 +475,9 @@ static int put_labels(struct sy_buf *b, const struct family *f, const char *cons
 /* ---- aggregation ---- */
 
 struct item {
-    size_t off, len; /* label text in the scratch buffer */
-    size_t seq;      /* collection order: ties sort by it, so float sums are reproducible */
-    double v;        /* counters */
+    size_t off, len;   /* label text in the scratch buffer */
+    size_t seq;        /* collection order: ties sort by it, so float sums are reproducible */
+    double v;          /* counters */
     struct sy__hist h; /* histograms: buckets and sum (sum as a double here) */
 };
 
@@ -379,8 +560,8 @@ struct snapshot {
 
 /* Append one item: the label text of (s, len, status) and its value, or its
  * histogram h (skipped when it has no observation). */
-static int add_item(struct scratch *sc, const struct family *f, const char *const *s, const uint32_t *len,
-                    int status, double v, const struct sy__hist *h)
+static int add_item(struct scratch *sc, const struct family *f, const char *const *s, const uint32_t *len, int status,
+                    double v, const struct sy__hist *h)
 {
     struct item it = {.off = sc->text.len, .seq = sc->n, .v = v};
     if (h) {

@@ -21,9 +21,8 @@
 #include "metrics/shard.h"
 
 const double sy__latency_buckets[SY__NBUCKETS] = {
-    0.005, 0.00625, 0.0125, 0.025, 0.05, 0.1, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0,
-    3.5,   4.0,     4.5,    5.0,   5.5,  6.0, 6.5, 7.0, 7.5, 8.0, 8.5, 9.0,
-    9.5,   10.0,    15.0,   20.0,  25.0, 30.0, 60.0, 120.0, 180.0, 240.0, 300.0,
+    0.005, 0.00625, 0.0125, 0.025, 0.05, 0.1, 0.5, 1.0,  1.5,  2.0,  2.5,  3.0,  3.5,  4.0,   4.5,   5.0,   5.5,   6.0,
+    6.5,   7.0,     7.5,    8.0,   8.5,  9.0, 9.5, 10.0, 15.0, 20.0, 25.0, 30.0, 60.0, 120.0, 180.0, 240.0, 300.0,
 };
 
 /* Slots past max_series for "__overflow__" keys: one per (status, failed) pair
@@ -44,8 +43,14 @@ uint32_t sy__series_total;
 uint64_t sy__hash_seed = 0x243F6A8885A308D3ull;
 static unsigned max_label_values = SY_METRICS_MAX_LABEL_VALUES;
 
-void sy_metrics_set_max_series(unsigned n) { max_series = n ? n : 1; }
-void sy_metrics_set_max_label_values(unsigned n) { max_label_values = n ? n : 1; }
+void sy_metrics_set_max_series(unsigned n)
+{
+    max_series = n ? n : 1;
+}
+void sy_metrics_set_max_label_values(unsigned n)
+{
+    max_label_values = n ? n : 1;
+}
 
 /* ---- per-label value caps ------------------------------------------------
  *
@@ -57,8 +62,8 @@ void sy_metrics_set_max_label_values(unsigned n) { max_label_values = n ? n : 1;
  * existing series were admitted when those were made). Races between
  * workers can admit at most nshards-1 values past the cap.
  */
-static const int capped[] = {SY__K_ROUTE,    SY__K_REQ_MODEL, SY__K_KEY_HASH, SY__K_KEY_ALIAS, SY__K_TEAM,
-                             SY__K_TEAM_ALIAS, SY__K_USER,    SY__K_END_USER, SY__K_USER_EMAIL};
+static const int capped[] = {SY__K_ROUTE,      SY__K_REQ_MODEL, SY__K_KEY_HASH, SY__K_KEY_ALIAS, SY__K_TEAM,
+                             SY__K_TEAM_ALIAS, SY__K_USER,      SY__K_END_USER, SY__K_USER_EMAIL};
 #define NCAPPED (sizeof capped / sizeof capped[0])
 struct valset {
     uint64_t *slot; /* 0 = empty */
@@ -135,7 +140,10 @@ known:
 
 /* For deployment.c. shard.c's record path has value_admit inlined, as a
  * global function in -fPIC code cannot be. */
-int sy__value_admit(int set, const char *p, uint32_t n) { return value_admit(set, p, n); }
+int sy__value_admit(int set, const char *p, uint32_t n)
+{
+    return value_admit(set, p, n);
+}
 
 static void valsets_free(void)
 {
@@ -172,8 +180,14 @@ static unsigned env_uint(const char *name, unsigned def)
     unsigned long n = strtoul(v, &e, 10);
     return (*e == 0 && n >= 1 && n <= 1000000) ? (unsigned)n : def;
 }
-unsigned sy_metrics_max_series(void) { return max_series; }
-unsigned sy_metrics_max_label_values(void) { return max_label_values; }
+unsigned sy_metrics_max_series(void)
+{
+    return max_series;
+}
+unsigned sy_metrics_max_label_values(void)
+{
+    return max_label_values;
+}
 
 size_t sy_metrics_series(void)
 {
@@ -342,8 +356,8 @@ static void key_fill(struct key *k, const struct sy_metric_req *r)
     k->status = (r->status >= 100 && r->status <= 599) ? r->status : 0;
     k->failed = r->llm_called && r->llm_failed ? 1 : 0;
     if (k->status >= 400 || k->failed)
-        v[SY__K_EXC_CLASS] = (r->exception_class && *r->exception_class) ? r->exception_class
-                                                                         : sy_status_exception_class(k->status);
+        v[SY__K_EXC_CLASS] =
+            (r->exception_class && *r->exception_class) ? r->exception_class : sy_status_exception_class(k->status);
     for (int i = 0; i < SY__K_COUNT; i++) {
         k->s[i] = v[i] ? v[i] : "";
         k->len[i] = sy__cut_len(k->s[i]);

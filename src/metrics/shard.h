@@ -66,15 +66,15 @@ enum sy__hist_id { SY__H_TOTAL, SY__H_LLM, SY__H_TTFT, SY__H_OVERHEAD, SY__H_COU
 
 struct sy__entry {
     uint64_t hash;
-    int status;     /* HTTP status sent to the client */
-    int llm_failed; /* the upstream call failed */
+    int status;                 /* HTTP status sent to the client */
+    int llm_failed;             /* the upstream call failed */
     const char *s[SY__K_COUNT]; /* point into the entry's own allocation */
     uint32_t len[SY__K_COUNT];
     /* counters */
-    uint64_t requests;   /* every request with this key */
-    uint64_t llm_calls;  /* requests that called an upstream */
+    uint64_t requests;  /* every request with this key */
+    uint64_t llm_calls; /* requests that called an upstream */
     uint64_t in_tokens, out_tokens;
-    uint64_t spend_bits; /* double, USD */
+    uint64_t spend_bits;               /* double, USD */
     uint64_t cache_hits, cache_misses; /* response cache lookups */
     struct sy__hist h[SY__H_COUNT];
 };
@@ -106,9 +106,9 @@ enum sy__dkind {
 
 struct sy__dentry {
     uint64_t hash;
-    int kind;   /* enum sy__dkind */
-    int ok;     /* attempt / fallback succeeded */
-    int status; /* exception_status: 0 or 100..599 (0 for successful attempts) */
+    int kind;                   /* enum sy__dkind */
+    int ok;                     /* attempt / fallback succeeded */
+    int status;                 /* exception_status: 0 or 100..599 (0 for successful attempts) */
     const char *s[SY__D_COUNT]; /* point into the dentry's own allocation */
     uint32_t len[SY__D_COUNT];
     uint64_t count;    /* events with this key */
@@ -132,10 +132,10 @@ struct sy_metrics_shard {
     struct sy__entry *last; /* owner-only: entry of the previous record */
     /* published list */
     struct sy__entry **entries;
-    uint32_t cap;      /* capacity of entries[] (max_series + overflow slack) */
+    uint32_t cap;        /* capacity of entries[] (max_series + overflow slack) */
     uint32_t max_series; /* entries allowed before new keys go to __overflow__ */
-    uint32_t n;        /* published count (atomic, release/acquire) */
-    int64_t inflight;  /* atomic */
+    uint32_t n;          /* published count (atomic, release/acquire) */
+    int64_t inflight;    /* atomic */
     uint64_t overflowed; /* records folded into __overflow__ (atomic) */
     /* router / deployment series (deployment.c), same scheme as above */
     uint32_t *dtable;
@@ -165,7 +165,7 @@ extern uint32_t sy__series_total;
 /* Value sets of the capped labels: the request key's labels use their enum
  * sy__mkey index, fallback_model has its own set. */
 #define SY__V_FALLBACK SY__K_COUNT
-#define SY__V_COUNT (SY__K_COUNT + 1)
+#define SY__V_COUNT    (SY__K_COUNT + 1)
 /* 1 when the value may label a new series (known, empty, or room left under
  * the label's cap; then it is remembered). Any thread; lock-free. */
 int sy__value_admit(int set, const char *p, uint32_t n);
@@ -182,7 +182,10 @@ static inline int sy__series_reserve(uint32_t max)
     }
     return 1;
 }
-static inline void sy__series_unreserve(void) { __atomic_fetch_sub(&sy__series_total, 1, __ATOMIC_RELAXED); }
+static inline void sy__series_unreserve(void)
+{
+    __atomic_fetch_sub(&sy__series_total, 1, __ATOMIC_RELAXED);
+}
 
 /* Mix 8 bytes at a time (multiply-xorshift). */
 static inline uint64_t sy__mix(uint64_t h, uint64_t v)
@@ -269,7 +272,10 @@ void sy__state_free(void);
  * sy_metrics_overflowed(). */
 extern uint64_t sy__state_dropped;
 
-static inline uint64_t sy__ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline uint64_t sy__ld(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
 static inline void sy__add(uint64_t *p, uint64_t v)
 {
     __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);

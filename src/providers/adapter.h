@@ -56,8 +56,8 @@ struct sy_pconf {
     int drop_params;     /* litellm_params.drop_params, else litellm_settings.drop_params */
     char **drop_extra;   /* additional_drop_params */
     size_t n_drop_extra;
-    int64_t max_tokens;  /* default output cap: model_info.max_tokens / max_output_tokens, else -1 */
-    void *priv;          /* adapter-owned, free()d by sy_pconf_free */
+    int64_t max_tokens; /* default output cap: model_info.max_tokens / max_output_tokens, else -1 */
+    void *priv;         /* adapter-owned, free()d by sy_pconf_free */
 };
 void sy_pconf_free(struct sy_pconf *pc);
 /* additional_drop_params (a JSON list of names, as the config gives it) into
@@ -70,12 +70,12 @@ int sy_pconf_has_ctl(const char *s);
 struct sy_xctx {
     const struct sy_deployment *d; /* litellm_params: sy_deployment_param(d, "...") */
     const struct sy_pconf *pc;
-    const char *model;         /* upstream model id (NUL-terminated), e.g. "claude-3-5-sonnet-20241022" */
+    const char *model; /* upstream model id (NUL-terminated), e.g. "claude-3-5-sonnet-20241022" */
     enum sy_op op;
-    int stream;                /* the client asked stream: true */
-    int64_t now;               /* unix time, seconds (SigV4 date, "created") */
-    const char *access_token;  /* SY_CAP_OAUTH adapters: a valid OAuth2 bearer token; else NULL */
-    struct sy_arena *arena;    /* scratch for the call (freed with the request) */
+    int stream;               /* the client asked stream: true */
+    int64_t now;              /* unix time, seconds (SigV4 date, "created") */
+    const char *access_token; /* SY_CAP_OAUTH adapters: a valid OAuth2 bearer token; else NULL */
+    struct sy_arena *arena;   /* scratch for the call (freed with the request) */
     /* client headers to forward (anthropic-beta ...): "Name: v\r\n" lines; may be NULL */
     const char *fwd_headers;
     size_t fwd_headers_len;
@@ -83,12 +83,12 @@ struct sy_xctx {
 
 /* An error the client sees (mapped as LiteLLM maps it). */
 struct sy_xerr {
-    int status;        /* HTTP status for the client */
-    char type[64];     /* OpenAI error.type, e.g. "invalid_request_error" */
-    char param[64];    /* may be "" */
+    int status;     /* HTTP status for the client */
+    char type[64];  /* OpenAI error.type, e.g. "invalid_request_error" */
+    char param[64]; /* may be "" */
     char message[1024];
-    char cls[48];      /* LiteLLM exception class when not the status's default
-                          (e.g. "ContextWindowExceededError"); may be "" */
+    char cls[48]; /* LiteLLM exception class when not the status's default
+                     (e.g. "ContextWindowExceededError"); may be "" */
 };
 
 /* Output of encode(). The gateway initializes the buffers with caps. */
@@ -97,7 +97,7 @@ struct sy_xout {
     struct sy_buf headers; /* complete header lines "Name: v\r\n" incl. Content-Type and auth
                               (Host and Content-Length are added by the HTTP client) */
     struct sy_buf body;
-    struct sy_xerr err;    /* when encode fails */
+    struct sy_xerr err; /* when encode fails */
 };
 
 struct sy_xusage {
@@ -109,8 +109,8 @@ struct sy_xusage {
 /* Per-call response state, zeroed by the gateway, then id/model/created/
  * include_usage set before the first decode call. */
 struct sy_xstate {
-    char id[128];      /* chunk/response id; an adapter may replace it with the provider's */
-    char model[192];   /* model reported to the client */
+    char id[128];    /* chunk/response id; an adapter may replace it with the provider's */
+    char model[192]; /* model reported to the client */
     int64_t created;
     int include_usage; /* stream_options.include_usage */
     int role_sent;     /* first chunk (with role) written (oai.h) */

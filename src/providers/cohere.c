@@ -554,7 +554,8 @@ static int put_tools(struct sy_jw *w, const struct sy_jdoc *d, uint32_t tools, u
             mode = "\"REQUIRED\"";
         else if (sy_jdom_str_eq(d, choice, "auto"))
             mode = NULL;
-        else if (sy_jdom_kind(d, choice) == 'o' && (only = sy_jdom_view(d, at(d, choice, "function", "name", 0, 0), a, &onl)))
+        else if (sy_jdom_kind(d, choice) == 'o' &&
+                 (only = sy_jdom_view(d, at(d, choice, "function", "name", 0, 0), a, &onl)))
             mode = "\"REQUIRED\"";
         else
             return fail(e, 400,
@@ -845,7 +846,8 @@ static int decode_chat(const struct sy_xctx *x, struct sy_xstate *st, const stru
     }
     if (sy_jdom_kind(d, content) == 's')
         cat_str(&text, d, content, x->arena);
-    have_text = sy_jdom_kind(d, content) == 's' || sy_jdom_kind(d, content) == 'a'; /* [] is "" (LiteLLM joins the blocks) */
+    have_text =
+        sy_jdom_kind(d, content) == 's' || sy_jdom_kind(d, content) == 'a'; /* [] is "" (LiteLLM joins the blocks) */
     uint32_t tcs = sy_jdom_at(d, msg, "tool_calls");
     size_t nt = sy_jdom_kind(d, tcs) == 'a' ? d->n[tcs].kids : 0;
     struct sy_xtool *tools = nt ? sy_arena_alloc(x->arena, nt * sizeof *tools) : NULL;

@@ -122,9 +122,14 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
                 return NULL;
             }
             switch (p[1]) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-                p += 2;
-                break;
+            case '"':
+            case '\\':
+            case '/':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't': p += 2; break;
             case 'u':
                 if (e - p < 6 || sy_hex_val(p[2]) < 0 || sy_hex_val(p[3]) < 0 || sy_hex_val(p[4]) < 0 ||
                     sy_hex_val(p[5]) < 0) {
@@ -133,9 +138,7 @@ static const unsigned char *scan_str(const unsigned char *p, const unsigned char
                 }
                 p += 6;
                 break;
-            default:
-                *why = "bad escape";
-                return NULL;
+            default: *why = "bad escape"; return NULL;
             }
             continue;
         }
@@ -508,7 +511,8 @@ uint32_t sy_jdom_get(const struct sy_jdoc *d, uint32_t obj, const char *key)
     for (uint32_t k = sy_jdom_first(d, obj); k; k = sy_jdom_next_key(d, k)) {
         const struct sy_jnode *x = &d->n[k];
         if (!x->esc) { /* the usual key: compare the raw bytes */
-            if (x->len - 2 == kl && (kl == 0 || d->src[x->off + 1] == key[0]) && memcmp(d->src + x->off + 1, key, kl) == 0)
+            if (x->len - 2 == kl && (kl == 0 || d->src[x->off + 1] == key[0]) &&
+                memcmp(d->src + x->off + 1, key, kl) == 0)
                 found = k + 1;
         } else if (str_eqn(d, k, key, kl)) {
             found = k + 1;

@@ -172,9 +172,9 @@ struct sy_jw {
 };
 
 void sy_jw_init(struct sy_jw *w, struct sy_buf *b);
-void sy_jw_obj(struct sy_jw *w);            /* { */
-void sy_jw_arr(struct sy_jw *w);            /* [ */
-void sy_jw_end(struct sy_jw *w);            /* } or ] (whichever is open) */
+void sy_jw_obj(struct sy_jw *w);                /* { */
+void sy_jw_arr(struct sy_jw *w);                /* [ */
+void sy_jw_end(struct sy_jw *w);                /* } or ] (whichever is open) */
 void sy_jw_key(struct sy_jw *w, const char *k); /* "k": (k is a C string, escaped) */
 void sy_jw_keyn(struct sy_jw *w, const char *k, size_t n);
 void sy_jw_str(struct sy_jw *w, const char *s, size_t n); /* "s" escaped */

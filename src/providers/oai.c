@@ -10,11 +10,11 @@
 
 /* Literal pieces appended without escaping (the writer's comma state is kept). */
 #define LIT(w, s) sy_jw_raw((w), "" s, sizeof(s) - 1)
-#define KEY(w, k)                                            \
-    do {                                                     \
-        sy_jw_raw((w), "\"" k "\"", sizeof(k) + 1);         \
-        sy_buf_append((w)->b, ":", 1);                       \
-        (w)->after_key = 1;                                  \
+#define KEY(w, k)                                   \
+    do {                                            \
+        sy_jw_raw((w), "\"" k "\"", sizeof(k) + 1); \
+        sy_buf_append((w)->b, ":", 1);              \
+        (w)->after_key = 1;                         \
     } while (0)
 
 /* 'data: {"id":..,"object":"chat.completion.chunk","created":..,"model":..' (the same for
@@ -225,9 +225,10 @@ void sy_oai_chunk_finish(struct sy_xstate *st, struct sy_buf *out, const char *f
 void sy_oai_usage_members(const struct sy_xusage *u, struct sy_buf *out)
 {
     char t[320];
-    int n = snprintf(t, sizeof t, "\"prompt_tokens\":%lld,\"completion_tokens\":%lld,\"total_tokens\":%lld",
-                     (long long)u->prompt, (long long)u->completion,
-                     (long long)((unsigned long long)u->prompt + (unsigned long long)u->completion)); /* no UB on lying usage */
+    int n = snprintf(
+        t, sizeof t, "\"prompt_tokens\":%lld,\"completion_tokens\":%lld,\"total_tokens\":%lld", (long long)u->prompt,
+        (long long)u->completion,
+        (long long)((unsigned long long)u->prompt + (unsigned long long)u->completion)); /* no UB on lying usage */
     sy_buf_append(out, t, (size_t)n);
     if (u->cache_read || u->cache_write) {
         n = snprintf(t, sizeof t,
@@ -430,7 +431,9 @@ void sy_oai_err(struct sy_xerr *e, int status, const char *message, size_t n)
 {
     const char *t;
     switch (status) {
-    case 400: case 413: case 422: t = "invalid_request_error"; break;
+    case 400:
+    case 413:
+    case 422: t = "invalid_request_error"; break;
     case 401: t = "authentication_error"; break;
     case 403: t = "permission_denied"; break;
     case 404: t = "not_found_error"; break;

@@ -98,30 +98,10 @@ const struct sy_provider *sy_provider_find(const char *name)
 int sy_provider_known_unsupported(const char *name)
 {
     static const char *const names[] = {
-                                        "bedrock_converse",
-                                        "sagemaker",
-                                        "huggingface",
-                                        "predibase",
-                                        "replicate",
-                                        "perplexity",
-                                        "nvidia_nim",
-                                        "cerebras",
-                                        "sambanova",
-                                        "deepinfra",
-                                        "ai21",
-                                        "watsonx",
-                                        "databricks",
-                                        "voyage",
-                                        "nebius",
-                                        "moonshot",
-                                        "github",
-                                        "text-completion-codestral",
-                                        "codestral",
-                                        "azure_ai",
-                                        "litellm_proxy",
-                                        "openai_like",
-                                        "cloudflare",
-                                        NULL};
+        "bedrock_converse", "sagemaker", "huggingface",   "predibase",   "replicate",  "perplexity",
+        "nvidia_nim",       "cerebras",  "sambanova",     "deepinfra",   "ai21",       "watsonx",
+        "databricks",       "voyage",    "nebius",        "moonshot",    "github",     "text-completion-codestral",
+        "codestral",        "azure_ai",  "litellm_proxy", "openai_like", "cloudflare", NULL};
     for (int i = 0; names[i]; i++)
         if (strcmp(names[i], name) == 0)
             return 1;

@@ -15,10 +15,10 @@
 
 enum sy_auth_style { SY_AUTH_BEARER, SY_AUTH_API_KEY_HEADER, SY_AUTH_NONE };
 
-#define SY_PRESET_AZURE      0x1 /* {base}/openai/deployments/{model}/{op}?api-version=V */
-#define SY_PRESET_APPEND_V1  0x2 /* append /v1 to api_base when missing (mistral, ollama) */
-#define SY_PRESET_MOCK       0x4 /* answered in-process (gateway/mock.c) */
-#define SY_PRESET_NEEDS_BASE 0x8 /* no default base URL: api_base or env required */
+#define SY_PRESET_AZURE      0x1  /* {base}/openai/deployments/{model}/{op}?api-version=V */
+#define SY_PRESET_APPEND_V1  0x2  /* append /v1 to api_base when missing (mistral, ollama) */
+#define SY_PRESET_MOCK       0x4  /* answered in-process (gateway/mock.c) */
+#define SY_PRESET_NEEDS_BASE 0x8  /* no default base URL: api_base or env required */
 #define SY_PRESET_XLATE      0x10 /* a translating adapter (adapter.h) serves it */
 
 struct sy_provider {

@@ -20,11 +20,9 @@ const struct sy_adapter *sy_adapter_find(const char *provider)
         const char *prefix;
         const struct sy_adapter *a;
     } table[] = {
-        {"anthropic", &sy_adapter_anthropic}, {"gemini", &sy_adapter_gemini},
-        {"vertex_ai", &sy_adapter_vertex},    {"vertex_ai_beta", &sy_adapter_vertex},
-        {"bedrock", &sy_adapter_bedrock},     {"cohere", &sy_adapter_cohere},
-        {"cohere_chat", &sy_adapter_cohere},  {"ollama", &sy_adapter_ollama},
-        {"ollama_chat", &sy_adapter_ollama},
+        {"anthropic", &sy_adapter_anthropic},   {"gemini", &sy_adapter_gemini},   {"vertex_ai", &sy_adapter_vertex},
+        {"vertex_ai_beta", &sy_adapter_vertex}, {"bedrock", &sy_adapter_bedrock}, {"cohere", &sy_adapter_cohere},
+        {"cohere_chat", &sy_adapter_cohere},    {"ollama", &sy_adapter_ollama},   {"ollama_chat", &sy_adapter_ollama},
     };
     if (!provider)
         return NULL;

@@ -27,7 +27,6 @@
 
 #define SCRATCH_CAP ((size_t)256 << 20) /* bodies are hashed in place; only texts go here */
 
-
 static int unreserved(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||

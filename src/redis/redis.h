@@ -32,12 +32,12 @@
 struct sy_redis;
 
 struct sy_redis_opts {
-    const char *host; /* name or address (IPv6 without brackets); required */
-    int port;         /* default 6379 when 0 */
-    const char *username;  /* may be NULL (AUTH password) */
-    const char *password;  /* may be NULL (no AUTH) */
-    int db;                /* SELECT db when > 0 */
-    double cmd_timeout_s;  /* default 1.0 when 0: a reply later than this marks the client DOWN */
+    const char *host;         /* name or address (IPv6 without brackets); required */
+    int port;                 /* default 6379 when 0 */
+    const char *username;     /* may be NULL (AUTH password) */
+    const char *password;     /* may be NULL (no AUTH) */
+    int db;                   /* SELECT db when > 0 */
+    double cmd_timeout_s;     /* default 1.0 when 0: a reply later than this marks the client DOWN */
     double connect_timeout_s; /* default 1.0 when 0 */
 };
 
@@ -85,8 +85,8 @@ struct sy_redis_script {
 /* EVALSHA script numkeys keys... args... ; same contract as sy_redis_cmd
  * (keylens / arglens may be NULL). Keys and args are copied for the EVAL
  * retry. */
-int sy_redis_eval(struct sy_redis *r, struct sy_redis_script *s, sy_redis_cb cb, void *ud, int nkeys,
-                  const char **keys, const size_t *keylens, int nargs, const char **args, const size_t *arglens);
+int sy_redis_eval(struct sy_redis *r, struct sy_redis_script *s, sy_redis_cb cb, void *ud, int nkeys, const char **keys,
+                  const size_t *keylens, int nargs, const char **args, const size_t *arglens);
 
 /* Process-wide state for /health/readiness. */
 enum sy_redis_state { SY_REDIS_NOT_CONFIGURED, SY_REDIS_CONNECTED, SY_REDIS_DISCONNECTED };

@@ -175,8 +175,8 @@ static int is_ws(char ch)
 int sy_resp_ids_rewrite(const char *p, size_t n, const char *provider, const char *model_id, struct sy_buf *out)
 {
     int count = 0;
-    size_t at = 0;  /* bytes of p already copied */
-    size_t i = 0;   /* outside any string */
+    size_t at = 0; /* bytes of p already copied */
+    size_t i = 0;  /* outside any string */
     while (i < n) {
         const char *qp = memchr(p + i, '"', n - i);
         if (!qp)

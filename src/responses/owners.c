@@ -181,8 +181,12 @@ static int read_row(void *ud, const struct sy_srow *r)
     struct get_job *g = ud;
     const char *ts = sy_srow_text(r, "created_at");
     double created = ts ? sy_iso_parse(ts) : 0;
-    struct sy_own_rec rec = {g->kind, g->id, sy_srow_text(r, "token"), sy_srow_text(r, "user_id"),
-                             sy_srow_text(r, "team_id"), created < 0 ? 0 : created};
+    struct sy_own_rec rec = {g->kind,
+                             g->id,
+                             sy_srow_text(r, "token"),
+                             sy_srow_text(r, "user_id"),
+                             sy_srow_text(r, "team_id"),
+                             created < 0 ? 0 : created};
     g->found = slot_new(&rec);
     return 1;
 }

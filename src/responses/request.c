@@ -260,7 +260,8 @@ static int check_parts(struct tx *t, uint32_t c, uint32_t i)
                 return bad(t, t->param, "Invalid type for '%s[%u].content[%u].%s': expected a string.", t->lbl, i, j,
                            sy_jdom_str_eq(d, type, "refusal") ? "refusal" : "text");
         } else if (pk == P_IMAGE) {
-            uint32_t u = sy_jdom_member(d, p, "image_url"), f = sy_jdom_member(d, p, "file_id"), det = sy_jdom_member(d, p, "detail");
+            uint32_t u = sy_jdom_member(d, p, "image_url"), f = sy_jdom_member(d, p, "file_id"),
+                     det = sy_jdom_member(d, p, "detail");
             if (sy_jdom_kind(d, u) != 's' && sy_jdom_kind(d, f) != 's')
                 return bad(t, t->param, "Invalid '%s[%u].content[%u]': an input_image needs an image_url or a file_id.",
                            t->lbl, i, j);
@@ -405,8 +406,8 @@ static int w_call(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->w;
-    uint32_t cid = sy_jdom_member(d, it, "call_id"), id = sy_jdom_member(d, it, "id"), name = sy_jdom_member(d, it, "name"),
-             args = sy_jdom_member(d, it, "arguments");
+    uint32_t cid = sy_jdom_member(d, it, "call_id"), id = sy_jdom_member(d, it, "id"),
+             name = sy_jdom_member(d, it, "name"), args = sy_jdom_member(d, it, "arguments");
     if (cid && sy_jdom_kind(d, cid) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].call_id': expected a string.", t->lbl, i);
     if (name && sy_jdom_kind(d, name) != 's')
@@ -508,7 +509,8 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->iw;
-    uint32_t type = sy_jdom_member(d, it, "type"), id = sy_jdom_member(d, it, "id"), role = sy_jdom_member(d, it, "role");
+    uint32_t type = sy_jdom_member(d, it, "type"), id = sy_jdom_member(d, it, "id"),
+             role = sy_jdom_member(d, it, "role");
     int msg = !type || sy_jdom_str_eq(d, type, "message");
     const char *pre = msg                                               ? "msg"
                       : sy_jdom_str_eq(d, type, "function_call")        ? "fc"
@@ -588,8 +590,8 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
                        "switchyard: tool type '%.*s' needs a deployment with OpenAI's Responses API (openai/azure)", l,
                        s);
         }
-        uint32_t name = sy_jdom_member(d, x, "name"), desc = sy_jdom_member(d, x, "description"), par = sy_jdom_member(d, x, "parameters"),
-                 strict = sy_jdom_member(d, x, "strict");
+        uint32_t name = sy_jdom_member(d, x, "name"), desc = sy_jdom_member(d, x, "description"),
+                 par = sy_jdom_member(d, x, "parameters"), strict = sy_jdom_member(d, x, "strict");
         int sv = 0;
         if (sy_jdom_kind(d, name) != 's')
             return bad(t, "tools", "Missing required parameter: 'tools[%u].name'.", i);
@@ -650,7 +652,8 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
     }
     if (k != 'o')
         return bad(t, "tool_choice", "Invalid type for 'tool_choice': expected a string or an object.");
-    uint32_t type = sy_jdom_member(d, tc, "type"), name = sy_jdom_member(d, tc, "name"), fname = sy_jdom_member(d, sy_jdom_member(d, tc, "function"), "name");
+    uint32_t type = sy_jdom_member(d, tc, "type"), name = sy_jdom_member(d, tc, "name"),
+             fname = sy_jdom_member(d, sy_jdom_member(d, tc, "function"), "name");
     const char *s = NULL;
     if (sy_jdom_str_eq(d, type, "function") && (nonempty_str(d, name) || nonempty_str(d, fname))) {
         if (write) {
@@ -750,7 +753,8 @@ static int text_format(struct tx *t)
         return bad(t, "text",
                    "Invalid value for 'text.format.type': expected one of 'text', 'json_object' or "
                    "'json_schema'.");
-    uint32_t name = sy_jdom_member(d, f, "name"), schema = sy_jdom_member(d, f, "schema"), strict = sy_jdom_member(d, f, "strict");
+    uint32_t name = sy_jdom_member(d, f, "name"), schema = sy_jdom_member(d, f, "schema"),
+             strict = sy_jdom_member(d, f, "strict");
     int sv = 0;
     if (name && sy_jdom_kind(d, name) != 's')
         return bad(t, "text", "Invalid type for 'text.format.name': expected a string.");

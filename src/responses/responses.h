@@ -69,14 +69,14 @@ int sy_resp_to_openai(const struct sy_jdoc *req, const char *prior, size_t pn, c
 
 /* What the response object echoes and how it is named. */
 struct sy_resp_meta {
-    const char *id;              /* the response id the client sees ("resp_..."; ids.c) */
-    const char *model;           /* model reported (the client's model group) */
-    int64_t created_at;          /* unix seconds */
-    const char *id_seed;         /* 32 hex digits: output item ids "msg_<seed>", "fc_<seed>_<n>", "rs_<seed>" */
-    const struct sy_jdoc *req;   /* the Responses request: instructions, tools, tool_choice, temperature,
-                                  * top_p, max_output_tokens, metadata, parallel_tool_calls, reasoning,
-                                  * text, store, user, previous_response_id are echoed from it (LiteLLM's
-                                  * defaults when absent); may be NULL */
+    const char *id;                   /* the response id the client sees ("resp_..."; ids.c) */
+    const char *model;                /* model reported (the client's model group) */
+    int64_t created_at;               /* unix seconds */
+    const char *id_seed;              /* 32 hex digits: output item ids "msg_<seed>", "fc_<seed>_<n>", "rs_<seed>" */
+    const struct sy_jdoc *req;        /* the Responses request: instructions, tools, tool_choice, temperature,
+                                       * top_p, max_output_tokens, metadata, parallel_tool_calls, reasoning,
+                                       * text, store, user, previous_response_id are echoed from it (LiteLLM's
+                                       * defaults when absent); may be NULL */
     const char *previous_response_id; /* as the client sent it (may be NULL) */
 };
 
@@ -139,32 +139,32 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
  * needed for the .done events and response.completed): free it with
  * sy_resp_stream_free. */
 struct sy_respstream {
-    struct sy_resp_meta m;       /* copied at init; strings must outlive the stream */
+    struct sy_resp_meta m; /* copied at init; strings must outlive the stream */
     char id[256], model[256], seed[40], prev[256];
-    int64_t seq;                 /* next sequence_number */
-    int started;                 /* response.created written */
-    int done;                    /* response.completed / .incomplete / .failed written */
-    int open;                    /* open item: 0 none, 1 message, 2 function_call, 3 reasoning */
-    int nout;                    /* output items opened so far (output_index of the next) */
-    int tool_idx;                /* chat tool_calls index of the open function_call (-1 none) */
-    char finish[16];             /* chat finish_reason ("" before it is seen) */
+    int64_t seq;     /* next sequence_number */
+    int started;     /* response.created written */
+    int done;        /* response.completed / .incomplete / .failed written */
+    int open;        /* open item: 0 none, 1 message, 2 function_call, 3 reasoning */
+    int nout;        /* output items opened so far (output_index of the next) */
+    int tool_idx;    /* chat tool_calls index of the open function_call (-1 none) */
+    char finish[16]; /* chat finish_reason ("" before it is seen) */
     int64_t prompt, completion, cached, reasoning_tokens; /* usage (-1: not seen) */
     int have_usage;
-    struct sy_buf text;          /* the open item's accumulated text / arguments */
-    struct sy_buf items;         /* the closed items' JSON, comma-separated, for response.completed */
+    struct sy_buf text;           /* the open item's accumulated text / arguments */
+    struct sy_buf items;          /* the closed items' JSON, comma-separated, for response.completed */
     char call_id[128], name[256]; /* the open function_call's */
-    const struct sy_jdoc *req;   /* m.req */
+    const struct sy_jdoc *req;    /* m.req */
     /* (stream.c's bookkeeping) */
-    char item_id[128];           /* the open item's id */
-    int has_prev;                /* m.previous_response_id was given (prev holds it) */
-    int finished;                /* the finish_reason was seen */
-    int usage_final;             /* a usage object was seen with or after the finish_reason */
-    int failed;                  /* the stream ended with response.failed */
-    int nmsg, nrs, ntools;       /* message / reasoning / function_call items opened */
-    int refusal;                 /* the open message's content part is a refusal */
-    int call_up;                 /* the open function_call's call_id came from the upstream */
-    uint64_t tools_seen;         /* chat tool_calls indexes 0..63 opened so far */
-    int64_t total_tokens;        /* usage.total_tokens (or the sum) */
+    char item_id[128];     /* the open item's id */
+    int has_prev;          /* m.previous_response_id was given (prev holds it) */
+    int finished;          /* the finish_reason was seen */
+    int usage_final;       /* a usage object was seen with or after the finish_reason */
+    int failed;            /* the stream ended with response.failed */
+    int nmsg, nrs, ntools; /* message / reasoning / function_call items opened */
+    int refusal;           /* the open message's content part is a refusal */
+    int call_up;           /* the open function_call's call_id came from the upstream */
+    uint64_t tools_seen;   /* chat tool_calls indexes 0..63 opened so far */
+    int64_t total_tokens;  /* usage.total_tokens (or the sum) */
 };
 
 /* Start a stream (nothing written yet). */

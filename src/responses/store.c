@@ -51,13 +51,13 @@
 #define NFIELDS 7
 
 struct ent {
-    struct ent *hnext;         /* hash chain */
-    struct ent *prev, *next;   /* recency list */
+    struct ent *hnext;       /* hash chain */
+    struct ent *prev, *next; /* recency list */
     uint64_t hash;
-    size_t size;               /* bytes counted against the bound */
+    size_t size; /* bytes counted against the bound */
     atomic_int refs;
-    int in_table;              /* under M.mu */
-    struct sy_rs_rec rec;      /* strings point into data */
+    int in_table;         /* under M.mu */
+    struct sy_rs_rec rec; /* strings point into data */
     char data[];
 };
 
@@ -272,9 +272,9 @@ static void run_put(struct sy_store *st, struct sy_db_job *j)
     const struct sy_rs_rec *r = &pj->e->rec;
     char ts[32];
     sy_iso_time(r->created_at, ts);
-    struct sy_sval p[] = {sy_sv_text(r->id),        sy_sv_text(r->model_id),    sy_sv_text(r->model),
-                          sy_sv_text(r->owner),     sy_sv_json(r->response),    sy_sv_json(r->input_items),
-                          sy_sv_json(r->history),   sy_sv_ts(ts)};
+    struct sy_sval p[] = {
+        sy_sv_text(r->id),       sy_sv_text(r->model_id),    sy_sv_text(r->model),   sy_sv_text(r->owner),
+        sy_sv_json(r->response), sy_sv_json(r->input_items), sy_sv_json(r->history), sy_sv_ts(ts)};
     int rc = sy_store_exec(st,
                            "INSERT INTO \"SwitchyardResponse\" (\"id\", \"model_id\", \"model\", \"owner\", "
                            "\"response\", \"input_items\", \"history\", \"created_at\") "
@@ -332,8 +332,8 @@ struct get_job {
 static int read_row(void *ud, const struct sy_srow *r)
 {
     struct get_job *g = ud;
-    const char *f[NFIELDS] = {sy_srow_text(r, "id"),       sy_srow_text(r, "model_id"),    sy_srow_text(r, "model"),
-                              sy_srow_text(r, "owner"),    sy_srow_text(r, "response"),    sy_srow_text(r, "input_items"),
+    const char *f[NFIELDS] = {sy_srow_text(r, "id"),     sy_srow_text(r, "model_id"), sy_srow_text(r, "model"),
+                              sy_srow_text(r, "owner"),  sy_srow_text(r, "response"), sy_srow_text(r, "input_items"),
                               sy_srow_text(r, "history")};
     const char *ts = sy_srow_text(r, "created_at");
     double created = ts ? sy_iso_parse(ts) : 0;

@@ -99,8 +99,8 @@ double sy_pbudget_spend(struct sy_pbudget *b, int64_t now_ms)
 {
     struct pb_slot *s = slot_of(b);
     int64_t start = atomic_load_explicit(&b->start_ms, memory_order_acquire);
-    double local = window_open(b, start, now_ms) ? bitsd(atomic_load_explicit(&b->spend_bits, memory_order_relaxed))
-                                                 : 0;
+    double local =
+        window_open(b, start, now_ms) ? bitsd(atomic_load_explicit(&b->spend_bits, memory_order_relaxed)) : 0;
     /* the fleet's total counts while it is fresh (a few sync intervals) */
     int64_t rt = atomic_load_explicit(&s->remote_ms, memory_order_relaxed);
     double remote = rt && now_ms - rt < 10 * SY_RSYNC_INTERVAL_MS
@@ -116,8 +116,7 @@ void sy_pbudget_add(struct sy_pbudget *b, double cost, int64_t now_ms)
     struct pb_slot *s = slot_of(b);
     pthread_mutex_lock(&s->mu);
     int64_t start = atomic_load_explicit(&b->start_ms, memory_order_relaxed);
-    double cur = window_open(b, start, now_ms) ? bitsd(atomic_load_explicit(&b->spend_bits, memory_order_relaxed))
-                                               : 0;
+    double cur = window_open(b, start, now_ms) ? bitsd(atomic_load_explicit(&b->spend_bits, memory_order_relaxed)) : 0;
     if (!window_open(b, start, now_ms))
         atomic_store_explicit(&b->start_ms, now_ms, memory_order_release);
     atomic_store_explicit(&b->spend_bits, dbits(cur + cost), memory_order_relaxed);

@@ -82,8 +82,8 @@ char sy_router_region_of(const struct sy_deployment *d)
         return d->region_name[0] == 'e' ? 'e' : 'u';
     const char *p = d->provider ? d->provider : "";
     const char *loc = strncmp(p, "vertex_ai", 9) == 0 ? sy_deployment_param(d, "vertex_location")
-                      : strcmp(p, "bedrock") == 0    ? sy_deployment_param(d, "aws_region_name")
-                                                     : d->region_name;
+                      : strcmp(p, "bedrock") == 0     ? sy_deployment_param(d, "aws_region_name")
+                                                      : d->region_name;
     if (!loc && strncmp(p, "vertex_ai", 9) == 0)
         loc = sy_deployment_param(d, "vertex_ai_location");
     if (!loc && strncmp(p, "vertex_ai", 9) == 0 && !(loc = getenv("VERTEXAI_LOCATION")))

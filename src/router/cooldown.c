@@ -79,13 +79,12 @@ int64_t sy_router_cooldown(const struct sy_rconf *rc, const struct sy_group *g, 
     int single = g->usable <= 1, cool = 0;
     if (rc->legacy_cooldown) {
         int allowed = rc->allowed_fails_policy[exc] >= 0 ? rc->allowed_fails_policy[exc]
-                      : rc->allowed_fails >= 0         ? rc->allowed_fails
-                                                       : 3;
+                      : rc->allowed_fails >= 0           ? rc->allowed_fails
+                                                         : 3;
         cool = sy_win_add(&s->w_afail, now, 1) > (uint64_t)allowed;
     } else {
         uint64_t total = fails + oks;
-        cool = (status == 429 && !single) ||
-               (oks == 0 && total >= SINGLE_DEPLOYMENT_TRAFFIC_FAILURE_THRESHOLD) ||
+        cool = (status == 429 && !single) || (oks == 0 && total >= SINGLE_DEPLOYMENT_TRAFFIC_FAILURE_THRESHOLD) ||
                (!single && total >= FAILURE_THRESHOLD_MINIMUM_REQUESTS &&
                 (double)fails / (double)total > FAILURE_THRESHOLD_PERCENT) ||
                !retryable(status);
@@ -101,8 +100,8 @@ int64_t sy_router_cooldown(const struct sy_rconf *rc, const struct sy_group *g, 
     atomic_store_explicit(&s->w_afail, 0, memory_order_relaxed);
     set_state(d, 2);
     const struct sy_deployment *dp = d->d;
-    sy_info("router: deployment %s (%s) cooled down for %.1f s after status %d", dp->id ? dp->id : "?",
-            dp->model_name, t, status);
+    sy_info("router: deployment %s (%s) cooled down for %.1f s after status %d", dp->id ? dp->id : "?", dp->model_name,
+            t, status);
     return until;
 }
 

@@ -36,22 +36,22 @@
 #define SY_LAT_MAX 16 /* latency samples kept per deployment (max_latency_list_size is capped here) */
 
 struct sy_dstate {
-    const char *id; /* deployment id (owned, never freed: states live for the process) */
-    _Atomic int64_t cooldown_until_ms; /* wall clock (ms since epoch), shared through Redis; 0 = none */
-    _Atomic int cooldown_status;       /* status that caused the last cooldown */
-    _Atomic int inflight;              /* requests in flight on this instance */
-    _Atomic int remote_inflight;       /* other instances' in-flight (Redis sync), least-busy adds it */
-    _Atomic int unhealthy;             /* 1 after a failed health check, 0 after a good one */
-    _Atomic uint64_t w_rpm, w_tpm;     /* minute windows: requests started, tokens (local instance) */
-    _Atomic uint64_t w_ok, w_fail;     /* minute windows: successes, failures (cooldown rule) */
-    _Atomic uint64_t w_afail;          /* allowed_fails counter (legacy mode), minute window */
-    _Atomic uint64_t r_rpm, r_tpm;     /* minute windows as last read from Redis (all instances) */
-    _Atomic uint64_t w_lease;          /* minute window: rpm slots leased from Redis, not used yet */
-    _Atomic uint64_t tpm_pending;      /* tokens not yet added to Redis (flushed by the sync tick) */
+    const char *id;                        /* deployment id (owned, never freed: states live for the process) */
+    _Atomic int64_t cooldown_until_ms;     /* wall clock (ms since epoch), shared through Redis; 0 = none */
+    _Atomic int cooldown_status;           /* status that caused the last cooldown */
+    _Atomic int inflight;                  /* requests in flight on this instance */
+    _Atomic int remote_inflight;           /* other instances' in-flight (Redis sync), least-busy adds it */
+    _Atomic int unhealthy;                 /* 1 after a failed health check, 0 after a good one */
+    _Atomic uint64_t w_rpm, w_tpm;         /* minute windows: requests started, tokens (local instance) */
+    _Atomic uint64_t w_ok, w_fail;         /* minute windows: successes, failures (cooldown rule) */
+    _Atomic uint64_t w_afail;              /* allowed_fails counter (legacy mode), minute window */
+    _Atomic uint64_t r_rpm, r_tpm;         /* minute windows as last read from Redis (all instances) */
+    _Atomic uint64_t w_lease;              /* minute window: rpm slots leased from Redis, not used yet */
+    _Atomic uint64_t tpm_pending;          /* tokens not yet added to Redis (flushed by the sync tick) */
     _Atomic uint64_t lat_bits[SY_LAT_MAX]; /* latency samples (double bits, seconds per output token) */
-    _Atomic uint32_t lat_seq;          /* samples written so far (ring index = seq % list size) */
-    _Atomic int64_t lat_last_ms;       /* wall clock of the last sample (ttl) */
-    _Atomic int state;                 /* litellm_deployment_state: 0 healthy, 1 partial, 2 complete outage */
+    _Atomic uint32_t lat_seq;              /* samples written so far (ring index = seq % list size) */
+    _Atomic int64_t lat_last_ms;           /* wall clock of the last sample (ttl) */
+    _Atomic int state;                     /* litellm_deployment_state: 0 healthy, 1 partial, 2 complete outage */
 };
 
 /* The state of deployment `id` (created on first use; never freed). */
@@ -86,30 +86,30 @@ enum sy_strategy {
 
 struct sy_rconf {
     enum sy_strategy strategy;
-    int num_retries;                     /* router_settings, else litellm_settings, else 2 */
-    int retry_policy[SY_EXC__COUNT];     /* < 0: not set for that class */
-    double retry_after_s;                /* minimum back-off */
-    int legacy_cooldown;                 /* allowed_fails or allowed_fails_policy set */
-    int allowed_fails;                   /* legacy mode: default 3 */
+    int num_retries;                 /* router_settings, else litellm_settings, else 2 */
+    int retry_policy[SY_EXC__COUNT]; /* < 0: not set for that class */
+    double retry_after_s;            /* minimum back-off */
+    int legacy_cooldown;             /* allowed_fails or allowed_fails_policy set */
+    int allowed_fails;               /* legacy mode: default 3 */
     int allowed_fails_policy[SY_EXC__COUNT];
-    double cooldown_time_s;              /* default 5 */
+    double cooldown_time_s; /* default 5 */
     int disable_cooldowns;
-    int max_fallbacks;                   /* default 5 */
-    int pre_call_checks;                 /* enable_pre_call_checks */
-    int default_max_parallel;            /* < 0: none */
+    int max_fallbacks;        /* default 5 */
+    int pre_call_checks;      /* enable_pre_call_checks */
+    int default_max_parallel; /* < 0: none */
     double lowest_latency_buffer;
     double latency_ttl_s;
-    unsigned max_latency_list_size;      /* 1..SY_LAT_MAX */
-    int tag_filtering;                   /* router_settings.enable_tag_filtering */
-    int tag_match_any;                   /* tag_filtering_match_any (default 1) */
-    int provider_budgets;                /* provider_budget_config has entries */
+    unsigned max_latency_list_size; /* 1..SY_LAT_MAX */
+    int tag_filtering;              /* router_settings.enable_tag_filtering */
+    int tag_match_any;              /* tag_filtering_match_any (default 1) */
+    int provider_budgets;           /* provider_budget_config has entries */
 };
 
 /* Per-request filters of sy_router_pick (router/select.c). */
 struct sy_rfilter {
-    const char **tags;       /* request tags (body tags, metadata.tags, x-litellm-tags); used with tag filtering */
+    const char **tags; /* request tags (body tags, metadata.tags, x-litellm-tags); used with tag filtering */
     size_t ntags;
-    char region;             /* end user's allowed_model_region: 'e' eu, 'u' us, 0 none */
+    char region; /* end user's allowed_model_region: 'e' eu, 'u' us, 0 none */
 };
 
 /* Provider budget window (router/budget.c): process-wide per provider and
@@ -160,8 +160,7 @@ enum sy_pick_why {
  * usage-based routing the chosen deployment's rpm slot is reserved here
  * (exact: a race that fills it picks again). NULL with *why when none. */
 struct sy_drt *sy_router_pick(struct sy_rng *rng, const struct sy_rconf *rc, const struct sy_group *g,
-                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
-                              int *why);
+                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f, int *why);
 /* Over-budget providers of g's deployments as LiteLLM's message text
  * ("Exceeded budget for provider openai: 0.5 >= 0.1\n"...) into buf. */
 void sy_router_budget_info(const struct sy_group *g, char *buf, size_t cap);
@@ -213,7 +212,7 @@ enum sy_exc_class sy_router_exc_class(int status, int content_policy);
 int sy_router_retries(const struct sy_rconf *rc, int req_retries, int dep_retries, enum sy_exc_class exc);
 
 struct sy_failure {
-    int status;                  /* HTTP status (transport error 500, timeout 408) */
+    int status; /* HTTP status (transport error 500, timeout 408) */
     enum sy_exc_class exc;
     int context_window, content_policy;
     int has_cw_fallbacks, has_cp_fallbacks;

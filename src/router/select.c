@@ -177,8 +177,7 @@ void sy_router_budget_info(const struct sy_group *g, char *buf, size_t cap)
 }
 
 struct sy_drt *sy_router_pick(struct sy_rng *rng, const struct sy_rconf *rc, const struct sy_group *g,
-                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f,
-                              int *why)
+                              const struct sy_drt *avoid, int64_t input_tokens, const struct sy_rfilter *f, int *why)
 {
     int64_t now = sy_wall_ms();
     struct sy_drt *cand[g->n ? g->n : 1];
@@ -267,9 +266,9 @@ struct sy_drt *sy_router_pick(struct sy_rng *rng, const struct sy_rconf *rc, con
         return d;
     }
     /* ContextWindowExceeded when the context check alone emptied the list */
-    *why = supported == 0                ? SY_PICK_NONE_SUPPORTED
-           : over && over == avail       ? SY_PICK_NONE_BUDGET
-           : ctx_dropped && !ctx_fit     ? SY_PICK_NONE_CONTEXT
-                                         : SY_PICK_NONE_AVAILABLE;
+    *why = supported == 0            ? SY_PICK_NONE_SUPPORTED
+           : over && over == avail   ? SY_PICK_NONE_BUDGET
+           : ctx_dropped && !ctx_fit ? SY_PICK_NONE_CONTEXT
+                                     : SY_PICK_NONE_AVAILABLE;
     return NULL;
 }

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#define WIN_BITS  40
-#define WIN_MASK  ((1ull << WIN_BITS) - 1)
-#define MIN_MASK  ((1ull << 24) - 1)
+#define WIN_BITS 40
+#define WIN_MASK ((1ull << WIN_BITS) - 1)
+#define MIN_MASK ((1ull << 24) - 1)
 
 int64_t sy_wall_ms(void)
 {

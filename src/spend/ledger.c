@@ -40,8 +40,8 @@ struct lent {
     int e;
     int stale; /* forgotten with requests in flight: re-read spend at the next reservation */
     double spend, reserved;
-    double credit; /* PostgreSQL: reserved - cost of ended calls the writer has not committed */
-    int partial;   /* calls in flight holding a partial reservation (0 or 1) */
+    double credit;     /* PostgreSQL: reserved - cost of ended calls the writer has not committed */
+    int partial;       /* calls in flight holding a partial reservation (0 or 1) */
     int ended_partial; /* PostgreSQL: ended calls whose partial mark the writer has not deleted */
     char id[];
 };
@@ -218,7 +218,8 @@ void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign)
         return;
     char member[512];
     const char *id[SY_ENT__COUNT] = {r->api_key, r->user_id, r->team_id, NULL, r->end_user, r->org_id};
-    if (r->team_id && r->user_id && (size_t)snprintf(member, sizeof member, "%s\n%s", r->team_id, r->user_id) < sizeof member)
+    if (r->team_id && r->user_id &&
+        (size_t)snprintf(member, sizeof member, "%s\n%s", r->team_id, r->user_id) < sizeof member)
         id[SY_ENT_MEMBER] = member;
     double d[SY_ENT__COUNT] = {0};
     int marks[SY_ENT__COUNT] = {0};

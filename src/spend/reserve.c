@@ -130,15 +130,15 @@ static int member_split(const char *id, struct sy_sval *team, struct sy_sval *us
     return 0;
 }
 
-#define SQL_RESV_UPSERT                                                                                        \
+#define SQL_RESV_UPSERT                                                                                            \
     "INSERT INTO \"SwitchyardReservation\" (\"id\", \"kind\", \"ent_id\", \"amount\", \"owner\", \"created_at\", " \
     "\"partial\") VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (\"id\", \"kind\") DO UPDATE SET "               \
-    "\"amount\" = \"SwitchyardReservation\".\"amount\" + EXCLUDED.\"amount\", \"partial\" = CASE WHEN "         \
-    "EXCLUDED.\"partial\" > \"SwitchyardReservation\".\"partial\" THEN EXCLUDED.\"partial\" ELSE "               \
+    "\"amount\" = \"SwitchyardReservation\".\"amount\" + EXCLUDED.\"amount\", \"partial\" = CASE WHEN "            \
+    "EXCLUDED.\"partial\" > \"SwitchyardReservation\".\"partial\" THEN EXCLUDED.\"partial\" ELSE "                 \
     "\"SwitchyardReservation\".\"partial\" END"
 /* Another call's partial reservation of the entity ($1 kind, $2 id, $3 this call) */
-#define SQL_OTHER_PARTIAL                                                                                      \
-    "SELECT COUNT(*) AS \"n\" FROM \"SwitchyardReservation\" WHERE \"kind\" = $1 AND \"ent_id\" = $2 "         \
+#define SQL_OTHER_PARTIAL                                                                              \
+    "SELECT COUNT(*) AS \"n\" FROM \"SwitchyardReservation\" WHERE \"kind\" = $1 AND \"ent_id\" = $2 " \
     "AND \"partial\" = 1 AND \"id\" <> $3"
 
 static int on_count(void *ud, const struct sy_srow *row)
@@ -212,10 +212,9 @@ static int take_in_tx(struct sy_store *st, struct sy_reserve *r)
         if ((rc = sy_store_exec(st, ents[e].update, 1 + nk, p, NULL, NULL)) < 0)
             return rc;
         if (r->resv_id) {
-            struct sy_sval q[7] = {sy_sv_text(r->resv_id), sy_sv_int(e),
-                                   sy_sv_text(r->id[e]),   sy_sv_num(take),
-                                   sy_sv_text(sy_reserve_owner()), sy_sv_ts(now_iso),
-                                   sy_sv_int(r->partial[e])};
+            struct sy_sval q[7] = {
+                sy_sv_text(r->resv_id),         sy_sv_int(e),      sy_sv_text(r->id[e]),    sy_sv_num(take),
+                sy_sv_text(sy_reserve_owner()), sy_sv_ts(now_iso), sy_sv_int(r->partial[e])};
             if ((rc = sy_store_exec(st, SQL_RESV_UPSERT, 7, q, NULL, NULL)) < 0)
                 return rc;
         }
@@ -394,8 +393,8 @@ static void rows_free(struct resv_rows *rs)
 static int give_back(struct sy_store *st, const struct resv_row *r)
 {
     struct sy_sval d[2] = {sy_sv_text(r->id), sy_sv_int(r->kind)};
-    int rc = sy_store_exec(st, "DELETE FROM \"SwitchyardReservation\" WHERE \"id\" = $1 AND \"kind\" = $2", 2, d,
-                           NULL, NULL);
+    int rc = sy_store_exec(st, "DELETE FROM \"SwitchyardReservation\" WHERE \"id\" = $1 AND \"kind\" = $2", 2, d, NULL,
+                           NULL);
     if (rc <= 0)
         return rc;
     struct sy_sval p[3];
@@ -462,10 +461,11 @@ int sy_reserve_reclaim(struct sy_store *st, double now_unix, double lease_s)
     if (rc >= 0) {
         /* leases long lapsed: their rows are gone or will be taken above */
         struct sy_sval p = sy_sv_ts(now_iso);
-        rc = sy_store_exec(st,
-                           "DELETE FROM \"SwitchyardInstance\" WHERE \"lease_until\" < $1 AND NOT EXISTS "
-                           "(SELECT 1 FROM \"SwitchyardReservation\" r WHERE r.\"owner\" = \"SwitchyardInstance\".\"id\")",
-                           1, &p, NULL, NULL);
+        rc = sy_store_exec(
+            st,
+            "DELETE FROM \"SwitchyardInstance\" WHERE \"lease_until\" < $1 AND NOT EXISTS "
+            "(SELECT 1 FROM \"SwitchyardReservation\" r WHERE r.\"owner\" = \"SwitchyardInstance\".\"id\")",
+            1, &p, NULL, NULL);
     }
     if (rc >= 0)
         rc = sy_store_commit(st);

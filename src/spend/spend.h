@@ -23,9 +23,9 @@ struct sy_store;
  * give it (cost.c falls back: cache read/write and reasoning at the input /
  * output price). */
 struct sy_price {
-    const char *key;               /* "gpt-4o", "anthropic/claude-...", as in the file */
-    const char *litellm_provider;  /* "openai", "anthropic", ... */
-    const char *mode;              /* "chat", "embedding", "completion", ... */
+    const char *key;              /* "gpt-4o", "anthropic/claude-...", as in the file */
+    const char *litellm_provider; /* "openai", "anthropic", ... */
+    const char *mode;             /* "chat", "embedding", "completion", ... */
     double input_cost_per_token;
     double output_cost_per_token;
     double cache_read_input_token_cost;
@@ -35,21 +35,21 @@ struct sy_price {
      * (input_cost_per_token_above_200k_tokens ...); 0 when none */
     int64_t tier_threshold;
     double tier_input, tier_output, tier_cache_read, tier_cache_write;
-    double input_cost_per_pixel;   /* image generation (DALL-E's size-keyed entries); < 0 unknown */
-    double output_cost_per_image;  /* image generation, per image; < 0 unknown */
-    int64_t max_input_tokens;      /* 0 unknown */
-    int64_t max_output_tokens;     /* 0 unknown */
-    int64_t max_tokens;            /* legacy field; 0 unknown */
-    unsigned supports;             /* SY_SUPPORTS_* bits */
-    const char *json;              /* the entry as JSON text (for /model/info), NUL-terminated */
+    double input_cost_per_pixel;  /* image generation (DALL-E's size-keyed entries); < 0 unknown */
+    double output_cost_per_image; /* image generation, per image; < 0 unknown */
+    int64_t max_input_tokens;     /* 0 unknown */
+    int64_t max_output_tokens;    /* 0 unknown */
+    int64_t max_tokens;           /* legacy field; 0 unknown */
+    unsigned supports;            /* SY_SUPPORTS_* bits */
+    const char *json;             /* the entry as JSON text (for /model/info), NUL-terminated */
 };
-#define SY_SUPPORTS_FUNCTION_CALLING 0x01
-#define SY_SUPPORTS_VISION 0x02
-#define SY_SUPPORTS_PROMPT_CACHING 0x04
-#define SY_SUPPORTS_REASONING 0x08
-#define SY_SUPPORTS_RESPONSE_SCHEMA 0x10
-#define SY_SUPPORTS_TOOL_CHOICE 0x20
-#define SY_SUPPORTS_SYSTEM_MESSAGES 0x40
+#define SY_SUPPORTS_FUNCTION_CALLING          0x01
+#define SY_SUPPORTS_VISION                    0x02
+#define SY_SUPPORTS_PROMPT_CACHING            0x04
+#define SY_SUPPORTS_REASONING                 0x08
+#define SY_SUPPORTS_RESPONSE_SCHEMA           0x10
+#define SY_SUPPORTS_TOOL_CHOICE               0x20
+#define SY_SUPPORTS_SYSTEM_MESSAGES           0x40
 #define SY_SUPPORTS_PARALLEL_FUNCTION_CALLING 0x80
 
 /* Load the built-in table, then (when path is not NULL) a LiteLLM-format
@@ -78,11 +78,11 @@ size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *na
 
 /* ---- cost ------------------------------------------------------------------ */
 struct sy_usage {
-    uint64_t prompt_tokens;            /* all input tokens, cached ones included (OpenAI's convention) */
-    uint64_t completion_tokens;        /* all output tokens, reasoning included */
-    uint64_t cached_tokens;            /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
-    uint64_t cache_creation_tokens;    /* cache_creation_input_tokens */
-    uint64_t reasoning_tokens;         /* completion_tokens_details.reasoning_tokens */
+    uint64_t prompt_tokens;         /* all input tokens, cached ones included (OpenAI's convention) */
+    uint64_t completion_tokens;     /* all output tokens, reasoning included */
+    uint64_t cached_tokens;         /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
+    uint64_t cache_creation_tokens; /* cache_creation_input_tokens */
+    uint64_t reasoning_tokens;      /* completion_tokens_details.reasoning_tokens */
 };
 /* Prices for one deployment: the table's entry with the deployment's own
  * litellm_params / model_info overrides (input_cost_per_token,
@@ -93,7 +93,7 @@ struct sy_dprice {
     double tier_in, tier_out, tier_cache_read, tier_cache_write;
     int64_t max_output_tokens; /* 0 unknown */
     int64_t max_input_tokens;
-    int known;                 /* some price is known */
+    int known; /* some price is known */
 };
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p); /* p may be NULL */
 double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u);
@@ -116,17 +116,17 @@ enum sy_ent { SY_ENT_KEY, SY_ENT_USER, SY_ENT_TEAM, SY_ENT_MEMBER, SY_ENT_END_US
 const char *sy_ent_name(enum sy_ent e); /* "key", "user", "team", "team_member", "end_user", "organization" */
 
 struct sy_reserve {
-    const char *id[SY_ENT__COUNT];   /* NULL: entity absent or without a budget (member: "team_id\nuser_id") */
+    const char *id[SY_ENT__COUNT]; /* NULL: entity absent or without a budget (member: "team_id\nuser_id") */
     double max_budget[SY_ENT__COUNT];
-    double amount;                   /* worst-case cost (or, topping up, the extra worst case) */
-    const char *resv_id;             /* the call's id: a "SwitchyardReservation" row per entity (NULL: none) */
+    double amount;       /* worst-case cost (or, topping up, the extra worst case) */
+    const char *resv_id; /* the call's id: a "SwitchyardReservation" row per entity (NULL: none) */
     /* result */
-    double taken[SY_ENT__COUNT];     /* reserved from each entity: min(amount, max_budget - spend) */
-    int partial[SY_ENT__COUNT];      /* 1: this call holds the entity's one partial reservation (kept
-                                      * across top-ups; the ledger's settle releases it) */
-    int refused;                     /* 1: entity `refused_ent` has nothing left */
+    double taken[SY_ENT__COUNT]; /* reserved from each entity: min(amount, max_budget - spend) */
+    int partial[SY_ENT__COUNT];  /* 1: this call holds the entity's one partial reservation (kept
+                                  * across top-ups; the ledger's settle releases it) */
+    int refused;                 /* 1: entity `refused_ent` has nothing left */
     enum sy_ent refused_ent;
-    double current_spend;            /* of the refused entity (reservations in flight included) */
+    double current_spend; /* of the refused entity (reservations in flight included) */
 };
 /* The admit rule, shared by the database (reserve.c) and the ledger: with
  * `cur` = recorded spend + reservations in flight, admit while
@@ -201,27 +201,27 @@ int sy_ledger_ended_partial(int e, const char *id);
 /* One finished request: a LiteLLM_SpendLogs row, and the spend it adds to
  * each entity. Strings are copied by sy_spend_record. */
 struct sy_spend_rec {
-    const char *request_id;        /* provider response id or the call id */
-    const char *call_type;         /* "acompletion", "aembedding", "atext_completion", "anthropic_messages" */
-    const char *status;            /* "success" | "failure" */
-    const char *api_key;           /* sha256 hex, "" for the master key / no auth */
+    const char *request_id; /* provider response id or the call id */
+    const char *call_type;  /* "acompletion", "aembedding", "atext_completion", "anthropic_messages" */
+    const char *status;     /* "success" | "failure" */
+    const char *api_key;    /* sha256 hex, "" for the master key / no auth */
     const char *key_alias;
     const char *user_id, *team_id, *org_id, *end_user;
-    const char *model;             /* upstream model */
-    const char *model_id;          /* deployment id */
+    const char *model;    /* upstream model */
+    const char *model_id; /* deployment id */
     const char *model_group;
     const char *custom_llm_provider;
     const char *api_base;
     const char *requester_ip;
-    const char *metadata;          /* JSON object text (SpendLogsMetadata), may be NULL */
-    const char *request_tags;      /* JSON array text, may be NULL */
+    const char *metadata;     /* JSON object text (SpendLogsMetadata), may be NULL */
+    const char *request_tags; /* JSON array text, may be NULL */
     double spend;
     struct sy_usage usage;
     double start_s, end_s, completion_start_s; /* unix seconds */
     int cache_hit;
-    const char *cache_key;         /* the response cache's key; NULL when caching is off ("Cache OFF") */
-    const char *usage_source;      /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
-    int stream_cut;                /* the client left mid-stream: billed for what was streamed */
+    const char *cache_key;    /* the response cache's key; NULL when caching is off ("Cache OFF") */
+    const char *usage_source; /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
+    int stream_cut;           /* the client left mid-stream: billed for what was streamed */
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
@@ -237,11 +237,12 @@ struct sy_spend_rec {
 void sy_spend_rec_credit(const struct sy_spend_rec *r, double sign);
 
 struct sy_spend_conf {
-    double batch_interval_s;   /* general_settings.proxy_batch_write_at (default 1) */
-    size_t max_queue;          /* rows held while the DB is down (default 100000); past it rows are dropped, counted, logged */
-    int disable_spend_logs;    /* general_settings.disable_spend_logs: entity spend still written, no SpendLogs rows */
-    int disable_error_logs;    /* general_settings.disable_error_logs: no SpendLogs rows for failures (status != success) */
-    double reset_interval_s;   /* budget reset check (default 60) */
+    double batch_interval_s; /* general_settings.proxy_batch_write_at (default 1) */
+    size_t max_queue; /* rows held while the DB is down (default 100000); past it rows are dropped, counted, logged */
+    int disable_spend_logs;  /* general_settings.disable_spend_logs: entity spend still written, no SpendLogs rows */
+    int disable_error_logs;  /* general_settings.disable_error_logs: no SpendLogs rows for failures (status != success)
+                              */
+    double reset_interval_s; /* budget reset check (default 60) */
 };
 /* Start the writer thread (needs the DB pool). 0 or -1. */
 int sy_spend_start(const struct sy_spend_conf *conf);

@@ -9,5 +9,4 @@
 
 #include "spend/spend.h"
 
-
 #endif

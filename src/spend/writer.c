@@ -77,7 +77,7 @@ void (*sy_spend_on_reset)(void);
 #define BACKOFF_MAX 5.0
 #define DROP_LOG_S  10.0
 #define META_CAP    (64u << 20) /* one SpendLogs metadata object */
-#define LEASE_S     15.0 /* an instance's reservations outlive it by this much (spend/reserve.c) */
+#define LEASE_S     15.0        /* an instance's reservations outlive it by this much (spend/reserve.c) */
 
 /* One queued record: the struct, then its strings, in one allocation. */
 struct wrec {

@@ -193,7 +193,8 @@ static int admin_stage(struct sy_call *c)
     a->priv = (void *)rt;
     sy_buf_init(&a->out, 256u << 20);
     sy_arena_defer(&r->arena, free_out, a);
-    if (!admin && !a->is_admin_viewer && c->auth.key && (c->auth.key->nmodels || (c->auth.key->team && c->auth.key->team->nmodels))) {
+    if (!admin && !a->is_admin_viewer && c->auth.key &&
+        (c->auth.key->nmodels || (c->auth.key->team && c->auth.key->team->nmodels))) {
         a->model_allowed = key_allows; /* read-only on either thread: the key and config are immutable */
         a->model_ud = c;
     }

@@ -46,7 +46,7 @@ static struct sy_str strip_prefix(struct sy_str v, const char *pfx)
     return v;
 }
 
-static const char *const KEY_HEADERS[] = {"x-litellm-api-key", "authorization", "api-key",
+static const char *const KEY_HEADERS[] = {"x-litellm-api-key", "authorization",  "api-key",
                                           "x-api-key",         "x-goog-api-key", "ocp-apim-subscription-key"};
 
 /* The credential header given more than once, or NULL. */
@@ -90,8 +90,8 @@ static int single_key(struct sy_call *c)
     if (!h)
         return SY_OK;
     char msg[256];
-    snprintf(msg, sizeof msg,
-             "Authentication Error, the %s header is given more than once; send the key in one header", h);
+    snprintf(msg, sizeof msg, "Authentication Error, the %s header is given more than once; send the key in one header",
+             h);
     c->out.exception_class = "AuthenticationError";
     sy_call_error(c, 401, "auth_error", "None", msg, NULL, 0);
     return SY_DONE;
@@ -292,7 +292,9 @@ static int auth_on(const struct sy_gwconf *g, enum sy_route_kind k)
 
 const struct sy_stage sy_stage_auth = {
     .name = "auth",
-    .routes = SY_RKB_LLM | SY_RKB(SY_RK_ADMIN) | SY_RKB(SY_RK_CACHE_ADMIN) | SY_RKB(SY_RK_MODELS) | SY_RKB(SY_RK_MODEL_ONE) | SY_RKB(SY_RK_TOKEN_COUNTER) | SY_RKB(SY_RK_HEALTH) | SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES),
+    .routes = SY_RKB_LLM | SY_RKB(SY_RK_ADMIN) | SY_RKB(SY_RK_CACHE_ADMIN) | SY_RKB(SY_RK_MODELS) |
+              SY_RKB(SY_RK_MODEL_ONE) | SY_RKB(SY_RK_TOKEN_COUNTER) | SY_RKB(SY_RK_HEALTH) |
+              SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES),
     .enabled = auth_on,
     .run = auth_run,
 };

@@ -285,9 +285,12 @@ static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
     rv->r.amount = amount;
     if (sy_db_kind() == SY_STORE_SQLITE) { /* one process per file: in memory (spend/ledger.c) */
         const struct sy_keyinfo *k = c->auth.key;
-        double spend[SY_ENT__COUNT] = {
-            k ? spend_of(&k->key) : 0, k ? spend_of(k->user) : 0, k ? spend_of(k->team) : 0,
-            k ? spend_of(k->member) : 0, c->auth.eu ? spend_of(&c->auth.eu->b) : 0, k ? spend_of(k->org) : 0};
+        double spend[SY_ENT__COUNT] = {k ? spend_of(&k->key) : 0,
+                                       k ? spend_of(k->user) : 0,
+                                       k ? spend_of(k->team) : 0,
+                                       k ? spend_of(k->member) : 0,
+                                       c->auth.eu ? spend_of(&c->auth.eu->b) : 0,
+                                       k ? spend_of(k->org) : 0};
         sy_ledger_reserve(&rv->r, spend);
         if (rv->r.refused)
             return refused(c, rv);
@@ -370,9 +373,9 @@ static void global_run(struct sy_store *st, struct sy_call *c, void *arg)
     sy_iso_time(gl->since, since);
     struct sy_sval p = sy_sv_ts(since);
     c->auth.db_rc = sy_store_exec(st,
-                             "SELECT COALESCE(SUM(\"spend\"), 0) AS \"s\" FROM \"LiteLLM_SpendLogs\" "
-                             "WHERE \"startTime\" >= $1",
-                             1, &p, on_global_sum, gl);
+                                  "SELECT COALESCE(SUM(\"spend\"), 0) AS \"s\" FROM \"LiteLLM_SpendLogs\" "
+                                  "WHERE \"startTime\" >= $1",
+                                  1, &p, on_global_sum, gl);
 }
 
 static int stage_rest(struct sy_call *c);
@@ -543,7 +546,8 @@ static void spend_finish(struct sy_call *c, int status)
     double cost = c->usage.cost_known ? c->usage.cost : 0; /* a failure that reported usage is billed too */
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
-    r.request_id = status < 400 && c->cache != SY_CACHE_HIT ? response_id(c) : NULL; /* a hit's id is the stored one's */
+    r.request_id =
+        status < 400 && c->cache != SY_CACHE_HIT ? response_id(c) : NULL; /* a hit's id is the stored one's */
     if (!r.request_id) /* failures, and answers without an id: the call id */
         r.request_id = c->call_id;
     r.call_type = call_type(c);
@@ -571,8 +575,8 @@ static void spend_finish(struct sy_call *c, int status)
             r.end_user = eu;
     }
     r.model = c->drt && c->drt->d->upstream_model ? c->drt->d->upstream_model
-              : c->cache == SY_CACHE_HIT              ? c->req_group->name /* no deployment answered */
-                                                      : "";
+              : c->cache == SY_CACHE_HIT          ? c->req_group->name /* no deployment answered */
+                                                  : "";
     r.model_id = c->drt && c->drt->d->id ? c->drt->d->id : "";
     r.model_group = c->req_group->name;
     r.custom_llm_provider = c->drt && c->drt->d->provider ? c->drt->d->provider : "";
@@ -586,7 +590,9 @@ static void spend_finish(struct sy_call *c, int status)
     r.usage.cached_tokens = c->usage.cached_tokens;
     r.usage.cache_creation_tokens = c->usage.cache_write_tokens;
     r.usage.reasoning_tokens = c->usage.reasoning_tokens;
-    r.usage_source = c->usage.usage_counted ? "counted" : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider" : NULL;
+    r.usage_source = c->usage.usage_counted                            ? "counted"
+                     : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider"
+                                                                       : NULL;
     r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
     double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;

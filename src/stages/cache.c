@@ -49,10 +49,10 @@
 
 struct sy_ccall {
     char key[SY_CACHE_KEY_MAX];
-    const char *ns;         /* the namespace (the request's, else cache_params'), or NULL */
-    char scope[80];         /* cache_params.switchyard_scope's tenant: "team:<id>", "key:<hash>", or "" */
+    const char *ns; /* the namespace (the request's, else cache_params'), or NULL */
+    char scope[80]; /* cache_params.switchyard_scope's tenant: "team:<id>", "key:<hash>", or "" */
     struct sy_cache_ctl ctl;
-    int store;              /* store the response when the call succeeds (filters/cache_store.c) */
+    int store; /* store the response when the call succeeds (filters/cache_store.c) */
 };
 
 static int cache_slot = -1;
@@ -251,10 +251,10 @@ static void key_done(struct sy_call *c, void *arg)
 static int cache_run(struct sy_call *c)
 {
     const struct sy_config *cfg = c->g->cfg;
-    unsigned ct = c->kind == SY_RK_CHAT ? SY_CACHE_CT_CHAT
+    unsigned ct = c->kind == SY_RK_CHAT          ? SY_CACHE_CT_CHAT
                   : c->kind == SY_RK_COMPLETIONS ? SY_CACHE_CT_TEXT
-                  : c->kind == SY_RK_EMBEDDINGS ? SY_CACHE_CT_EMBED
-                                                : 0;
+                  : c->kind == SY_RK_EMBEDDINGS  ? SY_CACHE_CT_EMBED
+                                                 : 0;
     if (!(cfg->cache_call_types & ct))
         return SY_OK;
     struct sy_ccall *cc = sy_arena_alloc(&c->req->arena, sizeof *cc);

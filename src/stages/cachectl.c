@@ -70,8 +70,7 @@ static int gone(struct sy_call *c)
 static const char *params_json(const struct sy_config *cfg)
 {
     static __thread char b[512];
-    snprintf(b, sizeof b,
-             "\"litellm_cache_params\":\"{'type': '%s', 'ttl': %g, 'namespace': %s%s%s, 'mode': '%s'}\"",
+    snprintf(b, sizeof b, "\"litellm_cache_params\":\"{'type': '%s', 'ttl': %g, 'namespace': %s%s%s, 'mode': '%s'}\"",
              cfg->cache_redis ? "redis" : "local", cfg->cache_ttl_s, cfg->cache_namespace ? "'" : "",
              cfg->cache_namespace ? cfg->cache_namespace : "None", cfg->cache_namespace ? "'" : "",
              cfg->cache_default_off ? "default_off" : "default_on");

@@ -237,7 +237,10 @@ static void readiness_reply(struct sy_call *c, const char *db)
     sy_buf_free(&b);
 }
 
-static const char *db_word(int ok) { return ok ? "connected" : "disconnected"; }
+static const char *db_word(int ok)
+{
+    return ok ? "connected" : "disconnected";
+}
 
 /* DB thread. */
 static void ready_ping(struct sy_store *st, struct sy_call *c, void *arg)
@@ -313,7 +316,10 @@ static void metrics_done(struct sy_call *c, void *arg)
         sy_resp_simple(c->req, 200, NULL, 0, "text/plain; version=0.0.4; charset=utf-8", j->out.p, j->out.len);
 }
 
-static void metrics_free(void *arg) { sy_buf_free(&((struct metrics_job *)arg)->out); }
+static void metrics_free(void *arg)
+{
+    sy_buf_free(&((struct metrics_job *)arg)->out);
+}
 
 static int metrics_run(struct sy_call *c)
 {

@@ -152,7 +152,6 @@ static int hexval(char c)
                                   : -1;
 }
 
-
 /* LiteLLM's exception text: "litellm.<Class>: <Class>: <Provider>Exception - <message>". */
 static char *litellm_error(const struct sy_drt *d, const char *cls, const char *msg)
 {
@@ -382,8 +381,8 @@ static int probe_start(struct hprobe *p)
     enum sy_health_mode mode = sy_health_mode_of(d);
     if (mode == SY_HM_NONE) {
         p->error = sy_health_fmt_error("Mode %s not supported by switchyard's health check (chat, completion and "
-                             "embedding are); no health check call was made",
-                             d->mode);
+                                       "embedding are); no health check call was made",
+                                       d->mode);
         return 0;
     }
     if (!run->w->upool) {
@@ -405,12 +404,11 @@ static int probe_start(struct hprobe *p)
     if (drt->ad) { /* a translating provider: its adapter builds the call */
         char err[600] = "", *xb = NULL;
         size_t xl = 0, hl = 0;
-        if (mode == SY_HM_COMPLETION ||
-            sy_xlate_probe(run->w, drt, mode != SY_HM_CHAT, p->body, len, &p->xurl, &p->xhdrs, &hl, &xb, &xl, err,
-                           sizeof err) != 0) {
-            p->error = mode == SY_HM_COMPLETION ? sy_health_fmt_error("text completions are not supported by provider %s",
-                                                         drt->prov->name)
-                                             : sy_health_fmt_error("health check not run: %s", err);
+        if (mode == SY_HM_COMPLETION || sy_xlate_probe(run->w, drt, mode != SY_HM_CHAT, p->body, len, &p->xurl,
+                                                       &p->xhdrs, &hl, &xb, &xl, err, sizeof err) != 0) {
+            p->error = mode == SY_HM_COMPLETION
+                           ? sy_health_fmt_error("text completions are not supported by provider %s", drt->prov->name)
+                           : sy_health_fmt_error("health check not run: %s", err);
             return 0;
         }
         free(p->body);
@@ -716,7 +714,8 @@ static void bg_round_done(struct hrun *run)
                 break;
             }
             const struct sy_deployment *d = p->drt->d;
-            e[n] = (struct sy_health_entry){xstrdup(d->id), xstrdup(d->model_name), xstrdup(d->model), p->ok, b.p, b.len};
+            e[n] =
+                (struct sy_health_entry){xstrdup(d->id), xstrdup(d->model_name), xstrdup(d->model), p->ok, b.p, b.len};
             n++;
             bad += !p->ok;
         }

@@ -67,8 +67,8 @@ static atomic_int redis_fallback_logged; /* 1 while Redis is down and that was l
 static const char *instance(void)
 {
     if (!instance_id[0]) {
-        unsigned long long r = ((unsigned long long)getpid() << 32) ^ (unsigned long long)time(NULL) ^
-                               (unsigned long long)(uintptr_t)&r;
+        unsigned long long r =
+            ((unsigned long long)getpid() << 32) ^ (unsigned long long)time(NULL) ^ (unsigned long long)(uintptr_t)&r;
         snprintf(instance_id, sizeof instance_id, "%08llx", (r ^ (r >> 32)) & 0xffffffffULL);
     }
     return instance_id;

@@ -25,7 +25,10 @@ static int bad_bool(struct sy_call *c, struct sy_jspan v, const char *name)
 {
     if (!v.type || v.type == 't' || v.type == 'f' || v.type == 'z')
         return 0;
-    const char *got = v.type == 's' ? "a string" : v.type == 'n' ? "a number" : v.type == 'o' ? "an object" : "an array";
+    const char *got = v.type == 's'   ? "a string"
+                      : v.type == 'n' ? "a number"
+                      : v.type == 'o' ? "an object"
+                                      : "an array";
     char msg[256];
     snprintf(msg, sizeof msg, "Invalid type for '%s': expected a boolean, but got %s instead.", name, got);
     sy_call_error(c, 400, "invalid_request_error", name, msg, NULL, 0);
@@ -57,7 +60,8 @@ static int parse_run(struct sy_call *c)
         sy_call_error(c, 400, "invalid_request_error", c->in.scan.dup, msg, NULL, 0);
         return SY_DONE;
     }
-    if (bad_bool(c, c->in.scan.stream, "stream") || bad_bool(c, c->in.scan.include_usage, "stream_options.include_usage"))
+    if (bad_bool(c, c->in.scan.stream, "stream") ||
+        bad_bool(c, c->in.scan.include_usage, "stream_options.include_usage"))
         return SY_DONE;
     if (c->in.path_model.n) { /* Azure-style route: the path names the model */
         c->in.model = sy_arena_strndup(&r->arena, c->in.path_model.p, c->in.path_model.n);

@@ -236,8 +236,8 @@ static int read_tags(struct sy_call *c)
     const struct sy_gwconf *g = c->g;
     if (c->auth.eu && c->auth.eu->allowed_model_region)
         c->opt.rf.region = !strcmp(c->auth.eu->allowed_model_region, "eu")   ? 'e'
-                       : !strcmp(c->auth.eu->allowed_model_region, "us") ? 'u'
-                                                                     : 0;
+                           : !strcmp(c->auth.eu->allowed_model_region, "us") ? 'u'
+                                                                             : 0;
     int reject = g->cfg->reject_clientside_metadata_tags;
     if (!g->rc.tag_filtering && !reject)
         return SY_OK;
@@ -318,8 +318,10 @@ static int read_router_keys(struct sy_call *c)
             return bad_key(c, "mock_testing_fallbacks", "a boolean");
         c->opt.mock_testing_fallbacks = t == 't';
     }
-    static const struct { int k; const char *name; } flags[] = {{SY_JR_MOCK_RATE_LIMIT, "mock_testing_rate_limit_error"},
-                                                                 {SY_JR_MOCK_TIMEOUT, "mock_timeout"}};
+    static const struct {
+        int k;
+        const char *name;
+    } flags[] = {{SY_JR_MOCK_RATE_LIMIT, "mock_testing_rate_limit_error"}, {SY_JR_MOCK_TIMEOUT, "mock_timeout"}};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         if (!(s->rk_mask & (1u << flags[i].k)))
             continue;

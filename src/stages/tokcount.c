@@ -4,12 +4,11 @@
  * tokenizer override) and renders LiteLLM's response (tokenizer/endpoint.c).
  *
  * Nothing here runs long on the worker's loop: the parse, the model lookup
- * (from the count's own parse: the body is read once) and the count run as one unit of work, on libuv's thread pool when
- * the body has SY_OFFLOAD_MIN_BYTES or more (gateway/offload.h), inline below
- * that. The work reads only the request body and the call's config snapshot
- * (immutable, referenced by the call) and writes only its own job; the reply
- * is sent from the loop. A client that leaves mid-count is ended by the
- * offload layer; the job's buffer is freed with the request's arena.
+ * (from the count's own parse: the body is read once) and the count run as one unit of work, on libuv's thread pool
+ * when the body has SY_OFFLOAD_MIN_BYTES or more (gateway/offload.h), inline below that. The work reads only the
+ * request body and the call's config snapshot (immutable, referenced by the call) and writes only its own job; the
+ * reply is sent from the loop. A client that leaves mid-count is ended by the offload layer; the job's buffer is freed
+ * with the request's arena.
  */
 #include "gateway/gateway.h"
 #include "gateway/stage.h"
@@ -27,7 +26,7 @@ struct tc_job {
     struct sy_buf out; /* response JSON, filled by tc_work */
     int status;
     const struct sy_call *c;
-    int denied;             /* the key may not use the model: e is the refusal */
+    int denied; /* the key may not use the model: e is the refusal */
     struct sy_check_err e;
 };
 
@@ -75,7 +74,10 @@ static void tc_done(struct sy_call *c, void *arg)
     sy_reply_buf(c->req, j->status, &j->out);
 }
 
-static void tc_free(void *arg) { sy_buf_free(&((struct tc_job *)arg)->out); }
+static void tc_free(void *arg)
+{
+    sy_buf_free(&((struct tc_job *)arg)->out);
+}
 
 static int token_counter_run(struct sy_call *c)
 {

@@ -55,9 +55,7 @@ static struct {
     atomic_int up;
     atomic_int migrate_pending;
     pthread_mutex_t migrate_mu;
-} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
-          .cond = PTHREAD_COND_INITIALIZER,
-          .migrate_mu = PTHREAD_MUTEX_INITIALIZER};
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .migrate_mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- ports ------------------------------------------------------------- */
 

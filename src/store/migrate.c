@@ -162,8 +162,8 @@ static int migrate(struct sy_store *st, struct sy_buf *have, struct sy_buf *sql)
             if (strcmp(sy__tables[t].name, ix->table) == 0)
                 pre = existed[t];
         sy_buf_reset(sql);
-        sy_buf_printf(sql, "CREATE %sINDEX IF NOT EXISTS \"%s\" ON \"%s\" (%s)", ix->unique ? "UNIQUE " : "",
-                      ix->name, ix->table, ix->cols);
+        sy_buf_printf(sql, "CREATE %sINDEX IF NOT EXISTS \"%s\" ON \"%s\" (%s)", ix->unique ? "UNIQUE " : "", ix->name,
+                      ix->table, ix->cols);
         if (!pre) {
             if ((rc = run(st, sql->p)))
                 return rc;

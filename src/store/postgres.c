@@ -316,8 +316,9 @@ static int connect_now(struct pg *p)
     if (p->last_attempt > 0 && now - p->last_attempt < 1.0)
         return sy__store_fail(&p->super, SY_STORE_EDOWN, "postgres connect: %s", p->connerr);
     /* our defaults first: the URL's own settings override them */
-    const char *kw[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-                        "keepalives_count", "tcp_user_timeout", "application_name", "dbname", NULL};
+    const char *kw[] = {"connect_timeout",     "keepalives",       "keepalives_idle",
+                        "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+                        "application_name",    "dbname",           NULL};
     const char *val[] = {p->connect_timeout, "1", "30", "10", "3", "60000", "switchyard", p->url, NULL};
     PGconn *c = PQconnectdbParams(kw, val, 1);
     if (!c || PQstatus(c) != CONNECTION_OK) {
@@ -369,9 +370,7 @@ static int build_params(struct pg *p, int n, const struct sy_sval *in, struct pa
         int rc = 0;
         pp->off[i] = pp->b.len;
         switch (v->k) {
-        case SY_SV_INT:
-            rc = sy_buf_printf(&pp->b, "%lld", (long long)v->i);
-            break;
+        case SY_SV_INT: rc = sy_buf_printf(&pp->b, "%lld", (long long)v->i); break;
         case SY_SV_NUM:
             if (isnan(v->d))
                 rc = SY_BUF_LIT(&pp->b, "NaN");
@@ -380,17 +379,14 @@ static int build_params(struct pg *p, int n, const struct sy_sval *in, struct pa
             else
                 rc = sy_buf_printf(&pp->b, "%.17g", v->d);
             break;
-        case SY_SV_BOOL:
-            rc = v->i ? SY_BUF_LIT(&pp->b, "true") : SY_BUF_LIT(&pp->b, "false");
-            break;
+        case SY_SV_BOOL: rc = v->i ? SY_BUF_LIT(&pp->b, "true") : SY_BUF_LIT(&pp->b, "false"); break;
         case SY_SV_TEXTARR:
             if (!v->s) {
                 pp->off[i] = (size_t)-1;
                 continue;
             }
             if (sy__json_to_pg_array(v->s, v->n, &pp->b))
-                return sy__store_fail(&p->super, SY_STORE_EQUERY,
-                                      "parameter $%d: not a JSON array of strings", i + 1);
+                return sy__store_fail(&p->super, SY_STORE_EQUERY, "parameter $%d: not a JSON array of strings", i + 1);
             break;
         case SY_SV_TEXT:
         case SY_SV_TS:
@@ -401,9 +397,7 @@ static int build_params(struct pg *p, int n, const struct sy_sval *in, struct pa
             }
             /* fall through */
         case SY_SV_NULL:
-        default:
-            pp->off[i] = (size_t)-1;
-            continue;
+        default: pp->off[i] = (size_t)-1; continue;
         }
         if (rc || sy_buf_append(&pp->b, "", 1))
             return sy__store_fail(&p->super, SY_STORE_EQUERY, "parameter $%d too large", i + 1);
@@ -428,35 +422,26 @@ static enum sy_sv_kind oid_kind(Oid t, int *array, int *style)
     *array = 0;
     *style = 0;
     switch (t) {
-    case 16:
-        return SY_SV_BOOL;
+    case 16: return SY_SV_BOOL;
     case 20:
     case 21:
     case 23:
-    case 26:
-        return SY_SV_INT;
+    case 26: return SY_SV_INT;
     case 700:
     case 701:
-    case 1700:
-        return SY_SV_NUM;
+    case 1700: return SY_SV_NUM;
     case 1114:
-    case 1184:
-        return SY_SV_TS;
+    case 1184: return SY_SV_TS;
     case 114:
-    case 3802:
-        return SY_SV_JSON;
+    case 3802: return SY_SV_JSON;
     case 1005: /* int2[] */
     case 1007: /* int4[] */
     case 1016: /* int8[] */
     case 1021: /* float4[] */
     case 1022: /* float8[] */
     case 1231: /* numeric[] */
-    case 1028: /* oid[] */
-        *array = 1, *style = 1;
-        return SY_SV_JSON;
-    case 1000: /* bool[] */
-        *array = 1, *style = 2;
-        return SY_SV_JSON;
+    case 1028: /* oid[] */ *array = 1, *style = 1; return SY_SV_JSON;
+    case 1000: /* bool[] */ *array = 1, *style = 2; return SY_SV_JSON;
     case 1009: /* text[] */
     case 1015: /* varchar[] */
     case 1014: /* bpchar[] */
@@ -468,11 +453,8 @@ static enum sy_sv_kind oid_kind(Oid t, int *array, int *style)
     case 1115: /* timestamp[] */
     case 1185: /* timestamptz[] */
     case 1182: /* date[] */
-    case 1001: /* bytea[] */
-        *array = 1;
-        return SY_SV_JSON;
-    default:
-        return SY_SV_TEXT;
+    case 1001: /* bytea[] */ *array = 1; return SY_SV_JSON;
+    default: return SY_SV_TEXT;
     }
 }
 
@@ -560,8 +542,7 @@ static int deliver_rows(struct pg *p, PGresult *res, sy_srow_cb cb, void *ud)
                     }
                 }
                 break;
-            default:
-                break;
+            default: break;
             }
         }
         for (int c = 0; c < nc; c++)
@@ -619,12 +600,8 @@ static int pg_exec(struct sy_store *st, const char *sql, int nparams, const stru
         case PGRES_COMMAND_OK:
             rc = (int)strtol(PQcmdTuples(res), NULL, 10); /* "" for commands without a count: 0 */
             break;
-        case PGRES_TUPLES_OK:
-            rc = deliver_rows(p, res, cb, ud);
-            break;
-        case PGRES_EMPTY_QUERY:
-            rc = 0;
-            break;
+        case PGRES_TUPLES_OK: rc = deliver_rows(p, res, cb, ud); break;
+        case PGRES_EMPTY_QUERY: rc = 0; break;
         default: {
             char msg[480];
             snprintf(msg, sizeof msg, "%s", PQresultErrorMessage(res));

@@ -22,10 +22,11 @@
  *   | LiteLLM_BudgetTable                | budget_id                    | shared budgets                |
  *   | LiteLLM_EndUserTable               | user_id                      | end users (customers)         |
  *   | LiteLLM_SpendLogs                  | request_id                   | one row per request           |
- *   | LiteLLM_Daily{User,Team,Organization,EndUser,Tag}Spend | id       | daily aggregates; upserted ON CONFLICT on their unique (entity, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint) index |
- *   | LiteLLM_DeletedVerificationToken   | id                           | audit of deleted keys         |
- *   | LiteLLM_Config                     | param_name                   | proxy settings in the DB      |
- *   | LiteLLM_ErrorLogs                  | request_id                   | failed requests               |
+ *   | LiteLLM_Daily{User,Team,Organization,EndUser,Tag}Spend | id       | daily aggregates; upserted ON CONFLICT on
+ * their unique (entity, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint) index | |
+ * LiteLLM_DeletedVerificationToken   | id                           | audit of deleted keys         | | LiteLLM_Config
+ * | param_name                   | proxy settings in the DB      | | LiteLLM_ErrorLogs                  | request_id |
+ * failed requests               |
  *
  * plus switchyard's own tables, which LiteLLM neither has nor reads (new
  * tables only: nothing of LiteLLM's is changed for them):
@@ -33,10 +34,11 @@
  *   | table                              | primary key                  | what for                      |
  *   |------------------------------------|------------------------------|-------------------------------|
  *   | Switchyard_Meta                    | key                          | schema_version (migrate.c)    |
- *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations (responses/store.h) |
- *   | SwitchyardObject                   | kind, id                     | owners of native responses, files, batches (responses/owners.h) |
- *   | SwitchyardReservation              | (id, kind)                   | budget reservations in flight (spend/reserve.c) |
- *   | SwitchyardInstance                 | id                           | instance leases for reclaiming them |
+ *   | SwitchyardResponse                 | id ("resp_<32 hex>")         | stored Responses conversations
+ * (responses/store.h) | | SwitchyardObject                   | kind, id                     | owners of native
+ * responses, files, batches (responses/owners.h) | | SwitchyardReservation              | (id, kind) | budget
+ * reservations in flight (spend/reserve.c) | | SwitchyardInstance                 | id                           |
+ * instance leases for reclaiming them |
  *
  * ("Switchyard_Meta" is made by migrate.c itself; "SwitchyardResponse" is in
  * sy__tables below like LiteLLM's, so an existing database gets it added.)
@@ -61,7 +63,8 @@
  *   | '{}'::jsonb, '[]'::jsonb, ''::text | the literal without the cast      |
  *   | false / true         | 0 / 1                                           |
  *   | 0, 0.0               | the same                                        |
- *   | CURRENT_TIMESTAMP    | (strftime('%Y-%m-%dT%H:%M:%fZ','now')) - ISO text like switchyard writes; not constant, so left out of ALTER TABLE ADD COLUMN |
+ *   | CURRENT_TIMESTAMP    | (strftime('%Y-%m-%dT%H:%M:%fZ','now')) - ISO text like switchyard writes; not constant, so
+ * left out of ALTER TABLE ADD COLUMN |
  */
 #include <stddef.h>
 #include <string.h>
@@ -73,14 +76,10 @@ const char *sy__sqlite_type(const char *t)
     static const struct {
         const char *pg, *lite;
     } map[] = {
-        {"text", "TEXT"},
-        {"double precision", "DOUBLE PRECISION"},
-        {"integer", "INTEGER"},
-        {"bigint", "BIGINT"},
-        {"boolean", "BOOLEAN"},
-        {"timestamp(3) without time zone", "TIMESTAMP"},
-        {"text[]", "JSONTEXT"},
-        {"jsonb", "JSONTEXT"},
+        {"text", "TEXT"},       {"double precision", "DOUBLE PRECISION"},
+        {"integer", "INTEGER"}, {"bigint", "BIGINT"},
+        {"boolean", "BOOLEAN"}, {"timestamp(3) without time zone", "TIMESTAMP"},
+        {"text[]", "JSONTEXT"}, {"jsonb", "JSONTEXT"},
         {"json", "JSONTEXT"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -495,24 +494,17 @@ static const struct sy__col c_ModelTable[] = {
     {"updated_by", "text", NULL, 1},
 };
 static const struct sy__col c_SwitchyardResponse[] = {
-    {"id", "text", NULL, 1},
-    {"model_id", "text", NULL, 0},
-    {"model", "text", NULL, 0},
-    {"owner", "text", NULL, 0},
-    {"response", "jsonb", NULL, 0},
-    {"input_items", "jsonb", NULL, 0},
-    {"history", "jsonb", NULL, 0},
-    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+    {"id", "text", NULL, 1},        {"model_id", "text", NULL, 0},
+    {"model", "text", NULL, 0},     {"owner", "text", NULL, 0},
+    {"response", "jsonb", NULL, 0}, {"input_items", "jsonb", NULL, 0},
+    {"history", "jsonb", NULL, 0},  {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
 };
 
 /* switchyard's own: who made a native response, a file or a batch (responses/owners.h). */
 static const struct sy__col c_SwitchyardObject[] = {
-    {"kind", "text", NULL, 1},
-    {"id", "text", NULL, 1},
-    {"token", "text", NULL, 1},
-    {"user_id", "text", NULL, 0},
-    {"team_id", "text", NULL, 0},
-    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+    {"kind", "text", NULL, 1},    {"id", "text", NULL, 1},
+    {"token", "text", NULL, 1},   {"user_id", "text", NULL, 0},
+    {"team_id", "text", NULL, 0}, {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
 };
 
 /* switchyard's own: budget reservations in flight and the instances' leases
@@ -520,12 +512,9 @@ static const struct sy__col c_SwitchyardObject[] = {
  * ("team\nuser" for a team member); partial 1 marks the entity's one
  * reservation cut short of its worst case. */
 static const struct sy__col c_SwitchyardReservation[] = {
-    {"id", "text", NULL, 1},
-    {"kind", "integer", NULL, 1},
-    {"ent_id", "text", NULL, 1},
-    {"amount", "double precision", "0.0", 1},
-    {"owner", "text", NULL, 1},
-    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"id", "text", NULL, 1},        {"kind", "integer", NULL, 1},
+    {"ent_id", "text", NULL, 1},    {"amount", "double precision", "0.0", 1},
+    {"owner", "text", NULL, 1},     {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
     {"partial", "integer", "0", 1},
 };
 static const struct sy__col c_SwitchyardInstance[] = {
@@ -534,33 +523,60 @@ static const struct sy__col c_SwitchyardInstance[] = {
 };
 
 const struct sy__table sy__tables[] = {
-    {"LiteLLM_VerificationToken", c_VerificationToken, (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
-    {"LiteLLM_UserTable", c_UserTable, (int)(sizeof c_UserTable / sizeof c_UserTable[0]), "LiteLLM_UserTable_pkey", "user_id"},
-    {"LiteLLM_TeamTable", c_TeamTable, (int)(sizeof c_TeamTable / sizeof c_TeamTable[0]), "LiteLLM_TeamTable_pkey", "team_id"},
-    {"LiteLLM_TeamMembership", c_TeamMembership, (int)(sizeof c_TeamMembership / sizeof c_TeamMembership[0]), "LiteLLM_TeamMembership_pkey", "user_id, team_id"},
-    {"LiteLLM_OrganizationTable", c_OrganizationTable, (int)(sizeof c_OrganizationTable / sizeof c_OrganizationTable[0]), "LiteLLM_OrganizationTable_pkey", "organization_id"},
-    {"LiteLLM_OrganizationMembership", c_OrganizationMembership, (int)(sizeof c_OrganizationMembership / sizeof c_OrganizationMembership[0]), "LiteLLM_OrganizationMembership_pkey", "user_id, organization_id"},
-    {"LiteLLM_BudgetTable", c_BudgetTable, (int)(sizeof c_BudgetTable / sizeof c_BudgetTable[0]), "LiteLLM_BudgetTable_pkey", "budget_id"},
-    {"LiteLLM_EndUserTable", c_EndUserTable, (int)(sizeof c_EndUserTable / sizeof c_EndUserTable[0]), "LiteLLM_EndUserTable_pkey", "user_id"},
-    {"LiteLLM_SpendLogs", c_SpendLogs, (int)(sizeof c_SpendLogs / sizeof c_SpendLogs[0]), "LiteLLM_SpendLogs_pkey", "request_id"},
-    {"LiteLLM_DailyUserSpend", c_DailyUserSpend, (int)(sizeof c_DailyUserSpend / sizeof c_DailyUserSpend[0]), "LiteLLM_DailyUserSpend_pkey", "id"},
-    {"LiteLLM_DailyTeamSpend", c_DailyTeamSpend, (int)(sizeof c_DailyTeamSpend / sizeof c_DailyTeamSpend[0]), "LiteLLM_DailyTeamSpend_pkey", "id"},
-    {"LiteLLM_DailyOrganizationSpend", c_DailyOrganizationSpend, (int)(sizeof c_DailyOrganizationSpend / sizeof c_DailyOrganizationSpend[0]), "LiteLLM_DailyOrganizationSpend_pkey", "id"},
-    {"LiteLLM_DailyEndUserSpend", c_DailyEndUserSpend, (int)(sizeof c_DailyEndUserSpend / sizeof c_DailyEndUserSpend[0]), "LiteLLM_DailyEndUserSpend_pkey", "id"},
-    {"LiteLLM_DailyTagSpend", c_DailyTagSpend, (int)(sizeof c_DailyTagSpend / sizeof c_DailyTagSpend[0]), "LiteLLM_DailyTagSpend_pkey", "id"},
-    {"LiteLLM_DeletedVerificationToken", c_DeletedVerificationToken, (int)(sizeof c_DeletedVerificationToken / sizeof c_DeletedVerificationToken[0]), "LiteLLM_DeletedVerificationToken_pkey", "id"},
+    {"LiteLLM_VerificationToken", c_VerificationToken,
+     (int)(sizeof c_VerificationToken / sizeof c_VerificationToken[0]), "LiteLLM_VerificationToken_pkey", "token"},
+    {"LiteLLM_UserTable", c_UserTable, (int)(sizeof c_UserTable / sizeof c_UserTable[0]), "LiteLLM_UserTable_pkey",
+     "user_id"},
+    {"LiteLLM_TeamTable", c_TeamTable, (int)(sizeof c_TeamTable / sizeof c_TeamTable[0]), "LiteLLM_TeamTable_pkey",
+     "team_id"},
+    {"LiteLLM_TeamMembership", c_TeamMembership, (int)(sizeof c_TeamMembership / sizeof c_TeamMembership[0]),
+     "LiteLLM_TeamMembership_pkey", "user_id, team_id"},
+    {"LiteLLM_OrganizationTable", c_OrganizationTable,
+     (int)(sizeof c_OrganizationTable / sizeof c_OrganizationTable[0]), "LiteLLM_OrganizationTable_pkey",
+     "organization_id"},
+    {"LiteLLM_OrganizationMembership", c_OrganizationMembership,
+     (int)(sizeof c_OrganizationMembership / sizeof c_OrganizationMembership[0]), "LiteLLM_OrganizationMembership_pkey",
+     "user_id, organization_id"},
+    {"LiteLLM_BudgetTable", c_BudgetTable, (int)(sizeof c_BudgetTable / sizeof c_BudgetTable[0]),
+     "LiteLLM_BudgetTable_pkey", "budget_id"},
+    {"LiteLLM_EndUserTable", c_EndUserTable, (int)(sizeof c_EndUserTable / sizeof c_EndUserTable[0]),
+     "LiteLLM_EndUserTable_pkey", "user_id"},
+    {"LiteLLM_SpendLogs", c_SpendLogs, (int)(sizeof c_SpendLogs / sizeof c_SpendLogs[0]), "LiteLLM_SpendLogs_pkey",
+     "request_id"},
+    {"LiteLLM_DailyUserSpend", c_DailyUserSpend, (int)(sizeof c_DailyUserSpend / sizeof c_DailyUserSpend[0]),
+     "LiteLLM_DailyUserSpend_pkey", "id"},
+    {"LiteLLM_DailyTeamSpend", c_DailyTeamSpend, (int)(sizeof c_DailyTeamSpend / sizeof c_DailyTeamSpend[0]),
+     "LiteLLM_DailyTeamSpend_pkey", "id"},
+    {"LiteLLM_DailyOrganizationSpend", c_DailyOrganizationSpend,
+     (int)(sizeof c_DailyOrganizationSpend / sizeof c_DailyOrganizationSpend[0]), "LiteLLM_DailyOrganizationSpend_pkey",
+     "id"},
+    {"LiteLLM_DailyEndUserSpend", c_DailyEndUserSpend,
+     (int)(sizeof c_DailyEndUserSpend / sizeof c_DailyEndUserSpend[0]), "LiteLLM_DailyEndUserSpend_pkey", "id"},
+    {"LiteLLM_DailyTagSpend", c_DailyTagSpend, (int)(sizeof c_DailyTagSpend / sizeof c_DailyTagSpend[0]),
+     "LiteLLM_DailyTagSpend_pkey", "id"},
+    {"LiteLLM_DeletedVerificationToken", c_DeletedVerificationToken,
+     (int)(sizeof c_DeletedVerificationToken / sizeof c_DeletedVerificationToken[0]),
+     "LiteLLM_DeletedVerificationToken_pkey", "id"},
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
-    {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey", "request_id"},
-    {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey", "id"},
-    {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]), "SwitchyardResponse_pkey", "id"},
-    {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]), "SwitchyardObject_pkey", "kind, id"},
-    {"SwitchyardReservation", c_SwitchyardReservation, (int)(sizeof c_SwitchyardReservation / sizeof c_SwitchyardReservation[0]), "SwitchyardReservation_pkey", "id, kind"},
-    {"SwitchyardInstance", c_SwitchyardInstance, (int)(sizeof c_SwitchyardInstance / sizeof c_SwitchyardInstance[0]), "SwitchyardInstance_pkey", "id"},
+    {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey",
+     "request_id"},
+    {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey",
+     "id"},
+    {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]),
+     "SwitchyardResponse_pkey", "id"},
+    {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]),
+     "SwitchyardObject_pkey", "kind, id"},
+    {"SwitchyardReservation", c_SwitchyardReservation,
+     (int)(sizeof c_SwitchyardReservation / sizeof c_SwitchyardReservation[0]), "SwitchyardReservation_pkey",
+     "id, kind"},
+    {"SwitchyardInstance", c_SwitchyardInstance, (int)(sizeof c_SwitchyardInstance / sizeof c_SwitchyardInstance[0]),
+     "SwitchyardInstance_pkey", "id"},
 };
 const int sy__ntables = (int)(sizeof sy__tables / sizeof sy__tables[0]);
 
 const struct sy__index sy__indexes[] = {
-    {"LiteLLM_VerificationToken", "LiteLLM_VerificationToken_budget_reset_at_expires_idx", 0, "budget_reset_at, expires"},
+    {"LiteLLM_VerificationToken", "LiteLLM_VerificationToken_budget_reset_at_expires_idx", 0,
+     "budget_reset_at, expires"},
     {"LiteLLM_VerificationToken", "LiteLLM_VerificationToken_team_id_idx", 0, "team_id"},
     {"LiteLLM_VerificationToken", "LiteLLM_VerificationToken_user_id_team_id_idx", 0, "user_id, team_id"},
     {"LiteLLM_UserTable", "LiteLLM_UserTable_sso_user_id_key", 1, "sso_user_id"},
@@ -569,7 +585,8 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_TeamTable", "LiteLLM_TeamTable_model_id_key", 1, "model_id"},
     {"LiteLLM_TeamTable", "LiteLLM_TeamTable_organization_id_idx", 0, "organization_id"},
     {"LiteLLM_TeamTable", "LiteLLM_TeamTable_team_alias_idx", 0, "team_alias"},
-    {"LiteLLM_OrganizationMembership", "LiteLLM_OrganizationMembership_user_id_organization_id_key", 1, "user_id, organization_id"},
+    {"LiteLLM_OrganizationMembership", "LiteLLM_OrganizationMembership_user_id_organization_id_key", 1,
+     "user_id, organization_id"},
     {"LiteLLM_SpendLogs", "LiteLLM_SpendLogs_end_user_idx", 0, "end_user"},
     {"LiteLLM_SpendLogs", "LiteLLM_SpendLogs_session_id_idx", 0, "session_id"},
     {"LiteLLM_SpendLogs", "LiteLLM_SpendLogs_startTime_idx", 0, "\"startTime\""},
@@ -578,35 +595,43 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_endpoint_idx", 0, "endpoint"},
     {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_mcp_namespaced_tool_name_idx", 0, "mcp_namespaced_tool_name"},
     {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_model_idx", 0, "model"},
-    {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_user_id_date_api_key_model_custom_ll_key", 1, "user_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
+    {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_user_id_date_api_key_model_custom_ll_key", 1,
+     "user_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
     {"LiteLLM_DailyUserSpend", "LiteLLM_DailyUserSpend_user_id_date_idx", 0, "user_id, date"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_api_key_idx", 0, "api_key"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_date_idx", 0, "date"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_endpoint_idx", 0, "endpoint"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_mcp_namespaced_tool_name_idx", 0, "mcp_namespaced_tool_name"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_model_idx", 0, "model"},
-    {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_team_id_date_api_key_model_custom_ll_key", 1, "team_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
+    {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_team_id_date_api_key_model_custom_ll_key", 1,
+     "team_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
     {"LiteLLM_DailyTeamSpend", "LiteLLM_DailyTeamSpend_team_id_date_idx", 0, "team_id, date"},
     {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_api_key_idx", 0, "api_key"},
     {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_date_idx", 0, "date"},
     {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_endpoint_idx", 0, "endpoint"},
-    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_mcp_namespaced_tool_name_idx", 0, "mcp_namespaced_tool_name"},
+    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_mcp_namespaced_tool_name_idx", 0,
+     "mcp_namespaced_tool_name"},
     {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_model_idx", 0, "model"},
-    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_organization_id_date_api_key_key", 1, "organization_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
-    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_organization_id_date_idx", 0, "organization_id, date"},
+    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_organization_id_date_api_key_key", 1,
+     "organization_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
+    {"LiteLLM_DailyOrganizationSpend", "LiteLLM_DailyOrganizationSpend_organization_id_date_idx", 0,
+     "organization_id, date"},
     {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_api_key_idx", 0, "api_key"},
     {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_date_idx", 0, "date"},
-    {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_end_user_id_date_api_key_model_cu_key", 1, "end_user_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
+    {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_end_user_id_date_api_key_model_cu_key", 1,
+     "end_user_id, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
     {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_end_user_id_date_idx", 0, "end_user_id, date"},
     {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_endpoint_idx", 0, "endpoint"},
-    {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_mcp_namespaced_tool_name_idx", 0, "mcp_namespaced_tool_name"},
+    {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_mcp_namespaced_tool_name_idx", 0,
+     "mcp_namespaced_tool_name"},
     {"LiteLLM_DailyEndUserSpend", "LiteLLM_DailyEndUserSpend_model_idx", 0, "model"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_api_key_idx", 0, "api_key"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_date_idx", 0, "date"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_endpoint_idx", 0, "endpoint"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_mcp_namespaced_tool_name_idx", 0, "mcp_namespaced_tool_name"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_model_idx", 0, "model"},
-    {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_tag_date_api_key_model_custom_llm_pro_key", 1, "tag, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
+    {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_tag_date_api_key_model_custom_llm_pro_key", 1,
+     "tag, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint"},
     {"LiteLLM_DailyTagSpend", "LiteLLM_DailyTagSpend_tag_date_idx", 0, "tag, date"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_created_at_idx", 0, "created_at"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_deleted_at_idx", 0, "deleted_at"},

@@ -119,18 +119,15 @@ static int fail_db(struct sq *q, const char *what)
     int x = sqlite3_extended_errcode(q->db), rc;
     switch (x & 0xff) {
     case SQLITE_CONSTRAINT:
-        rc = (x == SQLITE_CONSTRAINT_PRIMARYKEY || x == SQLITE_CONSTRAINT_UNIQUE) ? SY_STORE_ECONFLICT
-                                                                                  : SY_STORE_EQUERY;
+        rc =
+            (x == SQLITE_CONSTRAINT_PRIMARYKEY || x == SQLITE_CONSTRAINT_UNIQUE) ? SY_STORE_ECONFLICT : SY_STORE_EQUERY;
         break;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
-    case SQLITE_FULL:
-        rc = SY_STORE_EDOWN;
-        break;
-    default:
-        rc = SY_STORE_EQUERY;
+    case SQLITE_FULL: rc = SY_STORE_EDOWN; break;
+    default: rc = SY_STORE_EQUERY;
     }
     if (rc != SY_STORE_EDOWN)
         q->super.up = 1; /* the database answered */
@@ -247,15 +244,9 @@ static int bind_all(struct sq *q, sqlite3_stmt *s, int nparams, const struct sy_
         const struct sy_sval *v = &p[i];
         int x;
         switch (v->k) {
-        case SY_SV_INT:
-            x = sqlite3_bind_int64(s, i + 1, v->i);
-            break;
-        case SY_SV_BOOL:
-            x = sqlite3_bind_int(s, i + 1, v->i ? 1 : 0);
-            break;
-        case SY_SV_NUM:
-            x = sqlite3_bind_double(s, i + 1, v->d);
-            break;
+        case SY_SV_INT: x = sqlite3_bind_int64(s, i + 1, v->i); break;
+        case SY_SV_BOOL: x = sqlite3_bind_int(s, i + 1, v->i ? 1 : 0); break;
+        case SY_SV_NUM: x = sqlite3_bind_double(s, i + 1, v->d); break;
         case SY_SV_TEXT:
         case SY_SV_TS:
         case SY_SV_JSON:
@@ -266,9 +257,7 @@ static int bind_all(struct sq *q, sqlite3_stmt *s, int nparams, const struct sy_
             }
             /* fall through */
         case SY_SV_NULL:
-        default:
-            x = sqlite3_bind_null(s, i + 1);
-            break;
+        default: x = sqlite3_bind_null(s, i + 1); break;
         }
         if (x != SQLITE_OK)
             return fail_db(q, "bind");
@@ -293,8 +282,8 @@ static void read_cell(sqlite3_stmt *s, int i, enum sy_sv_kind want, struct sy_sv
         }
         if (t == SQLITE_TEXT) {
             const char *x = (const char *)sqlite3_column_text(s, i);
-            if (x && (!strcasecmp(x, "true") || !strcasecmp(x, "t") || !strcasecmp(x, "false") ||
-                      !strcasecmp(x, "f"))) {
+            if (x &&
+                (!strcasecmp(x, "true") || !strcasecmp(x, "t") || !strcasecmp(x, "false") || !strcasecmp(x, "f"))) {
                 v->k = SY_SV_BOOL;
                 v->i = x[0] == 't' || x[0] == 'T';
                 return;
@@ -344,8 +333,7 @@ static void read_cell(sqlite3_stmt *s, int i, enum sy_sv_kind want, struct sy_sv
             return;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     /* by storage class */
     switch (t) {

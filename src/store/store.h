@@ -72,14 +72,18 @@ struct sy_sval {
 };
 
 /* Parameter constructors. sy_sv_text(NULL) is NULL. */
-static inline struct sy_sval sy_sv_null(void) { struct sy_sval v = {SY_SV_NULL, 0, 0, 0, 0}; return v; }
+static inline struct sy_sval sy_sv_null(void)
+{
+    struct sy_sval v = {SY_SV_NULL, 0, 0, 0, 0};
+    return v;
+}
 struct sy_sval sy_sv_text(const char *s);
 struct sy_sval sy_sv_textn(const char *s, size_t n);
 struct sy_sval sy_sv_int(int64_t i);
 struct sy_sval sy_sv_num(double d);
 struct sy_sval sy_sv_bool(int b);
-struct sy_sval sy_sv_ts(const char *iso);    /* NULL: SQL NULL */
-struct sy_sval sy_sv_json(const char *json); /* NULL: SQL NULL */
+struct sy_sval sy_sv_ts(const char *iso);             /* NULL: SQL NULL */
+struct sy_sval sy_sv_json(const char *json);          /* NULL: SQL NULL */
 struct sy_sval sy_sv_textarr(const char *json_array); /* NULL: SQL NULL */
 
 /* A result row: ncols cells, with their column names. */
@@ -93,9 +97,9 @@ struct sy_srow {
 typedef int (*sy_srow_cb)(void *ud, const struct sy_srow *row);
 
 /* Errors (negative). */
-#define SY_STORE_EDOWN -1     /* cannot reach the database (connection refused, lost, timed out) */
+#define SY_STORE_EDOWN     -1 /* cannot reach the database (connection refused, lost, timed out) */
 #define SY_STORE_ECONFLICT -2 /* unique / primary-key violation */
-#define SY_STORE_EQUERY -3    /* anything else (bad SQL, constraint, type) */
+#define SY_STORE_EQUERY    -3 /* anything else (bad SQL, constraint, type) */
 
 struct sy_store;
 
@@ -136,8 +140,8 @@ int sy_store_migrate(struct sy_store *st);
 /* Row helpers for callbacks: the cell named `name` (NULL when absent), and
  * typed reads that return fallback for NULL / absent cells. */
 const struct sy_sval *sy_srow_get(const struct sy_srow *r, const char *name);
-const char *sy_srow_text(const struct sy_srow *r, const char *name); /* TEXT, TS, JSON text; NULL */
-double sy_srow_num(const struct sy_srow *r, const char *name, double fallback); /* NUM or INT */
+const char *sy_srow_text(const struct sy_srow *r, const char *name);              /* TEXT, TS, JSON text; NULL */
+double sy_srow_num(const struct sy_srow *r, const char *name, double fallback);   /* NUM or INT */
 int64_t sy_srow_int(const struct sy_srow *r, const char *name, int64_t fallback); /* INT, BOOL or NUM */
 
 /* Write a cell as a JSON value (NULL -> null, TS -> "ISO", JSON raw, ...)

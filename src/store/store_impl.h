@@ -27,9 +27,9 @@ struct sy__store_ops {
 struct sy_store {
     const struct sy__store_ops *ops;
     enum sy_store_kind kind;
-    int up;           /* the last call reached the database */
-    int in_tx;        /* between begin and commit/rollback */
-    char err[512];    /* the last error message ("" after success) */
+    int up;        /* the last call reached the database */
+    int in_tx;     /* between begin and commit/rollback */
+    char err[512]; /* the last error message ("" after success) */
 };
 
 /* Record an error message (printf-style) and return rc. */

@@ -71,9 +71,18 @@ static struct sy_sval textlike(enum sy_sv_kind k, const char *s)
     return v;
 }
 
-struct sy_sval sy_sv_ts(const char *iso) { return textlike(SY_SV_TS, iso); }
-struct sy_sval sy_sv_json(const char *json) { return textlike(SY_SV_JSON, json); }
-struct sy_sval sy_sv_textarr(const char *json_array) { return textlike(SY_SV_TEXTARR, json_array); }
+struct sy_sval sy_sv_ts(const char *iso)
+{
+    return textlike(SY_SV_TS, iso);
+}
+struct sy_sval sy_sv_json(const char *json)
+{
+    return textlike(SY_SV_JSON, json);
+}
+struct sy_sval sy_sv_textarr(const char *json_array)
+{
+    return textlike(SY_SV_TEXTARR, json_array);
+}
 
 /* ---- rows -------------------------------------------------------------- */
 
@@ -96,10 +105,8 @@ const char *sy_srow_text(const struct sy_srow *r, const char *name)
     case SY_SV_TEXT:
     case SY_SV_TS:
     case SY_SV_JSON:
-    case SY_SV_TEXTARR:
-        return v->s;
-    default:
-        return NULL;
+    case SY_SV_TEXTARR: return v->s;
+    default: return NULL;
     }
 }
 
@@ -109,11 +116,9 @@ double sy_srow_num(const struct sy_srow *r, const char *name, double fallback)
     if (!v)
         return fallback;
     switch (v->k) {
-    case SY_SV_NUM:
-        return v->d;
+    case SY_SV_NUM: return v->d;
     case SY_SV_INT:
-    case SY_SV_BOOL:
-        return (double)v->i;
+    case SY_SV_BOOL: return (double)v->i;
     case SY_SV_TEXT: { /* e.g. a numeric the backend sent as text */
         char *end;
         if (!v->s || !v->n)
@@ -121,8 +126,7 @@ double sy_srow_num(const struct sy_srow *r, const char *name, double fallback)
         double d = strtod(v->s, &end);
         return end == v->s + v->n ? d : fallback;
     }
-    default:
-        return fallback;
+    default: return fallback;
     }
 }
 
@@ -133,8 +137,7 @@ int64_t sy_srow_int(const struct sy_srow *r, const char *name, int64_t fallback)
         return fallback;
     switch (v->k) {
     case SY_SV_INT:
-    case SY_SV_BOOL:
-        return v->i;
+    case SY_SV_BOOL: return v->i;
     case SY_SV_NUM:
         if (!isfinite(v->d) || v->d >= 9.2e18 || v->d <= -9.2e18)
             return fallback;
@@ -146,8 +149,7 @@ int64_t sy_srow_int(const struct sy_srow *r, const char *name, int64_t fallback)
         long long i = strtoll(v->s, &end, 10);
         return end == v->s + v->n ? (int64_t)i : fallback;
     }
-    default:
-        return fallback;
+    default: return fallback;
     }
 }
 
@@ -171,15 +173,9 @@ void sy_sval_json(struct sy_buf *b, const struct sy_sval *v)
         return;
     }
     switch (v->k) {
-    case SY_SV_NULL:
-        SY_BUF_LIT(b, "null");
-        break;
-    case SY_SV_INT:
-        sy_buf_printf(b, "%lld", (long long)v->i);
-        break;
-    case SY_SV_NUM:
-        json_num(b, v->d);
-        break;
+    case SY_SV_NULL: SY_BUF_LIT(b, "null"); break;
+    case SY_SV_INT: sy_buf_printf(b, "%lld", (long long)v->i); break;
+    case SY_SV_NUM: json_num(b, v->d); break;
     case SY_SV_BOOL:
         if (v->i)
             SY_BUF_LIT(b, "true");

@@ -26,7 +26,10 @@
 
 #define MAXDEPTH 32
 
-static long cnt(const struct sy_tok *t, const char *s, size_t n) { return (long)sy_tok_count(t, s, n); }
+static long cnt(const struct sy_tok *t, const char *s, size_t n)
+{
+    return (long)sy_tok_count(t, s, n);
+}
 static long cnt_obj(const struct sy_tok *t, struct json_object *o)
 {
     return cnt(t, json_object_get_string(o), (size_t)json_object_get_string_len(o));
@@ -45,9 +48,18 @@ static int has(struct json_object *o, const char *k, struct json_object **v)
     *v = NULL;
     return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, v);
 }
-static int is_str(struct json_object *o) { return json_object_is_type(o, json_type_string); }
-static int streq(struct json_object *o, const char *s) { return is_str(o) && strcmp(json_object_get_string(o), s) == 0; }
-static int truthy_str(struct json_object *o) { return is_str(o) && json_object_get_string_len(o) > 0; }
+static int is_str(struct json_object *o)
+{
+    return json_object_is_type(o, json_type_string);
+}
+static int streq(struct json_object *o, const char *s)
+{
+    return is_str(o) && strcmp(json_object_get_string(o), s) == 0;
+}
+static int truthy_str(struct json_object *o)
+{
+    return is_str(o) && json_object_get_string_len(o) > 0;
+}
 
 /* Python str() of a JSON value (dicts print as {'k': 'v'}), for fields that
  * LiteLLM counts as str(value). */
@@ -72,7 +84,8 @@ static void py_str(struct sy_buf *b, struct json_object *o, int top)
         SY_BUF_LIT(b, "[");
         size_t n = json_object_array_length(o);
         for (size_t i = 0; i < n; i++) {
-            if (i) SY_BUF_LIT(b, ", ");
+            if (i)
+                SY_BUF_LIT(b, ", ");
             py_str(b, json_object_array_get_idx(o, i), 0);
         }
         SY_BUF_LIT(b, "]");
@@ -81,8 +94,10 @@ static void py_str(struct sy_buf *b, struct json_object *o, int top)
     case json_type_object: {
         SY_BUF_LIT(b, "{");
         int first = 1;
-        json_object_object_foreach(o, k, v) {
-            if (!first) SY_BUF_LIT(b, ", ");
+        json_object_object_foreach(o, k, v)
+        {
+            if (!first)
+                SY_BUF_LIT(b, ", ");
             first = 0;
             struct json_object *ks = json_object_new_string(k);
             py_str(b, ks, 0);
@@ -194,7 +209,7 @@ static long content_list(const struct sy_tok *t, struct json_object *list, int d
             struct json_object *src = get(c, "source"), *st;
             if (!has(src, "type", &st))
                 return SY_EINVAL; /* c["source"]["type"] must exist */
-            n += 85; /* Anthropic image blocks are counted with detail "auto" */
+            n += 85;              /* Anthropic image blocks are counted with detail "auto" */
         } else if (strcmp(type, "document") == 0) {
             struct json_object *src = get(c, "source"), *st = get(src, "type");
             for (const char *const *k = (const char *const[]){"title", "context", NULL}; *k; k++)
@@ -260,7 +275,8 @@ static long count_messages(const struct sy_tok *t, struct json_object *msgs, int
         if (!json_object_is_type(m, json_type_object))
             return SY_EINVAL;
         n += 3;
-        json_object_object_foreach(m, key, v) {
+        json_object_object_foreach(m, key, v)
+        {
             if (!v)
                 continue;
             if (strcmp(key, "tool_calls") == 0) {
@@ -350,7 +366,10 @@ static int in_required(struct json_object *req, const char *key)
     return 0;
 }
 
-static int truthy(struct json_object *o) { return sy__tok_truthy(o); }
+static int truthy(struct json_object *o)
+{
+    return sy__tok_truthy(o);
+}
 
 int sy__tok_truthy(struct json_object *o)
 {
@@ -373,7 +392,8 @@ static void fmt_params(struct sy_buf *b, struct json_object *params, int indent)
         return;
     struct json_object *req = get(params, "required");
     int first = 1;
-    json_object_object_foreach(props, key, p) {
+    json_object_object_foreach(props, key, p)
+    {
         struct json_object *d = get(p, "description");
         if (truthy(d)) {
             if (!first)
@@ -546,8 +566,7 @@ long sy_tok_count_request(const struct sy_tok *t, const char *json, size_t len)
     if (!tok)
         return SY_ENOMEM;
     struct json_object *req = json_tokener_parse_ex(tok, json, (int)len);
-    int ok = req && json_tokener_get_error(tok) == json_tokener_success &&
-             json_object_is_type(req, json_type_object);
+    int ok = req && json_tokener_get_error(tok) == json_tokener_success && json_object_is_type(req, json_type_object);
     json_tokener_free(tok);
     long n = ok ? sy__tok_count_parsed(t, req, 1) : SY_EJSON;
     json_object_put(req);

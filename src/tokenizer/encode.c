@@ -45,9 +45,9 @@
  * ASCII byte; PURE, it is whole non-ASCII characters (a pre-merged character,
  * or a part with NOASC from a lead byte to a character boundary), so its
  * joins with other pure parts go through the word-pair table. */
-#define PURE (1u << 31)
+#define PURE  (1u << 31)
 #define NOASC (1u << 30)
-#define ID 0xffffffu
+#define ID    0xffffffu
 /* Smallest word-pair table (slots) the encoder uses: cl100k's (922 pairs,
  * 2048 slots) joins too few words to pay for the flag checks. */
 #define PAIRS_MIN 8192u
@@ -90,8 +90,14 @@ static inline size_t dec(const uint8_t *s, size_t i, size_t n, uint32_t *cp)
     return 1;
 }
 
-static inline unsigned cls(uint32_t cp) { return sy__uc_class[cp]; }
-static inline int is_crlf(uint32_t cp) { return cp == '\r' || cp == '\n'; }
+static inline unsigned cls(uint32_t cp)
+{
+    return sy__uc_class[cp];
+}
+static inline int is_crlf(uint32_t cp)
+{
+    return cp == '\r' || cp == '\n';
+}
 
 /* Length of a case-insensitive contraction ('s 't 're 've 'm 'll 'd) at s[i]
  * (which is '\''), or 0. */
@@ -385,7 +391,7 @@ static size_t init_parts(const struct sy_tok *t, const uint8_t *p, size_t m, uin
 /* Rank of joining the parts [a, b) and [b, e) whose tokens are tl and tr:
  * through the word-pair table when both are pure, else by their bytes. */
 static inline __attribute__((always_inline)) uint32_t join_rank(const struct sy_tok *t, const uint8_t *p, uint32_t a,
-                                                              uint32_t e, uint32_t tl, uint32_t tr)
+                                                                uint32_t e, uint32_t tl, uint32_t tr)
 {
     if (tl & tr & PURE)
         return sy__tok_pair(t, tl & ID, tr & ID);
@@ -404,9 +410,9 @@ static inline uint32_t join_flags(const uint8_t *p, uint32_t a, uint32_t e, uint
 
 /* Two joins at once: [a1, e1) and [a2, e2) (overlapping their misses). */
 static inline __attribute__((always_inline)) void join_rank2(const struct sy_tok *t, const uint8_t *p, uint32_t a1,
-                                                           uint32_t e1, uint32_t tl1, uint32_t tr1, uint32_t *r1,
-                                                           uint32_t a2, uint32_t e2, uint32_t tl2, uint32_t tr2,
-                                                           uint32_t *r2)
+                                                             uint32_t e1, uint32_t tl1, uint32_t tr1, uint32_t *r1,
+                                                             uint32_t a2, uint32_t e2, uint32_t tl2, uint32_t tr2,
+                                                             uint32_t *r2)
 {
     if ((tl1 & tr1 & PURE) || (tl2 & tr2 & PURE)) {
         *r1 = join_rank(t, p, a1, e1, tl1, tr1);
@@ -465,7 +471,10 @@ static void bpe_small(const struct sy_tok *t, const uint8_t *p, size_t np, uint3
  * current iff cur[a] == rank: a part only grows to the right, so each
  * recomputation of cur[a] is for a longer string, i.e. a different rank
  * (or NONE), and a dead part has cur = NONE. */
-static inline int hless(uint64_t a, uint64_t b) { return a < b; }
+static inline int hless(uint64_t a, uint64_t b)
+{
+    return a < b;
+}
 #define HENT(rank, part) ((uint64_t)(rank) << 32 | (part))
 static void hpush(uint64_t *h, size_t *hn, uint64_t e)
 {

@@ -52,15 +52,15 @@ static void collect(const struct sy_tok *t, struct json_object *o, struct ids *i
         return;
     switch (json_object_get_type(o)) {
     case json_type_string:
-        sy_tok_encode(t, json_object_get_string(o), (size_t)json_object_get_string_len(o), &ids->v, &ids->n,
-                      &ids->cap);
+        sy_tok_encode(t, json_object_get_string(o), (size_t)json_object_get_string_len(o), &ids->v, &ids->n, &ids->cap);
         break;
     case json_type_array:
         for (size_t i = 0; i < json_object_array_length(o); i++)
             collect(t, json_object_array_get_idx(o, i), ids, depth + 1);
         break;
     case json_type_object: {
-        json_object_object_foreach(o, k, v) {
+        json_object_object_foreach(o, k, v)
+        {
             if (strcmp(k, "type") == 0 || strcmp(k, "id") == 0 || strcmp(k, "image_url") == 0 ||
                 strcmp(k, "tool_call_id") == 0 || strcmp(k, "cache_control") == 0)
                 continue;
@@ -68,8 +68,7 @@ static void collect(const struct sy_tok *t, struct json_object *o, struct ids *i
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -93,8 +92,7 @@ int sy_tok_counter_response(const char *body, size_t len, const char *model_used
     return sy_tok_counter_response_r(body, len, fixed_resolve, &f, out);
 }
 
-int sy_tok_counter_response_r(const char *body, size_t len, sy_tok_model_resolver resolve, void *ud,
-                              struct sy_buf *out)
+int sy_tok_counter_response_r(const char *body, size_t len, sy_tok_model_resolver resolve, void *ud, struct sy_buf *out)
 {
     if (sy_tok_init() != 0)
         return error_reply(out, "tokenizer unavailable");
@@ -164,7 +162,7 @@ int sy_tok_counter_response_r(const char *body, size_t len, sy_tok_model_resolve
     json_object_put(q);
     if (n < 0) {
         status = error_reply(out, n == SY_EINVAL ? "Invalid messages, tools or prompt: unsupported content"
-                                                  : "token counting failed");
+                                                 : "token counting failed");
         goto out;
     }
     sy_buf_reset(out);

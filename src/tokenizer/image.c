@@ -16,11 +16,16 @@
 
 static int b64v(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+' || c == '-')
+        return 62;
+    if (c == '/' || c == '_')
+        return 63;
     return -1;
 }
 
@@ -47,8 +52,14 @@ static size_t b64_prefix(const char *p, size_t n, uint8_t *out, size_t cap)
     return o;
 }
 
-static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
-static unsigned le16(const uint8_t *p) { return (unsigned)p[1] << 8 | p[0]; }
+static unsigned be16(const uint8_t *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+static unsigned le16(const uint8_t *p)
+{
+    return (unsigned)p[1] << 8 | p[0];
+}
 
 /* JPEG: walk the markers to the first SOFn frame header. */
 static int jpeg_size(const uint8_t *d, size_t n, unsigned *w, unsigned *h)

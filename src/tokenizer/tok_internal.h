@@ -40,9 +40,9 @@ struct sy__tok_image {
  * when its left neighbour in the piece is nothing / ASCII / a multi-byte
  * character with LASCII / LMB set, and likewise on the right. */
 #define SY__TOK_CT_LASCII (1u << 24)
-#define SY__TOK_CT_LMB (1u << 25)
+#define SY__TOK_CT_LMB    (1u << 25)
 #define SY__TOK_CT_RASCII (1u << 26)
-#define SY__TOK_CT_RMB (1u << 27)
+#define SY__TOK_CT_RMB    (1u << 27)
 
 /* Finer right-neighbour test (char_rmb, vocab_gen.c): when RMB is not set,
  * bit sy__tok_rcls(L) of char_rmb[cp] tells whether a multi-byte right
@@ -58,21 +58,21 @@ static inline int sy__tok_rcls(uint8_t b)
 /* All table pointers point into the embedded, read-only image. */
 struct sy_tok {
     enum sy_tok_encoding enc;
-    uint32_t nranks;              /* ranks are 0..nranks-1 */
-    const uint8_t *bytes;         /* token bytes in rank order */
-    const uint32_t *off;          /* nranks + 1 offsets into bytes */
+    uint32_t nranks;                /* ranks are 0..nranks-1 */
+    const uint8_t *bytes;           /* token bytes in rank order */
+    const uint32_t *off;            /* nranks + 1 offsets into bytes */
     const struct sy__tok_slot *tab; /* mask + 1 slots */
     uint32_t mask;
-    uint32_t maxlen;              /* longest token, bytes */
-    const uint32_t *byte_rank;    /* 256: rank of each single byte */
-    const uint32_t *pair_rank;    /* 65536: rank of each 2-byte string or NONE */
-    const uint64_t *bloom;        /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
-    const uint64_t *sbloom;       /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
-    const uint32_t *char_tok;     /* 65536: token | SY__TOK_CT_* of each BMP character, or NONE */
-    const uint32_t *char_rmb;     /* 65536: bit per right-neighbour lead-byte class (sy__tok_rcls) */
-    const uint64_t *char_lmb;     /* 65536: bit per left neighbour's last byte & 0x3F (a continuation byte) */
-    const uint64_t *ptab;         /* word-pair table, pmask + 1 slots */
-    const uint64_t *pbloom;       /* its filter, pbmask + 1 words */
+    uint32_t maxlen;           /* longest token, bytes */
+    const uint32_t *byte_rank; /* 256: rank of each single byte */
+    const uint32_t *pair_rank; /* 65536: rank of each 2-byte string or NONE */
+    const uint64_t *bloom;     /* SY__TOK_BLOOM_BITS: tokens longer than 8 bytes */
+    const uint64_t *sbloom;    /* SY__TOK_SBLOOM_WORDS: tokens of 3..8 bytes */
+    const uint32_t *char_tok;  /* 65536: token | SY__TOK_CT_* of each BMP character, or NONE */
+    const uint32_t *char_rmb;  /* 65536: bit per right-neighbour lead-byte class (sy__tok_rcls) */
+    const uint64_t *char_lmb;  /* 65536: bit per left neighbour's last byte & 0x3F (a continuation byte) */
+    const uint64_t *ptab;      /* word-pair table, pmask + 1 slots */
+    const uint64_t *pbloom;    /* its filter, pbmask + 1 words */
     uint32_t pmask, pbmask;
     const struct sy__tok_special *special;
     size_t nspecial;
@@ -104,7 +104,10 @@ static inline uint64_t sy__tok_mum(uint64_t a, uint64_t b)
  * left | right << 21 | merged << 42 (token ids of 21 bits); all ones = empty.
  * Keyed by the ids of two "pure" tokens (whole non-ASCII characters). */
 #define SY__TOK_PMAX ((1u << 21) - 1) /* most ranks */
-static inline uint64_t sy__tok_pkey(uint32_t l, uint32_t r) { return (uint64_t)l | (uint64_t)r << 21; }
+static inline uint64_t sy__tok_pkey(uint32_t l, uint32_t r)
+{
+    return (uint64_t)l | (uint64_t)r << 21;
+}
 static inline uint32_t sy__tok_phash(uint64_t key)
 {
     return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
@@ -112,7 +115,10 @@ static inline uint32_t sy__tok_phash(uint64_t key)
 /* Its blocked Bloom filter (one 64-bit word per pair, three bits in it;
  * ~16 bits per pair): most candidate pairs are not tokens, and the filter
  * answers them from L1/L2 without touching the table. */
-static inline uint64_t sy__tok_pbhash(uint64_t key) { return sy__tok_mum(key ^ 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull); }
+static inline uint64_t sy__tok_pbhash(uint64_t key)
+{
+    return sy__tok_mum(key ^ 0xa0761d6478bd642full, 0xe7037ed1a0b428dbull);
+}
 static inline uint64_t sy__tok_pbmask(uint64_t h)
 {
     return 1ull << (h >> 46 & 63) | 1ull << (h >> 52 & 63) | 1ull << (h >> 58 & 63);
@@ -150,8 +156,14 @@ static inline uint64_t sy__tok_hash(const uint8_t *p, size_t n, uint64_t k)
  * hash): most failed lookups of long strings stop here instead of missing
  * the cache on the big table. */
 #define SY__TOK_BLOOM_BITS (1u << 19)
-static inline uint32_t sy__tok_bloom1(uint64_t hh) { return (uint32_t)hh & (SY__TOK_BLOOM_BITS - 1); }
-static inline uint32_t sy__tok_bloom2(uint64_t hh) { return (uint32_t)(hh >> 13) & (SY__TOK_BLOOM_BITS - 1); }
+static inline uint32_t sy__tok_bloom1(uint64_t hh)
+{
+    return (uint32_t)hh & (SY__TOK_BLOOM_BITS - 1);
+}
+static inline uint32_t sy__tok_bloom2(uint64_t hh)
+{
+    return (uint32_t)(hh >> 13) & (SY__TOK_BLOOM_BITS - 1);
+}
 static inline int sy__tok_maybe(const uint64_t *bloom, uint64_t hh)
 {
     uint32_t a = sy__tok_bloom1(hh), b = sy__tok_bloom2(hh);
@@ -168,7 +180,10 @@ static inline uint64_t sy__tok_sbloom_mask(uint64_t hh)
 {
     return 1ull << (hh >> 46 & 63) | 1ull << (hh >> 52 & 63) | 1ull << (hh >> 58 & 63);
 }
-static inline uint32_t sy__tok_sbloom_word(uint64_t hh) { return (uint32_t)(hh >> 12) & (SY__TOK_SBLOOM_WORDS - 1); }
+static inline uint32_t sy__tok_sbloom_word(uint64_t hh)
+{
+    return (uint32_t)(hh >> 12) & (SY__TOK_SBLOOM_WORDS - 1);
+}
 
 /* A prepared lookup: its first slot can be prefetched before probing, so
  * two lookups overlap their cache misses. */
@@ -217,8 +232,7 @@ struct sy__tok_cache_ent {
 extern __thread struct sy__tok_cache_ent sy__tok_cache[SY__TOK_CACHE];
 
 /* Rank of the byte string p[0..n), or SY__TOK_NONE. */
-static inline __attribute__((always_inline)) uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p,
-                                                                 size_t n)
+static inline __attribute__((always_inline)) uint32_t sy__tok_rank(const struct sy_tok *t, const uint8_t *p, size_t n)
 {
     if (n == 2)
         return t->pair_rank[(unsigned)p[0] << 8 | p[1]];
@@ -262,8 +276,8 @@ static inline uint32_t sy__tok_pair(const struct sy_tok *t, uint32_t l, uint32_t
 }
 
 /* Ranks of two strings at once (their cache misses overlap). */
-static inline void sy__tok_rank2(const struct sy_tok *t, const uint8_t *p1, size_t n1, uint32_t *r1,
-                                 const uint8_t *p2, size_t n2, uint32_t *r2)
+static inline void sy__tok_rank2(const struct sy_tok *t, const uint8_t *p1, size_t n1, uint32_t *r1, const uint8_t *p2,
+                                 size_t n2, uint32_t *r2)
 {
     if (n1 <= 8 || n1 > t->maxlen || n2 <= 8 || n2 > t->maxlen) {
         *r1 = sy__tok_rank(t, p1, n1);

@@ -51,8 +51,8 @@ long sy_tok_count_request(const struct sy_tok *t, const char *json, size_t len);
  * used), `encoding_override` a deployment's model_info.tokenizer (may be NULL).
  * Writes the response JSON to out and returns the HTTP status (200, or 400
  * with an OpenAI-style error body). */
-int sy_tok_counter_response(const char *body, size_t len, const char *model_used,
-                            const char *encoding_override, struct sy_buf *out);
+int sy_tok_counter_response(const char *body, size_t len, const char *model_used, const char *encoding_override,
+                            struct sy_buf *out);
 /* The same, with the deployment looked up from the request's own parse (one
  * pass over the body): resolve(ud, model, len, &model_used, &encoding_override)
  * is called once with the decoded request model and sets both (NULL when

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SY_UC_L 1u   /* \p{L} */
-#define SY_UC_N 2u   /* \p{N} */
-#define SY_UC_M 4u   /* \p{M} */
+#define SY_UC_L  1u  /* \p{L} */
+#define SY_UC_N  2u  /* \p{N} */
+#define SY_UC_M  4u  /* \p{M} */
 #define SY_UC_UP 8u  /* [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] */
 #define SY_UC_LO 16u /* [\p{Ll}\p{Lm}\p{Lo}\p{M}] */
 #define SY_UC_WS 32u /* \s (White_Space) */

@@ -24,11 +24,12 @@ extern const char sy__vocab_o200k_start[], sy__vocab_o200k_end[];
 uint8_t sy__uc_class[0x110001];
 
 static const struct sy__tok_special special_cl100k[] = {
-    {"<|endoftext|>", 100257}, {"<|fim_prefix|>", 100258}, {"<|fim_middle|>", 100259},
+    {"<|endoftext|>", 100257},  {"<|fim_prefix|>", 100258},  {"<|fim_middle|>", 100259},
     {"<|fim_suffix|>", 100260}, {"<|endofprompt|>", 100276},
 };
 static const struct sy__tok_special special_o200k[] = {
-    {"<|endoftext|>", 199999}, {"<|endofprompt|>", 200018},
+    {"<|endoftext|>", 199999},
+    {"<|endofprompt|>", 200018},
 };
 
 static struct sy_tok toks[SY_TOK__COUNT];
@@ -42,11 +43,12 @@ static int load(struct sy_tok *t, enum sy_tok_encoding e, const char *p, const c
         return SY_EINTERNAL;
     memcpy(&hd, p, sizeof hd);
     size_t offsz = 4 * ((size_t)hd.nranks + 1 + (hd.nranks + 1) % 2);
-    size_t need = sizeof hd + offsz + sizeof(struct sy__tok_slot) * hd.nslots +
-                  4 * (65536 + 256) + SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + 16 * 65536 + 8 * ((size_t)hd.npslots + hd.npbloom) + hd.nbytes;
+    size_t need = sizeof hd + offsz + sizeof(struct sy__tok_slot) * hd.nslots + 4 * (65536 + 256) +
+                  SY__TOK_BLOOM_BITS / 8 + 8 * SY__TOK_SBLOOM_WORDS + 16 * 65536 +
+                  8 * ((size_t)hd.npslots + hd.npbloom) + hd.nbytes;
     if (memcmp(hd.magic, SY__TOK_MAGIC, sizeof hd.magic) != 0 || (size_t)(end - p) < need ||
-        (hd.nslots & (hd.nslots - 1)) || !hd.npslots || (hd.npslots & (hd.npslots - 1)) ||
-        !hd.npbloom || (hd.npbloom & (hd.npbloom - 1)))
+        (hd.nslots & (hd.nslots - 1)) || !hd.npslots || (hd.npslots & (hd.npslots - 1)) || !hd.npbloom ||
+        (hd.npbloom & (hd.npbloom - 1)))
         return SY_EINTERNAL;
     const char *q = p + sizeof hd;
     t->enc = e;

@@ -32,11 +32,16 @@
 
 static int b64val(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
     return -1;
 }
 
@@ -138,8 +143,11 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
         }
         while (i < n) {
             uint8_t c = b[i];
-            size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                                                        : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+            size_t len = c < 0x80                 ? 1
+                         : c >= 0xC2 && c <= 0xDF ? 2
+                         : c >= 0xE0 && c <= 0xEF ? 3
+                         : c >= 0xF0 && c <= 0xF4 ? 4
+                                                  : 0;
             if (!len)
                 break; /* cannot occur in valid UTF-8 from here on */
             size_t have = 1;
@@ -156,9 +164,9 @@ static void char_table(const struct sy__tok_slot *tab, uint32_t nslots, const ui
                 break;
             }
             if (len == 2 || len == 3) {
-                uint32_t cp = len == 2 ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
-                                       : (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 |
-                                             (b[i + 2] & 0x3F);
+                uint32_t cp = len == 2
+                                  ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
+                                  : (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 | (b[i + 2] & 0x3F);
                 if (i > 0)
                     minr(lc >= 0 ? &lfullc[lc][cp] : &lfull[kl][cp], r);
                 else if (n > len && b[len] < 0x80)
@@ -259,8 +267,8 @@ static size_t mbchar(const uint8_t *b, size_t n)
         if (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))
             return 0;
     } else if (len == 4) {
-        uint32_t v = (uint32_t)(c & 0x07) << 18 | (uint32_t)(b[1] & 0x3F) << 12 | (uint32_t)(b[2] & 0x3F) << 6 |
-                     (b[3] & 0x3F);
+        uint32_t v =
+            (uint32_t)(c & 0x07) << 18 | (uint32_t)(b[1] & 0x3F) << 12 | (uint32_t)(b[2] & 0x3F) << 6 | (b[3] & 0x3F);
         if (v < 0x10000 || v > 0x10FFFF)
             return 0;
     }
@@ -476,25 +484,28 @@ int main(int argc, char **argv)
     uint32_t npbloom = 0, npslots = word_pairs(tab, nslots, bytes, off, nranks, &ptab, &pbloom, &npbloom);
     if (!npslots)
         return die("out of memory");
-    struct sy__tok_image hd = {.magic = SY__TOK_MAGIC, .nranks = nranks, .nslots = nslots, .nbytes = o,
-                               .maxlen = maxlen, .npslots = npslots, .npbloom = npbloom};
+    struct sy__tok_image hd = {.magic = SY__TOK_MAGIC,
+                               .nranks = nranks,
+                               .nslots = nslots,
+                               .nbytes = o,
+                               .maxlen = maxlen,
+                               .npslots = npslots,
+                               .npbloom = npbloom};
     FILE *w = fopen(argv[2], "wb");
     if (!w)
         return die("cannot open output");
     static const uint8_t zero[4];
     size_t offpad = ((nranks + 1) % 2) * 4; /* keep tab 8-byte aligned */
     int ok = fwrite(&hd, sizeof hd, 1, w) == 1 && fwrite(off, sizeof *off, nranks + 1, w) == nranks + 1 &&
-             fwrite(zero, 1, offpad, w) == offpad &&
-             fwrite(tab, sizeof *tab, nslots, w) == nslots && fwrite(pair, sizeof *pair, 65536, w) == 65536 &&
-             fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 &&
+             fwrite(zero, 1, offpad, w) == offpad && fwrite(tab, sizeof *tab, nslots, w) == nslots &&
+             fwrite(pair, sizeof *pair, 65536, w) == 65536 && fwrite(byte_rank, sizeof byte_rank, 1, w) == 1 &&
              fwrite(bloom, sizeof *bloom, SY__TOK_BLOOM_BITS / 64, w) == SY__TOK_BLOOM_BITS / 64 &&
              fwrite(sbloom, sizeof *sbloom, SY__TOK_SBLOOM_WORDS, w) == SY__TOK_SBLOOM_WORDS &&
              fwrite(char_tok, sizeof *char_tok, 65536, w) == 65536 &&
              fwrite(char_rmb, sizeof *char_rmb, 65536, w) == 65536 &&
              fwrite(char_lmb, sizeof *char_lmb, 65536, w) == 65536 &&
              fwrite(ptab, sizeof *ptab, npslots, w) == npslots &&
-             fwrite(pbloom, sizeof *pbloom, npbloom, w) == npbloom &&
-             fwrite(bytes, 1, o, w) == o &&
+             fwrite(pbloom, sizeof *pbloom, npbloom, w) == npbloom && fwrite(bytes, 1, o, w) == o &&
              fwrite(zero, 1, (4 - o % 4) % 4, w) == (4 - o % 4) % 4;
     if (fclose(w) != 0 || !ok)
         return die("write failed");

@@ -30,7 +30,10 @@ static void conn_connect(struct sy__conn *c);
 static void conn_send(struct sy__conn *c);
 static void on_timer(uv_timer_t *t);
 
-static uint64_t to_ms(double s) { return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.999); }
+static uint64_t to_ms(double s)
+{
+    return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.999);
+}
 
 /* ---- connection lifetime ------------------------------------------------ */
 
@@ -273,8 +276,7 @@ static void conn_connect(struct sy__conn *c)
     }
     c->creq.data = c;
     c->pool->stats.connects++;
-    int rc = uv_tcp_connect(&c->creq, &c->tcp, (struct sockaddr *)&c->origin->addrs[c->addr_i],
-                            on_connect);
+    int rc = uv_tcp_connect(&c->creq, &c->tcp, (struct sockaddr *)&c->origin->addrs[c->addr_i], on_connect);
     if (rc < 0)
         on_connect(&c->creq, rc);
 }
@@ -309,7 +311,10 @@ static void conn_open(struct sy_ureq *r)
 
 /* ---- writing ------------------------------------------------------------ */
 
-static void on_write(uv_write_t *w, int status) { sy__conn_wrote(w->data, status); }
+static void on_write(uv_write_t *w, int status)
+{
+    sy__conn_wrote(w->data, status);
+}
 
 void sy__conn_wrote(struct sy__conn *c, int status)
 {
@@ -664,8 +669,7 @@ static const http_parser_settings settings = {
 
 /* ---- public API --------------------------------------------------------- */
 
-static int build_head(struct sy_ureq *r, const struct sy_ureq_opts *o, const struct sy__url *u,
-                      size_t body_len)
+static int build_head(struct sy_ureq *r, const struct sy_ureq_opts *o, const struct sy__url *u, size_t body_len)
 {
     struct sy_buf *b = &r->head;
     sy_buf_reset(b);
@@ -739,12 +743,11 @@ static int url_parse(struct sy_upool *p, const char *url, struct sy__url *u)
     return rc;
 }
 
-struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o,
-                              const struct sy_ureq_cbs *cbs, void *ud)
+struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o, const struct sy_ureq_cbs *cbs, void *ud)
 {
     struct sy__url u;
-    if (!p || p->closing || !o || !o->url || !cbs || !cbs->on_done ||
-        (o->nbody && !o->body) || url_parse(p, o->url, &u))
+    if (!p || p->closing || !o || !o->url || !cbs || !cbs->on_done || (o->nbody && !o->body) ||
+        url_parse(p, o->url, &u))
         return NULL;
     struct sy_ureq *r = req_alloc(p);
     if (!r)

@@ -28,10 +28,10 @@ struct sy_upool;
 struct sy_ureq;
 
 struct sy_upool_opts {
-    int ssl_verify;           /* 1: verify certificates (default); 0: accept anything */
-    const char *ca_file;      /* PEM bundle to trust instead of the system store; may be NULL */
+    int ssl_verify;               /* 1: verify certificates (default); 0: accept anything */
+    const char *ca_file;          /* PEM bundle to trust instead of the system store; may be NULL */
     unsigned max_idle_per_origin; /* idle keep-alive connections kept per origin (default 64) */
-    double idle_timeout_s;    /* close idle pooled connections after this (default 60) */
+    double idle_timeout_s;        /* close idle pooled connections after this (default 60) */
     /* Called after each socket read has been delivered to on_head/on_body/on_done
      * (may be NULL). The worker writes the client bytes those callbacks produced
      * here (sy_server_flush), as nginx does after each upstream read: left to the
@@ -67,26 +67,26 @@ struct sy_ureq_cbs {
 };
 
 struct sy_ureq_opts {
-    const char *url;          /* absolute: http[s]://host[:port]/path?query (copied) */
-    const char *method;       /* "POST", "GET" */
-    const char *headers;      /* extra raw header lines "Name: v\r\n..." (copied); may be NULL.
-                                 Host, Content-Length and Connection are added by the client. */
+    const char *url;     /* absolute: http[s]://host[:port]/path?query (copied) */
+    const char *method;  /* "POST", "GET" */
+    const char *headers; /* extra raw header lines "Name: v\r\n..." (copied); may be NULL.
+                            Host, Content-Length and Connection are added by the client. */
     size_t headers_len;
-    const uv_buf_t *body;     /* body pieces, sent in order (NOT copied: must stay valid until on_done/cancel) */
+    const uv_buf_t *body; /* body pieces, sent in order (NOT copied: must stay valid until on_done/cancel) */
     unsigned nbody;
-    double connect_timeout_s; /* DNS + TCP + TLS handshake (default 10 when 0) */
+    double connect_timeout_s;    /* DNS + TCP + TLS handshake (default 10 when 0) */
     double first_byte_timeout_s; /* from request sent to response head (0 = none) */
-    double idle_timeout_s;    /* max gap between received bytes once the head arrived (0 = none) */
-    double total_timeout_s;   /* whole request, from sy_ureq_start to the last body byte (0 = none):
-                                 every other timer is capped by it, so a body trickling in
-                                 below the idle gap still ends in SY_EUPTIMEOUT */
+    double idle_timeout_s;       /* max gap between received bytes once the head arrived (0 = none) */
+    double total_timeout_s;      /* whole request, from sy_ureq_start to the last body byte (0 = none):
+                                    every other timer is capped by it, so a body trickling in
+                                    below the idle gap still ends in SY_EUPTIMEOUT */
 };
 
 /* Start a request. Returns NULL only on invalid arguments (bad URL, missing
  * on_done, or a pool that sy_upool_close() already closed). The first-byte
  * timer starts when the request is handed to the socket. */
-struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o,
-                              const struct sy_ureq_cbs *cbs, void *ud);
+struct sy_ureq *sy_ureq_start(struct sy_upool *p, const struct sy_ureq_opts *o, const struct sy_ureq_cbs *cbs,
+                              void *ud);
 /* Backpressure: stop/restart reading the response (client write queue full/drained).
  * Pausing from inside on_body stops the socket; the rest of the bytes already
  * read (at most one 64 KiB read, plus what TLS decrypted from it) is still

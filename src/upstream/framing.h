@@ -45,14 +45,14 @@
 typedef int (*sy_frame_cb)(void *ud, const char *type, size_t tl, const char *data, size_t dl);
 
 struct sy_framer {
-    int kind;          /* enum sy_framing (providers/adapter.h) */
+    int kind; /* enum sy_framing (providers/adapter.h) */
     size_t max_event;
-    struct sy_buf acc; /* bytes of the event being assembled */
+    struct sy_buf acc;  /* bytes of the event being assembled */
     struct sy_buf data; /* SSE: data lines joined so far */
-    char type[128];    /* SSE: event field of the event being assembled */
+    char type[128];     /* SSE: event field of the event being assembled */
     size_t type_len;
     int bom_checked;
-    int saw_cr;        /* SSE/NDJSON: the last byte fed was '\r' */
+    int saw_cr; /* SSE/NDJSON: the last byte fed was '\r' */
 };
 
 void sy_framer_init(struct sy_framer *f, int kind, size_t max_event);

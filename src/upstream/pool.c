@@ -32,7 +32,10 @@ static void list_del(struct sy__conn **head, struct sy__conn *c)
     c->prev = c->next = NULL;
 }
 
-void sy__busy_add(struct sy_upool *p, struct sy__conn *c) { list_add(&p->busy, c); }
+void sy__busy_add(struct sy_upool *p, struct sy__conn *c)
+{
+    list_add(&p->busy, c);
+}
 
 void sy__conn_unlink(struct sy__conn *c)
 {
@@ -94,8 +97,7 @@ struct sy__origin *sy__origin_get(struct sy_upool *p, const struct sy__url *u)
     o->tls = u->tls;
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&o->addrs[0];
     struct sockaddr_in *s4 = (struct sockaddr_in *)&o->addrs[0];
-    if (uv_ip4_addr(o->host, o->port, s4) == 0 ||
-        uv_ip6_addr(o->host, o->port, s6) == 0) {
+    if (uv_ip4_addr(o->host, o->port, s4) == 0 || uv_ip6_addr(o->host, o->port, s6) == 0) {
         o->is_ip = 1;
         o->naddr = 1;
         o->dns_expire = UINT64_MAX;
@@ -250,4 +252,7 @@ void sy_upool_close(struct sy_upool *p)
     uv_close((uv_handle_t *)&p->defer, defer_closed);
 }
 
-void sy_upool_stats(const struct sy_upool *p, struct sy_upool_stats *st) { *st = p->stats; }
+void sy_upool_stats(const struct sy_upool *p, struct sy_upool_stats *st)
+{
+    *st = p->stats;
+}

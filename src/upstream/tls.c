@@ -44,9 +44,8 @@ SSL_CTX *sy__tls_ctx_new(const struct sy_upool_opts *o)
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     SSL_CTX_sess_set_new_cb(ctx, new_session);
     if (o->ssl_verify) {
-        int ok = o->ca_file && *o->ca_file
-                     ? SSL_CTX_load_verify_locations(ctx, o->ca_file, NULL)
-                     : SSL_CTX_set_default_verify_paths(ctx);
+        int ok = o->ca_file && *o->ca_file ? SSL_CTX_load_verify_locations(ctx, o->ca_file, NULL)
+                                           : SSL_CTX_set_default_verify_paths(ctx);
         if (!ok) {
             sy_error("upstream: cannot load CA certificates%s%s", o->ca_file ? " from " : "",
                      o->ca_file ? o->ca_file : "");
@@ -81,8 +80,7 @@ int sy__tls_conn_init(struct sy__conn *c)
     c->rbio = rb;
     c->wbio = wb;
     if (o->is_ip) {
-        if (c->pool->opts.ssl_verify &&
-            !X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), o->host))
+        if (c->pool->opts.ssl_verify && !X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), o->host))
             return SY_ETLS;
     } else {
         SSL_set_tlsext_host_name(ssl, o->host);
@@ -142,8 +140,8 @@ static void log_tls_error(struct sy__conn *c)
     char msg[256];
     ERR_error_string_n(e, msg, sizeof msg);
     if (v != X509_V_OK)
-        sy_warn("upstream TLS %s:%u: certificate verify failed: %s", c->origin->host,
-                c->origin->port, X509_verify_cert_error_string(v));
+        sy_warn("upstream TLS %s:%u: certificate verify failed: %s", c->origin->host, c->origin->port,
+                X509_verify_cert_error_string(v));
     else
         sy_warn("upstream TLS %s:%u: %s", c->origin->host, c->origin->port, msg);
     ERR_clear_error();

@@ -27,30 +27,30 @@
 #include "core/buf.h"
 #include "upstream/client.h"
 
-#define SY__UP_RBUF (64 * 1024)      /* shared read buffer (one per pool) */
-#define SY__UP_MAXHDR 128            /* response headers kept */
-#define SY__UP_MAXADDR 4             /* addresses tried per origin */
-#define SY__UP_IBUFS 8               /* uv_buf_t kept inline in a request */
-#define SY__UP_HEAD_CAP (1u << 20)   /* request head (line + headers) */
-#define SY__UP_RHEAD_CAP (64u << 10) /* response header bytes */
+#define SY__UP_RBUF       (64 * 1024) /* shared read buffer (one per pool) */
+#define SY__UP_MAXHDR     128         /* response headers kept */
+#define SY__UP_MAXADDR    4           /* addresses tried per origin */
+#define SY__UP_IBUFS      8           /* uv_buf_t kept inline in a request */
+#define SY__UP_HEAD_CAP   (1u << 20)  /* request head (line + headers) */
+#define SY__UP_RHEAD_CAP  (64u << 10) /* response header bytes */
 #define SY__UP_DNS_TTL_MS 30000
-#define SY__UP_FREE_MAX 1024         /* request structs kept on the freelist */
+#define SY__UP_FREE_MAX   1024 /* request structs kept on the freelist */
 
 enum sy__cstate { C_RESOLVING, C_CONNECTING, C_HANDSHAKE, C_ACTIVE, C_IDLE, C_CLOSING };
 enum sy__ctimer { T_NONE, T_CONNECT, T_FIRSTBYTE, T_IDLE, T_POOLIDLE };
 
 struct sy__origin {
     struct sy__origin *next;
-    char *host;              /* NUL-terminated, without brackets */
+    char *host; /* NUL-terminated, without brackets */
     size_t host_len;
     uint16_t port;
     unsigned tls : 1, is_ip : 1;
-    struct sy__conn *idle;   /* most recently used first */
+    struct sy__conn *idle; /* most recently used first */
     unsigned nidle;
     struct sockaddr_storage addrs[SY__UP_MAXADDR];
     unsigned naddr;
-    uint64_t dns_expire;     /* uv_now() ms; UINT64_MAX for IP literals */
-    SSL_SESSION *sess;       /* last session ticket for resumption, or NULL */
+    uint64_t dns_expire; /* uv_now() ms; UINT64_MAX for IP literals */
+    SSL_SESSION *sess;   /* last session ticket for resumption, or NULL */
 };
 
 struct sy__conn {
@@ -65,14 +65,14 @@ struct sy__conn {
     struct sy_ureq *req;
     struct sy__conn *prev, *next;
     SSL *ssl;
-    BIO *rbio, *wbio;        /* network -> SSL, SSL -> network */
+    BIO *rbio, *wbio; /* network -> SSL, SSL -> network */
     enum sy__cstate state;
     enum sy__ctimer tkind;
-    uint64_t deadline;       /* the current timeout's deadline in uv_now() ms (lazy: see timer_arm) */
-    uint64_t timer_due;      /* uv_now() ms the uv timer is set to fire at; 0 = not set */
+    uint64_t deadline;  /* the current timeout's deadline in uv_now() ms (lazy: see timer_arm) */
+    uint64_t timer_due; /* uv_now() ms the uv timer is set to fire at; 0 = not set */
     unsigned addr_i;
-    unsigned wpending;       /* uv_write requests in flight */
-    int nhandles;            /* open handles (tcp, timer) */
+    unsigned wpending; /* uv_write requests in flight */
+    int nhandles;      /* open handles (tcp, timer) */
     unsigned gai_pending : 1, tcp_reopening : 1, reused : 1, msg_done : 1;
 };
 
@@ -80,21 +80,21 @@ struct sy_ureq {
     struct sy_upool *pool;
     struct sy__origin *origin;
     struct sy__conn *conn;
-    struct sy_ureq *next;    /* freelist / deferral queue */
+    struct sy_ureq *next; /* freelist / deferral queue */
     struct sy_ureq_cbs cbs;
     void *ud;
-    struct sy_buf head;      /* request line + headers, kept across recycling */
-    struct sy_buf rh;        /* response header names and values */
+    struct sy_buf head;              /* request line + headers, kept across recycling */
+    struct sy_buf rh;                /* response header names and values */
     uint32_t hoff[SY__UP_MAXHDR][4]; /* name off, name len, value off, value len */
     unsigned nh;
-    uv_buf_t *bufs;          /* head + body pieces */
+    uv_buf_t *bufs; /* head + body pieces */
     uv_buf_t ibufs[SY__UP_IBUFS];
     unsigned nbufs;
     uint64_t ct_ms, fbt_ms, it_ms;
-    uint64_t total_at;       /* uv_now() ms the whole request must end by; 0 = no total deadline */
+    uint64_t total_at; /* uv_now() ms the whole request must end by; 0 = no total deadline */
     int err;
-    unsigned queued : 1, canceled : 1, retried : 1, paused : 1, got_byte : 1,
-        head_done : 1, sent : 1, last_value : 1, fast : 1;
+    unsigned queued : 1, canceled : 1, retried : 1, paused : 1, got_byte : 1, head_done : 1, sent : 1, last_value : 1,
+        fast : 1;
 };
 
 /* A response head read by head.c (offsets relative to the head's start). */
@@ -103,8 +103,8 @@ struct sy__rhead {
     unsigned nh;
     uint32_t hoff[SY__UP_MAXHDR][4];
     int chunked;
-    int64_t clen;      /* -1: no Content-Length */
-    const char *conn;  /* Connection value ("close" / "keep-alive"), or NULL */
+    int64_t clen;     /* -1: no Content-Length */
+    const char *conn; /* Connection value ("close" / "keep-alive"), or NULL */
     size_t conn_len;
 };
 /* The length of a complete response head of the simple shape at p[0..n),
@@ -129,7 +129,7 @@ int sy__url_parse(const char *url, struct sy__url *u);
 #define SY__UP_URLC 4
 struct sy__urlc {
     char s[200];
-    size_t n; /* 0: empty slot */
+    size_t n;         /* 0: empty slot */
     struct sy__url u; /* views of s */
 };
 
@@ -147,8 +147,8 @@ struct sy_upool {
     unsigned closing : 1, defer_closed : 1;
     struct sy_upool_stats stats;
     struct sy__urlc urlc[SY__UP_URLC]; /* parsed URLs by their text (sy_ureq_start) */
-    char rbuf[SY__UP_RBUF];  /* socket reads land here (one loop thread) */
-    char tbuf[SY__UP_RBUF];  /* decrypted TLS bytes */
+    char rbuf[SY__UP_RBUF];            /* socket reads land here (one loop thread) */
+    char tbuf[SY__UP_RBUF];            /* decrypted TLS bytes */
 };
 
 /* pool.c */

@@ -63,8 +63,8 @@ static int err_index(int status, struct sy_str type)
 }
 
 /* {"type":"error","error":{"type":…,"message":…}} into s. */
-static void error_body(struct sy_buf *s, int status, const char *type, const char *message,
-                       const struct mock_fault *f, struct sy_str stream_type)
+static void error_body(struct sy_buf *s, int status, const char *type, const char *message, const struct mock_fault *f,
+                       struct sy_str stream_type)
 {
     int ei = err_index(status, stream_type);
     SY_BUF_LIT(s, "{\"type\":\"error\",\"error\":{\"type\":\"");
@@ -73,8 +73,7 @@ static void error_body(struct sy_buf *s, int status, const char *type, const cha
     else if (f && f->error_type.p)
         sy_buf_append(s, f->error_type.p, f->error_type.n);
     else
-        sy_buf_puts(s, type ? type : ei >= 0 ? errs[ei].type
-                                   : status < 500 ? "invalid_request_error" : "api_error");
+        sy_buf_puts(s, type ? type : ei >= 0 ? errs[ei].type : status < 500 ? "invalid_request_error" : "api_error");
     SY_BUF_LIT(s, "\",\"message\":\"");
     if (f && f->error_message.p) {
         sy_buf_append(s, f->error_message.p, f->error_message.n);
@@ -106,8 +105,7 @@ int mock_anthropic_auth(struct mock_resp *r)
         }
     }
     if (!mock_header(r->c, "anthropic-version")) {
-        mock_anthropic_error(r, 400, "invalid_request_error",
-                             "anthropic-version: header is required", NULL);
+        mock_anthropic_error(r, 400, "invalid_request_error", "anthropic-version: header is required", NULL);
         return 0;
     }
     return 1;
@@ -138,8 +136,7 @@ static void tool_block_head(struct sy_buf *s, const struct mock_req *q)
     SY_BUF_LIT(s, "\",\"input\":");
 }
 
-static void whole(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t,
-                  int tool)
+static void whole(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool)
 {
     struct sy_buf *s = &r->c->th->scratch;
     const struct mock_fault *f = &q->fault;
@@ -166,8 +163,8 @@ static void whole(struct mock_resp *r, const struct mock_req *q, const struct mo
 }
 
 /* One content_block_delta; returns its size. */
-static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struct mock_text *t,
-                    long i, const char *piece, size_t pn)
+static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struct mock_text *t, long i,
+                    const char *piece, size_t pn)
 {
     sy_buf_reset(s);
     if (tool) {
@@ -184,8 +181,7 @@ static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struc
     return s->len;
 }
 
-static void stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t,
-                   int tool)
+static void stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool)
 {
     struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
     const struct mock_fault *f = &q->fault;

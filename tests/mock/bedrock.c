@@ -57,7 +57,7 @@
 
 #include "mock.h"
 
-#define PIECE 8
+#define PIECE        8
 #define DEFAULT_DIMS 8
 
 /* ---- CRC-32 (IEEE 802.3, reflected, as zlib's crc32()) ---- */
@@ -92,8 +92,7 @@ static void be32(unsigned char *o, uint32_t v)
 }
 
 /* One event-stream message with string headers into out. */
-static void es_message(struct sy_buf *out, const char *const *hv, int nh, const char *payload,
-                       size_t pl)
+static void es_message(struct sy_buf *out, const char *const *hv, int nh, const char *payload, size_t pl)
 {
     size_t hl = 0, start = out->len;
     for (int i = 0; i < nh; i++)
@@ -120,8 +119,7 @@ static void es_message(struct sy_buf *out, const char *const *hv, int nh, const 
 static void es_event(struct mock_resp *r, const char *type, const struct sy_buf *s, int mark)
 {
     struct sy_buf *m = &r->c->th->aux;
-    const char *hv[] = {":event-type", type, ":content-type", "application/json",
-                        ":message-type", "event"};
+    const char *hv[] = {":event-type", type, ":content-type", "application/json", ":message-type", "event"};
     sy_buf_reset(m);
     es_message(m, hv, 3, s->p, s->len);
     size_t start = r->b->len;
@@ -178,8 +176,10 @@ void mock_bedrock_error(struct mock_resp *r, int status, const char *type, const
         snprintf(tbuf, sizeof tbuf, "%.*s", (int)f->error_type.n, f->error_type.p);
         type = tbuf;
     }
-    r->amz_error = type ? type : ei >= 0 ? errs[ei].type
-                 : status < 500 ? "ValidationException" : "InternalServerException";
+    r->amz_error = type           ? type
+                   : ei >= 0      ? errs[ei].type
+                   : status < 500 ? "ValidationException"
+                                  : "InternalServerException";
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"message\":\"");
     if (f && f->error_message.p) {
@@ -235,8 +235,8 @@ static void uri_encode(struct sy_buf *b, const char *p, size_t n, int keep_slash
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)p[i];
-        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-            ch == '-' || ch == '.' || ch == '_' || ch == '~' || (keep_slash && ch == '/'))
+        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+            ch == '.' || ch == '_' || ch == '~' || (keep_slash && ch == '/'))
             sy_buf_append(b, p + i, 1);
         else
             sy_buf_printf(b, "%%%02X", ch);
@@ -371,8 +371,7 @@ static int has_item(struct sy_str l, const char *name)
     return 0;
 }
 
-int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path,
-                      struct sy_str query)
+int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path, struct sy_str query)
 {
     const char *a = mock_header(r->c, "authorization"), *d = mock_header(r->c, "x-amz-date");
     const char *type = "IncompleteSignatureException", *msg = NULL;
@@ -400,8 +399,7 @@ int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str pat
         if (!cred.p || !sh.p || !sig.p || !s1 || slashes != 4 || s1 == cred.p)
             msg = "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' "
                   "parameters.";
-        else if (cred.n < 13 || !sy_str_startswith((struct sy_str){cred.p + cred.n - 13, 13},
-                                                   "/aws4_request", 13) ||
+        else if (cred.n < 13 || !sy_str_startswith((struct sy_str){cred.p + cred.n - 13, 13}, "/aws4_request", 13) ||
                  !memmem(cred.p, cred.n, "/bedrock/", 9))
             msg = "Credential should be scoped to a valid service: 'bedrock'.";
         else if (sig.n != 64 || !all_hex(sig))
@@ -468,8 +466,7 @@ static void converse(struct mock_resp *r, const struct mock_req *q, const struct
     mock_body_json(r, 200, s, NULL);
 }
 
-static void converse_stream(struct mock_resp *r, const struct mock_req *q,
-                            const struct mock_text *t, int tool)
+static void converse_stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool)
 {
     struct sy_buf *s = &r->c->th->scratch, args;
     const struct mock_fault *f = &q->fault;
@@ -542,8 +539,7 @@ static void converse_stream(struct mock_resp *r, const struct mock_req *q,
         else
             sy_buf_puts(s, m);
         SY_BUF_LIT(s, "\"}");
-        const char *hv[] = {":exception-type", type, ":content-type", "application/json",
-                            ":message-type", "exception"};
+        const char *hv[] = {":exception-type", type, ":content-type", "application/json", ":message-type", "exception"};
         struct sy_buf *msg = &r->c->th->aux;
         sy_buf_reset(msg);
         es_message(msg, hv, 3, s->p, s->len);
@@ -587,18 +583,18 @@ static void invoke(struct mock_resp *r, const struct mock_req *q)
     if (!titan && !cohere) {
         mock_bedrock_error(r, 400, "ValidationException",
                            "The mock upstream answers InvokeModel only for amazon.titan-embed-* "
-                           "and cohere.embed-* models.", NULL);
+                           "and cohere.embed-* models.",
+                           NULL);
         return;
     }
     if (q->n_items == 0 || (cohere && !q->input_type.p)) {
         mock_bedrock_error(r, 400, "ValidationException",
-                           titan ? "Malformed input request: #: required key [inputText] not "
-                                   "found, please reformat your input and try again."
-                           : q->n_items == 0
-                               ? "Malformed input request: #: required key [texts] not found, "
-                                 "please reformat your input and try again."
-                               : "Malformed input request: #: required key [input_type] not "
-                                 "found, please reformat your input and try again.",
+                           titan             ? "Malformed input request: #: required key [inputText] not "
+                                               "found, please reformat your input and try again."
+                           : q->n_items == 0 ? "Malformed input request: #: required key [texts] not found, "
+                                               "please reformat your input and try again."
+                                             : "Malformed input request: #: required key [input_type] not "
+                                               "found, please reformat your input and try again.",
                            NULL);
         return;
     }
@@ -638,7 +634,8 @@ int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op
     if (q->n_msgs == 0) {
         mock_bedrock_error(r, 400, "ValidationException",
                            "A conversation must start with a user message. Try again with a "
-                           "conversation that starts with a user message.", NULL);
+                           "conversation that starts with a user message.",
+                           NULL);
         return 0;
     }
     struct mock_text t;

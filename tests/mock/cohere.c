@@ -38,7 +38,7 @@
 
 #include "mock.h"
 
-#define PIECE 8
+#define PIECE        8
 #define DEFAULT_DIMS 8
 
 static const struct {
@@ -56,8 +56,7 @@ static const struct {
     {504, "request timed out"},
 };
 
-void mock_cohere_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f)
+void mock_cohere_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f)
 {
     struct sy_buf *s = &r->c->th->scratch;
     const char *m = message;
@@ -90,8 +89,9 @@ int mock_cohere_auth(struct mock_resp *r)
 
 static void usage(struct sy_buf *s, long in, long out)
 {
-    sy_buf_printf(s, "\"usage\":{\"billed_units\":{\"input_tokens\":%ld,\"output_tokens\":%ld},"
-                     "\"tokens\":{\"input_tokens\":%ld,\"output_tokens\":%ld}}",
+    sy_buf_printf(s,
+                  "\"usage\":{\"billed_units\":{\"input_tokens\":%ld,\"output_tokens\":%ld},"
+                  "\"tokens\":{\"input_tokens\":%ld,\"output_tokens\":%ld}}",
                   in, out, in, out);
 }
 
@@ -256,8 +256,9 @@ static void embed(struct mock_resp *r, const struct mock_req *q)
         sy_buf_append(s, q->items[i].p, q->items[i].n);
         sy_buf_puts(s, i + 1 < q->n_items ? "\"," : "\"");
     }
-    sy_buf_printf(s, "],\"meta\":{\"api_version\":{\"version\":\"2\"},\"billed_units\":"
-                     "{\"input_tokens\":%ld}},\"response_type\":\"embeddings_by_type\"}",
+    sy_buf_printf(s,
+                  "],\"meta\":{\"api_version\":{\"version\":\"2\"},\"billed_units\":"
+                  "{\"input_tokens\":%ld}},\"response_type\":\"embeddings_by_type\"}",
                   mock_prompt_tokens(q));
     mock_body_json(r, 200, s, NULL);
 }

@@ -220,7 +220,10 @@ static void flush(struct mock_conn *c)
 
 /* ---- parsing ---- */
 
-static struct mock_conn *conn_of(http_parser *p) { return p->data; }
+static struct mock_conn *conn_of(http_parser *p)
+{
+    return p->data;
+}
 
 static int on_begin(http_parser *p)
 {
@@ -331,8 +334,7 @@ static void parse(struct mock_conn *c, const char *p, size_t n)
     enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
     if (e == HPE_PAUSED) {
         http_parser_pause(&c->parser, 0);
-        if (k < n && !c->close_after_flush && !c->closing &&
-            sy_buf_append(&c->pending_in, p + k, n - k)) {
+        if (k < n && !c->close_after_flush && !c->closing && sy_buf_append(&c->pending_in, p + k, n - k)) {
             uv_read_stop((uv_stream_t *)&c->tcp);
             c->reading = 0;
         }
@@ -482,10 +484,16 @@ static void send_upto(struct mock_conn *c, size_t end)
     flush(c);
 }
 
-static void rst_now(uv_timer_t *t) { conn_close(t->data, 1); }
+static void rst_now(uv_timer_t *t)
+{
+    conn_close(t->data, 1);
+}
 
 /* Give the peer a moment to read what was sent, then reset. */
-static void rst_soon(struct mock_conn *c) { uv_timer_start(&c->timer, rst_now, 10, 0); }
+static void rst_soon(struct mock_conn *c)
+{
+    uv_timer_start(&c->timer, rst_now, 10, 0);
+}
 
 /* Where a reset cuts the response (byte offset), or rbuf.len for none. */
 static size_t cut_point(struct mock_conn *c)
@@ -531,8 +539,7 @@ static void next_segment(uv_timer_t *t)
         end = c->splits[c->split_i];
     send_upto(c, end);
     if (c->sent < cut && !c->closing) {
-        uv_timer_start(&c->timer, next_segment,
-                       split ? SPLIT_MS : (uint64_t)c->fault.chunk_delay_ms, 0);
+        uv_timer_start(&c->timer, next_segment, split ? SPLIT_MS : (uint64_t)c->fault.chunk_delay_ms, 0);
         return;
     }
     if (!c->closing)

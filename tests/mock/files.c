@@ -37,7 +37,7 @@
 
 #include "mock.h"
 
-#define FILES_MAX 1000
+#define FILES_MAX   1000
 #define FILES_BYTES (64u << 20)
 #define BATCHES_MAX 1000
 
@@ -141,9 +141,10 @@ static struct batch *batch_find(struct sy_str id)
 
 static void file_json(struct sy_buf *s, const struct file *f)
 {
-    sy_buf_printf(s, "{\"object\":\"file\",\"id\":\"%s\",\"purpose\":\"%s\",\"filename\":\"%s\","
-                     "\"bytes\":%zu,\"created_at\":%ld,\"expires_at\":null,\"status\":\"processed\","
-                     "\"status_details\":null}",
+    sy_buf_printf(s,
+                  "{\"object\":\"file\",\"id\":\"%s\",\"purpose\":\"%s\",\"filename\":\"%s\","
+                  "\"bytes\":%zu,\"created_at\":%ld,\"expires_at\":null,\"status\":\"processed\","
+                  "\"status_details\":null}",
                   f->id, f->purpose, f->filename, f->n, f->created);
 }
 
@@ -157,13 +158,13 @@ static void ts(struct sy_buf *s, const char *name, long t)
 
 static void batch_json(struct sy_buf *s, struct batch *b)
 {
-    sy_buf_printf(s, "{\"id\":\"%s\",\"object\":\"batch\",\"endpoint\":\"%s\",\"errors\":null,"
-                     "\"input_file_id\":\"%s\",\"completion_window\":\"%s\",\"status\":\"%s\","
-                     "\"output_file_id\":null,\"error_file_id\":null,\"created_at\":%ld,"
-                     "\"in_progress_at\":null,\"expires_at\":%ld,\"finalizing_at\":null,"
-                     "\"completed_at\":null,\"failed_at\":null,\"expired_at\":null",
-                  b->id, b->endpoint, b->input_file_id, b->window, b->status, b->created,
-                  b->created + 86400);
+    sy_buf_printf(s,
+                  "{\"id\":\"%s\",\"object\":\"batch\",\"endpoint\":\"%s\",\"errors\":null,"
+                  "\"input_file_id\":\"%s\",\"completion_window\":\"%s\",\"status\":\"%s\","
+                  "\"output_file_id\":null,\"error_file_id\":null,\"created_at\":%ld,"
+                  "\"in_progress_at\":null,\"expires_at\":%ld,\"finalizing_at\":null,"
+                  "\"completed_at\":null,\"failed_at\":null,\"expired_at\":null",
+                  b->id, b->endpoint, b->input_file_id, b->window, b->status, b->created, b->created + 86400);
     ts(s, "cancelling_at", b->cancelling_at);
     ts(s, "cancelled_at", b->cancelled_at);
     SY_BUF_LIT(s, ",\"request_counts\":{\"total\":0,\"completed\":0,\"failed\":0},\"metadata\":");
@@ -202,8 +203,7 @@ static void upload(struct mock_resp *r)
 {
     struct mock_part p[MOCK_MAX_PARTS];
     struct mock_http_req *h = &r->c->req;
-    int np = mock_multipart(mock_header(r->c, "content-type"), h->body.p, h->body.len, p,
-                            MOCK_MAX_PARTS);
+    int np = mock_multipart(mock_header(r->c, "content-type"), h->body.p, h->body.len, p, MOCK_MAX_PARTS);
     const struct mock_part *purpose = np > 0 ? mock_part(p, np, "purpose") : NULL;
     const struct mock_part *file = np > 0 ? mock_part(p, np, "file") : NULL;
     if (np < 0) {
@@ -214,13 +214,11 @@ static void upload(struct mock_resp *r)
         return;
     }
     if (!purpose || !purpose->data.n) {
-        mock_error_param(r, 400, "Missing required parameter: 'purpose'.", "purpose",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'purpose'.", "purpose", "missing_required_parameter");
         return;
     }
     if (!file || !file->filename.p) {
-        mock_error_param(r, 400, "Missing required parameter: 'file'.", "file",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'file'.", "file", "missing_required_parameter");
         return;
     }
     if (file->data.n > FILES_BYTES / 2) {
@@ -230,9 +228,12 @@ static void upload(struct mock_resp *r)
     struct sy_buf id;
     sy_buf_init(&id, 64);
     mock_hex_id(r->c->th, &id, "file-", 24);
-    struct file f = {.id = id.p, .filename = dup_escaped(file->filename),
-                     .purpose = dup_escaped(purpose->data), .data = malloc(file->data.n + 1),
-                     .n = file->data.n, .created = (long)time(NULL)};
+    struct file f = {.id = id.p,
+                     .filename = dup_escaped(file->filename),
+                     .purpose = dup_escaped(purpose->data),
+                     .data = malloc(file->data.n + 1),
+                     .n = file->data.n,
+                     .created = (long)time(NULL)};
     if (!f.data || !f.filename || !f.purpose) {
         free(f.id);
         free(f.filename);
@@ -271,8 +272,8 @@ static void file_list(struct mock_resp *r, struct sy_str query)
     pthread_mutex_lock(&mu);
     for (unsigned j = 0; j < f_count; j++) {
         struct file *f = &files[(f_head + (asc ? j : f_count - 1 - j)) % FILES_MAX];
-        if (!f->id || (purpose.p && !(strlen(f->purpose) == purpose.n &&
-                                      memcmp(f->purpose, purpose.p, purpose.n) == 0)))
+        if (!f->id ||
+            (purpose.p && !(strlen(f->purpose) == purpose.n && memcmp(f->purpose, purpose.p, purpose.n) == 0)))
             continue;
         if (!started) {
             started = id_eq(f->id, after);
@@ -328,8 +329,8 @@ static void file_one(struct mock_resp *r, const struct mock_call *k)
 
 static int endpoint_ok(struct sy_str e)
 {
-    static const char *const ok[] = {"/v1/chat/completions", "/v1/embeddings", "/v1/completions",
-                                     "/v1/responses", "/v1/moderations"};
+    static const char *const ok[] = {"/v1/chat/completions", "/v1/embeddings", "/v1/completions", "/v1/responses",
+                                     "/v1/moderations"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (sy_str_eq(e, ok[i], strlen(ok[i])) || sy_str_eq(e, ok[i] + 3, strlen(ok[i]) - 3))
             return 1;
@@ -356,17 +357,20 @@ static void batch_create(struct mock_resp *r)
         return;
     }
     if (!SY_STR_EQ(v[2].v, "24h")) {
-        mock_error_param(r, 400, "Invalid value for 'completion_window': only '24h' is supported.",
-                         "completion_window", "invalid_value");
+        mock_error_param(r, 400, "Invalid value for 'completion_window': only '24h' is supported.", "completion_window",
+                         "invalid_value");
         return;
     }
     struct sy_buf id;
     sy_buf_init(&id, 64);
     mock_hex_id(r->c->th, &id, "batch_", 24);
-    struct batch b = {.id = id.p, .endpoint = dup_raw(v[1].v), .input_file_id = dup_raw(v[0].v),
+    struct batch b = {.id = id.p,
+                      .endpoint = dup_raw(v[1].v),
+                      .input_file_id = dup_raw(v[0].v),
                       .window = dup_raw(v[2].v),
                       .metadata = v[3].type == 'o' ? dup_raw(v[3].v) : NULL,
-                      .created = (long)time(NULL), .status = "validating"};
+                      .created = (long)time(NULL),
+                      .status = "validating"};
     struct sy_buf *s = &r->c->th->scratch;
     sy_buf_reset(s);
     pthread_mutex_lock(&mu);
@@ -385,8 +389,8 @@ static void batch_create(struct mock_resp *r)
     if (!found) {
         struct sy_buf m;
         sy_buf_init(&m, 1024);
-        sy_buf_printf(&m, "Invalid 'input_file_id': '%.*s'. File not found.",
-                      (int)(v[0].v.n > 200 ? 200 : v[0].v.n), v[0].v.p);
+        sy_buf_printf(&m, "Invalid 'input_file_id': '%.*s'. File not found.", (int)(v[0].v.n > 200 ? 200 : v[0].v.n),
+                      v[0].v.p);
         mock_error_param(r, 400, m.p, "input_file_id", "invalid_value");
         sy_buf_free(&m);
         batch_free(&b);
@@ -462,26 +466,14 @@ void mock_files(struct mock_resp *r, const struct mock_call *k, struct mock_req 
     if (mock_api_begin(r, f))
         return;
     switch (k->api) {
-    case MOCK_A_FILE_UPLOAD:
-        upload(r);
-        break;
-    case MOCK_A_FILE_LIST:
-        file_list(r, k->query);
-        break;
+    case MOCK_A_FILE_UPLOAD: upload(r); break;
+    case MOCK_A_FILE_LIST: file_list(r, k->query); break;
     case MOCK_A_FILE_GET:
     case MOCK_A_FILE_DELETE:
-    case MOCK_A_FILE_CONTENT:
-        file_one(r, k);
-        break;
-    case MOCK_A_BATCH_CREATE:
-        batch_create(r);
-        break;
-    case MOCK_A_BATCH_LIST:
-        batch_list(r, k->query);
-        break;
-    default:
-        batch_one(r, k);
-        break;
+    case MOCK_A_FILE_CONTENT: file_one(r, k); break;
+    case MOCK_A_BATCH_CREATE: batch_create(r); break;
+    case MOCK_A_BATCH_LIST: batch_list(r, k->query); break;
+    default: batch_one(r, k); break;
     }
     mock_commit(r, f, 0);
 }

@@ -56,7 +56,7 @@
 #include "mock.h"
 
 #define DEFAULT_DIMS 8
-#define TOKEN_RING 4096
+#define TOKEN_RING   4096
 
 static const struct {
     int code;
@@ -72,8 +72,9 @@ static const struct {
     {409, "ABORTED", "The operation was aborted."},
     {429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."},
     {499, "CANCELLED", "The operation was cancelled."},
-    {500, "INTERNAL", "An internal error has occurred. Please retry or report in "
-                      "https://developers.generativeai.google/guide/troubleshooting"},
+    {500, "INTERNAL",
+     "An internal error has occurred. Please retry or report in "
+     "https://developers.generativeai.google/guide/troubleshooting"},
     {501, "UNIMPLEMENTED", "Operation is not implemented, or supported, or enabled."},
     {503, "UNAVAILABLE", "The model is overloaded. Please try again later."},
     {504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete."},
@@ -82,8 +83,7 @@ static const struct {
 static int err_index(int code, struct sy_str status)
 {
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
-        if (status.p ? strlen(errs[i].status) == status.n &&
-                           memcmp(errs[i].status, status.p, status.n) == 0
+        if (status.p ? strlen(errs[i].status) == status.n && memcmp(errs[i].status, status.p, status.n) == 0
                      : errs[i].code == code)
             return (int)i;
     return -1;
@@ -115,8 +115,7 @@ static void error_body(struct sy_buf *s, int code, const char *message, const st
     SY_BUF_LIT(s, "\"}}");
 }
 
-void mock_google_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f)
+void mock_google_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f)
 {
     struct sy_buf *s = &r->c->th->scratch;
     sy_buf_reset(s);
@@ -230,8 +229,12 @@ static void oauth_error(struct mock_resp *r, int status, const char *error, cons
 
 static int b64url_val(unsigned char c)
 {
-    return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26
-         : c >= '0' && c <= '9' ? c - '0' + 52 : c == '-' ? 62 : c == '_' ? 63 : -1;
+    return c >= 'A' && c <= 'Z'   ? c - 'A'
+           : c >= 'a' && c <= 'z' ? c - 'a' + 26
+           : c >= '0' && c <= '9' ? c - '0' + 52
+           : c == '-'             ? 62
+           : c == '_'             ? 63
+                                  : -1;
 }
 
 /* Decode base64url (padding tolerated) into out; -1 on a bad character. */
@@ -258,8 +261,8 @@ static int b64url_decode(struct sy_buf *out, const char *p, size_t n)
 
 /* Is the JSON object in js a map with these keys? Returns the first missing key, or NULL
  * (*bad = 1 if js is not a JSON object). Numbers of iat / exp go to *iat / *exp. */
-static const char *claims_missing(const char *js, size_t n, const char *const *keys, int nk,
-                                  long *iat, long *exp, struct sy_str *alg, int *bad)
+static const char *claims_missing(const char *js, size_t n, const char *const *keys, int nk, long *iat, long *exp,
+                                  struct sy_str *alg, int *bad)
 {
     jsmntok_t t[128];
     jsmn_parser p;
@@ -306,8 +309,10 @@ void mock_token(struct mock_resp *r, struct sy_str query)
     tok_fetches++;
     pthread_mutex_unlock(&tok_mu);
     if (f.status > 0 && f.status != 200) {
-        oauth_error(r, (int)f.status, f.status == 429 ? "rate_limit_exceeded"
-                                      : f.status >= 500 ? "internal_failure" : "invalid_request",
+        oauth_error(r, (int)f.status,
+                    f.status == 429   ? "rate_limit_exceeded"
+                    : f.status >= 500 ? "internal_failure"
+                                      : "invalid_request",
                     "Scripted failure.", &f);
         mock_commit(r, &f, 0);
         return;
@@ -337,11 +342,9 @@ void mock_token(struct mock_resp *r, struct sy_str query)
                 sig_ok = 0;
         err = "invalid_grant";
         sy_buf_reset(aux);
-        if (!d1 || !d2 || d1 == as.p || d2 == d1 + 1 || !sig_ok ||
-            b64url_decode(aux, as.p, (size_t)(d1 - as.p)) < 0) {
+        if (!d1 || !d2 || d1 == as.p || d2 == d1 + 1 || !sig_ok || b64url_decode(aux, as.p, (size_t)(d1 - as.p)) < 0) {
             snprintf(msg, sizeof msg, "Invalid JWT: the assertion is not three base64url parts");
-        } else if (claims_missing(aux->p, aux->len, NULL, 0, NULL, NULL, &alg, &bad), bad ||
-                   !SY_STR_EQ(alg, "RS256")) {
+        } else if (claims_missing(aux->p, aux->len, NULL, 0, NULL, NULL, &alg, &bad), bad || !SY_STR_EQ(alg, "RS256")) {
             snprintf(msg, sizeof msg, "Invalid JWT: the header's alg must be RS256");
         } else {
             const char *miss = NULL;
@@ -524,8 +527,8 @@ static void embeddings(struct mock_resp *r, const struct mock_req *q, enum mock_
             chars += q->items[i].n;
             SY_BUF_LIT(s, "{\"embeddings\":{\"values\":");
             mock_vector(s, q->items[i], dims);
-            sy_buf_printf(s, ",\"statistics\":{\"token_count\":%ld,\"truncated\":false}}}%s",
-                          tc < 1 ? 1 : tc, i + 1 < q->n_items ? "," : "");
+            sy_buf_printf(s, ",\"statistics\":{\"token_count\":%ld,\"truncated\":false}}}%s", tc < 1 ? 1 : tc,
+                          i + 1 < q->n_items ? "," : "");
         }
         sy_buf_printf(s, "],\"metadata\":{\"billableCharacterCount\":%zu}}", chars);
     }
@@ -536,14 +539,15 @@ int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op,
 {
     if (op == MOCK_G_GENERATE || op == MOCK_G_STREAM) {
         if (q->n_msgs == 0) {
-            mock_google_error(r, 400, "* GenerateContentRequest.contents: contents is not specified",
-                              NULL);
+            mock_google_error(r, 400, "* GenerateContentRequest.contents: contents is not specified", NULL);
             return 0;
         }
         struct sy_str alt = param(query, "alt");
         if (op == MOCK_G_STREAM && !SY_STR_EQ(alt, "sse")) {
-            mock_google_error(r, 400, "The mock upstream streams only with ?alt=sse "
-                                      "(without it Google sends one JSON array).", NULL);
+            mock_google_error(r, 400,
+                              "The mock upstream streams only with ?alt=sse "
+                              "(without it Google sends one JSON array).",
+                              NULL);
             return 0;
         }
         generate(r, q, op == MOCK_G_STREAM);
@@ -558,8 +562,10 @@ int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op,
         return 0;
     }
     if (op == MOCK_G_BATCH_EMBED && q->bad_item_model) {
-        mock_google_error(r, 400, "* BatchEmbedContentsRequest.requests[].model: each request "
-                                  "needs a model of the form models/{model}", NULL);
+        mock_google_error(r, 400,
+                          "* BatchEmbedContentsRequest.requests[].model: each request "
+                          "needs a model of the form models/{model}",
+                          NULL);
         return 0;
     }
     embeddings(r, q, op);

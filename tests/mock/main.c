@@ -26,8 +26,8 @@
 
 #include "mock.h"
 
-struct mock_opts mock_opts = {.host = "127.0.0.1", .port = -1, .tls_port = -1, .threads = 1,
-                              .record = 1, .token_expires_in = 3599};
+struct mock_opts mock_opts = {
+    .host = "127.0.0.1", .port = -1, .tls_port = -1, .threads = 1, .record = 1, .token_expires_in = 3599};
 SSL_CTX *mock_ssl_ctx;
 
 static void usage(void)
@@ -63,10 +63,8 @@ static int listen_fd(const char *host, int *port)
     }
     int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) || bind(fd, sa, len) ||
-        listen(fd, 4096)) {
-        fprintf(stderr, "mock_upstream: cannot listen on %s:%d: %s\n", host, *port,
-                strerror(errno));
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) || bind(fd, sa, len) || listen(fd, 4096)) {
+        fprintf(stderr, "mock_upstream: cannot listen on %s:%d: %s\n", host, *port, strerror(errno));
         exit(1);
     }
     if (*port == 0) {
@@ -142,8 +140,7 @@ int main(int argc, char **argv)
 
     if (mock_opts.tls_cert) {
         mock_ssl_ctx = SSL_CTX_new(TLS_server_method());
-        if (!mock_ssl_ctx ||
-            SSL_CTX_use_certificate_chain_file(mock_ssl_ctx, mock_opts.tls_cert) != 1 ||
+        if (!mock_ssl_ctx || SSL_CTX_use_certificate_chain_file(mock_ssl_ctx, mock_opts.tls_cert) != 1 ||
             SSL_CTX_use_PrivateKey_file(mock_ssl_ctx, mock_opts.tls_key, SSL_FILETYPE_PEM) != 1) {
             fprintf(stderr, "mock_upstream: cannot load TLS cert/key\n");
             ERR_print_errors_fp(stderr);

@@ -83,8 +83,7 @@ static struct sy_str field(const struct mock_part *p, int np, const char *name)
 static int parts_of(struct mock_resp *r, struct mock_part *p)
 {
     struct mock_http_req *h = &r->c->req;
-    int np = mock_multipart(mock_header(r->c, "content-type"), h->body.p, h->body.len, p,
-                            MOCK_MAX_PARTS);
+    int np = mock_multipart(mock_header(r->c, "content-type"), h->body.p, h->body.len, p, MOCK_MAX_PARTS);
     if (np < 0)
         mock_error_param(r, 400,
                          "Invalid Content-Type header (expected multipart/form-data with a "
@@ -112,8 +111,7 @@ static void images(struct mock_resp *r, const struct mock_call *k, struct mock_r
     struct sy_str prompt = SY_STR_NULL, fmt = SY_STR_NULL, nstr = SY_STR_NULL;
     int np = 0, n_images = 0;
     if (edit) {
-        np = mock_multipart(mock_header(r->c, "content-type"), r->c->req.body.p,
-                            r->c->req.body.len, p, MOCK_MAX_PARTS);
+        np = mock_multipart(mock_header(r->c, "content-type"), r->c->req.body.p, r->c->req.body.len, p, MOCK_MAX_PARTS);
         if (np >= 0) {
             model_field(k, q, field(p, np, "model"));
             prompt = field(p, np, "prompt");
@@ -138,19 +136,16 @@ static void images(struct mock_resp *r, const struct mock_call *k, struct mock_r
     if (edit && np < 0) {
         parts_of(r, p);
     } else if (edit && n_images == 0) {
-        mock_error_param(r, 400, "Missing required parameter: 'image'.", "image",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'image'.", "image", "missing_required_parameter");
     } else if (!prompt.p) {
-        mock_error_param(r, 400, "Missing required parameter: 'prompt'.", "prompt",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter");
     } else {
         long n = num(nstr, 1);
         int gpt_image = sy_str_startswith(q->model, "gpt-image", 9);
         int dalle3 = sy_str_startswith(q->model, "dall-e-3", 8);
         int b64 = gpt_image || SY_STR_EQ(fmt, "b64_json");
         if (n < 1 || n > 10) {
-            mock_error_param(r, 400, "Invalid 'n': integer must be between 1 and 10.", "n",
-                             "integer_out_of_range");
+            mock_error_param(r, 400, "Invalid 'n': integer must be between 1 and 10.", "n", "integer_out_of_range");
             mock_commit(r, f, 0);
             return;
         }
@@ -176,9 +171,10 @@ static void images(struct mock_resp *r, const struct mock_call *k, struct mock_r
         if (gpt_image) {
             long text = (long)(prompt.n + 3) / 4, img = 65L * n_images;
             text = text < 1 ? 1 : text;
-            sy_buf_printf(s, ",\"usage\":{\"input_tokens\":%ld,\"input_tokens_details\":{"
-                             "\"image_tokens\":%ld,\"text_tokens\":%ld},\"output_tokens\":%ld,"
-                             "\"total_tokens\":%ld}",
+            sy_buf_printf(s,
+                          ",\"usage\":{\"input_tokens\":%ld,\"input_tokens_details\":{"
+                          "\"image_tokens\":%ld,\"text_tokens\":%ld},\"output_tokens\":%ld,"
+                          "\"total_tokens\":%ld}",
                           text + img, img, text, 272 * n, text + img + 272 * n);
         }
         SY_BUF_LIT(s, "}");
@@ -223,11 +219,9 @@ static void speech(struct mock_resp *r, struct mock_req *q)
         if (mock_api_begin(r, &f))
             return;
         if (v[0].type != 's')
-            mock_error_param(r, 400, "Missing required parameter: 'input'.", "input",
-                             "missing_required_parameter");
+            mock_error_param(r, 400, "Missing required parameter: 'input'.", "input", "missing_required_parameter");
         else
-            mock_error_param(r, 400, "Invalid value for 'response_format'.", "response_format",
-                             "invalid_value");
+            mock_error_param(r, 400, "Invalid value for 'response_format'.", "response_format", "invalid_value");
         mock_commit(r, &f, 0);
         return;
     }
@@ -261,12 +255,10 @@ static void speech(struct mock_resp *r, struct mock_req *q)
     mock_commit(r, &f, 1);
 }
 
-static void transcribe(struct mock_resp *r, const struct mock_call *k, struct mock_req *q,
-                       int translate)
+static void transcribe(struct mock_resp *r, const struct mock_call *k, struct mock_req *q, int translate)
 {
     struct mock_part p[MOCK_MAX_PARTS];
-    int np = mock_multipart(mock_header(r->c, "content-type"), r->c->req.body.p,
-                            r->c->req.body.len, p, MOCK_MAX_PARTS);
+    int np = mock_multipart(mock_header(r->c, "content-type"), r->c->req.body.p, r->c->req.body.len, p, MOCK_MAX_PARTS);
     if (np >= 0)
         model_field(k, q, field(p, np, "model"));
     const struct mock_fault *f = &q->fault;
@@ -279,12 +271,10 @@ static void transcribe(struct mock_resp *r, const struct mock_call *k, struct mo
     if (np < 0) {
         parts_of(r, p);
     } else if (!file) {
-        mock_error_param(r, 400, "Missing required parameter: 'file'.", "file",
-                         "missing_required_parameter");
-    } else if (fmt.p && !SY_STR_EQ(fmt, "json") && !SY_STR_EQ(fmt, "text") &&
-               !SY_STR_EQ(fmt, "verbose_json") && !SY_STR_EQ(fmt, "srt") && !SY_STR_EQ(fmt, "vtt")) {
-        mock_error_param(r, 400, "Invalid value for 'response_format'.", "response_format",
-                         "invalid_value");
+        mock_error_param(r, 400, "Missing required parameter: 'file'.", "file", "missing_required_parameter");
+    } else if (fmt.p && !SY_STR_EQ(fmt, "json") && !SY_STR_EQ(fmt, "text") && !SY_STR_EQ(fmt, "verbose_json") &&
+               !SY_STR_EQ(fmt, "srt") && !SY_STR_EQ(fmt, "vtt")) {
+        mock_error_param(r, 400, "Invalid value for 'response_format'.", "response_format", "invalid_value");
     } else {
         sy_buf_init(&text, 256);
         sy_buf_printf(&text, "mock transcription of %zu bytes", file->data.n);
@@ -298,10 +288,11 @@ static void transcribe(struct mock_resp *r, const struct mock_call *k, struct mo
                 sy_buf_json_escape(s, lang.p, lang.n);
             else
                 SY_BUF_LIT(s, "english");
-            sy_buf_printf(s, "\",\"duration\":1.0,\"text\":\"%s\",\"segments\":[{\"id\":0,"
-                             "\"seek\":0,\"start\":0.0,\"end\":1.0,\"text\":\"%s\",\"tokens\":"
-                             "[50364,51414],\"temperature\":0.0,\"avg_logprob\":-0.25,"
-                             "\"compression_ratio\":1.0,\"no_speech_prob\":0.01}]}",
+            sy_buf_printf(s,
+                          "\",\"duration\":1.0,\"text\":\"%s\",\"segments\":[{\"id\":0,"
+                          "\"seek\":0,\"start\":0.0,\"end\":1.0,\"text\":\"%s\",\"tokens\":"
+                          "[50364,51414],\"temperature\":0.0,\"avg_logprob\":-0.25,"
+                          "\"compression_ratio\":1.0,\"no_speech_prob\":0.01}]}",
                           text.p, text.p);
             mock_body_json(r, 200, s, NULL);
         } else {
@@ -321,9 +312,19 @@ static void transcribe(struct mock_resp *r, const struct mock_call *k, struct mo
 /* ---- moderations ---- */
 
 static const char *const categories[] = {
-    "harassment", "harassment/threatening", "hate", "hate/threatening", "illicit",
-    "illicit/violent", "self-harm", "self-harm/intent", "self-harm/instructions", "sexual",
-    "sexual/minors", "violence", "violence/graphic",
+    "harassment",
+    "harassment/threatening",
+    "hate",
+    "hate/threatening",
+    "illicit",
+    "illicit/violent",
+    "self-harm",
+    "self-harm/intent",
+    "self-harm/instructions",
+    "sexual",
+    "sexual/minors",
+    "violence",
+    "violence/graphic",
 };
 #define NCAT (sizeof categories / sizeof categories[0])
 
@@ -369,8 +370,7 @@ static void moderations(struct mock_resp *r, struct mock_req *q)
     if (mock_api_begin(r, f))
         return;
     if (q->n_items == 0) {
-        mock_error_param(r, 400, "Missing required parameter: 'input'.", "input",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'input'.", "input", "missing_required_parameter");
         mock_commit(r, f, 0);
         return;
     }
@@ -378,8 +378,8 @@ static void moderations(struct mock_resp *r, struct mock_req *q)
     struct sy_str model = q->model.n ? q->model : SY_STR("omni-moderation-latest");
     int omni = !sy_str_startswith(model, "text-moderation", 15);
     /* multimodal parts ([{"type":"text",…},{"type":"image_url",…}]) make one result */
-    int parts = q->n_items > 0 && q->items[0].n && q->items[0].p[0] == '{' &&
-                q->items[0].p > r->c->req.body.p && q->items[0].p[-1] != '"';
+    int parts = q->n_items > 0 && q->items[0].n && q->items[0].p[0] == '{' && q->items[0].p > r->c->req.body.p &&
+                q->items[0].p[-1] != '"';
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"id\":\"");
     mock_hex_id(r->c->th, s, "modr-", 32);
@@ -420,8 +420,7 @@ static int by_score(const void *a, const void *b)
 
 static int is_word(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (unsigned char)c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (unsigned char)c >= 0x80;
 }
 
 /* 0.9 · (query words found in doc) / (query words) + a tiebreak below 0.01. */
@@ -437,8 +436,7 @@ static double score(struct sy_str query, struct sy_str doc)
         if (j > i) {
             words++;
             for (size_t d = 0; d + (j - i) <= doc.n; d++)
-                if ((d == 0 || !is_word(doc.p[d - 1])) &&
-                    strncasecmp(doc.p + d, query.p + i, j - i) == 0 &&
+                if ((d == 0 || !is_word(doc.p[d - 1])) && strncasecmp(doc.p + d, query.p + i, j - i) == 0 &&
                     (d + (j - i) == doc.n || !is_word(doc.p[d + (j - i)]))) {
                     found++;
                     break;
@@ -508,21 +506,11 @@ void mock_media(struct mock_resp *r, const struct mock_call *k, struct mock_req 
 {
     switch (k->api) {
     case MOCK_A_IMG_GEN:
-    case MOCK_A_IMG_EDIT:
-        images(r, k, q, k->api == MOCK_A_IMG_EDIT);
-        break;
-    case MOCK_A_SPEECH:
-        speech(r, q);
-        break;
+    case MOCK_A_IMG_EDIT: images(r, k, q, k->api == MOCK_A_IMG_EDIT); break;
+    case MOCK_A_SPEECH: speech(r, q); break;
     case MOCK_A_TRANSCRIBE:
-    case MOCK_A_TRANSLATE:
-        transcribe(r, k, q, k->api == MOCK_A_TRANSLATE);
-        break;
-    case MOCK_A_MODERATE:
-        moderations(r, q);
-        break;
-    default:
-        rerank(r, q);
-        break;
+    case MOCK_A_TRANSLATE: transcribe(r, k, q, k->api == MOCK_A_TRANSLATE); break;
+    case MOCK_A_MODERATE: moderations(r, q); break;
+    default: rerank(r, q); break;
     }
 }

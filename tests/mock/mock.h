@@ -42,19 +42,19 @@
 #include "core/str.h"
 
 #define MOCK_MAX_HEADERS 100
-#define MOCK_MAX_BODY (64u << 20)   /* request bodies above this get 413 */
-#define MOCK_MAX_OUT (512u << 20)   /* cap on one rendered response */
+#define MOCK_MAX_BODY    (64u << 20)  /* request bodies above this get 413 */
+#define MOCK_MAX_OUT     (512u << 20) /* cap on one rendered response */
 
 struct mock_opts {
     const char *host;
-    int port;            /* main listener (TLS if tls_cert and no tls_port) */
-    int tls_port;        /* extra TLS listener, -1 = none */
+    int port;     /* main listener (TLS if tls_cert and no tls_port) */
+    int tls_port; /* extra TLS listener, -1 = none */
     const char *tls_cert, *tls_key;
     int threads;
     const char *require_key; /* NULL = no auth check */
-    int record;          /* keep the last 100 requests for GET /__mock/requests */
-    long token_expires_in; /* expires_in of POST /token answers (default 3599) */
-    const char *aws_secret; /* verify Bedrock SigV4 signatures with this secret; NULL = format only */
+    int record;              /* keep the last 100 requests for GET /__mock/requests */
+    long token_expires_in;   /* expires_in of POST /token answers (default 3599) */
+    const char *aws_secret;  /* verify Bedrock SigV4 signatures with this secret; NULL = format only */
 };
 extern struct mock_opts mock_opts;
 extern SSL_CTX *mock_ssl_ctx;
@@ -63,22 +63,22 @@ extern SSL_CTX *mock_ssl_ctx;
  * raw JSON string contents (still escaped), ready to be emitted verbatim. */
 struct mock_fault {
     long status;
-    long retry_after;          /* seconds, sent as retry-after */
-    long retry_after_ms;       /* sent as retry-after-ms */
-    long delay_ms;             /* before the status line */
-    long chunk_delay_ms;       /* between response segments (SSE events) */
-    long reset_after_chunks;   /* RST after this many content chunks */
-    long trickle_bytes_per_s;  /* pace the body */
-    long body_bytes;           /* pad the response body to at least this */
+    long retry_after;         /* seconds, sent as retry-after */
+    long retry_after_ms;      /* sent as retry-after-ms */
+    long delay_ms;            /* before the status line */
+    long chunk_delay_ms;      /* between response segments (SSE events) */
+    long reset_after_chunks;  /* RST after this many content chunks */
+    long trickle_bytes_per_s; /* pace the body */
+    long body_bytes;          /* pad the response body to at least this */
     long close_without_response;
-    long chunks;               /* number of content chunks (words) */
-    long stream_error_after;   /* content chunks before a mid-stream error (default 1) */
-    long split_utf8;           /* cut a multi-byte character across two writes */
-    long utf8;                 /* default reply text with multi-byte characters */
-    long tool_call;            /* -1 auto, 0 never, 1 whenever tools are declared */
-    long expires_in;           /* POST /token: expires_in */
-    long dimensions;           /* embeddings dimension when the body gives none */
-    long no_usage;             /* OpenAI chat/completions: answer without any usage */
+    long chunks;             /* number of content chunks (words) */
+    long stream_error_after; /* content chunks before a mid-stream error (default 1) */
+    long split_utf8;         /* cut a multi-byte character across two writes */
+    long utf8;               /* default reply text with multi-byte characters */
+    long tool_call;          /* -1 auto, 0 never, 1 whenever tools are declared */
+    long expires_in;         /* POST /token: expires_in */
+    long dimensions;         /* embeddings dimension when the body gives none */
+    long no_usage;           /* OpenAI chat/completions: answer without any usage */
     struct sy_str error_message, error_type, error_code, content, finish_reason, stream_error;
 };
 
@@ -86,26 +86,26 @@ struct mock_fault {
 
 /* What a request body says. Views point into the request body (or the URL). */
 struct mock_req {
-    struct sy_str model;       /* without "@directives"; raw JSON string contents */
+    struct sy_str model; /* without "@directives"; raw JSON string contents */
     int stream, include_usage;
-    int stream_set;            /* "stream" present (Ollama streams by default) */
-    int has_model;             /* "model" present in the body */
-    long max_tokens;           /* max_tokens, max_completion_tokens, generationConfig.
-                                  maxOutputTokens, inferenceConfig.maxTokens,
-                                  options.num_predict; -1 = unset */
-    size_t prompt_chars;       /* characters of the string values of the prompt fields */
-    long dimensions;           /* -1 = default */
+    int stream_set;      /* "stream" present (Ollama streams by default) */
+    int has_model;       /* "model" present in the body */
+    long max_tokens;     /* max_tokens, max_completion_tokens, generationConfig.
+                            maxOutputTokens, inferenceConfig.maxTokens,
+                            options.num_predict; -1 = unset */
+    size_t prompt_chars; /* characters of the string values of the prompt fields */
+    long dimensions;     /* -1 = default */
     int base64;
-    struct sy_str *items;      /* embeddings inputs (malloc'd, raw token text) */
+    struct sy_str *items; /* embeddings inputs (malloc'd, raw token text) */
     int n_items;
-    int bad_item_model;        /* batchEmbedContents: a request whose model is not "models/…" */
+    int bad_item_model; /* batchEmbedContents: a request whose model is not "models/…" */
     struct sy_str anthropic_version, input_type;
     /* the conversation's last turn (messages[-1] or contents[-1]) */
     int n_msgs;
     struct sy_str last_role;
-    int last_tool_result;      /* it carries a tool result */
+    int last_tool_result; /* it carries a tool result */
     /* the first declared tool (tools[0], or toolConfig.tools[0] on Bedrock) */
-    struct sy_str tool;        /* its name (raw); empty = no tools */
+    struct sy_str tool;                  /* its name (raw); empty = no tools */
     struct sy_str props[MOCK_MAX_PROPS]; /* its parameters' property names (raw) */
     int n_props, has_schema;
     struct mock_fault fault;
@@ -118,15 +118,15 @@ struct mock_thread {
     int lis_fd[2], lis_tls[2], nlis;
     uv_thread_t tid;
     uint64_t rng;
-    struct sy_buf scratch;     /* one rendered body or SSE event */
-    struct sy_buf aux;         /* a second one (tool-call arguments, event-stream payloads) */
-    char rbuf[65536];          /* read buffer, consumed within the read callback */
-    char plain[65536];         /* TLS plaintext */
+    struct sy_buf scratch; /* one rendered body or SSE event */
+    struct sy_buf aux;     /* a second one (tool-call arguments, event-stream payloads) */
+    char rbuf[65536];      /* read buffer, consumed within the read callback */
+    char plain[65536];     /* TLS plaintext */
 };
 
 /* The request being parsed/answered on a connection. */
 struct mock_http_req {
-    struct sy_buf url, hdrs, body;  /* hdrs: "name\0value\0" pairs, names lower-cased */
+    struct sy_buf url, hdrs, body; /* hdrs: "name\0value\0" pairs, names lower-cased */
     uint32_t name_off[MOCK_MAX_HEADERS], val_off[MOCK_MAX_HEADERS];
     int nh, in_value, too_big;
 };
@@ -136,18 +136,18 @@ struct mock_conn {
     uv_timer_t timer;
     http_parser parser;
     struct mock_thread *th;
-    SSL *ssl;                  /* NULL on plain connections */
+    SSL *ssl; /* NULL on plain connections */
     BIO *rbio, *wbio;
     struct mock_http_req req;
-    struct sy_buf out;         /* plaintext waiting for flush() */
-    struct sy_buf pending_in;  /* input received while a response is in flight */
+    struct sy_buf out;        /* plaintext waiting for flush() */
+    struct sy_buf pending_in; /* input received while a response is in flight */
     int pending_writes, closing, close_after_flush, handles_open, reading;
     /* an asynchronous (delayed / paced / faulty) response in flight */
     int busy;
-    struct sy_buf rbuf;        /* the whole rendered response */
-    uint32_t *segs;            /* segment end offsets into rbuf */
+    struct sy_buf rbuf; /* the whole rendered response */
+    uint32_t *segs;     /* segment end offsets into rbuf */
     size_t nsegs, segcap, seg_i, sent;
-    uint32_t *splits;          /* split_utf8: offsets to pause at (inside a segment) */
+    uint32_t *splits; /* split_utf8: offsets to pause at (inside a segment) */
     size_t nsplits, splitcap, split_i;
     struct mock_fault fault;
     int stream, rst_pending;
@@ -155,19 +155,17 @@ struct mock_conn {
 };
 
 /* Which provider's conventions a response follows (headers, error shapes). */
-enum mock_dialect {
-    MOCK_OPENAI = 0, MOCK_ANTHROPIC, MOCK_GOOGLE, MOCK_BEDROCK, MOCK_COHERE, MOCK_OLLAMA
-};
+enum mock_dialect { MOCK_OPENAI = 0, MOCK_ANTHROPIC, MOCK_GOOGLE, MOCK_BEDROCK, MOCK_COHERE, MOCK_OLLAMA };
 
 /* A response being rendered: into c->out (immediate) or c->rbuf (async,
  * with segment marks). */
 struct mock_resp {
     struct mock_conn *c;
     struct sy_buf *b;
-    int track;                 /* record segment boundaries */
-    int split;                 /* split_utf8: record a pause inside multi-byte characters */
+    int track; /* record segment boundaries */
+    int split; /* split_utf8: record a pause inside multi-byte characters */
     enum mock_dialect d;
-    const char *amz_error;     /* Bedrock errors: x-amzn-ErrorType */
+    const char *amz_error; /* Bedrock errors: x-amzn-ErrorType */
 };
 
 /* conn.c */
@@ -214,17 +212,16 @@ struct mock_jv {
 };
 /* Fill out[i] with member keys[i] of the JSON object body. Returns 0, or -1
  * if body is not a JSON object. */
-int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys,
-                  struct mock_jv *out);
+int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys, struct mock_jv *out);
 
 /* reply.c */
 /* The reply text: the default sentence (or its UTF-8 variant), or "content". */
 struct mock_text {
     const struct sy_str *words;
     size_t nw;
-    struct sy_str *own;        /* malloc'd when split from "content" */
-    long n;                    /* words to send: chunks, capped by max_tokens */
-    int truncated;             /* capped by max_tokens */
+    struct sy_str *own; /* malloc'd when split from "content" */
+    long n;             /* words to send: chunks, capped by max_tokens */
+    int truncated;      /* capped by max_tokens */
 };
 int mock_text_init(struct mock_text *t, const struct mock_req *q);
 void mock_text_free(struct mock_text *t);
@@ -266,16 +263,14 @@ void mock_uuid(struct mock_thread *th, struct sy_buf *b);
 enum mock_kind { MOCK_CHAT, MOCK_TEXT };
 /* Reason phrase and default OpenAI message for a status (NULL if unknown). */
 const char *mock_status_reason(int status);
-void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
-               const struct mock_fault *f);
-void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body,
-                    const struct mock_fault *f);
+void mock_head(struct mock_resp *r, int status, const char *ctype, long clen, const struct mock_fault *f);
+void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body, const struct mock_fault *f);
 void mock_completion(struct mock_resp *r, const struct mock_req *q, enum mock_kind k);
 void mock_embeddings(struct mock_resp *r, const struct mock_req *q);
 void mock_models(struct mock_resp *r, struct sy_str one);
 /* OpenAI-style error; message/type/code NULL = defaults for status. */
-void mock_error(struct mock_resp *r, int status, const char *message, const char *type,
-                const char *code, const struct mock_fault *f);
+void mock_error(struct mock_resp *r, int status, const char *message, const char *type, const char *code,
+                const struct mock_fault *f);
 void mock_rand_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, int n);
 
 /* anthropic.c. vertex: Claude on Vertex AI (rawPredict / streamRawPredict). */
@@ -289,10 +284,8 @@ int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, in
 enum mock_gop { MOCK_G_GENERATE, MOCK_G_STREAM, MOCK_G_BATCH_EMBED, MOCK_G_EMBED, MOCK_G_PREDICT };
 int mock_gemini_auth(struct mock_resp *r, struct sy_str query);
 int mock_vertex_auth(struct mock_resp *r);
-void mock_google_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f);
-int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op,
-                struct sy_str query);
+void mock_google_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f);
+int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op, struct sy_str query);
 /* POST /token (OAuth2 JWT bearer grant); directives come from the query. */
 void mock_token(struct mock_resp *r, struct sy_str query);
 void mock_token_stats(struct sy_buf *s);
@@ -300,38 +293,50 @@ void mock_token_reset(void);
 
 /* bedrock.c */
 enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE };
-int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path,
-                      struct sy_str query);
+int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path, struct sy_str query);
 void mock_bedrock_error(struct mock_resp *r, int status, const char *type, const char *message,
                         const struct mock_fault *f);
 int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op);
 
 /* cohere.c */
 int mock_cohere_auth(struct mock_resp *r);
-void mock_cohere_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f);
+void mock_cohere_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f);
 int mock_cohere(struct mock_resp *r, const struct mock_req *q, int embed);
 
 /* ollama.c */
-void mock_ollama_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f);
+void mock_ollama_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f);
 int mock_ollama(struct mock_resp *r, const struct mock_req *q, int embed);
 
 /* ---- the other OpenAI APIs (routes.c dispatches, after the key check) ---- */
 enum mock_api {
     MOCK_A_NONE,
-    MOCK_A_RESP_CREATE, MOCK_A_RESP_GET, MOCK_A_RESP_DELETE, MOCK_A_RESP_ITEMS,
-    MOCK_A_IMG_GEN, MOCK_A_IMG_EDIT, MOCK_A_SPEECH, MOCK_A_TRANSCRIBE, MOCK_A_TRANSLATE,
-    MOCK_A_MODERATE, MOCK_A_RERANK,
-    MOCK_A_FILE_UPLOAD, MOCK_A_FILE_LIST, MOCK_A_FILE_GET, MOCK_A_FILE_DELETE, MOCK_A_FILE_CONTENT,
-    MOCK_A_BATCH_CREATE, MOCK_A_BATCH_LIST, MOCK_A_BATCH_GET, MOCK_A_BATCH_CANCEL,
+    MOCK_A_RESP_CREATE,
+    MOCK_A_RESP_GET,
+    MOCK_A_RESP_DELETE,
+    MOCK_A_RESP_ITEMS,
+    MOCK_A_IMG_GEN,
+    MOCK_A_IMG_EDIT,
+    MOCK_A_SPEECH,
+    MOCK_A_TRANSCRIBE,
+    MOCK_A_TRANSLATE,
+    MOCK_A_MODERATE,
+    MOCK_A_RERANK,
+    MOCK_A_FILE_UPLOAD,
+    MOCK_A_FILE_LIST,
+    MOCK_A_FILE_GET,
+    MOCK_A_FILE_DELETE,
+    MOCK_A_FILE_CONTENT,
+    MOCK_A_BATCH_CREATE,
+    MOCK_A_BATCH_LIST,
+    MOCK_A_BATCH_GET,
+    MOCK_A_BATCH_CANCEL,
 };
 struct mock_call {
     enum mock_api api;
-    struct sy_str id;          /* {id} of the path (response, file, batch) */
-    struct sy_str dep;         /* Azure deployment (NULL .p = none) */
-    struct sy_str query;       /* the query string, without '?' */
-    int azure;                 /* 1 = /openai/… (api-version required), 2 = /openai/v1/… */
+    struct sy_str id;    /* {id} of the path (response, file, batch) */
+    struct sy_str dep;   /* Azure deployment (NULL .p = none) */
+    struct sy_str query; /* the query string, without '?' */
+    int azure;           /* 1 = /openai/… (api-version required), 2 = /openai/v1/… */
 };
 
 /* routes.c */
@@ -349,8 +354,7 @@ void mock_responses_reset(void);
 /* prefix + n lowercase hex digits, the first 16 unique within the process. */
 void mock_hex_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, int n);
 /* OpenAI error with a param (NULL = null) and code (NULL = null); message is plain text. */
-void mock_error_param(struct mock_resp *r, int status, const char *message, const char *param,
-                      const char *code);
+void mock_error_param(struct mock_resp *r, int status, const char *message, const char *param, const char *code);
 
 /* media.c: images, audio, moderations, rerank. */
 void mock_media(struct mock_resp *r, const struct mock_call *k, struct mock_req *q);

@@ -58,8 +58,8 @@ static struct sy_str disp_param(const char *h, size_t n, const char *key)
 {
     size_t kn = strlen(key);
     for (size_t i = 0; i + kn + 1 < n; i++) {
-        if ((i > 0 && h[i - 1] != ';' && h[i - 1] != ' ' && h[i - 1] != '\t') ||
-            strncasecmp(h + i, key, kn) != 0 || h[i + kn] != '=')
+        if ((i > 0 && h[i - 1] != ';' && h[i - 1] != ' ' && h[i - 1] != '\t') || strncasecmp(h + i, key, kn) != 0 ||
+            h[i + kn] != '=')
             continue;
         const char *v = h + i + kn + 1, *end = h + n;
         if (v < end && *v == '"') {

@@ -43,8 +43,7 @@ static const struct {
     {503, "server busy, please try again.  maximum pending requests exceeded"},
 };
 
-void mock_ollama_error(struct mock_resp *r, int status, const char *message,
-                       const struct mock_fault *f)
+void mock_ollama_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f)
 {
     struct sy_buf *s = &r->c->th->scratch;
     const char *m = message;
@@ -98,8 +97,9 @@ static void done_fields(struct sy_buf *s, const struct line *l, const char *reas
         SY_BUF_LIT(s, "\",\"total_duration\":1,\"load_duration\":1}");
         return;
     }
-    sy_buf_printf(s, "\",\"total_duration\":1,\"load_duration\":1,\"prompt_eval_count\":%ld,"
-                     "\"prompt_eval_duration\":1,\"eval_count\":%ld,\"eval_duration\":1}",
+    sy_buf_printf(s,
+                  "\",\"total_duration\":1,\"load_duration\":1,\"prompt_eval_count\":%ld,"
+                  "\"prompt_eval_duration\":1,\"eval_count\":%ld,\"eval_duration\":1}",
                   mock_prompt_tokens(l->q), out);
 }
 
@@ -112,8 +112,7 @@ static void ndjson(struct mock_resp *r, struct sy_buf *s)
     mock_seg_end(r, start);
 }
 
-static void chat(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t,
-                 int tool, int stream_it)
+static void chat(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool, int stream_it)
 {
     struct sy_buf *s = &r->c->th->scratch;
     const struct mock_fault *f = &q->fault;
@@ -196,8 +195,7 @@ static void embed(struct mock_resp *r, const struct mock_req *q)
             SY_BUF_LIT(s, ",");
         mock_vector(s, q->items[i], dims);
     }
-    sy_buf_printf(s, "],\"total_duration\":1,\"load_duration\":1,\"prompt_eval_count\":%ld}",
-                  mock_prompt_tokens(q));
+    sy_buf_printf(s, "],\"total_duration\":1,\"load_duration\":1,\"prompt_eval_count\":%ld}", mock_prompt_tokens(q));
     mock_body_json(r, 200, s, NULL);
 }
 

@@ -46,7 +46,7 @@
 #include "mock.h"
 
 #define FINGERPRINT "fp_0ba0d124f1"
-#define PIECE 8 /* bytes of tool-call arguments per stream chunk */
+#define PIECE       8 /* bytes of tool-call arguments per stream chunk */
 
 static const struct {
     int status;
@@ -58,10 +58,9 @@ static const struct {
      "Incorrect API key provided. You can find your API key at "
      "https://platform.openai.com/account/api-keys.",
      "invalid_request_error", "invalid_api_key"},
-    {403, "Forbidden", "You are not allowed to access this resource.", "invalid_request_error",
-     NULL},
-    {404, "Not Found", "The model does not exist or you do not have access to it.",
-     "invalid_request_error", "model_not_found"},
+    {403, "Forbidden", "You are not allowed to access this resource.", "invalid_request_error", NULL},
+    {404, "Not Found", "The model does not exist or you do not have access to it.", "invalid_request_error",
+     "model_not_found"},
     {408, "Request Timeout", "Request timed out.", "invalid_request_error", NULL},
     {409, "Conflict", "Conflict.", "invalid_request_error", NULL},
     {413, "Payload Too Large", "Request body too large.", "invalid_request_error", NULL},
@@ -70,12 +69,10 @@ static const struct {
      "Rate limit reached for requests. Please try again later. Visit "
      "https://platform.openai.com/account/rate-limits to learn more.",
      "requests", "rate_limit_exceeded"},
-    {500, "Internal Server Error",
-     "The server had an error while processing your request. Sorry about that!", "server_error",
-     NULL},
-    {502, "Bad Gateway", "Bad gateway.", "cf_bad_gateway", NULL},
-    {503, "Service Unavailable", "The engine is currently overloaded, please try again later.",
+    {500, "Internal Server Error", "The server had an error while processing your request. Sorry about that!",
      "server_error", NULL},
+    {502, "Bad Gateway", "Bad gateway.", "cf_bad_gateway", NULL},
+    {503, "Service Unavailable", "The engine is currently overloaded, please try again later.", "server_error", NULL},
     {504, "Gateway Timeout", "Gateway timeout.", "cf_gateway_timeout", NULL},
     {529, "Site Overloaded", "Overloaded.", "server_error", NULL},
 };
@@ -108,14 +105,12 @@ void mock_rand_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, 
     sy_buf_append(b, tmp, (size_t)(n < 64 ? n : 64));
 }
 
-void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
-               const struct mock_fault *f)
+void mock_head(struct mock_resp *r, int status, const char *ctype, long clen, const struct mock_fault *f)
 {
     struct sy_buf *b = r->b;
     int si = status_index(status);
     sy_buf_printf(b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status,
-                  si >= 0 ? statuses[si].reason : (status < 500 ? "Client Error" : "Server Error"),
-                  ctype);
+                  si >= 0 ? statuses[si].reason : (status < 500 ? "Client Error" : "Server Error"), ctype);
     if (clen >= 0) {
         SY_BUF_LIT(b, "Content-Length: ");
         sy_buf_u64(b, (uint64_t)clen);
@@ -145,14 +140,9 @@ void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
             sy_buf_printf(b, "x-amzn-ErrorType: %s:http://internal.amazon.com/coral/com.amazon.bedrock/\r\n",
                           r->amz_error);
         break;
-    case MOCK_GOOGLE:
-        SY_BUF_LIT(b, "Vary: Origin, X-Origin, Referer\r\nServer: scaffolding on HTTPServer2\r\n");
-        break;
-    case MOCK_COHERE:
-        SY_BUF_LIT(b, "x-trial-endpoint-call-remaining: 999\r\n");
-        break;
-    case MOCK_OLLAMA:
-        break;
+    case MOCK_GOOGLE: SY_BUF_LIT(b, "Vary: Origin, X-Origin, Referer\r\nServer: scaffolding on HTTPServer2\r\n"); break;
+    case MOCK_COHERE: SY_BUF_LIT(b, "x-trial-endpoint-call-remaining: 999\r\n"); break;
+    case MOCK_OLLAMA: break;
     }
     if (f && f->retry_after >= 0)
         sy_buf_printf(b, "retry-after: %ld\r\n", f->retry_after);
@@ -163,8 +153,7 @@ void mock_head(struct mock_resp *r, int status, const char *ctype, long clen,
     SY_BUF_LIT(b, "\r\n");
 }
 
-void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body,
-                    const struct mock_fault *f)
+void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body, const struct mock_fault *f)
 {
     mock_head(r, status, "application/json", (long)body->len, f);
     mock_mark(r);
@@ -173,8 +162,8 @@ void mock_body_json(struct mock_resp *r, int status, const struct sy_buf *body,
     mock_seg_end(r, start);
 }
 
-void mock_error(struct mock_resp *r, int status, const char *message, const char *type,
-                const char *code, const struct mock_fault *f)
+void mock_error(struct mock_resp *r, int status, const char *message, const char *type, const char *code,
+                const struct mock_fault *f)
 {
     struct sy_buf *s = &r->c->th->scratch;
     int si = status_index(status);
@@ -183,14 +172,21 @@ void mock_error(struct mock_resp *r, int status, const char *message, const char
     if (f && f->error_message.p)
         sy_buf_append(s, f->error_message.p, f->error_message.n);
     else
-        sy_buf_json_escape(s, message ? message : si >= 0 ? statuses[si].message : "Error.",
-                           strlen(message ? message : si >= 0 ? statuses[si].message : "Error."));
+        sy_buf_json_escape(s,
+                           message   ? message
+                           : si >= 0 ? statuses[si].message
+                                     : "Error.",
+                           strlen(message   ? message
+                                  : si >= 0 ? statuses[si].message
+                                            : "Error."));
     SY_BUF_LIT(s, "\",\"type\":\"");
     if (f && f->error_type.p)
         sy_buf_append(s, f->error_type.p, f->error_type.n);
     else
-        sy_buf_puts(s, type ? type : si >= 0 ? statuses[si].type
-                                  : status < 500 ? "invalid_request_error" : "server_error");
+        sy_buf_puts(s, type           ? type
+                       : si >= 0      ? statuses[si].type
+                       : status < 500 ? "invalid_request_error"
+                                      : "server_error");
     SY_BUF_LIT(s, "\",\"param\":null,\"code\":");
     if (!code && si >= 0)
         code = statuses[si].code;
@@ -222,8 +218,7 @@ static void usage_json(struct sy_buf *s, const struct comp *x, long ctoks)
     long p = (long)(x->q->prompt_chars + 3) / 4;
     if (p < 1)
         p = 1;
-    sy_buf_printf(s, "{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,\"total_tokens\":%ld", p,
-                  ctoks, p + ctoks);
+    sy_buf_printf(s, "{\"prompt_tokens\":%ld,\"completion_tokens\":%ld,\"total_tokens\":%ld", p, ctoks, p + ctoks);
     if (x->kind == MOCK_CHAT)
         SY_BUF_LIT(s, ",\"prompt_tokens_details\":{\"cached_tokens\":0,\"audio_tokens\":0},"
                       "\"completion_tokens_details\":{\"reasoning_tokens\":0,\"audio_tokens\":0,"
@@ -505,8 +500,7 @@ void mock_embeddings(struct mock_resp *r, const struct mock_req *q)
         sy_buf_append(s, q->model.p, q->model.n);
     else
         SY_BUF_LIT(s, "text-embedding-3-small");
-    sy_buf_printf(s, "\",\"usage\":{\"prompt_tokens\":%ld,\"total_tokens\":%ld}}", p ? p : 1,
-                  p ? p : 1);
+    sy_buf_printf(s, "\",\"usage\":{\"prompt_tokens\":%ld,\"total_tokens\":%ld}}", p ? p : 1, p ? p : 1);
     free(v);
     free(b64);
     mock_body_json(r, 200, s, NULL);
@@ -514,8 +508,8 @@ void mock_embeddings(struct mock_resp *r, const struct mock_req *q)
 
 /* ---- models ---- */
 
-static const char *const models[] = {"gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-3.5-turbo-instruct",
-                                     "text-embedding-3-small", "text-embedding-3-large"};
+static const char *const models[] = {
+    "gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-3.5-turbo-instruct", "text-embedding-3-small", "text-embedding-3-large"};
 
 static void model_obj(struct sy_buf *s, const char *id, size_t n)
 {

@@ -19,26 +19,39 @@
 #include "mock.h"
 
 static const struct sy_str default_words[] = {
-    SY_STR("Hello!"), SY_STR("This"), SY_STR("is"), SY_STR("a"), SY_STR("deterministic"),
-    SY_STR("reply"), SY_STR("from"), SY_STR("the"), SY_STR("mock"), SY_STR("upstream"),
-    SY_STR("server,"), SY_STR("used"), SY_STR("to"), SY_STR("test"), SY_STR("and"),
-    SY_STR("benchmark"), SY_STR("the"), SY_STR("gateway."),
+    SY_STR("Hello!"), SY_STR("This"), SY_STR("is"),   SY_STR("a"),         SY_STR("deterministic"), SY_STR("reply"),
+    SY_STR("from"),   SY_STR("the"),  SY_STR("mock"), SY_STR("upstream"),  SY_STR("server,"),       SY_STR("used"),
+    SY_STR("to"),     SY_STR("test"), SY_STR("and"),  SY_STR("benchmark"), SY_STR("the"),           SY_STR("gateway."),
 };
 
 /* 2-byte (é ï ë), 3-byte (上游) and 4-byte (🚀) sequences. */
 static const struct sy_str utf8_words[] = {
-    SY_STR("H\xc3\xa9llo!"), SY_STR("Th\xc3\xafs"), SY_STR("is"), SY_STR("a"),
-    SY_STR("d\xc3\xa9terministic"), SY_STR("reply"), SY_STR("from"), SY_STR("the"),
-    SY_STR("mock"), SY_STR("\xe4\xb8\x8a\xe6\xb8\xb8"), SY_STR("server,"), SY_STR("used"),
-    SY_STR("to"), SY_STR("t\xc3\xabst"), SY_STR("and"), SY_STR("benchmark"), SY_STR("the"),
-    SY_STR("gateway"), SY_STR("\xf0\x9f\x9a\x80"),
+    SY_STR("H\xc3\xa9llo!"),
+    SY_STR("Th\xc3\xafs"),
+    SY_STR("is"),
+    SY_STR("a"),
+    SY_STR("d\xc3\xa9terministic"),
+    SY_STR("reply"),
+    SY_STR("from"),
+    SY_STR("the"),
+    SY_STR("mock"),
+    SY_STR("\xe4\xb8\x8a\xe6\xb8\xb8"),
+    SY_STR("server,"),
+    SY_STR("used"),
+    SY_STR("to"),
+    SY_STR("t\xc3\xabst"),
+    SY_STR("and"),
+    SY_STR("benchmark"),
+    SY_STR("the"),
+    SY_STR("gateway"),
+    SY_STR("\xf0\x9f\x9a\x80"),
 };
 
 int mock_text_init(struct mock_text *t, const struct mock_req *q)
 {
     const struct mock_fault *f = &q->fault;
     memset(t, 0, sizeof *t);
-    if (f->content.p) { /* split the scripted content on spaces */
+    if (f->content.p) {                                       /* split the scripted content on spaces */
         t->own = malloc(sizeof *t->own * (f->content.n + 2)); /* n spaces make n + 1 words */
         if (!t->own)
             return -1;

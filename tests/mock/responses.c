@@ -64,9 +64,9 @@
 
 #include "mock.h"
 
-#define RING 1000
+#define RING       1000
 #define RING_BYTES (64u << 20)
-#define PIECE 8
+#define PIECE      8
 
 /* ---- ids ---- */
 
@@ -74,7 +74,10 @@ static atomic_uint_fast64_t id_counter;
 static uint64_t id_salt;
 static pthread_once_t salt_once = PTHREAD_ONCE_INIT;
 
-static void salt_init(void) { id_salt = (uint64_t)time(NULL) << 24 ^ (uint64_t)getpid(); }
+static void salt_init(void)
+{
+    id_salt = (uint64_t)time(NULL) << 24 ^ (uint64_t)getpid();
+}
 
 static uint64_t splitmix(uint64_t z)
 {
@@ -108,8 +111,7 @@ void mock_hex_id(struct mock_thread *th, struct sy_buf *b, const char *prefix, i
     sy_buf_append(b, tmp, (size_t)n);
 }
 
-void mock_error_param(struct mock_resp *r, int status, const char *message, const char *param,
-                      const char *code)
+void mock_error_param(struct mock_resp *r, int status, const char *message, const char *param, const char *code)
 {
     struct sy_buf *s = &r->c->th->scratch;
     sy_buf_reset(s);
@@ -135,10 +137,10 @@ struct item_ref {
 };
 
 struct stored {
-    char *id;       /* NULL = free slot */
-    char *obj;      /* the response object */
+    char *id;  /* NULL = free slot */
+    char *obj; /* the response object */
     size_t obj_n;
-    char *items;    /* the input items, each a JSON object with an id */
+    char *items; /* the input items, each a JSON object with an id */
     struct item_ref *refs;
     int n_items;
     size_t bytes;
@@ -192,8 +194,7 @@ static int known(struct sy_str id)
 /* Takes ownership of the malloc'd e's buffers. */
 static void remember(struct stored *e)
 {
-    e->bytes = e->obj_n + (e->refs ? e->refs[e->n_items].off : 0) +
-               sizeof *e->refs * (size_t)(e->n_items + 1) + 64;
+    e->bytes = e->obj_n + (e->refs ? e->refs[e->n_items].off : 0) + sizeof *e->refs * (size_t)(e->n_items + 1) + 64;
     if (e->bytes > RING_BYTES / 4) { /* not worth evicting everything for */
         free(e->id);
         free(e->obj);
@@ -217,12 +218,40 @@ static void remember(struct stored *e)
 
 /* ---- rendering ---- */
 
-enum { F_INSTR, F_MAXOUT, F_PTC, F_PREV, F_REASON, F_STORE, F_TEMP, F_TEXT, F_TCHOICE, F_TOOLS,
-       F_TOPP, F_TRUNC, F_USER, F_META, F_INPUT, NF };
+enum {
+    F_INSTR,
+    F_MAXOUT,
+    F_PTC,
+    F_PREV,
+    F_REASON,
+    F_STORE,
+    F_TEMP,
+    F_TEXT,
+    F_TCHOICE,
+    F_TOOLS,
+    F_TOPP,
+    F_TRUNC,
+    F_USER,
+    F_META,
+    F_INPUT,
+    NF
+};
 static const char *const fields[NF] = {
-    "instructions", "max_output_tokens", "parallel_tool_calls", "previous_response_id",
-    "reasoning", "store", "temperature", "text", "tool_choice", "tools", "top_p", "truncation",
-    "user", "metadata", "input",
+    "instructions",
+    "max_output_tokens",
+    "parallel_tool_calls",
+    "previous_response_id",
+    "reasoning",
+    "store",
+    "temperature",
+    "text",
+    "tool_choice",
+    "tools",
+    "top_p",
+    "truncation",
+    "user",
+    "metadata",
+    "input",
 };
 
 struct rx {
@@ -230,7 +259,7 @@ struct rx {
     struct mock_jv f[NF];
     struct sy_buf id, item_id, call_id;
     uint64_t created;
-    long seq;                  /* next sequence_number */
+    long seq; /* next sequence_number */
     long in_tokens;
 };
 
@@ -250,15 +279,16 @@ static void echo(struct sy_buf *s, const char *name, const struct mock_jv *v, co
 }
 
 /* The response object. output: the items' JSON (NULL = []); out < 0: usage null. */
-static void resp_obj(struct sy_buf *s, const struct rx *x, const char *status,
-                     const struct sy_buf *output, long out, int incomplete)
+static void resp_obj(struct sy_buf *s, const struct rx *x, const char *status, const struct sy_buf *output, long out,
+                     int incomplete)
 {
     SY_BUF_LIT(s, "{\"id\":\"");
     sy_buf_append(s, x->id.p, x->id.len);
     SY_BUF_LIT(s, "\",\"object\":\"response\",\"created_at\":");
     sy_buf_u64(s, x->created);
-    sy_buf_printf(s, ",\"status\":\"%s\",\"background\":false,\"error\":null,"
-                     "\"incomplete_details\":%s",
+    sy_buf_printf(s,
+                  ",\"status\":\"%s\",\"background\":false,\"error\":null,"
+                  "\"incomplete_details\":%s",
                   status, incomplete ? "{\"reason\":\"max_output_tokens\"}" : "null");
     echo(s, "instructions", &x->f[F_INSTR], "null");
     echo(s, "max_output_tokens", &x->f[F_MAXOUT], "null");
@@ -282,17 +312,18 @@ static void resp_obj(struct sy_buf *s, const struct rx *x, const char *status,
     if (out < 0)
         SY_BUF_LIT(s, ",\"usage\":null");
     else
-        sy_buf_printf(s, ",\"usage\":{\"input_tokens\":%ld,\"input_tokens_details\":"
-                         "{\"cached_tokens\":0},\"output_tokens\":%ld,\"output_tokens_details\":"
-                         "{\"reasoning_tokens\":0},\"total_tokens\":%ld}",
+        sy_buf_printf(s,
+                      ",\"usage\":{\"input_tokens\":%ld,\"input_tokens_details\":"
+                      "{\"cached_tokens\":0},\"output_tokens\":%ld,\"output_tokens_details\":"
+                      "{\"reasoning_tokens\":0},\"total_tokens\":%ld}",
                       x->in_tokens, out, x->in_tokens + out);
     echo(s, "user", &x->f[F_USER], "null");
     echo(s, "metadata", &x->f[F_META], "{}");
     SY_BUF_LIT(s, "}");
 }
 
-static void msg_item(struct sy_buf *s, const struct rx *x, const char *status,
-                     const char *text, size_t n, int with_content)
+static void msg_item(struct sy_buf *s, const struct rx *x, const char *status, const char *text, size_t n,
+                     int with_content)
 {
     SY_BUF_LIT(s, "{\"id\":\"");
     sy_buf_append(s, x->item_id.p, x->item_id.len);
@@ -306,8 +337,7 @@ static void msg_item(struct sy_buf *s, const struct rx *x, const char *status,
 }
 
 /* args: raw JSON text (escaped here). */
-static void call_item(struct sy_buf *s, const struct rx *x, const char *status,
-                      const struct sy_buf *args)
+static void call_item(struct sy_buf *s, const struct rx *x, const char *status, const struct sy_buf *args)
 {
     SY_BUF_LIT(s, "{\"id\":\"");
     sy_buf_append(s, x->item_id.p, x->item_id.len);
@@ -380,8 +410,7 @@ static void collect_items(struct mock_thread *th, const struct rx *x, struct sto
                 if (!v[1].type && v[2].type)
                     SY_BUF_LIT(&b, ",\"type\":\"message\"");
                 size_t j = 1;
-                while (j < it.n && (it.p[j] == ' ' || it.p[j] == '\n' || it.p[j] == '\t' ||
-                                    it.p[j] == '\r'))
+                while (j < it.n && (it.p[j] == ' ' || it.p[j] == '\n' || it.p[j] == '\t' || it.p[j] == '\r'))
                     j++;
                 if (it.p[j] != '}')
                     SY_BUF_LIT(&b, ",");
@@ -583,8 +612,7 @@ static void create(struct mock_resp *r, const struct mock_call *k, struct mock_r
     if (mock_api_begin(r, f))
         return;
     if (!q->model.n) {
-        mock_error_param(r, 400, "Missing required parameter: 'model'.", "model",
-                         "missing_required_parameter");
+        mock_error_param(r, 400, "Missing required parameter: 'model'.", "model", "missing_required_parameter");
         mock_commit(r, f, 0);
         return;
     }

@@ -48,7 +48,10 @@ static char *ring[RING];
 static size_t ring_len[RING];
 static unsigned ring_head, ring_count;
 
-int mock_record_init(void) { return 0; }
+int mock_record_init(void)
+{
+    return 0;
+}
 
 static void record(struct mock_conn *c)
 {
@@ -189,8 +192,8 @@ static int has_query_param(struct sy_str q, const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < q.n;) {
-        if (q.n - i > n && memcmp(q.p + i, name, n) == 0 && q.p[i + n] == '=' &&
-            i + n + 1 < q.n && q.p[i + n + 1] != '&')
+        if (q.n - i > n && memcmp(q.p + i, name, n) == 0 && q.p[i + n] == '=' && i + n + 1 < q.n &&
+            q.p[i + n + 1] != '&')
             return 1;
         const char *amp = memchr(q.p + i, '&', q.n - i);
         if (!amp)
@@ -239,8 +242,8 @@ static void unauthorized(struct mock_resp *r)
 
 static int needs_async(const struct mock_fault *f)
 {
-    return f->delay_ms > 0 || f->chunk_delay_ms > 0 || f->reset_after_chunks >= 0 ||
-           f->trickle_bytes_per_s > 0 || f->close_without_response || f->split_utf8 > 0;
+    return f->delay_ms > 0 || f->chunk_delay_ms > 0 || f->reset_after_chunks >= 0 || f->trickle_bytes_per_s > 0 ||
+           f->close_without_response || f->split_utf8 > 0;
 }
 
 void mock_begin(struct mock_resp *r, const struct mock_fault *f)
@@ -258,14 +261,23 @@ void mock_begin(struct mock_resp *r, const struct mock_fault *f)
 /* ---- native provider routes ---- */
 
 enum native {
-    N_NONE, N_ANTHROPIC, N_GEMINI, N_VERTEX_GOOGLE, N_VERTEX_ANTHROPIC, N_TOKEN, N_BEDROCK,
-    N_COHERE_CHAT, N_COHERE_EMBED, N_OLLAMA_CHAT, N_OLLAMA_EMBED
+    N_NONE,
+    N_ANTHROPIC,
+    N_GEMINI,
+    N_VERTEX_GOOGLE,
+    N_VERTEX_ANTHROPIC,
+    N_TOKEN,
+    N_BEDROCK,
+    N_COHERE_CHAT,
+    N_COHERE_EMBED,
+    N_OLLAMA_CHAT,
+    N_OLLAMA_EMBED
 };
 
 struct call {
     enum native n;
-    int op;                    /* enum mock_gop / mock_bop; Vertex Claude: 1 = stream */
-    struct sy_str model;       /* from the path, still percent-encoded */
+    int op;              /* enum mock_gop / mock_bop; Vertex Claude: 1 = stream */
+    struct sy_str model; /* from the path, still percent-encoded */
 };
 
 static const char *find(struct sy_str s, const char *lit)
@@ -332,9 +344,10 @@ static enum native classify_native(struct sy_str p, struct call *k)
             return N_NONE;
         struct sy_str op = {slash + 1, (size_t)(end - slash - 1)};
         k->model = (struct sy_str){id, (size_t)(slash - id)};
-        k->op = SY_STR_EQ(op, "converse") ? MOCK_B_CONVERSE
-              : SY_STR_EQ(op, "converse-stream") ? MOCK_B_STREAM
-              : SY_STR_EQ(op, "invoke") ? MOCK_B_INVOKE : -1;
+        k->op = SY_STR_EQ(op, "converse")          ? MOCK_B_CONVERSE
+                : SY_STR_EQ(op, "converse-stream") ? MOCK_B_STREAM
+                : SY_STR_EQ(op, "invoke")          ? MOCK_B_INVOKE
+                                                   : -1;
         return k->n = k->op >= 0 ? N_BEDROCK : N_NONE;
     }
     const char *m = NULL;
@@ -343,8 +356,7 @@ static enum native classify_native(struct sy_str p, struct call *k)
     else if (sy_str_startswith(p, "/v1/models/", 11))
         m = p.p + 11;
     if (m) { /* Gemini API */
-        if (!model_method(m, end, &k->model, &method) || (k->op = gemini_op(method)) < 0 ||
-            k->op == MOCK_G_PREDICT)
+        if (!model_method(m, end, &k->model, &method) || (k->op = gemini_op(method)) < 0 || k->op == MOCK_G_PREDICT)
             return N_NONE;
         return k->n = N_GEMINI;
     }
@@ -375,13 +387,10 @@ static enum native classify_native(struct sy_str p, struct call *k)
     return N_NONE;
 }
 
-static void dialect_error(struct mock_resp *r, enum native n, int status, const char *msg,
-                          const struct mock_fault *f)
+static void dialect_error(struct mock_resp *r, enum native n, int status, const char *msg, const struct mock_fault *f)
 {
     switch (n) {
-    case N_ANTHROPIC:
-        mock_anthropic_error(r, status, NULL, msg, f);
-        break;
+    case N_ANTHROPIC: mock_anthropic_error(r, status, NULL, msg, f); break;
     case N_VERTEX_ANTHROPIC: /* Vertex's own quota errors are Google-shaped */
         if (status == 429)
             mock_google_error(r, status,
@@ -394,54 +403,37 @@ static void dialect_error(struct mock_resp *r, enum native n, int status, const 
         break;
     case N_GEMINI:
     case N_VERTEX_GOOGLE:
-    case N_TOKEN:
-        mock_google_error(r, status, msg, f);
-        break;
+    case N_TOKEN: mock_google_error(r, status, msg, f); break;
     case N_BEDROCK:
         mock_bedrock_error(r, status, status == 400 && msg ? "SerializationException" : NULL, msg, f);
         break;
     case N_COHERE_CHAT:
-    case N_COHERE_EMBED:
-        mock_cohere_error(r, status, msg, f);
-        break;
-    default:
-        mock_ollama_error(r, status, msg, f);
-        break;
+    case N_COHERE_EMBED: mock_cohere_error(r, status, msg, f); break;
+    default: mock_ollama_error(r, status, msg, f); break;
     }
 }
 
-static void route_native(struct mock_conn *c, struct mock_resp *r, struct call *k,
-                         struct sy_str path, struct sy_str query)
+static void route_native(struct mock_conn *c, struct mock_resp *r, struct call *k, struct sy_str path,
+                         struct sy_str query)
 {
     struct mock_http_req *h = &c->req;
     static const enum mock_dialect dialect[] = {
-        [N_ANTHROPIC] = MOCK_ANTHROPIC, [N_GEMINI] = MOCK_GOOGLE, [N_VERTEX_GOOGLE] = MOCK_GOOGLE,
-        [N_VERTEX_ANTHROPIC] = MOCK_ANTHROPIC, [N_TOKEN] = MOCK_GOOGLE, [N_BEDROCK] = MOCK_BEDROCK,
-        [N_COHERE_CHAT] = MOCK_COHERE, [N_COHERE_EMBED] = MOCK_COHERE,
-        [N_OLLAMA_CHAT] = MOCK_OLLAMA, [N_OLLAMA_EMBED] = MOCK_OLLAMA,
+        [N_ANTHROPIC] = MOCK_ANTHROPIC,        [N_GEMINI] = MOCK_GOOGLE,       [N_VERTEX_GOOGLE] = MOCK_GOOGLE,
+        [N_VERTEX_ANTHROPIC] = MOCK_ANTHROPIC, [N_TOKEN] = MOCK_GOOGLE,        [N_BEDROCK] = MOCK_BEDROCK,
+        [N_COHERE_CHAT] = MOCK_COHERE,         [N_COHERE_EMBED] = MOCK_COHERE, [N_OLLAMA_CHAT] = MOCK_OLLAMA,
+        [N_OLLAMA_EMBED] = MOCK_OLLAMA,
     };
     r->d = dialect[k->n];
     int ok = 1;
     switch (k->n) {
-    case N_ANTHROPIC:
-        ok = mock_anthropic_auth(r);
-        break;
-    case N_GEMINI:
-        ok = mock_gemini_auth(r, query);
-        break;
+    case N_ANTHROPIC: ok = mock_anthropic_auth(r); break;
+    case N_GEMINI: ok = mock_gemini_auth(r, query); break;
     case N_VERTEX_GOOGLE:
-    case N_VERTEX_ANTHROPIC:
-        ok = mock_vertex_auth(r);
-        break;
-    case N_BEDROCK:
-        ok = mock_bedrock_auth(r, http_method_str(c->parser.method), path, query);
-        break;
+    case N_VERTEX_ANTHROPIC: ok = mock_vertex_auth(r); break;
+    case N_BEDROCK: ok = mock_bedrock_auth(r, http_method_str(c->parser.method), path, query); break;
     case N_COHERE_CHAT:
-    case N_COHERE_EMBED:
-        ok = mock_cohere_auth(r);
-        break;
-    default:
-        break;
+    case N_COHERE_EMBED: ok = mock_cohere_auth(r); break;
+    default: break;
     }
     if (!ok) {
         mock_commit(r, NULL, 0);
@@ -471,29 +463,16 @@ static void route_native(struct mock_conn *c, struct mock_resp *r, struct call *
         dialect_error(r, k->n, (int)f->status, NULL, f);
     } else {
         switch (k->n) {
-        case N_ANTHROPIC:
-            stream = mock_anthropic(r, &q, 0, q.stream);
-            break;
-        case N_VERTEX_ANTHROPIC:
-            stream = mock_anthropic(r, &q, 1, k->op == 1);
-            break;
+        case N_ANTHROPIC: stream = mock_anthropic(r, &q, 0, q.stream); break;
+        case N_VERTEX_ANTHROPIC: stream = mock_anthropic(r, &q, 1, k->op == 1); break;
         case N_GEMINI:
-        case N_VERTEX_GOOGLE:
-            stream = mock_gemini(r, &q, (enum mock_gop)k->op, query);
-            break;
-        case N_BEDROCK:
-            stream = mock_bedrock(r, &q, (enum mock_bop)k->op);
-            break;
+        case N_VERTEX_GOOGLE: stream = mock_gemini(r, &q, (enum mock_gop)k->op, query); break;
+        case N_BEDROCK: stream = mock_bedrock(r, &q, (enum mock_bop)k->op); break;
         case N_COHERE_CHAT:
-        case N_COHERE_EMBED:
-            stream = mock_cohere(r, &q, k->n == N_COHERE_EMBED);
-            break;
+        case N_COHERE_EMBED: stream = mock_cohere(r, &q, k->n == N_COHERE_EMBED); break;
         case N_OLLAMA_CHAT:
-        case N_OLLAMA_EMBED:
-            stream = mock_ollama(r, &q, k->n == N_OLLAMA_EMBED);
-            break;
-        default:
-            break;
+        case N_OLLAMA_EMBED: stream = mock_ollama(r, &q, k->n == N_OLLAMA_EMBED); break;
+        default: break;
         }
     }
     mock_commit(r, f, stream);
@@ -575,11 +554,16 @@ static enum mock_api classify_api(struct sy_str p, int method, struct mock_call 
         const char *path;
         enum mock_api api;
     } posts[] = {
-        {"/responses", MOCK_A_RESP_CREATE}, {"/images/generations", MOCK_A_IMG_GEN},
-        {"/images/edits", MOCK_A_IMG_EDIT}, {"/audio/speech", MOCK_A_SPEECH},
-        {"/audio/transcriptions", MOCK_A_TRANSCRIBE}, {"/audio/translations", MOCK_A_TRANSLATE},
-        {"/moderations", MOCK_A_MODERATE}, {"/rerank", MOCK_A_RERANK},
-        {"/files", MOCK_A_FILE_UPLOAD}, {"/batches", MOCK_A_BATCH_CREATE},
+        {"/responses", MOCK_A_RESP_CREATE},
+        {"/images/generations", MOCK_A_IMG_GEN},
+        {"/images/edits", MOCK_A_IMG_EDIT},
+        {"/audio/speech", MOCK_A_SPEECH},
+        {"/audio/transcriptions", MOCK_A_TRANSCRIBE},
+        {"/audio/translations", MOCK_A_TRANSLATE},
+        {"/moderations", MOCK_A_MODERATE},
+        {"/rerank", MOCK_A_RERANK},
+        {"/files", MOCK_A_FILE_UPLOAD},
+        {"/batches", MOCK_A_BATCH_CREATE},
     };
     for (size_t i = 0; post && i < sizeof posts / sizeof posts[0]; i++)
         if (sy_str_eq(x, posts[i].path, strlen(posts[i].path)))
@@ -623,8 +607,8 @@ static void route_api(struct mock_conn *c, struct mock_resp *r, struct mock_call
 {
     struct mock_http_req *h = &c->req;
     enum mock_api a = k->api;
-    int json = a == MOCK_A_RESP_CREATE || a == MOCK_A_IMG_GEN || a == MOCK_A_SPEECH ||
-               a == MOCK_A_MODERATE || a == MOCK_A_RERANK || a == MOCK_A_BATCH_CREATE;
+    int json = a == MOCK_A_RESP_CREATE || a == MOCK_A_IMG_GEN || a == MOCK_A_SPEECH || a == MOCK_A_MODERATE ||
+               a == MOCK_A_RERANK || a == MOCK_A_BATCH_CREATE;
     struct mock_req q;
     if (a == MOCK_A_RERANK)
         r->d = MOCK_COHERE;
@@ -680,8 +664,7 @@ void mock_route(struct mock_conn *c)
             mock_stream_stats(&c->th->scratch);
             sy_buf_printf(&c->th->scratch, ",\"requests\":%ld}", __atomic_load_n(&n_requests, __ATOMIC_RELAXED));
             mock_body_json(&r, 200, &c->th->scratch, NULL);
-        }
-        else if (is_post && SY_STR_EQ(path, "/__mock/reset"))
+        } else if (is_post && SY_STR_EQ(path, "/__mock/reset"))
             reset_log(&r);
         else
             mock_error(&r, 404, "Unknown mock control endpoint.", NULL, "unknown_url", NULL);
@@ -700,8 +683,7 @@ void mock_route(struct mock_conn *c)
     struct mock_call api;
     if (classify_api(path, c->parser.method, &api) != MOCK_A_NONE) {
         api.query = query;
-        if (api.api == MOCK_A_RERANK ? (r.d = MOCK_COHERE, mock_cohere_auth(&r))
-                                     : check_key(c, &r, api.azure, query))
+        if (api.api == MOCK_A_RERANK ? (r.d = MOCK_COHERE, mock_cohere_auth(&r)) : check_key(c, &r, api.azure, query))
             route_api(c, &r, &api);
         else
             mock_commit(&r, NULL, 0);
@@ -759,11 +741,9 @@ void mock_route(struct mock_conn *c)
     if (f->status > 0 && f->status != 200) {
         mock_error(&r, (int)f->status, NULL, NULL, NULL, f);
     } else if (!q.model.n && rt != R_EMB) {
-        mock_error(&r, 400, "you must provide a model parameter", "invalid_request_error", NULL,
-                   NULL);
+        mock_error(&r, 400, "you must provide a model parameter", "invalid_request_error", NULL, NULL);
     } else if (rt == R_EMB && q.n_items == 0) {
-        mock_error(&r, 400, "'input' is a required property", "invalid_request_error", NULL,
-                   NULL);
+        mock_error(&r, 400, "'input' is a required property", "invalid_request_error", NULL, NULL);
     } else if (rt == R_EMB) {
         mock_embeddings(&r, &q);
         ok = 1;

@@ -102,15 +102,9 @@ static void set_dir(struct mock_fault *f, const char *k, size_t kn, const char *
             continue;
         char *field = (char *)f + dirs[i].off;
         switch (dirs[i].kind) {
-        case D_NUM:
-            *(long *)field = parse_num(v, vn);
-            break;
-        case D_BOOL:
-            *(long *)field = (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1');
-            break;
-        case D_STR:
-            *(struct sy_str *)field = (struct sy_str){v, vn};
-            break;
+        case D_NUM: *(long *)field = parse_num(v, vn); break;
+        case D_BOOL: *(long *)field = (vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 1 && v[0] == '1'); break;
+        case D_STR: *(struct sy_str *)field = (struct sy_str){v, vn}; break;
         }
         return;
     }
@@ -170,8 +164,10 @@ struct sy_str mock_model_split(struct sy_str model, struct mock_fault *f)
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 size_t mock_pct_decode(char *p, size_t n)
@@ -179,8 +175,7 @@ size_t mock_pct_decode(char *p, size_t n)
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         int h, l;
-        if (p[i] == '%' && i + 2 < n && (h = hexval(p[i + 1])) >= 0 &&
-            (l = hexval(p[i + 2])) >= 0) {
+        if (p[i] == '%' && i + 2 < n && (h = hexval(p[i + 1])) >= 0 && (l = hexval(p[i + 2])) >= 0) {
             p[o++] = (char)(h << 4 | l);
             i += 2;
         } else {
@@ -202,8 +197,7 @@ static int skip(const jsmntok_t *t, int n, int i)
 static int tok_eq(const char *js, const jsmntok_t *t, const char *s)
 {
     size_t n = strlen(s);
-    return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n &&
-           memcmp(js + t->start, s, n) == 0;
+    return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
 }
 
 static struct sy_str tok_str(const char *js, const jsmntok_t *t)
@@ -292,8 +286,7 @@ static struct sy_str content_text(const char *js, const jsmntok_t *t, int nt, in
 }
 
 /* Gemini batchEmbedContents "requests" and Vertex predict "instances". */
-static void scan_list(const char *js, const jsmntok_t *t, int nt, int i, struct mock_req *q,
-                      int requests)
+static void scan_list(const char *js, const jsmntok_t *t, int nt, int i, struct mock_req *q, int requests)
 {
     q->prompt_chars += value_chars(t, nt, i);
     if (t[i].type != JSMN_ARRAY || items_alloc(q, t[i].size) < 0)
@@ -321,8 +314,7 @@ static void scan_list(const char *js, const jsmntok_t *t, int nt, int i, struct 
  * functionResponse block anywhere in it). */
 static void last_turn(const char *js, const jsmntok_t *t, int nt, int arr, struct mock_req *q)
 {
-    static const char *const results[] = {"tool_result", "toolResult", "functionResponse",
-                                          "function_response"};
+    static const char *const results[] = {"tool_result", "toolResult", "functionResponse", "function_response"};
     q->prompt_chars += value_chars(t, nt, arr);
     if (t[arr].type != JSMN_ARRAY || t[arr].size == 0)
         return;
@@ -392,8 +384,7 @@ static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, st
 }
 
 /* max_tokens from a nested config object. */
-static void nested_max(const char *js, const jsmntok_t *t, int nt, int obj, const char *key,
-                       struct mock_req *q)
+static void nested_max(const char *js, const jsmntok_t *t, int nt, int obj, const char *key, struct mock_req *q)
 {
     int v = obj_get(js, t, nt, obj, key);
     if (v >= 0 && num_of(js, &t[v]) >= 0)
@@ -446,16 +437,15 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
                 q->max_tokens = num_of(body, v);
         } else if (tok_eq(body, k, "messages") || tok_eq(body, k, "contents"))
             last_turn(body, t, nt, vi, q);
-        else if (tok_eq(body, k, "prompt") || tok_eq(body, k, "system") ||
-                 tok_eq(body, k, "systemInstruction") || tok_eq(body, k, "instructions"))
+        else if (tok_eq(body, k, "prompt") || tok_eq(body, k, "system") || tok_eq(body, k, "systemInstruction") ||
+                 tok_eq(body, k, "instructions"))
             q->prompt_chars += value_chars(t, nt, vi);
-        else if (tok_eq(body, k, "input") || tok_eq(body, k, "texts") ||
-                 tok_eq(body, k, "inputText") || tok_eq(body, k, "documents")) {
+        else if (tok_eq(body, k, "input") || tok_eq(body, k, "texts") || tok_eq(body, k, "inputText") ||
+                 tok_eq(body, k, "documents")) {
             scan_input(body, t, nt, vi, q);
             if (tok_eq(body, k, "input"))
                 last_input(body, t, nt, vi, q);
-        }
-        else if (tok_eq(body, k, "requests"))
+        } else if (tok_eq(body, k, "requests"))
             scan_list(body, t, nt, vi, q, 1);
         else if (tok_eq(body, k, "instances"))
             scan_list(body, t, nt, vi, q, 0);
@@ -500,8 +490,8 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
         for (int j = mock_obj + 1; j + 1 < end; j = skip(t, nt, j + 1)) {
             const jsmntok_t *v = &t[j + 1];
             if (t[j].type == JSMN_STRING)
-                set_dir(&q->fault, body + t[j].start, (size_t)(t[j].end - t[j].start),
-                        body + v->start, (size_t)(v->end - v->start));
+                set_dir(&q->fault, body + t[j].start, (size_t)(t[j].end - t[j].start), body + v->start,
+                        (size_t)(v->end - v->start));
         }
     }
     if (q->dimensions < 0 && q->fault.dimensions > 0)
@@ -512,8 +502,7 @@ out:
     return rc;
 }
 
-int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys,
-                  struct mock_jv *out)
+int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys, struct mock_jv *out)
 {
     jsmntok_t stack_toks[512], *t = stack_toks;
     jsmn_parser p;
@@ -535,8 +524,10 @@ int mock_json_get(const char *body, size_t n, const char *const *keys, int nkeys
         for (int j = 0; j < nkeys; j++)
             if (tok_eq(body, &t[i], keys[j])) {
                 out[j].v = tok_str(body, v);
-                out[j].type = v->type == JSMN_STRING ? 's' : v->type == JSMN_OBJECT ? 'o'
-                            : v->type == JSMN_ARRAY ? 'a' : 'p';
+                out[j].type = v->type == JSMN_STRING   ? 's'
+                              : v->type == JSMN_OBJECT ? 'o'
+                              : v->type == JSMN_ARRAY  ? 'a'
+                                                       : 'p';
             }
     }
     if (t != stack_toks)

@@ -95,21 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1;
     int admin = !(data[0] & 0x80);
     switch (data[0] & 7) {
-    case 0:
-        run(HTTP_POST, "/key/generate", "", body, n, admin);
-        break;
-    case 1:
-        run(HTTP_POST, "/key/update", "", body, n, admin);
-        break;
-    case 2:
-        run(HTTP_POST, "/key/delete", "", body, n, admin);
-        break;
-    case 3:
-        run(HTTP_POST, "/key/regenerate", "", body, n, admin);
-        break;
-    case 4:
-        run(HTTP_POST, "/key/block", "", body, n, admin);
-        break;
+    case 0: run(HTTP_POST, "/key/generate", "", body, n, admin); break;
+    case 1: run(HTTP_POST, "/key/update", "", body, n, admin); break;
+    case 2: run(HTTP_POST, "/key/delete", "", body, n, admin); break;
+    case 3: run(HTTP_POST, "/key/regenerate", "", body, n, admin); break;
+    case 4: run(HTTP_POST, "/key/block", "", body, n, admin); break;
     case 5:
         if (!memchr(body, 0, n)) /* query strings are C strings */
             run(HTTP_GET, "/key/info", body, "", 0, admin);
@@ -118,9 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!memchr(body, 0, n))
             run(HTTP_GET, "/key/list", body, "", 0, admin);
         break;
-    default:
-        run(HTTP_POST, "/key/update", "", body, n, admin);
-        break;
+    default: run(HTTP_POST, "/key/update", "", body, n, admin); break;
     }
     free(body);
     return 0;

@@ -20,14 +20,13 @@
 #include "admin/validate.h"
 #include "core/buf.h"
 
-static const char *const PATHS[] = {"/key/generate", "/key/regenerate", "/key/sk-x/regenerate", "/user/new",
-                                    "/team/member_add", "/budget/new", "/user/info", "/key/list"};
+static const char *const PATHS[] = {"/key/generate",    "/key/regenerate", "/key/sk-x/regenerate", "/user/new",
+                                    "/team/member_add", "/budget/new",     "/user/info",           "/key/list"};
 
 static int no_nul(struct json_object *o)
 {
     switch (json_object_get_type(o)) {
-    case json_type_string:
-        return strlen(json_object_get_string(o)) == (size_t)json_object_get_string_len(o);
+    case json_type_string: return strlen(json_object_get_string(o)) == (size_t)json_object_get_string_len(o);
     case json_type_object: {
         json_object_object_foreach(o, k, v)
         {
@@ -44,8 +43,7 @@ static int no_nul(struct json_object *o)
                 return 0;
         }
         return 1;
-    default:
-        return 1;
+    default: return 1;
     }
 }
 
@@ -61,8 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(rest, data + 1, size - 1);
     rest[size - 1] = 0;
     size_t n = size - 1;
-    struct sy_admin_req rq = {.path = path, .path_len = strlen(path), .master_key = "sk-master-1234",
-                              .master_key_len = 14, .now = 1.8e9};
+    struct sy_admin_req rq = {
+        .path = path, .path_len = strlen(path), .master_key = "sk-master-1234", .master_key_len = 14, .now = 1.8e9};
     if (as_query) {
         rq.query = rest;
         rq.query_len = strnlen(rest, n); /* query strings are C strings */

@@ -12,8 +12,7 @@
 
 #include "gateway/jscan.h"
 
-static const char *const keys[] = {"model", "stream", "stream_options", "messages",
-                                   "input", "prompt", "user",   "n"};
+static const char *const keys[] = {"model", "stream", "stream_options", "messages", "input", "prompt", "user", "n"};
 
 /* One value at p[i..n) read by json-c; 1 on success, *end = first byte after it. */
 static int one(const char *p, size_t i, size_t n, json_object **o, size_t *end)

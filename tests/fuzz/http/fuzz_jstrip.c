@@ -13,10 +13,18 @@
 
 #include "gateway/jscan.h"
 
-static const char *const rkeys[] = {"fallbacks",      "disable_fallbacks",        "num_retries",
-                                    "timeout",        "stream_timeout",           "context_window_fallbacks",
-                                    "content_policy_fallbacks", "mock_testing_fallbacks", "cache",
-                                    "mock_timeout",   "mock_testing_rate_limit_error", "tags"};
+static const char *const rkeys[] = {"fallbacks",
+                                    "disable_fallbacks",
+                                    "num_retries",
+                                    "timeout",
+                                    "stream_timeout",
+                                    "context_window_fallbacks",
+                                    "content_policy_fallbacks",
+                                    "mock_testing_fallbacks",
+                                    "cache",
+                                    "mock_timeout",
+                                    "mock_testing_rate_limit_error",
+                                    "tags"};
 
 static int is_rkey(const char *k)
 {
@@ -51,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct sy_jspan it;
         int rc, guard = 0;
         while ((rc = sy_jscan_list_next(p, s.rk[SY_JR_FALLBACKS], &pos, &it)) == 1 && guard++ < 100000) {
-            if (it.off < s.rk[SY_JR_FALLBACKS].off || it.off + it.len > s.rk[SY_JR_FALLBACKS].off + s.rk[SY_JR_FALLBACKS].len)
+            if (it.off < s.rk[SY_JR_FALLBACKS].off ||
+                it.off + it.len > s.rk[SY_JR_FALLBACKS].off + s.rk[SY_JR_FALLBACKS].len)
                 abort();
             char *name = malloc(it.len + 8);
             sy_jstr_decode(p + it.off, it.len, name, it.len + 8);
@@ -76,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_object *a = nul_key ? NULL : parse_strict(p, size), *b = nul_key ? NULL : parse_strict(out, n);
     if (a && b) {
         int na = 0, nb = 0;
-        json_object_object_foreach(a, ka, va) {
+        json_object_object_foreach(a, ka, va)
+        {
             if (is_rkey(ka))
                 continue;
             na++;
@@ -84,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!json_object_object_get_ex(b, ka, &vb) || !json_object_equal(va, vb))
                 abort();
         }
-        json_object_object_foreach(b, kb, vb2) {
+        json_object_object_foreach(b, kb, vb2)
+        {
             (void)vb2;
             if (is_rkey(kb))
                 abort();

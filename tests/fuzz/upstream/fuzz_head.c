@@ -61,8 +61,8 @@ static int on_headers(http_parser *hp)
     return 0;
 }
 
-static const http_parser_settings cbs = {.on_header_field = on_field, .on_header_value = on_value,
-                                         .on_headers_complete = on_headers};
+static const http_parser_settings cbs = {
+    .on_header_field = on_field, .on_header_value = on_value, .on_headers_complete = on_headers};
 
 static void trim(const char **p, size_t *n)
 {

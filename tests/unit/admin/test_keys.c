@@ -231,8 +231,9 @@ static void test_util(void **state)
     sy_buf_init(&a.out, 1 << 16);
     sy_admin_error(&a, 404, NULL, "key", "Key %s not found", "x\"y");
     assert_int_equal(a.status, 404);
-    assert_string_equal(a.out.p,
-                        "{\"error\":{\"message\":\"Key x\\\"y not found\",\"type\":\"None\",\"param\":\"key\",\"code\":\"404\"}}");
+    assert_string_equal(
+        a.out.p,
+        "{\"error\":{\"message\":\"Key x\\\"y not found\",\"type\":\"None\",\"param\":\"key\",\"code\":\"404\"}}");
 
     for (int i = 0; i < 3; i++)
         sy_admin_invalidate(&a, "token", "abc");
@@ -607,8 +608,9 @@ static void test_update(void **state)
     struct sy_store *st = *state;
     struct call c;
     char tok[65], body[512];
-    const char *k = gen(st, "{\"key_alias\":\"old\",\"duration\":\"1d\",\"metadata\":{\"keep\":1},\"max_budget\":3,"
-                            "\"tpm_limit\":5}",
+    const char *k = gen(st,
+                        "{\"key_alias\":\"old\",\"duration\":\"1d\",\"metadata\":{\"keep\":1},\"max_budget\":3,"
+                        "\"tpm_limit\":5}",
                         tok);
     char key[128];
     snprintf(key, sizeof key, "%s", k);
@@ -631,8 +633,7 @@ static void test_update(void **state)
     assert_null(jget(r, "tpm_limit"));
     assert_true(json_object_get_double(jget(r, "spend")) == 0); /* NOT NULL: kept */
     assert_int_equal(json_object_get_int(jget(jget(r, "metadata"), "keep")), 1);
-    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(jget(r, "metadata"), "tags"), 0)),
-                        "x");
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(jget(r, "metadata"), "tags"), 0)), "x");
     assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(r, "models"), 0)), "m1");
     assert_string_equal(jstr(r, "budget_duration"), "1h");
     assert_true(fabs(sy_iso_parse(jstr(r, "updated_at")) - t_now) < 1);

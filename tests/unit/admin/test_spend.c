@@ -57,10 +57,10 @@ static int exec(struct sy_store *st, const char *sql, int n, const struct sy_sva
 static void add_log(struct sy_store *st, const char *id, const char *start, const char *key, const char *user,
                     const char *team, const char *model, double spend, const char *tags, const char *eu)
 {
-    struct sy_sval p[] = {sy_sv_text(id),        sy_sv_text(key),  sy_sv_num(spend),    sy_sv_int(30),
-                          sy_sv_int(10),         sy_sv_int(20),    sy_sv_ts(start),     sy_sv_ts(start),
-                          sy_sv_text(model),     sy_sv_text(user), sy_sv_json(tags),    sy_sv_text(team),
-                          sy_sv_text(eu),        sy_sv_json("{}"), sy_sv_text("success")};
+    struct sy_sval p[] = {sy_sv_text(id),    sy_sv_text(key),  sy_sv_num(spend),     sy_sv_int(30),
+                          sy_sv_int(10),     sy_sv_int(20),    sy_sv_ts(start),      sy_sv_ts(start),
+                          sy_sv_text(model), sy_sv_text(user), sy_sv_json(tags),     sy_sv_text(team),
+                          sy_sv_text(eu),    sy_sv_json("{}"), sy_sv_text("success")};
     assert_true(exec(st,
                      "INSERT INTO \"LiteLLM_SpendLogs\" (request_id, call_type, api_key, spend, total_tokens,"
                      " prompt_tokens, completion_tokens, \"startTime\", \"endTime\", model, \"user\", request_tags,"
@@ -86,8 +86,8 @@ static void fill(struct sy_store *st)
                      "INSERT INTO \"LiteLLM_VerificationToken\" (token, key_alias, key_name, spend)"
                      " VALUES ('k1', 'alias-one', 'sk-...k1', 9.5)",
                      0, NULL) == 1);
-    assert_true(exec(st, "INSERT INTO \"LiteLLM_UserTable\" (user_id, spend, password) VALUES ('u1', 3.0, 'hash')",
-                     0, NULL) == 1);
+    assert_true(exec(st, "INSERT INTO \"LiteLLM_UserTable\" (user_id, spend, password) VALUES ('u1', 3.0, 'hash')", 0,
+                     NULL) == 1);
 }
 
 static const struct sy_admin_route *find(const struct sy_admin_route *t, int method, const char *path)
@@ -346,7 +346,8 @@ static void test_logs_rows(void **state)
 static void test_logs_paginated(void **state)
 {
     (void)state;
-    json_object *o = get("/spend/logs/v2", "start_date=2026-03-01%2000:00:00&end_date=2026-03-31%2000:00:00&page_size=2");
+    json_object *o =
+        get("/spend/logs/v2", "start_date=2026-03-01%2000:00:00&end_date=2026-03-31%2000:00:00&page_size=2");
     NEAR(num(o, "total"), 5);
     NEAR(num(o, "total_pages"), 3);
     NEAR(num(o, "page"), 1);
@@ -640,7 +641,8 @@ static void test_postgres(void **state)
     char db[64], cmd[4096], dburl[1024];
     snprintf(db, sizeof db, "sy_adminspend_%d", (int)getpid());
     snprintf(cmd, sizeof cmd,
-             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql -q -v ON_ERROR_STOP=1 '%s' -c "
+             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql "
+             "-q -v ON_ERROR_STOP=1 '%s' -c "
              "'DROP DATABASE IF EXISTS %s' -c 'CREATE DATABASE %s' >/dev/null 2>&1",
              url, db, db);
     assert_int_equal(system(cmd), 0);
@@ -649,7 +651,8 @@ static void test_postgres(void **state)
     assert_non_null(slash);
     snprintf(dburl, sizeof dburl, "%.*s/%s%s", (int)(slash - url), url, db, q ? q : "");
     snprintf(cmd, sizeof cmd,
-             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql -q -v ON_ERROR_STOP=1 '%s' -f '%s' "
+             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql "
+             "-q -v ON_ERROR_STOP=1 '%s' -f '%s' "
              ">/dev/null && psql -q -v ON_ERROR_STOP=1 '%s' -f '%s' >/dev/null",
              dburl, schema, dburl, sample);
     assert_int_equal(system(cmd), 0);
@@ -697,14 +700,15 @@ static void test_postgres(void **state)
     assert_int_equal(status, 200);
     assert_int_equal(json_object_array_length(o), 2);
     json_object_put(o);
-    o = call(st, HTTP_GET, "/spend/logs/v2", "start_date=2026-03-01%2000:00:00&end_date=2026-03-31%2000:00:00",
-             NULL, &status);
+    o = call(st, HTTP_GET, "/spend/logs/v2", "start_date=2026-03-01%2000:00:00&end_date=2026-03-31%2000:00:00", NULL,
+             &status);
     assert_int_equal(status, 200);
     NEAR(num(o, "total"), 5);
     json_object_put(o);
     sy_store_close(st);
     snprintf(cmd, sizeof cmd,
-             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql -q '%s' -c 'DROP DATABASE IF EXISTS "
+             "PGOPTIONS=--client-min-messages=warning PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | tail -1) && psql "
+             "-q '%s' -c 'DROP DATABASE IF EXISTS "
              "%s' >/dev/null 2>&1",
              url, db);
     (void)!system(cmd);
@@ -713,10 +717,10 @@ static void test_postgres(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_logs_summarized), cmocka_unit_test(test_logs_rows),
-        cmocka_unit_test(test_logs_paginated),  cmocka_unit_test(test_keys_users_tags),
-        cmocka_unit_test(test_global),          cmocka_unit_test(test_report),
-        cmocka_unit_test(test_calculate),       cmocka_unit_test(test_model_info),
+        cmocka_unit_test(test_logs_summarized),  cmocka_unit_test(test_logs_rows),
+        cmocka_unit_test(test_logs_paginated),   cmocka_unit_test(test_keys_users_tags),
+        cmocka_unit_test(test_global),           cmocka_unit_test(test_report),
+        cmocka_unit_test(test_calculate),        cmocka_unit_test(test_model_info),
         cmocka_unit_test(test_model_group_info), cmocka_unit_test(test_postgres),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -99,27 +99,33 @@ static void test_utf8(void **state)
         size_t n, len;
     } t[] = {
         {"a", 1, 1},
-        {"\xc3\xa9", 2, 2},          /* é */
-        {"\xe2\x82\xac", 3, 3},      /* € */
-        {"\xf0\x9f\x9a\x80", 4, 4},  /* U+1F680 */
-        {"\xf4\x8f\xbf\xbf", 4, 4},  /* U+10FFFF */
-        {"\xc0\xaf", 2, 0},          /* overlong '/' */
-        {"\xc1\xbf", 2, 0},          /* overlong */
-        {"\xe0\x80\xaf", 3, 0},      /* overlong */
-        {"\xf0\x80\x80\xaf", 4, 0},  /* overlong */
-        {"\xed\xa0\x80", 3, 0},      /* U+D800 */
-        {"\xed\xbf\xbf", 3, 0},      /* U+DFFF */
-        {"\xf4\x90\x80\x80", 4, 0},  /* > U+10FFFF */
+        {"\xc3\xa9", 2, 2},         /* é */
+        {"\xe2\x82\xac", 3, 3},     /* € */
+        {"\xf0\x9f\x9a\x80", 4, 4}, /* U+1F680 */
+        {"\xf4\x8f\xbf\xbf", 4, 4}, /* U+10FFFF */
+        {"\xc0\xaf", 2, 0},         /* overlong '/' */
+        {"\xc1\xbf", 2, 0},         /* overlong */
+        {"\xe0\x80\xaf", 3, 0},     /* overlong */
+        {"\xf0\x80\x80\xaf", 4, 0}, /* overlong */
+        {"\xed\xa0\x80", 3, 0},     /* U+D800 */
+        {"\xed\xbf\xbf", 3, 0},     /* U+DFFF */
+        {"\xf4\x90\x80\x80", 4, 0}, /* > U+10FFFF */
         {"\xf5\x80\x80\x80", 4, 0},
         {"\xff", 1, 0},
-        {"\x80", 1, 0},              /* a continuation byte alone */
-        {"\xe2\x82", 2, 0},          /* cut short */
-        {"\xe2\x28\xa1", 3, 0},      /* bad continuation */
+        {"\x80", 1, 0},         /* a continuation byte alone */
+        {"\xe2\x82", 2, 0},     /* cut short */
+        {"\xe2\x28\xa1", 3, 0}, /* bad continuation */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         assert_int_equal(sy_utf8_seq((const unsigned char *)t[i].s, t[i].n), t[i].len);
-    assert_int_equal(sy_utf8_check("ab\xc3\xa9" "c", 5), 5);
-    assert_int_equal(sy_utf8_check("ab\xff" "c", 4), 2);
+    assert_int_equal(sy_utf8_check("ab\xc3\xa9"
+                                   "c",
+                                   5),
+                     5);
+    assert_int_equal(sy_utf8_check("ab\xff"
+                                   "c",
+                                   4),
+                     2);
     assert_int_equal(sy_utf8_check("", 0), 0);
 }
 
@@ -264,8 +270,9 @@ static void test_lengths(void **state)
     want_ok("/key/generate", body);
     id[127] = 'x';
     id[128] = 0;
-    static const char *const F[] = {"key_alias", "user_id", "team_id", "organization_id", "budget_id",
-                                    "team_alias", "organization_alias", "user_alias", "key", "new_key"};
+    static const char *const F[] = {
+        "key_alias",          "user_id",    "team_id", "organization_id", "budget_id", "team_alias",
+        "organization_alias", "user_alias", "key",     "new_key"};
     for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
         snprintf(body, sizeof body, "{\"%s\":\"%s\"}", F[i], id);
         want400("/x", body, F[i]);
@@ -304,7 +311,8 @@ static void test_master_key(void **state)
     want400("/key/block", body, "key");
     want400("/key/regenerate", body, "key");
     want422("/key/generate", "{\"key\":7}", "string_type");
-    want_ok("/key/generate", "{\"key\":\"not-sk-but-the-handler-says-so-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
+    want_ok("/key/generate",
+            "{\"key\":\"not-sk-but-the-handler-says-so-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}");
     char path[300];
     snprintf(path, sizeof path, "/key/%s/regenerate", hash);
     want_ok(path, "{}");
@@ -354,9 +362,9 @@ static void test_query_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_utf8),       cmocka_unit_test(test_escape),     cmocka_unit_test(test_encoding),
-        cmocka_unit_test(test_syntax),     cmocka_unit_test(test_duplicates), cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_lengths),    cmocka_unit_test(test_master_key), cmocka_unit_test(test_query_path),
+        cmocka_unit_test(test_utf8),    cmocka_unit_test(test_escape),     cmocka_unit_test(test_encoding),
+        cmocka_unit_test(test_syntax),  cmocka_unit_test(test_duplicates), cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_lengths), cmocka_unit_test(test_master_key), cmocka_unit_test(test_query_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,8 +86,8 @@ static void scoped(void **st)
 {
     (void)st;
     const char *b = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-    char plain[SY_CACHE_KEY_MAX], g[SY_CACHE_KEY_MAX], a[SY_CACHE_KEY_MAX], a2[SY_CACHE_KEY_MAX],
-        t[SY_CACHE_KEY_MAX], ns[SY_CACHE_KEY_MAX];
+    char plain[SY_CACHE_KEY_MAX], g[SY_CACHE_KEY_MAX], a[SY_CACHE_KEY_MAX], a2[SY_CACHE_KEY_MAX], t[SY_CACHE_KEY_MAX],
+        ns[SY_CACHE_KEY_MAX];
     assert_int_equal(sy_cache_key(b, strlen(b), "grp", NULL, plain), 0);
     assert_int_equal(sy_cache_key_scoped(b, strlen(b), "grp", NULL, "", g), 0);
     assert_string_equal(plain, g);

@@ -19,11 +19,11 @@
 /* content split inside a multi-byte character: "h\u00e9" then raw bytes of U+1F600 split */
 static const char text_stream[] =
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
-                 "\"finish_reason\":null}]}\n\n"
+    "\"finish_reason\":null}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"h\\u00e9 "
-                 "\"},\"logprobs\":null,\"finish_reason\":null}]}\r\n\r\n"
+    "\"},\"logprobs\":null,\"finish_reason\":null}]}\r\n\r\n"
     "data:" HDR "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xf0\x9f\x98\x80!\"},\"logprobs\":null,\"finish_"
-                "reason\":null}]}\n\n"
+    "reason\":null}]}\n\n"
     ": keep-alive comment\n\n"
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n"
     "data: " HDR "\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3,\"total_tokens\":8}}\n\n"
@@ -38,18 +38,18 @@ static const char text_expect[] =
 /* n=2, choice 1 makes two parallel tool calls whose arguments are split */
 static const char tool_stream[] =
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}"
-                 ",{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":null},\"finish_reason\":null}]}\n\n"
+    ",{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":null},\"finish_reason\":null}]}\n\n"
     "data: " HDR
     "\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\","
     "\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{"
-                 "\\\"city\\\"\"}}]},\"finish_reason\":null}]}\n\n"
+    "\\\"city\\\"\"}}]},\"finish_reason\":null}]}\n\n"
     "data: " HDR
     "\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"type\":\"function\","
     "\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\": "
-                 "\\\"Paris\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
+    "\\\"Paris\\\"}\"}}]},\"finish_reason\":null}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
     "data: " HDR "\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
     "data: [DONE]\n\n";

@@ -245,8 +245,9 @@ static void test_environment_variables(void **state)
     c = ok(y); /* SY_CONFIG_QUIET only: exported too */
     sy_config_unref(c);
     unsetenv("SYT_FROM_FILE");
-    assert_int_equal(sy_config_load_string_ex(y, strlen(y), "t.yaml", NULL, SY_CONFIG_QUIET | SY_CONFIG_NO_SETENV,
-                                              &c, err, sizeof err), 0);
+    assert_int_equal(sy_config_load_string_ex(y, strlen(y), "t.yaml", NULL, SY_CONFIG_QUIET | SY_CONFIG_NO_SETENV, &c,
+                                              err, sizeof err),
+                     0);
     assert_null(c->master_key);
     assert_null(getenv("SYT_FROM_FILE"));
     sy_config_unref(c);
@@ -429,17 +430,18 @@ static void test_duplicates_and_merge(void **state)
 static void test_provider_and_credentials(void **state)
 {
     (void)state;
-    struct sy_config *c = ok("credential_list:\n"
-                             "  - credential_name: c1\n"
-                             "    credential_values: {api_key: sk-cred-key-12345678, api_base: http://cred}\n"
-                             "model_list:\n"
-                             "  - model_name: a\n"
-                             "    litellm_params: {model: ollama/llama3:8b, custom_llm_provider: ollama}\n"
-                             "  - model_name: b\n"
-                             "    litellm_params: {model: my-model, custom_llm_provider: hosted_vllm}\n"
-                             "  - model_name: c\n"
-                             "    litellm_params: {model: gpt-4o, litellm_credential_name: c1, api_base: http://own}\n"
-                             "    model_info: {mode: embedding, max_input_tokens: 8192, input_cost_per_token: 1e-06}\n");
+    struct sy_config *c =
+        ok("credential_list:\n"
+           "  - credential_name: c1\n"
+           "    credential_values: {api_key: sk-cred-key-12345678, api_base: http://cred}\n"
+           "model_list:\n"
+           "  - model_name: a\n"
+           "    litellm_params: {model: ollama/llama3:8b, custom_llm_provider: ollama}\n"
+           "  - model_name: b\n"
+           "    litellm_params: {model: my-model, custom_llm_provider: hosted_vllm}\n"
+           "  - model_name: c\n"
+           "    litellm_params: {model: gpt-4o, litellm_credential_name: c1, api_base: http://own}\n"
+           "    model_info: {mode: embedding, max_input_tokens: 8192, input_cost_per_token: 1e-06}\n");
     assert_string_equal(c->deployments[0].provider, "ollama");
     assert_string_equal(c->deployments[0].upstream_model, "llama3:8b");
     assert_string_equal(c->deployments[1].provider, "hosted_vllm");
@@ -529,8 +531,9 @@ static void bad_groups(const char *tail, const char *frag1, const char *frag2)
 static void test_router_strategies(void **state)
 {
     (void)state;
-    static const char *const all[] = {"simple-shuffle", "least-busy", "usage-based-routing",
-                                      "usage-based-routing-v2", "latency-based-routing", "cost-based-routing"};
+    static const char *const all[] = {"simple-shuffle",        "least-busy",
+                                      "usage-based-routing",   "usage-based-routing-v2",
+                                      "latency-based-routing", "cost-based-routing"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         char y[256];
         snprintf(y, sizeof y, "router_settings:\n  routing_strategy: \"%s\"\n", all[i]);
@@ -557,10 +560,10 @@ static void test_router_strategies(void **state)
     sy_config_unref(c);
 
     bad("router_settings:\n  routing_strategy_args: [1]\n", "t.yaml:2:", "routing_strategy_args");
-    bad("router_settings:\n  routing_strategy_args:\n    max_latency_list_size: 0\n", "t.yaml:3:",
-        "max_latency_list_size: must be greater than 0");
-    bad("router_settings:\n  routing_strategy_args:\n    lowest_latency_buffer: -1\n", "t.yaml:3:",
-        "must be 0 or more");
+    bad("router_settings:\n  routing_strategy_args:\n    max_latency_list_size: 0\n",
+        "t.yaml:3:", "max_latency_list_size: must be greater than 0");
+    bad("router_settings:\n  routing_strategy_args:\n    lowest_latency_buffer: -1\n",
+        "t.yaml:3:", "must be 0 or more");
 }
 
 static void test_router_fallbacks(void **state)
@@ -611,16 +614,15 @@ static void test_router_fallbacks(void **state)
 
     /* wrong shapes are errors naming file:line */
     bad_groups("router_settings:\n  fallbacks: gpt-4o\n", "t.yaml:11:", "router_settings.fallbacks: expected a list");
-    bad_groups("router_settings:\n  fallbacks:\n    - {gpt-4o: [claude]}\n    - claude\n", "t.yaml:13:",
-               "router_settings.fallbacks[1]: expected a map");
-    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o: {claude: 1}\n", "t.yaml:12:",
-               "router_settings.fallbacks.gpt-4o: expected a list of model group names");
-    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o:\n      - claude\n      - [x]\n", "t.yaml:14:",
-               "router_settings.fallbacks.gpt-4o[1]: expected a model group name");
-    bad_groups("litellm_settings:\n  context_window_fallbacks: [{1: [claude]}]\n", "t.yaml:11:",
-               "must be a string");
-    bad_groups("router_settings:\n  default_fallbacks: {claude: gpt-4o}\n", "t.yaml:11:",
-               "router_settings.default_fallbacks: expected a list of model group names");
+    bad_groups("router_settings:\n  fallbacks:\n    - {gpt-4o: [claude]}\n    - claude\n",
+               "t.yaml:13:", "router_settings.fallbacks[1]: expected a map");
+    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o: {claude: 1}\n",
+               "t.yaml:12:", "router_settings.fallbacks.gpt-4o: expected a list of model group names");
+    bad_groups("router_settings:\n  fallbacks:\n    - gpt-4o:\n      - claude\n      - [x]\n",
+               "t.yaml:14:", "router_settings.fallbacks.gpt-4o[1]: expected a model group name");
+    bad_groups("litellm_settings:\n  context_window_fallbacks: [{1: [claude]}]\n", "t.yaml:11:", "must be a string");
+    bad_groups("router_settings:\n  default_fallbacks: {claude: gpt-4o}\n",
+               "t.yaml:11:", "router_settings.default_fallbacks: expected a list of model group names");
     bad_groups("router_settings:\n  default_fallbacks: [claude, 3]\n", "t.yaml:11:", "default_fallbacks[1]");
 }
 
@@ -772,15 +774,15 @@ static void test_router_errors(void **state)
     bad("router_settings:\n  max_fallbacks: -1\n", "t.yaml:2:", "max_fallbacks");
     bad("litellm_settings:\n  max_fallbacks: many\n", "t.yaml:2:", "litellm_settings.max_fallbacks");
     bad("router_settings:\n  default_max_parallel_requests: -10\n", "t.yaml:2:", "default_max_parallel_requests");
-    bad("router_settings:\n  retry_policy:\n    TimeoutErrorRetries: -1\n", "t.yaml:3:",
-        "router_settings.retry_policy.TimeoutErrorRetries: must be 0 or more");
+    bad("router_settings:\n  retry_policy:\n    TimeoutErrorRetries: -1\n",
+        "t.yaml:3:", "router_settings.retry_policy.TimeoutErrorRetries: must be 0 or more");
     bad("router_settings:\n  retry_policy: [1]\n", "t.yaml:2:", "retry_policy: expected a map");
-    bad("router_settings:\n  allowed_fails_policy:\n    RateLimitErrorAllowedFails: x\n", "t.yaml:3:",
-        "RateLimitErrorAllowedFails");
+    bad("router_settings:\n  allowed_fails_policy:\n    RateLimitErrorAllowedFails: x\n",
+        "t.yaml:3:", "RateLimitErrorAllowedFails");
     bad("router_settings:\n  disable_cooldowns: sometimes\n", "t.yaml:2:", "disable_cooldowns");
     bad("router_settings:\n  enable_pre_call_checks: [true]\n", "t.yaml:2:", "enable_pre_call_checks");
-    bad("general_settings:\n  health_check_interval: 0\n", "t.yaml:2:",
-        "health_check_interval: must be greater than 0");
+    bad("general_settings:\n  health_check_interval: 0\n",
+        "t.yaml:2:", "health_check_interval: must be greater than 0");
     bad("general_settings:\n  background_health_checks: 2\n", "t.yaml:2:", "background_health_checks");
     bad("model_list:\n  - model_name: m\n    litellm_params: {model: openai/m, max_parallel_requests: -1}\n",
         "t.yaml:3:", "model_list[0].litellm_params.max_parallel_requests: must be 0 or more");
@@ -813,11 +815,11 @@ static void test_router_aliases(void **state)
     sy_config_unref(c);
 
     bad_groups("router_settings:\n  model_group_alias: [gpt-4]\n", "t.yaml:11:", "model_group_alias: expected a map");
-    bad_groups("router_settings:\n  model_group_alias:\n    a: {hidden: true}\n", "t.yaml:12:",
-               "model_group_alias.a: 'model' (the model group) is required");
+    bad_groups("router_settings:\n  model_group_alias:\n    a: {hidden: true}\n",
+               "t.yaml:12:", "model_group_alias.a: 'model' (the model group) is required");
     bad_groups("router_settings:\n  model_group_alias:\n    a: 5\n", "t.yaml:12:", "model_group_alias.a");
-    bad_groups("router_settings:\n  model_group_alias:\n    a: {model: claude, hidden: maybe}\n", "t.yaml:12:",
-               "model_group_alias.a.hidden");
+    bad_groups("router_settings:\n  model_group_alias:\n    a: {model: claude, hidden: maybe}\n",
+               "t.yaml:12:", "model_group_alias.a.hidden");
 }
 
 static void unset_redis_env(void)
@@ -999,8 +1001,8 @@ static void test_cache_and_limits(void **state)
     c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: local, switchyard_scope: global}\n");
     assert_int_equal(c->cache_scope, SY_CACHE_SCOPE_GLOBAL);
     sy_config_unref(c);
-    bad("litellm_settings:\n  cache: true\n  cache_params: {switchyard_scope: tenant}\n", "expected global, team or key",
-        NULL);
+    bad("litellm_settings:\n  cache: true\n  cache_params: {switchyard_scope: tenant}\n",
+        "expected global, team or key", NULL);
 
     c = ok("litellm_settings:\n  cache: true\n  cache_params:\n    type: local\n    ttl: 5\n"
            "    namespace: ns1\n    mode: default_off\n    supported_call_types: [acompletion, aembedding]\n"
@@ -1022,7 +1024,8 @@ static void test_cache_and_limits(void **state)
     sy_config_unref(c);
 
     /* a redis cache names the Redis of the router and the limiter */
-    c = ok("litellm_settings:\n  cache: true\n  cache_params: {type: redis, host: r.local, port: 6390, password: pw}\n");
+    c = ok(
+        "litellm_settings:\n  cache: true\n  cache_params: {type: redis, host: r.local, port: 6390, password: pw}\n");
     assert_int_equal(c->cache_redis, 1);
     assert_string_equal(c->router.redis_host, "r.local");
     assert_int_equal(c->router.redis_port, 6390);
@@ -1086,24 +1089,25 @@ static void test_router_print(void **state)
 static void test_routing_keys(void **state)
 {
     (void)state;
-    struct sy_config *c = ok("model_list:\n"
-                             "  - model_name: a\n"
-                             "    litellm_params: {model: openai/a, tags: [t1, t2], region_name: eu, num_retries: 4}\n"
-                             "  - model_name: b\n"
-                             "    litellm_params: {model: vertex_ai/gemini-pro}\n"
-                             "    model_info: {region_name: us-east}\n"
-                             "  - model_name: c\n"
-                             "    litellm_params: {model: vertex_ai/gemini-pro, vertex_project: own, vertex_ai_location: x}\n"
-                             "litellm_settings:\n"
-                             "  vertex_project: proj-1\n"
-                             "  vertex_location: europe-west4\n"
-                             "router_settings:\n"
-                             "  enable_tag_filtering: true\n"
-                             "  provider_budget_config:\n"
-                             "    openai: {budget_limit: 0.5, time_period: 1d}\n"
-                             "    anthropic: {max_budget: 2, budget_duration: 1mo}\n"
-                             "general_settings:\n"
-                             "  reject_clientside_metadata_tags: true\n");
+    struct sy_config *c =
+        ok("model_list:\n"
+           "  - model_name: a\n"
+           "    litellm_params: {model: openai/a, tags: [t1, t2], region_name: eu, num_retries: 4}\n"
+           "  - model_name: b\n"
+           "    litellm_params: {model: vertex_ai/gemini-pro}\n"
+           "    model_info: {region_name: us-east}\n"
+           "  - model_name: c\n"
+           "    litellm_params: {model: vertex_ai/gemini-pro, vertex_project: own, vertex_ai_location: x}\n"
+           "litellm_settings:\n"
+           "  vertex_project: proj-1\n"
+           "  vertex_location: europe-west4\n"
+           "router_settings:\n"
+           "  enable_tag_filtering: true\n"
+           "  provider_budget_config:\n"
+           "    openai: {budget_limit: 0.5, time_period: 1d}\n"
+           "    anthropic: {max_budget: 2, budget_duration: 1mo}\n"
+           "general_settings:\n"
+           "  reject_clientside_metadata_tags: true\n");
     assert_int_equal(c->n_warnings, 0);
     const struct sy_deployment *a = &c->deployments[0], *b = &c->deployments[1], *d = &c->deployments[2];
     assert_int_equal(a->n_tags, 2);
@@ -1115,8 +1119,8 @@ static void test_routing_keys(void **state)
     assert_string_equal(sy_deployment_param(b, "vertex_project"), "proj-1");
     assert_string_equal(sy_deployment_param(b, "vertex_location"), "europe-west4");
     assert_string_equal(sy_deployment_param(d, "vertex_project"), "own"); /* the deployment's own wins */
-    assert_null(sy_deployment_param(d, "vertex_location"));                /* its alias is set */
-    assert_null(sy_deployment_param(a, "vertex_project"));                 /* only vertex_ai deployments */
+    assert_null(sy_deployment_param(d, "vertex_location"));               /* its alias is set */
+    assert_null(sy_deployment_param(a, "vertex_project"));                /* only vertex_ai deployments */
     assert_int_equal(c->router.enable_tag_filtering, 1);
     assert_int_equal(c->router.tag_filtering_match_any, 1);
     assert_int_equal(c->router.n_provider_budgets, 2);
@@ -1130,11 +1134,12 @@ static void test_routing_keys(void **state)
     sy_config_unref(c);
 
     bad("router_settings:\n  provider_budget_config: [openai]\n", "provider_budget_config", "expected a map");
-    bad("router_settings:\n  provider_budget_config:\n    openai: {budget_limit: 1, time_period: 1y}\n",
-        "time_period", "expected a duration");
+    bad("router_settings:\n  provider_budget_config:\n    openai: {budget_limit: 1, time_period: 1y}\n", "time_period",
+        "expected a duration");
     bad("router_settings:\n  provider_budget_config:\n    openai: {time_period: 1d}\n", "budget_limit",
         "non-negative number");
-    bad("model_list:\n  - model_name: a\n    litellm_params: {model: openai/a, num_retries: -1}\n", "num_retries", NULL);
+    bad("model_list:\n  - model_name: a\n    litellm_params: {model: openai/a, num_retries: -1}\n", "num_retries",
+        NULL);
 }
 
 int main(int argc, char **argv)
@@ -1145,17 +1150,31 @@ int main(int argc, char **argv)
     }
     unset_redis_env(); /* the loader falls back to REDIS_URL / REDIS_HOST */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_yaml11_scalars),
-        cmocka_unit_test(test_type_errors),        cmocka_unit_test(test_missing_model_is_warning),
-        cmocka_unit_test(test_os_environ),         cmocka_unit_test(test_environment_variables),
-        cmocka_unit_test(test_include),            cmocka_unit_test(test_unknown_keys), cmocka_unit_test(test_db_settings_and_python_hooks), cmocka_unit_test(test_cache_and_limits),
-        cmocka_unit_test(test_duplicates_and_merge), cmocka_unit_test(test_provider_and_credentials),
-        cmocka_unit_test(test_refcount_and_print), cmocka_unit_test(test_load_file),
-        cmocka_unit_test(test_router_strategies),  cmocka_unit_test(test_router_fallbacks),
-        cmocka_unit_test(test_router_fallback_groups), cmocka_unit_test(test_router_precedence),
-        cmocka_unit_test(test_router_policies),    cmocka_unit_test(test_router_errors),
-        cmocka_unit_test(test_router_aliases),     cmocka_unit_test(test_router_redis), cmocka_unit_test(test_routing_keys),
-        cmocka_unit_test(test_deployment_router_fields), cmocka_unit_test(test_router_print),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_yaml11_scalars),
+        cmocka_unit_test(test_type_errors),
+        cmocka_unit_test(test_missing_model_is_warning),
+        cmocka_unit_test(test_os_environ),
+        cmocka_unit_test(test_environment_variables),
+        cmocka_unit_test(test_include),
+        cmocka_unit_test(test_unknown_keys),
+        cmocka_unit_test(test_db_settings_and_python_hooks),
+        cmocka_unit_test(test_cache_and_limits),
+        cmocka_unit_test(test_duplicates_and_merge),
+        cmocka_unit_test(test_provider_and_credentials),
+        cmocka_unit_test(test_refcount_and_print),
+        cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_router_strategies),
+        cmocka_unit_test(test_router_fallbacks),
+        cmocka_unit_test(test_router_fallback_groups),
+        cmocka_unit_test(test_router_precedence),
+        cmocka_unit_test(test_router_policies),
+        cmocka_unit_test(test_router_errors),
+        cmocka_unit_test(test_router_aliases),
+        cmocka_unit_test(test_router_redis),
+        cmocka_unit_test(test_routing_keys),
+        cmocka_unit_test(test_deployment_router_fields),
+        cmocka_unit_test(test_router_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

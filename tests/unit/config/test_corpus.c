@@ -154,8 +154,7 @@ static void test_all_entries(void **state)
     for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
         struct sy_config *c = load(entries[i].path);
         if (c->n_deployments != entries[i].deployments)
-            fail_msg("%s: %zu deployments, README says %zu", entries[i].path, c->n_deployments,
-                     entries[i].deployments);
+            fail_msg("%s: %zu deployments, README says %zu", entries[i].path, c->n_deployments, entries[i].deployments);
         for (size_t j = 0; j < c->n_deployments; j++) {
             const struct sy_deployment *d = &c->deployments[j];
             assert_non_null(d->model_name);
@@ -438,10 +437,14 @@ int main(int argc, char **argv)
     unsetenv("REDIS_URL"); /* the loader falls back to them when a config names no Redis */
     unsetenv("REDIS_HOST");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_entries),         cmocka_unit_test(test_07_underscore_ints),
-        cmocka_unit_test(test_11_duplicate_key_keeps_last), cmocka_unit_test(test_28_include_anchors),
-        cmocka_unit_test(test_14_string_callback),  cmocka_unit_test(test_03_unquoted_api_version),
-        cmocka_unit_test(test_misc_entries),        cmocka_unit_test(test_router_settings),
+        cmocka_unit_test(test_all_entries),
+        cmocka_unit_test(test_07_underscore_ints),
+        cmocka_unit_test(test_11_duplicate_key_keeps_last),
+        cmocka_unit_test(test_28_include_anchors),
+        cmocka_unit_test(test_14_string_callback),
+        cmocka_unit_test(test_03_unquoted_api_version),
+        cmocka_unit_test(test_misc_entries),
+        cmocka_unit_test(test_router_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,7 +161,8 @@ static void utf8_encode(void **st)
     assert_int_equal(sy_buf_utf8(&b, 0x20AC), 0);
     assert_int_equal(sy_buf_utf8(&b, 0x1F600), 0);
     assert_int_equal(sy_buf_utf8(&b, 'A'), 0);
-    assert_string_equal(b.p, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A");
+    assert_string_equal(b.p, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+                             "A");
     sy_buf_free(&b);
 }
 
@@ -268,12 +269,11 @@ static void error_table(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buf_cap_is_hard),
-        cmocka_unit_test(buf_error_is_sticky),
-        cmocka_unit_test(buf_error_from_printf),
-        cmocka_unit_test(buf_error_propagates),
-        cmocka_unit_test(buf_printf_large), cmocka_unit_test(json_escape),
-        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),      cmocka_unit_test(utf8_sequences), cmocka_unit_test(utf8_encode),
+        cmocka_unit_test(buf_cap_is_hard),         cmocka_unit_test(buf_error_is_sticky),
+        cmocka_unit_test(buf_error_from_printf),   cmocka_unit_test(buf_error_propagates),
+        cmocka_unit_test(buf_printf_large),        cmocka_unit_test(json_escape),
+        cmocka_unit_test(arena_alloc_and_cleanup), cmocka_unit_test(error_table),
+        cmocka_unit_test(utf8_sequences),          cmocka_unit_test(utf8_encode),
         cmocka_unit_test(utf8_json_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,7 +43,10 @@ static void four_digits(void **st)
     assert_int_equal(sy_hex4("FFFF", &v), 0);
     assert_int_equal(v, 0xffff);
     assert_int_equal(sy_hex4("12g4", &v), -1);
-    assert_int_equal(sy_hex4("12\0" "4", &v), -1);
+    assert_int_equal(sy_hex4("12\0"
+                             "4",
+                             &v),
+                     -1);
 }
 
 static void encode_decode(void **st)

@@ -124,8 +124,8 @@ static void cpython_cases(void **st)
         }
         assert_int_equal(rc, 0);
         if (b.len != nwant || memcmp(b.p, want, nwant) != 0) {
-            print_error("line %zu: %c %s: want '%.*s', got '%.*s'\n", lineno, kind, hin, (int)nwant,
-                        (const char *)want, (int)b.len, b.p);
+            print_error("line %zu: %c %s: want '%.*s', got '%.*s'\n", lineno, kind, hin, (int)nwant, (const char *)want,
+                        (int)b.len, b.p);
             fail();
         }
     }

@@ -123,9 +123,13 @@ static int never(const struct sy_gwconf *g, enum sy_route_kind k)
 
 #define LLM (SY_FILTER_ROUTE(SY_RK_CHAT) | SY_FILTER_ROUTE(SY_RK_COMPLETIONS))
 
-static const struct sy_filter recorder = {
-    .name = "recorder", .routes = LLM, .start = rec_start, .head = rec_head, .data = rec_data, .end = rec_end,
-    .slot = &rec_slot};
+static const struct sy_filter recorder = {.name = "recorder",
+                                          .routes = LLM,
+                                          .start = rec_start,
+                                          .head = rec_head,
+                                          .data = rec_data,
+                                          .end = rec_end,
+                                          .slot = &rec_slot};
 static const struct sy_filter decliner = {
     .name = "decliner", .routes = LLM, .start = decl_start, .head = decl_head, .data = decl_data, .end = decl_end};
 static const struct sy_filter disabled = {
@@ -134,15 +138,19 @@ static const struct sy_filter embed_only = {
     .name = "embed_only", .routes = SY_FILTER_ROUTE(SY_RK_EMBEDDINGS), .start = decl_start};
 static const struct sy_filter json_only = {
     .name = "json_only", .routes = LLM, .answers = SY_FILTER_JSON, .start = decl_start};
-static const struct sy_filter recorder2 = {
-    .name = "recorder2", .routes = LLM, .start = rec2_start, .head = rec2_head, .data = rec2_data, .end = rec2_end,
-    .slot = &rec2_slot};
+static const struct sy_filter recorder2 = {.name = "recorder2",
+                                           .routes = LLM,
+                                           .start = rec2_start,
+                                           .head = rec2_head,
+                                           .data = rec2_data,
+                                           .end = rec2_end,
+                                           .slot = &rec2_slot};
 
 extern const struct sy_filter sy_filter_usage;
 
 /* This binary's list (in place of src/filters/list.c). */
-const struct sy_filter *const sy_filter_list[] = {&sy_filter_usage, &recorder, &decliner, &disabled,
-                                                  &embed_only, &json_only, &recorder2};
+const struct sy_filter *const sy_filter_list[] = {&sy_filter_usage, &recorder,  &decliner, &disabled,
+                                                  &embed_only,      &json_only, &recorder2};
 const size_t sy_filter_count = sizeof sy_filter_list / sizeof sy_filter_list[0];
 
 /* ---- harness ------------------------------------------------------------------ */

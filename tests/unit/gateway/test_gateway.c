@@ -145,9 +145,8 @@ static void presets(void **st)
     assert_null(sy_provider_find("anthropic"));
     assert_false(sy_provider_known_unsupported("anthropic")); /* a translating adapter serves it */
     assert_true(sy_provider_known_unsupported("sagemaker"));
-    static const char *all[] = {"openai",    "azure",       "hosted_vllm",  "groq",       "mistral",
-                                "deepseek",  "together_ai", "fireworks_ai", "openrouter", "xai",
-                                "lm_studio", "mock"};
+    static const char *all[] = {"openai",      "azure",        "hosted_vllm", "groq", "mistral",   "deepseek",
+                                "together_ai", "fireworks_ai", "openrouter",  "xai",  "lm_studio", "mock"};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         assert_non_null(sy_provider_find(all[i]));
 }

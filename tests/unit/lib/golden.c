@@ -132,8 +132,7 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int sy_golden_run(const char *dir, const char *in_ext, const char *out_ext, sy_golden_fn fn, void *ud,
-                  int *ncases)
+int sy_golden_run(const char *dir, const char *in_ext, const char *out_ext, sy_golden_fn fn, void *ud, int *ncases)
 {
     int failed = 0, run = 0;
     DIR *d = opendir(dir);

@@ -51,13 +51,11 @@ int sy_golden_expect(const char *path, const char *got, size_t n);
  * several tests: another prefix); any other value when the case failed on
  * its own (it printed why). */
 #define SY_GOLDEN_SKIP 2
-typedef int (*sy_golden_fn)(void *ud, const char *dir, const char *name, const char *in, size_t n,
-                            struct sy_buf *out);
+typedef int (*sy_golden_fn)(void *ud, const char *dir, const char *name, const char *in, size_t n, struct sy_buf *out);
 /* Run fn on every <case><in_ext> in dir (whose name does not also end in
  * out_ext). Returns the number of failed cases; *ncases (may be NULL) gets the
  * number run (skipped files not counted). The out buffer is 64 MiB capped; a case whose output hit the
  * cap fails. */
-int sy_golden_run(const char *dir, const char *in_ext, const char *out_ext, sy_golden_fn fn, void *ud,
-                  int *ncases);
+int sy_golden_run(const char *dir, const char *in_ext, const char *out_ext, sy_golden_fn fn, void *ud, int *ncases);
 
 #endif

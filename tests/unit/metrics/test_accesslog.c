@@ -15,7 +15,7 @@
 #include "metrics/metrics.h"
 
 #define NTHREADS 3
-#define NLINES 600
+#define NLINES   600
 
 static char long_model[3000];
 

@@ -16,7 +16,7 @@
 
 #define NWRITERS 4
 #define NRECORDS 40000
-#define NMODELS 50
+#define NMODELS  50
 
 static int writers_done;
 

@@ -176,35 +176,39 @@ static void test_attempts_summed_across_shards(void **st)
     sy_metrics_attempt(s0, &a);
 
     char *t = render();
-#define DLAB(group)                                                                                                \
+#define DLAB(group)                                                                                               \
     "requested_model=\"" group "\",litellm_model_name=\"openai/gpt-4o-mini\",model_id=\"dep-1\",api_base=\"" BASE \
     "\",api_provider=\"openai\""
 #define KLAB "hashed_api_key=\"abc123\",api_key_alias=\"ci\",team=\"t1\",team_alias=\"None\""
-    expect(t, "litellm_deployment_success_responses_total{" DLAB("gpt-4o") "," KLAB "} 3.0\n"
-              "litellm_deployment_success_responses_total{" DLAB("gpt-4o-fb") "," KLAB "} 1.0\n");
+    expect(t, "litellm_deployment_success_responses_total{" DLAB(
+                  "gpt-4o") "," KLAB "} 3.0\n"
+                            "litellm_deployment_success_responses_total{" DLAB("gpt-4o-fb") "," KLAB "} 1.0\n");
     expect(t, "litellm_deployment_total_requests_total{" DLAB("gpt-4o") "," KLAB "} 7.0\n"
-              "litellm_deployment_total_requests_total{" DLAB("gpt-4o-fb") "," KLAB "} 1.0\n");
+                                                                        "litellm_deployment_total_requests_total{" DLAB(
+                                                                            "gpt-4o-fb") "," KLAB "} 1.0\n");
     expect(t, "litellm_deployment_failure_responses_total{" DLAB("gpt-4o") ",exception_status=\"429\","
-              "exception_class=\"RateLimitError\"," KLAB "} 2.0\n");
-    expect(t, "litellm_deployment_failure_responses_total{" DLAB("gpt-4o") ",exception_status=\"503\","
-              "exception_class=\"Openai.ServiceUnavailableError\"," KLAB "} 1.0\n");
-    expect(t, "litellm_deployment_failure_responses_total{" DLAB("gpt-4o") ",exception_status=\"None\","
-              "exception_class=\"APIError\"," KLAB "} 1.0\n");
+                                                                           "exception_class=\"RateLimitError\"," KLAB
+                                                                           "} 2.0\n");
+    expect(t, "litellm_deployment_failure_responses_total{" DLAB(
+                  "gpt-4o") ",exception_status=\"503\","
+                            "exception_class=\"Openai.ServiceUnavailableError\"," KLAB "} 1.0\n");
+    expect(t,
+           "litellm_deployment_failure_responses_total{" DLAB("gpt-4o") ",exception_status=\"None\","
+                                                                        "exception_class=\"APIError\"," KLAB "} 1.0\n");
     assert_int_equal(count_lines(t, "litellm_deployment_failure_responses_total{"), 3);
     assert_null(strstr(t, "gpt-4o-fb\",litellm_model_name=\"openai/gpt-4o-mini\",model_id=\"dep-1\",api_base=\"" BASE
                           "\",api_provider=\"openai\",exception_status"));
 
     /* the histogram has no requested_model: both groups' observations merge;
      * prometheus_client's default buckets, cumulative, then _count, _sum */
-#define HLAB                                                                                                       \
-    "litellm_model_name=\"openai/gpt-4o-mini\",model_id=\"dep-1\",api_base=\"" BASE                              \
-    "\",api_provider=\"openai\"," KLAB
+#define HLAB \
+    "litellm_model_name=\"openai/gpt-4o-mini\",model_id=\"dep-1\",api_base=\"" BASE "\",api_provider=\"openai\"," KLAB
 #define HB(le, v) "litellm_deployment_latency_per_output_token_bucket{" HLAB ",le=\"" le "\"} " v "\n"
     expect(t, HB("0.005", "1.0") HB("0.01", "1.0") HB("0.025", "2.0") HB("0.05", "2.0") HB("0.075", "2.0")
                   HB("0.1", "2.0") HB("0.25", "2.0") HB("0.5", "3.0") HB("0.75", "3.0") HB("1.0", "3.0")
-                      HB("2.5", "3.0") HB("5.0", "3.0") HB("7.5", "3.0") HB("10.0", "3.0") HB("+Inf", "3.0")
-                          "litellm_deployment_latency_per_output_token_count{" HLAB "} 3.0\n"
-                          "litellm_deployment_latency_per_output_token_sum{" HLAB "} 0.324\n");
+                      HB("2.5", "3.0") HB("5.0", "3.0") HB("7.5", "3.0") HB("10.0", "3.0")
+                          HB("+Inf", "3.0") "litellm_deployment_latency_per_output_token_count{" HLAB "} 3.0\n"
+                                            "litellm_deployment_latency_per_output_token_sum{" HLAB "} 0.324\n");
     assert_int_equal(count_lines(t, "litellm_deployment_latency_per_output_token_bucket{"), 15);
 
     /* nothing leaked into the request families */
@@ -328,8 +332,8 @@ static void test_label_value_caps(void **st)
     }
     for (int i = 0; i < 10; i++) {
         snprintf(fb, sizeof fb, "fb-%d", i);
-        struct sy_metric_fallback f = {.ok = 1, .requested_model = "g-0", .fallback_model = fb,
-                                       .hashed_api_key = "abc123", .status = 429};
+        struct sy_metric_fallback f = {
+            .ok = 1, .requested_model = "g-0", .fallback_model = fb, .hashed_api_key = "abc123", .status = 429};
         sy_metrics_fallback(sy_metrics_shard(i % 2), &f);
     }
     /* a request record shares requested_model's set: g-0..g-2 are admitted */
@@ -425,11 +429,14 @@ static void test_values(void **st)
 /* ---- concurrency ---- */
 
 #define NWRITERS 4
-#define NEVENTS 30000
-#define NDEPS 8
+#define NEVENTS  30000
+#define NDEPS    8
 static int writers_done;
 
-static void dep_id(char *out, size_t n, int i) { snprintf(out, n, "dep-%d", i % NDEPS); }
+static void dep_id(char *out, size_t n, int i)
+{
+    snprintf(out, n, "dep-%d", i % NDEPS);
+}
 
 static void *writer(void *arg)
 {
@@ -447,8 +454,11 @@ static void *writer(void *arg)
         if (i % 50 == 0)
             sy_metrics_cooldown(sh, "m", id, BASE, "openai", i % 100 ? 429 : 503);
         if (i % 20 == 0) {
-            struct sy_metric_fallback f = {.ok = i % 40 == 0, .requested_model = group, .fallback_model = "fb",
-                                           .hashed_api_key = "abc123", .status = 429};
+            struct sy_metric_fallback f = {.ok = i % 40 == 0,
+                                           .requested_model = group,
+                                           .fallback_model = "fb",
+                                           .hashed_api_key = "abc123",
+                                           .status = 429};
             sy_metrics_fallback(sh, &f);
         }
     }
@@ -532,8 +542,7 @@ static void test_concurrent_writers_and_scrapers(void **st)
     assert_true(sum_samples(t, "litellm_deployment_failure_responses_total{", NULL) == failed);
     assert_true(sum_samples(t, "litellm_deployment_success_responses_total{", NULL) == all - failed);
     assert_true(sum_samples(t, "litellm_deployment_latency_per_output_token_count{", NULL) == all - failed);
-    assert_true(sum_samples(t, "litellm_deployment_latency_per_output_token_bucket{", "le=\"+Inf\"") ==
-                all - failed);
+    assert_true(sum_samples(t, "litellm_deployment_latency_per_output_token_bucket{", "le=\"+Inf\"") == all - failed);
     assert_true(sum_samples(t, "litellm_deployment_cooled_down_total{", NULL) == (double)NWRITERS * (NEVENTS / 50));
     assert_true(sum_samples(t, "litellm_deployment_cooled_down_total{", "exception_status=\"503\"") ==
                 (double)NWRITERS * (NEVENTS / 100));

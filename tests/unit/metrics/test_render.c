@@ -203,8 +203,7 @@ static void test_histogram_buckets(void **st)
                       "api_key_alias=\"None\",requested_model=\"h\",team=\"None\",team_alias=\"None\","
                       "user=\"None\",model=\"gpt-4o-mini\",model_id=\"dep-1\",";
     char want[1024];
-    snprintf(want, sizeof want, "%sle=\"0.005\"} 1.0\n%sle=\"0.00625\"} 2.0\n%sle=\"0.0125\"} 2.0\n", lab, lab,
-             lab);
+    snprintf(want, sizeof want, "%sle=\"0.005\"} 1.0\n%sle=\"0.00625\"} 2.0\n%sle=\"0.0125\"} 2.0\n", lab, lab, lab);
     expect(t, want);
     snprintf(want, sizeof want, "%sle=\"1.0\"} 2.0\n", lab);
     expect(t, want);

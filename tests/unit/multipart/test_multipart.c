@@ -162,11 +162,12 @@ static void crlf_and_content(void **st)
     assert_string_equal(val(S("--XB\r\n" CD "name=model\r\n\r\n\r\n--XB--"), "model", &rc), "");
     assert_int_equal(rc, 1);
     /* the value keeps its own CRLFs, only the delimiter's is cut */
-    assert_string_equal(val(S("--XB\r\n" CD "name=model\r\n\r\n\r\na\r\n\r\n\r\n--XB--"), "model", &rc), "\r\na\r\n\r\n");
+    assert_string_equal(val(S("--XB\r\n" CD "name=model\r\n\r\n\r\na\r\n\r\n\r\n--XB--"), "model", &rc),
+                        "\r\na\r\n\r\n");
     /* boundary-like text that is not CRLF--XB followed by CRLF or -- */
     assert_string_equal(val(S("--XB\r\n" CD "name=model\r\n\r\nx--XB\r\ny\n--XB\r\nz\r--XB\r\nw\r\n--XBC\r\n"
                               "v\r\n--XB-\r\n\r\n--XB--"),
-                        "model", &rc),
+                            "model", &rc),
                         "x--XB\r\ny\n--XB\r\nz\r--XB\r\nw\r\n--XBC\r\nv\r\n--XB-\r\n");
     /* bare LFs are not line ends */
     assert_string_equal(val(S("--XB\n" CD "name=model\n\nm\n--XB--"), "model", &rc), "");
@@ -175,9 +176,9 @@ static void crlf_and_content(void **st)
     assert_int_equal(rc, -1);
     /* the close delimiter without a CRLF after it, or an epilogue after */
     assert_string_equal(val(S("--XB\r\n" CD "name=model\r\n\r\nm\r\n--XB--epilogue --XB\r\n"), "model", &rc), "m");
-    assert_string_equal(val(S("--XB\r\n" CD "name=a\r\n\r\nm\r\n--XB--\r\n--XB\r\n" CD "name=model\r\n\r\nn\r\n--XB--"),
-                            "model", &rc),
-                        "");
+    assert_string_equal(
+        val(S("--XB\r\n" CD "name=a\r\n\r\nm\r\n--XB--\r\n--XB\r\n" CD "name=model\r\n\r\nn\r\n--XB--"), "model", &rc),
+        "");
     assert_int_equal(rc, 0);
     /* a part with no body at all: "headers CRLF" then the delimiter's CRLF */
     assert_string_equal(val(S("--XB\r\n" CD "name=a\r\n\r\n--XB\r\n" CD "name=model\r\n\r\nm\r\n--XB--"), "model", &rc),
@@ -210,7 +211,8 @@ static void preamble(void **st)
 static void truncated(void **st)
 {
     (void)st;
-    const char *full = "--XB\r\n" CD "name=\"a\"\r\n\r\nv\r\n--XB\r\n" CD "name=\"model\"\r\n\r\nwhisper-1\r\n--XB--\r\n";
+    const char *full =
+        "--XB\r\n" CD "name=\"a\"\r\n\r\nv\r\n--XB\r\n" CD "name=\"model\"\r\n\r\nwhisper-1\r\n--XB--\r\n";
     size_t n = strlen(full), found = 0;
     /* every prefix: never a value beyond the prefix, and -1 until the
      * delimiter after the value is complete */
@@ -276,7 +278,7 @@ static void header_limit(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(boundary),       cmocka_unit_test(field_positions), cmocka_unit_test(names_and_headers),
+        cmocka_unit_test(boundary),         cmocka_unit_test(field_positions), cmocka_unit_test(names_and_headers),
         cmocka_unit_test(crlf_and_content), cmocka_unit_test(preamble),        cmocka_unit_test(truncated),
         cmocka_unit_test(header_limit),
     };

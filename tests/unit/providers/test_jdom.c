@@ -54,7 +54,8 @@ static void test_strings(void **st)
     struct sy_arena a;
     sy_arena_init(&a);
     struct sy_jdoc d;
-    assert_int_equal(parse(&d, &a, "{\"m\\u006fdel\":\"x\\n\\u00e9\\ud83d\\ude00\",\"model\":\"last\",\"z\":\"\\u0000\"}"), 0);
+    assert_int_equal(
+        parse(&d, &a, "{\"m\\u006fdel\":\"x\\n\\u00e9\\ud83d\\ude00\",\"model\":\"last\",\"z\":\"\\u0000\"}"), 0);
     size_t n;
     const char *s = sy_jdom_str(&d, sy_jdom_get(&d, 0, "model"), &a, &n);
     assert_string_equal(s, "last"); /* duplicates: the last wins */
@@ -70,9 +71,10 @@ static void test_strings(void **st)
 
 static void test_errors(void **st)
 {
-    static const char *bad[] = {"", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "\"\\x\"", "\"a\001\"", "tru",
-                                "{\"a\" 1}", "[1 2]", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "{}x", "\"\\u12\"",
-                                "[[[[", "nul"};
+    static const char *bad[] = {"",          "{",     "[1,]",         "{\"a\":1,}",       "01",
+                                "1.",        "-",     "\"\\x\"",      "\"a\001\"",        "tru",
+                                "{\"a\" 1}", "[1 2]", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "{}x",
+                                "\"\\u12\"", "[[[[",  "nul"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct sy_arena a;
         sy_arena_init(&a);
@@ -150,19 +152,38 @@ static void test_oai(void **st)
     s.u.cache_read = 1;
     sy_oai_chunk_usage(&s, &b);
     const char *want =
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n"
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n"
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}]},\"finish_reason\":null}]}\n\n"
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
-        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7,\"prompt_tokens_details\":{\"cached_tokens\":1},\"cache_read_input_tokens\":1,\"cache_creation_input_tokens\":0}}\n\n";
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+        "\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n"
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+        "\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+        "\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{"
+        "\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n"
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+        "\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\"\"}}]},\"finish_"
+        "reason\":null}]}\n\n"
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+        "\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+        "data: "
+        "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":7,\"model\":\"m\",\"choices\":[],"
+        "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7,\"prompt_tokens_details\":{\"cached_"
+        "tokens\":1},\"cache_read_input_tokens\":1,\"cache_creation_input_tokens\":0}}\n\n";
     assert_string_equal(b.p, want);
     sy_buf_reset(&b);
     struct sy_xtool t = {"call_1", "f", "{}", 6, 1, 2};
     struct sy_xmsg m = {.content = "ok", .content_len = 2, .tools = &t, .ntools = 1, .finish_reason = "tool_calls"};
     s.u.cache_read = 0;
     sy_oai_write_response(&s, &m, &b);
-    assert_string_equal(b.p, "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":7,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7}}");
+    assert_string_equal(
+        b.p, "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":7,\"model\":\"m\",\"choices\":[{"
+             "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":[{\"id\":\"call_1\","
+             "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_"
+             "calls\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7}}");
     assert_string_equal(sy_oai_finish_reason("end_turn", 8), "stop");
     assert_string_equal(sy_oai_finish_reason("MAX_TOKENS", 10), "length");
     assert_string_equal(sy_oai_finish_reason("SAFETY", 6), "content_filter");
@@ -205,7 +226,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout), cmocka_unit_test(test_strings), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_writer), cmocka_unit_test(test_oai), cmocka_unit_test(test_fast_text),
+        cmocka_unit_test(test_writer), cmocka_unit_test(test_oai),     cmocka_unit_test(test_fast_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,9 +22,9 @@
 #include "providers/adapter.h"
 #include "providers/oai.h"
 
-#define PRE "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m-1\""
+#define PRE            "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m-1\""
 #define CH(delta, fin) PRE ",\"choices\":[{\"index\":0,\"delta\":{" delta "},\"finish_reason\":" fin "}]}\n\n"
-#define ROLE CH("\"role\":\"assistant\",\"content\":\"\"", "null")
+#define ROLE           CH("\"role\":\"assistant\",\"content\":\"\"", "null")
 
 static void state_init(struct sy_xstate *st, const char *id, const char *model)
 {
@@ -151,13 +151,12 @@ static void t_stream_tools_usage(void **state)
     assert_int_equal(i0, 0);
     assert_int_equal(i1, 1);
     assert_int_equal(st.ntools, 2);
-    expect_bytes(&b, ROLE
-                 CH("\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":"
+    expect_bytes(
+        &b, ROLE CH("\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":"
                     "\"get_weather\",\"arguments\":\"\"}}]",
-                    "null")
-                     CH("\"tool_calls\":[{\"index\":1,\"id\":\"\",\"type\":\"function\",\"function\":{\"name\":"
-                        "\"\",\"arguments\":\"\"}}]",
-                        "null"));
+                    "null") CH("\"tool_calls\":[{\"index\":1,\"id\":\"\",\"type\":\"function\",\"function\":{\"name\":"
+                               "\"\",\"arguments\":\"\"}}]",
+                               "null"));
     sy_buf_reset(&b);
     sy_oai_chunk_tool_args(&st, &b, 0, "{\"city\":", 8);
     sy_oai_chunk_tool_args(&st, &b, 0, "", 0);
@@ -225,9 +224,15 @@ static void t_write_response(void **state)
         {.id = "t1", .idl = 2, .name = "f", .nl = 1, .args = "{\"a\":1}", .al = 7},
         {.id = NULL, .name = NULL, .args = NULL},
     };
-    m = (struct sy_xmsg){.content = "ok\t", .content_len = 3, .reasoning = "why", .reasoning_len = 3,
-                         .thinking_blocks_json = "[{\"type\":\"thinking\"}]", .thinking_blocks_len = 21,
-                         .tools = tools, .ntools = 2, .finish_reason = "tool_calls"};
+    m = (struct sy_xmsg){.content = "ok\t",
+                         .content_len = 3,
+                         .reasoning = "why",
+                         .reasoning_len = 3,
+                         .thinking_blocks_json = "[{\"type\":\"thinking\"}]",
+                         .thinking_blocks_len = 21,
+                         .tools = tools,
+                         .ntools = 2,
+                         .finish_reason = "tool_calls"};
     sy_buf_reset(&b);
     sy_oai_write_response(&st, &m, &b);
     expect_bytes(&b, "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":1700000000,\"model\":"
@@ -269,10 +274,17 @@ static void t_finish_reason(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"end_turn", "stop"},           {"stop_sequence", "stop"},   {"COMPLETE", "stop"},
-        {"max_tokens", "length"},       {"MAX_TOKENS", "length"},    {"tool_use", "tool_calls"},
-        {"TOOL_CALL", "tool_calls"},    {"SAFETY", "content_filter"}, {"RECITATION", "content_filter"},
-        {"guardrail_intervened", "content_filter"}, {"function_call", "function_call"},
+        {"end_turn", "stop"},
+        {"stop_sequence", "stop"},
+        {"COMPLETE", "stop"},
+        {"max_tokens", "length"},
+        {"MAX_TOKENS", "length"},
+        {"tool_use", "tool_calls"},
+        {"TOOL_CALL", "tool_calls"},
+        {"SAFETY", "content_filter"},
+        {"RECITATION", "content_filter"},
+        {"guardrail_intervened", "content_filter"},
+        {"function_call", "function_call"},
         {"MALFORMED_FUNCTION_CALL", "stop"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -324,10 +336,18 @@ static void t_err(void **state)
         int status;
         const char *type;
     } cases[] = {
-        {400, "invalid_request_error"}, {413, "invalid_request_error"}, {422, "invalid_request_error"},
-        {401, "authentication_error"},  {403, "permission_denied"},     {404, "not_found_error"},
-        {408, "timeout"},               {429, "rate_limit_error"},      {503, "service_unavailable"},
-        {500, "api_error"},             {529, "api_error"},             {409, "invalid_request_error"},
+        {400, "invalid_request_error"},
+        {413, "invalid_request_error"},
+        {422, "invalid_request_error"},
+        {401, "authentication_error"},
+        {403, "permission_denied"},
+        {404, "not_found_error"},
+        {408, "timeout"},
+        {429, "rate_limit_error"},
+        {503, "service_unavailable"},
+        {500, "api_error"},
+        {529, "api_error"},
+        {409, "invalid_request_error"},
     };
     struct sy_xerr e;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -351,11 +371,9 @@ static void t_err(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_stream_text),      cmocka_unit_test(t_stream_text_json),
-        cmocka_unit_test(t_stream_tools_usage), cmocka_unit_test(t_usage_members),
-        cmocka_unit_test(t_write_response),   cmocka_unit_test(t_write_embeddings),
-        cmocka_unit_test(t_finish_reason),    cmocka_unit_test(t_unsupported),
-        cmocka_unit_test(t_err),
+        cmocka_unit_test(t_stream_text),   cmocka_unit_test(t_stream_text_json), cmocka_unit_test(t_stream_tools_usage),
+        cmocka_unit_test(t_usage_members), cmocka_unit_test(t_write_response),   cmocka_unit_test(t_write_embeddings),
+        cmocka_unit_test(t_finish_reason), cmocka_unit_test(t_unsupported),      cmocka_unit_test(t_err),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

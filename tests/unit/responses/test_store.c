@@ -24,9 +24,9 @@
 
 /* JSON written the way PostgreSQL's jsonb writes it back (shorter keys
  * first, ", " and ": "), so both backends return the same text. */
-#define RESP_JSON "{\"id\": \"%s\", \"model\": \"gpt-4o\", \"object\": \"response\"}"
+#define RESP_JSON  "{\"id\": \"%s\", \"model\": \"gpt-4o\", \"object\": \"response\"}"
 #define ITEMS_JSON "[{\"role\": \"user\", \"type\": \"message\", \"content\": \"hi\"}]"
-#define HIST_JSON "[{\"role\": \"user\", \"type\": \"message\", \"content\": \"before\"}]"
+#define HIST_JSON  "[{\"role\": \"user\", \"type\": \"message\", \"content\": \"before\"}]"
 
 /* What a callback saw. */
 struct seen {
@@ -237,8 +237,8 @@ static void eviction(void **state)
 /* ---- threads --------------------------------------------------------------- */
 
 #define NTHREADS 4
-#define NOPS 20000
-#define NIDS 300
+#define NOPS     20000
+#define NIDS     300
 
 struct hammer {
     unsigned seed;
@@ -404,8 +404,8 @@ static int count_fn(struct sy_store *st, void *arg)
                                          "SELECT COUNT(*) AS c FROM \"SwitchyardResponse\" WHERE \"id\" = $1 AND "
                                          "CAST(\"response\" AS TEXT) = $2",
                                          2, p, count_cb, &a->n)
-                         : sy_store_exec(st, "SELECT COUNT(*) AS c FROM \"SwitchyardResponse\" WHERE \"id\" = $1", 1,
-                                         p, count_cb, &a->n);
+                         : sy_store_exec(st, "SELECT COUNT(*) AS c FROM \"SwitchyardResponse\" WHERE \"id\" = $1", 1, p,
+                                         count_cb, &a->n);
     return rc < 0 ? -1 : 0;
 }
 

@@ -180,7 +180,7 @@ static void budget_window(void **st)
     sy_pbudget_add(b, 0.5, t0 + 9000);
     assert_true(sy_pbudget_spend(b, t0 + 9500) == 0.75);
     assert_true(sy_pbudget_spend(b, t0 + 10000) == 0); /* the period passed since the window opened */
-    sy_pbudget_add(b, 0.125, t0 + 10001);               /* a new window */
+    sy_pbudget_add(b, 0.125, t0 + 10001);              /* a new window */
     assert_true(sy_pbudget_spend(b, t0 + 10002) == 0.125);
     sy_pbudget_add(b, -1, t0 + 10003); /* nothing negative, nothing for free */
     sy_pbudget_add(b, 0, t0 + 10003);
@@ -213,7 +213,7 @@ static void budget_filter(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tags_filter),  cmocka_unit_test(tags_no_match), cmocka_unit_test(region_classes),
+        cmocka_unit_test(tags_filter),   cmocka_unit_test(tags_no_match), cmocka_unit_test(region_classes),
         cmocka_unit_test(region_filter), cmocka_unit_test(budget_window), cmocka_unit_test(budget_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

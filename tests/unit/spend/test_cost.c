@@ -232,7 +232,8 @@ static void image_cost(void **st)
     near(sy_image_cost("azure", "dall-e-2", "256x256", NULL, 1, NULL), 256.0 * 256 * 2.4414e-07);
     near(sy_image_cost(NULL, "openai/dall-e-2", "256x256", NULL, 1, NULL), 256.0 * 256 * 2.4414e-07);
     /* a size that is not WxH ("auto", junk, zero, overflow) prices as 1024x1024 */
-    const char *odd[] = {"auto", "", "x", "1024x", "x1024", "0x0", "1024x1024x1", "99999999999x1", "-5x5", "1024 x 1024"};
+    const char *odd[] = {"auto",          "",     "x",          "1024x", "x1024", "0x0", "1024x1024x1",
+                         "99999999999x1", "-5x5", "1024 x 1024"};
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         near(sy_image_cost("openai", "dall-e-2", odd[i], NULL, 1, NULL), 1024.0 * 1024 * 1.9e-08);
     /* a size the table has no entry for: not priced by the table */

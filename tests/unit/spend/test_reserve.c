@@ -186,8 +186,8 @@ static void test_bounded_concurrent(void **state)
     loop_budget = 100;
     assert_int_equal(errors, 0);
     assert_int_equal(ok, 15);
-    assert_true(fabs(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") - 10.0) <
-                1e-9);
+    assert_true(
+        fabs(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") - 10.0) < 1e-9);
 }
 
 static void test_fit(void **state)
@@ -308,7 +308,7 @@ static void test_durable_rows(void **state)
     assert_int_equal(sy_reserve_take(st, &r), 0);
     assert_int_equal(r.refused, 0);
     assert_true(resv_sum(st, "call-1") == 4); /* one row per entity */
-    r.amount = 1;                              /* a fallback's top-up adds to the rows */
+    r.amount = 1;                             /* a fallback's top-up adds to the rows */
     assert_int_equal(sy_reserve_take(st, &r), 0);
     assert_true(resv_sum(st, "call-1") == 6);
     assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 3);
@@ -328,7 +328,7 @@ static void test_durable_rows(void **state)
     assert_int_equal(sy_reserve_heartbeat(st, now, 15), 0);
     assert_int_equal(sy_reserve_reclaim(st, now + 14, 1), 0); /* our lease holds until now + 15 */
     assert_true(resv_sum(st, "call-2") == 4);
-    assert_true(sy_reserve_reclaim(st, now + 16, 15) == 2);   /* lapsed: both rows back */
+    assert_true(sy_reserve_reclaim(st, now + 16, 15) == 2); /* lapsed: both rows back */
     assert_true(resv_sum(st, "call-2") == 0);
     assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_VerificationToken\" WHERE \"token\" = $1", "k1") == 3);
     assert_true(num1(st, "SELECT \"spend\" FROM \"LiteLLM_TeamTable\" WHERE \"team_id\" = $1", "t1") == 3);
@@ -354,7 +354,8 @@ static void test_db_one_partial(void **state)
     struct sy_store *st = *state;
     seed(st);
     exec_ok(st, "DELETE FROM \"SwitchyardReservation\"", 0, NULL);
-    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = 0, \"max_budget\" = 1 WHERE \"token\" = 'k1'", 0, NULL);
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = 0, \"max_budget\" = 1 WHERE \"token\" = 'k1'", 0,
+            NULL);
     struct sy_reserve a, b, c;
     memset(&a, 0, sizeof a);
     a.id[SY_ENT_KEY] = "k1";
@@ -383,7 +384,8 @@ static void test_db_one_partial(void **state)
     assert_int_equal(c.refused, 0);
     assert_int_equal(c.partial[SY_ENT_KEY], 0);
     /* b's own top-up may be cut short again (it already holds the mark) */
-    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = \"spend\" - 0.05 WHERE \"token\" = 'k1'", 0, NULL);
+    exec_ok(st, "UPDATE \"LiteLLM_VerificationToken\" SET \"spend\" = \"spend\" - 0.05 WHERE \"token\" = 'k1'", 0,
+            NULL);
     b.amount = 0.2;
     assert_int_equal(sy_reserve_take(st, &b), 0);
     assert_int_equal(b.refused, 0);
@@ -452,7 +454,7 @@ static void test_ledger_one_partial(void **state)
     assert_int_equal(b.partial[SY_ENT_KEY], 1);
     double res[SY_ENT__COUNT] = {0.6};
     sy_ledger_settle(a.id, res, a.partial, 0.1); /* a cost 0.1: 0.5 freed */
-    sy_ledger_reserve(&c, spend);                  /* 0.6 does not fit in 0.5, and b is out: refused */
+    sy_ledger_reserve(&c, spend);                /* 0.6 does not fit in 0.5, and b is out: refused */
     assert_int_equal(c.refused, 1);
     c.amount = 0.5; /* whole: fits */
     sy_ledger_reserve(&c, spend);

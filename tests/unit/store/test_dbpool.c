@@ -80,8 +80,8 @@ static void run_insert(struct sy_store *st, struct sy_db_job *j)
     char id[32];
     snprintf(id, sizeof id, "L%d-%d", m->lc->tag, m->n);
     struct sy_sval p[] = {sy_sv_text(id), sy_sv_num(0.5)};
-    m->rc = sy_store_exec(st, "INSERT INTO \"LiteLLM_Config\" (param_name, param_value) VALUES ($1, $2)", 2, p,
-                          NULL, NULL);
+    m->rc =
+        sy_store_exec(st, "INSERT INTO \"LiteLLM_Config\" (param_name, param_value) VALUES ($1, $2)", 2, p, NULL, NULL);
     m->ran_on = pthread_self();
 }
 

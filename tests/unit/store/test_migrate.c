@@ -71,8 +71,8 @@ static void snapshot(struct sy_store *st, struct sy_buf *b)
                            "ORDER BY m.name, p.cid",
                            0, NULL, cat_rows, b);
     assert_true(rc > 0);
-    rc = sy_store_exec(st, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name", 0,
-                       NULL, cat_rows, b);
+    rc = sy_store_exec(st, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name", 0, NULL,
+                       cat_rows, b);
     assert_true(rc > 0);
 }
 
@@ -94,17 +94,30 @@ static void fresh_and_idempotent(void **state)
 {
     struct sy_store *st = *state;
     assert_int_equal(sy_store_migrate(st), 0);
-    const char *tables[] = {"LiteLLM_VerificationToken", "LiteLLM_UserTable", "LiteLLM_TeamTable",
-                            "LiteLLM_TeamMembership", "LiteLLM_OrganizationTable", "LiteLLM_OrganizationMembership",
-                            "LiteLLM_BudgetTable", "LiteLLM_EndUserTable", "LiteLLM_SpendLogs",
-                            "LiteLLM_DailyUserSpend", "LiteLLM_DailyTeamSpend", "LiteLLM_DailyOrganizationSpend",
-                            "LiteLLM_DailyEndUserSpend", "LiteLLM_DailyTagSpend", "LiteLLM_DeletedVerificationToken",
-                            "LiteLLM_Config", "LiteLLM_ErrorLogs", "Switchyard_Meta", NULL};
+    const char *tables[] = {"LiteLLM_VerificationToken",
+                            "LiteLLM_UserTable",
+                            "LiteLLM_TeamTable",
+                            "LiteLLM_TeamMembership",
+                            "LiteLLM_OrganizationTable",
+                            "LiteLLM_OrganizationMembership",
+                            "LiteLLM_BudgetTable",
+                            "LiteLLM_EndUserTable",
+                            "LiteLLM_SpendLogs",
+                            "LiteLLM_DailyUserSpend",
+                            "LiteLLM_DailyTeamSpend",
+                            "LiteLLM_DailyOrganizationSpend",
+                            "LiteLLM_DailyEndUserSpend",
+                            "LiteLLM_DailyTagSpend",
+                            "LiteLLM_DeletedVerificationToken",
+                            "LiteLLM_Config",
+                            "LiteLLM_ErrorLogs",
+                            "Switchyard_Meta",
+                            NULL};
     char out[256];
     for (int i = 0; tables[i]; i++) {
         struct sy_sval p = sy_sv_text(tables[i]);
-        int n = sy_store_exec(st, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = $1", 1, &p, NULL,
-                              NULL);
+        int n =
+            sy_store_exec(st, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = $1", 1, &p, NULL, NULL);
         if (n != 1)
             fail_msg("table %s missing", tables[i]);
     }
@@ -114,17 +127,19 @@ static void fresh_and_idempotent(void **state)
     struct {
         const char *t, *c, *ty;
     } want[] = {
-        {"LiteLLM_VerificationToken", "models", "JSONTEXT"},  {"LiteLLM_VerificationToken", "metadata", "JSONTEXT"},
+        {"LiteLLM_VerificationToken", "models", "JSONTEXT"},
+        {"LiteLLM_VerificationToken", "metadata", "JSONTEXT"},
         {"LiteLLM_VerificationToken", "spend", "DOUBLE PRECISION"},
-        {"LiteLLM_VerificationToken", "expires", "TIMESTAMP"}, {"LiteLLM_VerificationToken", "blocked", "BOOLEAN"},
+        {"LiteLLM_VerificationToken", "expires", "TIMESTAMP"},
+        {"LiteLLM_VerificationToken", "blocked", "BOOLEAN"},
         {"LiteLLM_VerificationToken", "tpm_limit", "BIGINT"},
         {"LiteLLM_VerificationToken", "max_parallel_requests", "INTEGER"},
-        {"LiteLLM_SpendLogs", "startTime", "TIMESTAMP"},      {"LiteLLM_SpendLogs", "request_tags", "JSONTEXT"},
+        {"LiteLLM_SpendLogs", "startTime", "TIMESTAMP"},
+        {"LiteLLM_SpendLogs", "request_tags", "JSONTEXT"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char sql[300];
-        snprintf(sql, sizeof sql, "SELECT type FROM pragma_table_info('%s') WHERE name = '%s'", want[i].t,
-                 want[i].c);
+        snprintf(sql, sizeof sql, "SELECT type FROM pragma_table_info('%s') WHERE name = '%s'", want[i].t, want[i].c);
         assert_string_equal(one(st, sql, out), want[i].ty);
     }
     assert_string_equal(one(st,
@@ -190,9 +205,8 @@ static void litellm_rows(void **state)
                                    5, p, NULL, NULL),
                      1);
     struct keyrow k = {0};
-    assert_int_equal(sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, p,
-                                   read_key, &k),
-                     1);
+    assert_int_equal(
+        sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, p, read_key, &k), 1);
     assert_int_equal(k.mk, SY_SV_JSON);
     assert_string_equal(k.models, "[\"gpt-4o\",\"claude\"]");
     assert_int_equal(k.tk, SY_SV_JSON);
@@ -204,9 +218,8 @@ static void litellm_rows(void **state)
     assert_int_equal(k.cooldown, 0);
     /* defaults that are times: ISO text */
     struct sy_sval q = sy_sv_text("def");
-    assert_int_equal(sy_store_exec(st, "INSERT INTO \"LiteLLM_VerificationToken\" (token) VALUES ($1)", 1, &q, NULL,
-                                   NULL),
-                     1);
+    assert_int_equal(
+        sy_store_exec(st, "INSERT INTO \"LiteLLM_VerificationToken\" (token) VALUES ($1)", 1, &q, NULL, NULL), 1);
     memset(&k, 0, sizeof k);
     sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, &q, read_key, &k);
     assert_int_equal(k.ck, SY_SV_TS);
@@ -214,9 +227,9 @@ static void litellm_rows(void **state)
     assert_string_equal(k.metadata, "{}");
     assert_int_equal(k.mk, SY_SV_NULL); /* LiteLLM's models has no default */
     /* duplicate key -> conflict */
-    assert_int_equal(sy_store_exec(st, "INSERT INTO \"LiteLLM_VerificationToken\" (token) VALUES ($1)", 1, &q, NULL,
-                                   NULL),
-                     SY_STORE_ECONFLICT);
+    assert_int_equal(
+        sy_store_exec(st, "INSERT INTO \"LiteLLM_VerificationToken\" (token) VALUES ($1)", 1, &q, NULL, NULL),
+        SY_STORE_ECONFLICT);
 
     /* the daily upsert the spend writer runs */
     const char *up =
@@ -233,17 +246,26 @@ static void litellm_rows(void **state)
     for (int i = 0; i < 3; i++) {
         char id[32];
         snprintf(id, sizeof id, "id-%d", i);
-        struct sy_sval d[] = {sy_sv_text(id),       sy_sv_text("u1"),     sy_sv_text("2026-01-01"),
-                              sy_sv_text("abc123"), sy_sv_text("gpt-4o"), sy_sv_text("gpt-4o"),
-                              sy_sv_text("openai"), sy_sv_text(""),       sy_sv_text("/chat/completions"),
-                              sy_sv_int(10),        sy_sv_int(5),         sy_sv_num(0.001),
+        struct sy_sval d[] = {sy_sv_text(id),
+                              sy_sv_text("u1"),
+                              sy_sv_text("2026-01-01"),
+                              sy_sv_text("abc123"),
+                              sy_sv_text("gpt-4o"),
+                              sy_sv_text("gpt-4o"),
+                              sy_sv_text("openai"),
+                              sy_sv_text(""),
+                              sy_sv_text("/chat/completions"),
+                              sy_sv_int(10),
+                              sy_sv_int(5),
+                              sy_sv_num(0.001),
                               sy_sv_ts("2026-01-01T00:00:01.000Z")};
         assert_int_equal(sy_store_exec(st, up, 13, d, NULL, NULL), 1);
     }
     char out[256];
     assert_string_equal(one(st, "SELECT CAST(COUNT(*) AS TEXT) FROM \"LiteLLM_DailyUserSpend\"", out), "1");
     assert_string_equal(
-        one(st, "SELECT CAST(prompt_tokens AS TEXT) || '/' || CAST(api_requests AS TEXT) FROM \"LiteLLM_DailyUserSpend\"",
+        one(st,
+            "SELECT CAST(prompt_tokens AS TEXT) || '/' || CAST(api_requests AS TEXT) FROM \"LiteLLM_DailyUserSpend\"",
             out),
         "30/3");
 }
@@ -252,8 +274,9 @@ static void older_database(void **state)
 {
     struct sy_store *st = *state;
     /* an old key table with two columns and a row */
-    assert_true(sy_store_exec(st, "CREATE TABLE \"LiteLLM_VerificationToken\" (token TEXT PRIMARY KEY, spend DOUBLE "
-                                  "PRECISION NOT NULL DEFAULT 0.0)",
+    assert_true(sy_store_exec(st,
+                              "CREATE TABLE \"LiteLLM_VerificationToken\" (token TEXT PRIMARY KEY, spend DOUBLE "
+                              "PRECISION NOT NULL DEFAULT 0.0)",
                               0, NULL, NULL, NULL) >= 0);
     assert_int_equal(sy_store_exec(st, "INSERT INTO \"LiteLLM_VerificationToken\" (token, spend) VALUES ('old', 2.5)",
                                    0, NULL, NULL, NULL),
@@ -261,9 +284,8 @@ static void older_database(void **state)
     assert_int_equal(sy_store_migrate(st), 0);
     struct keyrow k = {0};
     struct sy_sval q = sy_sv_text("old");
-    assert_int_equal(sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, &q,
-                                   read_key, &k),
-                     1);
+    assert_int_equal(
+        sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, &q, read_key, &k), 1);
     assert_true(k.spend == 2.5);
     assert_string_equal(k.metadata, "{}"); /* added NOT NULL DEFAULT '{}' */
     assert_int_equal(k.bk, SY_SV_BOOL);

@@ -28,12 +28,12 @@
 
 static const char *pg_url;
 
-#define NEED_PG()                                  \
-    do {                                           \
-        if (!pg_url) {                             \
-            skip();                                \
-            return;                                \
-        }                                          \
+#define NEED_PG()      \
+    do {               \
+        if (!pg_url) { \
+            skip();    \
+            return;    \
+        }              \
     } while (0)
 
 /* base URL with its database name replaced */
@@ -208,8 +208,8 @@ static void litellm_existing(void **state)
     char out[256];
     (void)out;
     struct got g = {0};
-    assert_int_equal(sy_store_exec(st, "SELECT \"value\" FROM \"Switchyard_Meta\" WHERE \"key\" = 'schema_version'",
-                                   0, NULL, grab, &g),
+    assert_int_equal(sy_store_exec(st, "SELECT \"value\" FROM \"Switchyard_Meta\" WHERE \"key\" = 'schema_version'", 0,
+                                   NULL, grab, &g),
                      1);
     assert_string_equal(g.s[0], "1");
 
@@ -217,9 +217,8 @@ static void litellm_existing(void **state)
     struct sample s = {0};
     sy_buf_init(&s.json, 1 << 16);
     struct sy_sval tok = sy_sv_text("eceadfbb53b79c09477666aa69fb6ac5994e1e25f7f0fe2f3c270c29717de213");
-    assert_int_equal(sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, &tok,
-                                   read_sample, &s),
-                     1);
+    assert_int_equal(
+        sy_store_exec(st, "SELECT * FROM \"LiteLLM_VerificationToken\" WHERE token = $1", 1, &tok, read_sample, &s), 1);
     assert_int_equal(s.models, SY_SV_JSON);
     assert_string_equal(s.models_s, "[]");
     assert_int_equal(s.metadata, SY_SV_JSON);
@@ -336,10 +335,11 @@ static void fresh_concurrent_migrate(void **state)
     for (int i = 0; i < 3; i++) {
         char id[16];
         snprintf(id, sizeof id, "d%d", i);
-        struct sy_sval p[] = {sy_sv_text(id), sy_sv_text("t1"),     sy_sv_text("2026-01-01"),
-                              sy_sv_text("k"), sy_sv_text("m"),     sy_sv_text("openai"),
-                              sy_sv_text(""),  sy_sv_text("/chat"), sy_sv_num(0.25),
-                              sy_sv_ts("2026-01-01T00:00:00.000Z")};
+        struct sy_sval p[] = {sy_sv_text(id),           sy_sv_text("t1"),
+                              sy_sv_text("2026-01-01"), sy_sv_text("k"),
+                              sy_sv_text("m"),          sy_sv_text("openai"),
+                              sy_sv_text(""),           sy_sv_text("/chat"),
+                              sy_sv_num(0.25),          sy_sv_ts("2026-01-01T00:00:00.000Z")};
         assert_int_equal(sy_store_exec(st, up, 10, p, NULL, NULL), 1);
     }
     struct got g = {0};

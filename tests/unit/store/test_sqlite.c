@@ -131,8 +131,8 @@ static void kinds_round_trip(void **state)
 
     struct got g = {0};
     struct sy_sval key = sy_sv_text("k1");
-    rc = sy_store_exec(st, "SELECT id, n, i, b, ts, arr, js, t, \"camelCase\" FROM \"T_kinds\" WHERE id = $1", 1,
-                       &key, grab, &g);
+    rc = sy_store_exec(st, "SELECT id, n, i, b, ts, arr, js, t, \"camelCase\" FROM \"T_kinds\" WHERE id = $1", 1, &key,
+                       grab, &g);
     assert_int_equal(rc, 1);
     assert_int_equal(g.rows, 1);
     assert_int_equal(g.ncols, 9);
@@ -178,13 +178,13 @@ static int read_one(void *ud, const struct sy_srow *r)
 static void nulls_and_helpers(void **state)
 {
     struct sy_store *st = *state;
-    struct sy_sval p[] = {sy_sv_text("k2"), sy_sv_null(), sy_sv_null(), sy_sv_bool(0),
+    struct sy_sval p[] = {sy_sv_text("k2"), sy_sv_null(),        sy_sv_null(),     sy_sv_bool(0),
                           sy_sv_ts(NULL),   sy_sv_textarr(NULL), sy_sv_json(NULL), sy_sv_text(NULL)};
     assert_int_equal(p[7].k, SY_SV_NULL);
     assert_int_equal(p[4].k, SY_SV_NULL);
-    int rc = sy_store_exec(st,
-                           "INSERT INTO \"T_kinds\" (id, n, i, b, ts, arr, js, t) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                           8, p, NULL, NULL);
+    int rc = sy_store_exec(
+        st, "INSERT INTO \"T_kinds\" (id, n, i, b, ts, arr, js, t) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, p, NULL,
+        NULL);
     assert_int_equal(rc, 1);
     struct got g = {0};
     rc = sy_store_exec(st, "SELECT * FROM \"T_kinds\" WHERE id = $1", 1, p, read_one, &g);
@@ -241,17 +241,14 @@ static void returning_upsert_counts(void **state)
         char id[16];
         snprintf(id, sizeof id, "r%d", k);
         struct sy_sval q[] = {sy_sv_text(id), sy_sv_num(k), sy_sv_int(k)};
-        assert_int_equal(sy_store_exec(st, "INSERT INTO \"T_kinds\" (id, n, i) VALUES ($1, $2, $3)", 3, q, NULL,
-                                       NULL),
+        assert_int_equal(sy_store_exec(st, "INSERT INTO \"T_kinds\" (id, n, i) VALUES ($1, $2, $3)", 3, q, NULL, NULL),
                          1);
     }
     struct sy_sval like = sy_sv_text("r%");
-    assert_int_equal(sy_store_exec(st, "UPDATE \"T_kinds\" SET t = 'x' WHERE id LIKE $1", 1, &like, NULL, NULL),
-                     5);
+    assert_int_equal(sy_store_exec(st, "UPDATE \"T_kinds\" SET t = 'x' WHERE id LIKE $1", 1, &like, NULL, NULL), 5);
     int n = 0;
-    assert_int_equal(sy_store_exec(st, "SELECT id FROM \"T_kinds\" WHERE id LIKE $1 ORDER BY id", 1, &like,
-                                   count_rows, &n),
-                     5);
+    assert_int_equal(
+        sy_store_exec(st, "SELECT id FROM \"T_kinds\" WHERE id LIKE $1 ORDER BY id", 1, &like, count_rows, &n), 5);
     assert_int_equal(n, 5);
     n = 0;
     int rc = sy_store_exec(st, "SELECT id FROM \"T_kinds\" WHERE id LIKE $1 ORDER BY id", 1, &like, stop_now, &n);
@@ -298,8 +295,7 @@ static void transactions(void **state)
     assert_int_equal(sy_store_exec(st, "INSERT INTO \"T_kinds\" (id) VALUES ($1)", 1, &b, NULL, NULL), 1);
     assert_int_equal(sy_store_commit(st), 0);
     n = 0;
-    sy_store_exec(st, "SELECT id FROM \"T_kinds\" WHERE id IN ($1, $2)", 2, (struct sy_sval[]){a, b}, count_rows,
-                  &n);
+    sy_store_exec(st, "SELECT id FROM \"T_kinds\" WHERE id IN ($1, $2)", 2, (struct sy_sval[]){a, b}, count_rows, &n);
     assert_int_equal(n, 2);
 
     /* the statement cache: the same INSERT many times in one transaction */
@@ -364,12 +360,12 @@ static void dollar_in_literal(void **state)
     ok_exec(st, "DROP TABLE \"T_$1\"");
 }
 
-#define SUITE_TESTS                                                                   \
-    cmocka_unit_test_setup_teardown(kinds_round_trip, suite_setup, suite_teardown),        \
-        cmocka_unit_test_setup_teardown(nulls_and_helpers, suite_setup, suite_teardown),   \
+#define SUITE_TESTS                                                                            \
+    cmocka_unit_test_setup_teardown(kinds_round_trip, suite_setup, suite_teardown),            \
+        cmocka_unit_test_setup_teardown(nulls_and_helpers, suite_setup, suite_teardown),       \
         cmocka_unit_test_setup_teardown(returning_upsert_counts, suite_setup, suite_teardown), \
-        cmocka_unit_test_setup_teardown(transactions, suite_setup, suite_teardown),        \
-        cmocka_unit_test_setup_teardown(errors, suite_setup, suite_teardown),              \
+        cmocka_unit_test_setup_teardown(transactions, suite_setup, suite_teardown),            \
+        cmocka_unit_test_setup_teardown(errors, suite_setup, suite_teardown),                  \
         cmocka_unit_test_setup_teardown(dollar_in_literal, suite_setup, suite_teardown)
 
 #ifndef STORE_SUITE_NO_MAIN
@@ -448,7 +444,8 @@ static void bad_utf8_rows(void **state)
     assert_non_null(o);
     struct json_object *v;
     assert_true(json_object_object_get_ex(o, "t", &v));
-    assert_string_equal(json_object_get_string(v), "a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+    assert_string_equal(json_object_get_string(v), "a\xef\xbf\xbd"
+                                                   "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
                                                    "c\xef\xbf\xbd\xef\xbf\xbd");
     assert_true(json_object_object_get_ex(o, "js", &v));
     assert_true(json_same(json_object_to_json_string(v), "{\"a\":\"x\\ufffd\\ufffdy\"}"));

@@ -36,8 +36,13 @@ static void constructors(void **st)
 static void row_helpers_and_json(void **st)
 {
     const char *names[] = {"t", "i", "n", "b", "ts", "js", "nul", "q\"uote"};
-    struct sy_sval v[] = {sy_sv_text("x\"y\n"), sy_sv_int(42),  sy_sv_num(0.1),   sy_sv_bool(1),
-                          sy_sv_ts("2026-12-03T19:00:00.123Z"), sy_sv_json("[1,{\"a\":null}]"), sy_sv_null(),
+    struct sy_sval v[] = {sy_sv_text("x\"y\n"),
+                          sy_sv_int(42),
+                          sy_sv_num(0.1),
+                          sy_sv_bool(1),
+                          sy_sv_ts("2026-12-03T19:00:00.123Z"),
+                          sy_sv_json("[1,{\"a\":null}]"),
+                          sy_sv_null(),
                           sy_sv_text("12.5")};
     struct sy_srow r = {8, names, v};
     assert_ptr_equal(sy_srow_get(&r, "i"), &v[1]);
@@ -228,8 +233,9 @@ static void row_json_bad_utf8(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(constructors), cmocka_unit_test(row_helpers_and_json), cmocka_unit_test(iso_time),
-        cmocka_unit_test(dollar_rewrite), cmocka_unit_test(pg_arrays), cmocka_unit_test(row_json_bad_utf8),
+        cmocka_unit_test(constructors), cmocka_unit_test(row_helpers_and_json),
+        cmocka_unit_test(iso_time),     cmocka_unit_test(dollar_rewrite),
+        cmocka_unit_test(pg_arrays),    cmocka_unit_test(row_json_bad_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,10 +43,10 @@ static void expect_ids(const struct sy_tok *t, const char *s, const uint32_t *wa
     assert_int_equal(sy_tok_count(t, s, strlen(s)), nwant);
     free(ids);
 }
-#define IDS(t, s, ...)                                                                                  \
-    do {                                                                                                \
-        static const uint32_t w_[] = {__VA_ARGS__};                                                     \
-        expect_ids(t, s, w_, sizeof w_ / sizeof w_[0]);                                                 \
+#define IDS(t, s, ...)                                  \
+    do {                                                \
+        static const uint32_t w_[] = {__VA_ARGS__};     \
+        expect_ids(t, s, w_, sizeof w_ / sizeof w_[0]); \
     } while (0)
 
 static void test_known_ids(void **state)
@@ -225,7 +225,7 @@ static int pure_token(const struct sy_tok *t, uint32_t r)
         for (size_t k = 1; k < l; k++)
             if ((b[i + k] & 0xC0) != 0x80)
                 return 0;
-        uint32_t v = l == 2 ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
+        uint32_t v = l == 2   ? (uint32_t)(c & 0x1F) << 6 | (b[i + 1] & 0x3F)
                      : l == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(b[i + 1] & 0x3F) << 6 | (b[i + 2] & 0x3F)
                               : (uint32_t)(c & 0x07) << 18 | (uint32_t)(b[i + 1] & 0x3F) << 12 |
                                     (uint32_t)(b[i + 2] & 0x3F) << 6 | (b[i + 3] & 0x3F);
@@ -343,11 +343,14 @@ static void test_model_map(void **state)
 #undef M
 }
 
-static long req(const struct sy_tok *t, const char *json) { return sy_tok_count_request(t, json, strlen(json)); }
+static long req(const struct sy_tok *t, const char *json)
+{
+    return sy_tok_count_request(t, json, strlen(json));
+}
 
-#define TOOLS                                                                                             \
+#define TOOLS                                                                                                   \
     "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Get weather\"," \
-    "\"parameters\":{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\",\"description\":"  \
+    "\"parameters\":{\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\",\"description\":"    \
     "\"City\"},\"unit\":{\"type\":\"string\",\"enum\":[\"c\",\"f\"]}},\"required\":[\"location\"]}}}]"
 
 static void test_chat_counts(void **state)
@@ -373,35 +376,42 @@ static void test_chat_counts(void **state)
     assert_int_equal(req(o2, "{\"messages\":[{\"role\":\"system\",\"content\":\"hello world\"}]," TOOLS "}"),
                      3 + 1 + 2 + 3 + 36 + 9 - 4);
     /* tool_choice */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"none\"}"),
-                     9 + 1);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"none\"}"), 9 + 1);
     assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":"
                              "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}"),
                      9 + 7 + 2);
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"auto\"}"), 9);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"tool_choice\":\"auto\"}"), 9);
     /* tool_calls count their arguments */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
-                             "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"hello world\"}}]}]}"),
-                     3 + 1 + 2 + 3);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"hello world\"}}]}]}"),
+        3 + 1 + 2 + 3);
     /* images: text part + low (85) / high from a data: URL's size */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello world\"},"
-                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/y.png\",\"detail\":\"low\"}}]}]}"),
+    assert_int_equal(req(cl,
+                         "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello world\"},"
+                         "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/y.png\",\"detail\":\"low\"}}]}]}"),
                      3 + 1 + 2 + 85 + 3);
     /* PNG 1024x2048 -> 768x1536 -> 6 tiles -> 85 + 1020 */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
-                             "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABAAAAAgACAYAAAA=\",\"detail\":\"high\"}}]}]}"),
-                     3 + 1 + 1105 + 3);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
+                "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAABAAAAAgACAYAAAA=\",\"detail\":\"high\"}}]}]}"),
+        3 + 1 + 1105 + 3);
     /* GIF 100x50 -> 1 tile; JPEG 4000x3000 -> 1024x768 -> 4 tiles; remote high -> 85 */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
-                             "\"data:image/gif;base64,R0lGODlhZAAyAAAAAA==\",\"detail\":\"high\"}},"
-                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/jpeg;base64,"
-                             "/9j/4AAQSkZJRgABAQEBAQEBAQH/wAARCAu4D6ADAAAAAAAAAAAA\",\"detail\":\"high\"}},"
-                             "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/a.png\",\"detail\":\"high\"}}]}]}"),
-                     3 + 1 + 255 + 765 + 85 + 3);
+    assert_int_equal(
+        req(cl,
+            "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":"
+            "\"data:image/gif;base64,R0lGODlhZAAyAAAAAA==\",\"detail\":\"high\"}},"
+            "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/jpeg;base64,"
+            "/9j/4AAQSkZJRgABAQEBAQEBAQH/wAARCAu4D6ADAAAAAAAAAAAA\",\"detail\":\"high\"}},"
+            "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/a.png\",\"detail\":\"high\"}}]}]}"),
+        3 + 1 + 255 + 765 + 85 + 3);
     /* Anthropic blocks: tool_use counts name + str(input); tool_result its content */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\","
-                             "\"content\":\"hello world\"}]}]}"),
-                     3 + 1 + 2 + 3);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\","
+                "\"content\":\"hello world\"}]}]}"),
+        3 + 1 + 2 + 3);
     assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\","
                              "\"name\":\"get_weather\",\"input\":{\"a\":1}}]}]}"),
                      3 + 1 + 2 + (long)sy_tok_count(cl, "{'a': 1}", 8) + 3);
@@ -433,16 +443,20 @@ static void test_litellm_edges(void **state)
     assert_int_equal(R(",\"tools\":[]"), 9);
 #undef R
     /* arguments null -> "None"; absent -> "" */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"arguments\":null}}]}]}"),
-                     3 + 1 + 1 + 3);
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{}}]}]}"), 3 + 1 + 3);
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":\"f\"}]}]}"), SY_EINVAL);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"arguments\":null}}]}]}"),
+        3 + 1 + 1 + 3);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{}}]}]}"),
+                     3 + 1 + 3);
+    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":\"f\"}]}]}"),
+                     SY_EINVAL);
     /* text part with text null -> "None" */
     assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":null}]}]}"),
                      3 + 1 + 1 + 3);
     /* blank image_url string, non-string detail, image without source.type */
-    assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":\" \"}]}]}"),
-                     SY_EINVAL);
+    assert_int_equal(
+        req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":\" \"}]}]}"),
+        SY_EINVAL);
     assert_int_equal(req(cl, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
                              "{\"url\":\"https://x\",\"detail\":null}}]}]}"),
                      SY_EINVAL);
@@ -455,7 +469,8 @@ static void test_litellm_edges(void **state)
     sy_buf_init(&bb, 4096);
     sy__tok_tools_render(o, &bb);
     json_object_put(o);
-    assert_string_equal(bb.p, "namespace functions {\n\ntype f = (_: {\nunit: string,\n}) => any;\n\n} // namespace functions");
+    assert_string_equal(
+        bb.p, "namespace functions {\n\ntype f = (_: {\nunit: string,\n}) => any;\n\n} // namespace functions");
     sy_buf_free(&bb);
 }
 
@@ -468,7 +483,8 @@ static void test_endpoint(void **state)
     assert_int_equal(sy_tok_counter_response(body, strlen(body), "openai/gpt-4o", NULL, &out), 200);
     assert_string_equal(out.p, "{\"total_tokens\":9,\"request_model\":\"my-group\",\"model_used\":\"gpt-4o\","
                                "\"tokenizer_type\":\"openai_tokenizer\"}");
-    body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"}],\"return_token_ids\":true}";
+    body = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hello "
+           "world\"}],\"return_token_ids\":true}";
     assert_int_equal(sy_tok_counter_response(body, strlen(body), NULL, NULL, &out), 200);
     assert_string_equal(out.p, "{\"total_tokens\":9,\"request_model\":\"gpt-4o\",\"model_used\":\"gpt-4o\","
                                "\"tokenizer_type\":\"openai_tokenizer\",\"token_ids\":[1428,24912,2375]}");
@@ -487,10 +503,9 @@ static void test_endpoint(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_ids),  cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
-        cmocka_unit_test(test_reference_bpe),
-        cmocka_unit_test(test_reference_words),
-        cmocka_unit_test(test_model_map),  cmocka_unit_test(test_chat_counts), cmocka_unit_test(test_litellm_edges),     cmocka_unit_test(test_endpoint),
+        cmocka_unit_test(test_known_ids),     cmocka_unit_test(test_roundtrip_bytes), cmocka_unit_test(test_long_word),
+        cmocka_unit_test(test_reference_bpe), cmocka_unit_test(test_reference_words), cmocka_unit_test(test_model_map),
+        cmocka_unit_test(test_chat_counts),   cmocka_unit_test(test_litellm_edges),   cmocka_unit_test(test_endpoint),
     };
     return cmocka_run_group_tests_name("tokenizer", tests, setup, NULL);
 }

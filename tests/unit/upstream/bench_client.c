@@ -38,8 +38,12 @@ static const struct sy_ureq_cbs cbs = {NULL, on_body, on_done};
 
 static void issue(struct bench *b)
 {
-    struct sy_ureq_opts o = {.url = b->url, .method = b->method, .body = b->body, .nbody = b->nbody,
-                             .headers = "Content-Type: application/json\r\n", .headers_len = 32};
+    struct sy_ureq_opts o = {.url = b->url,
+                             .method = b->method,
+                             .body = b->body,
+                             .nbody = b->nbody,
+                             .headers = "Content-Type: application/json\r\n",
+                             .headers_len = 32};
     b->started++;
     if (!sy_ureq_start(b->pool, &o, &cbs, b)) {
         fprintf(stderr, "start failed\n");
@@ -79,8 +83,8 @@ static void run(struct bench *b, const char *name, long n, int conc)
         uv_run(b->loop, UV_RUN_ONCE);
     double cpu = cpu_us(&u1) - c0;
     double wall = (double)(sy_now_us() - t0);
-    printf("%-26s c=%-3d n=%-6ld client CPU %6.2f us/req (user %5.2f)  wall %6.0f req/s  errors %ld\n",
-           name, conc, n, cpu / (double)n, (u1 - u0) / (double)n, (double)n / wall * 1e6, b->errors);
+    printf("%-26s c=%-3d n=%-6ld client CPU %6.2f us/req (user %5.2f)  wall %6.0f req/s  errors %ld\n", name, conc, n,
+           cpu / (double)n, (u1 - u0) / (double)n, (double)n / wall * 1e6, b->errors);
 }
 
 int main(int argc, char **argv)

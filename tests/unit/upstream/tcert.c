@@ -31,8 +31,7 @@ static X509 *make_cert(struct tcert *t, EVP_PKEY *key, const char *cn, const cha
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
     X509V3_set_ctx(&ctx, is_ca ? x : t->ca, x, NULL, NULL, 0);
-    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
-                                            is_ca ? "critical,CA:TRUE" : "CA:FALSE");
+    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "CA:FALSE");
     X509_add_ext(x, e, -1);
     X509_EXTENSION_free(e);
     if (is_ca) {
@@ -62,7 +61,10 @@ struct tcert *tcert_new(void)
     return t;
 }
 
-const char *tcert_ca_file(struct tcert *t) { return t->ca_file; }
+const char *tcert_ca_file(struct tcert *t)
+{
+    return t->ca_file;
+}
 
 SSL_CTX *tcert_server_ctx(struct tcert *t, const char *san)
 {

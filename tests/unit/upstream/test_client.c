@@ -29,9 +29,9 @@ struct res {
     struct env *e;
     struct sy_ureq *req;
     int status, err, done, heads, bodies;
-    int cancel_at_body;     /* return nonzero from on_body number N */
-    int cancel_explicit;    /* call sy_ureq_cancel from on_body number N, return 0 */
-    int pause_at_body;      /* pause after body number N, resume from a timer */
+    int cancel_at_body;  /* return nonzero from on_body number N */
+    int cancel_explicit; /* call sy_ureq_cancel from on_body number N, return 0 */
+    int pause_at_body;   /* pause after body number N, resume from a timer */
     size_t at_pause, at_resume;
     int saw_xtest;
     struct sy_buf body;
@@ -106,7 +106,10 @@ static void run_until(struct env *e, int *flag)
         uv_run(&e->loop, UV_RUN_ONCE);
 }
 
-static void nop_timer(uv_timer_t *t) { *(int *)t->data = 1; }
+static void nop_timer(uv_timer_t *t)
+{
+    *(int *)t->data = 1;
+}
 
 /* Run the loop for ms of wall time. */
 static void run_for(struct env *e, unsigned ms)
@@ -121,8 +124,8 @@ static void run_for(struct env *e, unsigned ms)
     uv_run(&e->loop, UV_RUN_NOWAIT);
 }
 
-static struct sy_ureq *start(struct env *e, struct res *r, const char *path, const char *method,
-                             const uv_buf_t *body, unsigned nbody, struct sy_ureq_opts *over)
+static struct sy_ureq *start(struct env *e, struct res *r, const char *path, const char *method, const uv_buf_t *body,
+                             unsigned nbody, struct sy_ureq_opts *over)
 {
     char url[256];
     snprintf(url, sizeof url, "%s%s", e->base, path);
@@ -628,8 +631,9 @@ static void t_large_bodies(void **state)
 static void t_many_body_pieces(void **state)
 {
     struct env *e = *state;
-    static const char *parts[] = {"{\"model\":", "\"gpt-4o\"", ",", "\"messages\":[", "{\"role\":",
-                                  "\"user\",",  "\"content\":", "\"hi\"", "}", "]", "", "}"};
+    static const char *parts[] = {
+        "{\"model\":", "\"gpt-4o\"", ",", "\"messages\":[", "{\"role\":", "\"user\",", "\"content\":", "\"hi\"", "}",
+        "]",           "",           "}"};
     uv_buf_t b[12];
     char all[256] = "";
     for (int i = 0; i < 12; i++) {
@@ -638,8 +642,7 @@ static void t_many_body_pieces(void **state)
     }
     struct res r;
     res_init(&r, e);
-    struct sy_ureq_opts o = {.headers = "Content-Type: application/json\r\nAuthorization: Bearer k",
-                             .headers_len = 55};
+    struct sy_ureq_opts o = {.headers = "Content-Type: application/json\r\nAuthorization: Bearer k", .headers_len = 55};
     start(e, &r, "/echo", "POST", b, 12, &o);
     run_until(e, &r.done);
     assert_int_equal(r.err, 0);
@@ -709,7 +712,7 @@ static void t_pool_close_inflight(void **state)
 static void t_bad_urls(void **state)
 {
     struct env *e = *state;
-    static const char *bad[] = {"ftp://x/", "http://", "http:///x", "http://h:0/", "http://h:99999/",
+    static const char *bad[] = {"ftp://x/",    "http://",      "http:///x",  "http://h:0/", "http://h:99999/",
                                 "http://u@h/", "http://[::1/", "http://h:/", "localhost/x"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         struct sy_ureq_opts o = {.url = bad[i], .method = "GET"};
@@ -741,12 +744,30 @@ static void tls_case(SSL_CTX *sctx, const char *host, int verify, int use_ca, in
     env_free(e);
 }
 
-static void t_tls_verified_name(void **state) { tls_case(sctx_ok, "localhost", 1, 1, 0); }
-static void t_tls_verified_ip(void **state) { tls_case(sctx_ok, "127.0.0.1", 1, 1, 0); }
-static void t_tls_untrusted(void **state) { tls_case(sctx_ok, "localhost", 1, 0, SY_ETLS); }
-static void t_tls_noverify(void **state) { tls_case(sctx_ok, "localhost", 0, 0, 0); }
-static void t_tls_name_mismatch(void **state) { tls_case(sctx_wrong, "localhost", 1, 1, SY_ETLS); }
-static void t_tls_ip_mismatch(void **state) { tls_case(sctx_wrong, "127.0.0.1", 1, 1, SY_ETLS); }
+static void t_tls_verified_name(void **state)
+{
+    tls_case(sctx_ok, "localhost", 1, 1, 0);
+}
+static void t_tls_verified_ip(void **state)
+{
+    tls_case(sctx_ok, "127.0.0.1", 1, 1, 0);
+}
+static void t_tls_untrusted(void **state)
+{
+    tls_case(sctx_ok, "localhost", 1, 0, SY_ETLS);
+}
+static void t_tls_noverify(void **state)
+{
+    tls_case(sctx_ok, "localhost", 0, 0, 0);
+}
+static void t_tls_name_mismatch(void **state)
+{
+    tls_case(sctx_wrong, "localhost", 1, 1, SY_ETLS);
+}
+static void t_tls_ip_mismatch(void **state)
+{
+    tls_case(sctx_wrong, "127.0.0.1", 1, 1, SY_ETLS);
+}
 
 static void t_tls_bodies_and_resume(void **state)
 {
@@ -796,20 +817,40 @@ int main(void)
     sctx_wrong = tcert_server_ctx(pki, "DNS:wrong.example,IP:10.9.9.9");
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(t_content_length),      T(t_chunked),          T(t_trickle),
+        T(t_content_length),
+        T(t_chunked),
+        T(t_trickle),
         T(t_after_read),
-        T(t_close_delimited),     T(t_connection_close), T(t_keepalive_reuse),
-        T(t_start_from_on_done),  T(t_stale_retry),      T(t_idle_closed_by_server),
+        T(t_close_delimited),
+        T(t_connection_close),
+        T(t_keepalive_reuse),
+        T(t_start_from_on_done),
+        T(t_stale_retry),
+        T(t_idle_closed_by_server),
         cmocka_unit_test(t_pool_idle_timeout),
-        T(t_connect_refused),     T(t_dns_failure),      T(t_dns_localhost_cached),
-        T(t_first_byte_timeout),  T(t_idle_timeout),     T(t_reset_mid_body),
-        T(t_bad_response),        T(t_interim_100),      T(t_pause_resume),
-        T(t_cancel_in_on_body),   T(t_cancel_in_on_head_and_early),
-        T(t_large_bodies),        T(t_many_body_pieces), T(t_early_response),
-        T(t_concurrent),          T(t_pool_close_inflight), T(t_bad_urls),
-        cmocka_unit_test(t_tls_verified_name), cmocka_unit_test(t_tls_verified_ip),
-        cmocka_unit_test(t_tls_untrusted),     cmocka_unit_test(t_tls_noverify),
-        cmocka_unit_test(t_tls_name_mismatch), cmocka_unit_test(t_tls_ip_mismatch),
+        T(t_connect_refused),
+        T(t_dns_failure),
+        T(t_dns_localhost_cached),
+        T(t_first_byte_timeout),
+        T(t_idle_timeout),
+        T(t_reset_mid_body),
+        T(t_bad_response),
+        T(t_interim_100),
+        T(t_pause_resume),
+        T(t_cancel_in_on_body),
+        T(t_cancel_in_on_head_and_early),
+        T(t_large_bodies),
+        T(t_many_body_pieces),
+        T(t_early_response),
+        T(t_concurrent),
+        T(t_pool_close_inflight),
+        T(t_bad_urls),
+        cmocka_unit_test(t_tls_verified_name),
+        cmocka_unit_test(t_tls_verified_ip),
+        cmocka_unit_test(t_tls_untrusted),
+        cmocka_unit_test(t_tls_noverify),
+        cmocka_unit_test(t_tls_name_mismatch),
+        cmocka_unit_test(t_tls_ip_mismatch),
         cmocka_unit_test(t_tls_bodies_and_resume),
     };
     int rc = cmocka_run_group_tests_name("upstream_client", tests, NULL, NULL);

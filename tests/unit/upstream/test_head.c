@@ -49,23 +49,23 @@ static void t_slow_way(void **st)
 {
     struct sy__rhead h;
     static const char *const no[] = {
-        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n",                       /* incomplete */
-        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r",                     /* incomplete */
-        "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\n",                   /* 1.0 */
-        "HTTP/1.1 100 Continue\r\n\r\n",                                  /* 1xx */
-        "HTTP/1.1 200 OK\nContent-Length: 5\n\n",                         /* bare LF */
-        "HTTP/1.1 200 OK\r\nA: b\r\n c\r\n\r\n",                          /* obs-fold */
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",    /* TE list */
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n",                    /* incomplete */
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r",                  /* incomplete */
+        "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\n",                /* 1.0 */
+        "HTTP/1.1 100 Continue\r\n\r\n",                               /* 1xx */
+        "HTTP/1.1 200 OK\nContent-Length: 5\n\n",                      /* bare LF */
+        "HTTP/1.1 200 OK\r\nA: b\r\n c\r\n\r\n",                       /* obs-fold */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", /* TE list */
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 5\t\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nTransfer-Encodingx: chunked\r\n\r\n",          /* prefix of a special name */
+        "HTTP/1.1 200 OK\r\nTransfer-Encodingx: chunked\r\n\r\n", /* prefix of a special name */
         "HTTP/1.1 200 OK\r\nProxy-Connection: close\r\n\r\n",
         "HTTP/1.1 200 OK\r\nUpgrade: h2c\r\n\r\n",
         "HTTP/1.1 200 OK\r\nConnection: upgrade, close\r\n\r\n",
         "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n",                            /* CTL in a value */
+        "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n", /* CTL in a value */
     };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         assert_int_equal(parse(no[i], &h), 0);

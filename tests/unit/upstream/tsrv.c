@@ -93,7 +93,10 @@ static int wr(struct tconn *c, const void *p, size_t n)
     return 0;
 }
 
-static int wrs(struct tconn *c, const char *s) { return wr(c, s, strlen(s)); }
+static int wrs(struct tconn *c, const char *s)
+{
+    return wr(c, s, strlen(s));
+}
 
 /* Sleep ms, waking early (returning -1) if the peer closed or we stop. */
 static int nap(struct tconn *c, int ms)
@@ -139,14 +142,13 @@ static long qparam(const char *path, const char *name, long def)
 static void send_cl(struct tconn *c, const char *extra, size_t n)
 {
     char h[256];
-    snprintf(h, sizeof h, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n%sContent-Length: %zu\r\n\r\n",
-             extra, n);
+    snprintf(h, sizeof h, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n%sContent-Length: %zu\r\n\r\n", extra, n);
     wrs(c, h);
     char blk[16384];
     for (size_t i = 0; i < sizeof blk; i++)
         blk[i] = (char)('a' + i % 26);
     size_t off = 0;
-    while (off < n) { /* pattern byte i is 'a' + i % 26 */
+    while (off < n) {                                 /* pattern byte i is 'a' + i % 26 */
         size_t k = n - off < 16380 ? n - off : 16380; /* 16380 is a multiple of 26 */
         if (wr(c, blk, k))
             return;
@@ -340,9 +342,18 @@ struct tsrv *tsrv_start(SSL_CTX *ctx)
     return s;
 }
 
-uint16_t tsrv_port(struct tsrv *s) { return s->port; }
-unsigned tsrv_conns(struct tsrv *s) { return atomic_load(&s->conns); }
-unsigned tsrv_reqs(struct tsrv *s) { return atomic_load(&s->reqs); }
+uint16_t tsrv_port(struct tsrv *s)
+{
+    return s->port;
+}
+unsigned tsrv_conns(struct tsrv *s)
+{
+    return atomic_load(&s->conns);
+}
+unsigned tsrv_reqs(struct tsrv *s)
+{
+    return atomic_load(&s->reqs);
+}
 
 size_t tsrv_last_body_len(struct tsrv *s)
 {

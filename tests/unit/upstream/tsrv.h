@@ -17,8 +17,8 @@ struct tsrv;
 /* Listen on 127.0.0.1 (ephemeral port); ctx != NULL serves TLS with it (not owned). */
 struct tsrv *tsrv_start(SSL_CTX *ctx);
 uint16_t tsrv_port(struct tsrv *s);
-unsigned tsrv_conns(struct tsrv *s);     /* connections accepted so far */
-unsigned tsrv_reqs(struct tsrv *s);      /* requests read so far */
+unsigned tsrv_conns(struct tsrv *s); /* connections accepted so far */
+unsigned tsrv_reqs(struct tsrv *s);  /* requests read so far */
 size_t tsrv_last_body_len(struct tsrv *s);
 uint64_t tsrv_last_body_hash(struct tsrv *s);
 /* Copy of the last request head (line + headers), NUL-terminated; caller frees. */
