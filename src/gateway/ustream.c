@@ -39,6 +39,7 @@
 
 #include "config/config.h"
 #include "core/arena.h"
+#include "core/fmt.h"
 #include "gateway/ustream.h"
 #include "gateway/filter.h"
 #include "gateway/jscan.h"
@@ -88,7 +89,7 @@ static void collect_strings(const char *ev, size_t n, const char *key, size_t kl
     }
 }
 
-#define STREAM_TAIL     8192u
+#define STREAM_TAIL     4096u /* a final usage event is under 1 KB; 4 KB per stream, 8 KB at most */
 #define STREAM_LINE_MAX (1u << 20)
 #define STREAM_FLUSH    (32u * 1024u)
 #define STREAM_TEXT_MAX (1u << 20)
@@ -280,9 +281,10 @@ static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_b
         }
         if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
             char t[64];
-            int k = snprintf(t, sizeof t, ",\"cost\":%.12g", cost);
+            memcpy(t, ",\"cost\":", 8);
+            size_t k = 8 + sy_fmt_g12(t + 8, cost);
             sy_buf_append(out, p, (size_t)e);
-            sy_buf_append(out, t, (size_t)k);
+            sy_buf_append(out, t, k);
             sy_buf_append(out, p + e, ln - (size_t)e);
         } else {
             sy_buf_append(out, p, ln);
