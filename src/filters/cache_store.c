@@ -1,6 +1,6 @@
 /* cache_store.c - the response cache's store, a response filter.
  *
- * The lookup stage (gateway/cache.c) decides whether a call's response is to
+ * The lookup stage (stages/cache.c) decides whether a call's response is to
  * be stored (a miss, no no-store); this filter links only then, on the routes
  * the cache serves (chat, text completions, embeddings) with
  * litellm_settings.cache on. It sees the answer as the client gets it:
