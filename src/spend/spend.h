@@ -249,6 +249,11 @@ int sy_spend_start(const struct sy_spend_conf *conf);
 /* Queue one record; never blocks on the DB (a short mutex). Returns 0, or -1
  * when the queue is full (the record is dropped and counted). */
 int sy_spend_record(const struct sy_spend_rec *r);
+/* 1 while the writer is behind (rows pending over half of max_queue) and its
+ * database answers: new calls should wait (writer.c, "Backpressure"). */
+int sy_spend_backlogged(void);
+/* A call admitted (+1) will queue a row; -1 when it has ended. */
+void sy_spend_admit(int delta);
 /* Flush everything queued, then stop the thread (SIGTERM path). Waits at
  * most timeout_s for a DB that is down; what is left is logged with its count. */
 void sy_spend_stop(double timeout_s);

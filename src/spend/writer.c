@@ -50,6 +50,7 @@
  * wedge the queue nor take its neighbours with it.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,10 @@ static struct {
     uint64_t queued, written, dropped, batches, failures;
     uint64_t drop_unlogged;
     double drop_logged_at;
+    /* backpressure (sy_spend_backlogged): rows pending, and the database failing */
+    _Atomic size_t pending;
+    _Atomic size_t admitted; /* calls admitted whose row is not queued yet (sy_spend_admit) */
+    atomic_int failing;
 } W = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static double mono(void)
@@ -258,6 +263,7 @@ int sy_spend_record(const struct sy_spend_rec *r)
         W.head = w;
     W.tail = w;
     W.nqueued++;
+    atomic_store_explicit(&W.pending, W.nqueued + W.ninflight, memory_order_relaxed);
     W.queued++;
     pthread_mutex_unlock(&W.mu);
     return 0;
@@ -721,6 +727,7 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
                         rc == SY_STORE_EDOWN ? "unavailable" : "write failed", x->err, pending);
                 s->down = rc == SY_STORE_EDOWN ? 1 : 2;
                 s->recovering = 0;
+                atomic_store(&W.failing, 1);
             }
             if (rc != SY_STORE_EDOWN) {
                 s->qerr++;
@@ -746,6 +753,7 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
                         s->isolate--;
                     pthread_mutex_lock(&W.mu);
                     W.ninflight -= 1;
+                    atomic_store_explicit(&W.pending, W.nqueued + W.ninflight, memory_order_relaxed);
                     W.dropped += 1;
                     pthread_mutex_unlock(&W.mu);
                     s->qerr = 0;
@@ -770,7 +778,9 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
         W.ninflight -= n;
         W.written += n;
         W.batches++;
+        atomic_store_explicit(&W.pending, W.nqueued + W.ninflight, memory_order_relaxed);
         pthread_mutex_unlock(&W.mu);
+        atomic_store(&W.failing, 0);
         if (s->down) {
             s->recovering = s->down;
             s->down = 0;
@@ -894,6 +904,7 @@ static void *writer_main(void *arg)
     free_list(W.head, W.nqueued);
     W.head = W.tail = NULL;
     W.nqueued = W.ninflight = 0;
+    atomic_store(&W.pending, 0);
     W.dropped += left;
     W.running = 0;
     pthread_cond_broadcast(&W.done);
@@ -953,6 +964,7 @@ int sy_spend_start(const struct sy_spend_conf *conf)
     W.stopping = 0;
     W.head = W.tail = NULL;
     W.nqueued = W.ninflight = 0;
+    atomic_store(&W.pending, 0);
     W.flush_req = W.flush_done = 0;
     W.queued = W.written = W.dropped = W.batches = W.failures = 0;
     W.drop_unlogged = 0;
@@ -993,6 +1005,32 @@ void sy_spend_stop(double timeout_s)
         W.drop_unlogged = 0;
     }
     pthread_mutex_unlock(&W.mu);
+}
+
+/* Backpressure. Rows come from every finished request; the writer drains them
+ * at the database's pace (SQLite: ~25 us a row on a CPU it may share with the
+ * workers). When requests come faster than that for long, the queue would reach
+ * max_queue and rows would be dropped: instead, while the database answers and
+ * the backlog - rows queued, plus calls admitted whose row is still to come -
+ * is over half of max_queue, new calls wait before their upstream call (the
+ * reserve stage, stages/budget.c) until it is back under, so intake follows
+ * the writer and no row is lost, however many calls are in flight. A database that fails does not hold
+ * requests (allow_requests_on_db_unavailable, the outage tests): its rows are
+ * held up to max_queue, then dropped with a warning, as before. */
+int sy_spend_backlogged(void)
+{
+    return atomic_load_explicit(&W.pending, memory_order_relaxed) +
+                   atomic_load_explicit(&W.admitted, memory_order_relaxed) >
+               W.conf.max_queue / 2 &&
+           !atomic_load_explicit(&W.failing, memory_order_relaxed);
+}
+
+void sy_spend_admit(int delta)
+{
+    if (delta > 0)
+        atomic_fetch_add_explicit(&W.admitted, (size_t)delta, memory_order_relaxed);
+    else
+        atomic_fetch_sub_explicit(&W.admitted, (size_t)-delta, memory_order_relaxed);
 }
 
 void sy_spend_stats(struct sy_spend_stats *out)

@@ -420,7 +420,87 @@ static int global_check(struct sy_call *c)
     return SY_OK;
 }
 
+/* ---- the spend writer's backpressure ----
+ * While the writer is behind its database (spend/writer.c, "Backpressure"), a
+ * new call waits here, before anything is reserved or sent upstream, checking
+ * every BACKLOG_TICK_MS; after BACKLOG_MAX_MS it goes on regardless (a writer
+ * that makes no progress must not hold the proxy: its rows are then bounded by
+ * max_queue as before). A client that leaves while waiting ends the call (499). */
+#define BACKLOG_TICK_MS 2
+#define BACKLOG_MAX_MS  10000
+
+static int reserve_go(struct sy_call *c);
+
+static void backlog_close(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void backlog_stop(struct sy_call *c)
+{
+    uv_timer_stop(c->rt.retry_timer);
+    uv_close((uv_handle_t *)c->rt.retry_timer, backlog_close);
+    c->rt.retry_timer = NULL;
+    c->req->on_abort = NULL;
+}
+
+static void backlog_abort(struct sy_req *r)
+{
+    struct sy_call *c = r->handler_data;
+    c->aborted = 1;
+    if (c->rt.retry_timer)
+        backlog_stop(c);
+    sy_call_account(c, 499);
+    sy_resp_end(r);
+}
+
+static void unadmit(void *p)
+{
+    (void)p;
+    sy_spend_admit(-1);
+}
+
+/* The call's row counts in the backlog from now until the request ends. */
+static int admitted_go(struct sy_call *c)
+{
+    sy_spend_admit(1);
+    sy_arena_defer(&c->req->arena, unadmit, NULL);
+    return reserve_go(c);
+}
+
+static void backlog_tick(uv_timer_t *t)
+{
+    struct sy_call *c = t->data;
+    if (sy_spend_backlogged() && (sy_now_ns() - c->req->t_start_ns) / 1000000 < BACKLOG_MAX_MS) {
+        uv_timer_start(t, backlog_tick, BACKLOG_TICK_MS, 0);
+        return;
+    }
+    backlog_stop(c);
+    if (admitted_go(c) == SY_OK)
+        sy_call_resume(c);
+}
+
+static int backlog_wait(struct sy_call *c)
+{
+    uv_timer_t *t = malloc(sizeof *t);
+    if (!t)
+        return admitted_go(c);
+    uv_timer_init(&c->w->loop, t);
+    t->data = c;
+    c->rt.retry_timer = t;
+    c->req->on_abort = backlog_abort;
+    uv_timer_start(t, backlog_tick, BACKLOG_TICK_MS, 0);
+    return SY_AGAIN;
+}
+
 static int reserve_stage(struct sy_call *c)
+{
+    if (sy_spend_backlogged() && !c->auth.no_db)
+        return backlog_wait(c);
+    return admitted_go(c);
+}
+
+static int reserve_go(struct sy_call *c)
 {
     if (c->g->cfg->max_budget > 0 && !c->auth.no_db) {
         int rc = global_check(c);

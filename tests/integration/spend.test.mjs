@@ -228,6 +228,29 @@ for (const backend of ['sqlite', 'postgres']) {
         `key spend settles at ${ok} x ${c}: ${await keySpend(gw, key)}`);
     });
 
+    test('a writer behind its database holds new calls instead of dropping rows (switchyard_spend_queue_max)', async () => {
+      // queue cap 8, batches every 0.5 s: 40 concurrent calls would overflow it 5 times over;
+      // past half the cap calls wait for the writer, so every one is answered and recorded
+      const db = backend === 'postgres' ? { databaseUrl: dbUrl } : {};
+      const env = backend === 'sqlite' ? { SWITCHYARD_DB: path.join(gw.dir, 'backlog.db') } : {};
+      const g2 = await startGateway(keysConfig(mock.base, {
+        ...db, general: '  proxy_batch_write_at: 0.5\n  switchyard_spend_queue_max: 8\n',
+      }).replace('  proxy_batch_write_at: 0.1\n', ''), { env });
+      try {
+        const key = await genKey(g2);
+        const hash = await sha256hex(key);
+        const res = await Promise.all(Array.from({ length: 40 }, () => chat(g2, key, 'priced', { max_tokens: 3 })));
+        assert.deepEqual(res.map((r) => r.status), res.map(() => 200));
+        const q = (sql) => (backend === 'postgres' ? pg.psql(sql, dbUrl)
+          : run('sqlite3', ['-json', env.SWITCHYARD_DB, sql]).then(({ stdout }) => JSON.parse(stdout || '[]')));
+        const count = async () => Number((await q(`SELECT count(*) AS n FROM "LiteLLM_SpendLogs" WHERE api_key = '${hash}'`))[0].n);
+        assert.ok(await until(async () => (await count()) === 40), `40 rows, got ${await count()}`);
+        assert.doesNotMatch(g2.log(), /dropped \d+ spend rows/);
+      } finally {
+        await g2.stop();
+      }
+    });
+
     test('SIGTERM flushes pending spend rows before exit 0', async () => {
       // a second instance on the same database whose writer would wait 60 s
       const db = backend === 'postgres' ? { databaseUrl: dbUrl } : {};
