@@ -122,17 +122,20 @@ for r in $(seq "$rounds"); do
   done
 done
 
-# Every successful full-path request is one call to mock B and one SpendLogs row.
+# Every successful full-path request is one call to mock B and one SpendLogs row with
+# status success; a request whose client left before its upstream call (wrk closing its
+# connections at the end of a run while calls wait on the spend writer) is a failure row.
 calls=$(curl -s -m 5 "http://127.0.0.1:$mport_b/__mock/stats" | sed -n 's/.*"requests":\([0-9]*\).*/\1/p')
+count_ok() { sqlite3 "$tmp/full.db" "select count(*) from \"LiteLLM_SpendLogs\" where status = 'success'" 2>/dev/null || echo 0; }
 rows=0 prev=-1
 for _ in $(seq 60); do # the writer flushes on its batch interval: wait until the count holds still
-  rows=$(sqlite3 "$tmp/full.db" 'select count(*) from "LiteLLM_SpendLogs"' 2>/dev/null || echo 0)
+  rows=$(count_ok)
   [ "$rows" = "$calls" ] && break
-  [ "$rows" = "$prev" ] && [ "$rows" -gt 0 ] && sleep 1 && [ "$(sqlite3 "$tmp/full.db" \
-    'select count(*) from "LiteLLM_SpendLogs"')" = "$rows" ] && break
+  [ "$rows" = "$prev" ] && [ "$rows" -gt 0 ] && sleep 1 && [ "$(count_ok)" = "$rows" ] && break
   prev=$rows
   sleep 0.5
 done
+failrows=$(sqlite3 "$tmp/full.db" "select count(*) from \"LiteLLM_SpendLogs\" where status != 'success'" 2>/dev/null || echo 0)
 
 report() {
   echo "switchyard bench: the full path  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $ncpu CPUs"
@@ -150,9 +153,10 @@ report() {
           (pb > 0 ? sprintf("%.2f", b/pb) : "-"), e }'
   done
   echo
-  echo "spend rows: $rows SpendLogs rows for $calls upstream calls of the full path" \
+  echo "spend rows: $rows success rows for $calls upstream calls of the full path, plus $failrows failure rows" \
     "($([ "$rows" = "$calls" ] && echo "none lost" || echo "MISMATCH"));" \
-    "wrk counted ${req[full]:-0} responses in the measured runs (warm-up and requests in flight at a run's end not included)"
+    "wrk counted ${req[full]:-0} responses in the measured runs (warm-up and requests in flight at a run's end not included;" \
+    "a failure row is a call whose client left while it waited for the spend writer)"
 }
 mkdir -p "$here/results"
 out=full

@@ -51,7 +51,6 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -420,14 +419,6 @@ static int logged(const struct wrec *w)
     return !W.conf.disable_error_logs || !w->r.status || strcmp(w->r.status, "success") == 0;
 }
 
-/* Yielding. On SQLite the rows are written on this thread's CPU time (~25 us each),
- * and a batch is thousands of rows. Where this thread shares a CPU with a worker (a
- * pinned process, a busy machine), the scheduler lets it run a whole slice (1.5 ms
- * and more, measured in /proc/PID/task/TID/schedstat) while requests wait: a tail
- * the pass-through does not have (issue 20: full path p99 5.5 ms, pass-through
- * 1.4 ms). After each 8-row statement the writer yields, so a worker that is ready
- * runs within one statement's time; on an idle CPU sched_yield() returns at once.
- * Nothing changes in what is written or when. */
 static int write_logs(struct wctx *x, struct wrec *list, size_t n)
 {
     struct wrec *w = list;
@@ -453,8 +444,6 @@ static int write_logs(struct wctx *x, struct wrec *list, size_t n)
         if (rc < 0)
             return rc;
         n -= (size_t)rows;
-        if (k < LOG_SHIFT)
-            sched_yield(); /* SQLite: see "yielding" above */
     }
     return 0;
 }
