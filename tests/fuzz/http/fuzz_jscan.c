@@ -12,7 +12,32 @@
 
 #include "gateway/jscan.h"
 
-static const char *const keys[] = {"model", "stream", "stream_options", "messages", "input", "prompt", "user", "n"};
+/* Every top-level key the scan records (gateway/jscan.c kname[]: the request's
+ * own members and LiteLLM's router keys): a duplicate of any is refused. The
+ * first two are the ones whose last value's type is checked. */
+static const char *const keys[] = {"model",
+                                   "stream",
+                                   "stream_options",
+                                   "messages",
+                                   "input",
+                                   "prompt",
+                                   "user",
+                                   "n",
+                                   "store",
+                                   "previous_response_id",
+                                   "fallbacks",
+                                   "disable_fallbacks",
+                                   "num_retries",
+                                   "timeout",
+                                   "stream_timeout",
+                                   "context_window_fallbacks",
+                                   "content_policy_fallbacks",
+                                   "mock_testing_fallbacks",
+                                   "cache",
+                                   "mock_timeout",
+                                   "mock_testing_rate_limit_error",
+                                   "tags"};
+#define NKEYS (sizeof keys / sizeof keys[0])
 
 /* One value at p[i..n) read by json-c; 1 on success, *end = first byte after it. */
 static int one(const char *p, size_t i, size_t n, json_object **o, size_t *end)
@@ -48,8 +73,8 @@ static char letter(json_object *v)
  * count each key of interest and check the scan's verdict against it. */
 static void check_keys(const char *p, size_t n, const struct sy_jscan *s)
 {
-    int count[8] = {0};
-    char last[8] = {0};
+    int count[NKEYS] = {0};
+    char last[NKEYS] = {0};
     int dup = 0;
     json_object *model = NULL; /* the last "model" value */
     size_t i = skipws(p, 0, n) + 1;
@@ -68,7 +93,7 @@ static void check_keys(const char *p, size_t n, const struct sy_jscan *s)
         i = skipws(p, e, n);
         const char *ks = json_object_get_string(k);
         size_t kl = (size_t)json_object_get_string_len(k);
-        for (int j = 0; j < 8; j++)
+        for (size_t j = 0; j < NKEYS; j++)
             if (kl == strlen(keys[j]) && memcmp(ks, keys[j], kl) == 0) {
                 dup |= ++count[j] > 1;
                 last[j] = letter(v);
