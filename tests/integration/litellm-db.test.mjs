@@ -1,5 +1,5 @@
 // litellm-db.test.mjs - switchyard on an existing LiteLLM database (issue 9):
-// LiteLLM's own schema (/work/shared/compat/litellm-schema, built from its
+// LiteLLM's own schema (tests/config/litellm-schema, built from its
 // Prisma migrations) and sample rows loaded into a fresh PostgreSQL database.
 // The sample key "sk-test-1234" (user user-test-1, team team-test-1, all
 // models, max_budget 1.0) authenticates and is enforced as its row says; new
@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { MASTER_KEY, api, chatBody, keysConfig, postJSON, sha256hex, startGateway, startMock, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 
-const SCHEMA_DIR = process.env.LITELLM_SCHEMA_DIR || '/work/shared/compat/litellm-schema';
+const SCHEMA_DIR = process.env.LITELLM_SCHEMA_DIR || path.join(path.dirname(new URL(import.meta.url).pathname), '../config/litellm-schema');
 const KEY = 'sk-test-1234';
 const HASH = 'eceadfbb53b79c09477666aa69fb6ac5994e1e25f7f0fe2f3c270c29717de213';
 const haveSchema = fs.existsSync(path.join(SCHEMA_DIR, 'litellm-schema.sql'));

@@ -5,7 +5,7 @@
  * Each test runs on SQLite (a fresh temp file, sy_store_migrate). When
  * SY_TEST_PG_URL is set, the round trips run again on PostgreSQL in a fresh
  * database holding LiteLLM's own schema (litellm-schema.sql from
- * $SY_TEST_LITELLM_SCHEMA, default /work/shared/compat/litellm-schema, loaded
+ * $SY_TEST_LITELLM_SCHEMA, default tests/config/litellm-schema, loaded
  * with psql; dropped afterwards), so the SQL is checked against LiteLLM's
  * real tables.
  *
@@ -728,7 +728,7 @@ static int pg_fresh(const char *base)
     const char *psql =
         access("/usr/lib/postgresql/15/bin/psql", X_OK) == 0 ? "/usr/lib/postgresql/15/bin/psql" : "psql";
     snprintf(cmd, sizeof cmd, "%s -X -q -v ON_ERROR_STOP=1 -d '%s' -f '%s/litellm-schema.sql' >/dev/null", psql, db_url,
-             dir && *dir ? dir : "/work/shared/compat/litellm-schema");
+             dir && *dir ? dir : SY_LITELLM_SCHEMA_DIR);
     return system(cmd) == 0 ? 0 : -1;
 }
 

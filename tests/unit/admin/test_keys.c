@@ -4,7 +4,7 @@
  *
  * With SY_TEST_PG_URL set, generate / info / update / delete also run
  * against PostgreSQL, in a fresh database loaded with LiteLLM's own schema
- * (/work/shared/compat/litellm-schema/litellm-schema.sql), so the SQL is
+ * (tests/config/litellm-schema/litellm-schema.sql), so the SQL is
  * proven against LiteLLM's real column types.
  */
 #include <setjmp.h>
@@ -28,7 +28,7 @@
 #include "keys/keys.h"
 #include "store/store.h"
 
-#define LITELLM_SCHEMA "/work/shared/compat/litellm-schema/litellm-schema.sql"
+#define LITELLM_SCHEMA SY_LITELLM_SCHEMA_DIR "/litellm-schema.sql"
 
 static char db_path[256];
 static double t_now;

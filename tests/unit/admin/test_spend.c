@@ -623,7 +623,7 @@ static void test_model_group_info(void **state)
 static const char *fixture_dir(void)
 {
     const char *d = getenv("SY_LITELLM_SCHEMA_DIR");
-    return d ? d : "/work/shared/compat/litellm-schema";
+    return d ? d : SY_LITELLM_SCHEMA_DIR;
 }
 
 static void test_postgres(void **state)

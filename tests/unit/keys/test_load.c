@@ -28,7 +28,7 @@
 #include "keys/keys_impl.h"
 #include "store/store.h"
 
-#define SCHEMA_DIR "/work/shared/compat/litellm-schema"
+#define SCHEMA_DIR SY_LITELLM_SCHEMA_DIR
 
 static char suite_url[512];
 

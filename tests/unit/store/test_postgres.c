@@ -8,7 +8,7 @@
  *   transaction's COMMIT;
  * - an existing LiteLLM database: litellm-schema.sql + sample-rows.sql
  *   (dir: env SY_TEST_LITELLM_SCHEMA, default
- *   /work/shared/compat/litellm-schema; loaded with psql) into a fresh
+ *   tests/config/litellm-schema; loaded with psql) into a fresh
  *   database; sy_store_migrate changes none of LiteLLM's columns or indexes;
  *   the sample key row reads back with the right kinds; an "older LiteLLM"
  *   (a column and a table dropped) gets them back; instances migrating a fresh
@@ -124,7 +124,7 @@ static char litellm_db[64], litellm_url[512];
 static const char *schema_dir(void)
 {
     const char *d = getenv("SY_TEST_LITELLM_SCHEMA");
-    return d && *d ? d : "/work/shared/compat/litellm-schema";
+    return d && *d ? d : SY_LITELLM_SCHEMA_DIR;
 }
 
 static int psql_file(const char *u, const char *file)
@@ -442,7 +442,7 @@ static int find_pgsh(void)
     snprintf(pgsh, sizeof pgsh, "%s/../../lib/pg.sh", f);
     if (access(pgsh, R_OK) == 0)
         return 1;
-    snprintf(pgsh, sizeof pgsh, "/work/main/tests/lib/pg.sh");
+    snprintf(pgsh, sizeof pgsh, "%s/tests/lib/pg.sh", SY_SOURCE_ROOT);
     return access(pgsh, R_OK) == 0;
 }
 
