@@ -57,6 +57,7 @@ static void on_abort(struct sy_req *r);
 static void stream_cut(struct sy_call *c);
 static int failed(struct sy_call *c, int err);
 static int mock_failure(struct sy_call *c);
+static int pass_write(struct sy_call *c, const char *p, size_t n);
 
 /* "OpenAI", "Azure", else the provider name capitalized, as LiteLLM's
  * exception texts name it ("<Provider>Exception"). */
@@ -329,6 +330,7 @@ static void finish_success(struct sy_call *c)
         sy_call_run_work(c, c->req->body.len + c->up.up_body.len, count_work, counted_reply, NULL);
         return;
     } else if (sy_xlate_forwarded(c)) {
+        sy_xlate_fwd_body(c); /* the model the client asked for */
         sy_xlate_native_usage(c, c->up.up_body.p ? c->up.up_body.p : "", c->up.up_body.len);
         if (c->usage.have_usage) {
             success_reply(c, NULL);
@@ -1269,6 +1271,17 @@ static int on_body(void *ud, const char *p, size_t n)
             return x_stream_failed(c);
         return 0;
     }
+    /* a forwarded stream: its first event waits until whole (its model is replaced) */
+    if (sy_xlate_forwarded(c) && (c->up.sse_pending || c->out.client_started) && sy_xlate_fwd_stream(c, &p, &n))
+        return 0;
+    return pass_write(c, p, n);
+}
+
+/* Pass-through bytes of the answer: to the client once the stream started
+ * (its head goes out with the first of them), else into up_body. 0, or 1
+ * when the upstream transfer is to be closed. */
+static int pass_write(struct sy_call *c, const char *p, size_t n)
+{
     if (c->up.sse_pending && start_stream(c))
         return 1;
     if (c->out.client_started) {
@@ -1309,6 +1322,13 @@ static void on_done(void *ud, int err)
     struct sy_call *c = ud;
     c->up.ureq = NULL;
     c->up.t_up_end = sy_now_ns();
+    if (!err && sy_xlate_forwarded(c) && c->up.up_status < 300) { /* a first event that never ended */
+        const char *hp;
+        size_t hn;
+        sy_xlate_fwd_held(c, &hp, &hn);
+        if (hn && pass_write(c, hp, hn))
+            return;
+    }
     if (!err && c->up.sse_pending) /* a stream that ended before its first byte: an empty 2xx stream */
         start_stream(c);
     if (err) {

@@ -426,6 +426,7 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     /* per-attempt state */
     memset(&x->st, 0, sizeof x->st);
     x->have_err = 0;
+    x->fwd_passing = 0;
     sy_buf_reset(&x->emit);
     sy_buf_reset(&x->mid);
     sy_buf_reset(&x->out.url);
@@ -438,11 +439,14 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     x->model = upstream_model(c);
     memcpy(x->st.id, "chatcmpl-", 9);
     memcpy(x->st.id + 9, c->call_id, 37);
-    size_t ml = strlen(x->model);
+    /* the client's answer names the model it asked for (LiteLLM's proxy restamps it) */
+    const char *shown = sy_xlate_echo_name(c) ? sy_xlate_echo_name(c) : x->model;
+    size_t ml = strlen(shown);
     if (ml >= sizeof x->st.model)
         ml = sizeof x->st.model - 1;
-    memcpy(x->st.model, x->model, ml);
+    memcpy(x->st.model, shown, ml);
     x->st.model[ml] = 0;
+    x->st.model_fixed = shown != x->model;
     x->st.created = (int64_t)time(NULL);
     x->st.include_usage = c->in.include_usage;
     if (x->dl->to_chat && !x->native && client_doc(c, x))
@@ -623,7 +627,13 @@ static int on_oai_event(void *ud, const char *type, size_t tl, const char *data,
             SY_BUF_LIT(&x->emit, "\n");
         }
         SY_BUF_LIT(&x->emit, "data: ");
-        x->dl->native_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->emit);
+        if (sy_xlate_echo_name(c) && memmem(data, dl, "\"model\"", 7)) { /* response.created ... */
+            sy_buf_reset(&x->mid);
+            x->dl->native_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->mid);
+            sy_xlate_echo_model(x->mid.p, x->mid.len, sy_xlate_echo_name(c), &x->emit);
+        } else {
+            x->dl->native_rewrite(data, dl, c->drt->d->provider, c->drt->d->id, &x->emit);
+        }
         SY_BUF_LIT(&x->emit, "\n\n");
         return 0;
     }
@@ -722,6 +732,12 @@ int sy_xlate_response(struct sy_call *c)
         else
             sy_responses_native_made(c, body, n, 0);
         x->dl->native_rewrite(body, n, c->drt->d->provider, c->drt->d->id, &nb);
+        if (sy_xlate_echo_name(c) && c->kind == SY_RK_RESPONSES) {
+            sy_buf_reset(&c->up.up_body);
+            sy_xlate_echo_model(nb.p ? nb.p : "", nb.len, sy_xlate_echo_name(c), &c->up.up_body);
+            sy_buf_free(&nb);
+            return 0;
+        }
         sy_buf_free(&c->up.up_body);
         c->up.up_body = nb;
         return 0;
@@ -792,6 +808,139 @@ void sy_xlate_error(struct sy_call *c)
     if (!x->err.status)
         x->err.status = c->up.up_status;
     x->have_err = 1;
+}
+
+/* ---- the model the client asked for ---------------------------------------- */
+
+int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_buf *out)
+{
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    if (!model || i >= n || p[i] != '{' || !memmem(p + i, n - i, "\"model\"", 7)) {
+        sy_buf_append(out, p, n);
+        return 0;
+    }
+    struct sy_jspan top = {i, n - i, 'o'}, at[3];
+    int k = 0;
+    at[k] = sy_jscan_member(p, top, "model");
+    k += at[k].type == 's';
+    static const char *const inner[2] = {"message", "response"};
+    for (int j = 0; j < 2; j++) {
+        struct sy_jspan o = sy_jscan_member(p, top, inner[j]);
+        if (o.type != 'o')
+            continue;
+        at[k] = sy_jscan_member(p, o, "model");
+        k += at[k].type == 's';
+    }
+    for (int a = 1; a < k; a++) /* in the order they come (they never overlap) */
+        for (int b = a; b > 0 && at[b].off < at[b - 1].off; b--) {
+            struct sy_jspan t = at[b];
+            at[b] = at[b - 1];
+            at[b - 1] = t;
+        }
+    size_t from = 0;
+    for (int j = 0; j < k; j++) {
+        sy_buf_append(out, p + from, at[j].off - from);
+        SY_BUF_LIT(out, "\"");
+        sy_buf_json_escape(out, model, strlen(model));
+        SY_BUF_LIT(out, "\"");
+        from = at[j].off + at[j].len;
+    }
+    sy_buf_append(out, p + from, n - from);
+    return k;
+}
+
+#define MAX_FIRST_EVENT (1u << 20)
+
+void sy_xlate_fwd_body(struct sy_call *c)
+{
+    const char *m = sy_xlate_echo_name(c);
+    if (!m || !c->up.up_body.len)
+        return;
+    struct sy_buf nb;
+    sy_buf_init(&nb, MAX_XBODY);
+    if (sy_xlate_echo_model(c->up.up_body.p, c->up.up_body.len, m, &nb) && !sy_buf_failed(&nb)) {
+        sy_buf_free(&c->up.up_body);
+        c->up.up_body = nb;
+        return;
+    }
+    sy_buf_free(&nb);
+}
+
+/* The first SSE event in b: the model in its data line replaced, into out. */
+static void first_event_echo(const char *m, const char *b, size_t n, struct sy_buf *out)
+{
+    const char *d = NULL;
+    for (const char *q = b; q < b + n; q++) { /* the "data:" line: at the start or after a line end */
+        if ((q == b || q[-1] == '\n') && (size_t)(b + n - q) >= 5 && memcmp(q, "data:", 5) == 0) {
+            d = q + 5;
+            break;
+        }
+    }
+    if (!d) {
+        sy_buf_append(out, b, n);
+        return;
+    }
+    const char *e = memchr(d, '\n', (size_t)(b + n - d));
+    if (!e)
+        e = b + n;
+    size_t dl = (size_t)(e - d);
+    if (dl && d[dl - 1] == '\r')
+        dl--;
+    sy_buf_append(out, b, (size_t)(d - b));
+    sy_xlate_echo_model(d, dl, m, out);
+    sy_buf_append(out, d + dl, (size_t)(b + n - d - dl));
+}
+
+int sy_xlate_fwd_stream(struct sy_call *c, const char **p, size_t *n)
+{
+    struct sy_xcall *x = c->x;
+    const char *m = sy_xlate_echo_name(c);
+    if (x->fwd_passing || !m)
+        return 0;
+    /* x->emit holds the first event's bytes (a forwarded call decodes nothing) */
+    size_t before = x->emit.len;
+    sy_buf_append(&x->emit, *p, *n);
+    const char *h = x->emit.p;
+    size_t hl = x->emit.len, end = 0;
+    size_t from = before >= 3 ? before - 3 : 0;
+    for (size_t i = from; i + 1 < hl; i++) { /* the event ends at an empty line: LF LF or CRLF CRLF */
+        if (h[i] == '\n' && h[i + 1] == '\n') {
+            end = i + 2;
+            break;
+        }
+        if (i + 3 < hl && h[i] == '\r' && h[i + 1] == '\n' && h[i + 2] == '\r' && h[i + 3] == '\n') {
+            end = i + 4;
+            break;
+        }
+    }
+    if (!end && hl < MAX_FIRST_EVENT && !sy_buf_failed(&x->emit))
+        return 1;
+    x->fwd_passing = 1;
+    sy_buf_reset(&x->mid);
+    if (end) {
+        first_event_echo(m, h, end, &x->mid);
+        sy_buf_append(&x->mid, h + end, hl - end);
+    } else {
+        sy_buf_append(&x->mid, h, hl);
+    }
+    sy_buf_reset(&x->emit);
+    *p = x->mid.p;
+    *n = x->mid.len;
+    return 0;
+}
+
+void sy_xlate_fwd_held(struct sy_call *c, const char **p, size_t *n)
+{
+    struct sy_xcall *x = c->x;
+    *p = NULL;
+    *n = 0;
+    if (!x || x->fwd_passing || !x->emit.len)
+        return;
+    x->fwd_passing = 1;
+    *p = x->emit.p;
+    *n = x->emit.len;
 }
 
 /* Anthropic usage in a native response or stream piece: the last

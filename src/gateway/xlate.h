@@ -104,6 +104,7 @@ struct sy_xcall {
     struct sy_buf mid;    /* the adapter's chat chunks before the dialect's stream_chunk */
     struct sy_xerr err;   /* upstream error / failed decode, as the client sees it */
     int have_err;
+    int fwd_passing;        /* a forwarded stream: its first event (the model echoed) is out */
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
     int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
@@ -204,6 +205,30 @@ int sy_xlate_stream_flush(struct sy_call *c, const char **out, size_t *outn);
  * caller fills first when the provider reported none) and [DONE], or the
  * dialect's closing events. */
 int sy_xlate_stream_end(struct sy_call *c, const char **out, size_t *outn);
+/* The model the client sees: the name it asked for (c->in.model), on every
+ * path and dialect, as LiteLLM's proxy stamps it; NULL when there is none. */
+static inline const char *sy_xlate_echo_name(const struct sy_call *c)
+{
+    return c->in.model && c->in.model[0] ? c->in.model : NULL;
+}
+/* p[0..n) (a JSON object: a native answer, or one event's data) appended to
+ * out with the string value of its "model" member replaced by model: the
+ * top-level one, and the one inside a top-level "message" or "response"
+ * object (Anthropic's message_start, the Responses API's response.* events).
+ * Every other byte is copied as it is. Returns how many values it replaced
+ * (0: out got p unchanged, also for text that is not a JSON object). */
+int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_buf *out);
+/* A forwarded answer (sy_xlate_forwarded: Anthropic on Anthropic) keeps its
+ * bytes, except the model the client sees. Whole: c->up.up_body with its
+ * model replaced. Streamed: the bytes before the end of the first event
+ * (message_start) are held; then *p, *n become that event with its model
+ * replaced and the bytes after it, and later pieces pass as they are.
+ * Returns 1 while bytes are held (nothing to write yet). A first event over
+ * 1 MB is passed on unchanged. */
+void sy_xlate_fwd_body(struct sy_call *c);
+int sy_xlate_fwd_stream(struct sy_call *c, const char **p, size_t *n);
+/* The stream ended while bytes were held: them, unchanged (*n 0: none). */
+void sy_xlate_fwd_held(struct sy_call *c, const char **p, size_t *n);
 /* A native answer's usage (Anthropic's or the Responses API's) read from p[0..n) into c's token counts. */
 void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
 /* A 2xx non-stream body in c->up.up_body -> replaced by the client's body. 0, or

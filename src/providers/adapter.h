@@ -111,6 +111,8 @@ struct sy_xusage {
 struct sy_xstate {
     char id[128];    /* chunk/response id; an adapter may replace it with the provider's */
     char model[192]; /* model reported to the client */
+    int model_fixed; /* 1: model is the name the client asked for; an adapter keeps it (else it may
+                        report the provider's, as LiteLLM's transformations do) */
     int64_t created;
     int include_usage; /* stream_options.include_usage */
     int role_sent;     /* first chunk (with role) written (oai.h) */

@@ -2073,7 +2073,8 @@ static int decode_response(const struct sy_xctx *x, struct sy_xstate *st, const 
     const char *s = sview(d, rget(d, "id"), x->arena, &l);
     set_field(st->id, sizeof st->id, s, l);
     s = sview(d, rget(d, "model"), x->arena, &l);
-    set_field(st->model, sizeof st->model, s, l);
+    if (!st->model_fixed)
+        set_field(st->model, sizeof st->model, s, l);
     read_usage(d, rget(d, "usage"), &st->u, 0);
     sy_oai_write_response(st, &m, out);
     return 0;
@@ -2203,7 +2204,8 @@ static int event(const struct sy_xctx *x, struct sy_xstate *st, const char *type
             const char *s = sview(d, get(d, m, "id"), a, &n);
             set_field(st->id, sizeof st->id, s, n);
             s = sview(d, get(d, m, "model"), a, &n);
-            set_field(st->model, sizeof st->model, s, n);
+            if (!st->model_fixed)
+                set_field(st->model, sizeof st->model, s, n);
         }
         read_usage(d, get(d, m, "usage"), &st->u, 0);
         sy_oai_chunk_role(st, out);

@@ -1,0 +1,209 @@
+// agents-compat.test.mjs - what coding agents (Claude Code, Codex, opencode)
+// rely on, end to end against the mock upstream:
+//
+//   - the model the client asked for (the model_name, not the deployment's
+//     model id) in every answer: client dialect (chat, messages, responses) x
+//     deployment kind (anthropic, openai, gemini, bedrock, native Responses) x
+//     (JSON, stream);
+//   - a native same-format pass-through (/v1/messages on an anthropic
+//     deployment, /v1/responses on an OpenAI one) returns the provider's error
+//     status and body byte for byte once retries and fallbacks are done;
+//     translated paths keep LiteLLM's mapped errors;
+//   - anthropic-beta: as-is to Anthropic, filtered for Bedrock and Vertex,
+//     dropped on other deployments; never a 400 from switchyard;
+//   - thinking / reasoning.effort become reasoning_effort only where the
+//     deployment's model reasons;
+//   - Claude Code's request habits (?beta=true, metadata.user_id,
+//     context_management, cache_control ttl 1h, signed thinking blocks,
+//     redacted_thinking) reach a native upstream unchanged.
+// No timings are asserted.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { postJSON, startGateway, startMock, tmpdir } from '../lib/harness.mjs';
+
+const KEY = 'sk-agents-1';
+const AUTH = { authorization: `Bearer ${KEY}` };
+const AHDR = { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' };
+
+let mock, gw, dir;
+
+before(async () => {
+  mock = await startMock([]);
+  dir = tmpdir();
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  fs.writeFileSync(path.join(dir, 'sa.json'), JSON.stringify({
+    type: 'service_account', project_id: 'p1', private_key_id: 'k1', private_key: privateKey,
+    client_email: 'sy-agents@p1.iam.gserviceaccount.com', client_id: '1', token_uri: `${mock.url}/token`,
+  }));
+  const aws = 'aws_access_key_id: AKIDEXAMPLE, aws_secret_access_key: secret, aws_region_name: us-east-1';
+  const vtx = `vertex_project: p1, vertex_location: us-central1, vertex_credentials: "${dir}/sa.json"`;
+  gw = await startGateway(`
+model_list:
+  - model_name: claude-sonnet-4-5
+    litellm_params: {model: anthropic/claude-sonnet-4-5-20250929, api_base: "${mock.url}", api_key: sk-ant-test}
+  - model_name: gpt-main
+    litellm_params: {model: openai/gpt-4o-2024-08-06, api_base: "${mock.base}", api_key: sk-x}
+  - model_name: gemini-main
+    litellm_params: {model: gemini/gemini-2.5-flash, api_base: "${mock.url}", api_key: g-test}
+  - model_name: bedrock-claude
+    litellm_params: {model: "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", api_base: "${mock.url}", ${aws}}
+  - model_name: vertex-claude
+    litellm_params: {model: "vertex_ai/claude-sonnet-4-5@20250929", api_base: "${mock.url}", ${vtx}}
+  - model_name: claude-400
+    litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@status=400", api_base: "${mock.url}", api_key: sk-ant-test}
+  - model_name: claude-429
+    litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@status=429", api_base: "${mock.url}", api_key: sk-ant-test}
+  - model_name: claude-529
+    litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@status=529", api_base: "${mock.url}", api_key: sk-ant-test}
+  - model_name: claude-529-fb
+    litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@status=529", api_base: "${mock.url}", api_key: sk-ant-test}
+  - model_name: gpt-429
+    litellm_params: {model: "openai/gpt-4o@status=429", api_base: "${mock.base}", api_key: sk-x}
+  - model_name: gpt-nonreasoning
+    litellm_params: {model: openai/gpt-4o-mini, api_base: "${mock.base}", api_key: sk-x}
+  - model_name: gpt-reasoning
+    litellm_params: {model: openai/o3-mini, api_base: "${mock.base}", api_key: sk-x}
+  - model_name: local-reasoner
+    litellm_params: {model: hosted_vllm/my-local-model, api_base: "${mock.base}"}
+    model_info: {supports_reasoning: true}
+router_settings:
+  num_retries: 2
+  retry_after: 0
+  fallbacks: [{"claude-529-fb": ["gpt-main"]}]
+general_settings:
+  master_key: ${KEY}
+`);
+});
+after(async () => { await gw?.stop(); await mock?.stop(); });
+
+/** SSE text -> [{event, data, json}]. */
+function sse(text) {
+  return text.split(/\r?\n\r?\n/).filter((b) => b.trim()).map((block) => {
+    let event = null;
+    let data = '';
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('data: ')) data += line.slice(6);
+    }
+    let json = null;
+    try { json = JSON.parse(data); } catch {}
+    return { event, data, json };
+  });
+}
+
+const chat = (model, stream) => ({
+  model, stream, max_tokens: 32, messages: [{ role: 'user', content: 'Say hello.' }],
+  ...(stream ? { stream_options: { include_usage: true } } : {}),
+});
+const messages = (model, stream) => ({ model, stream, max_tokens: 32, messages: [{ role: 'user', content: 'Say hello.' }] });
+const responses = (model, stream) => ({ model, stream, input: 'Say hello.', max_output_tokens: 32 });
+
+/** Every `model` the client sees in an answer of dialect `kind`. */
+function modelsSeen(kind, r, stream) {
+  if (!stream) {
+    assert.equal(r.status, 200, r.text);
+    return [r.json.model];
+  }
+  assert.equal(r.status, 200, r.text);
+  const ev = sse(r.text);
+  const seen = [];
+  for (const e of ev) {
+    if (!e.json) continue;
+    if (kind === 'chat' && e.json.object === 'chat.completion.chunk') seen.push(e.json.model);
+    if (kind === 'messages' && e.json.type === 'message_start') seen.push(e.json.message.model);
+    if (kind === 'responses' && e.json.response) seen.push(e.json.response.model);
+  }
+  assert.ok(seen.length > 0, `no ${kind} event names a model: ${r.text.slice(0, 400)}`);
+  if (kind === 'messages') assert.equal(seen.length, 1);
+  if (kind === 'responses') {
+    const types = ev.filter((e) => e.json?.response).map((e) => e.json.type);
+    assert.ok(types.includes('response.created') && types.includes('response.completed'), types.join(','));
+  }
+  return seen;
+}
+
+const ROUTES = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
+const BODIES = { chat, messages, responses };
+const DEPLOYMENTS = ['claude-sonnet-4-5', 'gpt-main', 'gemini-main', 'bedrock-claude', 'vertex-claude'];
+
+for (const kind of ['chat', 'messages', 'responses']) {
+  for (const model of DEPLOYMENTS) {
+    for (const stream of [false, true]) {
+      test(`model echoed: ${kind} -> ${model} (${stream ? 'stream' : 'JSON'})`, async () => {
+        const h = kind === 'messages' ? AHDR : AUTH;
+        const r = await postJSON(`${gw.url}${ROUTES[kind]}`, BODIES[kind](model, stream), h);
+        const seen = modelsSeen(kind, r, stream);
+        for (const m of seen) assert.equal(m, model, `${kind} -> ${model}: ${r.text.slice(0, 300)}`);
+      });
+    }
+  }
+}
+
+test('model echoed: a native /v1/messages stream keeps every other byte of the upstream\'s', async () => {
+  await mock.reset();
+  const direct = await postJSON(`${mock.url}/v1/messages`, messages('claude-sonnet-4-5-20250929', true),
+    { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
+  const r = await postJSON(`${gw.url}/v1/messages`, messages('claude-sonnet-4-5', true), AHDR);
+  assert.equal(r.status, 200, r.text);
+  const norm = (t) => t.replace(/"id":"msg_[^"]*"/g, '"id":"X"');
+  assert.equal(norm(r.text), norm(direct.text).replace('"model":"claude-sonnet-4-5-20250929"', '"model":"claude-sonnet-4-5"'));
+});
+
+// ---- native errors ----------------------------------------------------------
+
+test('native /v1/messages: the provider\'s error status and body come back byte for byte', async () => {
+  for (const [model, status] of [['claude-400', 400], ['claude-429', 429], ['claude-529', 529]]) {
+    await mock.reset();
+    const direct = await fetch(`${mock.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(messages(`claude-sonnet-4-5-20250929@status=${status}`, false)),
+    });
+    const want = await direct.text();
+    await mock.reset();
+    for (const stream of [false, true]) {
+      const r = await postJSON(`${gw.url}/v1/messages`, messages(model, stream), AHDR);
+      assert.equal(r.status, status, r.text);
+      assert.equal(r.text, want);
+      assert.match(r.headers.get('content-type'), /^application\/json/);
+    }
+    const calls = (await mock.requests()).filter((q) => q.path.startsWith('/v1/messages')).length;
+    // 400 is not retried; 429 and 529 are (num_retries 2), before the error goes out
+    assert.equal(calls, status === 400 ? 2 : 6, `${model}: ${calls} upstream calls`);
+  }
+});
+
+test('native /v1/messages: a fallback still happens on a provider error, and the fallback\'s answer is Anthropic\'s shape', async () => {
+  const r = await postJSON(`${gw.url}/v1/messages`, messages('claude-529-fb', false), AHDR);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.type, 'message');
+  assert.equal(r.json.model, 'claude-529-fb');
+  assert.equal(r.headers.get('x-litellm-attempted-fallbacks'), '1');
+});
+
+test('native /v1/responses: the provider\'s error comes back as it came; translated paths keep LiteLLM\'s errors', async () => {
+  const direct = await fetch(`${mock.base}/responses`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-x' },
+    body: JSON.stringify(responses('gpt-4o@status=429', false)),
+  });
+  const want = await direct.text();
+  const r = await postJSON(`${gw.url}/v1/responses`, responses('gpt-429', false), AUTH);
+  assert.equal(r.status, 429, r.text);
+  assert.equal(r.text, want);
+  // chat -> anthropic (translated): LiteLLM's mapped error, not Anthropic's body
+  const t = await postJSON(`${gw.url}/v1/chat/completions`, chat('claude-400', false), AUTH);
+  assert.equal(t.status, 400, t.text);
+  assert.ok(t.json.error && typeof t.json.error.message === 'string', t.text);
+  assert.match(t.json.error.message, /^litellm\.BadRequestError/);
+  // messages -> openai (translated): an Anthropic-shaped error from switchyard
+  const m = await postJSON(`${gw.url}/v1/messages`, messages('gpt-429', false), AHDR);
+  assert.equal(m.status, 429, m.text);
+  assert.equal(m.json.type, 'error');
+});
