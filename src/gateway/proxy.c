@@ -153,8 +153,35 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
     free(msg);
 }
 
+/* A native same-format attempt's error (sy_xlate_native_error): the
+ * provider's status, body and content type as they came (Claude Code and
+ * Codex match their recovery on the provider's wording); our headers. */
+static void finish_native_error(struct sy_call *c)
+{
+    int st = c->x->native_status;
+    const char *cls = c->x->have_err && c->x->err.cls[0]                ? c->x->err.cls
+                      : c->rt.err_class == -2                    ? "ContextWindowExceededError"
+                      : c->rt.err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
+                                                                 : sy_status_exception_class(st);
+    c->out.exception_class = cls;
+    c->out.llm_failed = 1;
+    struct sy_buf h;
+    sy_buf_init(&h, 16384);
+    sy_call_headers(c, &h, 1);
+    if (c->up.retry_after_hdr[0])
+        sy_buf_printf(&h, "retry-after: %s\r\n", c->up.retry_after_hdr);
+    sy_call_account(c, st);
+    sy_resp_simple(c->req, st, h.p, h.len, c->up.up_ctype[0] ? c->up.up_ctype : "application/json",
+                   c->up.up_body.p ? c->up.up_body.p : "", c->up.up_body.len);
+    sy_buf_free(&h);
+}
+
 static void finish_upstream_error(struct sy_call *c)
 {
+    if (sy_xlate_native_error(c)) {
+        finish_native_error(c);
+        return;
+    }
     if (c->x && c->x->have_err) { /* decoded by the provider's adapter (xlate.c) */
         const struct sy_xerr *e = &c->x->err;
         const char *cls = e->cls[0]                                  ? e->cls
@@ -1173,6 +1200,8 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
     c->up.retry_after_hdr[0] = 0;
     int is_sse = 0;
     keep_provider_headers(c, h, nh);
+    if (!c->pass.raw)
+        c->up.up_ctype[0] = 0;
     for (size_t i = 0; i < nh; i++) {
         if (h[i].name_len == 11 && (h[i].name[0] | 0x20) == 'r' && strncasecmp(h[i].name, "retry-after", 11) == 0 &&
             h[i].value_len < 31) {
@@ -1185,6 +1214,11 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
         } else if (h[i].name_len == 12 && (h[i].name[0] | 0x20) == 'c' &&
                    strncasecmp(h[i].name, "content-type", 12) == 0) {
             is_sse = h[i].value_len >= 17 && strncasecmp(h[i].value, "text/event-stream", 17) == 0;
+            if (status >= 400 && sy_xlate_active(c) && c->x->native && h[i].value_len < sizeof c->up.up_ctype &&
+                !memchr(h[i].value, '\r', h[i].value_len) && !memchr(h[i].value, '\n', h[i].value_len)) {
+                memcpy(c->up.up_ctype, h[i].value, h[i].value_len); /* a native error goes out with it */
+                c->up.up_ctype[h[i].value_len] = 0;
+            }
         }
     }
     sy_buf_reset(&c->up.up_body);

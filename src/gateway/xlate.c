@@ -427,6 +427,7 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     memset(&x->st, 0, sizeof x->st);
     x->have_err = 0;
     x->fwd_passing = 0;
+    x->native_status = 0;
     sy_buf_reset(&x->emit);
     sy_buf_reset(&x->mid);
     sy_buf_reset(&x->out.url);
@@ -801,6 +802,7 @@ int sy_xlate_response(struct sy_call *c)
 void sy_xlate_error(struct sy_call *c)
 {
     struct sy_xcall *x = c->x;
+    x->native_status = x->native ? c->up.up_status : 0;
     if (!x->ad)
         return; /* an OpenAI error body: proxy.c reads it as for the pass-through path */
     memset(&x->err, 0, sizeof x->err);

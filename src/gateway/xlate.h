@@ -105,6 +105,7 @@ struct sy_xcall {
     struct sy_xerr err;   /* upstream error / failed decode, as the client sees it */
     int have_err;
     int fwd_passing;        /* a forwarded stream: its first event (the model echoed) is out */
+    int native_status;      /* a native attempt's error: the upstream's own status (0: none) */
     char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
     int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
@@ -236,6 +237,15 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
 int sy_xlate_response(struct sy_call *c);
 /* A >= 400 body in c->up.up_body -> c->x->err (status as the client sees it). */
 void sy_xlate_error(struct sy_call *c);
+/* 1 when the failed attempt was a native same-format one (Anthropic on
+ * Anthropic, Responses on a Responses deployment) whose error the client gets
+ * as the provider sent it: status c->x->native_status, body c->up.up_body,
+ * content type c->up.up_ctype. The error was still classified as LiteLLM maps
+ * it (retries, cooldowns, fallbacks); only what the client reads differs. */
+static inline int sy_xlate_native_error(const struct sy_call *c)
+{
+    return c->x && c->x->dl && c->x->native && c->x->native_status >= 400 && !c->up.up_body_over;
+}
 /* An error the gateway sends a client of route kind `kind`, when its dialect
  * has an error shape of its own: the JSON body into out, and 1. 0: the
  * OpenAI error object (the caller writes it). */
