@@ -97,6 +97,7 @@
 #include <strings.h>
 
 #include "core/errors.h"
+#include "providers/betas.h"
 #include "providers/oai.h"
 
 #define DEFAULT_BASE       "https://api.anthropic.com"
@@ -1441,6 +1442,29 @@ static int map_response_format(struct enc *en)
 }
 
 /* The request body (see the table at the top). */
+/* Vertex's body anthropic_beta, written as names come, each once. */
+struct vbetas {
+    struct sy_jw *w;
+    const char *seen[48];
+    size_t n;
+};
+
+static void vbeta(const char *name, void *ud)
+{
+    struct vbetas *b = ud;
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->seen[i], name))
+            return;
+    if (b->n == sizeof b->seen / sizeof b->seen[0])
+        return;
+    if (!b->n) {
+        sy_jw_key(b->w, "anthropic_beta");
+        sy_jw_arr(b->w);
+    }
+    b->seen[b->n++] = name;
+    sy_jw_cstr(b->w, name);
+}
+
 static int encode_body(struct enc *en)
 {
     const struct sy_xctx *x = en->x;
@@ -1557,15 +1581,17 @@ static int encode_body(struct enc *en)
         sy_jw_key(w, en->allowed[k].name);
         sy_jw_node(w, d, en->allowed[k].v);
     }
-    if (en->vertex && (en->beta & (B_VERTEX | B_TOOL_SEARCH))) { /* VertexAIAnthropicConfig.transform_request */
-        sy_jw_key(w, "anthropic_beta");
-        sy_jw_arr(w);
+    if (en->vertex) { /* VertexAIAnthropicConfig.transform_request: the features' betas, then the
+                         client's that Vertex takes (providers/betas.h) */
+        struct vbetas vb = {.w = w};
         for (size_t i = 0; i < sizeof beta_names / sizeof beta_names[0]; i++)
             if (en->beta & B_VERTEX & (1u << i))
-                sy_jw_cstr(w, beta_names[i]);
+                vbeta(beta_names[i], &vb);
         if (en->beta & B_TOOL_SEARCH)
-            sy_jw_cstr(w, "tool-search-tool-2025-10-19");
-        sy_jw_end(w);
+            vbeta("tool-search-tool-2025-10-19", &vb);
+        sy_betas_each(SY_BETA_VERTEX, x->fwd_headers, x->fwd_headers_len, vbeta, &vb);
+        if (vb.n)
+            sy_jw_end(w);
     }
     if (x->stream) {
         sy_jw_key(w, "stream");

@@ -145,6 +145,7 @@
 
 #include "core/errors.h"
 #include "providers/adapter.h"
+#include "providers/betas.h"
 #include "providers/jdom.h"
 #include "providers/oai.h"
 #include "providers/sigv4.h"
@@ -1289,40 +1290,29 @@ static int write_tool_config(struct enc *e, const struct cparams *p)
 }
 
 /* anthropic-beta: a, b  (a forwarded client header) -> ["a","b"] */
+/* The client's anthropic-beta values Bedrock Converse takes (providers/betas.h),
+ * as additionalModelRequestFields.anthropic_beta. */
+struct betas_w {
+    struct sy_jw *w;
+    int open;
+};
+
+static void beta_one(const char *name, void *ud)
+{
+    struct betas_w *b = ud;
+    if (!b->open) {
+        sy_jw_key(b->w, "anthropic_beta");
+        sy_jw_arr(b->w);
+        b->open = 1;
+    }
+    sy_jw_cstr(b->w, name);
+}
+
 static void write_betas(struct enc *e)
 {
-    const char *h = e->x->fwd_headers, *end = h ? h + e->x->fwd_headers_len : NULL;
-    int open = 0;
-    while (h && h < end) {
-        const char *le = memchr(h, '\n', (size_t)(end - h));
-        if (!le)
-            le = end;
-        if ((size_t)(le - h) > 15 && !strncasecmp(h, "anthropic-beta:", 15)) {
-            const char *v = h + 15, *ve = le;
-            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
-                ve--;
-            while (v < ve) {
-                while (v < ve && (*v == ' ' || *v == ','))
-                    v++;
-                const char *s = v;
-                while (v < ve && *v != ',')
-                    v++;
-                const char *se = v;
-                while (se > s && se[-1] == ' ')
-                    se--;
-                if (se > s) {
-                    if (!open) {
-                        sy_jw_key(e->w, "anthropic_beta");
-                        sy_jw_arr(e->w);
-                        open = 1;
-                    }
-                    sy_jw_str(e->w, s, (size_t)(se - s));
-                }
-            }
-        }
-        h = le + 1;
-    }
-    if (open)
+    struct betas_w b = {e->w, 0};
+    sy_betas_each(SY_BETA_BEDROCK_CONVERSE, e->x->fwd_headers, e->x->fwd_headers_len, beta_one, &b);
+    if (b.open)
         sy_jw_end(e->w);
 }
 
