@@ -77,6 +77,7 @@ struct sy_deployment {
     int num_retries;  /* litellm_params.num_retries: retries in the group after this deployment
                          fails; < 0 when absent */
     int mock_timeout; /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
+    int supports_reasoning; /* model_info.supports_reasoning: 1, 0, or -1 when absent (the price map's) */
 };
 
 /* router_settings.provider_budget_config entry: a provider's spend cap over a

@@ -1123,6 +1123,7 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_parallel_requests = -1;
     d->cooldown_time_s = -1;
     d->num_retries = -1;
+    d->supports_reasoning = -1;
     d->mode = "chat";
     check_keys(ld, e, entry_keys, "model_list[]", 1, 1);
 
@@ -1288,6 +1289,10 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
         }
         snprintf(path, sizeof path, "%s.health_check_model", miw);
         d->health_check_model = sy__get_str(ld, sy__ymap_get(mi, "health_check_model"), path);
+        int sr;
+        snprintf(path, sizeof path, "%s.supports_reasoning", miw);
+        if (sy__get_bool(ld, sy__ymap_get(mi, "supports_reasoning"), path, &sr) > 0)
+            d->supports_reasoning = sr != 0;
         const struct sy_ynode *id = sy__ymap_get(mi, "id");
         if (id && id->kind == SY_Y_INT) {
             d->id = value_text(ld, id);

@@ -28,6 +28,7 @@
 #include "gateway/usage.h"
 #include "http/server.h"
 #include "providers/oai.h"
+#include "spend/spend.h"
 #include "tokenizer/tokenizer.h"
 
 #define MAX_XBODY (256u << 20) /* a request or response body after translation */
@@ -368,6 +369,10 @@ static int msg_native_prepare(struct sy_call *c, struct sy_xcall *x, struct sy_u
         sy_buf_printf(&x->out.url, "%s/messages", base);
     else
         sy_buf_printf(&x->out.url, "%s/v1/messages", base);
+    if (c->req->query.n) { /* the client's query as it came (Claude Code's ?beta=true) */
+        sy_buf_append(&x->out.url, memchr(x->out.url.p, '?', x->out.url.len) ? "&" : "?", 1);
+        sy_buf_append(&x->out.url, c->req->query.p, c->req->query.n);
+    }
     SY_BUF_LIT(&x->out.headers, "Content-Type: application/json\r\n");
     if (d->pc->key)
         sy_buf_printf(&x->out.headers, "x-api-key: %s\r\n", d->pc->key);
@@ -387,6 +392,78 @@ static int (*const native_prepare[SY_DL__COUNT])(struct sy_call *, struct sy_xca
     [SY_DL_MESSAGES] = msg_native_prepare,
     [SY_DL_RESPONSES] = resp_native_prepare,
 };
+
+/* ---- reasoning_effort only where the model reasons ---------------------------- */
+
+int sy_xlate_reasons(const struct sy_drt *d)
+{
+    if (d->d->supports_reasoning >= 0)
+        return d->d->supports_reasoning;
+    const char *m = d->d->base_model ? d->d->base_model : d->d->upstream_model;
+    const struct sy_price *p = m ? sy_price_find(d->d->provider, m) : NULL;
+    return p && (p->supports & SY_SUPPORTS_REASONING);
+}
+
+/* p[0..n) (a JSON object our dialect wrote) without its top-level member
+ * `key` and one comma beside it, into out. 1 when the member was there. */
+static int strip_member(const char *p, size_t n, const char *key, struct sy_buf *out)
+{
+    size_t i = 0;
+    while (i < n && p[i] != '{')
+        i++;
+    struct sy_jspan top = {i, n - i, 'o'};
+    struct sy_jspan v = sy_jscan_member(p, top, key);
+    if (!v.type)
+        return 0;
+    size_t k = v.off; /* back over ':' to the key's opening quote (the key has no escapes) */
+    while (k > i && p[k - 1] != ':')
+        k--;
+    k--;
+    while (k > i && p[k - 1] != '"')
+        k--;
+    k--; /* the closing quote */
+    while (k > i && p[k - 1] != '"')
+        k--;
+    k--; /* the opening quote */
+    size_t from = k, to = v.off + v.len, b = k;
+    while (b > i && (p[b - 1] == ' ' || p[b - 1] == '\n' || p[b - 1] == '\t' || p[b - 1] == '\r'))
+        b--;
+    if (p[b - 1] == ',') {
+        from = b - 1;
+    } else { /* the first member: the comma after it goes */
+        size_t a = to;
+        while (a < n && (p[a] == ' ' || p[a] == '\n' || p[a] == '\t' || p[a] == '\r'))
+            a++;
+        if (a < n && p[a] == ',')
+            to = a + 1;
+    }
+    sy_buf_append(out, p, from);
+    sy_buf_append(out, p + to, n - to);
+    return 1;
+}
+
+/* A translated request (Anthropic thinking, Responses reasoning.effort) on an
+ * OpenAI-compatible deployment whose model does not reason: its
+ * reasoning_effort is dropped (such models answer it with a 400; thinking
+ * is a hint). *p, *n become the body without it; 1 when it was there. */
+static int effort_dropped(struct sy_call *c, const char **p, size_t *n)
+{
+    if (!memmem(*p, *n, "\"reasoning_effort\"", 18))
+        return 0;
+    struct sy_buf b;
+    sy_buf_init(&b, MAX_XBODY);
+    if (!strip_member(*p, *n, "reasoning_effort", &b) || sy_buf_failed(&b)) {
+        sy_buf_free(&b);
+        return 0;
+    }
+    char *cp = sy_arena_alloc(&c->req->arena, b.len + 1);
+    memcpy(cp, b.p, b.len);
+    cp[b.len] = 0;
+    *p = cp;
+    *n = b.len;
+    sy_buf_free(&b);
+    return 1;
+}
 
 /* The dialect's stream state and answer meta for this attempt. */
 static void dialect_start(struct sy_call *c, struct sy_xcall *x)
@@ -468,9 +545,16 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
     if (x->dl->to_chat && to_chat(c, x))
         return SY_EINVAL;
     if (!d->ad) {
-        /* an OpenAI-compatible deployment: the translated body with model replaced */
+        /* an OpenAI-compatible deployment: the translated body with model replaced (and
+         * reasoning_effort left out where the model does not reason) */
+        const char *ob = x->oai_body;
+        size_t on = x->oai_len;
         struct sy_jscan sc;
-        if (sy_jscan(x->oai_body, x->oai_len, &sc) != 0 || sc.model.type != 's') {
+        if (sy_jscan(ob, on, &sc) != 0 || sc.model.type != 's') {
+            set_err(x, 500, "switchyard: the translated request has no model");
+            return SY_EINTERNAL;
+        }
+        if (!sy_xlate_reasons(d) && effort_dropped(c, &ob, &on) && (sy_jscan(ob, on, &sc) != 0 || !sc.model.type)) {
             set_err(x, 500, "switchyard: the translated request has no model");
             return SY_EINTERNAL;
         }
@@ -479,9 +563,9 @@ int sy_xlate_prepare(struct sy_call *c, struct sy_ureq_opts *o, unsigned *nbody)
         SY_BUF_LIT(&x->out.body, "\"");
         sy_buf_json_escape(&x->out.body, x->model, strlen(x->model));
         SY_BUF_LIT(&x->out.body, "\"");
-        c->up.body_parts[0] = uv_buf_init((char *)x->oai_body, (unsigned)mo);
+        c->up.body_parts[0] = uv_buf_init((char *)ob, (unsigned)mo);
         c->up.body_parts[1] = uv_buf_init(x->out.body.p, (unsigned)x->out.body.len);
-        c->up.body_parts[2] = uv_buf_init((char *)x->oai_body + mo + mlen, (unsigned)(x->oai_len - mo - mlen));
+        c->up.body_parts[2] = uv_buf_init((char *)ob + mo + mlen, (unsigned)(on - mo - mlen));
         *nbody = 3;
         o->url = d->url[0];
         o->headers = d->headers;

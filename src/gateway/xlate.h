@@ -106,7 +106,7 @@ struct sy_xcall {
     int have_err;
     int fwd_passing;        /* a forwarded stream: its first event (the model echoed) is out */
     int native_status;      /* a native attempt's error: the upstream's own status (0: none) */
-    char fwd_headers[1024]; /* anthropic-beta / anthropic-version lines from the client */
+    char fwd_headers[8192]; /* anthropic-beta / anthropic-version lines from the client */
     char msg_id[64];
     int b64; /* embeddings: the client asked encoding_format base64 (providers get "float") */
     /* a large request is translated on the thread pool (proxy.c): the OAuth token is
@@ -135,6 +135,11 @@ static inline int sy_xlate_wanted(const struct sy_call *c, const struct sy_drt *
 {
     return d->ad || sy_xlate_dialect(c->kind) != &sy_dialect_chat;
 }
+/* 1 when d's model reasons: model_info.supports_reasoning, else the price
+ * map's supports_reasoning for its base_model or model. A translated request
+ * (Anthropic thinking, Responses reasoning.effort) keeps its reasoning_effort
+ * on an OpenAI-compatible deployment only then. */
+int sy_xlate_reasons(const struct sy_drt *d);
 /* 1 when d speaks dialect dl itself (the native shortcut). */
 int sy_xlate_native(const struct sy_drt *d, const struct sy_dialect *dl);
 /* 1 when the bytes of an attempt of c on d pass as they are: native, with
@@ -237,14 +242,16 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n);
 int sy_xlate_response(struct sy_call *c);
 /* A >= 400 body in c->up.up_body -> c->x->err (status as the client sees it). */
 void sy_xlate_error(struct sy_call *c);
-/* 1 when the failed attempt was a native same-format one (Anthropic on
- * Anthropic, Responses on a Responses deployment) whose error the client gets
+/* 1 when the failed attempt was a native same-format one (POST /v1/messages
+ * on Anthropic, POST /v1/responses on a Responses deployment; the by-id
+ * Responses routes keep LiteLLM's errors) whose error the client gets
  * as the provider sent it: status c->x->native_status, body c->up.up_body,
  * content type c->up.up_ctype. The error was still classified as LiteLLM maps
  * it (retries, cooldowns, fallbacks); only what the client reads differs. */
 static inline int sy_xlate_native_error(const struct sy_call *c)
 {
-    return c->x && c->x->dl && c->x->native && c->x->native_status >= 400 && !c->up.up_body_over;
+    return c->x && c->x->dl && c->x->native && c->x->native_status >= 400 && !c->up.up_body_over &&
+           (c->kind == SY_RK_MESSAGES || c->kind == SY_RK_RESPONSES);
 }
 /* An error the gateway sends a client of route kind `kind`, when its dialect
  * has an error shape of its own: the JSON body into out, and 1. 0: the
