@@ -22,6 +22,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { postJSON, startGateway, startMock, tmpdir } from '../lib/harness.mjs';
 
 const KEY = 'sk-agents-1';
@@ -73,6 +74,11 @@ model_list:
   - model_name: local-reasoner
     litellm_params: {model: hosted_vllm/my-local-model, api_base: "${mock.base}"}
     model_info: {supports_reasoning: true}
+  - model_name: local-plain
+    litellm_params: {model: hosted_vllm/my-plain-model, api_base: "${mock.base}"}
+  - model_name: o3-not-reasoning
+    litellm_params: {model: openai/o3-mini, api_base: "${mock.base}", api_key: sk-x}
+    model_info: {supports_reasoning: false}
 router_settings:
   num_retries: 2
   retry_after: 0
@@ -209,4 +215,109 @@ test('native /v1/responses: the provider\'s error comes back as it came; transla
   const m = await postJSON(`${gw.url}/v1/messages`, messages('gpt-429', false), AHDR);
   assert.equal(m.status, 429, m.text);
   assert.equal(m.json.type, 'error');
+});
+
+// ---- anthropic-beta ------------------------------------------------------------
+
+const BETAS = 'claude-code-20250219,interleaved-thinking-2025-05-14, fine-grained-tool-streaming-2025-05-14,'
+  + 'context-1m-2025-08-07,advanced-tool-use-2025-11-20,no-such-beta-2099-01-01';
+
+async function lastUpstream(pred) {
+  const all = await mock.requests();
+  const q = all.filter(pred).at(-1);
+  assert.ok(q, `no such upstream request among ${all.map((x) => x.path).join(', ')}`);
+  return q;
+}
+
+test('anthropic-beta: as-is to Anthropic (native /v1/messages with its ?beta=true query, and chat -> anthropic)', async () => {
+  await mock.reset();
+  const r = await fetch(`${gw.url}/v1/messages?beta=true`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...AHDR, 'anthropic-beta': BETAS },
+    body: JSON.stringify(messages('claude-sonnet-4-5', false)),
+  });
+  assert.equal(r.status, 200, await r.text());
+  const q = await lastUpstream((x) => x.path.startsWith('/v1/messages'));
+  assert.equal(q.path, '/v1/messages?beta=true');
+  assert.equal(q.headers['anthropic-beta'], BETAS);
+  const c = await postJSON(`${gw.url}/v1/chat/completions`, chat('claude-sonnet-4-5', false), { ...AUTH, 'anthropic-beta': BETAS });
+  assert.equal(c.status, 200, c.text);
+  const q2 = await lastUpstream((x) => x.path === '/v1/messages');
+  assert.equal(q2.headers['anthropic-beta'], BETAS.replace(', ', ','));
+});
+
+test('anthropic-beta: filtered to what Bedrock Converse takes, what Vertex takes; dropped elsewhere; never a 400', async () => {
+  await mock.reset();
+  const h = { ...AHDR, 'anthropic-beta': BETAS };
+  const b = await postJSON(`${gw.url}/v1/messages`, messages('bedrock-claude', false), h);
+  assert.equal(b.status, 200, b.text);
+  const qb = await lastUpstream((x) => x.path.includes('/converse'));
+  assert.deepEqual(JSON.parse(qb.body).additionalModelRequestFields.anthropic_beta,
+    ['fine-grained-tool-streaming-2025-05-14', 'context-1m-2025-08-07']);
+  const v = await postJSON(`${gw.url}/v1/messages`, messages('vertex-claude', true), h);
+  assert.equal(v.status, 200, v.text);
+  const qv = await lastUpstream((x) => x.path.includes(':streamRawPredict'));
+  assert.deepEqual(JSON.parse(qv.body).anthropic_beta,
+    ['interleaved-thinking-2025-05-14', 'context-1m-2025-08-07', 'tool-search-tool-2025-10-19']);
+  // only betas nobody takes: no anthropic_beta member at all
+  const only = { ...AHDR, 'anthropic-beta': 'claude-code-20250219,no-such-beta-2099-01-01' };
+  const b2 = await postJSON(`${gw.url}/v1/chat/completions`, chat('bedrock-claude', true), { ...AUTH, 'anthropic-beta': only['anthropic-beta'] });
+  assert.equal(b2.status, 200, b2.text);
+  const qb2 = await lastUpstream((x) => x.path.includes('/converse'));
+  assert.equal(JSON.parse(qb2.body).additionalModelRequestFields?.anthropic_beta, undefined);
+  for (const m of ['gpt-main', 'gemini-main']) {
+    const o = await postJSON(`${gw.url}/v1/messages`, messages(m, false), h);
+    assert.equal(o.status, 200, o.text);
+    const qo = (await mock.requests()).at(-1);
+    assert.equal(qo.headers['anthropic-beta'], undefined, `${m}: ${qo.path}`);
+    assert.ok(!qo.body.includes('anthropic_beta') && !qo.body.includes('context-1m'), qo.body);
+  }
+});
+
+// ---- reasoning_effort only where the model reasons ------------------------------
+
+test('thinking -> reasoning_effort only for a deployment whose model reasons (price map, or model_info override)', async () => {
+  const cases = [
+    ['gpt-nonreasoning', false], ['gpt-reasoning', true], ['local-reasoner', true], ['local-plain', false],
+    ['o3-not-reasoning', false],
+  ];
+  for (const [model, kept] of cases) {
+    for (const thinking of [{ type: 'enabled', budget_tokens: 5000 }, { type: 'adaptive' }]) {
+      await mock.reset();
+      const body = { ...messages(model, false), thinking, output_config: { effort: 'low' } };
+      const r = await postJSON(`${gw.url}/v1/messages`, body, AHDR);
+      assert.equal(r.status, 200, `${model}: ${r.text}`);
+      const q = await lastUpstream((x) => x.path.includes('/chat/completions'));
+      const sent = JSON.parse(q.body);
+      assert.equal('reasoning_effort' in sent, kept, `${model}: ${q.body}`);
+      if (kept) assert.equal(sent.reasoning_effort, thinking.type === 'adaptive' ? 'low' : 'high');
+      assert.equal(sent.messages[0].content, 'Say hello.');
+    }
+  }
+  // the Responses API's reasoning.effort, translated to chat (hosted_vllm has no Responses API)
+  for (const [model, kept] of [['local-reasoner', true], ['local-plain', false]]) {
+    await mock.reset();
+    const r = await postJSON(`${gw.url}/v1/responses`, { ...responses(model, true), reasoning: { effort: 'medium' } }, AUTH);
+    assert.equal(r.status, 200, r.text);
+    const q = await lastUpstream((x) => x.path.includes('/chat/completions'));
+    assert.equal('reasoning_effort' in JSON.parse(q.body), kept, q.body);
+  }
+});
+
+// ---- Claude Code's request, recorded -------------------------------------------
+
+test('a recorded Claude Code 2.1 request reaches a native upstream unchanged but for the model', async () => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const fx = JSON.parse(fs.readFileSync(path.join(here, 'fixtures/claude-code-2.1-messages.json'), 'utf8'));
+  await mock.reset();
+  const r = await fetch(`${gw.url}${fx.path}`, { method: 'POST', headers: { ...fx.headers, 'x-api-key': KEY }, body: fx.body });
+  const text = await r.text();
+  assert.equal(r.status, 200, text);
+  const q = await lastUpstream((x) => x.path.startsWith('/v1/messages'));
+  assert.equal(q.path, '/v1/messages?beta=true');
+  assert.equal(q.body, fx.body.replace('"model":"claude-sonnet-4-5"', '"model":"claude-sonnet-4-5-20250929"'));
+  for (const h of ['anthropic-beta', 'anthropic-version']) assert.equal(q.headers[h], fx.headers[h], h);
+  assert.equal(q.headers['x-api-key'], 'sk-ant-test');
+  const starts = sse(text).filter((e) => e.json?.type === 'message_start');
+  assert.equal(starts.length, 1);
+  assert.equal(starts[0].json.message.model, 'claude-sonnet-4-5');
 });
