@@ -74,9 +74,9 @@ struct sy_deployment {
     const char *region_name; /* litellm_params.region_name, else model_info.region_name; may be NULL */
     const char **tags;       /* litellm_params.tags (tag routing); may be NULL */
     size_t n_tags;
-    int num_retries;  /* litellm_params.num_retries: retries in the group after this deployment
-                         fails; < 0 when absent */
-    int mock_timeout; /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
+    int num_retries;        /* litellm_params.num_retries: retries in the group after this deployment
+                               fails; < 0 when absent */
+    int mock_timeout;       /* litellm_params.mock_timeout: every call times out (LiteLLM's test flag) */
     int supports_reasoning; /* model_info.supports_reasoning: 1, 0, or -1 when absent (the price map's) */
 };
 

@@ -159,7 +159,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
 static void finish_native_error(struct sy_call *c)
 {
     int st = c->x->native_status;
-    const char *cls = c->x->have_err && c->x->err.cls[0]                ? c->x->err.cls
+    const char *cls = c->x->have_err && c->x->err.cls[0]         ? c->x->err.cls
                       : c->rt.err_class == -2                    ? "ContextWindowExceededError"
                       : c->rt.err_class == SY_EXC_CONTENT_POLICY ? "ContentPolicyViolationError"
                                                                  : sy_status_exception_class(st);

@@ -19,12 +19,7 @@
 
 #include <stddef.h>
 
-enum sy_beta_platform {
-    SY_BETA_BEDROCK_CONVERSE,
-    SY_BETA_BEDROCK_INVOKE,
-    SY_BETA_VERTEX,
-    SY_BETA__COUNT
-};
+enum sy_beta_platform { SY_BETA_BEDROCK_CONVERSE, SY_BETA_BEDROCK_INVOKE, SY_BETA_VERTEX, SY_BETA__COUNT };
 
 /* The name platform p takes for beta b[0..n) (the same name, or the
  * platform's own for it), NUL-terminated and static; NULL when p does not

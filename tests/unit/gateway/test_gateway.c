@@ -1,5 +1,6 @@
 /* test_gateway.c - unit tests for the gateway's pure parts: the request-body
- * scan (jscan), JSON string decoding, usage scanning, provider presets. */
+ * scan (jscan), JSON string decoding, usage scanning, provider presets, the
+ * model echoed in native answers (xlate.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 
 #include "gateway/jscan.h"
 #include "gateway/usage.h"
+#include "gateway/xlate.h"
 #include "providers/provider.h"
 
 #define SCAN(s, out) sy_jscan((s), strlen(s), (out))
@@ -151,6 +153,57 @@ static void presets(void **st)
         assert_non_null(sy_provider_find(all[i]));
 }
 
+/* sy_xlate_echo_model: the top-level "model", and message.model /
+ * response.model, replaced; every other byte kept; nested or non-string
+ * models, other objects and non-JSON left alone. */
+static void echo(const char *in, const char *want, int count)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    assert_int_equal(sy_xlate_echo_model(in, strlen(in), "claude-sonnet-4-5", &b), count);
+    assert_int_equal(b.len, strlen(want));
+    assert_memory_equal(b.p, want, b.len);
+    sy_buf_free(&b);
+}
+
+static void echo_model(void **st)
+{
+    (void)st;
+    echo("{\"id\":\"msg_1\",\"type\":\"message\",\"model\" : \"claude-sonnet-4-5-20250929\",\"content\":[]}",
+         "{\"id\":\"msg_1\",\"type\":\"message\",\"model\" : \"claude-sonnet-4-5\",\"content\":[]}", 1);
+    echo(" {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"x\",\"usage\":{\"input_tokens\":3}}}\n",
+         " {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_"
+         "tokens\":3}}}\n",
+         1);
+    echo("{\"type\":\"response.created\",\"response\":{\"tools\":[{\"model\":\"gpt-image-1\"}],\"model\":\"gpt-4o\"}}",
+         "{\"type\":\"response.created\",\"response\":{\"tools\":[{\"model\":\"gpt-image-1\"}],\"model\":\"claude-"
+         "sonnet-4-5\"}}",
+         1);
+    /* the top level's and an inner one's, in their order; escapes in the name */
+    echo("{\"response\":{\"model\":\"a\"},\"mod\\u0065l\":\"b\"}",
+         "{\"response\":{\"model\":\"claude-sonnet-4-5\"},\"mod\\u0065l\":\"claude-sonnet-4-5\"}", 2);
+    /* left alone: nested deeper, not a string, no model, not an object, broken JSON */
+    static const char *const same[] = {"{\"choices\":[{\"message\":{\"model\":\"x\"}}]}",
+                                       "{\"model\":null}",
+                                       "{\"model\":{\"model\":\"x\"}}",
+                                       "{\"type\":\"ping\"}",
+                                       "[\"model\"]",
+                                       "\"model\"",
+                                       "",
+                                       "{\"model\":\"x",
+                                       "{\"model\" \"x\"}",
+                                       "{\"message\":\"model\"}"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        echo(same[i], same[i], 0);
+    /* a name that needs escaping is written escaped */
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    assert_int_equal(sy_xlate_echo_model("{\"model\":\"x\"}", 13, "a\"b\\c", &b), 1);
+    assert_int_equal(b.len, strlen("{\"model\":\"a\\\"b\\\\c\"}"));
+    assert_memory_equal(b.p, "{\"model\":\"a\\\"b\\\\c\"}", b.len);
+    sy_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +214,7 @@ int main(void)
         cmocka_unit_test(scan_decodes_keys_and_flags_duplicates),
         cmocka_unit_test(usage_scan),
         cmocka_unit_test(presets),
+        cmocka_unit_test(echo_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

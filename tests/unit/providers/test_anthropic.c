@@ -579,6 +579,46 @@ static void test_event_type_fallback(void **state)
     sy_arena_free(&a);
 }
 
+/* With st.model_fixed (the gateway set the name the client asked for) the
+ * provider's model in a response or message_start does not replace it;
+ * without, it does (LiteLLM's transformation reports the provider's). */
+static void test_model_fixed(void **state)
+{
+    (void)state;
+    static const char resp[] = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":"
+                               "\"claude-sonnet-4-5-20250929\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],"
+                               "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}";
+    static const char ms[] = "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"model\":"
+                             "\"claude-sonnet-4-5-20250929\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}";
+    for (int fixed = 0; fixed < 2; fixed++) {
+        struct sy_arena a;
+        sy_arena_init(&a);
+        struct ctx c;
+        memset(&c, 0, sizeof c);
+        struct sy_pconf pc;
+        struct sy_xctx x;
+        make(&c, &pc, &x, &a);
+        const char *want = fixed ? "claude-sonnet-4-5" : "claude-sonnet-4-5-20250929";
+        struct sy_buf out;
+        sy_buf_init(&out, 1 << 20);
+        struct sy_xstate st;
+        init_state(&st, &c);
+        snprintf(st.model, sizeof st.model, "claude-sonnet-4-5");
+        st.model_fixed = fixed;
+        assert_int_equal(sy_adapter_anthropic.decode_response(&x, &st, resp, sizeof resp - 1, &out), 0);
+        assert_string_equal(st.model, want);
+        assert_non_null(strstr(out.p, want));
+        init_state(&st, &c);
+        snprintf(st.model, sizeof st.model, "claude-sonnet-4-5");
+        st.model_fixed = fixed;
+        sy_buf_reset(&out);
+        assert_int_equal(sy_adapter_anthropic.decode_event(&x, &st, "", 0, ms, sizeof ms - 1, &out), 0);
+        assert_string_equal(st.model, want);
+        sy_buf_free(&out);
+        sy_arena_free(&a);
+    }
+}
+
 /* A tool id outside [a-zA-Z0-9_-] is sanitized per code point on both sides. */
 static void test_tool_id_sanitized(void **state)
 {
@@ -640,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_stream_many_blocks),
         cmocka_unit_test(test_event_type_fallback),
         cmocka_unit_test(test_tool_id_sanitized),
+        cmocka_unit_test(test_model_fixed),
         cmocka_unit_test(test_body_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
