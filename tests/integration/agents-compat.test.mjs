@@ -57,6 +57,8 @@ model_list:
     litellm_params: {model: "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", api_base: "${mock.url}", ${aws}}
   - model_name: vertex-claude
     litellm_params: {model: "vertex_ai/claude-sonnet-4-5@20250929", api_base: "${mock.url}", ${vtx}}
+  - model_name: claude-trickle
+    litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@trickle_bytes_per_s=3000", api_base: "${mock.url}", api_key: sk-ant-test}
   - model_name: claude-400
     litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@status=400", api_base: "${mock.url}", api_key: sk-ant-test}
   - model_name: claude-429
@@ -163,6 +165,15 @@ test('model echoed: a native /v1/messages stream keeps every other byte of the u
   assert.equal(r.status, 200, r.text);
   const norm = (t) => t.replace(/"id":"msg_[^"]*"/g, '"id":"X"');
   assert.equal(norm(r.text), norm(direct.text).replace('"model":"claude-sonnet-4-5-20250929"', '"model":"claude-sonnet-4-5"'));
+});
+
+test('model echoed: a native stream whose first event arrives in many pieces', async () => {
+  const direct = await postJSON(`${mock.url}/v1/messages`, messages('claude-sonnet-4-5-20250929', true),
+    { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
+  const r = await postJSON(`${gw.url}/v1/messages`, messages('claude-trickle', true), AHDR);
+  assert.equal(r.status, 200, r.text);
+  const norm = (t) => t.replace(/"id":"msg_[^"]*"/g, '"id":"X"');
+  assert.equal(norm(r.text), norm(direct.text).replace('"model":"claude-sonnet-4-5-20250929"', '"model":"claude-trickle"'));
 });
 
 // ---- native errors ----------------------------------------------------------
