@@ -214,9 +214,13 @@ test('native /v1/responses: the provider\'s error comes back as it came; transla
     body: JSON.stringify(responses('gpt-4o@status=429', false)),
   });
   const want = await direct.text();
-  const r = await postJSON(`${gw.url}/v1/responses`, responses('gpt-429', false), AUTH);
-  assert.equal(r.status, 429, r.text);
-  assert.equal(r.text, want);
+  for (const stream of [false, true]) {
+    const r = await postJSON(`${gw.url}/v1/responses`, responses('gpt-429', stream), AUTH);
+    assert.equal(r.status, 429, r.text);
+    assert.equal(r.text, want);
+    assert.match(r.headers.get('content-type'), /^application\/json/);
+    assert.ok(r.headers.get('x-litellm-call-id'), 'switchyard\'s own headers are still there');
+  }
   // chat -> anthropic (translated): LiteLLM's mapped error, not Anthropic's body
   const t = await postJSON(`${gw.url}/v1/chat/completions`, chat('claude-400', false), AUTH);
   assert.equal(t.status, 400, t.text);
