@@ -57,6 +57,10 @@ model_list:
     litellm_params: {model: "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0", api_base: "${mock.url}", ${aws}}
   - model_name: vertex-claude
     litellm_params: {model: "vertex_ai/claude-sonnet-4-5@20250929", api_base: "${mock.url}", ${vtx}}
+  - model_name: cohere-main
+    litellm_params: {model: cohere/command-r-plus, api_base: "${mock.url}", api_key: co-test}
+  - model_name: ollama-main
+    litellm_params: {model: ollama_chat/llama3.1, api_base: "${mock.url}"}
   - model_name: claude-trickle
     litellm_params: {model: "anthropic/claude-sonnet-4-5-20250929@trickle_bytes_per_s=3000", api_base: "${mock.url}", api_key: sk-ant-test}
   - model_name: claude-400
@@ -139,7 +143,8 @@ function modelsSeen(kind, r, stream) {
 
 const ROUTES = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
 const BODIES = { chat, messages, responses };
-const DEPLOYMENTS = ['claude-sonnet-4-5', 'gpt-main', 'gemini-main', 'bedrock-claude', 'vertex-claude'];
+const DEPLOYMENTS = ['claude-sonnet-4-5', 'gpt-main', 'gemini-main', 'bedrock-claude', 'vertex-claude', 'cohere-main',
+  'ollama-main'];
 
 for (const kind of ['chat', 'messages', 'responses']) {
   for (const model of DEPLOYMENTS) {
