@@ -59,7 +59,7 @@ enum sy_count_kind {
     SY_COUNT_VERTEX_GEMINI,
 };
 
-#define SY_COUNT_FACTOR  1.35 /* the estimate: tokenizer count x this (rounded up) */
+#define SY_COUNT_FACTOR  1.5  /* the estimate: tokenizer count x this (rounded up) */
 #define SY_COUNT_PER_MSG 4    /* ... + this per message */
 #define SY_COUNT_TOOLS   346  /* ... + Anthropic's tool-use system prompt when tools are declared */
 #define SY_COUNT_MAX_OUT 4096 /* Bedrock: max_tokens of the InvokeModel body when the request has none */

@@ -22,7 +22,7 @@ const BEDROCK_ID = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 // what each mock counter adds to the text bytes (tests/mock/mock.h MOCK_COUNT_*)
 const ADD = { anthropic: 3, vertexClaude: 5, bedrock: 7, gemini: 11, vertexGemini: 13 };
 // SY_COUNT_FACTOR, SY_COUNT_PER_MSG, SY_COUNT_TOOLS (providers/count.h, docs/tokenizer.md)
-const FACTOR = 1.35, PER_MSG = 4, TOOLS = 346;
+const FACTOR = 1.5, PER_MSG = 4, TOOLS = 346;
 
 const SYSTEM = 'You are terse.';
 const ASK = 'Say hello.';

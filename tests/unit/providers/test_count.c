@@ -269,7 +269,7 @@ static void answers(void **state)
 static void estimate(void **state)
 {
     (void)state;
-    assert_int_equal(sy_count_estimate(100, 2, 0), 135 + 2 * SY_COUNT_PER_MSG);
+    assert_int_equal(sy_count_estimate(100, 2, 0), 150 + 2 * SY_COUNT_PER_MSG);
     assert_int_equal(sy_count_estimate(101, 0, 1), (int64_t)ceil(101 * SY_COUNT_FACTOR) + SY_COUNT_TOOLS);
     assert_int_equal(sy_count_estimate(0, 0, 0), 0);
     assert_int_equal(sy_count_estimate(-5, 1, 0), SY_COUNT_PER_MSG);
