@@ -227,7 +227,7 @@ int sy_count_bedrock(const struct sy_xctx *x, const struct sy_jdoc *req, struct 
     const struct sy_pconf *pc = x->pc;
     const char *base = pc && pc->base ? pc->base : "";
     const char *auth = strstr(base, "://");
-    if (!auth)
+    if (!pc || !auth)
         return fail(&o->err, SY_EINVAL, 500, "count_tokens: bedrock: no endpoint configured");
     if (!pc->key && (!pc->access_key || !pc->secret_key))
         return fail(&o->err, SY_EAUTH, 401, "count_tokens: bedrock: no AWS credentials");

@@ -215,7 +215,12 @@ static void build(struct mc *m, const struct sy_jdoc *req, const char *oai, size
     x.access_token = m->tok[0] ? m->tok : NULL;
     x.fwd_headers = m->fwd_len ? m->fwd : NULL;
     x.fwd_headers_len = m->fwd_len;
-    int rc;
+    int rc = SY_EINVAL;
+    if (!d->pc) { /* not configured for its provider: nothing to ask */
+        snprintf(m->out.err.message, sizeof m->out.err.message, "the deployment has no provider settings");
+        m->built = 0;
+        return;
+    }
     switch (m->kind) {
     case SY_COUNT_ANTHROPIC: rc = sy_count_anthropic(&x, req, &m->out); break;
     case SY_COUNT_BEDROCK: rc = sy_count_bedrock(&x, req, &m->out); break;
@@ -334,6 +339,8 @@ static int take_token(struct mc *m)
 {
     if (m->kind != SY_COUNT_VERTEX_CLAUDE && m->kind != SY_COUNT_VERTEX_GEMINI)
         return 1;
+    if (!m->drt->pc)
+        return -1;
     char err[256] = "";
     int t = sy_oauth_token(m->c->w, m->drt->pc, m->tok, sizeof m->tok, err, sizeof err);
     if (t < 0)
@@ -434,8 +441,8 @@ static int messages_count_run(struct sy_call *c)
     if (m->drt) {
         m->model = upstream_model(c, g, m->drt, asked);
         m->kind = sy_count_kind_of(m->drt->d->provider, m->model);
-        if (m->drt->prov && (m->drt->prov->flags & SY_PRESET_MOCK))
-            m->kind = SY_COUNT_ESTIMATE; /* the built-in mock model has no counter */
+        if (m->drt->prov && (m->drt->prov->flags & SY_PRESET_MOCK) && m->kind != SY_COUNT_EXACT)
+            m->kind = SY_COUNT_ESTIMATE; /* answered in-process (mock_response): no counter to ask */
         m->timeout_s =
             m->drt->timeout_s > 0 && m->drt->timeout_s < COUNT_TIMEOUT_CAP_S ? m->drt->timeout_s : COUNT_TIMEOUT_CAP_S;
     } else {

@@ -62,6 +62,8 @@ before(async () => {
     ['gpt-4o', `{model: "openai/gpt-4o", api_base: "${mock.base}", api_key: ${UPKEY}}`],
     ['gpt-4', `{model: "openai/gpt-4", api_base: "${mock.base}", api_key: ${UPKEY}}`],
     ['cohere', `{model: "cohere/command-r-plus", ${base}, api_key: ${UPKEY}}`],
+    ['claude-mocked', `{model: "anthropic/claude-sonnet-4-5", mock_response: "hi"}`],
+    ['mock-gpt', '{model: "mock/gpt-4o"}'],
   ];
   let yaml = 'model_list:\n';
   for (const [n, p] of deps) yaml += `  - model_name: ${n}\n    litellm_params: ${p}\n`;
@@ -226,6 +228,17 @@ test('bad input: not JSON, not an object, no messages: 400 in Anthropic\'s shape
   const r = await count({ model: 'cohere', messages: [{ role: 'user', content: big }] });
   assert.equal(r.status, 200, r.text);
   assert.ok(r.json.input_tokens > 200000 * 1.15, String(r.json.input_tokens));
+});
+
+test('in-process deployments (mock_response, mock/): no upstream call; an OpenAI name counts exactly', async () => {
+  await mock.reset();
+  let r = await count(body('claude-mocked'));
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.headers.get('x-switchyard-token-count'), 'estimate');
+  r = await count(body('mock-gpt'));
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.headers.get('x-switchyard-token-count'), 'exact');
+  assert.deepEqual(await mock.requests(), []);
 });
 
 test('a model no group serves: estimated (an OpenAI model named directly: exact)', async () => {
