@@ -63,6 +63,7 @@ enum sy_route_kind {
     SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
     SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
     SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
+    SY_RK_ROOT,         /* GET /: what this server is and its main endpoints (stages/root.c) */
     SY_RK__COUNT
 };
 

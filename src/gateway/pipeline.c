@@ -87,6 +87,7 @@ static const struct route routes[] = {
     R("/cache/delete", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/routes", HTTP_GET, SY_RK_ROUTES),
+    R("/", HTTP_GET, SY_RK_ROOT),
 };
 #undef R
 

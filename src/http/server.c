@@ -416,6 +416,7 @@ static int on_headers_complete(http_parser *p)
         r->headers[i].value = (struct sy_str){h + vo, vl};
     }
     r->method = p->method;
+    r->head = p->method == HTTP_HEAD;
     r->http_minor = p->http_minor;
     r->keep_alive = http_should_keep_alive(p);
     struct sy_str origin = sy_req_header(r, "origin");
@@ -512,6 +513,7 @@ static size_t fast_request(struct sy_conn *c, const char *p, size_t n)
         r->headers[i].value = (struct sy_str){a + o[2], o[3]};
     }
     r->method = h.method;
+    r->head = h.method == HTTP_HEAD;
     r->http_minor = 1;
     r->keep_alive = 1;
     struct sy_str origin = sy_req_header(r, "origin");
@@ -541,6 +543,8 @@ static void dispatch(struct sy_conn *c)
         cors_preflight(r);
         return;
     }
+    if (r->head) /* answered as GET would be, without the body (sy_resp_*) */
+        r->method = HTTP_GET;
     c->srv->handler(r, c->srv->ud);
 }
 
@@ -1218,13 +1222,13 @@ void sy_resp_simple(struct sy_req *r, int status, const char *extra, size_t extr
     size_t hn = format_head(head, sizeof head, r, status, ctype, (long long)body_len, 0, close);
     r->status = status;
     r->resp_started = 1;
-    r->bytes_out = body_len;
+    r->bytes_out = r->head ? 0 : body_len;
     if (close)
         c->closing = 1;
     conn_flush(c); /* keep order behind anything still pending */
     uv_buf_t b[4] = {uv_buf_init(head, (unsigned)hn), uv_buf_init((char *)extra, (unsigned)extra_len),
                      uv_buf_init("\r\n", 2), uv_buf_init((char *)body, (unsigned)body_len)};
-    write_bufs(c, b, 4);
+    write_bufs(c, b, r->head ? 3 : 4); /* HEAD: the GET's content-length, no body */
     req_finish(r);
 }
 
@@ -1232,7 +1236,7 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra
 {
     struct sy_conn *c = r->conn;
     int chunked = r->http_minor >= 1;
-    int close = want_close(r) || !chunked;
+    int close = want_close(r) || (!chunked && !r->head); /* HEAD: no body, nothing to delimit */
     if (close)
         c->closing = 1;
     char head[1800];
@@ -1248,7 +1252,7 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra
 size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
 {
     struct sy_conn *c = r->conn;
-    if (!n)
+    if (!n || r->head) /* HEAD: the body is never sent */
         return c->queued + c->out.len;
     r->bytes_out += n;
     if (r->resp_chunked) {
@@ -1283,7 +1287,7 @@ size_t sy_resp_queued(const struct sy_req *r)
 void sy_resp_end(struct sy_req *r)
 {
     struct sy_conn *c = r->conn;
-    if (r->resp_started && r->resp_chunked && !c->dead)
+    if (r->resp_started && r->resp_chunked && !c->dead && !r->head)
         conn_out(c, "0\r\n\r\n", 5);
     conn_flush(c);
     req_finish(r);
@@ -1459,4 +1463,120 @@ const char *sy_query_get(const char *q, size_t qn, const char *name, char *out, 
             q++; /* the '&' */
     }
     return NULL;
+}
+
+/* ---- content negotiation ---------------------------------------------------
+ *
+ * RFC 9110 §12.5.1: each candidate type gets the q of the most specific range
+ * that matches it (type/subtype over type/<star> over <star>/<star>; case-
+ * insensitive; parameters other than q ignored); the highest q wins. On a tie
+ * a candidate named by a range of its own beats one matched by a wildcard, and
+ * among those the one the client listed first wins; else the first candidate
+ * (the server's preference). No header, or nothing acceptable: the first. */
+
+/* q of one media range's parameters p[0..n) (after the type): 1000ths. */
+static int accept_q(const char *p, size_t n)
+{
+    int q = 1000;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != ';')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (p[j] == ' ' || p[j] == '\t'))
+            j++;
+        if (j + 2 > n || (p[j] != 'q' && p[j] != 'Q') || p[j + 1] != '=')
+            continue;
+        j += 2;
+        int v = 0, scale = 1000, frac = 0;
+        if (j < n && (p[j] == '0' || p[j] == '1')) {
+            v = (p[j] - '0') * 1000;
+            for (j++; j < n && (p[j] == '.' || (p[j] >= '0' && p[j] <= '9')); j++) {
+                if (p[j] == '.') {
+                    frac = 1;
+                } else if (frac && scale > 1) {
+                    scale /= 10;
+                    v += (p[j] - '0') * scale;
+                }
+            }
+        }
+        q = v > 1000 ? 1000 : v;
+    }
+    return q;
+}
+
+static int ci_eq(const char *a, size_t an, const char *b, size_t bn)
+{
+    if (an != bn)
+        return 0;
+    for (size_t i = 0; i < an; i++) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z')
+            x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (char)(y - 'A' + 'a');
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+int sy_accept_pick(const char *accept, size_t n, const char *const *types, int ntypes)
+{
+    if (!accept || !n || ntypes <= 0)
+        return 0;
+    int best = 0, best_q = -1, best_spec = -1;
+    size_t best_pos = (size_t)-1;
+    for (int t = 0; t < ntypes; t++) {
+        const char *ty = types[t], *sl = strchr(ty, '/');
+        if (!sl)
+            continue;
+        size_t tl = (size_t)(sl - ty), sbl = strlen(sl + 1);
+        int q = -1, spec = -1; /* spec: 2 exact, 1 type/<star>, 0 <star>/<star> */
+        size_t pos = (size_t)-1;
+        size_t i = 0;
+        while (i < n) {
+            size_t re = i; /* this range is accept[i..re) */
+            while (re < n && accept[re] != ',')
+                re++;
+            while (i < re && (accept[i] == ' ' || accept[i] == '\t'))
+                i++;
+            size_t me = i; /* the media type: accept[i..me) */
+            while (me < re && accept[me] != ';')
+                me++;
+            size_t pe = me; /* its parameters: accept[me..re) */
+            while (me > i && (accept[me - 1] == ' ' || accept[me - 1] == '\t'))
+                me--;
+            size_t ms = i;
+            while (ms < me && accept[ms] != '/')
+                ms++;
+            if (ms < me) {
+                const char *mt = accept + i, *st = accept + ms + 1;
+                size_t mtl = ms - i, msl = me - ms - 1;
+                int s = -1;
+                if (ci_eq(mt, mtl, ty, tl) && ci_eq(st, msl, sl + 1, sbl))
+                    s = 2;
+                else if (ci_eq(mt, mtl, ty, tl) && msl == 1 && *st == '*')
+                    s = 1;
+                else if (mtl == 1 && *mt == '*' && msl == 1 && *st == '*')
+                    s = 0;
+                if (s > spec) {
+                    spec = s;
+                    q = accept_q(accept + pe, re - pe);
+                    pos = i;
+                }
+            }
+            i = re + 1;
+        }
+        if (q <= 0)
+            continue; /* not acceptable */
+        int better = q > best_q || (q == best_q && spec == 2 && best_spec < 2) ||
+                     (q == best_q && spec == 2 && best_spec == 2 && pos < best_pos);
+        if (better) {
+            best = t;
+            best_q = q;
+            best_spec = spec;
+            best_pos = pos;
+        }
+    }
+    return best;
 }

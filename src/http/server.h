@@ -22,6 +22,13 @@
  * allowed Origin carries Access-Control-Allow-Origin (echoed), -Credentials
  * and Vary: Origin.
  *
+ * HEAD (RFC 9110 §9.3.2): the handler is given the request as a GET (r->head
+ * set, r->method HTTP_GET) and answers as it would a GET; the server sends the
+ * status line and every header that answer has (content-length of the body it
+ * would have sent, or transfer-encoding: chunked for a streamed one) and drops
+ * the body, so every route answers HEAD and the connection stays in step for
+ * the next pipelined request.
+ *
  * Responses: sy_resp_simple() for a whole response in one write, or
  * sy_resp_start() + sy_resp_chunk()* + sy_resp_end() for a streamed
  * (chunked) one. Every request ends with exactly one of sy_resp_simple() or
@@ -79,6 +86,8 @@ struct sy_req {
     size_t nheaders;
     struct sy_buf body;
     int http_minor;
+    int head;                  /* the client sent HEAD: served as GET (method reads HTTP_GET once
+                                  dispatched), the same status and headers, never a body byte */
     int keep_alive;            /* client allows it */
     uint64_t t_start_ns;       /* first byte of the request seen */
     uint64_t t_ready_ns;       /* head+body complete */
@@ -120,6 +129,11 @@ size_t sy_pct_decode(const char *s, size_t n, char *out, size_t cap, int plus_sp
  * values percent-decoded, '+' as space; the first occurrence) into out; out,
  * or NULL when absent ("" for a name without '='). */
 const char *sy_query_get(const char *q, size_t qn, const char *name, char *out, size_t cap);
+/* Content negotiation (RFC 9110 §12.5.1): the index into types[ntypes] ("text/html",
+ * "application/json" ...) of the type the Accept header accept[0..n) prefers;
+ * ties go to a type the client named (the first it listed), else to the lower
+ * index; 0 without a header or when none is acceptable. */
+int sy_accept_pick(const char *accept, size_t n, const char *const *types, int ntypes);
 
 /* One-shot response: status, extra header lines ("Name: v\r\n"..., may be
  * NULL), content type and body. Ends the request. */

@@ -28,7 +28,17 @@
  * |                        | 529 overloaded_error
  * | Mid-stream error       | stream_error=T: after stream_error_after deltas, "event: error" with
  * |                        | that body, then the end of the body
+ * | Token counting         | POST /v1/messages/count_tokens (x-api-key, anthropic-version as above)
+ * |                        | and Vertex's …/publishers/anthropic/models/count-tokens:rawPredict
+ * |                        | (Bearer token): body {model (required), messages (at least one),
+ * |                        | system?, tools?, ...}; generation members (max_tokens, stream,
+ * |                        | temperature, ...) are 400 "Extra inputs are not permitted", as the real
+ * |                        | counters; answer {"input_tokens":N}, N = mock_count_text(body) + 3
+ * |                        | (Vertex: + 5)
  */
+#define JSMN_STATIC
+#include <jsmn.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,4 +289,62 @@ int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, in
         whole(r, q, &t, tool);
     mock_text_free(&t);
     return stream_it;
+}
+
+/* ---- token counting ---- */
+
+long mock_count_text(const char *body, size_t n)
+{
+    static const char *const keys[] = {"text", "content", "system", "description"};
+    jsmn_parser p;
+    jsmn_init(&p);
+    int nt = jsmn_parse(&p, body, n, NULL, 0);
+    if (nt <= 0)
+        return -1;
+    jsmntok_t *t = malloc(sizeof *t * (size_t)nt);
+    if (!t)
+        return -1;
+    jsmn_init(&p);
+    nt = jsmn_parse(&p, body, n, t, (unsigned)nt);
+    long sum = nt > 0 && t[0].type == JSMN_OBJECT ? 0 : -1;
+    for (int i = 1; sum >= 0 && i + 1 < nt; i++) {
+        if (t[i].type != JSMN_STRING || t[i].size != 1 || t[i + 1].type != JSMN_STRING)
+            continue; /* a key whose value is a string */
+        size_t kl = (size_t)(t[i].end - t[i].start);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (strlen(keys[k]) == kl && !memcmp(body + t[i].start, keys[k], kl))
+                sum += t[i + 1].end - t[i + 1].start;
+    }
+    free(t);
+    return sum;
+}
+
+void mock_anthropic_count(struct mock_resp *r, const struct mock_req *q, const char *body, size_t n, int vertex)
+{
+    static const char *const keys[] = {"model", "messages", "max_tokens", "stream", "temperature", "stop_sequences"};
+    struct mock_jv v[6];
+    const char *bad = NULL;
+    if (mock_json_get(body, n, keys, 6, v) < 0)
+        bad = "The request body is not a valid JSON object.";
+    else if (v[0].type != 's' || !v[0].v.n)
+        bad = "model: Field required";
+    else if (v[1].type != 'a' || !q->n_msgs)
+        bad = "messages: at least one message is required";
+    else if (v[2].type)
+        bad = "max_tokens: Extra inputs are not permitted";
+    else if (v[3].type)
+        bad = "stream: Extra inputs are not permitted";
+    else if (v[4].type)
+        bad = "temperature: Extra inputs are not permitted";
+    else if (v[5].type)
+        bad = "stop_sequences: Extra inputs are not permitted";
+    long c = bad ? -1 : mock_count_text(body, n);
+    if (bad || c < 0) {
+        mock_anthropic_error(r, 400, "invalid_request_error", bad ? bad : "invalid JSON", &q->fault);
+        return;
+    }
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    sy_buf_printf(s, "{\"input_tokens\":%ld}", c + (vertex ? MOCK_COUNT_VERTEX_CLAUDE : MOCK_COUNT_ANTHROPIC));
+    mock_body_json(r, 200, s, &q->fault);
 }

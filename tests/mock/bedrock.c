@@ -46,6 +46,11 @@
  * |                        | "inputTextTokenCount":N} (dimension 8 unless given)
  * | Invoke: Cohere         | cohere.embed-*: {texts:[…], input_type (required)} -> {"embeddings":
  * |                        | [[…],…],"id":…,"response_type":"embeddings_floats","texts":[…]}
+ * | CountTokens            | POST /model/{modelId}/count-tokens (signed as above):
+ * |                        | {"input":{"invokeModel":{"body":B64}}}, B64 an Anthropic InvokeModel
+ * |                        | body (anthropic_version "bedrock-2023-05-31", max_tokens, messages; no
+ * |                        | model), or {"input":{"converse":{"messages":…}}} -> {"inputTokens":N},
+ * |                        | N = mock_count_text(the decoded body, or the converse object) + 7
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -625,10 +630,16 @@ static void invoke(struct mock_resp *r, const struct mock_req *q)
     mock_body_json(r, 200, s, NULL);
 }
 
+void mock_bedrock_count(struct mock_resp *r, const struct mock_req *q, const char *body, size_t n);
+
 int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op)
 {
     if (op == MOCK_B_INVOKE) {
         invoke(r, q);
+        return 0;
+    }
+    if (op == MOCK_B_COUNT) {
+        mock_bedrock_count(r, q, r->c->req.body.p ? r->c->req.body.p : "", r->c->req.body.len);
         return 0;
     }
     if (q->n_msgs == 0) {
@@ -650,4 +661,85 @@ int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op
         converse(r, q, &t, tool);
     mock_text_free(&t);
     return op == MOCK_B_STREAM;
+}
+
+/* ---- CountTokens ---- */
+
+/* Standard base64 text p[0..n) -> malloc'd bytes (*out, *outn); -1 when not base64. */
+static int b64_decode(const char *p, size_t n, unsigned char **out, size_t *outn)
+{
+    if (n % 4)
+        return -1;
+    unsigned char *o = malloc(n / 4 * 3 + 1);
+    if (!o)
+        return -1;
+    int k = n ? EVP_DecodeBlock(o, (const unsigned char *)p, (int)n) : 0;
+    if (k < 0) {
+        free(o);
+        return -1;
+    }
+    size_t len = (size_t)k;
+    for (size_t i = n; i > 0 && p[i - 1] == '=' && len; i--)
+        len--; /* EVP_DecodeBlock counts the padding as zero bytes */
+    *out = o;
+    *outn = len;
+    return 0;
+}
+
+static void count_bad(struct mock_resp *r, const struct mock_req *q, const char *msg)
+{
+    mock_bedrock_error(r, 400, "ValidationException", msg, &q->fault);
+}
+
+void mock_bedrock_count(struct mock_resp *r, const struct mock_req *q, const char *body, size_t n)
+{
+    static const char *const k_input[] = {"input"};
+    static const char *const k_kind[] = {"invokeModel", "converse"};
+    static const char *const k_body[] = {"body"};
+    static const char *const k_inv[] = {"anthropic_version", "max_tokens", "messages", "model"};
+    struct mock_jv in[1], kind[2], b[1], inv[4];
+    if (mock_json_get(body, n, k_input, 1, in) < 0 || in[0].type != 'o' ||
+        mock_json_get(in[0].v.p, in[0].v.n, k_kind, 2, kind) < 0 || (kind[0].type != 'o') == (kind[1].type != 'o')) {
+        count_bad(r, q,
+                  "1 validation error detected: Value at 'input' failed to satisfy constraint: exactly one of "
+                  "invokeModel, converse must be set");
+        return;
+    }
+    long c;
+    if (kind[1].type == 'o') {
+        c = mock_count_text(kind[1].v.p, kind[1].v.n);
+    } else {
+        unsigned char *raw = NULL;
+        size_t rn = 0;
+        if (mock_json_get(kind[0].v.p, kind[0].v.n, k_body, 1, b) < 0 || b[0].type != 's' ||
+            b64_decode(b[0].v.p, b[0].v.n, &raw, &rn) < 0) {
+            count_bad(r, q, "invokeModel.body: a base64-encoded request body is required");
+            return;
+        }
+        const char *bad = NULL;
+        if (mock_json_get((const char *)raw, rn, k_inv, 4, inv) < 0)
+            bad = "The model's request body is not valid JSON.";
+        else if (inv[0].type != 's' || !SY_STR_EQ(inv[0].v, "bedrock-2023-05-31"))
+            bad = "anthropic_version: bedrock-2023-05-31 is required";
+        else if (inv[1].type != 'p')
+            bad = "max_tokens: Field required";
+        else if (inv[2].type != 'a')
+            bad = "messages: Field required";
+        else if (inv[3].type)
+            bad = "model: Extra inputs are not permitted";
+        c = bad ? -1 : mock_count_text((const char *)raw, rn);
+        free(raw);
+        if (bad) {
+            count_bad(r, q, bad);
+            return;
+        }
+    }
+    if (c < 0) {
+        count_bad(r, q, "The input is not valid JSON.");
+        return;
+    }
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    sy_buf_printf(s, "{\"inputTokens\":%ld}", c + MOCK_COUNT_BEDROCK);
+    mock_body_json(r, 200, s, &q->fault);
 }

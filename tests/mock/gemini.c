@@ -535,8 +535,49 @@ static void embeddings(struct mock_resp *r, const struct mock_req *q, enum mock_
     mock_body_json(r, 200, s, NULL);
 }
 
+/* countTokens: AI Studio {"generateContentRequest":{"model":"models/M","contents",...}} or
+ * {"contents":...}; Vertex {"contents":...,"systemInstruction"?,"tools"?} -> {"totalTokens":N},
+ * N = mock_count_text(body) + 11 (AI Studio) / + 13 (Vertex). */
+static void count_tokens(struct mock_resp *r, const struct mock_req *q, int vertex)
+{
+    static const char *const keys[] = {"contents", "generateContentRequest"};
+    static const char *const gkeys[] = {"model", "contents"};
+    const char *body = r->c->req.body.p ? r->c->req.body.p : "";
+    size_t n = r->c->req.body.len;
+    struct mock_jv v[2], g[2];
+    const char *bad = NULL;
+    if (mock_json_get(body, n, keys, 2, v) < 0)
+        bad = "Invalid JSON payload received.";
+    else if (vertex && v[1].type)
+        bad = "Invalid JSON payload received. Unknown name \"generateContentRequest\": Cannot find field.";
+    else if (v[1].type == 'o') {
+        if (mock_json_get(v[1].v.p, v[1].v.n, gkeys, 2, g) < 0 || g[0].type != 's' ||
+            !sy_str_startswith(g[0].v, "models/", 7))
+            bad = "* GenerateContentRequest.model: unexpected model name format";
+        else if (g[1].type != 'a')
+            bad = "* GenerateContentRequest.contents: contents is not specified";
+    } else if (v[0].type != 'a')
+        bad = "* CountTokensRequest.contents: contents is not specified";
+    long c = bad ? -1 : mock_count_text(body, n);
+    if (c < 0) {
+        mock_google_error(r, 400, bad ? bad : "Invalid JSON payload received.", &q->fault);
+        return;
+    }
+    struct sy_buf *s = &r->c->th->scratch;
+    sy_buf_reset(s);
+    sy_buf_printf(s, "{\"totalTokens\":%ld}", c + (vertex ? MOCK_COUNT_VERTEX_GEMINI : MOCK_COUNT_GEMINI));
+    mock_body_json(r, 200, s, &q->fault);
+}
+
 int mock_gemini(struct mock_resp *r, const struct mock_req *q, enum mock_gop op, struct sy_str query)
 {
+    if (op == MOCK_G_COUNT) {
+        count_tokens(
+            r, q,
+            sy_str_startswith((struct sy_str){r->c->req.url.p, r->c->req.url.len}, "/v1/projects/", 13) ||
+                sy_str_startswith((struct sy_str){r->c->req.url.p, r->c->req.url.len}, "/v1beta1/projects/", 18));
+        return 0;
+    }
     if (op == MOCK_G_GENERATE || op == MOCK_G_STREAM) {
         if (q->n_msgs == 0) {
             mock_google_error(r, 400, "* GenerateContentRequest.contents: contents is not specified", NULL);

@@ -279,9 +279,21 @@ void mock_anthropic_error(struct mock_resp *r, int status, const char *type, con
                           const struct mock_fault *f);
 /* Returns 1 if a stream was rendered. */
 int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, int stream);
+/* Token counting (POST /v1/messages/count_tokens; Vertex: .../anthropic/models/count-tokens:rawPredict):
+ * {"input_tokens": mock_count_text(body) + MOCK_COUNT_ANTHROPIC | MOCK_COUNT_VERTEX_CLAUDE}. */
+void mock_anthropic_count(struct mock_resp *r, const struct mock_req *q, const char *body, size_t n, int vertex);
+/* The mock's token count of a request: the bytes (raw, as sent) of every string value of a
+ * member named text, content, system or description, wherever it is; -1 if body is not JSON. */
+long mock_count_text(const char *body, size_t n);
+/* What each counter adds to it, so a test knows which counter answered. */
+#define MOCK_COUNT_ANTHROPIC     3
+#define MOCK_COUNT_VERTEX_CLAUDE 5
+#define MOCK_COUNT_BEDROCK       7
+#define MOCK_COUNT_GEMINI        11
+#define MOCK_COUNT_VERTEX_GEMINI 13
 
 /* gemini.c (Gemini API and Vertex AI) */
-enum mock_gop { MOCK_G_GENERATE, MOCK_G_STREAM, MOCK_G_BATCH_EMBED, MOCK_G_EMBED, MOCK_G_PREDICT };
+enum mock_gop { MOCK_G_GENERATE, MOCK_G_STREAM, MOCK_G_BATCH_EMBED, MOCK_G_EMBED, MOCK_G_PREDICT, MOCK_G_COUNT };
 int mock_gemini_auth(struct mock_resp *r, struct sy_str query);
 int mock_vertex_auth(struct mock_resp *r);
 void mock_google_error(struct mock_resp *r, int status, const char *message, const struct mock_fault *f);
@@ -292,7 +304,7 @@ void mock_token_stats(struct sy_buf *s);
 void mock_token_reset(void);
 
 /* bedrock.c */
-enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE };
+enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE, MOCK_B_COUNT };
 int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path, struct sy_str query);
 void mock_bedrock_error(struct mock_resp *r, int status, const char *type, const char *message,
                         const struct mock_fault *f);

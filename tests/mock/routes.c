@@ -6,12 +6,13 @@
  *   POST /v1/embeddings, /embeddings                      embeddings
  *   GET  /v1/models, /models, /v1/models/{id}             model list / one model
  *   POST /openai/deployments/{dep}/{chat/completions|completions|embeddings}?api-version=…
- *   POST /v1/messages                                     Anthropic (anthropic.c)
+ *   POST /v1/messages, /v1/messages/count_tokens          Anthropic (anthropic.c)
  *   POST /v1beta/models/{m}:{method}, /v1/models/{m}:…    Gemini (gemini.c)
  *   POST /v1[beta1]/projects/{p}/locations/{l}/publishers/{google|anthropic}/models/{m}:{method}
- *                                                         Vertex AI (gemini.c, anthropic.c)
+ *                                                         Vertex AI (gemini.c, anthropic.c); {method}
+ *                                                         countTokens, and anthropic/models/count-tokens:rawPredict
  *   POST /token                                           Google OAuth2 token (gemini.c)
- *   POST /model/{id}/{converse|converse-stream|invoke}    Bedrock (bedrock.c)
+ *   POST /model/{id}/{converse|converse-stream|invoke|count-tokens}  Bedrock (bedrock.c)
  *   POST /v2/chat, /v2/embed                              Cohere (cohere.c)
  *   POST /api/chat, /api/embed                            Ollama (ollama.c)
  *   POST /v1/responses, GET|DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items
@@ -317,6 +318,8 @@ static int gemini_op(struct sy_str m)
         return MOCK_G_EMBED;
     if (SY_STR_EQ(m, "predict"))
         return MOCK_G_PREDICT;
+    if (SY_STR_EQ(m, "countTokens"))
+        return MOCK_G_COUNT;
     return -1;
 }
 
@@ -328,6 +331,10 @@ static enum native classify_native(struct sy_str p, struct call *k)
     k->op = 0;
     if (SY_STR_EQ(p, "/v1/messages"))
         return k->n = N_ANTHROPIC;
+    if (SY_STR_EQ(p, "/v1/messages/count_tokens")) {
+        k->op = 2; /* token counting */
+        return k->n = N_ANTHROPIC;
+    }
     if (SY_STR_EQ(p, "/token"))
         return k->n = N_TOKEN;
     if (SY_STR_EQ(p, "/v2/chat"))
@@ -347,6 +354,7 @@ static enum native classify_native(struct sy_str p, struct call *k)
         k->op = SY_STR_EQ(op, "converse")          ? MOCK_B_CONVERSE
                 : SY_STR_EQ(op, "converse-stream") ? MOCK_B_STREAM
                 : SY_STR_EQ(op, "invoke")          ? MOCK_B_INVOKE
+                : SY_STR_EQ(op, "count-tokens")    ? MOCK_B_COUNT
                                                    : -1;
         return k->n = k->op >= 0 ? N_BEDROCK : N_NONE;
     }
@@ -375,7 +383,9 @@ static enum native classify_native(struct sy_str p, struct call *k)
         if (sy_str_startswith(rest, "anthropic/models/", 17)) {
             if (!model_method(pub + 17, end, &k->model, &method))
                 return N_NONE;
-            if (SY_STR_EQ(method, "rawPredict"))
+            if (SY_STR_EQ(method, "rawPredict") && SY_STR_EQ(k->model, "count-tokens"))
+                k->op = 2; /* token counting */
+            else if (SY_STR_EQ(method, "rawPredict"))
                 k->op = 0;
             else if (SY_STR_EQ(method, "streamRawPredict"))
                 k->op = 1;
@@ -463,8 +473,18 @@ static void route_native(struct mock_conn *c, struct mock_resp *r, struct call *
         dialect_error(r, k->n, (int)f->status, NULL, f);
     } else {
         switch (k->n) {
-        case N_ANTHROPIC: stream = mock_anthropic(r, &q, 0, q.stream); break;
-        case N_VERTEX_ANTHROPIC: stream = mock_anthropic(r, &q, 1, k->op == 1); break;
+        case N_ANTHROPIC:
+            if (k->op == 2)
+                mock_anthropic_count(r, &q, h->body.p ? h->body.p : "", h->body.len, 0);
+            else
+                stream = mock_anthropic(r, &q, 0, q.stream);
+            break;
+        case N_VERTEX_ANTHROPIC:
+            if (k->op == 2)
+                mock_anthropic_count(r, &q, h->body.p ? h->body.p : "", h->body.len, 1);
+            else
+                stream = mock_anthropic(r, &q, 1, k->op == 1);
+            break;
         case N_GEMINI:
         case N_VERTEX_GOOGLE: stream = mock_gemini(r, &q, (enum mock_gop)k->op, query); break;
         case N_BEDROCK: stream = mock_bedrock(r, &q, (enum mock_bop)k->op); break;
