@@ -191,7 +191,9 @@ static const char full_expected[] =
     "  cache_admin   auth -> cache_admin\n"
     "  responses_id  auth -> responses_id -> upstream\n"
     "  files         auth -> files -> key_checks -> limits -> upstream\n"
-    "  (null)        routes\n"
+    "  routes        routes\n"
+    "  provider      auth -> provider_pt\n"
+    "  provider_open provider_pt\n"
     "deployments: 1 usable of 1, model groups: 1\n";
 
 /* A request as the server hands it to the engine. */
