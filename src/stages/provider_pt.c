@@ -465,7 +465,6 @@ static int go(struct sy_call *c, struct pt *p)
     }
     char *u = dupn(c, url.p, url.len);
     sy_buf_free(&url);
-    size_t keep = p->hdr.len;
     if (p->prov && p->prov->kind == SY_PT_VERTEX) {
         char tok[4096], err[384];
         int rc = sy_oauth_token(c->w, p->pc, tok, sizeof tok, err, sizeof err);
@@ -507,7 +506,6 @@ static int go(struct sy_call *c, struct pt *p)
     p->f.headers_len = p->hdr.len;
     p->f.body = r->body.p;
     p->f.body_len = r->body.len;
-    (void)keep;
     return sy_ptfwd_start(c, &p->st, &p->f);
 }
 
@@ -650,6 +648,8 @@ static int provider_run(struct sy_call *c, struct pt *p, size_t sub)
     }
     if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
         return refuse(c, 500, "None", "the pass-through base URL is not an http(s) URL");
+    if (memmem(s, sn, "count_tokens", 12) || memmem(s, sn, "count-tokens", 12) || memmem(s, sn, "countTokens", 11))
+        p->f.usage = SY_PTU_NONE; /* a token count is not a billed call (its answer names input tokens) */
     p->sub = dupn(c, s, sn);
     p->url_base = join_base(c, base, p->sub);
     p->st.provider = pv->provider ? pv->provider : "langfuse";
@@ -685,7 +685,7 @@ static int provider_pt_run(struct sy_call *c)
     const struct sy_ptprov *pv = e ? NULL : sy_pt_find(r->path.p, r->path.n, &sub);
     if (!e && !pv)
         return refuse(c, 404, "invalid_request_error", "Route not found");
-    if (!sy_pt_subpath_safe(r->path.p + sub, r->path.n - sub) || !sy_pt_subpath_safe(r->query.p ? r->query.p : "", 0))
+    if (!sy_pt_subpath_safe(r->path.p + sub, r->path.n - sub))
         return refuse(c, 400, "invalid_request_error",
                       "the pass-through path has a '.' or '..' segment (also percent-encoded) or a control byte");
     for (size_t i = 0; i < r->query.n; i++)

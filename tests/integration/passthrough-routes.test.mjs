@@ -174,6 +174,48 @@ test('bedrock: SigV4 over the exact body (the mock recomputes it); converse and 
   await until(async () => (await keySpend(key)) > want + 1e-12, 10000);
 });
 
+test('bedrock (Claude Code\'s Bedrock mode): invoke and invoke-with-response-stream, signed, billed from the chunks', async () => {
+  const key = await newKey();
+  const id = encodeURIComponent(BEDROCK_ID);
+  const body = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 30, messages: [{ role: 'user', content: 'hi' }] };
+  let r = await send(`/bedrock/model/${id}/invoke`, { headers: { authorization: `Bearer ${key}` }, body });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.log[0].path, `/model/${id}/invoke`);
+  assert.match(lower(r.log[0].headers).authorization, /^AWS4-HMAC-SHA256 /);
+  const u = JSON.parse(r.text).usage;
+  const want = u.input_tokens * 0.001 + u.output_tokens * 0.002;
+  await until(async () => Math.abs((await keySpend(key)) - want) < 1e-9, 10000);
+  r = await send(`/bedrock/model/${id}/invoke-with-response-stream`, { headers: { authorization: `Bearer ${key}` }, body });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.headers.get('content-type'), 'application/vnd.amazon.eventstream');
+  assert.ok(r.buf.includes(Buffer.from(':event-type')) && r.buf.includes(Buffer.from('"bytes":"')));
+  const events = [...r.buf.toString('latin1').matchAll(/"bytes":"([A-Za-z0-9+/=]+)"/g)].map((m) => JSON.parse(Buffer.from(m[1], 'base64').toString('utf8')));
+  assert.equal(events[0].type, 'message_start');
+  assert.equal(events.at(-1).type, 'message_stop');
+  const delta = events.find((e) => e.type === 'message_delta');
+  const want2 = want + events[0].message.usage.input_tokens * 0.001 + delta.usage.output_tokens * 0.002;
+  await until(async () => Math.abs((await keySpend(key)) - want2) < 1e-9, 10000);
+});
+
+test('a client that leaves mid-stream cancels the upstream call', async () => {
+  const key = await newKey();
+  await mock.reset();
+  const ac = new AbortController();
+  const res = await fetch(`${gw.url}/anthropic/v1/messages`, {
+    method: 'POST', signal: ac.signal,
+    headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify(msgBody({ model: 'claude-3-5-sonnet-20241022@chunk_delay_ms=200', stream: true })),
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body.getReader();
+  await reader.read();
+  ac.abort();
+  await until(async () => {
+    const st = await (await fetch(`${mock.url}/__mock/stats`)).json();
+    return st.streams_cut >= 1;
+  }, 15000);
+});
+
 test('openai: GET, DELETE and HEAD pass with the injected Bearer; the status is the provider\'s', async () => {
   const key = await newKey();
   let r = await send('/openai/v1/models', { method: 'GET', headers: { authorization: `Bearer ${key}` } });
