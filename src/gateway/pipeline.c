@@ -377,9 +377,9 @@ void sy_handle_request(struct sy_req *r, void *ud)
 {
     struct sy_worker *w = ud;
     struct sy_str param = SY_STR_NULL, rpath = SY_STR_NULL;
-    int k = match(r, &param, &rpath);
-    if (k < 0 && sy_ptfwd_route(w->conf, r) >= 0) { /* /anthropic/..., ..., pass_through_endpoints: any method */
-        k = sy_ptfwd_route(w->conf, r);
+    int k = match(r, &param, &rpath), pk;
+    if (k < 0 && (pk = sy_ptfwd_route(w->conf, r)) >= 0) { /* /anthropic/..., ..., pass_through_endpoints: any method */
+        k = pk;
         rpath = r->path;
     }
     if (k == -1) {

@@ -12,7 +12,8 @@
  *   2. checks the key's allowed_passthrough_routes (metadata of the key,
  *      else of its team; LiteLLM's check_passthrough_route_access: equal or a
  *      prefix followed by '/'): a key whose list does not cover the route gets
- *      403; on a config endpoint a non-admin key must have the route listed;
+ *      403 (an empty list counts as none); on a config endpoint a non-admin
+ *      key must have the route listed;
  *      then the key's budgets (spent so far, as key_checks);
  *   3. picks the credentials: the deployment of that provider whose model
  *      the request names (Vertex and Gemini ".../models/{m}:op", Bedrock
@@ -118,8 +119,8 @@ static int list_covers(struct sy_call *c, const char *meta, struct sy_str route,
     if (sy_jdom_parse(&d, meta, strlen(meta), &c->req->arena, 0) || d.n[0].type != 'o')
         return -1;
     uint32_t l = sy_jdom_get(&d, 0, "allowed_passthrough_routes");
-    if (!l || d.n[l].type != 'a')
-        return -1;
+    if (!l || d.n[l].type != 'a' || !d.n[l].kids)
+        return -1; /* absent, null or empty: LiteLLM's `or` falls through to the team's */
     size_t w = 0;
     int hit = 0;
     if (cap)

@@ -259,6 +259,13 @@ test('auth: no key, a wrong key, a blocked key, a key whose allowed_passthrough_
   });
   assert.equal(r.status, 200, r.text);
   assert.equal(lower(r.log[0].headers)['x-goog-api-key'], undefined);
+  // the field at the top level of /key/generate is stored in metadata, as LiteLLM does; an empty list is no list
+  const top = await newKey({ allowed_passthrough_routes: ['/vertex_ai'] });
+  r = await send('/anthropic/v1/messages', { headers: { 'x-api-key': top, 'anthropic-version': '2023-06-01' }, body: msgBody() });
+  assert.equal(r.status, 403, r.text);
+  const empty = await newKey({ metadata: { allowed_passthrough_routes: [] } });
+  r = await send('/anthropic/v1/messages', { headers: { 'x-api-key': empty, 'anthropic-version': '2023-06-01' }, body: msgBody() });
+  assert.equal(r.status, 200, r.text);
   // the master key passes everywhere
   r = await send('/anthropic/v1/messages', { headers: { 'x-api-key': MASTER_KEY, 'anthropic-version': '2023-06-01' }, body: msgBody() });
   assert.equal(r.status, 200);
