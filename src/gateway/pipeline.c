@@ -27,6 +27,7 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "providers/ptroute.h"
 #include "metrics/metrics.h"
 
 struct route {
@@ -268,12 +269,21 @@ void sy_routes_json(struct sy_buf *b)
         return;
     }
     l->n = 0;
+    size_t i_pt = 0;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         route_add(l, METHOD_BIT(routes[i].method), routes[i].path);
     for (size_t i = 0; i < sizeof proutes / sizeof proutes[0]; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s{%s}%s", proutes[i].prefix, proutes[i].param, proutes[i].suffix);
         route_add(l, METHOD_BIT(proutes[i].method), path);
+    }
+    for (const struct sy_ptprov *pt; (pt = sy_pt_at(i_pt)) != NULL; i_pt++) { /* provider pass-through: any method */
+        char path[128];
+        snprintf(path, sizeof path, "%s/{endpoint}", pt->prefix);
+        route_add(l,
+                  METHOD_BIT(HTTP_GET) | METHOD_BIT(HTTP_POST) | METHOD_BIT(HTTP_PUT) | METHOD_BIT(HTTP_PATCH) |
+                      METHOD_BIT(HTTP_DELETE),
+                  path);
     }
     sy_admin_each(admin_route_add, l);
     SY_BUF_LIT(b, "{\"routes\":[");

@@ -33,6 +33,11 @@ const struct sy_ptprov *sy_pt_find(const char *path, size_t n, size_t *sub)
     return NULL;
 }
 
+const struct sy_ptprov *sy_pt_at(size_t i)
+{
+    return i < sizeof provs / sizeof provs[0] ? &provs[i] : NULL;
+}
+
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')

@@ -52,6 +52,9 @@ struct sy_ptprov {
  * (n when the path is the prefix alone). NULL when none. */
 const struct sy_ptprov *sy_pt_find(const char *path, size_t n, size_t *sub);
 
+/* The i-th provider route (GET /routes lists them); NULL past the last. */
+const struct sy_ptprov *sy_pt_at(size_t i);
+
 /* 1 when the sub-path p[0..n) is safe to append to a base URL (above). */
 int sy_pt_subpath_safe(const char *p, size_t n);
 

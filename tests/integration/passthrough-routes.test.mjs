@@ -324,3 +324,11 @@ test('path traversal never leaves the route prefix', async () => {
   const afterKeys = (await M('GET', '/key/list')).json;
   assert.deepEqual(afterKeys.keys.length, before.keys.length);
 });
+
+test('GET /routes lists the provider routes with their methods', async () => {
+  const r = await (await fetch(`${gw.url}/routes`)).json();
+  const by = new Map(r.routes.map((e) => [e.path, e.methods]));
+  for (const p of ['/anthropic', '/vertex_ai', '/vertex-ai', '/gemini', '/bedrock', '/openai', '/azure', '/cohere', '/mistral', '/vllm', '/langfuse']) {
+    assert.deepEqual(by.get(`${p}/{endpoint}`)?.slice().sort(), ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], p);
+  }
+});
