@@ -332,3 +332,52 @@ test('GET /routes lists the provider routes with their methods', async () => {
     assert.deepEqual(by.get(`${p}/{endpoint}`)?.slice().sort(), ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], p);
   }
 });
+
+test('credentials from the environment when no deployment serves the provider', async () => {
+  const g2 = await startGateway(`
+general_settings:
+  master_key: ${MASTER_KEY}
+`, {
+    env: {
+      ANTHROPIC_API_KEY: UP, ANTHROPIC_API_BASE: mock.url, GEMINI_API_KEY: UP, GEMINI_API_BASE: mock.url,
+      AWS_ACCESS_KEY_ID: 'AKIDENV', AWS_SECRET_ACCESS_KEY: 'aws-secret', AWS_REGION_NAME: 'eu-west-1',
+      AWS_BEDROCK_RUNTIME_ENDPOINT: mock.url, GOOGLE_APPLICATION_CREDENTIALS: path.join(dir, 'sa.json'),
+      VERTEXAI_API_BASE: mock.url, OPENAI_API_KEY: UP, OPENAI_API_BASE: mock.url, COHERE_API_BASE: mock.url,
+      COHERE_API_KEY: '', CO_API_KEY: '',
+    },
+  });
+  try {
+    const go = async (p, body, method = 'POST') => {
+      await mock.reset();
+      const res = await fetch(`${g2.url}${p}`, {
+        method, headers: { 'x-litellm-api-key': MASTER_KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      const log = (await mock.requests()).filter((q) => !q.path.startsWith('/token'));
+      return { status: res.status, text, log };
+    };
+    let r = await go('/anthropic/v1/messages', msgBody());
+    assert.equal(r.status, 200, r.text);
+    assert.equal(lower(r.log[0].headers)['x-api-key'], UP);
+    r = await go('/gemini/v1beta/models/gemini-1.5-flash:generateContent', { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.log[0].path, `/v1beta/models/gemini-1.5-flash:generateContent?key=${UP}`);
+    r = await go(`/bedrock/model/${encodeURIComponent(BEDROCK_ID)}/converse`, { messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
+    assert.equal(r.status, 200, r.text);
+    assert.match(lower(r.log[0].headers).authorization, /Credential=AKIDENV\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+    r = await go('/vertex_ai/v1/projects/p1/locations/global/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict',
+      { anthropic_version: 'vertex-2023-10-16', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(r.status, 200, r.text);
+    assert.match(lower(r.log[0].headers).authorization, /^Bearer ya29\.mock-\d+$/);
+    r = await go('/openai/v1/models', undefined, 'GET');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.log[0].path, '/v1/models');
+    // a provider without a key anywhere: nothing is injected, the provider's own 401 comes back as it is
+    r = await go('/cohere/v2/chat', { model: 'command-r', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(r.status, 401, r.text);
+    assert.equal(lower(r.log[0].headers).authorization, undefined);
+  } finally {
+    await g2.stop();
+  }
+});
