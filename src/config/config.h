@@ -174,6 +174,18 @@ struct sy_router_config {
 
 enum { SY_CACHE_SCOPE_GLOBAL, SY_CACHE_SCOPE_TEAM, SY_CACHE_SCOPE_KEY };
 
+/* general_settings.pass_through_endpoints: one entry (LiteLLM's
+ * PassThroughGenericEndpoint; config/passthrough.c, stages/provider_pt.c). */
+struct sy_ptendpoint {
+    const char *path;             /* "/my-route" (leading '/', no trailing '/') */
+    const char *target;           /* absolute http(s) URL */
+    const char **hname, **hvalue; /* headers sent with every call (os.environ/ resolved) */
+    size_t nheaders;
+    int auth;            /* a virtual key or the master key is required (default 1) */
+    int forward_headers; /* the client's headers are forwarded too (default 0) */
+    int include_subpath; /* "/my-route/x" goes to target + "/x" (default 0: the path only) */
+};
+
 struct sy_config {
     int refs;         /* atomic; see sy_config_ref/unref */
     const char *path; /* main file, may be NULL for the built-in default */
@@ -257,6 +269,8 @@ struct sy_config {
     /* general_settings.switchyard_cors_allowed_origins: NULL = any origin
      * (LiteLLM's default); else "origin\n..." (a list or a comma-separated string) */
     const char *cors_origins;
+    struct sy_ptendpoint *pt_endpoints; /* general_settings.pass_through_endpoints */
+    size_t n_pt_endpoints;
 
     int n_warnings; /* warnings printed while loading */
     void *priv;     /* loader's private allocations */

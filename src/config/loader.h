@@ -55,6 +55,9 @@ const char *sy__get_str(struct sy_ld *ld, const struct sy_ynode *n, const char *
  * (arena copy). */
 const char *sy__key_text(struct sy_ld *ld, const struct sy_ynode *k);
 
+/* general_settings.pass_through_endpoints into ld->c (passthrough.c). */
+void sy__fill_pass_through(struct sy_ld *ld, const struct sy_ynode *v);
+
 /* Router settings' values (router_settings.c). The readers return 1 when they
  * stored a value, 0 when the key is absent or null, -1 after an error naming
  * file:line (the load then fails). */

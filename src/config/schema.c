@@ -229,7 +229,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"allowed_ips", UNSUP},
                                            {"forward_client_headers_to_llm_api", UNSUP},
                                            {"max_response_size_mb", UNSUP},
-                                           {"pass_through_endpoints", UNSUP},
+                                           {"pass_through_endpoints", USED},
                                            {"key_management_system", UNSUP},
                                            {"key_management_settings", UNSUP},
                                            {"otel", UNSUP},
@@ -908,6 +908,7 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->cors_origins = sy_arena_strndup(ld->a, o ? o : "", o ? strlen(o) : 0);
         free(list);
     }
+    sy__fill_pass_through(ld, sy__ymap_get(gs, "pass_through_endpoints"));
     if (positive(ld, gs, "switchyard_header_timeout_s", 0, &d))
         c->header_timeout_s = d;
     if (positive(ld, gs, "switchyard_body_timeout_s", 0, &d))

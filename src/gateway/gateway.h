@@ -41,6 +41,7 @@ struct sy_admin_route;
 struct sy_rcall;
 struct sy_fchain;
 struct sy_filter_routes;
+struct sy_ptfwd_state;
 
 /* What a route does once its stages have run. */
 enum sy_route_kind {
@@ -57,13 +58,15 @@ enum sy_route_kind {
     SY_RK_READINESS,
     SY_RK_METRICS,
     SY_RK_TOKEN_COUNTER,
-    SY_RK_HEALTH,       /* GET /health: one cheap call per deployment (stages/health.c) */
-    SY_RK_ADMIN,        /* the management API (admin/): key, user, team, spend ... routes */
-    SY_RK_CACHE_ADMIN,  /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
-    SY_RK_RESPONSES_ID, /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
-    SY_RK_FILES,        /* /v1/files*, /v1/batches* (gateway/passthru.c) */
-    SY_RK_ROUTES,       /* GET /routes: the served routes (pipeline.c sy_routes_json) */
-    SY_RK_ROOT,         /* GET /: what this server is and its main endpoints (stages/root.c) */
+    SY_RK_HEALTH,        /* GET /health: one cheap call per deployment (stages/health.c) */
+    SY_RK_ADMIN,         /* the management API (admin/): key, user, team, spend ... routes */
+    SY_RK_CACHE_ADMIN,   /* /cache/ping, /cache/delete, /cache/flushall (stages/cachectl.c) */
+    SY_RK_RESPONSES_ID,  /* GET|DELETE /v1/responses/{id}[/input_items], POST .../cancel (gateway/responses.c) */
+    SY_RK_FILES,         /* /v1/files*, /v1/batches* (gateway/passthru.c) */
+    SY_RK_ROUTES,        /* GET /routes: the served routes (pipeline.c sy_routes_json) */
+    SY_RK_ROOT,          /* GET /: what this server is and its main endpoints (stages/root.c) */
+    SY_RK_PROVIDER,      /* /anthropic/..., /vertex_ai/..., ... and pass_through_endpoints, any method (ptfwd.c) */
+    SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
     SY_RK__COUNT
 };
 
@@ -281,6 +284,7 @@ struct sy_call_pass {
     int raw_model_json;                  /* the value is a JSON string (quotes included), else multipart bytes */
     int raw_whole;                       /* files / batches whose answer passthru.c reads (ids to record, a list to
                                           * filter): a 2xx is held whole, then sy_passthru_answer */
+    struct sy_ptfwd_state *pt;           /* a provider pass-through route's forwarding (ptfwd.c); NULL otherwise */
 };
 
 struct sy_call {
@@ -400,6 +404,14 @@ void sy_gateway_invalidate(struct sy_worker *w, const char *msg);
  * the count itself, as an offload work function. */
 int sy_route_needs_count(struct sy_call *c, const struct sy_group *gr);
 void sy_route_count_work(struct sy_call *c, void *arg);
+
+/* Provider pass-through routes (ptfwd.c): the route kind of r (SY_RK_PROVIDER,
+ * SY_RK_PROVIDER_OPEN) when its path is a provider prefix's or a
+ * pass_through_endpoints entry's, else -1. */
+int sy_ptfwd_route(const struct sy_gwconf *g, const struct sy_req *r);
+/* The config's pass_through_endpoints entry r's path is under (NULL: none); *sub
+ * the offset of the rest of the path. */
+const struct sy_ptendpoint *sy_ptfwd_endpoint(const struct sy_gwconf *g, struct sy_str path, size_t *sub);
 
 /* "OpenAI", "Azure", else the capitalized provider name, for LiteLLM's
  * "<Provider>Exception" texts (proxy.c). */

@@ -27,6 +27,7 @@
 #include "gateway/xlate.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "providers/ptroute.h"
 #include "metrics/metrics.h"
 
 struct route {
@@ -269,12 +270,21 @@ void sy_routes_json(struct sy_buf *b)
         return;
     }
     l->n = 0;
+    size_t i_pt = 0;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
         route_add(l, METHOD_BIT(routes[i].method), routes[i].path);
     for (size_t i = 0; i < sizeof proutes / sizeof proutes[0]; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s{%s}%s", proutes[i].prefix, proutes[i].param, proutes[i].suffix);
         route_add(l, METHOD_BIT(proutes[i].method), path);
+    }
+    for (const struct sy_ptprov *pt; (pt = sy_pt_at(i_pt)) != NULL; i_pt++) { /* provider pass-through: any method */
+        char path[128];
+        snprintf(path, sizeof path, "%s/{endpoint}", pt->prefix);
+        route_add(l,
+                  METHOD_BIT(HTTP_GET) | METHOD_BIT(HTTP_POST) | METHOD_BIT(HTTP_PUT) | METHOD_BIT(HTTP_PATCH) |
+                      METHOD_BIT(HTTP_DELETE),
+                  path);
     }
     sy_admin_each(admin_route_add, l);
     SY_BUF_LIT(b, "{\"routes\":[");
@@ -378,7 +388,11 @@ void sy_handle_request(struct sy_req *r, void *ud)
 {
     struct sy_worker *w = ud;
     struct sy_str param = SY_STR_NULL, rpath = SY_STR_NULL;
-    int k = match(r, &param, &rpath);
+    int k = match(r, &param, &rpath), pk;
+    if (k < 0 && (pk = sy_ptfwd_route(w->conf, r)) >= 0) { /* /anthropic/..., ..., pass_through_endpoints: any method */
+        k = pk;
+        rpath = r->path;
+    }
     if (k == -1) {
         char msg[512];
         int method = 0;

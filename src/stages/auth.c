@@ -9,7 +9,8 @@
  * Ocp-Apim-Subscription-Key (LiteLLM's get_api_key order: the first present
  * wins, the others are ignored); the master key is compared in constant time.
  * Any of those headers given twice is refused (401) rather than guessing which
- * copy a proxy in front meant; a key in the query string is never read.
+ * copy a proxy in front meant; a key in the query string is read only on the
+ * /gemini pass-through route (?key=, as Gemini's SDKs send it), when no header has one.
  *
  * Any other key is a virtual key when the database is on: its SHA-256 is
  * looked up in the key cache (keys/keys.h); a miss suspends the request while
@@ -231,6 +232,12 @@ static int auth_run(struct sy_call *c)
     if (single_key(c) != SY_OK)
         return SY_DONE;
     struct sy_str k = find_key(c->req);
+    if (!k.p && c->kind == SY_RK_PROVIDER && c->req->path.n >= 7 && memcmp(c->req->path.p, "/gemini", 7) == 0 &&
+        (c->req->path.n == 7 || c->req->path.p[7] == '/')) { /* Gemini's SDKs send ?key= (LiteLLM reads it there) */
+        char *qk = sy_arena_alloc(&c->req->arena, 512);
+        if (sy_query_get(c->req->query.p, c->req->query.n, "key", qk, 512))
+            k = (struct sy_str){qk, strlen(qk)};
+    }
     unsigned char d[SHA256_DIGEST_LENGTH];
     if (k.p && k.n && key_ok(c->g, k, d)) {
         c->auth.hashed_key = hex_digest(&c->req->arena, d);
@@ -294,7 +301,7 @@ const struct sy_stage sy_stage_auth = {
     .name = "auth",
     .routes = SY_RKB_LLM | SY_RKB(SY_RK_ADMIN) | SY_RKB(SY_RK_CACHE_ADMIN) | SY_RKB(SY_RK_MODELS) |
               SY_RKB(SY_RK_MODEL_ONE) | SY_RKB(SY_RK_TOKEN_COUNTER) | SY_RKB(SY_RK_HEALTH) |
-              SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES),
+              SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES) | SY_RKB(SY_RK_PROVIDER),
     .enabled = auth_on,
     .run = auth_run,
 };

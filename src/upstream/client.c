@@ -633,7 +633,7 @@ static int hp_headers(http_parser *hp)
             sy_ureq_cancel(r);
         return -1;
     }
-    return c->state == C_CLOSING ? -1 : 0;
+    return c->state == C_CLOSING ? -1 : r->head_req ? 1 : 0; /* 1: no body follows (HEAD) */
 }
 
 static int hp_body(http_parser *hp, const char *at, size_t n)
@@ -674,6 +674,7 @@ static int build_head(struct sy_ureq *r, const struct sy_ureq_opts *o, const str
     struct sy_buf *b = &r->head;
     sy_buf_reset(b);
     const char *m = o->method ? o->method : "GET";
+    r->head_req = strcmp(m, "HEAD") == 0;
     int rc = sy_buf_puts(b, m);
     rc |= SY_BUF_LIT(b, " ");
     if (u->path_len == 0 || u->path[0] != '/')

@@ -94,7 +94,7 @@ struct sy_ureq {
     uint64_t total_at; /* uv_now() ms the whole request must end by; 0 = no total deadline */
     int err;
     unsigned queued : 1, canceled : 1, retried : 1, paused : 1, got_byte : 1, head_done : 1, sent : 1, last_value : 1,
-        fast : 1;
+        fast : 1, head_req : 1; /* head_req: a HEAD request (its answer has no body whatever its framing) */
 };
 
 /* A response head read by head.c (offsets relative to the head's start). */

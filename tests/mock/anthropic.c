@@ -196,7 +196,8 @@ static void stream(struct mock_resp *r, const struct mock_req *q, const struct m
     struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
     const struct mock_fault *f = &q->fault;
     long err_after = mock_stream_error_after(f), i = 0, out;
-    mock_head(r, 200, "text/event-stream; charset=utf-8", -1, NULL);
+    mock_head(r, 200, r->bedrock_invoke ? "application/vnd.amazon.eventstream" : "text/event-stream; charset=utf-8", -1,
+              NULL);
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"type\":\"message_start\",\"message\":");
     message_head(r, s, q);

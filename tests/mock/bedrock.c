@@ -1,7 +1,9 @@
 /* bedrock.c - AWS Bedrock runtime: Converse (JSON), ConverseStream (binary AWS
  * event stream) and InvokeModel for the Titan and Cohere embedding models.
  *
- * | Request                | POST /model/{modelId}/converse | /converse-stream | /invoke; modelId
+ * | Request                | POST /model/{modelId}/converse | /converse-stream | /invoke |
+ * |                        | /invoke-with-response-stream (anthropic.* models: an Anthropic Messages
+ * |                        | body and answer, the stream's events base64 in "chunk" messages); modelId
  * |                        | percent-encoded (anthropic.claude-3-5-sonnet-20240620-v1%3A0), decoded
  * |                        | here; it may carry "@directives" (also encoded: %40, %3D, %2C)
  * | Auth                   | Authorization: AWS4-HMAC-SHA256 Credential=AKID/YYYYMMDD/REGION/
@@ -631,10 +633,32 @@ static void invoke(struct mock_resp *r, const struct mock_req *q)
 }
 
 void mock_bedrock_count(struct mock_resp *r, const struct mock_req *q, const char *body, size_t n);
+void mock_bedrock_chunk(struct mock_resp *r, const struct sy_buf *s, int mark)
+{
+    struct sy_buf p, m;
+    sy_buf_init(&p, 4 * (s->len / 3 + 2) + 32);
+    sy_buf_init(&m, 4 * (s->len / 3 + 2) + 256);
+    SY_BUF_LIT(&p, "{\"bytes\":\"");
+    if (sy_buf_reserve(&p, 4 * (s->len / 3 + 1) + 4) == 0)
+        p.len += (size_t)EVP_EncodeBlock((unsigned char *)p.p + p.len, (const unsigned char *)s->p, (int)s->len);
+    SY_BUF_LIT(&p, "\"}");
+    const char *hv[] = {":event-type", "chunk", ":content-type", "application/json", ":message-type", "event"};
+    es_message(&m, hv, 3, p.p, p.len);
+    mock_chunk(r, m.p, m.len);
+    sy_buf_free(&p);
+    sy_buf_free(&m);
+    if (mark)
+        mock_mark(r);
+}
 
 int mock_bedrock(struct mock_resp *r, const struct mock_req *q, enum mock_bop op)
 {
-    if (op == MOCK_B_INVOKE) {
+    if ((op == MOCK_B_INVOKE || op == MOCK_B_INVOKE_STREAM) && memmem(q->model.p, q->model.n, "anthropic.", 10)) {
+        /* Claude on Bedrock: an Anthropic Messages body (anthropic_version, no model) and answer */
+        r->bedrock_invoke = op == MOCK_B_INVOKE_STREAM;
+        return mock_anthropic(r, q, 1, op == MOCK_B_INVOKE_STREAM);
+    }
+    if (op == MOCK_B_INVOKE || op == MOCK_B_INVOKE_STREAM) {
         invoke(r, q);
         return 0;
     }

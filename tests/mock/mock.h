@@ -166,6 +166,7 @@ struct mock_resp {
     int split; /* split_utf8: record a pause inside multi-byte characters */
     enum mock_dialect d;
     const char *amz_error; /* Bedrock errors: x-amzn-ErrorType */
+    int bedrock_invoke;    /* InvokeModelWithResponseStream: mock_sse writes AWS "chunk" messages */
 };
 
 /* conn.c */
@@ -304,7 +305,10 @@ void mock_token_stats(struct sy_buf *s);
 void mock_token_reset(void);
 
 /* bedrock.c */
-enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE, MOCK_B_COUNT };
+enum mock_bop { MOCK_B_CONVERSE, MOCK_B_STREAM, MOCK_B_INVOKE, MOCK_B_INVOKE_STREAM, MOCK_B_COUNT };
+/* One Anthropic stream event s as Bedrock's InvokeModelWithResponseStream sends it: an
+ * event-stream message ":event-type: chunk" with payload {"bytes":"<base64 of s>"}. */
+void mock_bedrock_chunk(struct mock_resp *r, const struct sy_buf *s, int mark);
 int mock_bedrock_auth(struct mock_resp *r, const char *method, struct sy_str path, struct sy_str query);
 void mock_bedrock_error(struct mock_resp *r, int status, const char *type, const char *message,
                         const struct mock_fault *f);

@@ -259,6 +259,10 @@ void mock_seg_end(struct mock_resp *r, size_t start)
 
 void mock_sse(struct mock_resp *r, const char *name, const struct sy_buf *s, int crlf, int mark)
 {
+    if (r->bedrock_invoke) {
+        mock_bedrock_chunk(r, s, mark);
+        return;
+    }
     struct sy_buf *b = r->b;
     size_t start = b->len, eol = crlf ? 2 : 1, nl = name ? strlen(name) : 0;
     const char *e = crlf ? "\r\n" : "\n";

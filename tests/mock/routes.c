@@ -12,7 +12,7 @@
  *                                                         Vertex AI (gemini.c, anthropic.c); {method}
  *                                                         countTokens, and anthropic/models/count-tokens:rawPredict
  *   POST /token                                           Google OAuth2 token (gemini.c)
- *   POST /model/{id}/{converse|converse-stream|invoke|count-tokens}  Bedrock (bedrock.c)
+ *   POST /model/{id}/{converse|converse-stream|invoke|invoke-with-response-stream|count-tokens}  Bedrock (bedrock.c)
  *   POST /v2/chat, /v2/embed                              Cohere (cohere.c)
  *   POST /api/chat, /api/embed                            Ollama (ollama.c)
  *   POST /v1/responses, GET|DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items
@@ -351,11 +351,12 @@ static enum native classify_native(struct sy_str p, struct call *k)
             return N_NONE;
         struct sy_str op = {slash + 1, (size_t)(end - slash - 1)};
         k->model = (struct sy_str){id, (size_t)(slash - id)};
-        k->op = SY_STR_EQ(op, "converse")          ? MOCK_B_CONVERSE
-                : SY_STR_EQ(op, "converse-stream") ? MOCK_B_STREAM
-                : SY_STR_EQ(op, "invoke")          ? MOCK_B_INVOKE
-                : SY_STR_EQ(op, "count-tokens")    ? MOCK_B_COUNT
-                                                   : -1;
+        k->op = SY_STR_EQ(op, "converse")                      ? MOCK_B_CONVERSE
+                : SY_STR_EQ(op, "converse-stream")             ? MOCK_B_STREAM
+                : SY_STR_EQ(op, "invoke")                      ? MOCK_B_INVOKE
+                : SY_STR_EQ(op, "invoke-with-response-stream") ? MOCK_B_INVOKE_STREAM
+                : SY_STR_EQ(op, "count-tokens")                ? MOCK_B_COUNT
+                                                               : -1;
         return k->n = k->op >= 0 ? N_BEDROCK : N_NONE;
     }
     const char *m = NULL;

@@ -485,6 +485,52 @@ static void test_refcount_and_print(void **state)
     sy_config_unref(c);
 }
 
+/* general_settings.pass_through_endpoints (config/passthrough.c). */
+static void test_pass_through_endpoints(void **state)
+{
+    (void)state;
+    setenv("SY_T_PT_KEY", "k1", 1);
+    unsetenv("SY_T_PT_UNSET");
+    struct sy_config *c =
+        ok("general_settings:\n"
+           "  pass_through_endpoints:\n"
+           "    - path: /v1/rerank/\n"
+           "      target: https://api.cohere.com/v1/rerank\n"
+           "      headers: {Authorization: \"bearer os.environ/SY_T_PT_KEY\", x-a: os.environ/SY_T_PT_KEY}\n"
+           "    - {path: /open, target: \"http://h:1/x\", auth: false, forward_headers: true, "
+           "include_subpath: yes}\n"
+           "    - {path: /gone, target: os.environ/SY_T_PT_UNSET}\n"
+           "    - {path: /ftp, target: \"ftp://h/x\"}\n");
+    assert_int_equal(c->n_pt_endpoints, 2);
+    const struct sy_ptendpoint *e = &c->pt_endpoints[0];
+    assert_string_equal(e->path, "/v1/rerank"); /* the trailing '/' dropped */
+    assert_string_equal(e->target, "https://api.cohere.com/v1/rerank");
+    assert_int_equal(e->auth, 1); /* default true */
+    assert_int_equal(e->forward_headers, 0);
+    assert_int_equal(e->include_subpath, 0);
+    assert_int_equal(e->nheaders, 2);
+    assert_string_equal(e->hname[0], "Authorization");
+    assert_string_equal(e->hvalue[0], "bearer k1"); /* embedded os.environ/ */
+    assert_string_equal(e->hvalue[1], "k1");
+    e = &c->pt_endpoints[1];
+    assert_int_equal(e->auth, 0);
+    assert_int_equal(e->forward_headers, 1);
+    assert_int_equal(e->include_subpath, 1);
+    assert_true(has_warning(c, "not served"));
+    sy_config_unref(c);
+    bad("general_settings:\n  pass_through_endpoints: {path: /x}\n", "pass_through_endpoints", "list");
+    bad("general_settings:\n  pass_through_endpoints:\n    - {target: \"http://h/\"}\n", "path", NULL);
+    bad("general_settings:\n  pass_through_endpoints:\n    - {path: x, target: \"http://h/\"}\n", "path", NULL);
+    bad("general_settings:\n  pass_through_endpoints:\n    - {path: /a, target: \"http://h/\"}\n"
+        "    - {path: /a/, target: \"http://h/\"}\n",
+        "given twice", NULL);
+    bad("general_settings:\n  pass_through_endpoints:\n    - {path: /a, target: \"http://h/\", headers: "
+        "{\"x:y\": v}}\n",
+        "header", NULL);
+    bad("general_settings:\n  pass_through_endpoints:\n    - {path: /a, target: \"http://h/\", headers: [1]}\n",
+        "headers", NULL);
+}
+
 static void test_load_file(void **state)
 {
     (void)state;
@@ -1175,6 +1221,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_routing_keys),
         cmocka_unit_test(test_deployment_router_fields),
         cmocka_unit_test(test_router_print),
+        cmocka_unit_test(test_pass_through_endpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,6 +193,8 @@ static const char full_expected[] =
     "  files         auth -> files -> key_checks -> limits -> upstream\n"
     "  routes        routes\n"
     "  root          root\n"
+    "  provider      auth -> provider_pt\n"
+    "  provider_open provider_pt\n"
     "deployments: 1 usable of 1, model groups: 1\n";
 
 /* A request as the server hands it to the engine. */
