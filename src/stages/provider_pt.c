@@ -707,7 +707,7 @@ static int provider_pt_run(struct sy_call *c)
     sy_buf_init(&p->hdr, 64 << 10);
     sy_arena_defer(&r->arena, free_pt, p);
     p->prov = pv;
-    p->f.method = method_name(r->method);
+    p->f.method = r->head ? "HEAD" : method_name(r->method); /* HEAD arrives as GET (http/server.h) */
     p->st.route = dupn(c, r->path.p, r->path.n);
     return e ? endpoint_run(c, p, e, sub) : provider_run(c, p, sub);
 }
