@@ -363,6 +363,8 @@ static void finish_success(struct sy_call *c)
             success_reply(c, NULL);
             return;
         }
+    } else if (sy_ustream_echoes(c)) {
+        sy_xlate_fwd_body(c); /* LiteLLM restamps the model the client asked for */
     }
     if (read_usage(c, c->up.up_body.p, c->up.up_body.len)) {
         success_reply(c, NULL);

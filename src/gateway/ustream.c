@@ -261,37 +261,82 @@ static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
     return sy_cost(&c->drt->price, &u);
 }
 
-/* Whole lines p[0..n) into out, ,"cost":X added to a non-null usage object
- * that has none (on /v1/messages: message_delta's). */
+/* The model the client asked for, on an OpenAI-compatible chat or completions
+ * pass-through: LiteLLM's proxy restamps each answer, JSON and every chunk
+ * (common_request_processing.py _override_openai_response_model, proxy_server.py
+ * _restamp_streaming_chunk_model): OpenAI answers "gpt-4o-2024-08-06" to
+ * "gpt-4o", and a model_name alias ("bench-model") must not leak the
+ * deployment's model. */
+int sy_ustream_echoes(const struct sy_call *c)
+{
+    if (c->pass.raw || !c->drt || (c->kind != SY_RK_CHAT && c->kind != SY_RK_COMPLETIONS) || sy_xlate_active(c))
+        return 0;
+    return sy_xlate_echo_name(c) != NULL;
+}
+
+/* One "data: {...}" line p[0..n) with its chunk's "model" replaced, into out. */
+static void echo_line(const struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
+{
+    size_t d = 5;
+    while (d < n && p[d] == ' ')
+        d++;
+    size_t e = n;
+    while (e > d && (p[e - 1] == '\n' || p[e - 1] == '\r'))
+        e--;
+    sy_buf_append(out, p, d);
+    sy_xlate_echo_model(p + d, e - d, sy_xlate_echo_name(c), out);
+    sy_buf_append(out, p + e, n - e);
+}
+
+/* Whole lines p[0..n) into out: each chunk's model replaced
+ * (sy_ustream_echoes), and with include_cost_in_streaming_usage ,"cost":X
+ * added to a non-null usage object that has none (on /v1/messages:
+ * message_delta's). */
 static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
 {
-    int msg = c->kind == SY_RK_MESSAGES;
+    int msg = c->kind == SY_RK_MESSAGES, echo = sy_ustream_echoes(c), cost_on = cost_inject(c);
+    struct sy_buf el;
+    sy_buf_init(&el, 0);
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t ln = nl ? (size_t)(nl - p) + 1 : n;
-        struct sy_usage u;
-        long e = -1;
-        double cost = 0;
-        if (msg) {
-            if (ln > 20 && memmem(p, ln, "\"message_delta\"", 15) && (e = sy_usage_close(p, ln)) > 0)
-                cost = msg_delta_cost(c, p, ln);
-        } else if (ln > 6 && memmem(p, ln, "\"usage\"", 7) && sy_usage_read(p, ln, &u)) {
-            e = sy_usage_close(p, ln);
-            cost = sy_cost(&c->drt->price, &u);
-        }
-        if (e > 0 && !memmem(p, (size_t)e, "\"cost\"", 6)) {
-            char t[64];
-            memcpy(t, ",\"cost\":", 8);
-            size_t k = 8 + sy_fmt_g12(t + 8, cost);
-            sy_buf_append(out, p, (size_t)e);
-            sy_buf_append(out, t, k);
-            sy_buf_append(out, p + e, ln - (size_t)e);
-        } else {
-            sy_buf_append(out, p, ln);
+        const char *lp = p;
+        size_t ll = ln;
+        if (echo && ln > 5 && memcmp(p, "data:", 5) == 0 && memmem(p, ln, "\"model\"", 7)) {
+            if (!el.cap)
+                sy_buf_init(&el, COST_HOLD_MAX + 4096);
+            sy_buf_reset(&el);
+            echo_line(c, p, ln, &el);
+            if (!sy_buf_failed(&el)) {
+                lp = el.p;
+                ll = el.len;
+            }
         }
         p += ln;
         n -= ln;
+        struct sy_usage u;
+        long e = -1;
+        double cost = 0;
+        if (!cost_on) {
+        } else if (msg) {
+            if (ll > 20 && memmem(lp, ll, "\"message_delta\"", 15) && (e = sy_usage_close(lp, ll)) > 0)
+                cost = msg_delta_cost(c, lp, ll);
+        } else if (ll > 6 && memmem(lp, ll, "\"usage\"", 7) && sy_usage_read(lp, ll, &u)) {
+            e = sy_usage_close(lp, ll);
+            cost = sy_cost(&c->drt->price, &u);
+        }
+        if (e > 0 && !memmem(lp, (size_t)e, "\"cost\"", 6)) {
+            char t[64];
+            memcpy(t, ",\"cost\":", 8);
+            size_t k = 8 + sy_fmt_g12(t + 8, cost);
+            sy_buf_append(out, lp, (size_t)e);
+            sy_buf_append(out, t, k);
+            sy_buf_append(out, lp + e, ll - (size_t)e);
+        } else {
+            sy_buf_append(out, lp, ll);
+        }
     }
+    sy_buf_free(&el);
 }
 
 size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n)
@@ -311,7 +356,9 @@ size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n)
     if (!whole)
         return 0;
     struct sy_buf o;
-    sy_buf_init(&o, 4 * h->len + 4096); /* a cap: each usage line grows by under 64 bytes */
+    const char *m = sy_xlate_echo_name(c);
+    /* a cap: each usage line grows by under 64 bytes, each chunk by the model name */
+    sy_buf_init(&o, h->len * (4 + (m ? strlen(m) : 0)) + 4096);
     cost_rewrite(c, h->p, h->len, &o);
     sy_buf_reset(h);
     sy_buf_append(h, p + whole, n - whole);
@@ -352,7 +399,7 @@ static int start(struct sy_call *c)
     sy_buf_init(&u->tail, 2 * STREAM_TAIL);
     sy_buf_init(&u->line, STREAM_LINE_MAX);
     sy_arena_defer(&c->req->arena, ustate_free, u);
-    if (cost_inject(c) && !sy_xlate_decodes(c)) {
+    if ((cost_inject(c) || sy_ustream_echoes(c)) && !sy_xlate_decodes(c)) {
         u->hold = sy_arena_alloc(&c->req->arena, sizeof *u->hold);
         if (u->hold) {
             sy_buf_init(u->hold, COST_HOLD_MAX);

@@ -31,6 +31,9 @@ const char *sy_ustream_tail(const struct sy_call *c, size_t *n);
 /* Write pass-through stream bytes to the client, in whole lines with
  * usage.cost added (only when c->out.fl_hold: else sy_resp_chunk directly);
  * returns the write queue's size. */
+/* 1 when a pass-through chat answer gets the client's model name (its
+ * stream goes through the hold, line by line; proxy.c rewrites a JSON body). */
+int sy_ustream_echoes(const struct sy_call *c);
 size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n);
 /* The stream ended: write a last line held without its line end. 1 when
  * something was written. */
