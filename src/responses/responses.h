@@ -67,6 +67,29 @@
 int sy_resp_to_openai(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_arena *a,
                       struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e);
 
+/* The same, with what depends on the deployment and what was left out:
+ *   namespace tools -> function tools "<namespace>__<name>" ("functions":
+ *     the bare name); custom tools -> function tools with one required
+ *     string parameter "input" (the grammar appended to the description);
+ *   web_search / web_search_preview[_*] -> web_search_options when
+ *     tx->web_search, else dropped; every other hosted tool type
+ *     (tool_search, image_generation, file_search, mcp, ...) dropped; a
+ *     tool_choice naming one becomes "auto";
+ *   function_call items with a namespace -> "<namespace>__<name>";
+ *     custom_tool_call -> a tool call with arguments {"input":...};
+ *     custom_tool_call_output -> a tool message; hosted tool call items
+ *     (web_search_call, tool_search_call / _output, image_generation_call,
+ *     file_search_call, code_interpreter_call) dropped.
+ * tx may be NULL (web search off, drops not reported). sy_resp_to_openai is
+ * this with tx NULL. */
+struct sy_resp_tx {
+    int web_search;     /* in: the deployment's model searches the web (price map supports_web_search) */
+    int had_web_search; /* out: the request has a web_search tool (the translation depends on web_search) */
+    char dropped[160];  /* out: the dropped hosted tool types, comma-separated, each once ("": none) */
+};
+int sy_resp_to_chat(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_resp_tx *tx,
+                    struct sy_arena *a, struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e);
+
 /* What the response object echoes and how it is named. */
 struct sy_resp_meta {
     const char *id;                   /* the response id the client sees ("resp_..."; ids.c) */
@@ -138,13 +161,19 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
  * The state grows with the answer (the accumulated text and arguments are
  * needed for the .done events and response.completed): free it with
  * sy_resp_stream_free. */
+/* Streamed unwrapping of a custom tool's {"input":"..."} (tools.c). */
+struct sy_resp_cin {
+    int state; /* 0 before the string, 1 in it, 2 after it, 3 another shape */
+    size_t at; /* offset of the arguments text scanned up to */
+};
+
 struct sy_respstream {
     struct sy_resp_meta m; /* copied at init; strings must outlive the stream */
     char id[256], model[256], seed[40], prev[256];
     int64_t seq;     /* next sequence_number */
     int started;     /* response.created written */
     int done;        /* response.completed / .incomplete / .failed written */
-    int open;        /* open item: 0 none, 1 message, 2 function_call, 3 reasoning */
+    int open;        /* open item: 0 none, 1 message, 2 function_call, 3 reasoning, 4 custom_tool_call */
     int nout;        /* output items opened so far (output_index of the next) */
     int tool_idx;    /* chat tool_calls index of the open function_call (-1 none) */
     char finish[16]; /* chat finish_reason ("" before it is seen) */
@@ -165,6 +194,11 @@ struct sy_respstream {
     int call_up;           /* the open function_call's call_id came from the upstream */
     uint64_t tools_seen;   /* chat tool_calls indexes 0..63 opened so far */
     int64_t total_tokens;  /* usage.total_tokens (or the sum) */
+    /* the open call's client tool (a namespaced function, a custom tool) */
+    char ns[256];           /* its namespace ("": none) */
+    struct sy_resp_cin cin; /* custom tool: the input decoded so far from the arguments (text) */
+    struct sy_buf input;    /* custom tool: that input (deltas sent), then the final one */
+    int ncustom;            /* custom_tool_call items opened */
 };
 
 /* Start a stream (nothing written yet). */
