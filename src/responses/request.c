@@ -624,6 +624,17 @@ static int is_web_search(const struct sy_jdoc *d, uint32_t type)
     return s && l >= 12 && !memcmp(s, "\"web_search", 11) && (s[11] == '"' || s[11] == '_');
 }
 
+int sy_resp_wants_web_search(const struct sy_jdoc *req)
+{
+    uint32_t tl = req && req->count && req->n[0].type == 'o' ? sy_jdom_top(req, "tools") : 0;
+    if (sy_jdom_kind(req, tl) != 'a')
+        return 0;
+    for (uint32_t x = sy_jdom_first(req, tl); x; x = sy_jdom_next(req, x))
+        if (sy_jdom_kind(req, x) == 'o' && is_web_search(req, sy_jdom_member(req, x, "type")))
+            return 1;
+    return 0;
+}
+
 /* Adds hosted tool type node `type` to the report of dropped tools (once). */
 static void dropped(struct tx *t, uint32_t type)
 {

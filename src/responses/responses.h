@@ -87,6 +87,9 @@ struct sy_resp_tx {
     int had_web_search; /* out: the request has a web_search tool (the translation depends on web_search) */
     char dropped[160];  /* out: the dropped hosted tool types, comma-separated, each once ("": none) */
 };
+/* 1 when req has a web search tool: the one part of the translation that
+ * depends on the deployment (sy_resp_tx.web_search). */
+int sy_resp_wants_web_search(const struct sy_jdoc *req);
 int sy_resp_to_chat(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_resp_tx *tx,
                     struct sy_arena *a, struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e);
 
