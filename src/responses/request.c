@@ -616,12 +616,19 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
 
 /* ---- the rest of the request ------------------------------------------------ */
 
-/* A web search tool: web_search, web_search_preview and their dated names. */
+/* A web search tool: web_search, web_search_preview and their dated names
+ * (web_search_2025_08_26, web_search_preview_2025_03_11); written without
+ * escapes (an escaped one is another hosted tool: dropped). */
 static int is_web_search(const struct sy_jdoc *d, uint32_t type)
 {
     size_t l;
-    const char *s = sy_jdom_kind(d, type) == 's' && !d->n[type].esc ? sy_jdom_raw(d, type, &l) : NULL;
-    return s && l >= 12 && !memcmp(s, "\"web_search", 11) && (s[11] == '"' || s[11] == '_');
+    const char *s = sy_jdom_kind(d, type) == 's' && !d->n[type].esc ? sy_jdom_view(d, type, NULL, &l) : NULL;
+    if (!s || l < 10 || memcmp(s, "web_search", 10))
+        return 0;
+    s += 10, l -= 10;
+    if (l >= 8 && !memcmp(s, "_preview", 8))
+        s += 8, l -= 8;
+    return l == 0 || (l >= 2 && s[0] == '_' && s[1] >= '0' && s[1] <= '9');
 }
 
 int sy_resp_wants_web_search(const struct sy_jdoc *req)

@@ -346,6 +346,177 @@ static void tools_and_choice(void **st)
                "tools", "parameters");
 }
 
+/* sy_resp_to_chat with web search on or off: the chat request and the report. */
+static char *tx_run(const char *req, int ws, struct sy_resp_tx *tx, struct sy_arena *a)
+{
+    struct sy_jdoc d;
+    assert_int_equal(sy_jdom_parse(&d, req, strlen(req), a, 0), 0);
+    struct sy_buf out;
+    sy_buf_init(&out, 1 << 20);
+    struct sy_xerr e = {0};
+    memset(tx, 0x55, sizeof *tx); /* every field is the translation's to set */
+    tx->web_search = ws;
+    int rc = sy_resp_to_chat(&d, NULL, 0, SEED, tx, a, &out, NULL, &e);
+    if (rc)
+        fail_msg("%s: %s", req, e.message);
+    check_json(out.p, out.len, json_type_object);
+    char *r = sy_arena_strndup(a, out.p, out.len);
+    sy_buf_free(&out);
+    return r;
+}
+
+static void hosted_tools(void **st)
+{
+    (void)st;
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_resp_tx tx;
+    const char *req =
+        "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search_preview_2025_03_11\","
+        "\"search_context_size\":\"high\",\"user_location\":{\"type\":\"approximate\",\"country\":\"GB\","
+        "\"timezone\":\"Europe/London\",\"extra\":1}},{\"type\":\"tool_search\"},{\"type\":\"image_generation\"},"
+        "{\"type\":\"tool_search\"},{\"type\":\"file_search\",\"vector_store_ids\":[\"v\"]},{\"type\":\"mcp\"},"
+        "{\"type\":\"computer_use_preview\"},{\"type\":\"code_interpreter\"},{\"type\":\"local_shell\"}]}";
+    /* off: dropped, each type named once, in order; no tools at all remain */
+    char *chat = tx_run(req, 0, &tx, &a);
+    assert_string_equal(chat, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+    assert_string_equal(tx.dropped, "web_search_preview_2025_03_11,tool_search,image_generation,file_search,mcp,"
+                                    "computer_use_preview,code_interpreter,local_shell");
+    assert_int_equal(tx.had_web_search, 1);
+    /* on: web_search_options in chat's shape (user_location nested under approximate) */
+    chat = tx_run(req, 1, &tx, &a);
+    assert_string_equal(chat, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                              "\"web_search_options\":{\"search_context_size\":\"high\",\"user_location\":{\"type\":"
+                              "\"approximate\",\"approximate\":{\"country\":\"GB\",\"timezone\":\"Europe/London\"}}}}");
+    assert_string_equal(
+        tx.dropped, "tool_search,image_generation,file_search,mcp,computer_use_preview,code_interpreter,local_shell");
+    /* a user_location already in chat's shape is kept as it is; a bare web_search is {} */
+    chat = tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\",\"user_location\":"
+                  "{\"type\":\"approximate\",\"approximate\":{\"city\":\"Oslo\"}}}]}",
+                  1, &tx, &a);
+    assert_non_null(strstr(chat, "\"web_search_options\":{\"user_location\":{\"type\":\"approximate\",\"approximate\":"
+                                 "{\"city\":\"Oslo\"}}}"));
+    assert_string_equal(tx.dropped, "");
+    chat = tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"}]}", 1, &tx, &a);
+    assert_non_null(strstr(chat, "\"web_search_options\":{}"));
+    /* what counts as web search */
+    static const char *const types[][2] = {
+        {"web_search", "1"},           {"web_search_preview", "1"}, {"web_search_2025_08_26", "1"},
+        {"web_search_preview_x", "0"}, {"web_search_call", "0"},    {"web_searchx", "0"},
+        {"web_\\u0073earch", "0"},     {"Web_search", "0"},         {"web_search_", "0"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        char r[256];
+        snprintf(r, sizeof r, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"%s\"}]}", types[i][0]);
+        struct sy_jdoc d;
+        assert_int_equal(sy_jdom_parse(&d, r, strlen(r), &a, 0), 0);
+        if (sy_resp_wants_web_search(&d) != (types[i][1][0] == '1'))
+            fail_msg("web search? %s", types[i][0]);
+        tx_run(r, 1, &tx, &a);
+        assert_int_equal(tx.had_web_search, types[i][1][0] == '1');
+        assert_int_equal(tx.dropped[0] != 0, types[i][1][0] == '0');
+    }
+    /* the report is a header value: odd types are dropped unnamed, the list is bounded */
+    tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"a\\r\\nx-evil: 1\"},{\"type\":\"b c\"},"
+           "{\"type\":\"\"},{\"type\":\"\\u00e9\"},{\"type\":\"ok.v1-x\"}]}",
+           0, &tx, &a);
+    assert_string_equal(tx.dropped, "ok.v1-x");
+    struct sy_buf many;
+    sy_buf_init(&many, 1 << 20);
+    SY_BUF_LIT(&many, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[");
+    for (int i = 0; i < 500; i++)
+        sy_buf_printf(&many, "%s{\"type\":\"hosted_%03d\"}", i ? "," : "", i);
+    SY_BUF_LIT(&many, "]}");
+    tx_run(many.p, 0, &tx, &a);
+    assert_true(strlen(tx.dropped) < sizeof tx.dropped);
+    assert_int_equal(strncmp(tx.dropped, "hosted_000,hosted_001,", 22), 0);
+    assert_true(tx.dropped[strlen(tx.dropped) - 1] != ',');
+    sy_buf_free(&many);
+    /* sy_resp_to_openai: the same request, web search off */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"},{\"type\":\"function\","
+                "\"name\":\"f\"}],\"tool_choice\":{\"type\":\"web_search\"}}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+                "\"function\",\"function\":{\"name\":\"f\",\"description\":\"\",\"parameters\":{\"type\":"
+                "\"object\"},\"strict\":false}}],\"tool_choice\":\"auto\"}");
+    sy_arena_free(&a);
+}
+
+/* namespace and custom tools, and their calls in the history */
+static void namespace_and_custom(void **st)
+{
+    (void)st;
+    /* escaped names are decoded before they are joined; "functions" and "" keep bare names */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\\u0073\","
+                "\"tools\":[{\"type\":\"function\",\"name\":\"\\u0066\"}]},{\"type\":\"namespace\",\"name\":\"\","
+                "\"tools\":[{\"type\":\"function\",\"name\":\"g\"}]},{\"type\":\"namespace\",\"name\":\"functions\","
+                "\"tools\":[]}],\"tool_choice\":{\"type\":\"custom\",\"name\":\"z\"}}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+                "\"function\",\"function\":{\"name\":\"ns__f\",\"description\":\"\",\"parameters\":{\"type\":"
+                "\"object\"},\"strict\":false}},{\"type\":\"function\",\"function\":{\"name\":\"g\",\"description\":"
+                "\"\",\"parameters\":{\"type\":\"object\"},\"strict\":false}}],\"tool_choice\":{\"type\":\"function\","
+                "\"function\":{\"name\":\"z\"}}}");
+    /* an empty namespace alone: no tools, so no tool_choice either */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":[]}],"
+                "\"tool_choice\":\"required\"}",
+                NULL, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+    /* a custom tool: one required string "input"; the grammar only when there is a definition */
+    expect_chat(
+        "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\",\"name\":\"p\",\"description\":"
+        "\"d\",\"format\":{\"type\":\"grammar\",\"syntax\":\"regex\",\"definition\":\"^a+$\"}},{\"type\":"
+        "\"custom\",\"name\":\"q\",\"format\":{\"type\":\"text\"}}]}",
+        NULL,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+        "\"function\",\"function\":{\"name\":\"p\",\"description\":\"d\\n\\nFormat:\\n```regex\\n^a+$\\n```\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"input\":{\"type\":\"string\",\"description\":"
+        "\"The p input, in the format described above\"}},\"required\":[\"input\"]},\"strict\":false}},{\"type\":"
+        "\"function\",\"function\":{\"name\":\"q\",\"description\":\"\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"input\":{\"type\":\"string\",\"description\":\"The q input, in the format described "
+        "above\"}},\"required\":[\"input\"]},\"strict\":false}}]}");
+    /* history: a namespaced call, a custom call (input escaped again inside the arguments), its
+     * output; hosted tools' items dropped */
+    expect_chat("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"a\",\"name\":\"f\","
+                "\"namespace\":\"ns\",\"arguments\":\"{}\"},{\"type\":\"custom_tool_call\",\"call_id\":\"b\",\"name\":"
+                "\"p\",\"namespace\":\"functions\",\"input\":\"l1\\n\\\"q\\\"\"},{\"type\":\"custom_tool_call\","
+                "\"call_id\":\"c\",\"name\":\"p\"},{\"type\":\"function_call_output\",\"call_id\":\"a\",\"output\":"
+                "\"o1\"},{\"type\":\"custom_tool_call_output\",\"call_id\":\"b\",\"output\":[{\"type\":\"input_text\","
+                "\"text\":\"o2\"}]},{\"type\":\"tool_search_call\"},{\"type\":\"tool_search_output\"},{\"type\":"
+                "\"image_generation_call\",\"result\":\"AAAA\"},{\"type\":\"file_search_call\"},{\"type\":"
+                "\"code_interpreter_call\"},{\"type\":\"web_search_call\"}]}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"a\","
+                "\"type\":\"function\",\"function\":{\"name\":\"ns__f\",\"arguments\":\"{}\"}},{\"id\":\"b\",\"type\":"
+                "\"function\",\"function\":{\"name\":\"p\",\"arguments\":\"{\\\"input\\\":"
+                "\\\"l1\\\\n\\\\\\\"q\\\\\\\"\\\"}\"}},"
+                "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"p\",\"arguments\":\"{\\\"input\\\":"
+                "\\\"\\\"}\"}}]},"
+                "{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"o1\"},{\"role\":\"tool\",\"tool_call_id\":"
+                "\"b\",\"content\":\"o2\"}]}");
+    /* malformed */
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\"}]}", "tools",
+               "tools[0].tools");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":5,\"tools\":[]}]}",
+               "tools", "tools[0].name");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[{\"type\":\"namespace\",\"name\":\"m\",\"tools\":[]}]}]}",
+               "tools", "tools[0].tools[0].type");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[1]}]}",
+               "tools", "tools[0].tools[0].type");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[{\"type\":\"function\",\"name\":\"f\",\"parameters\":3}]}]}",
+               "tools", "tools[0].tools[0].parameters");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\",\"name\":\"p\",\"format\":[]}]}",
+               "tools", "tools[0].format");
+    expect_400("{\"model\":\"m\",\"input\":[{\"type\":\"custom_tool_call\",\"call_id\":\"c\",\"name\":\"p\","
+               "\"input\":{}}]}",
+               "input", "input[0].input");
+    expect_400("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"p\","
+               "\"namespace\":[]}]}",
+               "input", "input[0].namespace");
+}
+
 static void text_format(void **st)
 {
     (void)st;
@@ -544,6 +715,8 @@ int main(void)
         cmocka_unit_test(prior_history),
         cmocka_unit_test(function_call_round_trip),
         cmocka_unit_test(tools_and_choice),
+        cmocka_unit_test(hosted_tools),
+        cmocka_unit_test(namespace_and_custom),
         cmocka_unit_test(text_format),
         cmocka_unit_test(reasoning_and_scalars),
         cmocka_unit_test(errors),
