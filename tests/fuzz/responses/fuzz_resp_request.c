@@ -90,8 +90,8 @@ static void one(const struct sy_jdoc *d, const char *prior, size_t pn, int with_
     memset(&e, 0, sizeof e);
     /* with_items also turns web search on: both ways of the hosted tools */
     struct sy_resp_tx tx = {.web_search = with_items};
-    int rc = sy_resp_to_chat(d, prior, pn, "0123456789abcdef0123456789abcdef", &tx, a, &out,
-                             with_items ? &items : NULL, &e);
+    int rc =
+        sy_resp_to_chat(d, prior, pn, "0123456789abcdef0123456789abcdef", &tx, a, &out, with_items ? &items : NULL, &e);
     check_dropped(&tx);
     if (rc == 0) {
         if (!tiny) {
