@@ -22,6 +22,10 @@
  *   (message.function_call: one call)       call_id: the call's id (else "call_<seed>_<n>"),
  *                                           name, arguments (a string; an object's JSON text),
  *                                           status:completed}
+ *     named "S__N" after a namespace tool   {.., name:N, namespace:S, ..} (tools.c)
+ *     named after a custom tool             {type:custom_tool_call, id:"ctc_<seed>_<n>", call_id,
+ *                                           name, [namespace], input: the arguments' "input"
+ *                                           string (else the arguments as they are), status}
  *   usage.prompt_tokens                     usage.input_tokens
  *   usage.prompt_tokens_details.cached_tokens  usage.input_tokens_details.cached_tokens
  *     (else usage.cache_read_input_tokens)

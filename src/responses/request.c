@@ -34,18 +34,33 @@
  *                                              when there is one (reasoning items between
  *                                              them do not count); arguments that are not a
  *                                              string are written as their JSON text
+ *       with namespace S (not "functions")     the call named "S__name" (what tools() named it)
+ *     custom_tool_call {call_id, name, input}  a call of the same assistant message, arguments
+ *                                              the JSON text {"input":<input>}
  *     function_call_output {call_id, output}   {role:tool, tool_call_id, content: "s", or the
- *                                              output parts' texts joined "\n"}; no call_id:
+ *     custom_tool_call_output (the same)       output parts' texts joined "\n"}; no call_id:
  *                                              no message (as LiteLLM)
- *     reasoning                                dropped (chat has no place for it)
+ *     reasoning; hosted tools' items           dropped (chat has no place for them)
+ *       (web_search_call, tool_search_call,
+ *       tool_search_output, image_generation_call,
+ *       file_search_call, code_interpreter_call)
  *     item_reference, any other type           400 param "input" (needs a native deployment)
  *   tools [{type:function, name, description,  tools [{type:function, function:{name,
  *           parameters, strict}]               description (default ""), parameters (default
  *                                              {type:object}; "type":"object" added when
  *                                              missing), strict (default false)}}] (LiteLLM)
- *   tools of any other type (web_search,       400 param "tools": "switchyard: tool type '<t>'
- *     file_search, mcp, computer_use ...)      needs a deployment with OpenAI's Responses API
- *                                              (openai/azure)"
+ *   {type:namespace, name:S, tools:[...]}      each inner function / custom tool as below,
+ *                                              named "S__<name>" ("functions", "": the name)
+ *   {type:custom, name, description, format}   a function tool of one required string
+ *                                              "input"; a format's definition appended to
+ *                                              the description ("\n\nFormat:\n```<syntax>\n
+ *                                              <definition>\n```", LiteLLM's custom_tools.py)
+ *   web_search, web_search_preview (+ dated)   web_search_options {search_context_size,
+ *                                              user_location {type:approximate, approximate:
+ *                                              {city, country, region, timezone}}} when
+ *                                              tx->web_search, else dropped (the last one wins)
+ *   tools of any other type (tool_search,      dropped, named in tx->dropped (a header value:
+ *     image_generation, file_search, mcp ...)  [A-Za-z0-9_.-] names only, each once)
  *   tool_choice "auto"|"none"|"required"       the same string
  *   tool_choice {type:function, name:X}        {type:function, function:{name:X}}
  *     ({type:function, function:{name:X}})     (the same)
@@ -53,7 +68,8 @@
  *   tool_choice {type:required|any|tool},      "required" (LiteLLM's _transform_tool_choice)
  *     {type:function} without a name
  *   tool_choice {type:allowed_tools, mode}     mode ("auto" when not a string)
- *   tool_choice {type:<hosted tool>}           400 param "tool_choice"
+ *   tool_choice {type:custom, name:X}          {type:function, function:{name:X}}
+ *   tool_choice {type:<hosted tool>}           "auto" (dropped, or web search chat cannot force)
  *   (tool_choice, parallel_tool_calls without  not sent: OpenAI refuses them without tools)
  *    any function tool)
  *   parallel_tool_calls, temperature, top_p,   same names, values copied
@@ -94,7 +110,8 @@
  * a non-empty string, else "<prefix>_<id_seed>_i<n>" with n the item's index in
  * input and prefix msg (message), fc (function_call), fco
  * (function_call_output), rs (reasoning), item (other); "_i<n>" keeps them
- * apart from the output ids answer.c derives from the same seed
+ * apart from the output ids answer.c derives from the same seed; ctc / ctco for
+ * custom_tool_call / _output
  * ("msg_<seed>", "fc_<seed>_<n>", "rs_<seed>"). A message's string content
  * becomes [{"type":"input_text","text":S}] ([{"type":"output_text","text":S,
  * "annotations":[]}] for the assistant), and a message without a role gets

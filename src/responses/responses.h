@@ -37,11 +37,12 @@
  * request JSON appended to out. Handled members:
  *   model (kept as given), input (string, or a list of items: messages with
  *   string or input_text / input_image / input_file / output_text / refusal
- *   parts; function_call; function_call_output; reasoning (dropped: chat has
- *   no place for it); item_reference (400)), instructions (a first system
- *   message), tools (function tools -> chat tools; web_search / file_search /
- *   computer_use / mcp / code_interpreter / image_generation -> 400 naming the
- *   tool type), tool_choice ("auto"|"none"|"required"|{type:function,name}),
+ *   parts; function_call; function_call_output; custom_tool_call[_output];
+ *   reasoning and hosted tools' items (dropped: chat has no place for them);
+ *   item_reference (400)), instructions (a first system message), tools
+ *   (function, namespace and custom tools -> chat tools; hosted tools dropped,
+ *   web search maybe mapped: sy_resp_to_chat below), tool_choice
+ *   ("auto"|"none"|"required"|{type:function|custom,name}; a hosted tool: auto),
  *   parallel_tool_calls, text.format (json_schema -> response_format
  *   {type:json_schema,json_schema:{name,schema,strict}}; json_object; text),
  *   reasoning.effort -> reasoning_effort, max_output_tokens -> max_tokens,
@@ -124,7 +125,10 @@ struct sy_resp_meta {
  * ({"type":"message","id","status":"completed","role":"assistant",
  *   "content":[{"type":"output_text","text","annotations":[]}|{"type":"refusal","refusal"}]}),
  * one `function_call` item per tool call
- * ({"type":"function_call","id","call_id","name","arguments","status":"completed"}).
+ * ({"type":"function_call","id","call_id","name","arguments","status":"completed"};
+ * "namespace" after the name for a namespaced tool's call), or a
+ * `custom_tool_call` item for a custom tool's
+ * ({"type":"custom_tool_call","id":"ctc_...","call_id","name","input","status"}).
  * Returns 0, SY_EJSON (not JSON), SY_EUPPROTO (no choices[0].message) or
  * SY_ENOSPC. */
 int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m, struct sy_arena *a,
@@ -152,6 +156,9 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
  *       response.output_item.done;
  *     function_call (per tool_calls index): response.output_item.added (arguments ""),
  *       response.function_call_arguments.delta ..., response.function_call_arguments.done,
+ *       response.output_item.done;
+ *     custom_tool_call (a call of a custom tool): response.output_item.added (input ""),
+ *       response.custom_tool_call_input.delta ..., response.custom_tool_call_input.done,
  *       response.output_item.done;
  *   an item is closed when the next one opens or at the finish;
  *   response.completed (or response.incomplete when finish_reason is "length"
@@ -201,7 +208,6 @@ struct sy_respstream {
     char ns[256];           /* its namespace ("": none) */
     struct sy_resp_cin cin; /* custom tool: the input decoded so far from the arguments (text) */
     struct sy_buf input;    /* custom tool: that input (deltas sent), then the final one */
-    int ncustom;            /* custom_tool_call items opened */
 };
 
 /* Start a stream (nothing written yet). */

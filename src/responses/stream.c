@@ -29,7 +29,13 @@
  *                                   output_item.added {item {type:function_call,id,call_id,name,
  *                                   arguments:"",status:in_progress}}; every arguments piece a
  *                                   function_call_arguments.delta {item_id, output_index, delta}
- *                                   (pieces of a call already closed are dropped)
+ *                                   (pieces of a call already closed are dropped); named after
+ *                                   a namespace tool: the item has name and namespace (tools.c)
+ *     named after a custom tool     a custom_tool_call item ("ctc_<seed>_<n>"): output_item.added
+ *                                   {item {type:custom_tool_call,id,call_id,name,[namespace],
+ *                                   input:"",status:in_progress}}; custom_tool_call_input.delta
+ *                                   {item_id, output_index, delta} with the part of the
+ *                                   arguments' "input" string decoded so far (tools.c)
  *   (another kind opens)            the open item is closed first:
  *                                     reasoning: reasoning_summary_text.done {.., text},
  *                                       reasoning_summary_part.done {.., part}, output_item.done
@@ -40,6 +46,10 @@
  *                                     function_call: function_call_arguments.done {item_id,
  *                                       output_index, name, arguments}, output_item.done
  *                                       (status completed)
+ *                                     custom_tool_call: the rest of the input as one more delta
+ *                                       (all of it when the arguments were not {"input":".."}
+ *                                       as they came), custom_tool_call_input.done {item_id,
+ *                                       output_index, input}, output_item.done
  *   finish_reason                   closes the open item; held until the usage arrives
  *   usage (choices: [] or with      with the finish_reason seen: (an empty message item when
  *     the finish)                   the answer had neither text nor tool calls, as answer.c),
@@ -432,7 +442,6 @@ static int open_item(struct sy_respstream *s, struct sy_buf *out, int k, int ref
     } else {
         sy__resp_item_id(s->item_id, sizeof s->item_id, k == K_CUSTOM ? "ctc" : "fc", s->seed, s->ntools);
         s->ntools++;
-        s->ncustom += k == K_CUSTOM;
     }
     s->open = k;
     s->refusal = refusal;
