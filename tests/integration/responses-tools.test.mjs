@@ -159,6 +159,10 @@ describe('Codex tools on translated /v1/responses', () => {
     assert.deepEqual(JSON.parse(calls[0].arguments), { task: 'mock' });
     // the response echoes the client's tools as sent
     assert.deepEqual(r.json.tools, codex('codex-chat', NS).tools);
+    // and the operator's log says what was dropped, for which call
+    const callId = r.headers.get('x-litellm-call-id');
+    assert.ok(gw.log().split('\n').some((l) => l.includes(callId) && l.includes('web_search,tool_search,image_generation')),
+      gw.log().slice(-2000));
   });
 
   test('streamed namespaced call: function_call with name and namespace', async () => {
