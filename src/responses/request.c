@@ -433,18 +433,16 @@ static void w_call_name(struct tx *t, uint32_t name, uint32_t ns)
     const char *n = name ? sy_jdom_view(d, name, t->a, &nl) : "";
     const char *sp = sy_jdom_kind(d, ns) == 's' ? sy_jdom_view(d, ns, t->a, &sl) : NULL;
     sy_jw_key(w, "name");
-    if (!sp || sy__resp_default_ns(sp, sl)) {
+    if ((!sp || sy__resp_default_ns(sp, sl)) && nl <= SY__RESP_MAX_TOOL_NAME) {
         if (name)
             sy_jw_node(w, d, name);
         else
             sy_jw_str(w, "", 0);
         return;
     }
-    char *q = sy_arena_alloc(t->a, sl + nl + 3);
-    memcpy(q, sp, sl);
-    memcpy(q + sl, "__", 2);
-    memcpy(q + sl + 2, n, nl);
-    sy_jw_str(w, q, sl + 2 + nl);
+    size_t ql;
+    const char *q = sy__resp_chat_name(sp, sl, n, nl, t->a, &ql);
+    sy_jw_str(w, q, ql);
 }
 
 /* function_call, and custom_tool_call (custom: its raw input as the
@@ -718,15 +716,12 @@ static int w_tool(struct tx *t, uint32_t x, uint32_t i, int j, const char *ns, s
     W_KLIT(w, "type", "function");
     sy_jw_key(w, "function");
     sy_jw_obj(w);
-    if (ns && !sy__resp_default_ns(ns, nsl)) {
-        size_t nl;
-        const char *n = sy_jdom_view(d, name, t->a, &nl);
-        char *q = sy_arena_alloc(t->a, nsl + nl + 3);
-        memcpy(q, ns, nsl);
-        memcpy(q + nsl, "__", 2);
-        memcpy(q + nsl + 2, n, nl);
+    size_t nl, ql;
+    const char *n = sy_jdom_view(d, name, t->a, &nl);
+    if ((ns && !sy__resp_default_ns(ns, nsl)) || nl > SY__RESP_MAX_TOOL_NAME) {
+        const char *q = sy__resp_chat_name(ns, nsl, n, nl, t->a, &ql);
         sy_jw_key(w, "name");
-        sy_jw_str(w, q, nsl + 2 + nl);
+        sy_jw_str(w, q, ql);
     } else {
         W_KNODE(w, "name", d, name);
     }
@@ -754,8 +749,6 @@ static int w_tool(struct tx *t, uint32_t x, uint32_t i, int j, const char *ns, s
     }
     sy_jw_key(w, "parameters");
     if (custom) {
-        size_t nl;
-        const char *n = sy_jdom_view(d, name, t->a, &nl);
         char *pd = sy_arena_alloc(t->a, nl + 64);
         int pl = snprintf(pd, nl + 64, "The %.*s input, in the format described above", (int)nl, n);
         sy_jw_obj(w);

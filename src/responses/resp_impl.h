@@ -71,6 +71,13 @@ struct sy__resp_tool {
  * filled (strings in req or a); 0 otherwise (o names fname, no namespace). */
 int sy__resp_tool_find(const struct sy_jdoc *req, const char *fname, size_t fl, struct sy_arena *a,
                        struct sy__resp_tool *o);
+/* The chat function name of tool name[0..nl) of namespace ns (NULL: top
+ * level): "<ns>__<name>" ("functions", "": the name), past
+ * SY__RESP_MAX_TOOL_NAME characters its first 55, "_" and 8 hex digits of
+ * its sha256. A string from a; *outn its length. */
+#define SY__RESP_MAX_TOOL_NAME 64
+const char *sy__resp_chat_name(const char *ns, size_t nsl, const char *name, size_t nl, struct sy_arena *a,
+                               size_t *outn);
 /* 1 for the namespace a tool keeps its bare name in: "" or "functions". */
 int sy__resp_default_ns(const char *ns, size_t n);
 /* A custom tool call's raw input from its chat arguments args[0..n): the

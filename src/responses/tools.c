@@ -12,7 +12,10 @@
  *   namespace "functions" (Codex's default one)    N                      as a top-level tool
  *
  * A chat name that matches none of them is passed as it came (a function_call
- * named so). The first match in the request's order wins.
+ * named so). The first match in the request's order wins. A chat name over 64
+ * characters (OpenAI's and Anthropic's limit; Codex's MCP namespaces get
+ * there) is cut as LiteLLM cuts tool names: its first 55 characters, "_" and
+ * 8 hex digits of its sha256, and mapped back by the same rule.
  *
  * Custom tools take one required string parameter, "input": the model answers
  * {"input":"<raw text>"}, and the client gets the raw text. Whole answers
@@ -22,18 +25,64 @@
  */
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "core/errors.h"
 #include "responses/resp_impl.h"
-
-/* s[0..n) == a[0..al) + "__" + b[0..bl) */
-static int is_qualified(const char *s, size_t n, const char *a, size_t al, const char *b, size_t bl)
-{
-    return n == al + 2 + bl && !memcmp(s, a, al) && s[al] == '_' && s[al + 1] == '_' && !memcmp(s + al + 2, b, bl);
-}
 
 int sy__resp_default_ns(const char *ns, size_t n)
 {
     return n == 0 || (n == 9 && !memcmp(ns, "functions", 9));
+}
+
+/* Code points of s[0..n), and the byte length of its first k ones. */
+static size_t cp_count(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+static size_t cp_prefix(const char *s, size_t n, size_t k)
+{
+    size_t i = 0;
+    for (size_t c = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && c++ == k)
+            break;
+    return i;
+}
+
+const char *sy__resp_chat_name(const char *ns, size_t nsl, const char *name, size_t nl, struct sy_arena *a,
+                               size_t *outn)
+{
+    int q = ns && !sy__resp_default_ns(ns, nsl);
+    size_t n = q ? nsl + 2 + nl : nl;
+    char *s = sy_arena_alloc(a, n + 1);
+    if (q) {
+        memcpy(s, ns, nsl);
+        memcpy(s + nsl, "__", 2);
+        memcpy(s + nsl + 2, name, nl);
+    } else {
+        memcpy(s, name, nl);
+    }
+    s[n] = 0;
+    if (cp_count(s, n) > SY__RESP_MAX_TOOL_NAME) { /* LiteLLM's truncate_tool_name */
+        static const char hex[] = "0123456789abcdef";
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned mdlen = 0;
+        EVP_Digest(s, n, md, &mdlen, EVP_sha256(), NULL);
+        size_t p = cp_prefix(s, n, 55);
+        s[p++] = '_';
+        for (int i = 0; i < 4; i++) {
+            s[p++] = hex[md[i] >> 4];
+            s[p++] = hex[md[i] & 15];
+        }
+        s[p] = 0;
+        n = p;
+    }
+    *outn = n;
+    return s;
 }
 
 /* Tool x of d named fname[0..fl) (with namespace ns[0..nsl), NULL: top level)? */
@@ -50,9 +99,9 @@ static int tool_match(const struct sy_jdoc *d, uint32_t x, const char *ns, size_
                          : NULL;
     if (!nm)
         return 0;
-    int hit = ns && !sy__resp_default_ns(ns, nsl) ? is_qualified(fname, fl, ns, nsl, nm, nl)
-                                                  : nl == fl && !memcmp(nm, fname, fl);
-    if (!hit)
+    size_t cl;
+    const char *cn = sy__resp_chat_name(ns, nsl, nm, nl, a, &cl);
+    if (cl != fl || memcmp(cn, fname, fl))
         return 0;
     o->custom = custom;
     o->ns = ns && !sy__resp_default_ns(ns, nsl) ? ns : NULL;

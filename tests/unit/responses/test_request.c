@@ -517,6 +517,66 @@ static void namespace_and_custom(void **st)
                "input", "input[0].namespace");
 }
 
+/* A flattened name past 64 characters (Codex's MCP namespaces): cut as LiteLLM
+ * cuts tool names, the same in the tools and in the history, and mapped back
+ * to name + namespace in the answer. */
+static void long_names(void **st)
+{
+    (void)st;
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_resp_tx tx;
+    const char *ns = "mcp__a_rather_long_server_name_for_tests__";
+    const char *tool = "create_pull_request_review_comment_thread";
+    char req[1024];
+    snprintf(req, sizeof req,
+             "{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"%s\","
+             "\"namespace\":\"%s\",\"arguments\":\"{}\"}],\"tools\":[{\"type\":\"namespace\",\"name\":\"%s\","
+             "\"tools\":[{\"type\":\"function\",\"name\":\"%s\"}]}]}",
+             tool, ns, ns, tool);
+    char *chat = tx_run(req, 0, &tx, &a);
+    struct sy_jdoc d;
+    assert_int_equal(sy_jdom_parse(&d, chat, strlen(chat), &a, 0), 0);
+    uint32_t tn = sy_jdom_get(&d, sy_jdom_get(&d, sy_jdom_first(&d, sy_jdom_get(&d, 0, "tools")), "function"), "name");
+    size_t nl;
+    const char *name = sy_jdom_str(&d, tn, &a, &nl);
+    assert_int_equal(nl, 64);
+    char full[256];
+    snprintf(full, sizeof full, "%s__%s", ns, tool);
+    assert_memory_equal(name, full, 55);
+    assert_int_equal(name[55], '_');
+    for (int i = 56; i < 64; i++)
+        assert_true((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'));
+    /* the history's call got the same name */
+    char want[128];
+    snprintf(want, sizeof want, "\"name\":\"%s\"", name);
+    assert_non_null(strstr(strstr(chat, "\"messages\""), want));
+    assert_true(strstr(chat, want) != strstr(strrchr(chat, '['), want)); /* twice: history and tools */
+    /* the answer: the cut name back to the tool and its namespace */
+    char ans[512];
+    snprintf(ans, sizeof ans,
+             "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{"
+             "\"id\":\"t\",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":\"{}\"}}]},"
+             "\"finish_reason\":\"tool_calls\"}]}",
+             name);
+    struct sy_jdoc rq;
+    assert_int_equal(sy_jdom_parse(&rq, req, strlen(req), &a, 0), 0);
+    struct sy_resp_meta m = {.id = "resp_x", .model = "m", .id_seed = SEED, .req = &rq};
+    struct sy_buf out;
+    sy_buf_init(&out, 1 << 20);
+    assert_int_equal(sy_resp_from_openai(ans, strlen(ans), &m, &a, &out), 0);
+    snprintf(want, sizeof want, "\"name\":\"%s\",\"namespace\":\"%s\"", tool, ns);
+    assert_non_null(strstr(out.p, want));
+    sy_buf_free(&out);
+    /* a top-level function named past 64 characters is cut the same way */
+    char big[300];
+    snprintf(big, sizeof big, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\",\"name\":\"%s%s\"}]}",
+             ns, tool);
+    chat = tx_run(big, 0, &tx, &a);
+    assert_non_null(strstr(chat, "\"name\":\"mcp__a_rather_long_server_name_for_tests__create_pull_r_"));
+    sy_arena_free(&a);
+}
+
 static void text_format(void **st)
 {
     (void)st;
@@ -717,6 +777,7 @@ int main(void)
         cmocka_unit_test(tools_and_choice),
         cmocka_unit_test(hosted_tools),
         cmocka_unit_test(namespace_and_custom),
+        cmocka_unit_test(long_names),
         cmocka_unit_test(text_format),
         cmocka_unit_test(reasoning_and_scalars),
         cmocka_unit_test(errors),
