@@ -46,6 +46,12 @@
 
 enum sy_dialect_id { SY_DL_CHAT, SY_DL_MESSAGES, SY_DL_RESPONSES, SY_DL__COUNT };
 
+/* What a translation left out of the request, for the engine to tell. */
+struct sy_dl_report {
+    int had_web_search; /* the request has a web search tool: the translation depends on web_search */
+    char dropped[160];  /* hosted tool types dropped, comma-separated ("": none) */
+};
+
 /* The client's request and what its translation needs besides. */
 struct sy_dl_in {
     const struct sy_jdoc *req; /* the client's request, parsed (node 0 the object) */
@@ -53,6 +59,8 @@ struct sy_dl_in {
     size_t prior_len;
     const char *id_seed;  /* responses: 32 hex digits for generated item ids */
     struct sy_buf *items; /* responses: receives this request's input items (may be NULL) */
+    int web_search;       /* responses: the deployment's model searches the web (price map supports_web_search) */
+    struct sy_dl_report *report; /* responses: receives what was left out (may be NULL) */
 };
 
 /* How a translated answer is named and what it echoes (whole or streamed). */

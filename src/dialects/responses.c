@@ -24,9 +24,18 @@ static int resp_native(const struct sy_adapter *ad, const char *provider)
            strcmp(provider, "litellm_proxy") == 0;
 }
 
+_Static_assert(sizeof(((struct sy_dl_report *)0)->dropped) == sizeof(((struct sy_resp_tx *)0)->dropped),
+               "the report holds the translation's list of dropped tools");
+
 static int resp_to_chat(const struct sy_dl_in *in, struct sy_arena *a, struct sy_buf *out, struct sy_xerr *e)
 {
-    return sy_resp_to_openai(in->req, in->prior, in->prior_len, in->id_seed, a, out, in->items, e);
+    struct sy_resp_tx tx = {.web_search = in->web_search};
+    int rc = sy_resp_to_chat(in->req, in->prior, in->prior_len, in->id_seed, &tx, a, out, in->items, e);
+    if (in->report) {
+        in->report->had_web_search = tx.had_web_search;
+        memcpy(in->report->dropped, tx.dropped, sizeof in->report->dropped);
+    }
+    return rc;
 }
 
 static void resp_meta(struct sy_resp_meta *rm, const struct sy_dl_meta *m)

@@ -618,13 +618,15 @@ int sy_responses_mock_chat(struct sy_call *c, const char **body, size_t *n)
         sy_buf_init(&chat, 256u << 20);
         r->have_req = sy_jdom_parse(&r->req, c->req->body.p, c->req->body.len, &c->req->arena, 0) == 0;
         sy_buf_reset(&r->items);
+        struct sy_resp_tx tx = {0}; /* the built-in mock searches nothing */
         if (!r->have_req ||
-            sy_resp_to_openai(&r->req, r->prior, r->prior_len, r->seed, &c->req->arena, &chat, &r->items, &e) != 0) {
+            sy_resp_to_chat(&r->req, r->prior, r->prior_len, r->seed, &tx, &c->req->arena, &chat, &r->items, &e) != 0) {
             sy_buf_free(&chat);
             sy_call_error(c, e.status ? e.status : 400, "invalid_request_error", e.param[0] ? e.param : NULL,
                           e.message[0] ? e.message : "Invalid JSON payload", NULL, 0);
             return SY_DONE;
         }
+        memcpy(r->rep.dropped, tx.dropped, sizeof r->rep.dropped);
         r->chat = sy_arena_strndup(&c->req->arena, chat.p ? chat.p : "{}", chat.len);
         r->chat_len = chat.len;
         sy_buf_free(&chat);
@@ -669,10 +671,22 @@ void sy_responses_from_mock(struct sy_call *c, int stream, const struct sy_buf *
     sy_resp_stream_free(&s);
 }
 
+/* Hosted tools the translated deployment could not run and the request went
+ * without (request.c drops them rather than failing the turn). */
+static void responses_headers(const struct sy_call *c, struct sy_buf *b)
+{
+    if (!c->rsp || !c->rsp->rep.dropped[0])
+        return;
+    SY_BUF_LIT(b, "x-switchyard-dropped-tools: ");
+    sy_buf_puts(b, c->rsp->rep.dropped);
+    SY_BUF_LIT(b, "\r\n");
+}
+
 const struct sy_stage sy_stage_responses_prev = {
     .name = "responses_prev",
     .routes = SY_RKB(SY_RK_RESPONSES),
     .run = responses_prev_run,
+    .headers = responses_headers,
 };
 
 const struct sy_stage sy_stage_responses_id = {

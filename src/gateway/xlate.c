@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "core/errors.h"
+#include "core/log.h"
 #include "gateway/usage.h"
 #include "http/server.h"
 #include "providers/oai.h"
@@ -163,20 +164,35 @@ static int prior_missing(struct sy_call *c, struct sy_xcall *x)
     return 1;
 }
 
+/* Does the attempt's model search the web (the price map's supports_web_search)? */
+static int web_search_ok(struct sy_call *c, struct sy_xcall *x)
+{
+    const struct sy_price *p = sy_price_find(c->drt->d->provider, x->model);
+    return p && (p->supports & SY_SUPPORTS_WEB_SEARCH);
+}
+
 /* The client's request translated to chat by its dialect (once per call; for
- * Responses the stored conversation before it comes first). */
+ * Responses the stored conversation before it comes first, and a request with
+ * a web search tool again when an attempt's model differs in searching). */
 static int to_chat(struct sy_call *c, struct sy_xcall *x)
 {
-    if (x->oai_body)
+    if (x->oai_body && (!x->oai_had_ws || x->oai_ws == web_search_ok(c, x)))
         return 0;
+    x->oai_body = NULL;
+    x->have_oreq = 0;
     if (prior_missing(c, x) || client_doc(c, x))
         return SY_EINVAL;
     struct sy_rcall *r = c->rsp;
     struct sy_dl_in in = {.req = &x->areq};
     if (r) {
         sy_buf_reset(&r->items);
-        in = (struct sy_dl_in){
-            .req = &x->areq, .prior = r->prior, .prior_len = r->prior_len, .id_seed = r->seed, .items = &r->items};
+        in = (struct sy_dl_in){.req = &x->areq,
+                               .prior = r->prior,
+                               .prior_len = r->prior_len,
+                               .id_seed = r->seed,
+                               .items = &r->items,
+                               .web_search = sy_resp_wants_web_search(&x->areq) && web_search_ok(c, x),
+                               .report = &r->rep};
     }
     struct sy_buf b;
     sy_buf_init(&b, MAX_XBODY);
@@ -192,6 +208,13 @@ static int to_chat(struct sy_call *c, struct sy_xcall *x)
     x->oai_body = p;
     x->oai_len = b.len;
     sy_buf_free(&b);
+    if (r) {
+        x->oai_ws = in.web_search;
+        x->oai_had_ws = r->rep.had_web_search;
+        if (r->rep.dropped[0])
+            sy_warn("responses: call %s to %s: hosted tools dropped (the deployment cannot run them): %s", c->call_id,
+                    x->model, r->rep.dropped);
+    }
     return 0;
 }
 

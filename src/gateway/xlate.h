@@ -59,6 +59,8 @@ struct sy_rcall {
     int id_op;
     struct sy_resp_id rid;
     char full_id[600];
+    /* what the translation left out (x-switchyard-dropped-tools) */
+    struct sy_dl_report rep;
 };
 /* 1 when d serves the Responses API itself (openai, azure, xai, litellm_proxy). */
 int sy_resp_native(const struct sy_drt *d);
@@ -118,6 +120,8 @@ struct sy_xcall {
     unsigned p_nbody;
     const char *p_url, *p_headers;
     size_t p_headers_len;
+    /* Responses: oai_body was made with web search on; the request has a web search tool */
+    int oai_ws, oai_had_ws;
 };
 
 /* The client dialect of a route kind (enum sy_rkind): chat for the OpenAI

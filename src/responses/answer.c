@@ -22,6 +22,10 @@
  *   (message.function_call: one call)       call_id: the call's id (else "call_<seed>_<n>"),
  *                                           name, arguments (a string; an object's JSON text),
  *                                           status:completed}
+ *     named "S__N" after a namespace tool   {.., name:N, namespace:S, ..} (tools.c)
+ *     named after a custom tool             {type:custom_tool_call, id:"ctc_<seed>_<n>", call_id,
+ *                                           name, [namespace], input: the arguments' "input"
+ *                                           string (else the arguments as they are), status}
  *   usage.prompt_tokens                     usage.input_tokens
  *   usage.prompt_tokens_details.cached_tokens  usage.input_tokens_details.cached_tokens
  *     (else usage.cache_read_input_tokens)
@@ -265,13 +269,26 @@ static const char *message_text(const struct sy_jdoc *d, uint32_t c, struct sy_a
     return r;
 }
 
-static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t id, uint32_t fn, const char *seed, int n)
+/* One chat tool call -> a function_call item, or a custom_tool_call one when
+ * the name is a custom tool of the request; a namespaced tool's call gets
+ * its own name and "namespace" (tools.c). */
+static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t id, uint32_t fn,
+                            const struct sy_resp_meta *m, struct sy_arena *a, int n)
 {
+    const char *seed = m->id_seed ? m->id_seed : "";
     char buf[96];
+    uint32_t name = sy_jdom_member(d, fn, "name"), args = sy_jdom_member(d, fn, "arguments");
+    size_t fl = 0;
+    const char *fname = sy_jdom_kind(d, name) == 's' ? sy_jdom_view(d, name, a, &fl) : "";
+    struct sy__resp_tool tool;
+    sy__resp_tool_find(m->req, fname, fl, a, &tool);
     sy_jw_obj(w);
-    W_KLIT(w, "type", "function_call");
+    if (tool.custom)
+        W_KLIT(w, "type", "custom_tool_call");
+    else
+        W_KLIT(w, "type", "function_call");
     sy_jw_key(w, "id");
-    sy__resp_item_id(buf, sizeof buf, "fc", seed, n);
+    sy__resp_item_id(buf, sizeof buf, tool.custom ? "ctc" : "fc", seed, n);
     sy_jw_cstr(w, buf);
     sy_jw_key(w, "call_id");
     if (nonempty_str(d, id)) {
@@ -280,14 +297,26 @@ static void w_function_call(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i
         sy__resp_item_id(buf, sizeof buf, "call", seed, n);
         sy_jw_cstr(w, buf);
     }
-    uint32_t name = sy_jdom_member(d, fn, "name"), args = sy_jdom_member(d, fn, "arguments");
     sy_jw_key(w, "name");
-    if (sy_jdom_kind(d, name) == 's')
-        sy_jw_node(w, d, name);
-    else
-        sy_jw_str(w, "", 0);
-    sy_jw_key(w, "arguments");
-    sy_jw_node_as_str(w, d, args);
+    sy_jw_str(w, tool.name, tool.nl);
+    if (tool.ns) {
+        sy_jw_key(w, "namespace");
+        sy_jw_str(w, tool.ns, tool.nsl);
+    }
+    if (tool.custom) {
+        size_t al = 0, il;
+        const char *as = "";
+        if (sy_jdom_kind(d, args) == 's')
+            as = sy_jdom_view(d, args, a, &al);
+        else if (args)
+            as = sy_jdom_raw(d, args, &al);
+        const char *in = sy__resp_custom_input(as, al, a, &il);
+        sy_jw_key(w, "input");
+        sy_jw_str(w, in, il);
+    } else {
+        sy_jw_key(w, "arguments");
+        sy_jw_node_as_str(w, d, args);
+    }
     W_KLIT(w, "status", "completed");
     sy_jw_end(w);
 }
@@ -394,9 +423,9 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
         int k = 0;
         for (uint32_t tc = sy_jdom_first(&d, tcs); tc; tc = sy_jdom_next(&d, tc))
             if (sy_jdom_kind(&d, tc) == 'o')
-                w_function_call(&w, &d, sy_jdom_member(&d, tc, "id"), sy_jdom_member(&d, tc, "function"), seed, k++);
+                w_function_call(&w, &d, sy_jdom_member(&d, tc, "id"), sy_jdom_member(&d, tc, "function"), m, a, k++);
     } else if (ncalls) {
-        w_function_call(&w, &d, 0, fc, seed, 0);
+        w_function_call(&w, &d, 0, fc, m, a, 0);
     }
     sy_jw_end(&w);
     sy__resp_tail(&w, m, &st);

@@ -34,18 +34,33 @@
  *                                              when there is one (reasoning items between
  *                                              them do not count); arguments that are not a
  *                                              string are written as their JSON text
+ *       with namespace S (not "functions")     the call named "S__name" (what tools() named it)
+ *     custom_tool_call {call_id, name, input}  a call of the same assistant message, arguments
+ *                                              the JSON text {"input":<input>}
  *     function_call_output {call_id, output}   {role:tool, tool_call_id, content: "s", or the
- *                                              output parts' texts joined "\n"}; no call_id:
+ *     custom_tool_call_output (the same)       output parts' texts joined "\n"}; no call_id:
  *                                              no message (as LiteLLM)
- *     reasoning                                dropped (chat has no place for it)
+ *     reasoning; hosted tools' items           dropped (chat has no place for them)
+ *       (web_search_call, tool_search_call,
+ *       tool_search_output, image_generation_call,
+ *       file_search_call, code_interpreter_call)
  *     item_reference, any other type           400 param "input" (needs a native deployment)
  *   tools [{type:function, name, description,  tools [{type:function, function:{name,
  *           parameters, strict}]               description (default ""), parameters (default
  *                                              {type:object}; "type":"object" added when
  *                                              missing), strict (default false)}}] (LiteLLM)
- *   tools of any other type (web_search,       400 param "tools": "switchyard: tool type '<t>'
- *     file_search, mcp, computer_use ...)      needs a deployment with OpenAI's Responses API
- *                                              (openai/azure)"
+ *   {type:namespace, name:S, tools:[...]}      each inner function / custom tool as below,
+ *                                              named "S__<name>" ("functions", "": the name)
+ *   {type:custom, name, description, format}   a function tool of one required string
+ *                                              "input"; a format's definition appended to
+ *                                              the description ("\n\nFormat:\n```<syntax>\n
+ *                                              <definition>\n```", LiteLLM's custom_tools.py)
+ *   web_search, web_search_preview (+ dated)   web_search_options {search_context_size,
+ *                                              user_location {type:approximate, approximate:
+ *                                              {city, country, region, timezone}}} when
+ *                                              tx->web_search, else dropped (the last one wins)
+ *   tools of any other type (tool_search,      dropped, named in tx->dropped (a header value:
+ *     image_generation, file_search, mcp ...)  [A-Za-z0-9_.-] names only, each once)
  *   tool_choice "auto"|"none"|"required"       the same string
  *   tool_choice {type:function, name:X}        {type:function, function:{name:X}}
  *     ({type:function, function:{name:X}})     (the same)
@@ -53,7 +68,8 @@
  *   tool_choice {type:required|any|tool},      "required" (LiteLLM's _transform_tool_choice)
  *     {type:function} without a name
  *   tool_choice {type:allowed_tools, mode}     mode ("auto" when not a string)
- *   tool_choice {type:<hosted tool>}           400 param "tool_choice"
+ *   tool_choice {type:custom, name:X}          {type:function, function:{name:X}}
+ *   tool_choice {type:<hosted tool>}           "auto" (dropped, or web search chat cannot force)
  *   (tool_choice, parallel_tool_calls without  not sent: OpenAI refuses them without tools)
  *    any function tool)
  *   parallel_tool_calls, temperature, top_p,   same names, values copied
@@ -94,7 +110,8 @@
  * a non-empty string, else "<prefix>_<id_seed>_i<n>" with n the item's index in
  * input and prefix msg (message), fc (function_call), fco
  * (function_call_output), rs (reasoning), item (other); "_i<n>" keeps them
- * apart from the output ids answer.c derives from the same seed
+ * apart from the output ids answer.c derives from the same seed; ctc / ctco for
+ * custom_tool_call / _output
  * ("msg_<seed>", "fc_<seed>_<n>", "rs_<seed>"). A message's string content
  * becomes [{"type":"input_text","text":S}] ([{"type":"output_text","text":S,
  * "annotations":[]}] for the assistant), and a message without a role gets
@@ -113,6 +130,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "responses/resp_impl.h"
 #include "responses/responses.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -139,6 +157,9 @@ struct tx {
     uint32_t nmsg;   /* chat messages written */
     char seed[65];
     struct sy_xerr *e;
+    struct sy_resp_tx *tx; /* the caller's options and report (NULL: none) */
+    int ws;                /* web_search tools become web_search_options */
+    uint32_t wsopt;        /* that tool (0: none) */
 };
 
 static int bad(struct tx *t, const char *param, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -402,16 +423,45 @@ static int w_message(struct tx *t, uint32_t it, uint32_t i)
     return 0;
 }
 
-static int w_call(struct tx *t, uint32_t it, uint32_t i)
+/* "name": the call's name, qualified "<namespace>__<name>" when it carries a
+ * namespace other than the default one (what tools() named the function). */
+static void w_call_name(struct tx *t, uint32_t name, uint32_t ns)
+{
+    const struct sy_jdoc *d = t->d;
+    struct sy_jw *w = &t->w;
+    size_t nl = 0, sl = 0;
+    const char *n = name ? sy_jdom_view(d, name, t->a, &nl) : "";
+    const char *sp = sy_jdom_kind(d, ns) == 's' ? sy_jdom_view(d, ns, t->a, &sl) : NULL;
+    sy_jw_key(w, "name");
+    if ((!sp || sy__resp_default_ns(sp, sl)) && nl <= SY__RESP_MAX_TOOL_NAME) {
+        if (name)
+            sy_jw_node(w, d, name);
+        else
+            sy_jw_str(w, "", 0);
+        return;
+    }
+    size_t ql;
+    const char *q = sy__resp_chat_name(sp, sl, n, nl, t->a, &ql);
+    sy_jw_str(w, q, ql);
+}
+
+/* function_call, and custom_tool_call (custom: its raw input as the
+ * arguments {"input":...} of the function request.c made of the tool). */
+static int w_call(struct tx *t, uint32_t it, uint32_t i, int custom)
 {
     const struct sy_jdoc *d = t->d;
     struct sy_jw *w = &t->w;
     uint32_t cid = sy_jdom_member(d, it, "call_id"), id = sy_jdom_member(d, it, "id"),
-             name = sy_jdom_member(d, it, "name"), args = sy_jdom_member(d, it, "arguments");
+             name = sy_jdom_member(d, it, "name"), args = sy_jdom_member(d, it, "arguments"),
+             ns = sy_jdom_member(d, it, "namespace"), input = sy_jdom_member(d, it, "input");
     if (cid && sy_jdom_kind(d, cid) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].call_id': expected a string.", t->lbl, i);
     if (name && sy_jdom_kind(d, name) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].name': expected a string.", t->lbl, i);
+    if (ns && sy_jdom_kind(d, ns) != 's')
+        return bad(t, t->param, "Invalid type for '%s[%u].namespace': expected a string.", t->lbl, i);
+    if (custom && input && sy_jdom_kind(d, input) != 's')
+        return bad(t, t->param, "Invalid type for '%s[%u].input': expected a string.", t->lbl, i);
     if (!t->asst) {
         sy_jw_obj(w);
         W_KLIT(w, "role", "assistant");
@@ -436,13 +486,21 @@ static int w_call(struct tx *t, uint32_t it, uint32_t i)
     W_KLIT(w, "type", "function");
     sy_jw_key(w, "function");
     sy_jw_obj(w);
-    sy_jw_key(w, "name");
-    if (name)
-        sy_jw_node(w, d, name);
-    else
-        sy_jw_str(w, "", 0);
+    w_call_name(t, name, ns);
     sy_jw_key(w, "arguments");
-    sy_jw_node_as_str(w, d, args); /* 0 (absent) writes "" */
+    if (custom) { /* {"input":<the input string>} as a JSON string */
+        size_t rl = 0;
+        const char *raw = input ? sy_jdom_raw(d, input, &rl) : "\"\"";
+        if (!input)
+            rl = 2;
+        char *o = sy_arena_alloc(t->a, rl + 11);
+        memcpy(o, "{\"input\":", 9);
+        memcpy(o + 9, raw, rl);
+        o[9 + rl] = '}';
+        sy_jw_str(w, o, rl + 10);
+    } else {
+        sy_jw_node_as_str(w, d, args); /* 0 (absent) writes "" */
+    }
     sy_jw_end(w);
     sy_jw_end(w);
     return 0;
@@ -476,6 +534,11 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
     return 0;
 }
 
+/* Items of hosted tools (run by OpenAI, never by a translated deployment):
+ * dropped from the history. */
+static const char *const hosted_calls[] = {"web_search_call",       "tool_search_call", "tool_search_output",
+                                           "image_generation_call", "file_search_call", "code_interpreter_call"};
+
 /* One input item (of t->d) -> zero or one chat message (or a tool call
  * added to the open assistant message). */
 static int w_item(struct tx *t, uint32_t it, uint32_t i)
@@ -488,12 +551,15 @@ static int w_item(struct tx *t, uint32_t it, uint32_t i)
         return w_message(t, it, i);
     if (sy_jdom_kind(d, type) != 's')
         return bad(t, t->param, "Invalid type for '%s[%u].type': expected a string.", t->lbl, i);
-    if (sy_jdom_str_eq(d, type, "function_call"))
-        return w_call(t, it, i);
-    if (sy_jdom_str_eq(d, type, "function_call_output"))
+    if (sy_jdom_str_eq(d, type, "function_call") || sy_jdom_str_eq(d, type, "custom_tool_call"))
+        return w_call(t, it, i, sy_jdom_str_eq(d, type, "custom_tool_call"));
+    if (sy_jdom_str_eq(d, type, "function_call_output") || sy_jdom_str_eq(d, type, "custom_tool_call_output"))
         return w_call_output(t, it, i);
     if (sy_jdom_str_eq(d, type, "reasoning"))
         return 0;
+    for (size_t k = 0; k < sizeof hosted_calls / sizeof *hosted_calls; k++)
+        if (sy_jdom_str_eq(d, type, hosted_calls[k]))
+            return 0; /* a hosted tool's work: nothing a chat model can be shown */
     int l;
     const char *s = clip(t, d, type, &l);
     return bad(t, t->param,
@@ -512,11 +578,13 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
     uint32_t type = sy_jdom_member(d, it, "type"), id = sy_jdom_member(d, it, "id"),
              role = sy_jdom_member(d, it, "role");
     int msg = !type || sy_jdom_str_eq(d, type, "message");
-    const char *pre = msg                                               ? "msg"
-                      : sy_jdom_str_eq(d, type, "function_call")        ? "fc"
-                      : sy_jdom_str_eq(d, type, "function_call_output") ? "fco"
-                      : sy_jdom_str_eq(d, type, "reasoning")            ? "rs"
-                                                                        : "item";
+    const char *pre = msg                                                  ? "msg"
+                      : sy_jdom_str_eq(d, type, "function_call")           ? "fc"
+                      : sy_jdom_str_eq(d, type, "function_call_output")    ? "fco"
+                      : sy_jdom_str_eq(d, type, "custom_tool_call")        ? "ctc"
+                      : sy_jdom_str_eq(d, type, "custom_tool_call_output") ? "ctco"
+                      : sy_jdom_str_eq(d, type, "reasoning")               ? "rs"
+                                                                           : "item";
     int asst = sy_jdom_str_eq(d, role, "assistant");
     sy_jw_obj(w);
     sy_jw_key(w, "type");
@@ -563,9 +631,166 @@ static void w_input_item(struct tx *t, uint32_t it, uint32_t i)
 
 /* ---- the rest of the request ------------------------------------------------ */
 
-static int is_function_tool(const struct sy_jdoc *d, uint32_t x)
+/* A web search tool: web_search, web_search_preview and their dated names
+ * (web_search_2025_08_26, web_search_preview_2025_03_11); written without
+ * escapes (an escaped one is another hosted tool: dropped). */
+static int is_web_search(const struct sy_jdoc *d, uint32_t type)
 {
-    return sy_jdom_str_eq(d, sy_jdom_member(d, x, "type"), "function");
+    size_t l;
+    const char *s = sy_jdom_kind(d, type) == 's' && !d->n[type].esc ? sy_jdom_view(d, type, NULL, &l) : NULL;
+    if (!s || l < 10 || memcmp(s, "web_search", 10))
+        return 0;
+    s += 10, l -= 10;
+    if (l >= 8 && !memcmp(s, "_preview", 8))
+        s += 8, l -= 8;
+    return l == 0 || (l >= 2 && s[0] == '_' && s[1] >= '0' && s[1] <= '9');
+}
+
+int sy_resp_wants_web_search(const struct sy_jdoc *req)
+{
+    uint32_t tl = req && req->count && req->n[0].type == 'o' ? sy_jdom_top(req, "tools") : 0;
+    if (sy_jdom_kind(req, tl) != 'a')
+        return 0;
+    for (uint32_t x = sy_jdom_first(req, tl); x; x = sy_jdom_next(req, x))
+        if (sy_jdom_kind(req, x) == 'o' && is_web_search(req, sy_jdom_member(req, x, "type")))
+            return 1;
+    return 0;
+}
+
+/* Adds hosted tool type node `type` to the report of dropped tools (once). */
+static void dropped(struct tx *t, uint32_t type)
+{
+    if (!t->tx)
+        return;
+    size_t l;
+    const char *s = sy_jdom_view(t->r, type, t->a, &l);
+    char *b = t->tx->dropped;
+    size_t have = strlen(b);
+    for (const char *p = b; *p;) { /* already listed? */
+        const char *c = strchr(p, ',');
+        size_t pl = c ? (size_t)(c - p) : strlen(p);
+        if (pl == l && !memcmp(p, s, l))
+            return;
+        p += pl + (c != NULL);
+    }
+    for (size_t i = 0; i < l; i++) /* a header value: [A-Za-z0-9_.-] only */
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_' || s[i] == '-' || s[i] == '.'))
+            return;
+    if (!l || have + (have > 0) + l >= sizeof t->tx->dropped)
+        return;
+    if (have)
+        b[have++] = ',';
+    memcpy(b + have, s, l);
+    b[have + l] = 0;
+}
+
+/* One function tool x (i: its index in tools, j: in its namespace's tools, or
+ * -1) -> a chat tool named "<ns>__<name>" (ns NULL or default: the name). A
+ * custom tool becomes a function of one required string "input", its format's
+ * grammar appended to the description (LiteLLM's custom_tools.py). */
+static int w_tool(struct tx *t, uint32_t x, uint32_t i, int j, const char *ns, size_t nsl, int custom)
+{
+    const struct sy_jdoc *d = t->r;
+    struct sy_jw *w = &t->w;
+    char at[48];
+    if (j >= 0)
+        snprintf(at, sizeof at, "tools[%u].tools[%d]", i, j);
+    else
+        snprintf(at, sizeof at, "tools[%u]", i);
+    uint32_t name = sy_jdom_member(d, x, "name"), desc = sy_jdom_member(d, x, "description"),
+             par = sy_jdom_member(d, x, "parameters"), strict = sy_jdom_member(d, x, "strict"),
+             fmt = sy_jdom_member(d, x, "format");
+    int sv = 0;
+    if (sy_jdom_kind(d, name) != 's')
+        return bad(t, "tools", "Missing required parameter: '%s.name'.", at);
+    if (desc && sy_jdom_kind(d, desc) != 's')
+        return bad(t, "tools", "Invalid type for '%s.description': expected a string.", at);
+    if (!custom && par && sy_jdom_kind(d, par) != 'o')
+        return bad(t, "tools", "Invalid type for '%s.parameters': expected an object.", at);
+    if (!custom && strict && !sy_jdom_bool(d, strict, &sv))
+        return bad(t, "tools", "Invalid type for '%s.strict': expected a boolean.", at);
+    if (custom && fmt && sy_jdom_kind(d, fmt) != 'o')
+        return bad(t, "tools", "Invalid type for '%s.format': expected an object.", at);
+    sy_jw_obj(w);
+    W_KLIT(w, "type", "function");
+    sy_jw_key(w, "function");
+    sy_jw_obj(w);
+    size_t nl, ql;
+    const char *n = sy_jdom_view(d, name, t->a, &nl);
+    if ((ns && !sy__resp_default_ns(ns, nsl)) || nl > SY__RESP_MAX_TOOL_NAME) {
+        const char *q = sy__resp_chat_name(ns, nsl, n, nl, t->a, &ql);
+        sy_jw_key(w, "name");
+        sy_jw_str(w, q, ql);
+    } else {
+        W_KNODE(w, "name", d, name);
+    }
+    sy_jw_key(w, "description");
+    size_t dl = 0, sl = 0, fl = 0;
+    const char *ds = desc ? sy_jdom_view(d, desc, t->a, &dl) : "";
+    uint32_t syn = sy_jdom_member(d, fmt, "syntax"), def = sy_jdom_member(d, fmt, "definition");
+    const char *defs = custom && sy_jdom_kind(d, def) == 's' ? sy_jdom_view(d, def, t->a, &fl) : NULL;
+    const char *syns = sy_jdom_kind(d, syn) == 's' ? sy_jdom_view(d, syn, t->a, &sl) : "";
+    if (defs && fl) { /* "<description>\n\nFormat:\n```<syntax>\n<definition>\n```" */
+        struct sy_buf b;
+        sy_buf_init(&b, (size_t)1 << 30);
+        sy_buf_append(&b, ds, dl);
+        SY_BUF_LIT(&b, "\n\nFormat:\n```");
+        sy_buf_append(&b, syns, sl);
+        SY_BUF_LIT(&b, "\n");
+        sy_buf_append(&b, defs, fl);
+        SY_BUF_LIT(&b, "\n```");
+        sy_jw_str(w, b.p ? b.p : "", b.len);
+        sy_buf_free(&b);
+    } else if (desc) {
+        sy_jw_node(w, d, desc);
+    } else {
+        sy_jw_str(w, "", 0);
+    }
+    sy_jw_key(w, "parameters");
+    if (custom) {
+        char *pd = sy_arena_alloc(t->a, nl + 64);
+        int pl = snprintf(pd, nl + 64, "The %.*s input, in the format described above", (int)nl, n);
+        sy_jw_obj(w);
+        W_KLIT(w, "type", "object");
+        sy_jw_key(w, "properties");
+        sy_jw_obj(w);
+        sy_jw_key(w, "input");
+        sy_jw_obj(w);
+        W_KLIT(w, "type", "string");
+        sy_jw_key(w, "description");
+        sy_jw_str(w, pd, pl > 0 ? (size_t)pl : 0);
+        sy_jw_end(w);
+        sy_jw_end(w);
+        sy_jw_key(w, "required");
+        W_RAW(w, "[\"input\"]");
+        sy_jw_end(w);
+    } else if (!par || !d->n[par].kids) {
+        W_RAW(w, "{\"type\":\"object\"}");
+    } else if (sy_jdom_at(d, par, "type")) {
+        sy_jw_node(w, d, par);
+    } else { /* LiteLLM adds "type":"object" (last): the raw object without its "}" */
+        size_t l;
+        const char *p = sy_jdom_raw(d, par, &l);
+        char *b = sy_arena_alloc(t->a, l + 16);
+        memcpy(b, p, l - 1);
+        memcpy(b + l - 1, ",\"type\":\"object\"}", 17);
+        sy_jw_raw(w, b, l + 16);
+    }
+    sy_jw_key(w, "strict");
+    sy_jw_bool(w, sv);
+    sy_jw_end(w);
+    sy_jw_end(w);
+    return 0;
+}
+
+/* "tools":[ before the first chat tool (n: written so far). */
+static void open_tools(struct tx *t, uint32_t n)
+{
+    if (!n) {
+        sy_jw_key(&t->w, "tools");
+        sy_jw_arr(&t->w);
+    }
 }
 
 /* tools -> chat tools; *n: function tools written. */
@@ -574,6 +799,7 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
     const struct sy_jdoc *d = t->r;
     struct sy_jw *w = &t->w;
     uint32_t i = 0;
+    int rc;
     *n = 0;
     if (sy_jdom_kind(d, tl) != 'a')
         return bad(t, "tools", "Invalid type for 'tools': expected an array of tools.");
@@ -583,60 +809,84 @@ static int tools(struct tx *t, uint32_t tl, uint32_t *n)
         uint32_t type = sy_jdom_member(d, x, "type");
         if (sy_jdom_kind(d, type) != 's')
             return bad(t, "tools", "Missing required parameter: 'tools[%u].type'.", i);
-        if (!is_function_tool(d, x)) {
-            int l;
-            const char *s = clip(t, d, type, &l);
-            return bad(t, "tools",
-                       "switchyard: tool type '%.*s' needs a deployment with OpenAI's Responses API (openai/azure)", l,
-                       s);
+        int fn = sy_jdom_str_eq(d, type, "function"), custom = sy_jdom_str_eq(d, type, "custom");
+        int ns = sy_jdom_str_eq(d, type, "namespace");
+        if (!fn && !custom && !ns) { /* a hosted tool: web search maps, the rest is dropped */
+            if (is_web_search(d, type)) {
+                if (t->tx)
+                    t->tx->had_web_search = 1;
+                if (t->ws) {
+                    t->wsopt = x; /* (the last one, as LiteLLM) */
+                    continue;
+                }
+            }
+            dropped(t, type);
+            continue;
         }
-        uint32_t name = sy_jdom_member(d, x, "name"), desc = sy_jdom_member(d, x, "description"),
-                 par = sy_jdom_member(d, x, "parameters"), strict = sy_jdom_member(d, x, "strict");
-        int sv = 0;
-        if (sy_jdom_kind(d, name) != 's')
+        if (!ns) {
+            open_tools(t, *n);
+            if ((rc = w_tool(t, x, i, -1, NULL, 0, custom)))
+                return rc;
+            (*n)++;
+            continue;
+        }
+        uint32_t nn = sy_jdom_member(d, x, "name"), inner = sy_jdom_member(d, x, "tools");
+        if (sy_jdom_kind(d, nn) != 's')
             return bad(t, "tools", "Missing required parameter: 'tools[%u].name'.", i);
-        if (desc && sy_jdom_kind(d, desc) != 's')
-            return bad(t, "tools", "Invalid type for 'tools[%u].description': expected a string.", i);
-        if (par && sy_jdom_kind(d, par) != 'o')
-            return bad(t, "tools", "Invalid type for 'tools[%u].parameters': expected an object.", i);
-        if (strict && !sy_jdom_bool(d, strict, &sv))
-            return bad(t, "tools", "Invalid type for 'tools[%u].strict': expected a boolean.", i);
-        if (!*n) {
-            sy_jw_key(w, "tools");
-            sy_jw_arr(w);
+        if (sy_jdom_kind(d, inner) != 'a')
+            return bad(t, "tools", "Invalid type for 'tools[%u].tools': expected an array of tools.", i);
+        size_t nsl;
+        const char *nsn = sy_jdom_view(d, nn, t->a, &nsl);
+        int j = 0;
+        for (uint32_t y = sy_jdom_first(d, inner); y; y = sy_jdom_next(d, y), j++) {
+            uint32_t it = sy_jdom_kind(d, y) == 'o' ? sy_jdom_member(d, y, "type") : 0;
+            int ic = sy_jdom_str_eq(d, it, "custom");
+            if (!ic && !sy_jdom_str_eq(d, it, "function"))
+                return bad(t, "tools", "Invalid value for 'tools[%u].tools[%d].type': expected 'function' or 'custom'.",
+                           i, j);
+            open_tools(t, *n);
+            if ((rc = w_tool(t, y, i, j, nsn, nsl, ic)))
+                return rc;
+            (*n)++;
         }
-        (*n)++;
-        sy_jw_obj(w);
-        W_KLIT(w, "type", "function");
-        sy_jw_key(w, "function");
-        sy_jw_obj(w);
-        W_KNODE(w, "name", d, name);
-        sy_jw_key(w, "description");
-        if (desc)
-            sy_jw_node(w, d, desc);
-        else
-            sy_jw_str(w, "", 0);
-        sy_jw_key(w, "parameters");
-        if (!par || !d->n[par].kids) {
-            W_RAW(w, "{\"type\":\"object\"}");
-        } else if (sy_jdom_at(d, par, "type")) {
-            sy_jw_node(w, d, par);
-        } else { /* LiteLLM adds "type":"object" (last): the raw object without its "}" */
-            size_t l;
-            const char *p = sy_jdom_raw(d, par, &l);
-            char *b = sy_arena_alloc(t->a, l + 16);
-            memcpy(b, p, l - 1);
-            memcpy(b + l - 1, ",\"type\":\"object\"}", 17);
-            sy_jw_raw(w, b, l + 16);
-        }
-        sy_jw_key(w, "strict");
-        sy_jw_bool(w, sv);
-        sy_jw_end(w);
-        sy_jw_end(w);
     }
     if (*n)
         sy_jw_end(w);
     return 0;
+}
+
+/* The web_search tool x -> chat's web_search_options {search_context_size,
+ * user_location {type:"approximate", approximate:{city, country, region,
+ * timezone}}} (a user_location already in chat's shape is copied). */
+static void web_search_options(struct tx *t, uint32_t x)
+{
+    const struct sy_jdoc *d = t->r;
+    struct sy_jw *w = &t->w;
+    uint32_t sz = sy_jdom_member(d, x, "search_context_size"), ul = sy_jdom_member(d, x, "user_location");
+    sy_jw_key(w, "web_search_options");
+    sy_jw_obj(w);
+    if (sy_jdom_kind(d, sz) == 's')
+        W_KNODE(w, "search_context_size", d, sz);
+    if (sy_jdom_kind(d, ul) == 'o') {
+        sy_jw_key(w, "user_location");
+        if (sy_jdom_kind(d, sy_jdom_member(d, ul, "approximate")) == 'o') {
+            sy_jw_node(w, d, ul);
+        } else {
+            static const char *const keys[] = {"city", "country", "region", "timezone"};
+            sy_jw_obj(w);
+            W_KLIT(w, "type", "approximate");
+            sy_jw_key(w, "approximate");
+            sy_jw_obj(w);
+            for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+                uint32_t v = sy_jdom_member(d, ul, keys[k]);
+                if (sy_jdom_kind(d, v) == 's')
+                    W_KNODE(w, keys[k], d, v);
+            }
+            sy_jw_end(w);
+            sy_jw_end(w);
+        }
+    }
+    sy_jw_end(w);
 }
 
 /* tool_choice -> chat tool_choice (written only when write is set). */
@@ -655,7 +905,8 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
     uint32_t type = sy_jdom_member(d, tc, "type"), name = sy_jdom_member(d, tc, "name"),
              fname = sy_jdom_member(d, sy_jdom_member(d, tc, "function"), "name");
     const char *s = NULL;
-    if (sy_jdom_str_eq(d, type, "function") && (nonempty_str(d, name) || nonempty_str(d, fname))) {
+    if ((sy_jdom_str_eq(d, type, "function") || sy_jdom_str_eq(d, type, "custom")) &&
+        (nonempty_str(d, name) || nonempty_str(d, fname))) {
         if (write) {
             sy_jw_key(w, "tool_choice");
             sy_jw_obj(w);
@@ -695,11 +946,11 @@ static int tool_choice(struct tx *t, uint32_t tc, int write)
     }
     if (sy_jdom_kind(d, type) != 's')
         return bad(t, "tool_choice", "Missing required parameter: 'tool_choice.type'.");
-    int l;
-    const char *ts = clip(t, d, type, &l);
-    return bad(t, "tool_choice",
-               "switchyard: tool_choice type '%.*s' needs a deployment with OpenAI's Responses API (openai/azure)", l,
-               ts);
+    if (write) { /* a hosted tool (dropped, or web search, which chat cannot force): the model decides */
+        sy_jw_key(w, "tool_choice");
+        sy_jw_str(w, "auto", 4);
+    }
+    return 0;
 }
 
 /* A member copied as is under name `to` after a type check: 'n' number, 'i'
@@ -902,6 +1153,8 @@ static int translate(struct tx *t, const char *prior, size_t pn)
         return bad(t, "parallel_tool_calls", "Invalid type for 'parallel_tool_calls': expected a boolean.");
     if (ptc && ntools)
         W_KNODE(w, "parallel_tool_calls", d, ptc);
+    if (t->wsopt)
+        web_search_options(t, t->wsopt);
     if ((rc = copy(t, "temperature", "temperature", 'n')) || (rc = copy(t, "top_p", "top_p", 'n')) ||
         (rc = copy(t, "max_output_tokens", "max_tokens", 'i')) || (rc = copy(t, "user", "user", 's')) ||
         (rc = copy(t, "metadata", "metadata", 'o')) || (rc = copy(t, "seed", "seed", 'i')))
@@ -936,7 +1189,25 @@ static int translate(struct tx *t, const char *prior, size_t pn)
 int sy_resp_to_openai(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_arena *a,
                       struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e)
 {
-    struct tx t = {.r = req, .d = req, .param = "input", .lbl = "input", .a = a, .items = items != NULL, .e = e};
+    return sy_resp_to_chat(req, prior, pn, id_seed, NULL, a, out, items, e);
+}
+
+int sy_resp_to_chat(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_resp_tx *tx,
+                    struct sy_arena *a, struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e)
+{
+    struct tx t = {.r = req,
+                   .d = req,
+                   .param = "input",
+                   .lbl = "input",
+                   .a = a,
+                   .items = items != NULL,
+                   .e = e,
+                   .tx = tx,
+                   .ws = tx && tx->web_search};
+    if (tx) {
+        tx->had_web_search = 0;
+        tx->dropped[0] = 0;
+    }
     snprintf(t.seed, sizeof t.seed, "%s", id_seed ? id_seed : "00000000000000000000000000000000");
     size_t mark = out->len, imark = items ? items->len : 0;
     sy_jw_init(&t.w, out);

@@ -57,4 +57,38 @@ const char *sy__resp_incomplete_reason(const char *f, size_t n);
 /* Output item ids: "<prefix>_<seed>" when k < 0, else "<prefix>_<seed>_<k>". */
 void sy__resp_item_id(char *out, size_t cap, const char *prefix, const char *seed, int k);
 
+/* ---- tools.c: chat tool calls back to the client's tools ------------------ */
+
+/* What a chat function name stands for among the request's tools. */
+struct sy__resp_tool {
+    int custom;     /* a custom (freeform) tool: a custom_tool_call item */
+    const char *ns; /* its namespace; NULL: none (or the default "functions") */
+    size_t nsl;
+    const char *name; /* the tool's own name (the chat name when not found) */
+    size_t nl;
+};
+/* 1 when fname[0..fl) is one of req's tools as request.c flattened them, o
+ * filled (strings in req or a); 0 otherwise (o names fname, no namespace). */
+int sy__resp_tool_find(const struct sy_jdoc *req, const char *fname, size_t fl, struct sy_arena *a,
+                       struct sy__resp_tool *o);
+/* The chat function name of tool name[0..nl) of namespace ns (NULL: top
+ * level): "<ns>__<name>" ("functions", "": the name), past
+ * SY__RESP_MAX_TOOL_NAME characters its first 55, "_" and 8 hex digits of
+ * its sha256. A string from a; *outn its length. */
+#define SY__RESP_MAX_TOOL_NAME 64
+const char *sy__resp_chat_name(const char *ns, size_t nsl, const char *name, size_t nl, struct sy_arena *a,
+                               size_t *outn);
+/* 1 for the namespace a tool keeps its bare name in: "" or "functions". */
+int sy__resp_default_ns(const char *ns, size_t n);
+/* A custom tool call's raw input from its chat arguments args[0..n): the
+ * "input" string of the object, else the arguments as they are. */
+const char *sy__resp_custom_input(const char *args, size_t n, struct sy_arena *a, size_t *outn);
+
+/* Streamed unwrapping of {"input":"..."} (struct sy_resp_cin, zeroed to
+ * start): fed the whole arguments text so far each time (p[0..n), growing),
+ * it appends the newly decoded input to out. In another shape (state 3)
+ * nothing more is decoded: the item's final input says what it was. 0 or
+ * SY_ENOSPC. */
+int sy__resp_cin_feed(struct sy_resp_cin *c, const char *p, size_t n, struct sy_buf *out);
+
 #endif

@@ -37,11 +37,12 @@
  * request JSON appended to out. Handled members:
  *   model (kept as given), input (string, or a list of items: messages with
  *   string or input_text / input_image / input_file / output_text / refusal
- *   parts; function_call; function_call_output; reasoning (dropped: chat has
- *   no place for it); item_reference (400)), instructions (a first system
- *   message), tools (function tools -> chat tools; web_search / file_search /
- *   computer_use / mcp / code_interpreter / image_generation -> 400 naming the
- *   tool type), tool_choice ("auto"|"none"|"required"|{type:function,name}),
+ *   parts; function_call; function_call_output; custom_tool_call[_output];
+ *   reasoning and hosted tools' items (dropped: chat has no place for them);
+ *   item_reference (400)), instructions (a first system message), tools
+ *   (function, namespace and custom tools -> chat tools; hosted tools dropped,
+ *   web search maybe mapped: sy_resp_to_chat below), tool_choice
+ *   ("auto"|"none"|"required"|{type:function|custom,name}; a hosted tool: auto),
  *   parallel_tool_calls, text.format (json_schema -> response_format
  *   {type:json_schema,json_schema:{name,schema,strict}}; json_object; text),
  *   reasoning.effort -> reasoning_effort, max_output_tokens -> max_tokens,
@@ -66,6 +67,32 @@
  * reached (e filled, 413). Scratch memory comes from a. */
 int sy_resp_to_openai(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_arena *a,
                       struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e);
+
+/* The same, with what depends on the deployment and what was left out:
+ *   namespace tools -> function tools "<namespace>__<name>" ("functions":
+ *     the bare name); custom tools -> function tools with one required
+ *     string parameter "input" (the grammar appended to the description);
+ *   web_search / web_search_preview[_*] -> web_search_options when
+ *     tx->web_search, else dropped; every other hosted tool type
+ *     (tool_search, image_generation, file_search, mcp, ...) dropped; a
+ *     tool_choice naming one becomes "auto";
+ *   function_call items with a namespace -> "<namespace>__<name>";
+ *     custom_tool_call -> a tool call with arguments {"input":...};
+ *     custom_tool_call_output -> a tool message; hosted tool call items
+ *     (web_search_call, tool_search_call / _output, image_generation_call,
+ *     file_search_call, code_interpreter_call) dropped.
+ * tx may be NULL (web search off, drops not reported). sy_resp_to_openai is
+ * this with tx NULL. */
+struct sy_resp_tx {
+    int web_search;     /* in: the deployment's model searches the web (price map supports_web_search) */
+    int had_web_search; /* out: the request has a web_search tool (the translation depends on web_search) */
+    char dropped[160];  /* out: the dropped hosted tool types, comma-separated, each once ("": none) */
+};
+/* 1 when req has a web search tool: the one part of the translation that
+ * depends on the deployment (sy_resp_tx.web_search). */
+int sy_resp_wants_web_search(const struct sy_jdoc *req);
+int sy_resp_to_chat(const struct sy_jdoc *req, const char *prior, size_t pn, const char *id_seed, struct sy_resp_tx *tx,
+                    struct sy_arena *a, struct sy_buf *out, struct sy_buf *items, struct sy_xerr *e);
 
 /* What the response object echoes and how it is named. */
 struct sy_resp_meta {
@@ -98,7 +125,10 @@ struct sy_resp_meta {
  * ({"type":"message","id","status":"completed","role":"assistant",
  *   "content":[{"type":"output_text","text","annotations":[]}|{"type":"refusal","refusal"}]}),
  * one `function_call` item per tool call
- * ({"type":"function_call","id","call_id","name","arguments","status":"completed"}).
+ * ({"type":"function_call","id","call_id","name","arguments","status":"completed"};
+ * "namespace" after the name for a namespaced tool's call), or a
+ * `custom_tool_call` item for a custom tool's
+ * ({"type":"custom_tool_call","id":"ctc_...","call_id","name","input","status"}).
  * Returns 0, SY_EJSON (not JSON), SY_EUPPROTO (no choices[0].message) or
  * SY_ENOSPC. */
 int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m, struct sy_arena *a,
@@ -127,6 +157,9 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
  *     function_call (per tool_calls index): response.output_item.added (arguments ""),
  *       response.function_call_arguments.delta ..., response.function_call_arguments.done,
  *       response.output_item.done;
+ *     custom_tool_call (a call of a custom tool): response.output_item.added (input ""),
+ *       response.custom_tool_call_input.delta ..., response.custom_tool_call_input.done,
+ *       response.output_item.done;
  *   an item is closed when the next one opens or at the finish;
  *   response.completed (or response.incomplete when finish_reason is "length"
  *   / "content_filter") with the whole response as sy_resp_from_openai would
@@ -138,13 +171,19 @@ int sy_resp_output_items(const char *body, size_t n, struct sy_arena *a, struct 
  * The state grows with the answer (the accumulated text and arguments are
  * needed for the .done events and response.completed): free it with
  * sy_resp_stream_free. */
+/* Streamed unwrapping of a custom tool's {"input":"..."} (tools.c). */
+struct sy_resp_cin {
+    int state; /* 0 before the string, 1 in it, 2 after it, 3 another shape */
+    size_t at; /* offset of the arguments text scanned up to */
+};
+
 struct sy_respstream {
     struct sy_resp_meta m; /* copied at init; strings must outlive the stream */
     char id[256], model[256], seed[40], prev[256];
     int64_t seq;     /* next sequence_number */
     int started;     /* response.created written */
     int done;        /* response.completed / .incomplete / .failed written */
-    int open;        /* open item: 0 none, 1 message, 2 function_call, 3 reasoning */
+    int open;        /* open item: 0 none, 1 message, 2 function_call, 3 reasoning, 4 custom_tool_call */
     int nout;        /* output items opened so far (output_index of the next) */
     int tool_idx;    /* chat tool_calls index of the open function_call (-1 none) */
     char finish[16]; /* chat finish_reason ("" before it is seen) */
@@ -165,6 +204,10 @@ struct sy_respstream {
     int call_up;           /* the open function_call's call_id came from the upstream */
     uint64_t tools_seen;   /* chat tool_calls indexes 0..63 opened so far */
     int64_t total_tokens;  /* usage.total_tokens (or the sum) */
+    /* the open call's client tool (a namespaced function, a custom tool) */
+    char ns[256];           /* its namespace ("": none) */
+    struct sy_resp_cin cin; /* custom tool: the input decoded so far from the arguments (text) */
+    struct sy_buf input;    /* custom tool: that input (deltas sent), then the final one */
 };
 
 /* Start a stream (nothing written yet). */

@@ -29,7 +29,13 @@
  *                                   output_item.added {item {type:function_call,id,call_id,name,
  *                                   arguments:"",status:in_progress}}; every arguments piece a
  *                                   function_call_arguments.delta {item_id, output_index, delta}
- *                                   (pieces of a call already closed are dropped)
+ *                                   (pieces of a call already closed are dropped); named after
+ *                                   a namespace tool: the item has name and namespace (tools.c)
+ *     named after a custom tool     a custom_tool_call item ("ctc_<seed>_<n>"): output_item.added
+ *                                   {item {type:custom_tool_call,id,call_id,name,[namespace],
+ *                                   input:"",status:in_progress}}; custom_tool_call_input.delta
+ *                                   {item_id, output_index, delta} with the part of the
+ *                                   arguments' "input" string decoded so far (tools.c)
  *   (another kind opens)            the open item is closed first:
  *                                     reasoning: reasoning_summary_text.done {.., text},
  *                                       reasoning_summary_part.done {.., part}, output_item.done
@@ -40,6 +46,10 @@
  *                                     function_call: function_call_arguments.done {item_id,
  *                                       output_index, name, arguments}, output_item.done
  *                                       (status completed)
+ *                                     custom_tool_call: the rest of the input as one more delta
+ *                                       (all of it when the arguments were not {"input":".."}
+ *                                       as they came), custom_tool_call_input.done {item_id,
+ *                                       output_index, input}, output_item.done
  *   finish_reason                   closes the open item; held until the usage arrives
  *   usage (choices: [] or with      with the finish_reason seen: (an empty message item when
  *     the finish)                   the answer had neither text nor tool calls, as answer.c),
@@ -69,7 +79,8 @@
 #define TEXT_CAP  ((size_t)64 << 20)  /* one item's text / arguments */
 #define ITEMS_CAP ((size_t)256 << 20) /* all the closed items' JSON */
 
-enum { K_NONE = 0, K_MSG = 1, K_CALL = 2, K_RS = 3 };
+enum { K_NONE = 0, K_MSG = 1, K_CALL = 2, K_RS = 3, K_CUSTOM = 4 };
+#define IS_CALL(k) ((k) == K_CALL || (k) == K_CUSTOM)
 
 static int nonempty_str(const struct sy_jdoc *d, uint32_t i)
 {
@@ -104,12 +115,14 @@ void sy_resp_stream_init(struct sy_respstream *s, const struct sy_resp_meta *m)
     s->prompt = s->completion = s->cached = s->reasoning_tokens = -1;
     sy_buf_init(&s->text, TEXT_CAP);
     sy_buf_init(&s->items, ITEMS_CAP);
+    sy_buf_init(&s->input, TEXT_CAP);
 }
 
 void sy_resp_stream_free(struct sy_respstream *s)
 {
     sy_buf_free(&s->text);
     sy_buf_free(&s->items);
+    sy_buf_free(&s->input);
 }
 
 /* The meta with the stream's own copies of the strings. */
@@ -234,8 +247,28 @@ static void w_item(struct sy_respstream *s, struct sy_jw *w, const char *status)
         sy_jw_cstr(w, s->call_id);
         sy_jw_key(w, "name");
         sy_jw_cstr(w, s->name);
+        if (s->ns[0]) {
+            sy_jw_key(w, "namespace");
+            sy_jw_cstr(w, s->ns);
+        }
         sy_jw_key(w, "arguments");
         sy_jw_str(w, t, s->text.len);
+        sy_jw_key(w, "status");
+        sy_jw_cstr(w, status);
+    } else if (s->open == K_CUSTOM) {
+        W_KLIT(w, "type", "custom_tool_call");
+        sy_jw_key(w, "id");
+        sy_jw_cstr(w, s->item_id);
+        sy_jw_key(w, "call_id");
+        sy_jw_cstr(w, s->call_id);
+        sy_jw_key(w, "name");
+        sy_jw_cstr(w, s->name);
+        if (s->ns[0]) {
+            sy_jw_key(w, "namespace");
+            sy_jw_cstr(w, s->ns);
+        }
+        sy_jw_key(w, "input");
+        sy_jw_str(w, s->input.p ? s->input.p : "", s->input.len);
         sy_jw_key(w, "status");
         sy_jw_cstr(w, status);
     } else {
@@ -283,6 +316,40 @@ static void w_part(struct sy_respstream *s, struct sy_jw *w, int done)
     sy_jw_end(w);
 }
 
+/* The end of a custom tool call's input: the final input unwrapped from the
+ * whole arguments (tools.c); the part the deltas have not carried yet as one
+ * more delta (all of it when the arguments were not {"input":"..."} as they
+ * came), then response.custom_tool_call_input.done. s->input becomes the
+ * final input (the item's). */
+static int custom_done(struct sy_respstream *s, struct sy_buf *out)
+{
+    struct sy_arena a;
+    sy_arena_init(&a);
+    size_t fl;
+    const char *fin = sy__resp_custom_input(s->text.p ? s->text.p : "", s->text.len, &a, &fl);
+    size_t sent = s->input.len;
+    int rc = 0;
+    struct sy_jw w;
+    if (fl > sent && (!sent || !memcmp(fin, s->input.p, sent))) {
+        ev_begin(s, &w, out, "response.custom_tool_call_input.delta");
+        w_item_ref(s, &w);
+        sy_jw_key(&w, "delta");
+        sy_jw_str(&w, fin + sent, fl - sent);
+        rc = ev_end(&w, out);
+    }
+    sy_buf_reset(&s->input);
+    if (!rc && sy_buf_append(&s->input, fin, fl))
+        rc = SY_ENOSPC;
+    sy_arena_free(&a);
+    if (rc)
+        return rc;
+    ev_begin(s, &w, out, "response.custom_tool_call_input.done");
+    w_item_ref(s, &w);
+    sy_jw_key(&w, "input");
+    sy_jw_str(&w, s->input.p ? s->input.p : "", s->input.len);
+    return ev_end(&w, out);
+}
+
 /* Close the open item. at_finish: closed by the finish_reason (a message is
  * then "incomplete" when the response is). */
 static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish)
@@ -315,6 +382,9 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
         sy_jw_key(&w, "part");
         w_part(s, &w, 1);
         if ((rc = ev_end(&w, out)))
+            return rc;
+    } else if (s->open == K_CUSTOM) {
+        if ((rc = custom_done(s, out)))
             return rc;
     } else {
         ev_begin(s, &w, out, "response.function_call_arguments.done");
@@ -352,6 +422,7 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
     s->refusal = 0;
     s->tool_idx = -1;
     sy_buf_reset(&s->text);
+    sy_buf_reset(&s->input);
     return ev_end(&w, out);
 }
 
@@ -369,13 +440,15 @@ static int open_item(struct sy_respstream *s, struct sy_buf *out, int k, int ref
         sy__resp_item_id(s->item_id, sizeof s->item_id, "rs", s->seed, s->nrs ? s->nrs : -1);
         s->nrs++;
     } else {
-        sy__resp_item_id(s->item_id, sizeof s->item_id, "fc", s->seed, s->ntools);
+        sy__resp_item_id(s->item_id, sizeof s->item_id, k == K_CUSTOM ? "ctc" : "fc", s->seed, s->ntools);
         s->ntools++;
     }
     s->open = k;
     s->refusal = refusal;
     s->nout++;
     sy_buf_reset(&s->text);
+    sy_buf_reset(&s->input);
+    s->cin = (struct sy_resp_cin){0};
     struct sy_jw w;
     ev_begin(s, &w, out, "response.output_item.added");
     sy_jw_key(&w, "output_index");
@@ -392,9 +465,9 @@ static int open_item(struct sy_respstream *s, struct sy_buf *out, int k, int ref
         W_RAW(&w, "[]");
         sy_jw_end(&w);
     } else {
-        w_item(s, &w, k == K_CALL ? "in_progress" : NULL);
+        w_item(s, &w, IS_CALL(k) ? "in_progress" : NULL);
     }
-    if ((rc = ev_end(&w, out)) || k == K_CALL)
+    if ((rc = ev_end(&w, out)) || IS_CALL(k))
         return rc;
     ev_begin(s, &w, out, k == K_RS ? "response.reasoning_summary_part.added" : "response.content_part.added");
     w_item_ref(s, &w);
@@ -425,6 +498,18 @@ static int ev_delta(struct sy_respstream *s, struct sy_buf *out, const struct sy
     if (sy_buf_append(&s->text, t, n))
         return SY_ENOSPC;
     struct sy_jw w;
+    if (s->open == K_CUSTOM) { /* the arguments' "input" as far as it is decoded */
+        size_t before = s->input.len;
+        if (sy__resp_cin_feed(&s->cin, s->text.p, s->text.len, &s->input))
+            return SY_ENOSPC;
+        if (s->input.len == before)
+            return 0;
+        ev_begin(s, &w, out, "response.custom_tool_call_input.delta");
+        w_item_ref(s, &w);
+        sy_jw_key(&w, "delta");
+        sy_jw_str(&w, s->input.p + before, s->input.len - before);
+        return ev_end(&w, out);
+    }
     ev_begin(s, &w, out, type);
     w_item_ref(s, &w);
     if (s->open == K_RS) {
@@ -461,13 +546,13 @@ static int tool_delta(struct sy_respstream *s, struct sy_buf *out, const struct 
     const char *ns = has_name ? sy_jdom_str(d, name, a, &nl) : NULL;
     int seen = idx >= 0 && idx < 64 && (s->tools_seen >> idx & 1);
     int fresh;
-    if (s->open == K_CALL && idx >= 0 && idx != s->tool_idx)
+    if (IS_CALL(s->open) && idx >= 0 && idx != s->tool_idx)
         fresh = has_id || has_name || !seen;
-    else if (s->open == K_CALL)
+    else if (IS_CALL(s->open))
         fresh = has_id && s->call_up && (strlen(s->call_id) != il || memcmp(s->call_id, ids, il));
     else
         fresh = has_id || has_name || !seen;
-    if (!fresh && (s->open != K_CALL || (idx >= 0 && idx != s->tool_idx)))
+    if (!fresh && (!IS_CALL(s->open) || (idx >= 0 && idx != s->tool_idx)))
         return 0; /* arguments of a call already closed: nowhere to put them */
     int rc;
     if (fresh) {
@@ -480,8 +565,12 @@ static int tool_delta(struct sy_respstream *s, struct sy_buf *out, const struct 
             sy__resp_item_id(s->call_id, sizeof s->call_id, "call", s->seed, s->ntools);
             s->call_up = 0;
         }
-        copy_str(s->name, sizeof s->name, ns ? ns : "", nl);
-        if ((rc = open_item(s, out, K_CALL, 0)))
+        /* the client's tool behind the chat name (tools.c) */
+        struct sy__resp_tool tool;
+        sy__resp_tool_find(s->req, ns ? ns : "", nl, a, &tool);
+        copy_str(s->name, sizeof s->name, tool.name, tool.nl);
+        copy_str(s->ns, sizeof s->ns, tool.ns ? tool.ns : "", tool.nsl);
+        if ((rc = open_item(s, out, tool.custom ? K_CUSTOM : K_CALL, 0)))
             return rc;
         s->tool_idx = (int)idx;
         if (idx >= 0 && idx < 64)

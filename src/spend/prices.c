@@ -219,6 +219,7 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
         {"supports_tool_choice", SY_SUPPORTS_TOOL_CHOICE},
         {"supports_system_messages", SY_SUPPORTS_SYSTEM_MESSAGES},
         {"supports_parallel_function_calling", SY_SUPPORTS_PARALLEL_FUNCTION_CALLING},
+        {"supports_web_search", SY_SUPPORTS_WEB_SEARCH},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (flag(o, flags[i].k))

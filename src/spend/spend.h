@@ -51,6 +51,7 @@ struct sy_price {
 #define SY_SUPPORTS_TOOL_CHOICE               0x20
 #define SY_SUPPORTS_SYSTEM_MESSAGES           0x40
 #define SY_SUPPORTS_PARALLEL_FUNCTION_CALLING 0x80
+#define SY_SUPPORTS_WEB_SEARCH                0x100
 
 /* Load the built-in table, then (when path is not NULL) a LiteLLM-format
  * JSON file whose entries override or add to it. 0, or -1 with err filled

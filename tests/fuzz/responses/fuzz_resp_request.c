@@ -9,7 +9,9 @@
  *   2. with the given prior, if any;
  *   3. with the request's own "input" member text as the prior (a list of
  *      items, the shape the store gives back).
+ * (sy_resp_to_chat, web search on when items are asked for.)
  * Checks: never crashes; returns 0, SY_EINVAL (400) or SY_ENOSPC (413) only;
+ * the report of dropped hosted tools is a header-safe comma-separated list;
  * on success out is one valid JSON object (json-c, strict, UTF-8 checked) with
  * "model" and a non-empty "messages" array, and items a valid JSON array of
  * objects each with a string "id" and "type"; on failure nothing is left in
@@ -62,6 +64,22 @@ static void check_items(const char *p, size_t n)
     json_object_put(o);
 }
 
+/* The report of dropped tools: NUL-terminated in its array, a comma-separated
+ * list of [A-Za-z0-9_.-] names (it becomes a response header's value). */
+static void check_dropped(const struct sy_resp_tx *tx)
+{
+    const char *b = tx->dropped;
+    size_t n = strnlen(b, sizeof tx->dropped);
+    if (n == sizeof tx->dropped || (n && (b[0] == ',' || b[n - 1] == ',')))
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        char c = b[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.' || (c == ',' && b[i + 1] != ',')))
+            abort();
+    }
+}
+
 static void one(const struct sy_jdoc *d, const char *prior, size_t pn, int with_items, int tiny, size_t cap,
                 struct sy_arena *a)
 {
@@ -70,8 +88,11 @@ static void one(const struct sy_jdoc *d, const char *prior, size_t pn, int with_
     sy_buf_init(&items, cap);
     struct sy_xerr e;
     memset(&e, 0, sizeof e);
+    /* with_items also turns web search on: both ways of the hosted tools */
+    struct sy_resp_tx tx = {.web_search = with_items};
     int rc =
-        sy_resp_to_openai(d, prior, pn, "0123456789abcdef0123456789abcdef", a, &out, with_items ? &items : NULL, &e);
+        sy_resp_to_chat(d, prior, pn, "0123456789abcdef0123456789abcdef", &tx, a, &out, with_items ? &items : NULL, &e);
+    check_dropped(&tx);
     if (rc == 0) {
         if (!tiny) {
             check_chat(out.p, out.len);

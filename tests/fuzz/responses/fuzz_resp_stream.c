@@ -6,7 +6,10 @@
  * Checked: every event is "event: T\ndata: <valid JSON>\n\n" with
  * sequence_number 0, 1, 2 ... and nothing follows the terminal event; the
  * final response and every converted answer are valid JSON. The first input
- * byte picks whether a Responses request is echoed. */
+ * byte picks whether a Responses request is echoed (bit 1) and which: bit 4
+ * a Codex-shaped one (namespace and custom tools, so that tool calls named
+ * after them become namespaced function_call / custom_tool_call items, with
+ * the custom input unwrapped as it streams). */
 #include <stdint.h>
 #include <string.h>
 
@@ -17,6 +20,13 @@ static const char REQ[] =
     "{\"model\":\"x\",\"input\":\"hi\",\"instructions\":\"be brief\",\"tools\":[{\"type\":\"function\","
     "\"name\":\"f\",\"parameters\":{}}],\"temperature\":0.5,\"text\":{\"format\":{\"type\":"
     "\"json_object\"},\"verbosity\":\"low\"},\"reasoning\":{\"effort\":\"low\"},\"metadata\":{}}";
+
+static const char CODEX[] =
+    "{\"model\":\"x\",\"input\":\"hi\",\"tools\":[{\"type\":\"custom\",\"name\":\"f\",\"format\":{\"type\":"
+    "\"grammar\",\"syntax\":\"lark\",\"definition\":\"start: x\"}},{\"type\":\"namespace\",\"name\":\"n\","
+    "\"tools\":[{\"type\":\"function\",\"name\":\"g\"},{\"type\":\"custom\",\"name\":\"h\"}]},{\"type\":"
+    "\"namespace\",\"name\":\"functions\",\"tools\":[{\"type\":\"function\",\"name\":\"k\"}]},"
+    "{\"type\":\"web_search\"}]}";
 
 static void check_json(const char *p, size_t n)
 {
@@ -75,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sy_jdoc req;
     struct sy_resp_meta m = {
         .id = "resp_fuzz", .model = "m", .created_at = 1, .id_seed = "00112233445566778899aabbccddeeff"};
-    if (size && (data[0] & 1) && sy_jdom_parse(&req, REQ, sizeof REQ - 1, &a, 0) == 0) {
+    const char *rq = size && (data[0] & 4) ? CODEX : REQ;
+    if (size && (data[0] & 1) && sy_jdom_parse(&req, rq, strlen(rq), &a, 0) == 0) {
         m.req = &req;
         m.previous_response_id = "resp_prev";
     }

@@ -330,43 +330,251 @@ static void tools_and_choice(void **st)
     /* without tools: tool_choice and parallel_tool_calls are not sent */
     expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,\"tools\":[]}",
                 NULL, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
-    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}],\"tool_choice\":"
-               "{\"type\":\"file_search\"}}",
-               "tool_choice", "tool_choice type 'file_search' needs a deployment");
+    /* a tool_choice naming a hosted tool (dropped, or web search chat cannot force): auto */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}],\"tool_choice\":"
+                "{\"type\":\"file_search\"}}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+                "\"function\",\"function\":{\"name\":\"f\",\"description\":\"\",\"parameters\":{\"type\":"
+                "\"object\"},\"strict\":false}}],\"tool_choice\":\"auto\"}");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tool_choice\":3}", "tool_choice", "tool_choice");
-    /* unsupported tools: the exact message */
-    static const char *const hosted[] = {"web_search", "web_search_preview", "file_search",      "computer_use_preview",
-                                         "mcp",        "code_interpreter",   "image_generation", "local_shell",
-                                         "custom"};
-    for (size_t i = 0; i < sizeof hosted / sizeof *hosted; i++) {
-        char req[256], msg[200];
-        snprintf(req, sizeof req, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"%s\"}]}", hosted[i]);
-        snprintf(msg, sizeof msg,
-                 "switchyard: tool type '%s' needs a deployment with OpenAI's Responses API (openai/azure)", hosted[i]);
-        struct run r;
-        assert_int_equal(run(&r, req, NULL), SY_EINVAL);
-        assert_string_equal(r.e.message, msg);
-        assert_string_equal(r.e.param, "tools");
-        done(&r);
-    }
-    /* a long tool type is cut at 64 bytes, never inside a character */
-    {
-        char req[512], want[160];
-        int n = snprintf(req, sizeof req, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"a");
-        for (int i = 0; i < 40; i++)
-            n += snprintf(req + n, sizeof req - (size_t)n, "\u00e9");
-        snprintf(req + n, sizeof req - (size_t)n, "\"}]}");
-        n = snprintf(want, sizeof want, "tool type 'a");
-        for (int i = 0; i < 31; i++)
-            n += snprintf(want + n, sizeof want - (size_t)n, "\u00e9");
-        snprintf(want + n, sizeof want - (size_t)n, "' needs");
-        expect_400(req, "tools", want);
-    }
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\"}]}", "tools", "tools[0].name");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"name\":\"f\"}]}", "tools", "tools[0].type");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\"}]}", "tools", "tools[0].name");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":{}}", "tools", "tools");
     expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\",\"name\":\"f\",\"parameters\":[]}]}",
                "tools", "parameters");
+}
+
+/* sy_resp_to_chat with web search on or off: the chat request and the report. */
+static char *tx_run(const char *req, int ws, struct sy_resp_tx *tx, struct sy_arena *a)
+{
+    struct sy_jdoc d;
+    assert_int_equal(sy_jdom_parse(&d, req, strlen(req), a, 0), 0);
+    struct sy_buf out;
+    sy_buf_init(&out, 1 << 20);
+    struct sy_xerr e = {0};
+    memset(tx, 0x55, sizeof *tx); /* every field is the translation's to set */
+    tx->web_search = ws;
+    int rc = sy_resp_to_chat(&d, NULL, 0, SEED, tx, a, &out, NULL, &e);
+    if (rc)
+        fail_msg("%s: %s", req, e.message);
+    check_json(out.p, out.len, json_type_object);
+    char *r = sy_arena_strndup(a, out.p, out.len);
+    sy_buf_free(&out);
+    return r;
+}
+
+static void hosted_tools(void **st)
+{
+    (void)st;
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_resp_tx tx;
+    const char *req =
+        "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search_preview_2025_03_11\","
+        "\"search_context_size\":\"high\",\"user_location\":{\"type\":\"approximate\",\"country\":\"GB\","
+        "\"timezone\":\"Europe/London\",\"extra\":1}},{\"type\":\"tool_search\"},{\"type\":\"image_generation\"},"
+        "{\"type\":\"tool_search\"},{\"type\":\"file_search\",\"vector_store_ids\":[\"v\"]},{\"type\":\"mcp\"},"
+        "{\"type\":\"computer_use_preview\"},{\"type\":\"code_interpreter\"},{\"type\":\"local_shell\"}]}";
+    /* off: dropped, each type named once, in order; no tools at all remain */
+    char *chat = tx_run(req, 0, &tx, &a);
+    assert_string_equal(chat, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+    assert_string_equal(tx.dropped, "web_search_preview_2025_03_11,tool_search,image_generation,file_search,mcp,"
+                                    "computer_use_preview,code_interpreter,local_shell");
+    assert_int_equal(tx.had_web_search, 1);
+    /* on: web_search_options in chat's shape (user_location nested under approximate) */
+    chat = tx_run(req, 1, &tx, &a);
+    assert_string_equal(chat, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                              "\"web_search_options\":{\"search_context_size\":\"high\",\"user_location\":{\"type\":"
+                              "\"approximate\",\"approximate\":{\"country\":\"GB\",\"timezone\":\"Europe/London\"}}}}");
+    assert_string_equal(
+        tx.dropped, "tool_search,image_generation,file_search,mcp,computer_use_preview,code_interpreter,local_shell");
+    /* a user_location already in chat's shape is kept as it is; a bare web_search is {} */
+    chat = tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\",\"user_location\":"
+                  "{\"type\":\"approximate\",\"approximate\":{\"city\":\"Oslo\"}}}]}",
+                  1, &tx, &a);
+    assert_non_null(strstr(chat, "\"web_search_options\":{\"user_location\":{\"type\":\"approximate\",\"approximate\":"
+                                 "{\"city\":\"Oslo\"}}}"));
+    assert_string_equal(tx.dropped, "");
+    chat = tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"}]}", 1, &tx, &a);
+    assert_non_null(strstr(chat, "\"web_search_options\":{}"));
+    /* what counts as web search */
+    static const char *const types[][2] = {
+        {"web_search", "1"},           {"web_search_preview", "1"}, {"web_search_2025_08_26", "1"},
+        {"web_search_preview_x", "0"}, {"web_search_call", "0"},    {"web_searchx", "0"},
+        {"web_\\u0073earch", "0"},     {"Web_search", "0"},         {"web_search_", "0"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        char r[256];
+        snprintf(r, sizeof r, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"%s\"}]}", types[i][0]);
+        struct sy_jdoc d;
+        assert_int_equal(sy_jdom_parse(&d, r, strlen(r), &a, 0), 0);
+        if (sy_resp_wants_web_search(&d) != (types[i][1][0] == '1'))
+            fail_msg("web search? %s", types[i][0]);
+        tx_run(r, 1, &tx, &a);
+        assert_int_equal(tx.had_web_search, types[i][1][0] == '1');
+        assert_int_equal(tx.dropped[0] != 0, types[i][1][0] == '0');
+    }
+    /* the report is a header value: odd types are dropped unnamed, the list is bounded */
+    tx_run("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"a\\r\\nx-evil: 1\"},{\"type\":\"b c\"},"
+           "{\"type\":\"\"},{\"type\":\"\\u00e9\"},{\"type\":\"ok.v1-x\"}]}",
+           0, &tx, &a);
+    assert_string_equal(tx.dropped, "ok.v1-x");
+    struct sy_buf many;
+    sy_buf_init(&many, 1 << 20);
+    SY_BUF_LIT(&many, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[");
+    for (int i = 0; i < 500; i++)
+        sy_buf_printf(&many, "%s{\"type\":\"hosted_%03d\"}", i ? "," : "", i);
+    SY_BUF_LIT(&many, "]}");
+    tx_run(many.p, 0, &tx, &a);
+    assert_true(strlen(tx.dropped) < sizeof tx.dropped);
+    assert_int_equal(strncmp(tx.dropped, "hosted_000,hosted_001,", 22), 0);
+    assert_true(tx.dropped[strlen(tx.dropped) - 1] != ',');
+    sy_buf_free(&many);
+    /* sy_resp_to_openai: the same request, web search off */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"},{\"type\":\"function\","
+                "\"name\":\"f\"}],\"tool_choice\":{\"type\":\"web_search\"}}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+                "\"function\",\"function\":{\"name\":\"f\",\"description\":\"\",\"parameters\":{\"type\":"
+                "\"object\"},\"strict\":false}}],\"tool_choice\":\"auto\"}");
+    sy_arena_free(&a);
+}
+
+/* namespace and custom tools, and their calls in the history */
+static void namespace_and_custom(void **st)
+{
+    (void)st;
+    /* escaped names are decoded before they are joined; "functions" and "" keep bare names */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\\u0073\","
+                "\"tools\":[{\"type\":\"function\",\"name\":\"\\u0066\"}]},{\"type\":\"namespace\",\"name\":\"\","
+                "\"tools\":[{\"type\":\"function\",\"name\":\"g\"}]},{\"type\":\"namespace\",\"name\":\"functions\","
+                "\"tools\":[]}],\"tool_choice\":{\"type\":\"custom\",\"name\":\"z\"}}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+                "\"function\",\"function\":{\"name\":\"ns__f\",\"description\":\"\",\"parameters\":{\"type\":"
+                "\"object\"},\"strict\":false}},{\"type\":\"function\",\"function\":{\"name\":\"g\",\"description\":"
+                "\"\",\"parameters\":{\"type\":\"object\"},\"strict\":false}}],\"tool_choice\":{\"type\":\"function\","
+                "\"function\":{\"name\":\"z\"}}}");
+    /* an empty namespace alone: no tools, so no tool_choice either */
+    expect_chat("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":[]}],"
+                "\"tool_choice\":\"required\"}",
+                NULL, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+    /* a custom tool: one required string "input"; the grammar only when there is a definition */
+    expect_chat(
+        "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\",\"name\":\"p\",\"description\":"
+        "\"d\",\"format\":{\"type\":\"grammar\",\"syntax\":\"regex\",\"definition\":\"^a+$\"}},{\"type\":"
+        "\"custom\",\"name\":\"q\",\"format\":{\"type\":\"text\"}}]}",
+        NULL,
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":"
+        "\"function\",\"function\":{\"name\":\"p\",\"description\":\"d\\n\\nFormat:\\n```regex\\n^a+$\\n```\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"input\":{\"type\":\"string\",\"description\":"
+        "\"The p input, in the format described above\"}},\"required\":[\"input\"]},\"strict\":false}},{\"type\":"
+        "\"function\",\"function\":{\"name\":\"q\",\"description\":\"\",\"parameters\":{\"type\":\"object\","
+        "\"properties\":{\"input\":{\"type\":\"string\",\"description\":\"The q input, in the format described "
+        "above\"}},\"required\":[\"input\"]},\"strict\":false}}]}");
+    /* history: a namespaced call, a custom call (input escaped again inside the arguments), its
+     * output; hosted tools' items dropped */
+    expect_chat("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"a\",\"name\":\"f\","
+                "\"namespace\":\"ns\",\"arguments\":\"{}\"},{\"type\":\"custom_tool_call\",\"call_id\":\"b\",\"name\":"
+                "\"p\",\"namespace\":\"functions\",\"input\":\"l1\\n\\\"q\\\"\"},{\"type\":\"custom_tool_call\","
+                "\"call_id\":\"c\",\"name\":\"p\"},{\"type\":\"function_call_output\",\"call_id\":\"a\",\"output\":"
+                "\"o1\"},{\"type\":\"custom_tool_call_output\",\"call_id\":\"b\",\"output\":[{\"type\":\"input_text\","
+                "\"text\":\"o2\"}]},{\"type\":\"tool_search_call\"},{\"type\":\"tool_search_output\"},{\"type\":"
+                "\"image_generation_call\",\"result\":\"AAAA\"},{\"type\":\"file_search_call\"},{\"type\":"
+                "\"code_interpreter_call\"},{\"type\":\"web_search_call\"}]}",
+                NULL,
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"a\","
+                "\"type\":\"function\",\"function\":{\"name\":\"ns__f\",\"arguments\":\"{}\"}},{\"id\":\"b\",\"type\":"
+                "\"function\",\"function\":{\"name\":\"p\",\"arguments\":\"{\\\"input\\\":"
+                "\\\"l1\\\\n\\\\\\\"q\\\\\\\"\\\"}\"}},"
+                "{\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"p\",\"arguments\":\"{\\\"input\\\":"
+                "\\\"\\\"}\"}}]},"
+                "{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"o1\"},{\"role\":\"tool\",\"tool_call_id\":"
+                "\"b\",\"content\":\"o2\"}]}");
+    /* malformed */
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\"}]}", "tools",
+               "tools[0].tools");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":5,\"tools\":[]}]}",
+               "tools", "tools[0].name");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[{\"type\":\"namespace\",\"name\":\"m\",\"tools\":[]}]}]}",
+               "tools", "tools[0].tools[0].type");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[1]}]}",
+               "tools", "tools[0].tools[0].type");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+               "[{\"type\":\"function\",\"name\":\"f\",\"parameters\":3}]}]}",
+               "tools", "tools[0].tools[0].parameters");
+    expect_400("{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\",\"name\":\"p\",\"format\":[]}]}",
+               "tools", "tools[0].format");
+    expect_400("{\"model\":\"m\",\"input\":[{\"type\":\"custom_tool_call\",\"call_id\":\"c\",\"name\":\"p\","
+               "\"input\":{}}]}",
+               "input", "input[0].input");
+    expect_400("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"p\","
+               "\"namespace\":[]}]}",
+               "input", "input[0].namespace");
+}
+
+/* A flattened name past 64 characters (Codex's MCP namespaces): cut as LiteLLM
+ * cuts tool names, the same in the tools and in the history, and mapped back
+ * to name + namespace in the answer. */
+static void long_names(void **st)
+{
+    (void)st;
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_resp_tx tx;
+    const char *ns = "mcp__a_rather_long_server_name_for_tests__";
+    const char *tool = "create_pull_request_review_comment_thread";
+    char req[1024];
+    snprintf(req, sizeof req,
+             "{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"%s\","
+             "\"namespace\":\"%s\",\"arguments\":\"{}\"}],\"tools\":[{\"type\":\"namespace\",\"name\":\"%s\","
+             "\"tools\":[{\"type\":\"function\",\"name\":\"%s\"}]}]}",
+             tool, ns, ns, tool);
+    char *chat = tx_run(req, 0, &tx, &a);
+    struct sy_jdoc d;
+    assert_int_equal(sy_jdom_parse(&d, chat, strlen(chat), &a, 0), 0);
+    uint32_t tn = sy_jdom_get(&d, sy_jdom_get(&d, sy_jdom_first(&d, sy_jdom_get(&d, 0, "tools")), "function"), "name");
+    size_t nl;
+    const char *name = sy_jdom_str(&d, tn, &a, &nl);
+    assert_int_equal(nl, 64);
+    char full[256];
+    snprintf(full, sizeof full, "%s__%s", ns, tool);
+    assert_memory_equal(name, full, 55);
+    assert_int_equal(name[55], '_');
+    for (int i = 56; i < 64; i++)
+        assert_true((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'));
+    /* the history's call got the same name */
+    char want[128];
+    snprintf(want, sizeof want, "\"name\":\"%s\"", name);
+    assert_non_null(strstr(strstr(chat, "\"messages\""), want));
+    assert_true(strstr(chat, want) != strstr(strrchr(chat, '['), want)); /* twice: history and tools */
+    /* the answer: the cut name back to the tool and its namespace */
+    char ans[512];
+    snprintf(ans, sizeof ans,
+             "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{"
+             "\"id\":\"t\",\"type\":\"function\",\"function\":{\"name\":\"%s\",\"arguments\":\"{}\"}}]},"
+             "\"finish_reason\":\"tool_calls\"}]}",
+             name);
+    struct sy_jdoc rq;
+    assert_int_equal(sy_jdom_parse(&rq, req, strlen(req), &a, 0), 0);
+    struct sy_resp_meta m = {.id = "resp_x", .model = "m", .id_seed = SEED, .req = &rq};
+    struct sy_buf out;
+    sy_buf_init(&out, 1 << 20);
+    assert_int_equal(sy_resp_from_openai(ans, strlen(ans), &m, &a, &out), 0);
+    snprintf(want, sizeof want, "\"name\":\"%s\",\"namespace\":\"%s\"", tool, ns);
+    assert_non_null(strstr(out.p, want));
+    sy_buf_free(&out);
+    /* a top-level function named past 64 characters is cut the same way */
+    char big[300];
+    snprintf(big, sizeof big, "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"function\",\"name\":\"%s%s\"}]}",
+             ns, tool);
+    chat = tx_run(big, 0, &tx, &a);
+    assert_non_null(strstr(chat, "\"name\":\"mcp__a_rather_long_server_name_for_tests__create_pull_r_"));
+    sy_arena_free(&a);
 }
 
 static void text_format(void **st)
@@ -567,6 +775,9 @@ int main(void)
         cmocka_unit_test(prior_history),
         cmocka_unit_test(function_call_round_trip),
         cmocka_unit_test(tools_and_choice),
+        cmocka_unit_test(hosted_tools),
+        cmocka_unit_test(namespace_and_custom),
+        cmocka_unit_test(long_names),
         cmocka_unit_test(text_format),
         cmocka_unit_test(reasoning_and_scalars),
         cmocka_unit_test(errors),

@@ -140,6 +140,11 @@ static void check_events(const char *p, size_t n, struct acc *c, struct sy_arena
                 assert_non_null(str(&d, item, "name", a, NULL));
                 assert_string_equal(str(&d, item, "arguments", a, NULL), "");
             }
+            if (!strcmp(c->kinds[c->items], "custom_tool_call")) {
+                assert_non_null(str(&d, item, "call_id", a, NULL));
+                assert_non_null(str(&d, item, "name", a, NULL));
+                assert_string_equal(str(&d, item, "input", a, NULL), "");
+            }
             c->items++;
         } else if (!strcmp(type, "response.content_part.added") ||
                    !strcmp(type, "response.reasoning_summary_part.added")) {
@@ -154,6 +159,8 @@ static void check_events(const char *p, size_t n, struct acc *c, struct sy_arena
                 assert_int_equal(num(&d, 0, "content_index"), 0);
             } else if (!strcmp(type, "response.function_call_arguments.delta")) {
                 assert_string_equal(c->kinds[k], "function_call");
+            } else if (!strcmp(type, "response.custom_tool_call_input.delta")) {
+                assert_string_equal(c->kinds[k], "custom_tool_call");
             } else if (!strcmp(type, "response.reasoning_summary_text.delta")) {
                 assert_string_equal(c->kinds[k], "reasoning");
                 assert_int_equal(c->parts[k], 1);
@@ -164,13 +171,15 @@ static void check_events(const char *p, size_t n, struct acc *c, struct sy_arena
             sy_buf_append(&c->text[k], ds, dl);
         } else if (!strcmp(type, "response.output_text.done") || !strcmp(type, "response.refusal.done") ||
                    !strcmp(type, "response.function_call_arguments.done") ||
+                   !strcmp(type, "response.custom_tool_call_input.done") ||
                    !strcmp(type, "response.reasoning_summary_text.done")) {
             int k = ref(c, &d, a);
             size_t dl;
             const char *ds = str(&d, 0,
-                                 !strcmp(type, "response.function_call_arguments.done") ? "arguments"
-                                 : !strcmp(type, "response.refusal.done")               ? "refusal"
-                                                                                        : "text",
+                                 !strcmp(type, "response.function_call_arguments.done")  ? "arguments"
+                                 : !strcmp(type, "response.custom_tool_call_input.done") ? "input"
+                                 : !strcmp(type, "response.refusal.done")                ? "refusal"
+                                                                                         : "text",
                                  a, &dl);
             assert_non_null(ds);
             assert_int_equal(dl, c->text[k].len); /* the deltas add up to the .done text */
@@ -485,6 +494,58 @@ static void utf8_stream(void **st)
         }
 }
 
+/* A custom tool's {"input":"..."} arguments cut at every pair of places
+ * (inside escapes, \u sequences and surrogate pairs): the input deltas add up
+ * to the raw input each time (the accumulator checks them against .done),
+ * which is the decoded string; namespaced calls keep their name and namespace. */
+static void custom_split_everywhere(void **st)
+{
+    (void)st;
+    static const char REQ[] =
+        "{\"model\":\"m\",\"input\":\"x\",\"tools\":[{\"type\":\"custom\",\"name\":\"p\"},"
+        "{\"type\":\"namespace\",\"name\":\"ns\",\"tools\":[{\"type\":\"custom\",\"name\":\"q\"}]}]}";
+    static const char ARGS[] = "{ \"input\" : \"a\\n\\u00e9\\ud83d\\ude00\\\"\\\\z\\/\" }";
+    static const char WANT[] = "a\n\xc3\xa9\xf0\x9f\x98\x80\"\\z/";
+    size_t n = sizeof ARGS - 1;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j < n; j++) {
+            struct t t;
+            setup(&t);
+            struct sy_jdoc req;
+            assert_int_equal(sy_jdom_parse(&req, REQ, sizeof REQ - 1, &t.a, 0), 0);
+            sy_resp_stream_free(&t.s);
+            t.m.req = &req;
+            sy_resp_stream_init(&t.s, &t.m);
+            const char *name = (i + j) % 2 ? "p" : "ns__q";
+            size_t cut[4] = {0, i, j, n};
+            for (int k = 0; k < 3; k++) {
+                struct sy_buf b;
+                sy_buf_init(&b, 1 << 16);
+                sy_buf_printf(&b, "{\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,");
+                if (!k)
+                    sy_buf_printf(&b, "\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"%s\",", name);
+                else
+                    sy_buf_printf(&b, "\"function\":{");
+                SY_BUF_LIT(&b, "\"arguments\":\"");
+                sy_buf_json_escape(&b, ARGS + cut[k], cut[k + 1] - cut[k]);
+                SY_BUF_LIT(&b, "\"}}]},\"finish_reason\":null}]}");
+                assert_int_equal(sy_resp_stream_chunk(&t.s, b.p, b.len, &t.out), 0);
+                sy_buf_free(&b);
+            }
+            feed(&t, CH("{}", "\"tool_calls\""));
+            assert_int_equal(feed(&t, "[DONE]"), SY_DONE);
+            struct acc c;
+            check(&t, &c, "response.completed");
+            assert_int_equal(c.items, 1);
+            assert_string_equal(c.kinds[0], "custom_tool_call");
+            assert_string_equal(c.done_text[0], WANT);
+            const char *out = resp_raw(&t, &c, "output");
+            assert_non_null(
+                strstr(out, (i + j) % 2 ? "\"name\":\"p\",\"input\"" : "\"name\":\"q\",\"namespace\":\"ns\""));
+            done(&t);
+        }
+}
+
 static void out_cap(void **st)
 {
     (void)st;
@@ -502,9 +563,15 @@ static void out_cap(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(text_stream),      cmocka_unit_test(tool_stream),       cmocka_unit_test(same_index_new_id),
-        cmocka_unit_test(reasoning_stream), cmocka_unit_test(incomplete_stream), cmocka_unit_test(error_stream),
-        cmocka_unit_test(utf8_stream),      cmocka_unit_test(out_cap),
+        cmocka_unit_test(text_stream),
+        cmocka_unit_test(tool_stream),
+        cmocka_unit_test(same_index_new_id),
+        cmocka_unit_test(reasoning_stream),
+        cmocka_unit_test(incomplete_stream),
+        cmocka_unit_test(error_stream),
+        cmocka_unit_test(utf8_stream),
+        cmocka_unit_test(out_cap),
+        cmocka_unit_test(custom_split_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
