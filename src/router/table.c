@@ -265,11 +265,13 @@ static void build_prices(struct sy_table *t)
             MAXF(out);
             MAXF(cache_read);
             MAXF(cache_write);
+            MAXF(cache_write_1h);
             MAXF(reasoning);
             MAXF(tier_in);
             MAXF(tier_out);
             MAXF(tier_cache_read);
             MAXF(tier_cache_write);
+            MAXF(tier_cache_write_1h);
             MAXF(max_output_tokens);
             MAXF(max_input_tokens);
             if (r->price.tier_threshold &&

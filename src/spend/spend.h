@@ -31,10 +31,12 @@ struct sy_price {
     double cache_read_input_token_cost;
     double cache_creation_input_token_cost;
     double output_cost_per_reasoning_token;
+    double cache_creation_input_token_cost_above_1hr; /* 1-hour cache writes (Anthropic's ttl "1h") */
     /* tiered pricing: above `tier_threshold` prompt tokens every rate switches
      * (input_cost_per_token_above_200k_tokens ...); 0 when none */
     int64_t tier_threshold;
     double tier_input, tier_output, tier_cache_read, tier_cache_write;
+    double tier_cache_write_1h;   /* cache_creation_input_token_cost_above_1hr_above_<N>_tokens */
     double input_cost_per_pixel;  /* image generation (DALL-E's size-keyed entries); < 0 unknown */
     double output_cost_per_image; /* image generation, per image; < 0 unknown */
     int64_t max_input_tokens;     /* 0 unknown */
@@ -57,6 +59,17 @@ struct sy_price {
  * (the built-in table stays loaded). Called once at start (and on SIGHUP:
  * the old table is kept alive; lookups are lock-free). */
 int sy_prices_load(const char *path, char *err, size_t errlen);
+/* The same over another base map: `map` (a LiteLLM-format file: what
+ * LITELLM_MODEL_COST_MAP_URL names) replaces the built-in table as the base,
+ * as LiteLLM replaces its model_cost; NULL keeps the built-in one. On error
+ * the table in use stays and -1 is returned with err filled. */
+int sy_prices_load_map(const char *map, const char *path, char *err, size_t errlen);
+/* The map file LiteLLM's environment names: NULL for the built-in map
+ * (LITELLM_LOCAL_MODEL_COST_MAP=True, LITELLM_MODEL_COST_MAP_URL unset, or an
+ * http(s) URL, which is not fetched: then note says so); else the path of
+ * LITELLM_MODEL_COST_MAP_URL (a path or a file:// URL). Read on every call
+ * (start and SIGHUP). */
+const char *sy_prices_env_map(char *note, size_t notelen);
 /* Look up as LiteLLM does: "<provider>/<model>" first, then "<model>", then
  * the model with a provider prefix stripped ("openai/gpt-4o" -> "gpt-4o"),
  * then without a date suffix ("gpt-4o-2024-08-06" -> "gpt-4o"). provider may
@@ -78,19 +91,22 @@ size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *na
 
 /* ---- cost ------------------------------------------------------------------ */
 struct sy_usage {
-    uint64_t prompt_tokens;         /* all input tokens, cached ones included (OpenAI's convention) */
-    uint64_t completion_tokens;     /* all output tokens, reasoning included */
-    uint64_t cached_tokens;         /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
-    uint64_t cache_creation_tokens; /* cache_creation_input_tokens */
-    uint64_t reasoning_tokens;      /* completion_tokens_details.reasoning_tokens */
+    uint64_t prompt_tokens;            /* all input tokens, cached ones included (OpenAI's convention) */
+    uint64_t completion_tokens;        /* all output tokens, reasoning included */
+    uint64_t cached_tokens;            /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
+    uint64_t cache_creation_tokens;    /* cache_creation_input_tokens (5-minute and 1-hour writes) */
+    uint64_t cache_creation_1h_tokens; /* the part of cache_creation_tokens written with a 1-hour TTL
+                                          (Anthropic's cache_creation.ephemeral_1h_input_tokens) */
+    uint64_t reasoning_tokens;         /* completion_tokens_details.reasoning_tokens */
 };
 /* Prices for one deployment: the table's entry with the deployment's own
  * litellm_params / model_info overrides (input_cost_per_token,
  * output_cost_per_token, cache_read_input_token_cost, ...) applied. */
 struct sy_dprice {
     double in, out, cache_read, cache_write, reasoning; /* < 0 unknown */
+    double cache_write_1h;                              /* cache_creation_input_token_cost_above_1hr */
     int64_t tier_threshold;
-    double tier_in, tier_out, tier_cache_read, tier_cache_write;
+    double tier_in, tier_out, tier_cache_read, tier_cache_write, tier_cache_write_1h;
     int64_t max_output_tokens; /* 0 unknown */
     int64_t max_input_tokens;
     int known; /* some price is known */
