@@ -173,6 +173,9 @@ struct sy_router_config {
 
 enum { SY_CACHE_SCOPE_GLOBAL, SY_CACHE_SCOPE_TEAM, SY_CACHE_SCOPE_KEY };
 
+/* general_settings.switchyard_unpriced_models (docs/prices.md) */
+enum { SY_UNPRICED_REJECT = 0, SY_UNPRICED_ALLOW = 1, SY_UNPRICED_WARN = 2 };
+
 struct sy_config {
     int refs;         /* atomic; see sy_config_ref/unref */
     const char *path; /* main file, may be NULL for the built-in default */
@@ -222,6 +225,7 @@ struct sy_config {
     double user_api_key_cache_ttl_s;      /* key cache TTL, default 10 */
     size_t spend_queue_max;               /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+    int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
     /* budgets */
     double max_budget;           /* litellm_settings.max_budget: the proxy-wide budget, 0 none */

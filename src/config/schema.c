@@ -186,6 +186,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"switchyard_keepalive_timeout_s", USED},
                                            {"switchyard_spend_queue_max", USED},
                                            {"switchyard_model_prices", USED},
+                                           {"switchyard_unpriced_models", USED},
                                            {"background_health_checks", USED},
                                            {"health_check_interval", USED},
                                            {"set_verbose", QUIET},
@@ -981,6 +982,19 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         else if (strcmp(trl, "total") != 0)
             sy__ld_error(ld, gs->file, gs->line,
                          "general_settings.token_rate_limit_type: expected input, output or total, found '%s'", trl);
+    }
+    const char *up =
+        sy__get_str(ld, sy__ymap_get(gs, "switchyard_unpriced_models"), "general_settings.switchyard_unpriced_models");
+    if (up) {
+        if (strcmp(up, "allow") == 0)
+            c->unpriced_models = SY_UNPRICED_ALLOW;
+        else if (strcmp(up, "zero_cost_warn") == 0)
+            c->unpriced_models = SY_UNPRICED_WARN;
+        else if (strcmp(up, "reject") != 0)
+            sy__ld_error(ld, gs->file, gs->line,
+                         "general_settings.switchyard_unpriced_models: expected reject, allow or zero_cost_warn, "
+                         "found '%s'",
+                         up);
     }
     const char *rf = sy__get_str(ld, sy__ymap_get(gs, "switchyard_rate_limit_redis_failure"),
                                  "general_settings.switchyard_rate_limit_redis_failure");
