@@ -699,6 +699,12 @@ const struct sy_price *sy_price_exact(const char *key)
     return key && *key ? gen_get(cur(), key, strlen(key), NULL) : NULL;
 }
 
+int sy_price_supports(const char *provider, const char *model, unsigned bit)
+{
+    const struct sy_price *p = sy_price_find(provider, model);
+    return p ? (p->supports & bit) != 0 : -1;
+}
+
 const struct sy_price *sy_price_find(const char *provider, const char *model)
 {
     if (!model || !*model)

@@ -75,6 +75,9 @@ const char *sy_prices_env_map(char *note, size_t notelen);
  * then without a date suffix ("gpt-4o-2024-08-06" -> "gpt-4o"). provider may
  * be NULL. NULL when unknown. The pointer stays valid for the process. */
 const struct sy_price *sy_price_find(const char *provider, const char *model);
+/* 1 when the map entry sy_price_find(provider, model) finds has SY_SUPPORTS_*
+ * bit `bit` set, 0 when it has not, -1 when the model is not in the map. */
+int sy_price_supports(const char *provider, const char *model, unsigned bit);
 size_t sy_prices_count(void);
 /* The entry whose key is exactly `key` (no fallbacks), NULL when none. */
 const struct sy_price *sy_price_exact(const char *key);

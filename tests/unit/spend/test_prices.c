@@ -232,6 +232,11 @@ static void lookup_agent_forms(void **st)
      * (router/table.c looks base_model up first) */
     assert_null(sy_price_find("azure", "my-gpt-deployment"));
     assert_string_equal(KEY("azure", "azure/gpt-4.1"), "azure/gpt-4.1");
+    /* capability bits */
+    assert_int_equal(sy_price_supports("anthropic", "claude-sonnet-4-5-20250929", SY_SUPPORTS_REASONING), 1);
+    assert_int_equal(sy_price_supports("openai", "gpt-4o", SY_SUPPORTS_REASONING), 0);
+    assert_int_equal(sy_price_supports("openai", "gpt-5.5", SY_SUPPORTS_REASONING), 1);
+    assert_int_equal(sy_price_supports("openai", "no-such-model-x", SY_SUPPORTS_REASONING), -1);
     /* hostile names: no crash, no false hit */
     char longname[2048];
     memset(longname, 'a', sizeof longname - 1);
