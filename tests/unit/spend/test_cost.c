@@ -312,6 +312,22 @@ static void usage_read_priced(void **st)
     assert_int_equal(sy_usage_read(a, strlen(a), &u), 1);
     assert_int_equal(u.cached_tokens, 30);
     assert_int_equal(u.cache_creation_tokens, 20);
+    assert_int_equal(u.cache_creation_1h_tokens, 0);
+    /* LiteLLM's cache_creation_token_details: the 1-hour part, priced at its rate */
+    const char *h = "{\"usage\":{\"prompt_tokens\":3100,\"completion_tokens\":300,\"prompt_tokens_details\":"
+                    "{\"cached_tokens\":2000,\"cache_creation_tokens\":1000,\"cache_creation_token_details\":"
+                    "{\"ephemeral_5m_input_tokens\":400,\"ephemeral_1h_input_tokens\":600}},"
+                    "\"cache_read_input_tokens\":2000,\"cache_creation_input_tokens\":1000}}";
+    assert_int_equal(sy_usage_read(h, strlen(h), &u), 1);
+    assert_int_equal(u.cache_creation_tokens, 1000);
+    assert_int_equal(u.cache_creation_1h_tokens, 600);
+    struct sy_dprice s45 = dp_of("anthropic", "claude-sonnet-4-5");
+    near(sy_cost(&s45, &u), 100 * 3e-6 + 2000 * 3e-7 + 400 * 3.75e-6 + 600 * 6e-6 + 300 * 1.5e-5);
+    /* a 1-hour count above the writes is capped at them */
+    const char *h2 = "{\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":1,\"cache_creation_input_tokens\":10,"
+                     "\"cache_creation\":{\"ephemeral_1h_input_tokens\":99}}}";
+    assert_int_equal(sy_usage_read(h2, strlen(h2), &u), 1);
+    assert_int_equal(u.cache_creation_1h_tokens, 10);
     /* parts larger than their totals are capped (no negative text tokens) */
     const char *bad = "{\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"prompt_tokens_details\":"
                       "{\"cached_tokens\":50},\"cache_creation_input_tokens\":99,\"completion_tokens_details\":"
