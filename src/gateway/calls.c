@@ -146,7 +146,7 @@ void sy_route_count_work(struct sy_call *c, void *arg)
 void sy_call_dprice(const struct sy_call *c, const struct sy_group *gr, const struct sy_drt *r, struct sy_dprice *out)
 {
     *out = r->price;
-    if (!r->wildcard || r->price.known || !gr || !r->d->upstream_model)
+    if (!r->wildcard || r->price.known || r->price.priced || !gr || !r->d->upstream_model)
         return;
     const char *part, *um = r->d->upstream_model, *star = strchr(um, '*');
     size_t pl;
@@ -157,7 +157,7 @@ void sy_call_dprice(const struct sy_call *c, const struct sy_group *gr, const st
     snprintf(m, sizeof m, "%.*s%.*s%s", (int)(star - um), um, (int)pl, part, star + 1);
     struct sy_dprice dp;
     sy_dprice_from(&dp, sy_price_find(r->d->provider, m));
-    if (!dp.known)
+    if (!dp.known && !dp.priced)
         return;
     /* the deployment's own limits stay; the table gives the rates */
     if (r->price.max_output_tokens > 0)

@@ -42,9 +42,10 @@ void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p)
     dp->tier_threshold = 0;
     dp->tier_in = dp->tier_out = dp->tier_cache_read = dp->tier_cache_write = dp->tier_cache_write_1h = -1;
     dp->max_output_tokens = dp->max_input_tokens = 0;
-    dp->known = 0;
+    dp->known = dp->priced = 0;
     if (!p)
         return;
+    dp->priced = p->any_cost;
     dp->in = p->input_cost_per_token;
     dp->out = p->output_cost_per_token;
     dp->cache_read = p->cache_read_input_token_cost;

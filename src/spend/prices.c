@@ -191,6 +191,8 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
     json_object_object_foreach(o, k, v)
     {
         (void)v;
+        if (!p->any_cost && strstr(k, "cost") && num(o, k, -1) >= 0)
+            p->any_cost = 1;
         int64_t th = tier_key(k, t, sizeof t);
         if (th > 0 && num(o, k, -1) >= 0 && (best == 0 || th < best)) {
             best = th;

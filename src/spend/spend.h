@@ -43,6 +43,7 @@ struct sy_price {
     int64_t max_output_tokens;    /* 0 unknown */
     int64_t max_tokens;           /* legacy field; 0 unknown */
     unsigned supports;            /* SY_SUPPORTS_* bits */
+    int any_cost;                 /* some "*cost*" member is a number >= 0 (per token, image, second ...) */
     const char *json;             /* the entry as JSON text (for /model/info), NUL-terminated */
 };
 #define SY_SUPPORTS_FUNCTION_CALLING          0x01
@@ -112,7 +113,8 @@ struct sy_dprice {
     double tier_in, tier_out, tier_cache_read, tier_cache_write, tier_cache_write_1h;
     int64_t max_output_tokens; /* 0 unknown */
     int64_t max_input_tokens;
-    int known; /* some price is known */
+    int known;  /* some price is known */
+    int priced; /* the entry prices calls some way (any_cost: per image, second, character ... too) */
 };
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p); /* p may be NULL */
 double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u);

@@ -352,6 +352,7 @@ static void dp_max(struct sy_dprice *m, const struct sy_dprice *p)
     if (p->tier_threshold && (!m->tier_threshold || p->tier_threshold < m->tier_threshold))
         m->tier_threshold = p->tier_threshold;
     m->known |= p->known;
+    m->priced |= p->priced;
 }
 
 static void group_price(const struct sy_call *c, const struct sy_group *gr, struct sy_dprice *out)
@@ -368,7 +369,8 @@ static void group_price(const struct sy_call *c, const struct sy_group *gr, stru
     }
 }
 
-/* A usable deployment of gr without any price (no table entry, no
+/* A usable deployment of gr without any price (no map entry with a price of
+ * any kind - per token, image, second, character, query ... - and no
  * litellm_params / model_info price); NULL when every one is priced. The
  * in-process mock model and self-hosted servers are never counted. */
 static const struct sy_drt *unpriced_drt(const struct sy_call *c, const struct sy_group *gr)
@@ -379,7 +381,7 @@ static const struct sy_drt *unpriced_drt(const struct sy_call *c, const struct s
             continue;
         struct sy_dprice dp;
         sy_call_dprice(c, gr, r, &dp);
-        if (!dp.known)
+        if (!dp.known && !dp.priced)
             return r;
     }
     return NULL;

@@ -160,6 +160,8 @@ model_list:
     litellm_params: {model: hosted_vllm/my-finetune, api_base: "${mock.base}"}
   - model_name: mocked
     litellm_params: {model: mock/anything-at-all, mock_response: "ok"}
+  - model_name: dall-e-3
+    litellm_params: {model: openai/dall-e-3, api_base: "${mock.base}", api_key: sk-up}
   - model_name: mixed
     litellm_params: {model: openai/gpt-4o, api_base: "${mock.base}", api_key: sk-up}
   - model_name: mixed
@@ -191,6 +193,10 @@ model_list:
       const ok = await chat(gw, key, model);
       assert.equal(ok.status, 200, `${model}: ${ok.text}`);
     }
+    // priced per image, not per token: priced
+    const img = await postJSON(`${gw.url}/v1/images/generations`, { model: 'dall-e-3', prompt: 'a cat' },
+      { authorization: `Bearer ${key}` });
+    assert.equal(img.status, 200, img.text);
     // a key without a budget, a team without one, and the master key are not affected
     const free = await genKey(gw, {});
     assert.equal((await chat(gw, free, 'mystery')).status, 200);
