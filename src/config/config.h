@@ -66,6 +66,8 @@ struct sy_deployment {
     const char *health_check_model; /* model_info.health_check_model; may be NULL */
     /* cost (issue 9): litellm_params wins over model_info; < 0 when absent */
     double cache_read_input_token_cost, cache_creation_input_token_cost, output_cost_per_reasoning_token;
+    /* 1-hour cache writes (litellm_params, else model_info); < 0 when absent */
+    double cache_creation_input_token_cost_above_1hr;
     int64_t max_output_tokens;  /* model_info.max_output_tokens; < 0 when absent */
     const char **access_groups; /* model_info.access_groups; may be NULL */
     size_t n_access_groups;

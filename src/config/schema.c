@@ -284,6 +284,7 @@ static const struct kdef params_keys[] = {{"model", USED},
                                           {"cache_read_input_token_cost", USED},
                                           {"cache_creation_input_token_cost", USED},
                                           {"output_cost_per_reasoning_token", USED},
+                                          {"cache_creation_input_token_cost_above_1hr", USED},
                                           {"litellm_credential_name", USED},
                                           {"max_parallel_requests", USED},
                                           {"cooldown_time", USED},
@@ -1113,7 +1114,7 @@ static const char *param_str(struct sy_ld *ld, const struct sy_ynode *lp, const 
 
 static double param_num(struct sy_ld *ld, const struct sy_ynode *m, const char *key, const char *where, int integer)
 {
-    char path[160];
+    char path[256];
     snprintf(path, sizeof path, "%s.%s", where, key);
     double d;
     return sy__get_num(ld, sy__ymap_get(m, key), path, integer, &d) > 0 ? d : -1;
@@ -1133,6 +1134,7 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_input_tokens = d->max_tokens = -1;
     d->input_cost_per_token = d->output_cost_per_token = -1;
     d->cache_read_input_token_cost = d->cache_creation_input_token_cost = d->output_cost_per_reasoning_token = -1;
+    d->cache_creation_input_token_cost_above_1hr = -1;
     d->max_output_tokens = -1;
     d->max_parallel_requests = -1;
     d->cooldown_time_s = -1;
@@ -1231,6 +1233,8 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->cache_read_input_token_cost = param_num(ld, lp, "cache_read_input_token_cost", lpw, 0);
     d->cache_creation_input_token_cost = param_num(ld, lp, "cache_creation_input_token_cost", lpw, 0);
     d->output_cost_per_reasoning_token = param_num(ld, lp, "output_cost_per_reasoning_token", lpw, 0);
+    d->cache_creation_input_token_cost_above_1hr =
+        param_num(ld, lp, "cache_creation_input_token_cost_above_1hr", lpw, 0);
     double v;
     snprintf(path, sizeof path, "%s.max_parallel_requests", lpw);
     if (sy__get_count(ld, sy__ymap_get(lp, "max_parallel_requests"), path, 1, 0, &v) > 0)
@@ -1280,6 +1284,9 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
             d->cache_creation_input_token_cost = param_num(ld, mi, "cache_creation_input_token_cost", miw, 0);
         if (d->output_cost_per_reasoning_token < 0)
             d->output_cost_per_reasoning_token = param_num(ld, mi, "output_cost_per_reasoning_token", miw, 0);
+        if (d->cache_creation_input_token_cost_above_1hr < 0)
+            d->cache_creation_input_token_cost_above_1hr =
+                param_num(ld, mi, "cache_creation_input_token_cost_above_1hr", miw, 0);
         v = param_num(ld, mi, "max_output_tokens", miw, 1);
         if (v >= 0)
             d->max_output_tokens = (int64_t)v;

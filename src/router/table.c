@@ -240,6 +240,8 @@ static void build_prices(struct sy_table *t)
             dp->cache_read = d->cache_read_input_token_cost;
         if (d->cache_creation_input_token_cost >= 0)
             dp->cache_write = d->cache_creation_input_token_cost;
+        if (d->cache_creation_input_token_cost_above_1hr >= 0)
+            dp->cache_write_1h = d->cache_creation_input_token_cost_above_1hr;
         if (d->output_cost_per_reasoning_token >= 0)
             dp->reasoning = d->output_cost_per_reasoning_token;
         if (d->max_output_tokens > 0)

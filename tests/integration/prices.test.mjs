@@ -84,6 +84,10 @@ model_list:
     model_info: {base_model: claude-sonnet-4-5}
   - model_name: "claude-*"
     litellm_params: {model: "anthropic/claude-*", api_base: "${mock.url}", api_key: sk-ant}
+  - model_name: claude-own
+    litellm_params: {model: "anthropic/claude-private-1@${CACHE}", api_base: "${mock.url}", api_key: sk-ant,
+      input_cost_per_token: 0.000001, output_cost_per_token: 0.000002, cache_read_input_token_cost: 0.0000001,
+      cache_creation_input_token_cost: 0.00000125, cache_creation_input_token_cost_above_1hr: 0.000002}
 general_settings:
   master_key: ${MASTER_KEY}
   proxy_batch_write_at: 0.1
@@ -130,6 +134,19 @@ general_settings:
     const u = ev.filter((e) => e.usage).pop().usage;
     assert.equal(u.prompt_tokens_details.cache_creation_token_details.ephemeral_1h_input_tokens, 600);
     await spendReaches(gw, key, anthCost(u.prompt_tokens - 3000, u.completion_tokens));
+  });
+
+  test('a deployment\'s own prices, the 1-hour write rate included', async () => {
+    const key = await genKey(gw, { max_budget: 10 });
+    const r = await messages(gw, key, 'claude-own');
+    assert.equal(r.status, 200, r.text);
+    const u = r.json.usage;
+    const want = u.input_tokens * 1e-6 + 2000 * 1e-7 + 400 * 1.25e-6 + 600 * 2e-6 + u.output_tokens * 2e-6;
+    near(Number(r.headers.get('x-litellm-response-cost')), want, 'response cost');
+    await spendReaches(gw, key, want);
+    const info = await api(gw.url, MASTER_KEY, 'GET', '/model/info');
+    const mi = info.json.data.find((d) => d.model_name === 'claude-own').model_info;
+    assert.equal(mi.cache_creation_input_token_cost_above_1hr, 2e-6);
   });
 
   test('a wildcard deployment is priced by the model requested', async () => {
