@@ -73,11 +73,37 @@ static struct sy_config *load_cfg(const char *path, char *err, size_t errlen)
     return rc == 0 ? cfg : NULL;
 }
 
+/* The price map (docs/prices.md): LITELLM_MODEL_COST_MAP_URL's file (else
+ * the built-in one), then general_settings.switchyard_model_prices over it.
+ * A map that cannot be used falls back to the built-in one, as LiteLLM falls
+ * back to its local copy. prices_problem: the last load's complaint (for
+ * --check-config), "" when none. */
+static char prices_problem[1024];
+
+static void load_prices(const struct sy_config *cfg)
+{
+    char note[512] = "", perr[512] = "";
+    prices_problem[0] = 0;
+    const char *map = sy_prices_env_map(note, sizeof note);
+    if (note[0]) {
+        sy_warn("prices: %s", note);
+        snprintf(prices_problem, sizeof prices_problem, "%s", note);
+    }
+    if (sy_prices_load_map(map, cfg->model_prices_path, perr, sizeof perr) == 0)
+        return;
+    sy_warn("prices: %s", perr);
+    snprintf(prices_problem, sizeof prices_problem, "%s", perr);
+    if (map && sy_prices_load_map(NULL, cfg->model_prices_path, perr, sizeof perr) == 0) {
+        sy_warn("prices: using the built-in map instead of %s", map);
+        return;
+    }
+    if (map)
+        sy_warn("prices: %s", perr);
+}
+
 static struct sy_gwconf *build(struct sy_config *cfg, char *err, size_t errlen)
 {
-    char perr[512] = "";
-    if (sy_prices_load(cfg->model_prices_path, perr, sizeof perr) != 0)
-        sy_warn("prices: %s", perr);
+    load_prices(cfg);
     return sy_gwconf_build(cfg, err, errlen);
 }
 
@@ -269,8 +295,13 @@ int main(int argc, char **argv)
     if (check) {
         sy_config_print(g->cfg, stdout);
         sy_gwconf_print(g, stdout);
-        printf("config OK\n");
+        printf("prices: %zu models in the price map\n", sy_prices_count());
         sy_gwconf_unref(g);
+        if (prices_problem[0]) {
+            printf("prices: %s\n", prices_problem);
+            return 1;
+        }
+        printf("config OK\n");
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);

@@ -187,11 +187,19 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
         json_object_object_add(mine, "max_input_tokens", json_object_new_int64(d->max_input_tokens));
     if (d->max_output_tokens >= 0)
         json_object_object_add(mine, "max_output_tokens", json_object_new_int64(d->max_output_tokens));
-    static const char *const cn[] = {"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
-                                     "cache_creation_input_token_cost", "output_cost_per_reasoning_token"};
-    const double cv[] = {d->input_cost_per_token, d->output_cost_per_token, d->cache_read_input_token_cost,
-                         d->cache_creation_input_token_cost, d->output_cost_per_reasoning_token};
-    for (size_t i = 0; i < 5; i++)
+    static const char *const cn[] = {"input_cost_per_token",
+                                     "output_cost_per_token",
+                                     "cache_read_input_token_cost",
+                                     "cache_creation_input_token_cost",
+                                     "output_cost_per_reasoning_token",
+                                     "cache_creation_input_token_cost_above_1hr"};
+    const double cv[] = {d->input_cost_per_token,
+                         d->output_cost_per_token,
+                         d->cache_read_input_token_cost,
+                         d->cache_creation_input_token_cost,
+                         d->output_cost_per_reasoning_token,
+                         d->cache_creation_input_token_cost_above_1hr};
+    for (size_t i = 0; i < sizeof cv / sizeof cv[0]; i++)
         if (cv[i] >= 0)
             json_object_object_add(mine, cn[i], json_object_new_double(cv[i]));
     if (d->base_model)

@@ -1294,6 +1294,8 @@ static void dep_price(const struct sy_deployment *d, struct sy_dprice *dp)
         dp->cache_read = d->cache_read_input_token_cost;
     if (d->cache_creation_input_token_cost >= 0)
         dp->cache_write = d->cache_creation_input_token_cost;
+    if (d->cache_creation_input_token_cost_above_1hr >= 0)
+        dp->cache_write_1h = d->cache_creation_input_token_cost_above_1hr;
     if (d->output_cost_per_reasoning_token >= 0)
         dp->reasoning = d->output_cost_per_reasoning_token;
     dp->known = dp->known || dp->in >= 0 || dp->out >= 0;

@@ -66,6 +66,8 @@ struct sy_deployment {
     const char *health_check_model; /* model_info.health_check_model; may be NULL */
     /* cost (issue 9): litellm_params wins over model_info; < 0 when absent */
     double cache_read_input_token_cost, cache_creation_input_token_cost, output_cost_per_reasoning_token;
+    /* 1-hour cache writes (litellm_params, else model_info); < 0 when absent */
+    double cache_creation_input_token_cost_above_1hr;
     int64_t max_output_tokens;  /* model_info.max_output_tokens; < 0 when absent */
     const char **access_groups; /* model_info.access_groups; may be NULL */
     size_t n_access_groups;
@@ -185,6 +187,8 @@ struct sy_ptendpoint {
     int forward_headers; /* the client's headers are forwarded too (default 0) */
     int include_subpath; /* "/my-route/x" goes to target + "/x" (default 0: the path only) */
 };
+/* general_settings.switchyard_unpriced_models (docs/prices.md) */
+enum { SY_UNPRICED_REJECT = 0, SY_UNPRICED_ALLOW = 1, SY_UNPRICED_WARN = 2 };
 
 struct sy_config {
     int refs;         /* atomic; see sy_config_ref/unref */
@@ -235,6 +239,7 @@ struct sy_config {
     double user_api_key_cache_ttl_s;      /* key cache TTL, default 10 */
     size_t spend_queue_max;               /* general_settings.switchyard_spend_queue_max, default 100000 */
     const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
+    int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
     /* budgets */
     double max_budget;           /* litellm_settings.max_budget: the proxy-wide budget, 0 none */

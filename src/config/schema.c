@@ -186,6 +186,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"switchyard_keepalive_timeout_s", USED},
                                            {"switchyard_spend_queue_max", USED},
                                            {"switchyard_model_prices", USED},
+                                           {"switchyard_unpriced_models", USED},
                                            {"background_health_checks", USED},
                                            {"health_check_interval", USED},
                                            {"set_verbose", QUIET},
@@ -283,6 +284,7 @@ static const struct kdef params_keys[] = {{"model", USED},
                                           {"cache_read_input_token_cost", USED},
                                           {"cache_creation_input_token_cost", USED},
                                           {"output_cost_per_reasoning_token", USED},
+                                          {"cache_creation_input_token_cost_above_1hr", USED},
                                           {"litellm_credential_name", USED},
                                           {"max_parallel_requests", USED},
                                           {"cooldown_time", USED},
@@ -983,6 +985,19 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
             sy__ld_error(ld, gs->file, gs->line,
                          "general_settings.token_rate_limit_type: expected input, output or total, found '%s'", trl);
     }
+    const char *up =
+        sy__get_str(ld, sy__ymap_get(gs, "switchyard_unpriced_models"), "general_settings.switchyard_unpriced_models");
+    if (up) {
+        if (strcmp(up, "allow") == 0)
+            c->unpriced_models = SY_UNPRICED_ALLOW;
+        else if (strcmp(up, "zero_cost_warn") == 0)
+            c->unpriced_models = SY_UNPRICED_WARN;
+        else if (strcmp(up, "reject") != 0)
+            sy__ld_error(ld, gs->file, gs->line,
+                         "general_settings.switchyard_unpriced_models: expected reject, allow or zero_cost_warn, "
+                         "found '%s'",
+                         up);
+    }
     const char *rf = sy__get_str(ld, sy__ymap_get(gs, "switchyard_rate_limit_redis_failure"),
                                  "general_settings.switchyard_rate_limit_redis_failure");
     if (rf) {
@@ -1100,7 +1115,7 @@ static const char *param_str(struct sy_ld *ld, const struct sy_ynode *lp, const 
 
 static double param_num(struct sy_ld *ld, const struct sy_ynode *m, const char *key, const char *where, int integer)
 {
-    char path[160];
+    char path[256];
     snprintf(path, sizeof path, "%s.%s", where, key);
     double d;
     return sy__get_num(ld, sy__ymap_get(m, key), path, integer, &d) > 0 ? d : -1;
@@ -1120,6 +1135,7 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->max_input_tokens = d->max_tokens = -1;
     d->input_cost_per_token = d->output_cost_per_token = -1;
     d->cache_read_input_token_cost = d->cache_creation_input_token_cost = d->output_cost_per_reasoning_token = -1;
+    d->cache_creation_input_token_cost_above_1hr = -1;
     d->max_output_tokens = -1;
     d->max_parallel_requests = -1;
     d->cooldown_time_s = -1;
@@ -1219,6 +1235,8 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
     d->cache_read_input_token_cost = param_num(ld, lp, "cache_read_input_token_cost", lpw, 0);
     d->cache_creation_input_token_cost = param_num(ld, lp, "cache_creation_input_token_cost", lpw, 0);
     d->output_cost_per_reasoning_token = param_num(ld, lp, "output_cost_per_reasoning_token", lpw, 0);
+    d->cache_creation_input_token_cost_above_1hr =
+        param_num(ld, lp, "cache_creation_input_token_cost_above_1hr", lpw, 0);
     double v;
     snprintf(path, sizeof path, "%s.max_parallel_requests", lpw);
     if (sy__get_count(ld, sy__ymap_get(lp, "max_parallel_requests"), path, 1, 0, &v) > 0)
@@ -1268,6 +1286,9 @@ static void fill_deployment(struct sy_ld *ld, struct fill_ctx *fc, struct sy_dep
             d->cache_creation_input_token_cost = param_num(ld, mi, "cache_creation_input_token_cost", miw, 0);
         if (d->output_cost_per_reasoning_token < 0)
             d->output_cost_per_reasoning_token = param_num(ld, mi, "output_cost_per_reasoning_token", miw, 0);
+        if (d->cache_creation_input_token_cost_above_1hr < 0)
+            d->cache_creation_input_token_cost_above_1hr =
+                param_num(ld, mi, "cache_creation_input_token_cost_above_1hr", miw, 0);
         v = param_num(ld, mi, "max_output_tokens", miw, 1);
         if (v >= 0)
             d->max_output_tokens = (int64_t)v;

@@ -143,6 +143,30 @@ void sy_route_count_work(struct sy_call *c, void *arg)
     c->rt.input_is_bound = 0;
 }
 
+void sy_call_dprice(const struct sy_call *c, const struct sy_group *gr, const struct sy_drt *r, struct sy_dprice *out)
+{
+    *out = r->price;
+    if (!r->wildcard || r->price.known || r->price.priced || !gr || !r->d->upstream_model)
+        return;
+    const char *part, *um = r->d->upstream_model, *star = strchr(um, '*');
+    size_t pl;
+    char m[512];
+    sy_router_wild_part(gr->name, c->group_model ? c->group_model : c->in.model, &part, &pl);
+    if (!star || !part || (size_t)(star - um) + pl + strlen(star + 1) >= sizeof m)
+        return;
+    snprintf(m, sizeof m, "%.*s%.*s%s", (int)(star - um), um, (int)pl, part, star + 1);
+    struct sy_dprice dp;
+    sy_dprice_from(&dp, sy_price_find(r->d->provider, m));
+    if (!dp.known && !dp.priced)
+        return;
+    /* the deployment's own limits stay; the table gives the rates */
+    if (r->price.max_output_tokens > 0)
+        dp.max_output_tokens = r->price.max_output_tokens;
+    if (r->price.max_input_tokens > 0)
+        dp.max_input_tokens = r->price.max_input_tokens;
+    *out = dp;
+}
+
 void sy_call_cost(struct sy_call *c)
 {
     if (c->usage.cost_known || !c->drt || !(c->usage.have_usage || c->usage.usage_counted))
@@ -152,7 +176,10 @@ void sy_call_cost(struct sy_call *c)
     u.completion_tokens = c->usage.completion_tokens;
     u.cached_tokens = c->usage.cached_tokens;
     u.cache_creation_tokens = c->usage.cache_write_tokens;
+    u.cache_creation_1h_tokens = c->usage.cache_write_1h_tokens;
     u.reasoning_tokens = c->usage.reasoning_tokens;
-    c->usage.cost = sy_cost(&c->drt->price, &u);
+    struct sy_dprice dp;
+    sy_call_dprice(c, c->group, c->drt, &dp);
+    c->usage.cost = sy_cost(&dp, &u);
     c->usage.cost_known = 1;
 }

@@ -245,6 +245,7 @@ struct sy_call_upstream {
 struct sy_call_usage {
     uint64_t prompt_tokens, completion_tokens;
     uint64_t cached_tokens, cache_write_tokens, reasoning_tokens; /* parts of the two above priced apart */
+    uint64_t cache_write_1h_tokens;                               /* the 1-hour part of cache_write_tokens */
     int have_usage;
     int usage_counted; /* usage came from our tokenizer, not the upstream */
     double cost;       /* the call's cost in USD once known */
@@ -396,6 +397,10 @@ const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->usage.cost / c->usage.cost_known; idempotent. */
 void sy_call_cost(struct sy_call *c);
+/* The prices of deployment r of group gr for this call: r->price, except for a
+ * wildcard deployment ("openai/<star>") without prices of its own, whose entry
+ * is looked up for the model the request names ("openai/gpt-4o" -> gpt-4o's). */
+void sy_call_dprice(const struct sy_call *c, const struct sy_group *gr, const struct sy_drt *r, struct sy_dprice *out);
 /* Publish a cache invalidation ("<kind>:<id>") here and to other instances (admin.c). */
 void sy_gateway_invalidate(struct sy_worker *w, const char *msg);
 

@@ -272,6 +272,7 @@ static int read_usage(struct sy_call *c, const char *p, size_t n)
     c->usage.completion_tokens = u.completion_tokens;
     c->usage.cached_tokens = u.cached_tokens;
     c->usage.cache_write_tokens = u.cache_creation_tokens;
+    c->usage.cache_write_1h_tokens = u.cache_creation_1h_tokens;
     c->usage.reasoning_tokens = u.reasoning_tokens;
     c->usage.have_usage = 1;
     return 1;
@@ -284,6 +285,7 @@ static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
     c->usage.completion_tokens = (uint64_t)(u->completion > 0 ? u->completion : 0);
     c->usage.cached_tokens = (uint64_t)(u->cache_read > 0 ? u->cache_read : 0);
     c->usage.cache_write_tokens = (uint64_t)(u->cache_write > 0 ? u->cache_write : 0);
+    c->usage.cache_write_1h_tokens = (uint64_t)(u->cache_write_1h > 0 ? u->cache_write_1h : 0);
     c->usage.reasoning_tokens = (uint64_t)(u->reasoning > 0 ? u->reasoning : 0);
     c->usage.have_usage = 1;
 }

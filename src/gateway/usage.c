@@ -6,7 +6,10 @@
  * Besides the two totals, the parts priced apart are read from inside the
  * usage object: prompt_tokens_details.cached_tokens (else a top-level
  * cache_read_input_tokens, as LiteLLM's own usage carries for Anthropic),
- * cache_creation_input_tokens, completion_tokens_details.reasoning_tokens.
+ * cache_creation_input_tokens (its 1-hour part: ephemeral_1h_input_tokens, in
+ * Anthropic's usage.cache_creation or LiteLLM's
+ * prompt_tokens_details.cache_creation_token_details),
+ * completion_tokens_details.reasoning_tokens.
  */
 #include "gateway/usage.h"
 
@@ -40,7 +43,7 @@ static const char *rmemmem(const char *h, size_t hn, const char *nd, size_t nn, 
  * (one memchr per quote instead of a memmem per name). As a search for
  * "name" would, the first member of each name counts, at any depth, and it
  * counts only when a number follows it. */
-enum { U_PROMPT, U_COMPLETION, U_CACHED, U_CACHE_READ, U_CACHE_CREATION, U_REASONING, U__N };
+enum { U_PROMPT, U_COMPLETION, U_CACHED, U_CACHE_READ, U_CACHE_CREATION, U_REASONING, U_CACHE_1H, U__N };
 
 static int member_id(const char *k, size_t n)
 {
@@ -48,6 +51,7 @@ static int member_id(const char *k, size_t n)
     case 13: return !memcmp(k, "prompt_tokens", 13) ? U_PROMPT : !memcmp(k, "cached_tokens", 13) ? U_CACHED : -1;
     case 17: return !memcmp(k, "completion_tokens", 17) ? U_COMPLETION : -1;
     case 23: return !memcmp(k, "cache_read_input_tokens", 23) ? U_CACHE_READ : -1;
+    case 25: return !memcmp(k, "ephemeral_1h_input_tokens", 25) ? U_CACHE_1H : -1;
     case 27: return !memcmp(k, "cache_creation_input_tokens", 27) ? U_CACHE_CREATION : -1;
     case 16: return !memcmp(k, "reasoning_tokens", 16) ? U_REASONING : -1;
     default: return -1;
@@ -164,11 +168,14 @@ int sy_usage_read(const char *p, size_t n, struct sy_usage *out)
     x.cached_tokens = got & 1u << U_CACHED ? v[U_CACHED] : v[U_CACHE_READ];
     x.cache_creation_tokens = v[U_CACHE_CREATION];
     x.reasoning_tokens = v[U_REASONING];
+    x.cache_creation_1h_tokens = v[U_CACHE_1H];
     /* parts never exceed their totals (a malformed usage must not price negative text) */
     if (x.cached_tokens > pt)
         x.cached_tokens = pt;
     if (x.cache_creation_tokens > pt - x.cached_tokens)
         x.cache_creation_tokens = pt - x.cached_tokens;
+    if (x.cache_creation_1h_tokens > x.cache_creation_tokens)
+        x.cache_creation_1h_tokens = x.cache_creation_tokens;
     if (x.reasoning_tokens > ct)
         x.reasoning_tokens = ct;
     *out = x;

@@ -248,17 +248,22 @@ static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
     struct sy_usage u = {0};
     int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
     int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
+    int64_t h1 = line_num(p, n, "\"ephemeral_1h_input_tokens\"");
     if (in > 0) {
         u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
         u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
+        u.cache_creation_1h_tokens = h1 > 0 && h1 <= cw ? (uint64_t)h1 : 0;
         u.prompt_tokens = (uint64_t)in + u.cached_tokens + u.cache_creation_tokens;
     } else {
         u.prompt_tokens = c->usage.prompt_tokens;
         u.cached_tokens = c->usage.cached_tokens;
         u.cache_creation_tokens = c->usage.cache_write_tokens;
+        u.cache_creation_1h_tokens = c->usage.cache_write_1h_tokens;
     }
     u.completion_tokens = out > 0 ? (uint64_t)out : 0;
-    return sy_cost(&c->drt->price, &u);
+    struct sy_dprice dp;
+    sy_call_dprice(c, c->group, c->drt, &dp);
+    return sy_cost(&dp, &u);
 }
 
 /* The model the client asked for, on an OpenAI-compatible chat or completions
@@ -323,7 +328,9 @@ static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_b
                 cost = msg_delta_cost(c, lp, ll);
         } else if (ll > 6 && memmem(lp, ll, "\"usage\"", 7) && sy_usage_read(lp, ll, &u)) {
             e = sy_usage_close(lp, ll);
-            cost = sy_cost(&c->drt->price, &u);
+            struct sy_dprice dp;
+            sy_call_dprice(c, c->group, c->drt, &dp);
+            cost = sy_cost(&dp, &u);
         }
         if (e > 0 && !memmem(lp, (size_t)e, "\"cost\"", 6)) {
             char t[64];

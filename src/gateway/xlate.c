@@ -673,6 +673,7 @@ static void take_usage(struct sy_call *c, const char *p, size_t n)
         c->usage.completion_tokens = u.completion_tokens;
         c->usage.cached_tokens = u.cached_tokens;
         c->usage.cache_write_tokens = u.cache_creation_tokens;
+        c->usage.cache_write_1h_tokens = u.cache_creation_1h_tokens;
         c->usage.reasoning_tokens = u.reasoning_tokens;
         c->usage.have_usage = 1;
     }
@@ -881,6 +882,7 @@ int sy_xlate_response(struct sy_call *c)
             c->usage.completion_tokens = (uint64_t)(x->st.u.completion > 0 ? x->st.u.completion : 0);
             c->usage.cached_tokens = (uint64_t)(x->st.u.cache_read > 0 ? x->st.u.cache_read : 0);
             c->usage.cache_write_tokens = (uint64_t)(x->st.u.cache_write > 0 ? x->st.u.cache_write : 0);
+            c->usage.cache_write_1h_tokens = (uint64_t)(x->st.u.cache_write_1h > 0 ? x->st.u.cache_write_1h : 0);
             c->usage.reasoning_tokens = (uint64_t)(x->st.u.reasoning > 0 ? x->st.u.reasoning : 0);
             c->usage.have_usage = 1;
         }
@@ -1086,6 +1088,8 @@ void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
         c->usage.prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
         c->usage.cached_tokens = cached > 0 && (uint64_t)cached <= c->usage.prompt_tokens ? (uint64_t)cached : 0;
         c->usage.cache_write_tokens = cw > 0 ? (uint64_t)cw : 0;
+        int64_t h1 = last_num(p, n, "\"ephemeral_1h_input_tokens\"", 27); /* usage.cache_creation's */
+        c->usage.cache_write_1h_tokens = h1 > 0 && h1 <= cw ? (uint64_t)h1 : 0;
     }
     if (out >= 0) {
         int64_t rt = last_num(p, n, "\"reasoning_tokens\"", 18);

@@ -103,7 +103,9 @@ struct sy_xout {
 struct sy_xusage {
     int64_t prompt, completion; /* OpenAI's meaning: prompt includes cache reads/writes */
     int64_t cache_read, cache_write, reasoning;
-    int have; /* the upstream reported usage */
+    int64_t
+        cache_write_1h; /* the 1-hour TTL part of cache_write (Anthropic's cache_creation.ephemeral_1h_input_tokens) */
+    int have;           /* the upstream reported usage */
 };
 
 /* Per-call response state, zeroed by the gateway, then id/model/created/

@@ -1978,6 +1978,9 @@ static void read_usage(const struct sy_jdoc *d, uint32_t u, struct sy_xusage *xu
         xu->cache_write = tokens(d, cw, delta ? xu->cache_write : 0);
         xu->cache_read = tokens(d, cr, delta ? xu->cache_read : 0);
         xu->prompt = i + xu->cache_write + xu->cache_read;
+        uint32_t cc = get(d, u, "cache_creation"); /* {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens} */
+        int64_t h1 = is_type(d, cc, 'o') ? tokens(d, get(d, cc, "ephemeral_1h_input_tokens"), 0) : 0;
+        xu->cache_write_1h = h1 < xu->cache_write ? h1 : xu->cache_write;
     }
     xu->completion = tokens(d, out, delta ? xu->completion : 0);
     xu->have = 1;

@@ -1579,6 +1579,16 @@ static void read_usage(const struct sy_jdoc *d, uint32_t u, struct sy_xusage *ou
     out->completion = op;
     out->cache_read = cr;
     out->cache_write = cw;
+    /* cacheDetails: [{ttl: "5m"|"1h", inputTokens}] - the writes by TTL */
+    int64_t h1 = 0;
+    uint32_t cd = sy_jdom_get(d, u, "cacheDetails");
+    for (uint32_t e = jtype(d, cd) == 'a' ? sy_jdom_first(d, cd) : 0; e; e = sy_jdom_next(d, e)) {
+        int64_t t = 0;
+        if (jtype(d, e) == 'o' && sy_jdom_str_eq(d, sy_jdom_get(d, e, "ttl"), "1h") &&
+            sy_jdom_i64(d, sy_jdom_get(d, e, "inputTokens"), &t) && t > 0)
+            h1 = t > cw - h1 ? cw : h1 + t; /* never above the writes (nor overflowing) */
+    }
+    out->cache_write_1h = h1 > 0 ? h1 : 0;
     out->have = 1;
 }
 

@@ -230,7 +230,17 @@ void sy_oai_usage_members(const struct sy_xusage *u, struct sy_buf *out)
         (long long)u->completion,
         (long long)((unsigned long long)u->prompt + (unsigned long long)u->completion)); /* no UB on lying usage */
     sy_buf_append(out, t, (size_t)n);
-    if (u->cache_read || u->cache_write) {
+    if (u->cache_write_1h > 0 && u->cache_write_1h <= u->cache_write) { /* LiteLLM's cache_creation_token_details */
+        n = snprintf(t, sizeof t,
+                     ",\"prompt_tokens_details\":{\"cached_tokens\":%lld,\"cache_creation_tokens\":%lld,"
+                     "\"cache_creation_token_details\":{\"ephemeral_5m_input_tokens\":%lld,"
+                     "\"ephemeral_1h_input_tokens\":%lld}},\"cache_read_input_tokens\":%lld,"
+                     "\"cache_creation_input_tokens\":%lld",
+                     (long long)u->cache_read, (long long)u->cache_write,
+                     (long long)(u->cache_write - u->cache_write_1h), (long long)u->cache_write_1h,
+                     (long long)u->cache_read, (long long)u->cache_write);
+        sy_buf_append(out, t, (size_t)n);
+    } else if (u->cache_read || u->cache_write) {
         n = snprintf(t, sizeof t,
                      ",\"prompt_tokens_details\":{\"cached_tokens\":%lld},\"cache_read_input_tokens\":%lld,"
                      "\"cache_creation_input_tokens\":%lld",

@@ -240,6 +240,8 @@ static void build_prices(struct sy_table *t)
             dp->cache_read = d->cache_read_input_token_cost;
         if (d->cache_creation_input_token_cost >= 0)
             dp->cache_write = d->cache_creation_input_token_cost;
+        if (d->cache_creation_input_token_cost_above_1hr >= 0)
+            dp->cache_write_1h = d->cache_creation_input_token_cost_above_1hr;
         if (d->output_cost_per_reasoning_token >= 0)
             dp->reasoning = d->output_cost_per_reasoning_token;
         if (d->max_output_tokens > 0)
@@ -265,11 +267,13 @@ static void build_prices(struct sy_table *t)
             MAXF(out);
             MAXF(cache_read);
             MAXF(cache_write);
+            MAXF(cache_write_1h);
             MAXF(reasoning);
             MAXF(tier_in);
             MAXF(tier_out);
             MAXF(tier_cache_read);
             MAXF(tier_cache_write);
+            MAXF(tier_cache_write_1h);
             MAXF(max_output_tokens);
             MAXF(max_input_tokens);
             if (r->price.tier_threshold &&
@@ -456,8 +460,19 @@ static uint64_t ml_hash(const char *s, size_t n)
     return h;
 }
 
-/* List id[0..n) unless already listed. */
-static void ml_add(struct mlist *m, const char *id, size_t n)
+void sy_model_limits_json(struct sy_buf *b, const struct sy_dprice *dp)
+{
+    if (!dp)
+        return;
+    if (dp->max_input_tokens > 0)
+        sy_buf_printf(b, ",\"context_window\":%lld,\"max_input_tokens\":%lld", (long long)dp->max_input_tokens,
+                      (long long)dp->max_input_tokens);
+    if (dp->max_output_tokens > 0)
+        sy_buf_printf(b, ",\"max_output_tokens\":%lld", (long long)dp->max_output_tokens);
+}
+
+/* List id[0..n) unless already listed; with the limits of dp (may be NULL). */
+static void ml_add(struct mlist *m, const char *id, size_t n, const struct sy_dprice *dp)
 {
     if (m->n * 2 >= m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 256;
@@ -485,7 +500,9 @@ static void ml_add(struct mlist *m, const char *id, size_t n)
         SY_BUF_LIT(m->b, ",");
     SY_BUF_LIT(m->b, "{\"id\":\"");
     sy_buf_json_escape(m->b, id, n);
-    SY_BUF_LIT(m->b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    SY_BUF_LIT(m->b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"");
+    sy_model_limits_json(m->b, dp);
+    SY_BUF_LIT(m->b, "}");
 }
 
 struct wexp {
@@ -521,7 +538,9 @@ static void wexp_one(const char *name, void *ctx)
         return;
     if (w->m->allow && !w->group_ok && !w->m->allow(w->m->ud, id))
         return;
-    ml_add(w->m, id, (size_t)il);
+    struct sy_dprice dp;
+    sy_dprice_from(&dp, sy_price_find(NULL, name));
+    ml_add(w->m, id, (size_t)il, &dp);
 }
 
 static void wildcard_models(struct mlist *m, const struct sy_group *gr)
@@ -577,17 +596,17 @@ void sy_models_list_json(const struct sy_table *t, int wildcard_routes, int acce
     for (size_t i = 0; i < t->ngroups; i++) {
         const struct sy_group *gr = &t->groups[i];
         if (gr->usable && (!gr->wildcard || wildcard_routes) && (!allow || allow(ud, gr->name)))
-            ml_add(&m, gr->name, gr->name_len);
+            ml_add(&m, gr->name, gr->name_len, gr->wildcard ? NULL : &gr->price_max);
     }
     for (size_t i = 0; i < t->naliases; i++) { /* model_group_alias, unless hidden (as LiteLLM) */
         const struct sy_alias *a = &t->aliases[i];
         const struct sy_group *gr = sy_table_group(t, a->group, strlen(a->group));
         if (!a->hidden && gr && gr->usable && (!allow || allow(ud, a->alias)))
-            ml_add(&m, a->alias, strlen(a->alias));
+            ml_add(&m, a->alias, strlen(a->alias), gr->wildcard ? NULL : &gr->price_max);
     }
     for (size_t i = 0; access_groups && !allow && i < t->ngroups; i++)
         for (const char *ag = t->groups[i].usable ? t->groups[i].access_groups : NULL; ag && *ag; ag += strlen(ag) + 1)
-            ml_add(&m, ag, strlen(ag));
+            ml_add(&m, ag, strlen(ag), NULL);
     for (size_t i = 0; i < t->ngroups; i++)
         if (t->groups[i].wildcard && t->groups[i].usable)
             wildcard_models(&m, &t->groups[i]);

@@ -119,6 +119,10 @@ const struct sy_group *sy_table_group_of(const struct sy_table *t, const struct 
 /* The GET /v1/models list into b (router/table.c; its comment has the list's
  * rules): servable groups, aliases, wildcard groups' known models; allow (may
  * be NULL) filters by a virtual key's models. */
+/* ,"context_window":N,"max_input_tokens":N,"max_output_tokens":M from the
+ * price map and model_info (members left out when unknown): what /v1/models
+ * adds to LiteLLM's members for clients that size their context (opencode, Codex). */
+void sy_model_limits_json(struct sy_buf *b, const struct sy_dprice *dp);
 void sy_models_list_json(const struct sy_table *t, int wildcard_routes, int access_groups,
                          int (*allow)(void *ud, const char *model), void *ud, struct sy_buf *b);
 

@@ -6,7 +6,9 @@
  *   rates     = the tier rates when prompt_tokens > tier_threshold (a tier rate the
  *               table does not give falls back to the base rate), else the base rates
  *   text_in   = prompt_tokens - cached_tokens - cache_creation_tokens      (>= 0)
- *   prompt    = text_in * in + cached_tokens * cache_read + cache_creation_tokens * cache_write
+ *   write_5m  = cache_creation_tokens - cache_creation_1h_tokens           (>= 0)
+ *   prompt    = text_in * in + cached_tokens * cache_read + write_5m * cache_write
+ *               + cache_creation_1h_tokens * cache_write_1h
  *   text_out  = completion_tokens - reasoning_tokens                       (>= 0)
  *   completion= text_out * out + reasoning_tokens * reasoning
  *   cost      = prompt + completion
@@ -21,11 +23,12 @@
  *   cache_read, cache_write -> in          (LiteLLM bills them at 0; we do not
  *                                           undercount a model whose table entry
  *                                           lacks them)
+ *   cache_write_1h          -> cache_write (cache_creation_input_token_cost_above_1hr
+ *                                           absent: the 5-minute write rate)
  *   reasoning               -> out         (as LiteLLM)
  *   in, out                 -> 0
- * Known differences from LiteLLM: no audio/image/video token rates, no 1-hour
- * cache-write rate, no service tiers (flex/priority), no regional uplifts, and
- * one price tier (the lowest *_above_<N>_tokens threshold of the entry).
+ * Known differences from LiteLLM: no audio/image/video token rates, no service tiers (flex/priority), no regional
+ * uplifts, and one price tier (the lowest *_above_<N>_tokens threshold of the entry).
  */
 #include "spend/spend.h"
 
@@ -35,18 +38,21 @@
 
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p)
 {
-    dp->in = dp->out = dp->cache_read = dp->cache_write = dp->reasoning = -1;
+    dp->in = dp->out = dp->cache_read = dp->cache_write = dp->reasoning = dp->cache_write_1h = -1;
     dp->tier_threshold = 0;
-    dp->tier_in = dp->tier_out = dp->tier_cache_read = dp->tier_cache_write = -1;
+    dp->tier_in = dp->tier_out = dp->tier_cache_read = dp->tier_cache_write = dp->tier_cache_write_1h = -1;
     dp->max_output_tokens = dp->max_input_tokens = 0;
-    dp->known = 0;
+    dp->known = dp->priced = 0;
     if (!p)
         return;
+    dp->priced = p->any_cost;
     dp->in = p->input_cost_per_token;
     dp->out = p->output_cost_per_token;
     dp->cache_read = p->cache_read_input_token_cost;
     dp->cache_write = p->cache_creation_input_token_cost;
     dp->reasoning = p->output_cost_per_reasoning_token;
+    dp->cache_write_1h = p->cache_creation_input_token_cost_above_1hr;
+    dp->tier_cache_write_1h = p->tier_cache_write_1h;
     dp->tier_threshold = p->tier_threshold;
     dp->tier_in = p->tier_input;
     dp->tier_out = p->tier_output;
@@ -60,15 +66,17 @@ void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p)
 
 /* The rates that apply to a call with `prompt` input tokens, fallbacks resolved. */
 struct rates {
-    double in, out, cache_read, cache_write, reasoning;
+    double in, out, cache_read, cache_write, cache_write_1h, reasoning;
 };
 
 static void rates(const struct sy_dprice *dp, uint64_t prompt, struct rates *r)
 {
     r->in = dp->in >= 0 ? dp->in : 0;
     r->out = dp->out >= 0 ? dp->out : 0;
-    double cr = dp->cache_read, cw = dp->cache_write;
+    double cr = dp->cache_read, cw = dp->cache_write, cw1 = dp->cache_write_1h;
     if (dp->tier_threshold > 0 && prompt > (uint64_t)dp->tier_threshold) {
+        if (dp->tier_cache_write_1h >= 0)
+            cw1 = dp->tier_cache_write_1h;
         if (dp->tier_in >= 0)
             r->in = dp->tier_in;
         if (dp->tier_out >= 0)
@@ -80,6 +88,7 @@ static void rates(const struct sy_dprice *dp, uint64_t prompt, struct rates *r)
     }
     r->cache_read = cr >= 0 ? cr : r->in;
     r->cache_write = cw >= 0 ? cw : r->in;
+    r->cache_write_1h = cw1 >= 0 ? cw1 : r->cache_write;
     r->reasoning = dp->reasoning >= 0 ? dp->reasoning : r->out;
 }
 
@@ -90,18 +99,20 @@ double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u)
     struct rates r;
     rates(dp, u->prompt_tokens, &r);
     uint64_t cached = u->cached_tokens, created = u->cache_creation_tokens;
+    uint64_t created_1h = u->cache_creation_1h_tokens < created ? u->cache_creation_1h_tokens : created;
     uint64_t text_in = u->prompt_tokens;
     text_in = text_in > cached ? text_in - cached : 0;
     text_in = text_in > created ? text_in - created : 0;
     uint64_t reasoning = u->reasoning_tokens;
     uint64_t text_out = u->completion_tokens > reasoning ? u->completion_tokens - reasoning : 0;
-    double prompt = (double)text_in * r.in + (double)cached * r.cache_read + (double)created * r.cache_write;
+    double prompt = (double)text_in * r.in + (double)cached * r.cache_read +
+                    (double)(created - created_1h) * r.cache_write + (double)created_1h * r.cache_write_1h;
     double completion = (double)text_out * r.out + (double)reasoning * r.reasoning;
     return prompt + completion;
 }
 
 /* Worst case: every prompt token at the dearest input rate (a cache write can
- * cost more than plain input: Anthropic's 1.25x), every completion token at the
+ * cost more than plain input: Anthropic's 1.25x, 2x for a 1-hour write), every completion token at the
  * dearest output rate (reasoning may be priced apart). */
 double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t max_tokens)
 {
@@ -111,6 +122,8 @@ double sy_cost_bound(const struct sy_dprice *dp, uint64_t prompt_tokens, int64_t
     struct rates r;
     rates(dp, prompt_tokens, &r);
     double in = r.in > r.cache_write ? r.in : r.cache_write;
+    if (r.cache_write_1h > in)
+        in = r.cache_write_1h;
     double out = r.out > r.reasoning ? r.out : r.reasoning;
     return (double)prompt_tokens * in + (double)bound * out;
 }

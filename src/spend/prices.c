@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -51,6 +53,7 @@ void sy__prices_release_old(void);
 
 struct gen {
     struct gen *older;     /* retired chain */
+    struct gen *base;      /* a user map this generation's list shares entries of (freed with it); NULL */
     struct sy_price **own; /* entries this generation allocated */
     size_t nown;
     const struct sy_price **list; /* every visible entry, in file order */
@@ -175,6 +178,7 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
     p->cache_read_input_token_cost = num(o, "cache_read_input_token_cost", -1);
     p->cache_creation_input_token_cost = num(o, "cache_creation_input_token_cost", -1);
     p->output_cost_per_reasoning_token = num(o, "output_cost_per_reasoning_token", -1);
+    p->cache_creation_input_token_cost_above_1hr = num(o, "cache_creation_input_token_cost_above_1hr", -1);
     p->input_cost_per_pixel = num(o, "input_cost_per_pixel", -1);
     p->output_cost_per_image = num(o, "output_cost_per_image", -1);
     p->max_input_tokens = inum(o, "max_input_tokens");
@@ -187,13 +191,15 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
     json_object_object_foreach(o, k, v)
     {
         (void)v;
+        if (!p->any_cost && strstr(k, "cost") && num(o, k, -1) >= 0)
+            p->any_cost = 1;
         int64_t th = tier_key(k, t, sizeof t);
         if (th > 0 && num(o, k, -1) >= 0 && (best == 0 || th < best)) {
             best = th;
             memcpy(thr, t, sizeof t);
         }
     }
-    p->tier_input = p->tier_output = p->tier_cache_read = p->tier_cache_write = -1;
+    p->tier_input = p->tier_output = p->tier_cache_read = p->tier_cache_write = p->tier_cache_write_1h = -1;
     if (best > 0) {
         char k2[96];
         p->tier_threshold = best;
@@ -205,6 +211,8 @@ static struct sy_price *entry_new(const char *key, struct json_object *o)
         p->tier_cache_read = num(o, k2, -1);
         snprintf(k2, sizeof k2, "cache_creation_input_token_cost_above_%s_tokens", thr);
         p->tier_cache_write = num(o, k2, -1);
+        snprintf(k2, sizeof k2, "cache_creation_input_token_cost_above_1hr_above_%s_tokens", thr);
+        p->tier_cache_write_1h = num(o, k2, -1);
     }
 
     static const struct {
@@ -233,6 +241,7 @@ static void gen_free(struct gen *g)
 {
     if (!g)
         return;
+    gen_free(g->base);
     for (size_t i = 0; i < g->nown; i++)
         free(g->own[i]);
     free(g->own);
@@ -331,8 +340,8 @@ static struct gen *gen_parse(const char *json, size_t n, const char *name, const
     size_t skipped = 0;
     json_object_object_foreach(root, key, val)
     {
-        if (!strcmp(key, "sample_spec"))
-            continue;
+        if (!strcmp(key, "sample_spec") || !strcmp(key, "last_updated") || !strcmp(key, "fallback_generalizations"))
+            continue; /* LiteLLM's file metadata, not models (see docs/prices.md) */
         if (!json_object_is_type(val, json_type_object)) {
             skipped++;
             continue;
@@ -382,8 +391,14 @@ oom:
 static void builtin_init(void)
 {
     char err[256];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     struct gen *g = gen_parse(sy_prices_builtin_json, sy_prices_builtin_json_len, "built-in model_prices.json", NULL,
                               err, sizeof err);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    if (g)
+        sy_debug("model prices: %zu built-in entries parsed in %.1f ms of CPU", g->n,
+                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     if (!g) {
         sy_error("%s", err);
         g = calloc(1, sizeof *g);
@@ -426,19 +441,13 @@ int sy_prices_load_buffer(const char *json, size_t n, char *err, size_t errlen)
     return g ? 0 : -1;
 }
 
-int sy_prices_load(const char *path, char *err, size_t errlen)
+/* The whole file into a NUL-terminated malloc'd buffer; NULL with err filled. */
+static char *read_file(const char *path, size_t *lenp, char *err, size_t errlen)
 {
-    cur();
-    if (!path) {
-        pthread_mutex_lock(&g_load_mu);
-        publish(NULL);
-        pthread_mutex_unlock(&g_load_mu);
-        return 0;
-    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         seterr(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
+        return NULL;
     }
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
@@ -446,7 +455,7 @@ int sy_prices_load(const char *path, char *err, size_t errlen)
         if (!buf) {
             fclose(f);
             seterr(err, errlen, "%s: out of memory%s", path, "");
-            return -1;
+            return NULL;
         }
         len += fread(buf + len, 1, cap - len - 1, f);
         if (len < cap - 1)
@@ -462,18 +471,59 @@ int sy_prices_load(const char *path, char *err, size_t errlen)
     if (rerr) {
         free(buf);
         seterr(err, errlen, "%s: read error%s", path, "");
-        return -1;
+        return NULL;
     }
     buf[len] = 0;
-    pthread_mutex_lock(&g_load_mu);
-    struct gen *g = gen_parse(buf, len, path, g_builtin, err, errlen);
-    if (g)
-        publish(g);
-    pthread_mutex_unlock(&g_load_mu);
+    *lenp = len;
+    return buf;
+}
+
+/* Parse the file at path over base (NULL: a base map of its own). */
+static struct gen *parse_file(const char *path, const struct gen *base, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *buf = read_file(path, &len, err, errlen);
+    if (!buf)
+        return NULL;
+    struct gen *g = gen_parse(buf, len, path, base, err, errlen);
     free(buf);
-    if (g)
-        sy_info("model prices: %zu entries (%s over the built-in table)", g->n, path);
-    return g ? 0 : -1;
+    return g;
+}
+
+int sy_prices_load(const char *path, char *err, size_t errlen)
+{
+    return sy_prices_load_map(NULL, path, err, errlen);
+}
+
+int sy_prices_load_map(const char *map, const char *path, char *err, size_t errlen)
+{
+    cur();
+    pthread_mutex_lock(&g_load_mu);
+    struct gen *base = g_builtin, *g = NULL;
+    if (map && !(base = parse_file(map, NULL, err, errlen))) {
+        pthread_mutex_unlock(&g_load_mu);
+        return -1;
+    }
+    if (path) {
+        g = parse_file(path, base, err, errlen);
+        if (!g) {
+            if (base != g_builtin)
+                gen_free(base);
+            pthread_mutex_unlock(&g_load_mu);
+            return -1;
+        }
+        if (base != g_builtin)
+            g->base = base; /* g's list points into base's entries: freed together */
+    } else if (base != g_builtin) {
+        g = base;
+    }
+    publish(g);
+    size_t n = g ? g->n : g_builtin->n;
+    pthread_mutex_unlock(&g_load_mu);
+    if (map || path)
+        sy_info("model prices: %zu entries (%s%s%s)", n, map ? map : "the built-in map", path ? " + " : "",
+                path ? path : "");
+    return 0;
 }
 
 /* Tests and fuzzing only: free every retired generation. Not safe while
@@ -652,6 +702,12 @@ const struct sy_price *sy_price_exact(const char *key)
     return key && *key ? gen_get(cur(), key, strlen(key), NULL) : NULL;
 }
 
+int sy_price_supports(const char *provider, const char *model, unsigned bit)
+{
+    const struct sy_price *p = sy_price_find(provider, model);
+    return p ? (p->supports & bit) != 0 : -1;
+}
+
 const struct sy_price *sy_price_find(const char *provider, const char *model)
 {
     if (!model || !*model)
@@ -692,4 +748,45 @@ const struct sy_price *sy_price_find(const char *provider, const char *model)
             return p;
     }
     return NULL;
+}
+
+/* ---- LiteLLM's environment ------------------------------------------------
+ * LITELLM_LOCAL_MODEL_COST_MAP=True: the built-in map. Else
+ * LITELLM_MODEL_COST_MAP_URL: a path or a file:// URL is read (a copy the
+ * user downloaded); an http(s):// URL is not fetched (the gateway makes no
+ * network calls of its own at start): a note says so and the built-in map is
+ * used. */
+const char *sy_prices_env_map(char *note, size_t notelen)
+{
+    static char path[4096];
+    if (note && notelen)
+        note[0] = 0;
+    const char *local = getenv("LITELLM_LOCAL_MODEL_COST_MAP");
+    if (local && (!strcasecmp(local, "true") || !strcmp(local, "1")))
+        return NULL;
+    const char *u = getenv("LITELLM_MODEL_COST_MAP_URL");
+    if (!u || !*u)
+        return NULL;
+    if (!strncasecmp(u, "http://", 7) || !strncasecmp(u, "https://", 8)) {
+        if (note && notelen)
+            snprintf(note, notelen,
+                     "LITELLM_MODEL_COST_MAP_URL=%s is not fetched: download it (scripts/update-prices.sh, or "
+                     "curl -o prices.json URL) and set LITELLM_MODEL_COST_MAP_URL to the file's path; "
+                     "using the built-in map",
+                     u);
+        return NULL;
+    }
+    if (!strncasecmp(u, "file://", 7)) {
+        u += 7;
+        if (!strncasecmp(u, "localhost/", 10))
+            u += 9;
+        if (*u != '/') {
+            if (note && notelen)
+                snprintf(note, notelen,
+                         "LITELLM_MODEL_COST_MAP_URL: a file:// URL needs an absolute path; using the built-in map");
+            return NULL;
+        }
+    }
+    snprintf(path, sizeof path, "%s", u);
+    return path;
 }

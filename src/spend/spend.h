@@ -31,16 +31,19 @@ struct sy_price {
     double cache_read_input_token_cost;
     double cache_creation_input_token_cost;
     double output_cost_per_reasoning_token;
+    double cache_creation_input_token_cost_above_1hr; /* 1-hour cache writes (Anthropic's ttl "1h") */
     /* tiered pricing: above `tier_threshold` prompt tokens every rate switches
      * (input_cost_per_token_above_200k_tokens ...); 0 when none */
     int64_t tier_threshold;
     double tier_input, tier_output, tier_cache_read, tier_cache_write;
+    double tier_cache_write_1h;   /* cache_creation_input_token_cost_above_1hr_above_<N>_tokens */
     double input_cost_per_pixel;  /* image generation (DALL-E's size-keyed entries); < 0 unknown */
     double output_cost_per_image; /* image generation, per image; < 0 unknown */
     int64_t max_input_tokens;     /* 0 unknown */
     int64_t max_output_tokens;    /* 0 unknown */
     int64_t max_tokens;           /* legacy field; 0 unknown */
     unsigned supports;            /* SY_SUPPORTS_* bits */
+    int any_cost;                 /* some "*cost*" member is a number >= 0 (per token, image, second ...) */
     const char *json;             /* the entry as JSON text (for /model/info), NUL-terminated */
 };
 #define SY_SUPPORTS_FUNCTION_CALLING          0x01
@@ -58,11 +61,25 @@ struct sy_price {
  * (the built-in table stays loaded). Called once at start (and on SIGHUP:
  * the old table is kept alive; lookups are lock-free). */
 int sy_prices_load(const char *path, char *err, size_t errlen);
+/* The same over another base map: `map` (a LiteLLM-format file: what
+ * LITELLM_MODEL_COST_MAP_URL names) replaces the built-in table as the base,
+ * as LiteLLM replaces its model_cost; NULL keeps the built-in one. On error
+ * the table in use stays and -1 is returned with err filled. */
+int sy_prices_load_map(const char *map, const char *path, char *err, size_t errlen);
+/* The map file LiteLLM's environment names: NULL for the built-in map
+ * (LITELLM_LOCAL_MODEL_COST_MAP=True, LITELLM_MODEL_COST_MAP_URL unset, or an
+ * http(s) URL, which is not fetched: then note says so); else the path of
+ * LITELLM_MODEL_COST_MAP_URL (a path or a file:// URL). Read on every call
+ * (start and SIGHUP). */
+const char *sy_prices_env_map(char *note, size_t notelen);
 /* Look up as LiteLLM does: "<provider>/<model>" first, then "<model>", then
  * the model with a provider prefix stripped ("openai/gpt-4o" -> "gpt-4o"),
  * then without a date suffix ("gpt-4o-2024-08-06" -> "gpt-4o"). provider may
  * be NULL. NULL when unknown. The pointer stays valid for the process. */
 const struct sy_price *sy_price_find(const char *provider, const char *model);
+/* 1 when the map entry sy_price_find(provider, model) finds has SY_SUPPORTS_*
+ * bit `bit` set, 0 when it has not, -1 when the model is not in the map. */
+int sy_price_supports(const char *provider, const char *model, unsigned bit);
 size_t sy_prices_count(void);
 /* The entry whose key is exactly `key` (no fallbacks), NULL when none. */
 const struct sy_price *sy_price_exact(const char *key);
@@ -79,22 +96,26 @@ size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *na
 
 /* ---- cost ------------------------------------------------------------------ */
 struct sy_usage {
-    uint64_t prompt_tokens;         /* all input tokens, cached ones included (OpenAI's convention) */
-    uint64_t completion_tokens;     /* all output tokens, reasoning included */
-    uint64_t cached_tokens;         /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
-    uint64_t cache_creation_tokens; /* cache_creation_input_tokens */
-    uint64_t reasoning_tokens;      /* completion_tokens_details.reasoning_tokens */
+    uint64_t prompt_tokens;            /* all input tokens, cached ones included (OpenAI's convention) */
+    uint64_t completion_tokens;        /* all output tokens, reasoning included */
+    uint64_t cached_tokens;            /* prompt_tokens_details.cached_tokens / cache_read_input_tokens */
+    uint64_t cache_creation_tokens;    /* cache_creation_input_tokens (5-minute and 1-hour writes) */
+    uint64_t cache_creation_1h_tokens; /* the part of cache_creation_tokens written with a 1-hour TTL
+                                          (Anthropic's cache_creation.ephemeral_1h_input_tokens) */
+    uint64_t reasoning_tokens;         /* completion_tokens_details.reasoning_tokens */
 };
 /* Prices for one deployment: the table's entry with the deployment's own
  * litellm_params / model_info overrides (input_cost_per_token,
  * output_cost_per_token, cache_read_input_token_cost, ...) applied. */
 struct sy_dprice {
     double in, out, cache_read, cache_write, reasoning; /* < 0 unknown */
+    double cache_write_1h;                              /* cache_creation_input_token_cost_above_1hr */
     int64_t tier_threshold;
-    double tier_in, tier_out, tier_cache_read, tier_cache_write;
+    double tier_in, tier_out, tier_cache_read, tier_cache_write, tier_cache_write_1h;
     int64_t max_output_tokens; /* 0 unknown */
     int64_t max_input_tokens;
-    int known; /* some price is known */
+    int known;  /* some price is known */
+    int priced; /* the entry prices calls some way (any_cost: per image, second, character ... too) */
 };
 void sy_dprice_from(struct sy_dprice *dp, const struct sy_price *p); /* p may be NULL */
 double sy_cost(const struct sy_dprice *dp, const struct sy_usage *u);

@@ -310,11 +310,123 @@ static int reserve_amount(struct sy_call *c, struct resv *rv, double amount)
     return SY_AGAIN;
 }
 
+/* ---- prices of the group this call may reach ----
+ * A group's dearest rates are precomputed (price_max), except where a
+ * wildcard deployment ("openai/<star>") takes its price from the model the
+ * request names: then they are gathered here, for this call. */
+/* The in-process mock model, and self-hosted servers (a model you run
+ * yourself costs nothing per token, as LiteLLM's ollama entries say): never
+ * "unpriced". */
+static int free_provider(const struct sy_drt *r)
+{
+    static const char *const local[] = {"mock", "ollama",    "ollama_chat", "hosted_vllm",
+                                        "vllm", "lm_studio", "llamafile"};
+    const char *p = r->d->provider;
+    if (r->prov && r->prov->name && !strcmp(r->prov->name, "mock"))
+        return 1;
+    for (size_t i = 0; p && i < sizeof local / sizeof local[0]; i++)
+        if (!strcmp(p, local[i]))
+            return 1;
+    return 0;
+}
+
+static void dp_max(struct sy_dprice *m, const struct sy_dprice *p)
+{
+#define MX(f)        \
+    if (p->f > m->f) \
+    m->f = p->f
+    MX(in);
+    MX(out);
+    MX(cache_read);
+    MX(cache_write);
+    MX(cache_write_1h);
+    MX(reasoning);
+    MX(tier_in);
+    MX(tier_out);
+    MX(tier_cache_read);
+    MX(tier_cache_write);
+    MX(tier_cache_write_1h);
+    MX(max_output_tokens);
+    MX(max_input_tokens);
+#undef MX
+    if (p->tier_threshold && (!m->tier_threshold || p->tier_threshold < m->tier_threshold))
+        m->tier_threshold = p->tier_threshold;
+    m->known |= p->known;
+    m->priced |= p->priced;
+}
+
+static void group_price(const struct sy_call *c, const struct sy_group *gr, struct sy_dprice *out)
+{
+    if (!gr->wildcard) {
+        *out = gr->price_max;
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < gr->n; k++) {
+        struct sy_dprice dp;
+        sy_call_dprice(c, gr, gr->d[k], &dp);
+        dp_max(out, &dp);
+    }
+}
+
+/* A usable deployment of gr without any price (no map entry with a price of
+ * any kind - per token, image, second, character, query ... - and no
+ * litellm_params / model_info price); NULL when every one is priced. The
+ * in-process mock model and self-hosted servers are never counted. */
+static const struct sy_drt *unpriced_drt(const struct sy_call *c, const struct sy_group *gr)
+{
+    for (size_t k = 0; k < gr->n; k++) {
+        const struct sy_drt *r = gr->d[k];
+        if (!r->prov || free_provider(r))
+            continue;
+        struct sy_dprice dp;
+        sy_call_dprice(c, gr, r, &dp);
+        if (!dp.known && !dp.priced)
+            return r;
+    }
+    return NULL;
+}
+
+/* general_settings.switchyard_unpriced_models for a budgeted call whose
+ * group can reach a deployment without a price: SY_OK (allow, or
+ * zero_cost_warn: logged, at most once a minute) or SY_DONE (reject: a 400
+ * in the client's dialect naming the model and how to price it). */
+static int unpriced_policy(struct sy_call *c, const struct sy_group *gr, const struct sy_drt *r)
+{
+    int pol = c->g->cfg->unpriced_models;
+    const char *um = r->d->model ? r->d->model : r->d->upstream_model ? r->d->upstream_model : "?";
+    if (pol == SY_UNPRICED_ALLOW)
+        return SY_OK;
+    if (pol == SY_UNPRICED_WARN) {
+        static _Atomic int64_t last_ns;
+        int64_t now = (int64_t)sy_now_ns(), prev = atomic_load(&last_ns);
+        if (now - prev > (int64_t)60e9 && atomic_compare_exchange_strong(&last_ns, &prev, now))
+            sy_warn("model '%s' (%s) has no price: a budgeted key's call to it costs 0 "
+                    "(general_settings.switchyard_unpriced_models: zero_cost_warn)",
+                    gr->name, um);
+        return SY_OK;
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "switchyard: model '%s' (deployment model '%s') has no known price, and this request is charged to a "
+             "budget; a call to it would cost 0. Price it: set model_info.input_cost_per_token and "
+             "output_cost_per_token on its deployment in config.yaml, or add '%s' to a model price map "
+             "(general_settings.switchyard_model_prices or LITELLM_MODEL_COST_MAP_URL, LiteLLM's "
+             "model_prices_and_context_window.json format). general_settings.switchyard_unpriced_models: allow "
+             "(or zero_cost_warn) lets such calls through at cost 0.",
+             gr->name, um, um);
+    c->out.exception_class = "BadRequestError";
+    sy_call_error(c, 400, "invalid_request_error", "model", msg, NULL, 0);
+    return SY_DONE;
+}
+
 /* The worst case of this request at group gr's dearest prices. */
 static double worst_case(struct sy_call *c, const struct sy_group *gr)
 {
     uint64_t prompt = c->rt.input_tokens > 0 ? (uint64_t)c->rt.input_tokens : 0;
-    return gr->price_max.known ? sy_cost_bound(&gr->price_max, prompt, req_max_tokens(c)) : 0;
+    struct sy_dprice gp;
+    group_price(c, gr, &gp);
+    return gp.known ? sy_cost_bound(&gp, prompt, req_max_tokens(c)) : 0;
 }
 
 static int reserve(struct sy_call *c, struct resv *rv)
@@ -517,7 +629,12 @@ static int stage_rest(struct sy_call *c)
     struct resv tmp;
     if (!entities(c, &tmp))
         return SY_OK;
-    if (!c->req_group->price_max.known)
+    const struct sy_drt *unpriced = unpriced_drt(c, c->req_group);
+    if (unpriced && unpriced_policy(c, c->req_group, unpriced) != SY_OK)
+        return SY_DONE;
+    struct sy_dprice gp;
+    group_price(c, c->req_group, &gp);
+    if (!gp.known)
         return SY_OK;
     struct resv *rv = sy_arena_alloc(&c->req->arena, sizeof *rv);
     *rv = tmp;
@@ -554,7 +671,17 @@ static void topup_counted(struct sy_call *c, void *arg)
 
 static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 {
-    if (c->auth.no_db || !c->group || (!c->auth.key && !c->auth.eu) || !c->group->price_max.known)
+    if (c->auth.no_db || !c->group || (!c->auth.key && !c->auth.eu))
+        return SY_OK;
+    struct resv probe;
+    if (!entities(c, &probe))
+        return SY_OK;
+    const struct sy_drt *unpriced = unpriced_drt(c, c->group);
+    if (unpriced && unpriced_policy(c, c->group, unpriced) != SY_OK)
+        return SY_DONE;
+    struct sy_dprice gp;
+    group_price(c, c->group, &gp);
+    if (!gp.known)
         return SY_OK;
     struct resv *rv = ledger(c);
     if (!rv) { /* nothing reserved so far (the requested group had no price) */
@@ -669,6 +796,7 @@ static void spend_finish(struct sy_call *c, int status)
     r.usage.completion_tokens = c->usage.completion_tokens;
     r.usage.cached_tokens = c->usage.cached_tokens;
     r.usage.cache_creation_tokens = c->usage.cache_write_tokens;
+    r.usage.cache_creation_1h_tokens = c->usage.cache_write_1h_tokens;
     r.usage.reasoning_tokens = c->usage.reasoning_tokens;
     r.usage_source = c->usage.usage_counted                            ? "counted"
                      : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider"

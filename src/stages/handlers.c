@@ -156,7 +156,10 @@ static int model_one_run(struct sy_call *c)
     sy_buf_init(&b, 1 << 20);
     SY_BUF_LIT(&b, "{\"id\":\"");
     sy_buf_json_escape(&b, c->in.path_model.p, c->in.path_model.n);
-    SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"}");
+    SY_BUF_LIT(&b, "\",\"object\":\"model\",\"created\":1677610602,\"owned_by\":\"openai\"");
+    if (!gr->wildcard)
+        sy_model_limits_json(&b, &gr->price_max);
+    SY_BUF_LIT(&b, "}");
     sy_reply_buf(c->req, 200, &b);
     sy_buf_free(&b);
     return SY_DONE;

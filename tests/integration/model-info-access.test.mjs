@@ -25,8 +25,8 @@ model_list:
   - model_name: plain
     litellm_params: {model: openai/gpt-4o-mini, api_base: "${BASE}", api_key: sk-up}
     model_info: {id: dep-plain}
-  - model_name: "anthropic/claude-3-5*"
-    litellm_params: {model: "anthropic/claude-3-5*", api_key: sk-ant}
+  - model_name: "anthropic/claude-sonnet-4*"
+    litellm_params: {model: "anthropic/claude-sonnet-4*", api_key: sk-ant}
     model_info: {id: dep-wild}
 general_settings:
   master_key: ${MASTER_KEY}
@@ -51,9 +51,9 @@ test('every key may call the model info routes, narrowed to its models', async (
   // a key with no model list sees everything; a wildcard key its pattern's group
   const free = ok(await A('POST', '/key/generate', {})).key;
   assert.deepEqual(names(ok(await api(gw.url, free, 'GET', '/model/info'))),
-    ['anthropic/claude-3-5*', 'gpt-4o', 'mini', 'plain']);
-  const wild = ok(await A('POST', '/key/generate', { models: ['anthropic/claude-3-5*'] })).key;
-  assert.deepEqual(names(ok(await api(gw.url, wild, 'GET', '/model/info'))), ['anthropic/claude-3-5*']);
+    ['anthropic/claude-sonnet-4*', 'gpt-4o', 'mini', 'plain']);
+  const wild = ok(await A('POST', '/key/generate', { models: ['anthropic/claude-sonnet-4*'] })).key;
+  assert.deepEqual(names(ok(await api(gw.url, wild, 'GET', '/model/info'))), ['anthropic/claude-sonnet-4*']);
   // no key at all is still refused
   r = await api(gw.url, 'sk-nope', 'GET', '/model/info');
   assert.equal(r.status, 401, r.text);
@@ -62,8 +62,8 @@ test('every key may call the model info routes, narrowed to its models', async (
 test('/model_group/info lists a wildcard group\'s known models', async () => {
   const all = ok(await A('GET', '/model_group/info'));
   const groups = all.data.map((g) => g.model_group);
-  assert.ok(groups.includes('anthropic/claude-3-5*'), groups.join());
-  const expanded = all.data.filter((g) => g.model_group.startsWith('anthropic/claude-3-5') && !g.model_group.endsWith('*'));
+  assert.ok(groups.includes('anthropic/claude-sonnet-4*'), groups.join());
+  const expanded = all.data.filter((g) => g.model_group.startsWith('anthropic/claude-sonnet-4') && !g.model_group.endsWith('*'));
   assert.ok(expanded.length >= 1, groups.join());
   for (const g of expanded) {
     assert.deepEqual(g.providers, ['anthropic']);

@@ -23,8 +23,8 @@ model_list:
   - model_name: "openai/*"
     litellm_params: {model: "openai/*", api_base: "${BASE}", api_key: sk-up}
     model_info: {id: dep-wild}
-  - model_name: "anthropic/claude-3-5*"
-    litellm_params: {model: "anthropic/claude-3-5*", api_key: sk-ant}
+  - model_name: "anthropic/claude-sonnet-4*"
+    litellm_params: {model: "anthropic/claude-sonnet-4*", api_key: sk-ant}
   - model_name: "sm/*"
     litellm_params: {model: "sagemaker/*", api_key: sk-up}
   - model_name: "*"
@@ -41,7 +41,11 @@ const ids = async (p, key = MASTER_KEY) => {
   const r = await api(gw.url, key, 'GET', p);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.object, 'list');
-  for (const m of r.json.data) assert.deepEqual(Object.keys(m), ['id', 'object', 'created', 'owned_by']);
+  // LiteLLM's members first; the map's limits (context_window, max_input_tokens, max_output_tokens) when known
+  for (const m of r.json.data) {
+    assert.deepEqual(Object.keys(m).slice(0, 4), ['id', 'object', 'created', 'owned_by']);
+    for (const k of Object.keys(m).slice(4)) assert.ok(['context_window', 'max_input_tokens', 'max_output_tokens'].includes(k), k);
+  }
   return r.json.data.map((m) => m.id);
 };
 
@@ -55,18 +59,18 @@ test('/v1/models: servable groups and aliases; wildcard groups as their known mo
     // openai/*: the price table's openai models, provider-prefixed; no pattern
     for (const m of ['openai/gpt-4o', 'openai/gpt-4o-mini', 'openai/text-embedding-3-small']) assert.ok(list.includes(m), m);
     assert.ok(!list.some((m) => m.includes('*')), list.join(','));
-    assert.ok(!list.includes('gpt-4o-mini') && !list.includes('claude-3-5-sonnet-latest'));
-    // a partial pattern filters: anthropic/claude-3-5* -> only claude-3-5-...
+    assert.ok(!list.includes('gpt-4o-mini') && !list.includes('claude-sonnet-4-5'));
+    // a partial pattern filters: anthropic/claude-sonnet-4* -> only claude-sonnet-4-...
     const ant = list.filter((m) => m.startsWith('anthropic/'));
-    assert.ok(ant.includes('anthropic/claude-3-5-sonnet-latest'), ant.join(','));
-    assert.ok(ant.length > 0 && ant.every((m) => m.startsWith('anthropic/claude-3-5')), ant.join(','));
+    assert.ok(ant.includes('anthropic/claude-sonnet-4-5'), ant.join(','));
+    assert.ok(ant.length > 0 && ant.every((m) => m.startsWith('anthropic/claude-sonnet-4')), ant.join(','));
     assert.ok(!list.includes('beta'), 'access groups only when asked');
   }
 });
 
 test('/v1/models?return_wildcard_routes=true adds the patterns of servable groups', async () => {
   const list = await ids('/v1/models?return_wildcard_routes=true');
-  assert.ok(list.includes('openai/*') && list.includes('*') && list.includes('anthropic/claude-3-5*'), list.join(','));
+  assert.ok(list.includes('openai/*') && list.includes('*') && list.includes('anthropic/claude-sonnet-4*'), list.join(','));
   assert.ok(!list.includes('sm/*'), 'unsupported provider');
   assert.ok(list.includes('openai/gpt-4o') && list.includes('gpt-4o'));
   assert.equal(new Set(list).size, list.length, 'no duplicates');

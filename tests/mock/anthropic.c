@@ -121,13 +121,29 @@ int mock_anthropic_auth(struct mock_resp *r)
     return 1;
 }
 
-static void usage(struct sy_buf *s, long in, long out)
+/* usage; the directives cache_read / cache_write / cache_write_1h give the
+ * cache counts (0 by default), cache_write_1h also as cache_creation's
+ * ephemeral_1h_input_tokens (the rest of cache_write as ephemeral_5m). */
+static void usage(struct sy_buf *s, const struct mock_fault *f, long in, long out)
 {
+    long cr = f->cache_read > 0 ? f->cache_read : 0, cw = f->cache_write > 0 ? f->cache_write : 0;
+    long h1 = f->cache_write_1h > 0 && f->cache_write_1h <= cw ? f->cache_write_1h : 0;
     SY_BUF_LIT(s, "{\"input_tokens\":");
     sy_buf_u64(s, (uint64_t)in);
     SY_BUF_LIT(s, ",\"output_tokens\":");
     sy_buf_u64(s, (uint64_t)out);
-    SY_BUF_LIT(s, ",\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}");
+    SY_BUF_LIT(s, ",\"cache_creation_input_tokens\":");
+    sy_buf_u64(s, (uint64_t)cw);
+    SY_BUF_LIT(s, ",\"cache_read_input_tokens\":");
+    sy_buf_u64(s, (uint64_t)cr);
+    if (cw) {
+        SY_BUF_LIT(s, ",\"cache_creation\":{\"ephemeral_5m_input_tokens\":");
+        sy_buf_u64(s, (uint64_t)(cw - h1));
+        SY_BUF_LIT(s, ",\"ephemeral_1h_input_tokens\":");
+        sy_buf_u64(s, (uint64_t)h1);
+        SY_BUF_LIT(s, "}");
+    }
+    SY_BUF_LIT(s, "}");
 }
 
 static void message_head(struct mock_resp *r, struct sy_buf *s, const struct mock_req *q)
@@ -167,7 +183,7 @@ static void whole(struct mock_resp *r, const struct mock_req *q, const struct mo
         mock_reason(s, f, t->truncated ? "max_tokens" : "end_turn");
     }
     SY_BUF_LIT(s, "\",\"stop_sequence\":null,\"usage\":");
-    usage(s, mock_prompt_tokens(q), out);
+    usage(s, &q->fault, mock_prompt_tokens(q), out);
     SY_BUF_LIT(s, "}");
     mock_body_json(r, 200, s, NULL);
 }
@@ -202,7 +218,7 @@ static void stream(struct mock_resp *r, const struct mock_req *q, const struct m
     SY_BUF_LIT(s, "{\"type\":\"message_start\",\"message\":");
     message_head(r, s, q);
     SY_BUF_LIT(s, "],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":");
-    usage(s, mock_prompt_tokens(q), 1);
+    usage(s, &q->fault, mock_prompt_tokens(q), 1);
     SY_BUF_LIT(s, "}}");
     mock_sse(r, "message_start", s, 0, 0);
     sy_buf_reset(s);

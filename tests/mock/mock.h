@@ -71,14 +71,17 @@ struct mock_fault {
     long trickle_bytes_per_s; /* pace the body */
     long body_bytes;          /* pad the response body to at least this */
     long close_without_response;
-    long chunks;             /* number of content chunks (words) */
-    long stream_error_after; /* content chunks before a mid-stream error (default 1) */
-    long split_utf8;         /* cut a multi-byte character across two writes */
-    long utf8;               /* default reply text with multi-byte characters */
-    long tool_call;          /* -1 auto, 0 never, 1 whenever tools are declared */
-    long expires_in;         /* POST /token: expires_in */
-    long dimensions;         /* embeddings dimension when the body gives none */
-    long no_usage;           /* OpenAI chat/completions: answer without any usage */
+    long chunks;                                  /* number of content chunks (words) */
+    long stream_error_after;                      /* content chunks before a mid-stream error (default 1) */
+    long split_utf8;                              /* cut a multi-byte character across two writes */
+    long utf8;                                    /* default reply text with multi-byte characters */
+    long tool_call;                               /* -1 auto, 0 never, 1 whenever tools are declared */
+    long expires_in;                              /* POST /token: expires_in */
+    long dimensions;                              /* embeddings dimension when the body gives none */
+    long no_usage;                                /* OpenAI chat/completions: answer without any usage */
+    long cache_read, cache_write, cache_write_1h; /* Anthropic usage: cache_read_input_tokens,
+                                                     cache_creation_input_tokens (cache_write_1h of
+                                                     them in cache_creation.ephemeral_1h_input_tokens) */
     struct sy_str error_message, error_type, error_code, content, finish_reason, stream_error;
 };
 

@@ -69,6 +69,9 @@ static const struct {
     {"expires_in", D_NUM, offsetof(struct mock_fault, expires_in)},
     {"dimensions", D_NUM, offsetof(struct mock_fault, dimensions)},
     {"no_usage", D_BOOL, offsetof(struct mock_fault, no_usage)},
+    {"cache_read", D_NUM, offsetof(struct mock_fault, cache_read)},
+    {"cache_write", D_NUM, offsetof(struct mock_fault, cache_write)},
+    {"cache_write_1h", D_NUM, offsetof(struct mock_fault, cache_write_1h)},
 };
 
 void mock_fault_init(struct mock_fault *f)

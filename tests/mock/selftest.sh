@@ -138,6 +138,8 @@ check ant-id "$r" '{"id":"msg_mock'
 check ant-shape "$r" '"type":"message","role":"assistant","model":"claude-3-5-sonnet","content":[{"type":"text","text":"Hello! This is'
 check ant-stop "$r" '"stop_reason":"end_turn","stop_sequence":null'
 check ant-usage "$r" '"usage":{"input_tokens":4,"output_tokens":18,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}'
+r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c@cache_read=20,cache_write=10,cache_write_1h=6\",\"max_tokens\":64,$user}")
+check ant-usage-cache "$r" '"cache_creation_input_tokens":10,"cache_read_input_tokens":20,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":6}}'
 r=$(curl -s -i "${ant[@]}" "$base/v1/messages" -d "{\"model\":\"c\",$user}")
 check ant-max-tokens-400 "$r" "HTTP/1.1 400"
 check ant-max-tokens-msg "$r" '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}}'

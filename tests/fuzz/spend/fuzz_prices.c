@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  .completion_tokens = 10,
                                  .cached_tokens = 5,
                                  .cache_creation_tokens = 7,
+                                 .cache_creation_1h_tokens = 4,
                                  .reasoning_tokens = 3};
             sy_dprice_from(&dp, p);
             (void)sy_cost(&dp, &u);
@@ -38,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)sy_price_find(NULL, s);
         (void)sy_price_find("bedrock", s);
         (void)sy_price_find(s, "gpt-4o");
+        (void)sy_price_supports(s, s, SY_SUPPORTS_REASONING);
         free(s);
     }
     sy_prices_load(NULL, err, sizeof err);

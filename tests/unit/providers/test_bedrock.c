@@ -305,6 +305,8 @@ struct rcase {
 
 static const struct rcase rcases[] = {
     {"resp_text", "anthropic.claude-3-5-sonnet-20240620-v1:0", 0},
+    {"resp_cache_ttl", "anthropic.claude-sonnet-4-5-20250929-v1:0", 0},      /* cacheDetails: 1-hour writes */
+    {"resp_cache_ttl_huge", "anthropic.claude-sonnet-4-5-20250929-v1:0", 0}, /* ... capped at the writes */
     {"resp_tools", "anthropic.claude-3-5-sonnet-20240620-v1:0", 0},
     {"resp_reasoning", "anthropic.claude-3-7-sonnet-20250219-v1:0", 0},
     {"resp_json_mode", "anthropic.claude-3-5-sonnet-20240620-v1:0", 0},
@@ -333,6 +335,8 @@ static void usage_text(struct sy_buf *g, const struct sy_xusage *u)
 {
     sy_buf_printf(g, "USAGE have=%d prompt=%lld completion=%lld cache_read=%lld cache_write=%lld\n", u->have,
                   (long long)u->prompt, (long long)u->completion, (long long)u->cache_read, (long long)u->cache_write);
+    if (u->cache_write_1h) /* only where a case has some (older goldens unchanged) */
+        sy_buf_printf(g, "USAGE cache_write_1h=%lld\n", (long long)u->cache_write_1h);
 }
 
 static void run_response(const struct rcase *c)

@@ -80,10 +80,46 @@ static void cost_gemini_tier(void **st)
     /* thinking tokens on Gemini are output tokens */
     u.reasoning_tokens = 800;
     near(sy_cost(&dp, &u), 200000 * 2.5e-6 + 50000 * 2.5e-7 + 1000 * 1.5e-5);
-    /* gemini-1.5-pro's tier is 128k */
-    dp = dp_of(NULL, "gemini/gemini-1.5-pro");
-    struct sy_usage v = {.prompt_tokens = 130000, .completion_tokens = 10};
-    near(sy_cost(&dp, &v), 130000 * 2.5e-6 + 10 * 1e-5);
+}
+
+/* 1-hour cache writes (Anthropic's cache_creation.ephemeral_1h_input_tokens)
+ * at cache_creation_input_token_cost_above_1hr, 5-minute ones at
+ * cache_creation_input_token_cost; reasoning tokens at their own price. */
+static void cost_cache_1h_and_reasoning(void **st)
+{
+    struct sy_dprice dp = dp_of("anthropic", "claude-sonnet-4-5");
+    /* input 100, cache read 2000, cache writes 1000 of which 600 for an hour, output 300 */
+    struct sy_usage u = {.prompt_tokens = 3100,
+                         .cached_tokens = 2000,
+                         .cache_creation_tokens = 1000,
+                         .cache_creation_1h_tokens = 600,
+                         .completion_tokens = 300};
+    near(sy_cost(&dp, &u), 100 * 3e-6 + 2000 * 3e-7 + 400 * 3.75e-6 + 600 * 6e-6 + 300 * 1.5e-5);
+    /* a lying 1h count above the writes is capped */
+    u.cache_creation_1h_tokens = 5000;
+    near(sy_cost(&dp, &u), 100 * 3e-6 + 2000 * 3e-7 + 1000 * 6e-6 + 300 * 1.5e-5);
+    /* without a 1h rate: the 5-minute rate */
+    dp.cache_write_1h = -1;
+    near(sy_cost(&dp, &u), 100 * 3e-6 + 2000 * 3e-7 + 1000 * 3.75e-6 + 300 * 1.5e-5);
+    /* the bound covers a prompt written for an hour */
+    struct sy_dprice c = dp_of("anthropic", "claude-sonnet-4-5");
+    struct sy_usage w = {.prompt_tokens = 1000,
+                         .cache_creation_tokens = 1000,
+                         .cache_creation_1h_tokens = 1000,
+                         .completion_tokens = 10};
+    assert_true(sy_cost_bound(&c, 1000, 10) >= sy_cost(&c, &w) - 1e-12);
+    /* a reasoning price of the table's own */
+    const struct sy_price *p = NULL;
+    for (size_t i = 0; (p = sy_price_at(i)); i++)
+        if (p->output_cost_per_reasoning_token >= 0 && p->output_cost_per_token >= 0 &&
+            p->output_cost_per_reasoning_token != p->output_cost_per_token && p->tier_threshold == 0)
+            break;
+    assert_non_null(p);
+    struct sy_dprice r;
+    sy_dprice_from(&r, p);
+    struct sy_usage ru = {.prompt_tokens = 10, .completion_tokens = 100, .reasoning_tokens = 60};
+    double in = p->input_cost_per_token >= 0 ? p->input_cost_per_token : 0;
+    near(sy_cost(&r, &ru), 10 * in + 40 * p->output_cost_per_token + 60 * p->output_cost_per_reasoning_token);
 }
 
 static void cost_reasoning(void **st)
@@ -131,7 +167,7 @@ static void cost_bound(void **st)
     struct sy_usage u = {
         .prompt_tokens = 3100, .cached_tokens = 0, .cache_creation_tokens = 3100, .completion_tokens = 500};
     assert_true(sy_cost_bound(&c, 3100, 500) >= sy_cost(&c, &u));
-    near(sy_cost_bound(&c, 3100, 500), 3100 * 3.75e-6 + 500 * 1.5e-5);
+    near(sy_cost_bound(&c, 3100, 500), 3100 * 6e-6 + 500 * 1.5e-5); /* a 1-hour write is the dearest input */
     /* above the tier threshold the tier rates apply */
     struct sy_dprice g = dp_of("gemini", "gemini-2.5-pro");
     near(sy_cost_bound(&g, 300000, 1000), 300000 * 2.5e-6 + 1000 * 1.5e-5);
@@ -276,6 +312,22 @@ static void usage_read_priced(void **st)
     assert_int_equal(sy_usage_read(a, strlen(a), &u), 1);
     assert_int_equal(u.cached_tokens, 30);
     assert_int_equal(u.cache_creation_tokens, 20);
+    assert_int_equal(u.cache_creation_1h_tokens, 0);
+    /* LiteLLM's cache_creation_token_details: the 1-hour part, priced at its rate */
+    const char *h = "{\"usage\":{\"prompt_tokens\":3100,\"completion_tokens\":300,\"prompt_tokens_details\":"
+                    "{\"cached_tokens\":2000,\"cache_creation_tokens\":1000,\"cache_creation_token_details\":"
+                    "{\"ephemeral_5m_input_tokens\":400,\"ephemeral_1h_input_tokens\":600}},"
+                    "\"cache_read_input_tokens\":2000,\"cache_creation_input_tokens\":1000}}";
+    assert_int_equal(sy_usage_read(h, strlen(h), &u), 1);
+    assert_int_equal(u.cache_creation_tokens, 1000);
+    assert_int_equal(u.cache_creation_1h_tokens, 600);
+    struct sy_dprice s45 = dp_of("anthropic", "claude-sonnet-4-5");
+    near(sy_cost(&s45, &u), 100 * 3e-6 + 2000 * 3e-7 + 400 * 3.75e-6 + 600 * 6e-6 + 300 * 1.5e-5);
+    /* a 1-hour count above the writes is capped at them */
+    const char *h2 = "{\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":1,\"cache_creation_input_tokens\":10,"
+                     "\"cache_creation\":{\"ephemeral_1h_input_tokens\":99}}}";
+    assert_int_equal(sy_usage_read(h2, strlen(h2), &u), 1);
+    assert_int_equal(u.cache_creation_1h_tokens, 10);
     /* parts larger than their totals are capped (no negative text tokens) */
     const char *bad = "{\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"prompt_tokens_details\":"
                       "{\"cached_tokens\":50},\"cache_creation_input_tokens\":99,\"completion_tokens_details\":"
@@ -302,6 +354,7 @@ int main(void)
         cmocka_unit_test(cost_claude_cache),
         cmocka_unit_test(cost_gemini_tier),
         cmocka_unit_test(cost_reasoning),
+        cmocka_unit_test(cost_cache_1h_and_reasoning),
         cmocka_unit_test(cost_unknown_and_overrides),
         cmocka_unit_test(cost_bound),
         cmocka_unit_test(duration_seconds),

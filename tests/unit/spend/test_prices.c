@@ -54,15 +54,18 @@ static int teardown(void **st)
 static void builtin_table(void **st)
 {
     size_t n = sy_prices_count();
-    assert_true(n >= 150);
+    assert_true(n >= 2900); /* LiteLLM's whole map */
     assert_null(sy_price_at(n));
     for (size_t i = 0; i < n; i++) {
         const struct sy_price *p = sy_price_at(i);
         assert_non_null(p);
         assert_ptr_equal(sy_price_find(NULL, p->key), p); /* every key finds itself */
         assert_true(p->litellm_provider[0]);
-        assert_true(p->mode[0]);
     }
+    /* LiteLLM's file metadata is not a model */
+    assert_null(sy_price_exact("sample_spec"));
+    assert_null(sy_price_exact("last_updated"));
+    assert_null(sy_price_exact("fallback_generalizations"));
     const struct sy_price *p = sy_price_find(NULL, "gpt-4o");
     assert_non_null(p);
     assert_string_equal(p->litellm_provider, "openai");
@@ -101,8 +104,11 @@ static void builtin_table(void **st)
     assert_true(p->tier_output == 1.5e-5);
     assert_true(p->tier_cache_read == 2.5e-7);
     assert_true(p->tier_cache_write < 0);
-    p = sy_price_find(NULL, "gemini/gemini-1.5-pro");
-    assert_int_equal(p->tier_threshold, 128000);
+    /* 1-hour cache writes */
+    p = sy_price_find("anthropic", "claude-sonnet-4-5");
+    assert_true(p->cache_creation_input_token_cost_above_1hr == 6e-6);
+    p = sy_price_find(NULL, "gpt-4o");
+    assert_true(p->cache_creation_input_token_cost_above_1hr < 0);
 
     p = sy_price_find(NULL, "text-embedding-3-small");
     assert_string_equal(p->mode, "embedding");
@@ -117,7 +123,8 @@ static void lookup_order(void **st)
 {
     /* 1. <provider>/<model> first */
     assert_string_equal(KEY("gemini", "gemini-2.5-pro"), "gemini/gemini-2.5-pro");
-    assert_string_equal(KEY("vertex_ai", "gemini-2.5-pro"), "vertex_ai/gemini-2.5-pro");
+    assert_string_equal(KEY("vertex_ai", "gemini-2.5-pro"), "gemini-2.5-pro"); /* LiteLLM's Vertex key is bare */
+    assert_string_equal(KEY(NULL, "vertex_ai/gemini-2.5-pro"), "gemini-2.5-pro");
     assert_string_equal(KEY("azure", "gpt-4o-mini"), "azure/gpt-4o-mini");
     assert_true(sy_price_find("azure", "gpt-4o-mini")->input_cost_per_token == 1.65e-7);
     /* the model already carries the provider: not doubled */
@@ -132,7 +139,7 @@ static void lookup_order(void **st)
     /* 3. provider prefix stripped */
     assert_string_equal(KEY(NULL, "openai/gpt-4o"), "gpt-4o");
     assert_string_equal(KEY("openai", "openai/gpt-4.1-mini"), "gpt-4.1-mini");
-    assert_string_equal(KEY(NULL, "anthropic/claude-3-5-haiku-20241022"), "claude-3-5-haiku-20241022");
+    assert_string_equal(KEY(NULL, "anthropic/claude-3-haiku-20240307"), "claude-3-haiku-20240307");
     assert_string_equal(KEY("cohere", "command-r-plus"), "command-r-plus");
     /* 4. date suffix stripped */
     assert_string_equal(KEY(NULL, "gpt-4o-mini-2099-01-01"), "gpt-4o-mini");
@@ -143,7 +150,7 @@ static void lookup_order(void **st)
     assert_true(sy_price_find(NULL, "gpt-4o-2024-05-13")->input_cost_per_token == 5e-6);
     /* vertex's "@date" */
     assert_string_equal(KEY("vertex_ai", "claude-sonnet-4@20250514"), "vertex_ai/claude-sonnet-4@20250514");
-    assert_string_equal(KEY(NULL, "vertex_ai/claude-opus-4-5@20991231"), "claude-opus-4-5");
+    assert_string_equal(KEY(NULL, "vertex_ai/claude-opus-4-5@20991231"), "vertex_ai/claude-opus-4-5");
     /* unknown */
     assert_null(sy_price_find(NULL, "no-such-model"));
     assert_null(sy_price_find("openai", "gpt-99"));
@@ -158,23 +165,23 @@ static void lookup_azure_bedrock(void **st)
     assert_string_equal(KEY(NULL, "azure/gpt-4o"), "azure/gpt-4o");
     assert_string_equal(KEY("azure", "azure/o3-mini"), "azure/o3-mini");
     assert_string_equal(KEY("azure", "gpt-35-turbo"), "azure/gpt-35-turbo");
+    assert_string_equal(KEY("azure", "gpt-4o-2024-05-13"), "azure/gpt-4o-2024-05-13");
     /* an Azure model the table lacks under azure/ falls back to OpenAI's */
-    assert_string_equal(KEY("azure", "gpt-4o-2024-05-13"), "gpt-4o-2024-05-13");
+    assert_string_equal(KEY("azure", "chatgpt-4o-latest"), "chatgpt-4o-latest");
 
     /* Bedrock ids, with or without bedrock/ */
     assert_string_equal(KEY("bedrock", "anthropic.claude-3-haiku-20240307-v1:0"),
                         "anthropic.claude-3-haiku-20240307-v1:0");
     assert_string_equal(KEY(NULL, "bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0"),
                         "anthropic.claude-3-7-sonnet-20250219-v1:0");
-    /* region prefixes stripped */
+    /* region prefixes stripped when the map has no entry for the profile */
+    assert_string_equal(KEY("bedrock", "ca.anthropic.claude-opus-4-6-v1"), "anthropic.claude-opus-4-6-v1");
+    assert_string_equal(KEY(NULL, "bedrock/us-gov.anthropic.claude-opus-4-6-v1"), "anthropic.claude-opus-4-6-v1");
+    /* the map's own region entries */
     assert_string_equal(KEY("bedrock", "us.anthropic.claude-3-7-sonnet-20250219-v1:0"),
-                        "anthropic.claude-3-7-sonnet-20250219-v1:0");
+                        "us.anthropic.claude-3-7-sonnet-20250219-v1:0");
     assert_string_equal(KEY(NULL, "bedrock/eu.anthropic.claude-sonnet-4-20250514-v1:0"),
-                        "anthropic.claude-sonnet-4-20250514-v1:0");
-    assert_string_equal(KEY("bedrock", "apac.anthropic.claude-3-5-sonnet-20241022-v2:0"),
-                        "anthropic.claude-3-5-sonnet-20241022-v2:0");
-    assert_string_equal(KEY("bedrock", "global.anthropic.claude-haiku-4-5-20251001-v1:0"),
-                        "anthropic.claude-haiku-4-5-20251001-v1:0");
+                        "eu.anthropic.claude-sonnet-4-20250514-v1:0");
     /* ... but a region entry of its own wins (geo profiles cost 10% more) */
     assert_string_equal(KEY("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
                         "us.anthropic.claude-sonnet-4-5-20250929-v1:0");
@@ -188,7 +195,112 @@ static void lookup_azure_bedrock(void **st)
     assert_string_equal(KEY("bedrock", "meta.llama3-3-70b-instruct-v1:0"), "meta.llama3-3-70b-instruct-v1:0");
     /* ollama tags */
     assert_string_equal(KEY(NULL, "ollama/llama3.1:8b"), "ollama/llama3.1");
-    assert_string_equal(KEY("ollama", "qwen2.5:latest"), "ollama/qwen2.5");
+    assert_string_equal(KEY("ollama", "llama3:latest"), "ollama/llama3");
+    assert_string_equal(KEY("ollama", "llama3:70b"), "ollama/llama3:70b");
+}
+
+/* The names coding agents and LiteLLM configs use (get_model_info's forms). */
+static void lookup_agent_forms(void **st)
+{
+    /* dated and undated Anthropic ids, with and without anthropic/ */
+    assert_string_equal(KEY("anthropic", "claude-sonnet-4-5-20250929"), "claude-sonnet-4-5-20250929");
+    assert_string_equal(KEY(NULL, "anthropic/claude-sonnet-4-5"), "claude-sonnet-4-5");
+    assert_string_equal(KEY("anthropic", "anthropic/claude-opus-4-6"), "claude-opus-4-6");
+    assert_true(sy_price_find(NULL, "anthropic/claude-sonnet-4-5")->input_cost_per_token == 3e-6);
+    /* Bedrock: a region profile priced on its own wins; the bare id otherwise */
+    assert_string_equal(KEY(NULL, "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+                        "us.anthropic.claude-sonnet-4-5-20250929-v1:0");
+    assert_true(sy_price_find(NULL, "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0")->input_cost_per_token ==
+                3.3e-6);
+    assert_string_equal(KEY("bedrock", "anthropic.claude-sonnet-4-5-20250929-v1:0"),
+                        "anthropic.claude-sonnet-4-5-20250929-v1:0");
+    /* Vertex partner models: "@<date>" */
+    assert_string_equal(KEY("vertex_ai", "claude-sonnet-4-5@20250929"), "vertex_ai/claude-sonnet-4-5@20250929");
+    assert_string_equal(KEY(NULL, "vertex_ai/claude-sonnet-4-5@20250929"), "vertex_ai/claude-sonnet-4-5@20250929");
+    assert_string_equal(KEY(NULL, "vertex_ai/claude-sonnet-4-5"), "vertex_ai/claude-sonnet-4-5");
+    /* Gemini API */
+    assert_string_equal(KEY(NULL, "gemini/gemini-2.5-pro"), "gemini/gemini-2.5-pro");
+    assert_string_equal(KEY("gemini", "gemini-2.5-flash"), "gemini/gemini-2.5-flash");
+    /* OpenRouter keys carry the upstream's org */
+    assert_string_equal(KEY(NULL, "openrouter/anthropic/claude-sonnet-4.5"), "openrouter/anthropic/claude-sonnet-4.5");
+    assert_string_equal(KEY("openrouter", "openai/gpt-4o"), "openrouter/openai/gpt-4o");
+    /* today's OpenAI models, dated and prefixed */
+    assert_string_equal(KEY("openai", "gpt-5.5"), "gpt-5.5");
+    assert_string_equal(KEY(NULL, "openai/gpt-5.1-codex"), "gpt-5.1-codex");
+    assert_string_equal(KEY(NULL, "gpt-5-mini-2099-12-31"), "gpt-5-mini");
+    /* Azure: a deployment name is unknown; its base_model is what prices it
+     * (router/table.c looks base_model up first) */
+    assert_null(sy_price_find("azure", "my-gpt-deployment"));
+    assert_string_equal(KEY("azure", "azure/gpt-4.1"), "azure/gpt-4.1");
+    /* capability bits */
+    assert_int_equal(sy_price_supports("anthropic", "claude-sonnet-4-5-20250929", SY_SUPPORTS_REASONING), 1);
+    assert_int_equal(sy_price_supports("openai", "gpt-4o", SY_SUPPORTS_REASONING), 0);
+    assert_int_equal(sy_price_supports("openai", "gpt-5.5", SY_SUPPORTS_REASONING), 1);
+    assert_int_equal(sy_price_supports("openai", "no-such-model-x", SY_SUPPORTS_REASONING), -1);
+    /* hostile names: no crash, no false hit */
+    char longname[2048];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    assert_null(sy_price_find("openai", longname));
+    assert_null(sy_price_find(NULL, "/"));
+    assert_null(sy_price_find(NULL, "us."));
+    assert_null(sy_price_find(NULL, "claude-sonnet-4-5@"));
+    assert_null(sy_price_find(NULL, ":0"));
+}
+
+/* LITELLM_MODEL_COST_MAP_URL: a file (path or file://) replaces the
+ * built-in map; an http(s) URL is not fetched. */
+static void env_map(void **st)
+{
+    char note[512], err[256];
+    unsetenv("LITELLM_LOCAL_MODEL_COST_MAP");
+    unsetenv("LITELLM_MODEL_COST_MAP_URL");
+    assert_null(sy_prices_env_map(note, sizeof note));
+    assert_string_equal(note, "");
+    setenv("LITELLM_MODEL_COST_MAP_URL", "https://raw.githubusercontent.com/BerriAI/litellm/main/x.json", 1);
+    assert_null(sy_prices_env_map(note, sizeof note));
+    assert_non_null(strstr(note, "not fetched"));
+    setenv("LITELLM_MODEL_COST_MAP_URL", "file:///etc/prices.json", 1);
+    assert_string_equal(sy_prices_env_map(note, sizeof note), "/etc/prices.json");
+    setenv("LITELLM_MODEL_COST_MAP_URL", "file://localhost/etc/p.json", 1);
+    assert_string_equal(sy_prices_env_map(note, sizeof note), "/etc/p.json");
+    setenv("LITELLM_MODEL_COST_MAP_URL", "file://relative.json", 1);
+    assert_null(sy_prices_env_map(note, sizeof note));
+    assert_true(note[0]);
+    setenv("LITELLM_MODEL_COST_MAP_URL", "/srv/prices.json", 1);
+    assert_string_equal(sy_prices_env_map(note, sizeof note), "/srv/prices.json");
+    setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True", 1);
+    assert_null(sy_prices_env_map(note, sizeof note));
+    unsetenv("LITELLM_LOCAL_MODEL_COST_MAP");
+    unsetenv("LITELLM_MODEL_COST_MAP_URL");
+
+    /* a map of its own replaces the built-in one; the overlay merges over it */
+    const char *map =
+        write_tmp("map.json", "{\"mine-1\": {\"litellm_provider\": \"openai\", \"input_cost_per_token\": 1e-6,"
+                              " \"output_cost_per_token\": 2e-6},"
+                              " \"gpt-4o\": {\"input_cost_per_token\": 7e-6}}");
+    char mapcopy[512];
+    snprintf(mapcopy, sizeof mapcopy, "%s", map);
+    const char *over = write_tmp("over.json", "{\"mine-1\": {\"output_cost_per_token\": 3e-6}}");
+    assert_int_equal(sy_prices_load_map(mapcopy, over, err, sizeof err), 0);
+    assert_int_equal(sy_prices_count(), 2);
+    assert_null(sy_price_find(NULL, "claude-sonnet-4-5")); /* not in this map */
+    assert_true(sy_price_find(NULL, "gpt-4o")->input_cost_per_token == 7e-6);
+    assert_true(sy_price_find(NULL, "gpt-4o")->output_cost_per_token < 0); /* not merged with the built-in */
+    assert_true(sy_price_find(NULL, "mine-1")->input_cost_per_token == 1e-6);
+    assert_true(sy_price_find(NULL, "mine-1")->output_cost_per_token == 3e-6);
+    /* a broken map: -1, the table in use stays */
+    const char *bad = write_tmp("badmap.json", "{\"x\": ");
+    assert_int_equal(sy_prices_load_map(bad, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "badmap.json"));
+    assert_int_equal(sy_prices_count(), 2);
+    /* map alone */
+    assert_int_equal(sy_prices_load_map(mapcopy, NULL, err, sizeof err), 0);
+    assert_true(sy_price_find(NULL, "mine-1")->output_cost_per_token == 2e-6);
+    /* back to the built-in map */
+    assert_int_equal(sy_prices_load_map(NULL, NULL, err, sizeof err), 0);
+    assert_true(sy_prices_count() > 2900);
+    assert_true(sy_price_find(NULL, "gpt-4o")->input_cost_per_token == 2.5e-6);
 }
 
 static void user_file_overrides_and_adds(void **st)
@@ -309,6 +421,8 @@ int main(void)
         cmocka_unit_test(builtin_table),
         cmocka_unit_test(lookup_order),
         cmocka_unit_test(lookup_azure_bedrock),
+        cmocka_unit_test(lookup_agent_forms),
+        cmocka_unit_test(env_map),
         cmocka_unit_test(user_file_overrides_and_adds),
         cmocka_unit_test(bad_files),
         cmocka_unit_test(load_buffer),
