@@ -1,0 +1,296 @@
+// run.mjs - the agents tier: the real Claude Code, Codex and opencode CLIs,
+// headless, through switchyard to the scripted upstream (upstream.mjs).
+//
+// One upstream and one switchyard (the binary of $SWITCHYARD_BIN, as
+// tests/lib/harness.mjs starts it, with its own SQLite file) serve every
+// scenario. A scenario generates a virtual key with a budget (master key),
+// runs one CLI in a throwaway HOME / XDG / CODEX_HOME and an empty work
+// directory with a prompt that carries the upstream's write marker, and
+// passes when
+//   - the CLI exited 0 within its time limit,
+//   - the file exists with the expected content (the tool loop finished: the
+//     upstream answers the write call first and "DONE" after its result),
+//   - /key/info shows spend > 0 for the key the CLI used.
+// One line per scenario; on failure the reason, the CLI's output tail, the
+// requests the upstream refused and switchyard's log tail. Exit 1 when any
+// scenario failed.
+//
+//   node run.mjs [--only REGEX] [--keep] [--out DIR]
+//
+// run.sh runs this inside a network namespace that has only loopback, so the
+// CLIs cannot reach anything but the gateway; the env below also turns off
+// their update checks, telemetry and model-catalogue fetches.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MASTER_KEY, api, startGateway, until } from '../lib/harness.mjs';
+import { startUpstream } from './upstream.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.join(here, 'node_modules/.bin');
+const arg = (n) => { const i = process.argv.indexOf(n); return i > 0 ? process.argv[i + 1] : undefined; };
+const only = arg('--only') ? new RegExp(arg('--only')) : null;
+const keep = process.argv.includes('--keep');
+const CLI_TIMEOUT_MS = Number(process.env.AGENTS_CLI_TIMEOUT_MS || 90000);
+
+const outDir = arg('--out') || fs.mkdtempSync(path.join(os.tmpdir(), 'sy-agents-'));
+fs.mkdirSync(outDir, { recursive: true });
+
+/* ---------- the gateway's config ------------------------------------------- */
+
+const VERTEX_MODEL = 'claude-sonnet-4-5@20250929';
+const VERTEX_REGION = 'us-east5';
+
+function gatewayConfig(up) {
+  const q = (s) => JSON.stringify(s); // a JSON string is a YAML double-quoted scalar
+  return `
+model_list:
+  # Anthropic, native: the name differs from the upstream id, thinking signed by the upstream
+  - model_name: claude-sonnet-4-5
+    litellm_params: {model: anthropic/claude-sonnet-4-5-20250929, api_base: ${q(up.url)}, api_key: ${q(up.anthropicKey)}}
+  - model_name: claude-haiku-4-5
+    litellm_params: {model: anthropic/claude-haiku-4-5-20251001, api_base: ${q(up.url)}, api_key: ${q(up.anthropicKey)}}
+  # OpenAI, native chat and Responses (gpt-4.1 does not reason: reasoning_effort is a 400 upstream)
+  - model_name: gpt-4.1
+    litellm_params: {model: openai/gpt-4.1, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)}}
+  - model_name: gpt-5.5
+    litellm_params: {model: openai/gpt-5.5, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)}}
+  # a self-hosted vLLM (chat completions only), priced by the deployment
+  - model_name: qwen3-coder
+    litellm_params: {model: hosted_vllm/qwen3-coder, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)},
+                     input_cost_per_token: 0.0000002, output_cost_per_token: 0.0000008}
+  # Claude on Vertex AI: Claude Code's Vertex mode reaches it through /vertex_ai/*
+  - model_name: ${q(VERTEX_MODEL)}
+    litellm_params:
+      model: ${q(`vertex_ai/${VERTEX_MODEL}`)}
+      vertex_project: ${q(up.vertexProject)}
+      vertex_location: ${VERTEX_REGION}
+      vertex_credentials: ${q(up.serviceAccount)}
+      api_base: ${q(up.url)}
+general_settings:
+  master_key: ${MASTER_KEY}
+  proxy_batch_write_at: 0.1
+`;
+}
+
+/* ---------- the CLIs ------------------------------------------------------- */
+
+/** A scenario's throwaway directories and the env every CLI gets (no proxies, no updates, no telemetry). */
+function sandbox(name) {
+  const root = path.join(outDir, name);
+  fs.rmSync(root, { recursive: true, force: true });
+  const d = { root, home: path.join(root, 'home'), work: path.join(root, 'work') };
+  for (const p of [d.home, d.work]) fs.mkdirSync(p, { recursive: true });
+  d.env = {
+    PATH: process.env.PATH, LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', CI: '1',
+    HOME: d.home, TMPDIR: os.tmpdir(),
+    XDG_CONFIG_HOME: path.join(d.home, '.config'), XDG_DATA_HOME: path.join(d.home, '.local/share'),
+    XDG_CACHE_HOME: path.join(d.home, '.cache'), XDG_STATE_HOME: path.join(d.home, '.local/state'),
+    NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
+  };
+  return d;
+}
+
+const claudeEnv = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1', CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
+};
+const claudeArgs = (d, step) => [...(step ? ['--continue'] : []), '-p', prompt(d, step, 'absolute'),
+  '--permission-mode', 'acceptEdits', '--allowedTools', 'Write', '--output-format', 'text'];
+
+function claudeRun(d, step, { gw, key, model, auth = 'bearer' }) {
+  return {
+    cmd: path.join(BIN, 'claude'),
+    args: claudeArgs(d, step),
+    env: {
+      ...claudeEnv, ANTHROPIC_BASE_URL: gw.url,
+      ...(auth === 'bearer' ? { ANTHROPIC_AUTH_TOKEN: key } : { ANTHROPIC_API_KEY: key }),
+      ANTHROPIC_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5', ANTHROPIC_SMALL_FAST_MODEL: 'claude-haiku-4-5',
+    },
+  };
+}
+
+function claudeVertexRun(d, step, { gw, key }) {
+  return {
+    cmd: path.join(BIN, 'claude'),
+    args: claudeArgs(d, step),
+    env: {
+      ...claudeEnv, CLAUDE_CODE_USE_VERTEX: '1', CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
+      ANTHROPIC_VERTEX_BASE_URL: `${gw.url}/vertex_ai/v1`, ANTHROPIC_VERTEX_PROJECT_ID: up.vertexProject,
+      CLOUD_ML_REGION: VERTEX_REGION, ANTHROPIC_CUSTOM_HEADERS: `x-litellm-api-key: Bearer ${key}`,
+      ANTHROPIC_MODEL: VERTEX_MODEL, ANTHROPIC_DEFAULT_HAIKU_MODEL: VERTEX_MODEL, ANTHROPIC_SMALL_FAST_MODEL: VERTEX_MODEL,
+    },
+  };
+}
+
+function codexRun(d, step, { gw, key, model }) {
+  const codexHome = path.join(d.home, '.codex');
+  fs.mkdirSync(codexHome, { recursive: true });
+  fs.writeFileSync(path.join(codexHome, 'config.toml'), `model = "${model}"
+model_provider = "switchyard"
+sandbox_mode = "workspace-write"
+approval_policy = "never"
+check_for_update_on_startup = false
+
+[model_providers.switchyard]
+name = "switchyard"
+base_url = "${gw.url}/v1"
+env_key = "SWITCHYARD_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+[feedback]
+enabled = false
+`);
+  return {
+    cmd: path.join(BIN, 'codex'),
+    args: ['exec', '--skip-git-repo-check', '--color', 'never', ...(step ? ['resume', '--last'] : []), prompt(d, step, 'relative')],
+    env: { CODEX_HOME: codexHome, SWITCHYARD_API_KEY: key },
+  };
+}
+
+function opencodeRun(d, step, { gw, key, model }) {
+  fs.writeFileSync(path.join(d.work, 'opencode.json'), JSON.stringify({
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: `switchyard/${model}`,
+    small_model: `switchyard/${model}`,
+    provider: {
+      switchyard: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'switchyard',
+        options: { baseURL: `${gw.url}/v1`, apiKey: '{env:SWITCHYARD_API_KEY}' },
+        models: { [model]: { name: model, tool_call: true } },
+      },
+    },
+  }, null, 2));
+  return {
+    cmd: path.join(BIN, 'opencode'),
+    args: ['run', ...(step ? ['--continue'] : []), prompt(d, step, 'relative')],
+    env: {
+      SWITCHYARD_API_KEY: key,
+      OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_CLAUDE_CODE: '1',
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: '1', OPENCODE_PERMISSION: JSON.stringify({ edit: 'allow', write: 'allow', bash: 'deny' }),
+    },
+  };
+}
+
+/** Step n's prompt: write agent-output-n.txt (absolute path for Claude Code's Write) with the step's content. */
+const outFile = (step) => `agent-output-${step}.txt`;
+const expected = (d, step) => `${d.expect}-step${step}`;
+function prompt(d, step, how) {
+  const file = how === 'absolute' ? path.join(d.work, outFile(step)) : outFile(step);
+  return `Create the file ${outFile(step)} with the requested content, then reply DONE. [[write:${file}|${expected(d, step)}]]`;
+}
+
+/* ---------- scenarios ------------------------------------------------------ */
+
+const scenarios = [
+  { name: 'claude-code/anthropic-native', make: (d, n, c) => claudeRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
+  { name: 'claude-code/openai-translated', make: (d, n, c) => claudeRun(d, n, { ...c, model: 'gpt-4.1', auth: 'x-api-key' }) },
+  { name: 'claude-code/vertex-passthrough', make: (d, n, c) => claudeVertexRun(d, n, c) },
+  { name: 'codex/openai-responses-native', make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
+  { name: 'codex/anthropic-translated', make: (d, n, c) => codexRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
+  { name: 'codex/hosted-vllm-chat', make: (d, n, c) => codexRun(d, n, { ...c, model: 'qwen3-coder' }) },
+  // opencode takes ~15 s of CPU to start: one session each (its loop is still three calls: title, write, DONE)
+  { name: 'opencode/openai-native', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'gpt-4.1' }) },
+  { name: 'opencode/anthropic-translated', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
+];
+
+function runCli(spec, d, logFile) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(spec.cmd, spec.args, { cwd: d.work, env: { ...d.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    child.stdout.on('data', (b) => { out += b; });
+    child.stderr.on('data', (b) => { out += b; });
+    let timedOut = false;
+    const kill = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+    const t = setTimeout(() => { timedOut = true; kill('SIGTERM'); setTimeout(() => kill('SIGKILL'), 3000); }, CLI_TIMEOUT_MS);
+    child.on('error', (e) => { out += `\nspawn: ${e.message}`; });
+    child.on('close', (code, signal) => {
+      clearTimeout(t);
+      kill('SIGKILL'); // anything it left behind in its process group
+      fs.writeFileSync(logFile, `$ ${path.basename(spec.cmd)} ${spec.args.map((a) => JSON.stringify(a)).join(' ')}\n${out}`);
+      resolve({ code, signal, timedOut, out, ms: Date.now() - t0 });
+    });
+  });
+}
+
+async function spendOf(gw, key) {
+  const r = await api(gw.url, MASTER_KEY, 'GET', `/key/info?key=${encodeURIComponent(key)}`);
+  return r.json?.info?.spend ?? 0;
+}
+
+async function runScenario(sc, gw) {
+  const d = sandbox(sc.name.replace(/\//g, '__'));
+  d.expect = `switchyard-${sc.name.replace(/\W+/g, '-')}-${process.pid}`;
+  const gen = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { max_budget: 5, key_alias: `agents-${sc.name}`, metadata: { tier: 'agents' } });
+  if (gen.status !== 200 || !gen.json?.key) return { ok: false, why: `/key/generate: ${gen.status} ${gen.text}` };
+  const key = gen.json.key;
+  const before = up.requests().length;
+  const problems = [];
+  const runs = [];
+  // two steps: a fresh session, then the same session continued (its history
+  // reloaded from disk, as a user's next prompt), each a full tool loop
+  for (let step = 0; step < (sc.steps ?? 2) && !problems.length; step++) {
+    const r = await runCli(sc.make(d, step, { gw, key }), d, path.join(d.root, `cli-${step}.log`));
+    runs.push(r);
+    const file = path.join(d.work, outFile(step));
+    const content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : null;
+    const at = `step ${step}: `;
+    if (r.timedOut) problems.push(`${at}no exit after ${CLI_TIMEOUT_MS} ms`);
+    else if (r.code !== 0) problems.push(`${at}exit ${r.code ?? r.signal}`);
+    if (content === null) problems.push(`${at}${outFile(step)} missing`);
+    else if (content !== expected(d, step)) problems.push(`${at}${outFile(step)} holds ${JSON.stringify(content.slice(0, 80))}`);
+  }
+  const r = { ms: runs.reduce((a, x) => a + x.ms, 0), out: runs.map((x) => x.out).join('\n--- next step ---\n') };
+  let spend = 0;
+  await until(async () => (spend = await spendOf(gw, key)) > 0, 5000);
+  if (!(spend > 0)) problems.push(`key spend ${spend}`);
+  const reqs = up.requests().slice(before);
+  return { ok: problems.length === 0, why: problems.join('; '), r, spend, reqs, d };
+}
+
+/* ---------- main ------------------------------------------------------------ */
+
+for (const b of ['claude', 'codex', 'opencode']) {
+  if (!fs.existsSync(path.join(BIN, b))) {
+    console.error(`agents: ${path.join(BIN, b)} missing: run npm ci in tests/agents`);
+    process.exit(2);
+  }
+}
+
+const up = await startUpstream({ log: path.join(outDir, 'upstream.log') });
+const gw = await startGateway(gatewayConfig(up));
+let failed = 0;
+const t0 = Date.now();
+for (const sc of scenarios) {
+  if (only && !only.test(sc.name)) continue;
+  let res;
+  try { res = await runScenario(sc, gw); } catch (e) { res = { ok: false, why: `runner: ${e.stack || e}` }; }
+  const secs = res.r ? `${(res.r.ms / 1000).toFixed(1)}s` : '';
+  const calls = res.reqs ? `${res.reqs.length} upstream calls` : '';
+  console.log(`${res.ok ? 'PASS' : 'FAIL'} ${sc.name.padEnd(32)} ${secs.padStart(6)}  ${calls}${res.ok ? `, spend ${res.spend.toPrecision(3)}` : `: ${res.why}`}`);
+  if (!res.ok) {
+    failed++;
+    const ind = (s) => s.split('\n').map((l) => `    ${l}`).join('\n');
+    if (res.r) console.log(`  CLI output (last 25 lines):\n${ind(res.r.out.trimEnd().split('\n').slice(-25).join('\n'))}`);
+    for (const q of (res.reqs || []).filter((x) => x.status >= 400)) console.log(`  upstream ${q.status} ${q.method} ${q.path}: ${String(q.error).slice(0, 400)}`);
+    const glines = gw.log().trimEnd().split('\n').filter((l) => /warn|error|fail/i.test(l)).slice(-10);
+    if (glines.length) console.log(`  switchyard log:\n${ind(glines.join('\n'))}`);
+  }
+}
+fs.writeFileSync(path.join(outDir, 'switchyard.log'), gw.log());
+await gw.stop();
+await up.close();
+console.log(`agents: ${failed ? `${failed} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)}s (logs: ${outDir})`);
+if (!keep && !failed && !arg('--out')) fs.rmSync(outDir, { recursive: true, force: true });
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# run.sh - the agents tier (see run.mjs): the real Claude Code, Codex and
+# opencode CLIs through switchyard ($SWITCHYARD_BIN, default build/switchyard)
+# to the scripted upstream. Installs the pinned CLIs from package-lock.json
+# when they are missing, then runs every scenario inside a network namespace
+# that has only loopback (unshare; without it, a warning and the CLIs' own
+# switches keep them offline). Arguments go to run.mjs (--only REGEX, --keep).
+set -uo pipefail
+cd "$(dirname "$0")"
+if [ ! -x node_modules/.bin/claude ] || [ ! -x node_modules/.bin/codex ] || [ ! -x node_modules/.bin/opencode ]; then
+  timeout 600 npm ci --no-audit --no-fund --silent >/dev/null || { echo "agents: npm ci failed"; exit 2; }
+fi
+export SWITCHYARD_BIN=${SWITCHYARD_BIN:-$PWD/../../build/switchyard}
+if [ -z "${SY_AGENTS_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
+  exec env SY_AGENTS_NETNS=1 timeout 600 unshare -rn bash -c 'ip link set lo up 2>/dev/null || true; exec node run.mjs "$@"' run.sh "$@"
+fi
+[ -n "${SY_AGENTS_NETNS:-}" ] || echo "agents: warning: no network namespace (unshare -rn failed): the CLIs are kept offline by their settings only"
+exec timeout 600 node run.mjs "$@"
