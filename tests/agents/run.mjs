@@ -15,13 +15,16 @@
 // requests the upstream refused and switchyard's log tail. Exit 1 when any
 // scenario failed.
 //
-//   node run.mjs [--only REGEX] [--keep] [--out DIR]
+//   node run.mjs [--only REGEX] [--keep] [--out DIR] [--direct]
+//   (AGENTS_BODIES=1: every request body the upstream got is kept under DIR/bodies)
 //
 // run.sh runs this inside a network namespace that has only loopback, so the
 // CLIs cannot reach anything but the gateway; the env below also turns off
 // their update checks, telemetry and model-catalogue fetches.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +36,9 @@ const BIN = path.join(here, 'node_modules/.bin');
 const arg = (n) => { const i = process.argv.indexOf(n); return i > 0 ? process.argv[i + 1] : undefined; };
 const only = arg('--only') ? new RegExp(arg('--only')) : null;
 const keep = process.argv.includes('--keep');
+// --direct: the CLIs talk to the upstream itself (no gateway, its keys): what
+// each CLI sends, for docs/agents.md's tables (summarise with observed.mjs)
+const direct = process.argv.includes('--direct');
 const CLI_TIMEOUT_MS = Number(process.env.AGENTS_CLI_TIMEOUT_MS || 90000);
 
 const outDir = arg('--out') || fs.mkdtempSync(path.join(os.tmpdir(), 'sy-agents-'));
@@ -118,8 +124,9 @@ function claudeVertexRun(d, step, { gw, key }) {
     args: claudeArgs(d, step),
     env: {
       ...claudeEnv, CLAUDE_CODE_USE_VERTEX: '1', CLAUDE_CODE_SKIP_VERTEX_AUTH: '1',
-      ANTHROPIC_VERTEX_BASE_URL: `${gw.url}/vertex_ai/v1`, ANTHROPIC_VERTEX_PROJECT_ID: up.vertexProject,
-      CLOUD_ML_REGION: VERTEX_REGION, ANTHROPIC_CUSTOM_HEADERS: `x-litellm-api-key: Bearer ${key}`,
+      ANTHROPIC_VERTEX_BASE_URL: direct ? `${gw.url}/v1` : `${gw.url}/vertex_ai/v1`, ANTHROPIC_VERTEX_PROJECT_ID: up.vertexProject,
+      CLOUD_ML_REGION: VERTEX_REGION,
+      ANTHROPIC_CUSTOM_HEADERS: direct ? `Authorization: Bearer ${up.vertexToken}` : `x-litellm-api-key: Bearer ${key}`,
       ANTHROPIC_MODEL: VERTEX_MODEL, ANTHROPIC_DEFAULT_HAIKU_MODEL: VERTEX_MODEL, ANTHROPIC_SMALL_FAST_MODEL: VERTEX_MODEL,
     },
   };
@@ -198,7 +205,9 @@ const scenarios = [
   { name: 'claude-code/vertex-passthrough', make: (d, n, c) => claudeVertexRun(d, n, c) },
   { name: 'codex/openai-responses-native', make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
   { name: 'codex/anthropic-translated', make: (d, n, c) => codexRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
-  { name: 'codex/hosted-vllm-chat', make: (d, n, c) => codexRun(d, n, { ...c, model: 'qwen3-coder' }) },
+  // Codex keeps its own model name (its catalogue's tools: freeform apply_patch, tool_search,
+  // web_search); the key's alias sends it to the vLLM deployment
+  { name: 'codex/hosted-vllm-chat', key: { aliases: { 'gpt-5.5': 'qwen3-coder' } }, make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
   // opencode takes ~15 s of CPU to start: one session each (its loop is still three calls: title, write, DONE)
   { name: 'opencode/openai-native', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'gpt-4.1' }) },
   { name: 'opencode/anthropic-translated', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
@@ -232,10 +241,16 @@ async function spendOf(gw, key) {
 async function runScenario(sc, gw) {
   const d = sandbox(sc.name.replace(/\//g, '__'));
   d.expect = `switchyard-${sc.name.replace(/\W+/g, '-')}-${process.pid}`;
-  const gen = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { max_budget: 5, key_alias: `agents-${sc.name}`, metadata: { tier: 'agents' } });
-  if (gen.status !== 200 || !gen.json?.key) return { ok: false, why: `/key/generate: ${gen.status} ${gen.text}` };
-  const key = gen.json.key;
+  let key;
+  if (direct) {
+    key = sc.name.startsWith('claude') ? up.anthropicKey : up.openaiKey;
+  } else {
+    const gen = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { max_budget: 5, key_alias: `agents-${sc.name}`, metadata: { tier: 'agents' }, ...sc.key });
+    if (gen.status !== 200 || !gen.json?.key) return { ok: false, why: `/key/generate: ${gen.status} ${gen.text}` };
+    key = gen.json.key;
+  }
   const before = up.requests().length;
+  const tapBefore = tap.seen().length;
   const problems = [];
   const runs = [];
   // two steps: a fresh session, then the same session continued (its history
@@ -253,10 +268,52 @@ async function runScenario(sc, gw) {
   }
   const r = { ms: runs.reduce((a, x) => a + x.ms, 0), out: runs.map((x) => x.out).join('\n--- next step ---\n') };
   let spend = 0;
-  await until(async () => (spend = await spendOf(gw, key)) > 0, 5000);
-  if (!(spend > 0)) problems.push(`key spend ${spend}`);
+  if (!direct) {
+    await until(async () => (spend = await spendOf(gw, key)) > 0, 5000);
+    if (!(spend > 0)) problems.push(`key spend ${spend}`);
+  }
   const reqs = up.requests().slice(before);
-  return { ok: problems.length === 0, why: problems.join('; '), r, spend, reqs, d };
+  // every error the CLI got; a 4xx that switchyard made itself (the upstream
+  // refused nothing) fails the scenario: no request a CLI sends may get one
+  const errs = tap.seen().slice(tapBefore).filter((x) => x.status >= 400 && !/^(agents|node)/.test(x.ua) && !x.path.startsWith('/key/'));
+  const upstream4xx = reqs.some((q) => q.status >= 400 && q.status < 500);
+  for (const x of errs) {
+    if (x.status < 500 && !upstream4xx) problems.push(`switchyard answered ${x.status} to ${x.method} ${x.path.replace(/\?.*/, '')}`);
+  }
+  return { ok: problems.length === 0, why: [...new Set(problems)].join('; '), r, spend, reqs, errs, d };
+}
+
+/* ---------- the tap: what each CLI got from switchyard --------------------------- */
+
+/** A recording reverse proxy in front of target: bodies stream through untouched;
+ * every exchange is kept as {method, path, status, ua, body (the first 400
+ * bytes of an error answer)}. */
+async function startTap(target) {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const e = { method: req.method, path: req.url, ua: req.headers['user-agent'] || '', status: 0 };
+    seen.push(e);
+    const fwd = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+      e.status = r.statusCode;
+      res.writeHead(r.statusCode, r.headers);
+      if (r.statusCode >= 400) {
+        let b = '';
+        r.on('data', (c) => { if (b.length < 400) b += c; });
+        r.on('end', () => { e.body = b.slice(0, 400); });
+      }
+      r.pipe(res);
+    });
+    fwd.on('error', (err) => { e.status = 502; e.body = `tap: ${err.message}`; if (!res.headersSent) res.writeHead(502); res.end(); });
+    req.pipe(fwd);
+    res.on('close', () => fwd.destroy());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    seen: () => seen.slice(),
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+  };
 }
 
 /* ---------- main ------------------------------------------------------------ */
@@ -268,8 +325,12 @@ for (const b of ['claude', 'codex', 'opencode']) {
   }
 }
 
-const up = await startUpstream({ log: path.join(outDir, 'upstream.log') });
-const gw = await startGateway(gatewayConfig(up));
+if (process.env.AGENTS_BODIES) fs.mkdirSync(path.join(outDir, 'bodies'), { recursive: true });
+const up = await startUpstream({ log: path.join(outDir, 'upstream.log'), bodies: process.env.AGENTS_BODIES ? path.join(outDir, 'bodies') : undefined, vertexToken: direct ? `ya29.direct-${process.pid}` : undefined });
+const sy = direct ? null : await startGateway(gatewayConfig(up));
+const tap = await startTap(direct ? up.url : sy.url);
+// the CLIs and the key checks go through the tap
+const gw = { url: tap.url, log: () => sy?.log() ?? '', stop: async () => { await sy?.stop(); } };
 let failed = 0;
 const t0 = Date.now();
 for (const sc of scenarios) {
@@ -283,14 +344,23 @@ for (const sc of scenarios) {
     failed++;
     const ind = (s) => s.split('\n').map((l) => `    ${l}`).join('\n');
     if (res.r) console.log(`  CLI output (last 25 lines):\n${ind(res.r.out.trimEnd().split('\n').slice(-25).join('\n'))}`);
-    for (const q of (res.reqs || []).filter((x) => x.status >= 400)) console.log(`  upstream ${q.status} ${q.method} ${q.path}: ${String(q.error).slice(0, 400)}`);
+    const lines = [
+      ...(res.errs || []).map((x) => `  switchyard answered ${x.status} ${x.method} ${x.path}: ${x.body ?? ''}`),
+      ...(res.reqs || []).filter((x) => x.status >= 400).map((q) => `  upstream refused ${q.status} ${q.method} ${q.path}: ${String(q.error).slice(0, 400)}`),
+    ];
+    const counts = new Map();
+    for (const l of lines) counts.set(l, (counts.get(l) || 0) + 1);
+    for (const [l, n] of counts) console.log(n > 1 ? `${l} (x${n})` : l);
     const glines = gw.log().trimEnd().split('\n').filter((l) => /warn|error|fail/i.test(l)).slice(-10);
     if (glines.length) console.log(`  switchyard log:\n${ind(glines.join('\n'))}`);
   }
 }
 fs.writeFileSync(path.join(outDir, 'switchyard.log'), gw.log());
 await gw.stop();
+await tap.close();
 await up.close();
+const ran = scenarios.filter((sc) => !only || only.test(sc.name)).length;
+console.log(`# pass ${ran - failed}\n# fail ${failed}`); // counted by scripts/test.sh like node --test's summary
 console.log(`agents: ${failed ? `${failed} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)}s (logs: ${outDir})`);
 if (!keep && !failed && !arg('--out')) fs.rmSync(outDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -11,8 +11,8 @@ if [ ! -x node_modules/.bin/claude ] || [ ! -x node_modules/.bin/codex ] || [ ! 
   timeout 600 npm ci --no-audit --no-fund --silent >/dev/null || { echo "agents: npm ci failed"; exit 2; }
 fi
 export SWITCHYARD_BIN=${SWITCHYARD_BIN:-$PWD/../../build/switchyard}
-if [ -z "${SY_AGENTS_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
-  exec env SY_AGENTS_NETNS=1 timeout 600 unshare -rn bash -c 'ip link set lo up 2>/dev/null || true; exec node run.mjs "$@"' run.sh "$@"
+if [ -z "${SY_AGENTS_NETNS:-}" ] && command -v ip >/dev/null && unshare -rn true 2>/dev/null; then
+  exec env SY_AGENTS_NETNS=1 timeout 600 unshare -rn bash -c 'ip link set lo up && exec node run.mjs "$@"' run.sh "$@"
 fi
-[ -n "${SY_AGENTS_NETNS:-}" ] || echo "agents: warning: no network namespace (unshare -rn failed): the CLIs are kept offline by their settings only"
+[ -n "${SY_AGENTS_NETNS:-}" ] || echo "agents: warning: no network namespace (unshare -rn or ip missing): the CLIs are kept offline by their settings only"
 exec timeout 600 node run.mjs "$@"

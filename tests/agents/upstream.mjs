@@ -462,7 +462,8 @@ function verifyJwt(assertion, publicKey, audience) {
 /**
  * Start the upstream. opts: {port=0, host='127.0.0.1', log=path|null,
  * anthropicKey, openaiKey, vertexProject, vertexToken (a token accepted
- * without the exchange, to run a CLI against the upstream directly)}. Returns {url, port, serviceAccount
+ * without the exchange, to run a CLI against the upstream directly), bodies
+ * (a directory that gets every request body as NNNN.json)}. Returns {url, port, serviceAccount
  * (JSON text for vertex_credentials), requests() (the log entries), close()}.
  */
 export async function startUpstream(opts = {}) {
@@ -505,6 +506,7 @@ export async function startUpstream(opts = {}) {
     entry.answer = ctx.answer ?? undefined;
     entries.push(entry);
     if (opts.log) fs.appendFileSync(opts.log, `${JSON.stringify(entry)}\n`);
+    if (opts.bodies && raw) fs.writeFileSync(`${opts.bodies}/${String(entries.length).padStart(4, '0')}.json`, raw);
   });
 
   const needAnthropicKey = (req) => {
@@ -594,7 +596,7 @@ export async function startUpstream(opts = {}) {
   const { port } = server.address();
   url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   return {
-    url, port, anthropicKey, openaiKey,
+    url, port, anthropicKey, openaiKey, vertexToken: opts.vertexToken,
     vertexProject: sa.project,
     serviceAccount: JSON.stringify(sa.json(`${url}/token`)),
     requests: () => entries.slice(),
