@@ -7,7 +7,8 @@
 //
 // Like the real APIs it validates what it gets, and answers 400 in the API's
 // own error shape when something is wrong:
-//   - required fields (model, messages / input, max_tokens for Anthropic);
+//   - required fields (model, messages / input, max_tokens for Anthropic), and
+//     no top-level field the API does not take;
 //   - credentials: the upstream keys of the config (never a virtual key), the
 //     Vertex bearer token it minted for a JWT signed by the service account;
 //   - tool pairing: every tool_use / tool_call / function_call /
@@ -46,6 +47,20 @@ const sign = (text) => crypto.createHmac('sha256', SIGN_SECRET).update(text).dig
 const THINKING_TEXT = 'The user wants a file written. I will call the tool that writes it.';
 // chat models that accept reasoning_effort (as OpenAI's o-series and gpt-5 do)
 const REASONING_CHAT = /^(o\d|gpt-5|gpt-oss|qwen3|deepseek-r)/;
+
+// the top-level fields each API takes; anything else is refused as the real APIs refuse it
+const ANTHROPIC_FIELDS = new Set(['model', 'messages', 'system', 'max_tokens', 'metadata', 'stop_sequences', 'stream',
+  'temperature', 'top_p', 'top_k', 'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'mcp_servers',
+  'context_management', 'output_config', 'anthropic_version', 'anthropic_beta']);
+const CHAT_FIELDS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n',
+  'stream', 'stream_options', 'stop', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs',
+  'user', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'reasoning_effort', 'service_tier',
+  'store', 'metadata', 'modalities', 'audio', 'prediction', 'web_search_options', 'verbosity', 'prompt_cache_key',
+  'safety_identifier']);
+const RESPONSES_FIELDS = new Set(['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls',
+  'reasoning', 'store', 'include', 'prompt_cache_key', 'text', 'client_metadata', 'stream', 'stream_options',
+  'max_output_tokens', 'temperature', 'top_p', 'metadata', 'previous_response_id', 'truncation', 'user', 'service_tier',
+  'background', 'conversation', 'prompt', 'safety_identifier', 'top_logprobs', 'max_tool_calls', 'context_management']);
 
 const MARKER = /\[\[write:([^|\]]+)\|([^\]]*)\]\]/g;
 
@@ -117,6 +132,7 @@ function anthropicThinkingOn(body) {
 }
 
 function validateAnthropic(body, { vertex = false } = {}) {
+  for (const k of Object.keys(body)) if (!ANTHROPIC_FIELDS.has(k)) throw bad(`${k}: Extra inputs are not permitted`);
   if (!vertex && typeof body.model !== 'string') throw bad('model: Field required');
   if (vertex && body.anthropic_version !== 'vertex-2023-10-16') throw bad('anthropic_version: must be vertex-2023-10-16');
   if (!Number.isInteger(body.max_tokens)) throw bad('max_tokens: Field required');
@@ -234,6 +250,7 @@ function sendAnthropic(res, body, modelEcho, ctx) {
 /* ---------- OpenAI Chat Completions ------------------------------------------- */
 
 function validateChat(body) {
+  for (const k of Object.keys(body)) if (!CHAT_FIELDS.has(k)) throw bad(`Unrecognized request argument supplied: ${k}`);
   if (typeof body.model !== 'string') throw bad("Missing required parameter: 'model'.");
   if (!Array.isArray(body.messages) || !body.messages.length) throw bad("Missing required parameter: 'messages'.");
   if (body.reasoning_effort !== undefined && !REASONING_CHAT.test(body.model)) {
@@ -315,6 +332,7 @@ function sendChat(res, body, ctx) {
 const CALL_TYPES = { function_call: 'function_call_output', custom_tool_call: 'custom_tool_call_output', local_shell_call: 'local_shell_call_output' };
 
 function validateResponses(body) {
+  for (const k of Object.keys(body)) if (!RESPONSES_FIELDS.has(k)) throw bad(`Unknown parameter: '${k}'.`);
   if (typeof body.model !== 'string') throw bad("Missing required parameter: 'model'.");
   if (body.input === undefined) throw bad("Missing required parameter: 'input'.");
   const items = typeof body.input === 'string' ? [] : body.input;
