@@ -361,6 +361,7 @@ await tap.close();
 await up.close();
 const ran = scenarios.filter((sc) => !only || only.test(sc.name)).length;
 console.log(`# pass ${ran - failed}\n# fail ${failed}`); // counted by scripts/test.sh like node --test's summary
-console.log(`agents: ${failed ? `${failed} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)}s (logs: ${outDir})`);
-if (!keep && !failed && !arg('--out')) fs.rmSync(outDir, { recursive: true, force: true });
+const kept = keep || failed || arg('--out');
+console.log(`agents: ${failed ? `${failed} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)}s${kept ? ` (logs: ${outDir})` : ''}`);
+if (!kept) fs.rmSync(outDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
