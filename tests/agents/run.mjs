@@ -10,7 +10,11 @@
 //   - the CLI exited 0 within its time limit,
 //   - the file exists with the expected content (the tool loop finished: the
 //     upstream answers the write call first and "DONE" after its result),
-//   - /key/info shows spend > 0 for the key the CLI used.
+//   - /key/info shows spend > 0 for the key the CLI used,
+//   - no request the CLI sent got a 4xx that switchyard made itself, and every
+//     answer names the model the CLI asked for (a recording proxy, the tap,
+//     sits between the CLIs and switchyard),
+//   - switchyard exits 0 at the end.
 // One line per scenario; on failure the reason, the CLI's output tail, the
 // requests the upstream refused and switchyard's log tail. Exit 1 when any
 // scenario failed.
@@ -280,27 +284,43 @@ async function runScenario(sc, gw) {
   for (const x of errs) {
     if (x.status < 500 && !upstream4xx) problems.push(`switchyard answered ${x.status} to ${x.method} ${x.path.replace(/\?.*/, '')}`);
   }
+  // every answer names the model the CLI asked for (Claude Code matches its
+  // thinking blocks to it); a key alias names another group on purpose
+  if (!direct && !sc.key?.aliases) {
+    for (const x of tap.seen().slice(tapBefore)) {
+      if (x.status === 200 && x.asked && x.echoed !== undefined && x.echoed !== x.asked) {
+        problems.push(`${x.path.replace(/\?.*/, '')} asked for ${x.asked}, the answer names ${x.echoed}`);
+      }
+    }
+  }
   return { ok: problems.length === 0, why: [...new Set(problems)].join('; '), r, spend, reqs, errs, d };
 }
 
 /* ---------- the tap: what each CLI got from switchyard --------------------------- */
 
+const MODEL_RE = /(?<!\\)"model"\s*:\s*"([^"\\]*)"/;
+
 /** A recording reverse proxy in front of target: bodies stream through untouched;
  * every exchange is kept as {method, path, status, ua, body (the first 400
- * bytes of an error answer)}. */
+ * bytes of an error answer), asked (the request body's model), echoed (the
+ * first model the answer names, JSON or SSE)}. */
 async function startTap(target) {
   const seen = [];
   const server = http.createServer((req, res) => {
     const e = { method: req.method, path: req.url, ua: req.headers['user-agent'] || '', status: 0 };
     seen.push(e);
+    let reqHead = '';
+    req.on('data', (c) => { if (reqHead.length < 1 << 22) reqHead += c; });
+    req.on('end', () => { try { e.asked = JSON.parse(reqHead).model; } catch {} });
     const fwd = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
       e.status = r.statusCode;
       res.writeHead(r.statusCode, r.headers);
-      if (r.statusCode >= 400) {
-        let b = '';
-        r.on('data', (c) => { if (b.length < 400) b += c; });
-        r.on('end', () => { e.body = b.slice(0, 400); });
-      }
+      let head = '';
+      r.on('data', (c) => {
+        if (head.length < 1 << 16) head += c;
+        if (e.echoed === undefined) e.echoed = MODEL_RE.exec(head)?.[1];
+      });
+      r.on('end', () => { if (r.statusCode >= 400) e.body = head.slice(0, 400); });
       r.pipe(res);
     });
     fwd.on('error', (err) => { e.status = 502; e.body = `tap: ${err.message}`; if (!res.headersSent) res.writeHead(502); res.end(); });
@@ -330,7 +350,7 @@ const up = await startUpstream({ log: path.join(outDir, 'upstream.log'), bodies:
 const sy = direct ? null : await startGateway(gatewayConfig(up));
 const tap = await startTap(direct ? up.url : sy.url);
 // the CLIs and the key checks go through the tap
-const gw = { url: tap.url, log: () => sy?.log() ?? '', stop: async () => { await sy?.stop(); } };
+const gw = { url: tap.url, log: () => sy?.log() ?? '', stop: async () => (sy ? sy.stop() : 0) };
 let failed = 0;
 const t0 = Date.now();
 for (const sc of scenarios) {
@@ -356,10 +376,14 @@ for (const sc of scenarios) {
   }
 }
 fs.writeFileSync(path.join(outDir, 'switchyard.log'), gw.log());
-await gw.stop();
+const syExit = await gw.stop();
+if (syExit !== 0) { // a crash during the run, or an unclean shutdown (its log is printed by the harness)
+  failed++;
+  console.log(`FAIL switchyard exited with ${syExit}`);
+}
 await tap.close();
 await up.close();
-const ran = scenarios.filter((sc) => !only || only.test(sc.name)).length;
+const ran = scenarios.filter((sc) => !only || only.test(sc.name)).length + (syExit !== 0 ? 1 : 0);
 console.log(`# pass ${ran - failed}\n# fail ${failed}`); // counted by scripts/test.sh like node --test's summary
 const kept = keep || failed || arg('--out');
 console.log(`agents: ${failed ? `${failed} failed` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)}s${kept ? ` (logs: ${outDir})` : ''}`);
