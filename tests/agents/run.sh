@@ -9,7 +9,10 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 if [ ! -x node_modules/.bin/claude ] || [ ! -x node_modules/.bin/codex ] || [ ! -x node_modules/.bin/opencode ]; then
-  timeout 600 npm ci --no-audit --no-fund --silent >/dev/null || { echo "agents: npm ci failed"; exit 2; }
+  # npm ci refuses a lock without every platform package of opencode-ai (a
+  # registry that lacks some cannot write them): npm install keeps the lock's versions
+  timeout 600 npm ci --no-audit --no-fund --silent >/dev/null 2>&1 ||
+    timeout 600 npm install --no-audit --no-fund --silent >/dev/null || { echo "agents: npm ci / install failed"; exit 2; }
 fi
 export SWITCHYARD_BIN=${SWITCHYARD_BIN:-$PWD/../../build/switchyard}
 if [ -z "${SY_AGENTS_NETNS:-}" ] && command -v ip >/dev/null && unshare -rn true 2>/dev/null; then
