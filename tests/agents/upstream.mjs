@@ -372,7 +372,7 @@ function flatTools(tools) { // namespaces opened up, as the model sees them
 function responsesAnswer(body) {
   const items = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : body.input;
   const userText = items.filter((it) => (it.type === 'message' || !it.type) && it.role === 'user').map((it) => textOf(it.content)).join('\n');
-  const w = findMarker(`${userText}\n${typeof body.instructions === 'string' ? '' : ''}`);
+  const w = findMarker(userText);
   const lastItem = items[items.length - 1];
   const text = (t) => ({ id: rid('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: t, annotations: [], logprobs: [] }] });
   if (lastItem && /_output$/.test(lastItem.type)) return [text('DONE')];
@@ -566,7 +566,6 @@ export async function startUpstream(opts = {}) {
       }
       validateAnthropic(body, { vertex: true });
       if (body.model !== undefined) throw bad('model: Extra inputs are not permitted');
-      body.stream = vm[4] === 'streamRawPredict' ? body.stream ?? false : body.stream;
       return sendAnthropic(res, body, vm[3].replace(/@.*/, ''), ctx);
     }
     if (req.method === 'POST' && p === '/v1/messages/count_tokens') {
