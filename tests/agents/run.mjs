@@ -15,6 +15,8 @@
 //     answer names the model the CLI asked for (a recording proxy, the tap,
 //     sits between the CLIs and switchyard),
 //   - switchyard exits 0 at the end.
+// A refusal scenario (sc.refused) instead expects the CLI to fail showing
+// switchyard's error, with the given number of upstream calls and file state.
 // One line per scenario; on failure the reason, the CLI's output tail, the
 // requests the upstream refused and switchyard's log tail. Exit 1 when any
 // scenario failed.
@@ -67,6 +69,9 @@ model_list:
     litellm_params: {model: openai/gpt-4.1, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)}}
   - model_name: gpt-5.5
     litellm_params: {model: openai/gpt-5.5, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)}}
+  # no price anywhere: a budgeted key is refused (general_settings.switchyard_unpriced_models)
+  - model_name: gpt-unpriced
+    litellm_params: {model: openai/gpt-unpriced-2099, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)}}
   # a self-hosted vLLM (chat completions only), priced by the deployment
   - model_name: qwen3-coder
     litellm_params: {model: hosted_vllm/qwen3-coder, api_base: ${q(`${up.url}/v1`)}, api_key: ${q(up.openaiKey)},
@@ -212,6 +217,14 @@ const scenarios = [
   // Codex keeps its own model name (its catalogue's tools: freeform apply_patch, tool_search,
   // web_search); the key's alias sends it to the vLLM deployment
   { name: 'codex/hosted-vllm-chat', key: { aliases: { 'gpt-5.5': 'qwen3-coder' } }, make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
+  // switchyard says no, in the client's dialect, and the CLI shows it: a budget
+  // that one call uses up (LiteLLM admits a call while the spend is below the
+  // budget, so the loop's second call is refused after the file was written),
+  // and a budgeted key calling a model without a price (docs/prices.md)
+  { name: 'claude-code/budget-exceeded', key: { max_budget: 0.01 }, refused: { error: /Budget has been exceeded/i, file: true, upstreamCalls: 1 },
+    make: (d, n, c) => claudeRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
+  { name: 'codex/unpriced-model-refused', refused: { error: /gpt-unpriced[\s\S]*(price|cost)|(price|cost)[\s\S]*gpt-unpriced/i, file: false, upstreamCalls: 0, spend: 0 },
+    make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-unpriced' }) },
   // opencode takes ~15 s of CPU to start: one session each (its loop is still three calls: title, write, DONE)
   { name: 'opencode/openai-native', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'gpt-4.1' }) },
   { name: 'opencode/anthropic-translated', steps: 1, make: (d, n, c) => opencodeRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
@@ -257,14 +270,22 @@ async function runScenario(sc, gw) {
   const tapBefore = tap.seen().length;
   const problems = [];
   const runs = [];
+  const refusal = direct ? null : sc.refused; // a scenario where switchyard must say no
   // two steps: a fresh session, then the same session continued (its history
   // reloaded from disk, as a user's next prompt), each a full tool loop
-  for (let step = 0; step < (sc.steps ?? 2) && !problems.length; step++) {
+  for (let step = 0; step < (refusal ? 1 : sc.steps ?? 2) && !problems.length; step++) {
     const r = await runCli(sc.make(d, step, { gw, key }), d, path.join(d.root, `cli-${step}.log`));
     runs.push(r);
     const file = path.join(d.work, outFile(step));
     const content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : null;
     const at = `step ${step}: `;
+    if (refusal) {
+      if (r.timedOut) problems.push(`no exit after ${CLI_TIMEOUT_MS} ms`);
+      else if (r.code === 0) problems.push('exit 0: the refusal did not reach the CLI as an error');
+      if (!refusal.error.test(r.out)) problems.push(`the CLI did not show switchyard's error (${refusal.error})`);
+      if ((content !== null) !== refusal.file) problems.push(`${outFile(step)} ${content === null ? 'missing' : 'written'}`);
+      continue;
+    }
     if (r.timedOut) problems.push(`${at}no exit after ${CLI_TIMEOUT_MS} ms`);
     else if (r.code !== 0) problems.push(`${at}exit ${r.code ?? r.signal}`);
     if (content === null) problems.push(`${at}${outFile(step)} missing`);
@@ -273,15 +294,17 @@ async function runScenario(sc, gw) {
   const r = { ms: runs.reduce((a, x) => a + x.ms, 0), out: runs.map((x) => x.out).join('\n--- next step ---\n') };
   let spend = 0;
   if (!direct) {
-    await until(async () => (spend = await spendOf(gw, key)) > 0, 5000);
-    if (!(spend > 0)) problems.push(`key spend ${spend}`);
+    await until(async () => (spend = await spendOf(gw, key)) > 0, refusal?.spend === 0 ? 500 : 5000);
+    if (refusal?.spend === 0 ? spend !== 0 : !(spend > 0)) problems.push(`key spend ${spend}`);
   }
   const reqs = up.requests().slice(before);
+  if (refusal && reqs.length !== refusal.upstreamCalls) problems.push(`${reqs.length} upstream calls, not ${refusal.upstreamCalls}`);
   // every error the CLI got; a 4xx that switchyard made itself (the upstream
   // refused nothing) fails the scenario: no request a CLI sends may get one
   const errs = tap.seen().slice(tapBefore).filter((x) => x.status >= 400 && !/^(agents|node)/.test(x.ua) && !x.path.startsWith('/key/'));
   const upstream4xx = reqs.some((q) => q.status >= 400 && q.status < 500);
   for (const x of errs) {
+    if (refusal) continue;
     if (x.status < 500 && !upstream4xx) problems.push(`switchyard answered ${x.status} to ${x.method} ${x.path.replace(/\?.*/, '')}`);
   }
   // every answer names the model the CLI asked for (Claude Code matches its
