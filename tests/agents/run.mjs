@@ -22,7 +22,8 @@
 // scenario failed.
 //
 //   node run.mjs [--only REGEX] [--keep] [--out DIR] [--direct]
-//   (AGENTS_BODIES=1: every request body the upstream got is kept under DIR/bodies)
+//   (AGENTS_BODIES=1: every request body the upstream got, and every request the
+//   CLIs sent to switchyard with the first 64 KB of its answer, kept under DIR/bodies)
 //
 // run.sh runs this inside a network namespace that has only loopback, so the
 // CLIs cannot reach anything but the gateway; the env below also turns off
@@ -141,11 +142,11 @@ function claudeVertexRun(d, step, { gw, key }) {
   };
 }
 
-function codexRun(d, step, { gw, key, model }) {
+function codexRun(d, step, { gw, key, model, effort }) {
   const codexHome = path.join(d.home, '.codex');
   fs.mkdirSync(codexHome, { recursive: true });
   fs.writeFileSync(path.join(codexHome, 'config.toml'), `model = "${model}"
-model_provider = "switchyard"
+${effort ? `model_reasoning_effort = "${effort}"\n` : ''}model_provider = "switchyard"
 sandbox_mode = "workspace-write"
 approval_policy = "never"
 check_for_update_on_startup = false
@@ -214,6 +215,9 @@ const scenarios = [
   { name: 'claude-code/vertex-passthrough', make: (d, n, c) => claudeVertexRun(d, n, c) },
   { name: 'codex/openai-responses-native', make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
   { name: 'codex/anthropic-translated', make: (d, n, c) => codexRun(d, n, { ...c, model: 'claude-sonnet-4-5' }) },
+  // with a reasoning effort: thinking on at Anthropic, whose signed blocks must come back
+  // on the next turn (as reasoning items' encrypted_content, which Codex asks for)
+  { name: 'codex/anthropic-thinking', make: (d, n, c) => codexRun(d, n, { ...c, model: 'claude-sonnet-4-5', effort: 'high' }) },
   // Codex keeps its own model name (its catalogue's tools: freeform apply_patch, tool_search,
   // web_search); the key's alias sends it to the vLLM deployment
   { name: 'codex/hosted-vllm-chat', key: { aliases: { 'gpt-5.5': 'qwen3-coder' } }, make: (d, n, c) => codexRun(d, n, { ...c, model: 'gpt-5.5' }) },
@@ -334,7 +338,10 @@ async function startTap(target) {
     seen.push(e);
     let reqHead = '';
     req.on('data', (c) => { if (reqHead.length < 1 << 22) reqHead += c; });
-    req.on('end', () => { try { e.asked = JSON.parse(reqHead).model; } catch {} });
+    req.on('end', () => {
+      try { e.asked = JSON.parse(reqHead).model; } catch {}
+      if (process.env.AGENTS_BODIES && reqHead) fs.writeFileSync(path.join(outDir, 'bodies', `tap-${String(seen.length).padStart(4, '0')}.json`), reqHead);
+    });
     const fwd = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
       e.status = r.statusCode;
       res.writeHead(r.statusCode, r.headers);
@@ -343,7 +350,10 @@ async function startTap(target) {
         if (head.length < 1 << 16) head += c;
         if (e.echoed === undefined) e.echoed = MODEL_RE.exec(head)?.[1];
       });
-      r.on('end', () => { if (r.statusCode >= 400) e.body = head.slice(0, 400); });
+      r.on('end', () => {
+        if (r.statusCode >= 400) e.body = head.slice(0, 400);
+        if (process.env.AGENTS_BODIES) fs.writeFileSync(path.join(outDir, 'bodies', `tap-${String(seen.indexOf(e) + 1).padStart(4, '0')}-answer.txt`), head);
+      });
       r.pipe(res);
     });
     fwd.on('error', (err) => { e.status = 502; e.body = `tap: ${err.message}`; if (!res.headersSent) res.writeHead(502); res.end(); });
