@@ -8,6 +8,7 @@ PKGS=(
   libjson-c-dev libjsmn-dev libsqlite3-dev libcmocka-dev libhiredis-dev redis-server
   libpq-dev postgresql sqlite3
   curl ca-certificates openssl wrk nginx-light
+  iproute2 # the agents tier brings up loopback in its own network namespace (tests/agents/run.sh)
 )
 # Node.js (for the SDK end-to-end tests) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)

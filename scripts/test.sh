@@ -4,7 +4,8 @@
 # includes or calls that point up a floor (scripts/check-layers.sh), builds
 # twice with -Werror (gcc; clang with ASan+UBSan and libFuzzer), and runs: unit
 # tests, integration tests of the real binary against the mock upstream, the
-# OpenAI Node SDK end-to-end tests, the config corpus check, the tokenizer
+# OpenAI Node SDK end-to-end tests, the coding-agent CLIs (Claude Code,
+# Codex, opencode) end to end (tests/agents), the config corpus check, the tokenizer
 # differential test against tiktoken, the same unit+integration tests under
 # sanitizers, and each fuzz harness briefly.
 # Ends with one line "N passed, N failed".
@@ -56,8 +57,8 @@ ninja -C build >"$LOG/build.log" 2>&1 || { tail -40 "$LOG/build.log"; exit 1; }
 export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests/mock/mock_upstream
 tier layers-calls plain bash scripts/check-layers.sh --objects build
 
-# --- npm test clients (official SDKs, tiktoken reference) --------------------
-for d in tests/e2e tests/tokenizer; do
+# --- npm test clients (official SDKs, tiktoken reference, coding-agent CLIs) --
+for d in tests/e2e tests/tokenizer tests/agents; do
   [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
 done
 
@@ -75,6 +76,7 @@ fi
 tier unit meson meson test -C build --suite unit --print-errorlogs
 tier integration node node --test --test-concurrency=1 tests/integration/
 tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/
+tier agents node bash tests/agents/run.sh
 tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
 if [ -x tests/tokenizer/run.sh ]; then
   tier tokenizer-differential node env SY_TOKENIZE="$ROOT/build/tests/unit/tokenizer/sy-tokenize" tests/tokenizer/run.sh
