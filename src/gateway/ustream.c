@@ -289,7 +289,8 @@ static void echo_line(const struct sy_call *c, const char *p, size_t n, struct s
     while (e > d && (p[e - 1] == '\n' || p[e - 1] == '\r'))
         e--;
     sy_buf_append(out, p, d);
-    sy_xlate_echo_model(p + d, e - d, sy_xlate_echo_name(c), out);
+    if (!sy_xlate_echo_top(p + d, e - d, sy_xlate_echo_name(c), out))
+        sy_buf_append(out, p + d, e - d);
     sy_buf_append(out, p + e, n - e);
 }
 

@@ -962,6 +962,96 @@ int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_bu
     return k;
 }
 
+/* The first top-level "model" member of the object at p[i] (p[i] == '{'),
+ * found by walking the object's first TOP_MODEL_WALK bytes: OpenAI answers and
+ * chunks put it fourth, after id, object and created, so the walk is a few
+ * dozen bytes where sy_jscan_member scans the whole body (it keeps the last
+ * duplicate). 1 with *off, *len the value's span (quotes included) when it is a
+ * string, 0 when the object has no such member or it is not a string, -1
+ * when the walk cannot tell (an escaped key, a long prefix, bad JSON): then
+ * the caller asks sy_jscan_member. */
+#define TOP_MODEL_WALK 4096
+static int top_model(const char *p, size_t n, size_t i, size_t *off, size_t *len)
+{
+    size_t lim = n < i + TOP_MODEL_WALK ? n : i + TOP_MODEL_WALK;
+    int depth = 1, want_key = 1;
+    for (size_t k = i + 1; k < lim; k++) {
+        char ch = p[k];
+        if (ch == '"') {
+            size_t e = k + 1;
+            while (e < lim && p[e] != '"')
+                e += p[e] == '\\' ? 2 : 1;
+            if (e >= lim)
+                return -1;
+            if (depth == 1 && want_key) {
+                if (memchr(p + k + 1, '\\', e - k - 1))
+                    return -1; /* an escaped key: decoded by jscan */
+                int is_model = e - k - 1 == 5 && memcmp(p + k + 1, "model", 5) == 0;
+                size_t v = e + 1;
+                while (v < lim && (p[v] == ' ' || p[v] == '\t' || p[v] == '\r' || p[v] == '\n'))
+                    v++;
+                if (v >= lim || p[v] != ':')
+                    return -1;
+                v++;
+                while (v < lim && (p[v] == ' ' || p[v] == '\t' || p[v] == '\r' || p[v] == '\n'))
+                    v++;
+                if (is_model) {
+                    if (v >= lim || p[v] != '"')
+                        return -1;
+                    size_t ve = v + 1;
+                    while (ve < lim && p[ve] != '"')
+                        ve += p[ve] == '\\' ? 2 : 1;
+                    if (ve >= lim)
+                        return -1;
+                    *off = v;
+                    *len = ve + 1 - v;
+                    return 1;
+                }
+                want_key = 0;
+                k = v - 1;
+                continue;
+            }
+            k = e;
+            continue;
+        }
+        if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            if (--depth == 0)
+                return 0;
+        } else if (ch == ',' && depth == 1) {
+            want_key = 1;
+        }
+    }
+    return -1;
+}
+
+int sy_xlate_echo_top(const char *p, size_t n, const char *model, struct sy_buf *out)
+{
+    size_t i = 0, off, len, ml;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    if (!model || i >= n || p[i] != '{')
+        return 0;
+    int r = top_model(p, n, i, &off, &len);
+    if (r < 0) {
+        struct sy_jspan v = sy_jscan_member(p, (struct sy_jspan){i, n - i, 'o'}, "model");
+        r = v.type == 's';
+        off = v.off;
+        len = v.len;
+    }
+    ml = strlen(model);
+    if (r != 1 ||
+        (len == ml + 2 && memcmp(p + off + 1, model, ml) == 0 && !memchr(model, '"', ml) && !memchr(model, '\\', ml)))
+        return 0; /* none, or already the name asked for */
+    sy_buf_append(out, p, off);
+    SY_BUF_LIT(out, "\"");
+    sy_buf_json_escape(out, model, ml);
+    SY_BUF_LIT(out, "\"");
+    sy_buf_append(out, p + off + len, n - off - len);
+    return 1;
+}
+
 #define MAX_FIRST_EVENT (1u << 20)
 
 void sy_xlate_fwd_body(struct sy_call *c)
@@ -971,7 +1061,10 @@ void sy_xlate_fwd_body(struct sy_call *c)
         return;
     struct sy_buf nb;
     sy_buf_init(&nb, MAX_XBODY);
-    if (sy_xlate_echo_model(c->up.up_body.p, c->up.up_body.len, m, &nb) && !sy_buf_failed(&nb)) {
+    int top = c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS; /* OpenAI's: a top-level model only */
+    if ((top ? sy_xlate_echo_top(c->up.up_body.p, c->up.up_body.len, m, &nb)
+             : sy_xlate_echo_model(c->up.up_body.p, c->up.up_body.len, m, &nb)) &&
+        !sy_buf_failed(&nb)) {
         sy_buf_free(&c->up.up_body);
         c->up.up_body = nb;
         return;

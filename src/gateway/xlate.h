@@ -228,6 +228,11 @@ static inline const char *sy_xlate_echo_name(const struct sy_call *c)
  * Every other byte is copied as it is. Returns how many values it replaced
  * (0: out got p unchanged, also for text that is not a JSON object). */
 int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_buf *out);
+/* The same for OpenAI's answers and chunks (a top-level "model" only, found
+ * in the object's first bytes when it is there, as OpenAI puts it): 1 with
+ * the object appended to out with the value replaced; 0, out untouched, when
+ * there is none or it already is `model`. */
+int sy_xlate_echo_top(const char *p, size_t n, const char *model, struct sy_buf *out);
 /* A forwarded answer (sy_xlate_forwarded: Anthropic on Anthropic) keeps its
  * bytes, except the model the client sees. Whole: c->up.up_body with its
  * model replaced. Streamed: the bytes before the end of the first event

@@ -4,7 +4,10 @@
  * the input byte for byte; with k values replaced it is longer or shorter
  * by exactly k times the length difference of the names (the input's values
  * are those of a fixed-length model in the seeds, so only the bound is
- * checked here): never past the input plus k quoted names. */
+ * checked here): never past the input plus k quoted names. The same input
+ * through sy_xlate_echo_top (OpenAI's answers): out untouched when it
+ * replaces nothing, else exactly one value replaced, so the output is the
+ * input with one span cut and the quoted name put in its place. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!k && (b.len != size || (size && memcmp(b.p, data, size) != 0)))
         abort();
     if (k && b.len > size + (size_t)k * (sizeof name + 1))
+        abort();
+    sy_buf_free(&b);
+    sy_buf_init(&b, 4u << 20);
+    int t = sy_xlate_echo_top((const char *)data, size, name, &b);
+    if (t != 0 && t != 1)
+        abort();
+    if (!t && b.len)
+        abort();
+    if (t && (b.len > size + sizeof name + 1 || b.len < sizeof name + 1))
         abort();
     sy_buf_free(&b);
     return 0;

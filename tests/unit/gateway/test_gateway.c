@@ -204,6 +204,56 @@ static void echo_model(void **st)
     sy_buf_free(&b);
 }
 
+/* sy_xlate_echo_top: OpenAI's answers and chunks, a top-level "model" only,
+ * found by the short walk or (escaped keys, long prefixes) by jscan. */
+static void top(const char *in, const char *want)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    int r = sy_xlate_echo_top(in, strlen(in), "bench-model", &b);
+    assert_int_equal(r, want != NULL);
+    assert_int_equal(b.len, want ? strlen(want) : 0); /* 0: out untouched */
+    if (want)
+        assert_memory_equal(b.p, want, b.len);
+    sy_buf_free(&b);
+}
+
+static void echo_top(void **st)
+{
+    (void)st;
+    top("{\"id\":\"c\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{"
+        "\"message\":"
+        "{\"content\":\"a \\\"model\\\": \\\"x\\\"\"}}]}",
+        "{\"id\":\"c\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"bench-model\",\"choices\":[{"
+        "\"message\":"
+        "{\"content\":\"a \\\"model\\\": \\\"x\\\"\"}}]}");
+    /* a string that looks like members; arrays and objects before it */
+    top("{\"a\":\"x\\\",\\\"model\\\":\\\"y\",\"choices\":[{\"model\":\"n\"},[1,{\"b\":2}]],\"model\" : \"z\"}",
+        "{\"a\":\"x\\\",\\\"model\\\":\\\"y\",\"choices\":[{\"model\":\"n\"},[1,{\"b\":2}]],\"model\" : "
+        "\"bench-model\"}");
+    /* an escaped key and a model after a long member: jscan decides */
+    top("{\"mod\\u0065l\":\"q\"}", "{\"mod\\u0065l\":\"bench-model\"}");
+    char big[6000], want[6000];
+    memset(big, 0, sizeof big);
+    strcpy(big, "{\"t\":\"");
+    memset(big + 6, 'x', 5000);
+    strcpy(big + 5006, "\",\"model\":\"m\"}");
+    memcpy(want, big, 5006);
+    strcpy(want + 5006, "\",\"model\":\"bench-model\"}");
+    top(big, want);
+    /* nothing to do: already the name, none, nested, not a string, broken, not an object */
+    static const char *const none[] = {"{\"model\":\"bench-model\"}",
+                                       "{\"id\":1}",
+                                       "{\"x\":{\"model\":\"m\"}}",
+                                       "{\"model\":null}",
+                                       "{\"model\":\"x",
+                                       "[{\"model\":\"x\"}]",
+                                       "",
+                                       "  "};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        top(none[i], NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +265,7 @@ int main(void)
         cmocka_unit_test(usage_scan),
         cmocka_unit_test(presets),
         cmocka_unit_test(echo_model),
+        cmocka_unit_test(echo_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
