@@ -55,12 +55,14 @@
 static int usage_slot = -1;
 
 struct ustate {
-    struct sy_buf text;  /* decoded text not yet counted */
-    struct sy_buf tail;  /* the stream's last bytes: its final usage is read from them */
-    struct sy_buf line;  /* a data line split across reads */
-    uint64_t ct;         /* completion tokens counted from flushed text */
-    int line_over;       /* the line passed STREAM_LINE_MAX: its text is not counted */
-    struct sy_buf *hold; /* include_cost_in_streaming_usage: a partial SSE line held back */
+    struct sy_buf text;   /* decoded text not yet counted */
+    struct sy_buf tail;   /* the stream's last bytes: its final usage is read from them */
+    struct sy_buf line;   /* a data line split across reads */
+    uint64_t ct;          /* completion tokens counted from flushed text */
+    int line_over;        /* the line passed STREAM_LINE_MAX: its text is not counted */
+    struct sy_buf *hold;  /* include_cost_in_streaming_usage, the model echo: a partial SSE line held back */
+    struct sy_buf *out;   /* ... and the rewritten lines, reused from piece to piece */
+    struct echo_memo *em; /* the model echo's last chunk prefix (arena); NULL: none */
 };
 
 /* Append the decoded value of every `"key":"..."` string in ev to out. */
@@ -212,7 +214,9 @@ static void keep_tail(struct ustate *u, const char *p, size_t n)
 
 static void hold_free(void *p)
 {
-    sy_buf_free(p);
+    struct sy_buf *b = p;
+    sy_buf_free(&b[0]);
+    sy_buf_free(&b[1]);
 }
 
 /* The stream gets usage.cost: the setting is on and the client asked for usage
@@ -279,8 +283,19 @@ int sy_ustream_echoes(const struct sy_call *c)
     return sy_xlate_echo_name(c) != NULL;
 }
 
+/* The echo's memory of the stream's previous chunk: OpenAI's chunks of one
+ * stream start with the same bytes up to the model's value (id, object,
+ * created, model), so a chunk that starts with `from` gets `to` in its place
+ * (one comparison) and only the first chunk, or one that differs, is
+ * searched. */
+#define ECHO_PREFIX_MAX 512
+struct echo_memo {
+    size_t fl, tl;
+    char from[ECHO_PREFIX_MAX], to[ECHO_PREFIX_MAX];
+};
+
 /* One "data: {...}" line p[0..n) with its chunk's "model" replaced, into out. */
-static void echo_line(const struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
+static void echo_line(const struct sy_call *c, struct echo_memo *em, const char *p, size_t n, struct sy_buf *out)
 {
     size_t d = 5;
     while (d < n && p[d] == ' ')
@@ -288,9 +303,27 @@ static void echo_line(const struct sy_call *c, const char *p, size_t n, struct s
     size_t e = n;
     while (e > d && (p[e - 1] == '\n' || p[e - 1] == '\r'))
         e--;
+    const char *j = p + d;
+    size_t jn = e - d, off, len;
     sy_buf_append(out, p, d);
-    if (!sy_xlate_echo_top(p + d, e - d, sy_xlate_echo_name(c), out))
-        sy_buf_append(out, p + d, e - d);
+    if (em && em->fl && jn >= em->fl && memcmp(j, em->from, em->fl) == 0) {
+        sy_buf_append(out, em->to, em->tl);
+        sy_buf_append(out, j + em->fl, n - d - em->fl);
+        return;
+    }
+    const char *m = sy_xlate_echo_name(c);
+    size_t before = out->len;
+    if (!sy_xlate_echo_top(j, jn, m, out)) {
+        sy_buf_append(out, j, jn);
+    } else if (em && sy_xlate_model_span(j, jn, &off, &len) && off + len <= ECHO_PREFIX_MAX && !sy_buf_failed(out)) {
+        size_t tl = out->len - before - (jn - off - len); /* the rewritten prefix's length */
+        if (tl <= ECHO_PREFIX_MAX) {
+            memcpy(em->from, j, off + len);
+            em->fl = off + len;
+            memcpy(em->to, out->p + before, tl);
+            em->tl = tl;
+        }
+    }
     sy_buf_append(out, p + e, n - e);
 }
 
@@ -301,6 +334,8 @@ static void echo_line(const struct sy_call *c, const char *p, size_t n, struct s
 static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_buf *out)
 {
     int msg = c->kind == SY_RK_MESSAGES, echo = sy_ustream_echoes(c), cost_on = cost_inject(c);
+    const struct ustate *us = sy_call_slot(c, usage_slot);
+    struct echo_memo *em = us ? us->em : NULL;
     struct sy_buf el;
     sy_buf_init(&el, 0);
     while (n) {
@@ -308,11 +343,20 @@ static void cost_rewrite(struct sy_call *c, const char *p, size_t n, struct sy_b
         size_t ln = nl ? (size_t)(nl - p) + 1 : n;
         const char *lp = p;
         size_t ll = ln;
-        if (echo && ln > 5 && memcmp(p, "data:", 5) == 0 && memmem(p, ln, "\"model\"", 7)) {
+        if (echo && !cost_on) { /* the common case: no usage line to rewrite after it */
+            if (ln > 5 && memcmp(p, "data:", 5) == 0)
+                echo_line(c, em, p, ln, out);
+            else
+                sy_buf_append(out, p, ln);
+            p += ln;
+            n -= ln;
+            continue;
+        }
+        if (echo && ln > 5 && memcmp(p, "data:", 5) == 0) {
             if (!el.cap)
                 sy_buf_init(&el, COST_HOLD_MAX + 4096);
             sy_buf_reset(&el);
-            echo_line(c, p, ln, &el);
+            echo_line(c, em, p, ln, &el);
             if (!sy_buf_failed(&el)) {
                 lp = el.p;
                 ll = el.len;
@@ -355,23 +399,33 @@ size_t sy_ustream_write(struct sy_call *c, const char *p, size_t n)
         return sy_resp_chunk(c->req, p, n);
     const char *nl = memrchr(p, '\n', n);
     size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
-    if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
-        if (h->len)
-            sy_resp_chunk(c->req, h->p, h->len);
-        sy_buf_reset(h);
-        return sy_resp_chunk(c->req, p, n);
+    const char *lines = p; /* the whole lines to rewrite: p's own when nothing was held (no copy) */
+    size_t nlines = whole;
+    if (h->len || !whole) {
+        if (sy_buf_append(h, p, whole ? whole : n) != 0) { /* a line over COST_HOLD_MAX: out as it is */
+            if (h->len)
+                sy_resp_chunk(c->req, h->p, h->len);
+            sy_buf_reset(h);
+            return sy_resp_chunk(c->req, p, n);
+        }
+        if (!whole)
+            return 0;
+        lines = h->p;
+        nlines = h->len;
     }
-    if (!whole)
-        return 0;
-    struct sy_buf o;
+    /* the rewritten lines, in a buffer the stream keeps (no allocation per piece); a
+     * cap: each usage line grows by under 64 bytes, each chunk by the model name */
+    struct sy_buf *o = u->out;
     const char *m = sy_xlate_echo_name(c);
-    /* a cap: each usage line grows by under 64 bytes, each chunk by the model name */
-    sy_buf_init(&o, h->len * (4 + (m ? strlen(m) : 0)) + 4096);
-    cost_rewrite(c, h->p, h->len, &o);
+    size_t ml = m ? strlen(m) : 0;
+    sy_buf_reset(o);
+    o->cap = nlines * (4 + ml) + 4096;
+    cost_rewrite(c, lines, nlines, o);
+    size_t q = sy_resp_chunk(c->req, o->p, o->len);
     sy_buf_reset(h);
     sy_buf_append(h, p + whole, n - whole);
-    size_t q = sy_resp_chunk(c->req, o.p, o.len);
-    sy_buf_free(&o);
+    if (o->size > (64u << 10)) /* a large piece's room is not kept for the rest of the stream */
+        sy_buf_free(o);
     return q;
 }
 
@@ -408,9 +462,13 @@ static int start(struct sy_call *c)
     sy_buf_init(&u->line, STREAM_LINE_MAX);
     sy_arena_defer(&c->req->arena, ustate_free, u);
     if ((cost_inject(c) || sy_ustream_echoes(c)) && !sy_xlate_decodes(c)) {
-        u->hold = sy_arena_alloc(&c->req->arena, sizeof *u->hold);
+        u->hold = sy_arena_alloc(&c->req->arena, 2 * sizeof *u->hold);
         if (u->hold) {
+            u->out = u->hold + 1;
+            if (sy_ustream_echoes(c) && (u->em = sy_arena_alloc(&c->req->arena, sizeof *u->em)) != NULL)
+                u->em->fl = 0;
             sy_buf_init(u->hold, COST_HOLD_MAX);
+            sy_buf_init(u->out, 0);
             sy_arena_defer(&c->req->arena, hold_free, u->hold);
             c->out.fl_hold = 1;
         }

@@ -971,6 +971,23 @@ int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_bu
  * when the walk cannot tell (an escaped key, a long prefix, bad JSON): then
  * the caller asks sy_jscan_member. */
 #define TOP_MODEL_WALK 4096
+/* The closing quote of the string whose text starts at p[i]: the first '"'
+ * not escaped (preceded by an even run of backslashes); lim when none. */
+static size_t str_end(const char *p, size_t i, size_t lim)
+{
+    while (i < lim) {
+        const char *q = memchr(p + i, '"', lim - i);
+        if (!q)
+            return lim;
+        size_t e = (size_t)(q - p), b = e;
+        while (b > i && p[b - 1] == '\\')
+            b--;
+        if (((e - b) & 1) == 0)
+            return e;
+        i = e + 1;
+    }
+    return lim;
+}
 static int top_model(const char *p, size_t n, size_t i, size_t *off, size_t *len)
 {
     size_t lim = n < i + TOP_MODEL_WALK ? n : i + TOP_MODEL_WALK;
@@ -978,9 +995,7 @@ static int top_model(const char *p, size_t n, size_t i, size_t *off, size_t *len
     for (size_t k = i + 1; k < lim; k++) {
         char ch = p[k];
         if (ch == '"') {
-            size_t e = k + 1;
-            while (e < lim && p[e] != '"')
-                e += p[e] == '\\' ? 2 : 1;
+            size_t e = str_end(p, k + 1, lim);
             if (e >= lim)
                 return -1;
             if (depth == 1 && want_key) {
@@ -998,9 +1013,7 @@ static int top_model(const char *p, size_t n, size_t i, size_t *off, size_t *len
                 if (is_model) {
                     if (v >= lim || p[v] != '"')
                         return -1;
-                    size_t ve = v + 1;
-                    while (ve < lim && p[ve] != '"')
-                        ve += p[ve] == '\\' ? 2 : 1;
+                    size_t ve = str_end(p, v + 1, lim);
                     if (ve >= lim)
                         return -1;
                     *off = v;
@@ -1026,29 +1039,74 @@ static int top_model(const char *p, size_t n, size_t i, size_t *off, size_t *len
     return -1;
 }
 
-int sy_xlate_echo_top(const char *p, size_t n, const char *model, struct sy_buf *out)
+/* OpenAI's own layout, without a walk: the first `"model"` of the object's
+ * first bytes, when no '{' or '[' comes before it (so it is at depth 1). In
+ * JSON text an unescaped quote never occurs inside a string, so these bytes,
+ * followed by ':', are a member named model, not text. 1 with the span of a
+ * string value, -1 when this cannot tell (top_model walks). */
+static int quick_model(const char *p, size_t n, size_t i, size_t *off, size_t *len)
 {
-    size_t i = 0, off, len, ml;
+    size_t lim = n < i + 512 ? n : i + 512;
+    const char *q = p + i + 1, *e = p + lim;
+    while ((q = memchr(q, '"', (size_t)(e - q))) != NULL && ((size_t)(e - q) < 7 || memcmp(q + 1, "model\"", 6) != 0))
+        q++; /* memmem's set-up costs more than these few quotes */
+    if (!q || memchr(p + i + 1, '{', (size_t)(q - p) - i - 1) || memchr(p + i + 1, '[', (size_t)(q - p) - i - 1))
+        return -1;
+    size_t v = (size_t)(q - p) + 7;
+    while (v < lim && (p[v] == ' ' || p[v] == '\t' || p[v] == '\r' || p[v] == '\n'))
+        v++;
+    if (v >= lim || p[v] != ':')
+        return -1;
+    v++;
+    while (v < lim && (p[v] == ' ' || p[v] == '\t' || p[v] == '\r' || p[v] == '\n'))
+        v++;
+    if (v >= lim || p[v] != '"')
+        return -1;
+    size_t ve = str_end(p, v + 1, n);
+    if (ve >= n)
+        return -1;
+    *off = v;
+    *len = ve + 1 - v;
+    return 1;
+}
+
+int sy_xlate_model_span(const char *p, size_t n, size_t *off, size_t *len)
+{
+    size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
-    if (!model || i >= n || p[i] != '{')
+    if (i >= n || p[i] != '{')
         return 0;
-    int r = top_model(p, n, i, &off, &len);
+    int r = quick_model(p, n, i, off, len);
+    if (r < 0)
+        r = top_model(p, n, i, off, len);
     if (r < 0) {
         struct sy_jspan v = sy_jscan_member(p, (struct sy_jspan){i, n - i, 'o'}, "model");
         r = v.type == 's';
-        off = v.off;
-        len = v.len;
+        *off = v.off;
+        *len = v.len;
     }
-    ml = strlen(model);
+    return r == 1;
+}
+
+int sy_xlate_echo_top(const char *p, size_t n, const char *model, struct sy_buf *out)
+{
+    size_t off, len, ml;
+    int r = model ? sy_xlate_model_span(p, n, &off, &len) : 0;
+    ml = model ? strlen(model) : 0;
     if (r != 1 ||
         (len == ml + 2 && memcmp(p + off + 1, model, ml) == 0 && !memchr(model, '"', ml) && !memchr(model, '\\', ml)))
-        return 0; /* none, or already the name asked for */
-    sy_buf_append(out, p, off);
-    SY_BUF_LIT(out, "\"");
-    sy_buf_json_escape(out, model, ml);
-    SY_BUF_LIT(out, "\"");
-    sy_buf_append(out, p + off + len, n - off - len);
+        return 0;  /* none, or already the name asked for */
+    int plain = 1; /* a name without bytes to escape (the usual one) is copied */
+    for (size_t k = 0; k < ml && plain; k++)
+        plain = (unsigned char)model[k] >= 0x20 && model[k] != '"' && model[k] != '\\';
+    sy_buf_reserve(out, n - len + ml + 2);
+    sy_buf_append(out, p, off + 1);
+    if (plain)
+        sy_buf_append(out, model, ml);
+    else
+        sy_buf_json_escape(out, model, ml);
+    sy_buf_append(out, p + off + len - 1, n - off - len + 1);
     return 1;
 }
 

@@ -233,6 +233,9 @@ int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_bu
  * the object appended to out with the value replaced; 0, out untouched, when
  * there is none or it already is `model`. */
 int sy_xlate_echo_top(const char *p, size_t n, const char *model, struct sy_buf *out);
+/* The span (quotes included) of the string value of that top-level "model"
+ * in the object p[0..n): 1, or 0 when there is none. */
+int sy_xlate_model_span(const char *p, size_t n, size_t *off, size_t *len);
 /* A forwarded answer (sy_xlate_forwarded: Anthropic on Anthropic) keeps its
  * bytes, except the model the client sees. Whole: c->up.up_body with its
  * model replaced. Streamed: the bytes before the end of the first event

@@ -231,6 +231,9 @@ static void echo_top(void **st)
     top("{\"a\":\"x\\\",\\\"model\\\":\\\"y\",\"choices\":[{\"model\":\"n\"},[1,{\"b\":2}]],\"model\" : \"z\"}",
         "{\"a\":\"x\\\",\\\"model\\\":\\\"y\",\"choices\":[{\"model\":\"n\"},[1,{\"b\":2}]],\"model\" : "
         "\"bench-model\"}");
+    /* a value that reads "model", a brace in a string before it, spaces around the colon */
+    top("{\"object\":\"model\",\"model\":\"m\"}", "{\"object\":\"model\",\"model\":\"bench-model\"}");
+    top("{\"id\":\"{[\",\"model\" :\t\"m\\\"x\"}", "{\"id\":\"{[\",\"model\" :\t\"bench-model\"}");
     /* an escaped key and a model after a long member: jscan decides */
     top("{\"mod\\u0065l\":\"q\"}", "{\"mod\\u0065l\":\"bench-model\"}");
     char big[6000], want[6000];
