@@ -311,18 +311,23 @@ static void echo_line(const struct sy_call *c, struct echo_memo *em, const char 
         sy_buf_append(out, j + em->fl, n - d - em->fl);
         return;
     }
-    const char *m = sy_xlate_echo_name(c);
     size_t before = out->len;
-    if (!sy_xlate_echo_top(j, jn, m, out)) {
+    if (!sy_xlate_model_span(j, jn, &off, &len)) {
         sy_buf_append(out, j, jn);
-    } else if (em && sy_xlate_model_span(j, jn, &off, &len) && off + len <= ECHO_PREFIX_MAX && !sy_buf_failed(out)) {
-        size_t tl = out->len - before - (jn - off - len); /* the rewritten prefix's length */
-        if (tl <= ECHO_PREFIX_MAX) {
-            memcpy(em->from, j, off + len);
+    } else {
+        const char *m = sy_xlate_echo_name(c);
+        sy_buf_append(out, j, off);
+        SY_BUF_LIT(out, "\"");
+        sy_buf_json_escape(out, m, strlen(m));
+        SY_BUF_LIT(out, "\"");
+        size_t tl = out->len - before; /* the rewritten prefix */
+        if (em && off + len <= ECHO_PREFIX_MAX && tl <= ECHO_PREFIX_MAX && !sy_buf_failed(out)) {
+            memcpy(em->from, j, off + len); /* also when the name was already the one asked for */
             em->fl = off + len;
             memcpy(em->to, out->p + before, tl);
             em->tl = tl;
         }
+        sy_buf_append(out, j + off + len, jn - off - len);
     }
     sy_buf_append(out, p + e, n - e);
 }
