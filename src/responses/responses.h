@@ -208,6 +208,9 @@ struct sy_respstream {
     char ns[256];           /* its namespace ("": none) */
     struct sy_resp_cin cin; /* custom tool: the input decoded so far from the arguments (text) */
     struct sy_buf input;    /* custom tool: that input (deltas sent), then the final one */
+    /* the open reasoning item's thinking blocks (thinking.c): the finished
+     * ones, and the text / signature of the one still arriving */
+    struct sy_buf think, tk_text, tk_sig;
 };
 
 /* Start a stream (nothing written yet). */
