@@ -156,7 +156,7 @@ static void foreign_and_altered(void **state)
     cases[k++] = "\"gAAAAABoFernetTokenFromOpenAI==\"";
     cases[k++] = "\"" SY__RESP_THINK_PREFIX "\"";
     cases[k++] = "\"" SY__RESP_THINK_PREFIX "!!!not base64\"";
-    cases[k++] = "\"" SY__RESP_THINK_PREFIX "W10=\"";                 /* [] */
+    cases[k++] = "\"" SY__RESP_THINK_PREFIX "W10=\"";                         /* [] */
     cases[k++] = "\"" SY__RESP_THINK_PREFIX "eyJ0eXBlIjoidGhpbmtpbmcifQ==\""; /* not an array */
     cases[k++] = "{\"x\":1}";
     /* ours, truncated: not JSON any more */
@@ -239,8 +239,7 @@ static void streamed(void **state)
     sy_buf_init(&out, 1 << 20);
     struct sy_resp_meta m = {.id = "resp_t", .model = "m", .created_at = 1, .id_seed = SEED};
     sy_resp_stream_init(&s, &m);
-#define CH(delta)                                                                                                      \
-    "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta "}]}"
+#define CH(delta) "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":" delta "}]}"
     static const char *const chunks[] = {
         CH("{\"role\":\"assistant\",\"content\":\"\"}"),
         CH("{\"reasoning_content\":\"Let me \",\"thinking_blocks\":[{\"type\":\"thinking\",\"thinking\":\"Let me "
@@ -329,9 +328,12 @@ static void streamed_two_blocks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(json_answer_round_trip), cmocka_unit_test(answer_without_blocks),
-        cmocka_unit_test(foreign_and_altered),    cmocka_unit_test(placement),
-        cmocka_unit_test(streamed),               cmocka_unit_test(streamed_two_blocks),
+        cmocka_unit_test(json_answer_round_trip),
+        cmocka_unit_test(answer_without_blocks),
+        cmocka_unit_test(foreign_and_altered),
+        cmocka_unit_test(placement),
+        cmocka_unit_test(streamed),
+        cmocka_unit_test(streamed_two_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
