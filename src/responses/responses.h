@@ -120,7 +120,8 @@ struct sy_resp_meta {
  *             "output_tokens_details":{"reasoning_tokens"},"total_tokens"},
  *    "user","metadata":{}}
  * output items, in order: a `reasoning` item when the message has
- * reasoning_content ({"type":"reasoning","id","summary":[{"type":"summary_text","text"}]}),
+ * reasoning_content ({"type":"reasoning","id","summary":[{"type":"summary_text","text"}]}) or
+ * signed thinking_blocks (then with "encrypted_content" carrying them, thinking.c),
  * a `message` item when it has content or a refusal
  * ({"type":"message","id","status":"completed","role":"assistant",
  *   "content":[{"type":"output_text","text","annotations":[]}|{"type":"refusal","refusal"}]}),
