@@ -30,6 +30,8 @@
  *                                           tool_choice {type:tool,name:json_tool_call}
  *                                           (sonnet-4.5 / opus-4.1: output_format{json_schema})
  *   reasoning_effort minimal|low|med|high   thinking {type:enabled,budget_tokens:128|1024|2048|4096}
+ *   (thinking on, the last assistant turn   no thinking (LiteLLM's modify_params: Anthropic would
+ *    with tool_calls without thinking)       refuse the turn with a 400)
  *                                           (opus-4.5 also output_config {effort})
  *   thinking                                thinking (as is)
  *   web_search_options                      tools += {type:web_search_20250305,name:web_search}
@@ -1414,6 +1416,46 @@ static int map_effort(struct enc *en)
     return 0;
 }
 
+/* 1 when the last assistant message with tool calls has no thinking to
+ * replay (no thinking_blocks, no thinking content part); 0 without one
+ * (LiteLLM's last_assistant_with_tool_calls_has_no_thinking_blocks). */
+static int tool_turn_lacks_thinking(const struct sy_jdoc *d, uint32_t msgs)
+{
+    uint32_t last = 0;
+    for (uint32_t m = sy_jdom_first(d, msgs); m; m = sy_jdom_next(d, m))
+        if (is_type(d, m, 'o') && sy_jdom_str_eq(d, get(d, m, "role"), "assistant") &&
+            is_type(d, get(d, m, "tool_calls"), 'a') && d->n[get(d, m, "tool_calls")].kids)
+            last = m;
+    if (!last)
+        return 0;
+    uint32_t tb = get(d, last, "thinking_blocks"), c = get(d, last, "content");
+    if (is_type(d, tb, 'a') && d->n[tb].kids)
+        return 0;
+    if (is_type(d, c, 'a'))
+        for (uint32_t p = sy_jdom_first(d, c); p; p = sy_jdom_next(d, p))
+            if (sy_jdom_str_eq(d, get(d, p, "type"), "thinking") ||
+                sy_jdom_str_eq(d, get(d, p, "type"), "redacted_thinking"))
+                return 0;
+    return 1;
+}
+
+/* Thinking on while the tool loop's assistant turn has no thinking block to
+ * start with (a client that dropped them, a turn made by another model):
+ * Anthropic would answer 400 "Expected `thinking` or `redacted_thinking`,
+ * but found `tool_use`". As LiteLLM with modify_params, thinking is dropped
+ * for this request instead: it is a hint, the turn is not. */
+static void drop_unreplayable_thinking(struct enc *en)
+{
+    int on =
+        (is_type(en->d, en->thinking, 'o') && sy_jdom_str_eq(en->d, get(en->d, en->thinking, "type"), "enabled")) ||
+        en->effort_budget;
+    if (!on || !tool_turn_lacks_thinking(en->d, en->messages))
+        return;
+    en->thinking = 0;
+    en->effort_budget = 0;
+    en->reasoning_effort = 0;
+}
+
 /* response_format -> the JSON schema to enforce (json_schema.schema, or
  * LiteLLM's response_schema); text and json_object are no-ops as in LiteLLM. */
 static int map_response_format(struct enc *en)
@@ -1480,6 +1522,7 @@ static int encode_body(struct enc *en)
         return bad(en, "messages must be a list of messages");
     if ((rc = map_effort(en)) || (rc = map_response_format(en)))
         return rc;
+    drop_unreplayable_thinking(en);
     /* is_thinking_enabled(non_default_params), then the thinking actually sent */
     int thinking_requested =
         (is_type(d, en->thinking, 'o') && sy_jdom_str_eq(d, get(d, en->thinking, "type"), "enabled")) ||

@@ -12,6 +12,12 @@
  *                                           incomplete {reason:content_filter}; else completed
  *   message.reasoning_content | reasoning   output {type:reasoning, id:"rs_<seed>",
  *                                           summary:[{type:summary_text, text}]}, first
+ *   message.thinking_blocks (signed          the same item (summary [] without text) with
+ *     thinking, redacted_thinking)           encrypted_content: the blocks (thinking.c),
+ *                                           always (OpenAI: only with include
+ *                                           reasoning.encrypted_content): the stored
+ *                                           conversation and a stateless client both
+ *                                           need it to rebuild the turn
  *   message.content "s" | [{text}..]        output {type:message, id:"msg_<seed>", status,
  *                                           role:assistant, content:[{type:output_text, text,
  *                                           annotations:[]}]}; status "incomplete" when the
@@ -356,7 +362,13 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
     uint32_t r = sy_jdom_member(&d, msg, "reasoning_content");
     if (!nonempty_str(&d, r))
         r = sy_jdom_member(&d, msg, "reasoning");
-    if (nonempty_str(&d, r)) {
+    struct sy_buf think; /* the thinking blocks, for encrypted_content (thinking.c) */
+    sy_buf_init(&think, (size_t)64 << 20);
+    uint32_t tb = sy_jdom_member(&d, msg, "thinking_blocks");
+    if (sy_jdom_kind(&d, tb) == 'a')
+        for (uint32_t b = sy_jdom_first(&d, tb); b; b = sy_jdom_next(&d, b))
+            sy__resp_think_add(&think, &d, b);
+    if (nonempty_str(&d, r) || think.len) {
         sy_jw_obj(&w);
         W_KLIT(&w, "type", "reasoning");
         sy_jw_key(&w, "id");
@@ -364,14 +376,18 @@ int sy_resp_from_openai(const char *body, size_t n, const struct sy_resp_meta *m
         sy_jw_cstr(&w, buf);
         sy_jw_key(&w, "summary");
         sy_jw_arr(&w);
-        sy_jw_obj(&w);
-        W_KLIT(&w, "type", "summary_text");
-        sy_jw_key(&w, "text");
-        sy_jw_node(&w, &d, r);
+        if (nonempty_str(&d, r)) {
+            sy_jw_obj(&w);
+            W_KLIT(&w, "type", "summary_text");
+            sy_jw_key(&w, "text");
+            sy_jw_node(&w, &d, r);
+            sy_jw_end(&w);
+        }
         sy_jw_end(&w);
-        sy_jw_end(&w);
+        sy__resp_think_write(&w, &think);
         sy_jw_end(&w);
     }
+    sy_buf_free(&think);
 
     /* tool calls: tool_calls, else the legacy function_call */
     uint32_t tcs = sy_jdom_member(&d, msg, "tool_calls"), fc = sy_jdom_member(&d, msg, "function_call");

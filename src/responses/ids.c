@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "responses/resp_impl.h"
 #include "responses/responses.h"
 
 static const char b64c[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static size_t b64_encode(const unsigned char *in, size_t n, char *out)
+size_t sy__resp_b64_encode(const unsigned char *in, size_t n, char *out)
 {
     size_t o = 0, i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -57,7 +58,7 @@ static int b64v(unsigned char ch)
 }
 
 /* Decode (padding optional); -1 on a bad character or when out is too small. */
-static long b64_decode(const char *in, size_t n, char *out, size_t cap)
+long sy__resp_b64_decode(const char *in, size_t n, char *out, size_t cap)
 {
     while (n && in[n - 1] == '=')
         n--;
@@ -92,7 +93,7 @@ int sy_resp_id_encode(const char *provider, const char *model_id, const char *in
     if (need > cap)
         return -1;
     memcpy(out, "resp_", 5);
-    size_t o = 5 + b64_encode((const unsigned char *)text, (size_t)tl, out + 5);
+    size_t o = 5 + sy__resp_b64_encode((const unsigned char *)text, (size_t)tl, out + 5);
     out[o] = 0;
     return 0;
 }
@@ -118,7 +119,7 @@ int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d)
         m -= 5;
     }
     char text[1200];
-    long tl = m < 1600 ? b64_decode(p, m, text, sizeof text - 1) : -1;
+    long tl = m < 1600 ? sy__resp_b64_decode(p, m, text, sizeof text - 1) : -1;
     if (tl <= 0)
         return whole;
     text[tl] = 0;

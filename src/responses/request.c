@@ -40,7 +40,11 @@
  *     function_call_output {call_id, output}   {role:tool, tool_call_id, content: "s", or the
  *     custom_tool_call_output (the same)       output parts' texts joined "\n"}; no call_id:
  *                                              no message (as LiteLLM)
- *     reasoning; hosted tools' items           dropped (chat has no place for them)
+ *     reasoning {encrypted_content} that       the next assistant message's thinking_blocks
+ *       this gateway wrote (thinking.c)          (the open one when it has no tool calls yet)
+ *                                              and reasoning_content (their texts), so an
+ *                                              Anthropic turn starts with the signed blocks
+ *     reasoning (other); hosted tools' items   dropped (chat has no place for them)
  *       (web_search_call, tool_search_call,
  *       tool_search_output, image_generation_call,
  *       file_search_call, code_interpreter_call)
@@ -160,6 +164,8 @@ struct tx {
     struct sy_resp_tx *tx; /* the caller's options and report (NULL: none) */
     int ws;                /* web_search tools become web_search_options */
     uint32_t wsopt;        /* that tool (0: none) */
+    struct sy_buf think;   /* thinking blocks of reasoning items for the next assistant message */
+    struct sy_buf rtext;   /* their thinking texts (decoded), its reasoning_content */
 };
 
 static int bad(struct tx *t, const char *param, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -224,6 +230,23 @@ static void close_asst(struct tx *t)
     t->asst = 0;
 }
 
+/* The thinking blocks of the reasoning items before it into the assistant
+ * message being written (thinking_blocks first in the Anthropic turn the
+ * adapter makes of it); a message of another role drops them. */
+static void w_thinking(struct tx *t, int asst)
+{
+    if (asst && t->think.len && !t->think.err) {
+        sy_jw_key(&t->w, "thinking_blocks");
+        sy_jw_arr(&t->w);
+        sy_jw_raw(&t->w, t->think.p, t->think.len);
+        sy_jw_end(&t->w);
+        sy_jw_key(&t->w, "reasoning_content");
+        sy_jw_str(&t->w, t->rtext.p ? t->rtext.p : "", t->rtext.len);
+    }
+    sy_buf_reset(&t->think);
+    sy_buf_reset(&t->rtext);
+}
+
 /* Starts a chat message {"role":role (left open). */
 static void open_msg(struct tx *t, const char *role)
 {
@@ -231,6 +254,7 @@ static void open_msg(struct tx *t, const char *role)
     sy_jw_obj(&t->w);
     sy_jw_key(&t->w, "role");
     sy_jw_cstr(&t->w, role);
+    w_thinking(t, !strcmp(role, "assistant"));
     t->nmsg++;
 }
 
@@ -465,6 +489,7 @@ static int w_call(struct tx *t, uint32_t it, uint32_t i, int custom)
     if (!t->asst) {
         sy_jw_obj(w);
         W_KLIT(w, "role", "assistant");
+        w_thinking(t, 1);
         sy_jw_key(w, "content");
         sy_jw_null(w);
         t->nmsg++;
@@ -534,6 +559,32 @@ static int w_call_output(struct tx *t, uint32_t it, uint32_t i)
     return 0;
 }
 
+/* A reasoning item: its encrypted_content, when this gateway wrote it
+ * (thinking.c), gives the next assistant message its thinking blocks (the
+ * open one when it has no tool calls yet); anything else (OpenAI's own
+ * encrypted_content, null, none) is dropped: chat has no place for it. */
+static int w_reasoning(struct tx *t, uint32_t it)
+{
+    const struct sy_jdoc *d = t->d;
+    uint32_t ec = sy_jdom_member(d, it, "encrypted_content");
+    if (sy_jdom_kind(d, ec) != 's' || d->n[ec].esc)
+        return 0; /* ours is base64: never escaped */
+    size_t n, bn;
+    const char *s = sy_jdom_view(d, ec, t->a, &n);
+    size_t tmark = t->rtext.len;
+    const char *blocks = sy__resp_think_read(s, n, t->a, &bn, &t->rtext);
+    if (!blocks) {
+        t->rtext.len = tmark;
+        return 0;
+    }
+    if (t->think.len)
+        sy_buf_append(&t->think, ",", 1);
+    sy_buf_append(&t->think, blocks, bn);
+    if (t->asst == 1)
+        w_thinking(t, 1);
+    return 0;
+}
+
 /* Items of hosted tools (run by OpenAI, never by a translated deployment):
  * dropped from the history. */
 static const char *const hosted_calls[] = {"web_search_call",       "tool_search_call", "tool_search_output",
@@ -556,7 +607,7 @@ static int w_item(struct tx *t, uint32_t it, uint32_t i)
     if (sy_jdom_str_eq(d, type, "function_call_output") || sy_jdom_str_eq(d, type, "custom_tool_call_output"))
         return w_call_output(t, it, i);
     if (sy_jdom_str_eq(d, type, "reasoning"))
-        return 0;
+        return w_reasoning(t, it);
     for (size_t k = 0; k < sizeof hosted_calls / sizeof *hosted_calls; k++)
         if (sy_jdom_str_eq(d, type, hosted_calls[k]))
             return 0; /* a hosted tool's work: nothing a chat model can be shown */
@@ -1213,7 +1264,11 @@ int sy_resp_to_chat(const struct sy_jdoc *req, const char *prior, size_t pn, con
     sy_jw_init(&t.w, out);
     if (items)
         sy_jw_init(&t.iw, items);
+    sy_buf_init(&t.think, (size_t)64 << 20);
+    sy_buf_init(&t.rtext, (size_t)64 << 20);
     int rc = translate(&t, prior, pn);
+    sy_buf_free(&t.think);
+    sy_buf_free(&t.rtext);
     int werr = t.w.err ? t.w.err : items ? t.iw.err : 0;
     if (!rc && werr) {
         if (werr == SY_ENOSPC) {

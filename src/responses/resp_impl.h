@@ -91,4 +91,35 @@ const char *sy__resp_custom_input(const char *args, size_t n, struct sy_arena *a
  * SY_ENOSPC. */
 int sy__resp_cin_feed(struct sy_resp_cin *c, const char *p, size_t n, struct sy_buf *out);
 
+/* ---- ids.c: base64 ------------------------------------------------------- */
+
+/* Standard alphabet, '=' padded; out holds (n + 2) / 3 * 4 bytes. */
+size_t sy__resp_b64_encode(const unsigned char *in, size_t n, char *out);
+/* Either alphabet, padding optional; the length, or -1 on a bad character or
+ * when out[cap] is too small. */
+long sy__resp_b64_decode(const char *in, size_t n, char *out, size_t cap);
+
+/* ---- thinking.c: thinking blocks <-> a reasoning item's encrypted_content --
+ *
+ *   encrypted_content = "swy-thinking-1:" base64(JSON array of the blocks)
+ *   block             = {"type":"thinking","thinking":T,"signature":S}
+ *                     | {"type":"redacted_thinking","data":D}
+ *
+ * arr is the inside of the array being built (blocks comma-separated). */
+#define SY__RESP_THINK_PREFIX "swy-thinking-1:"
+
+/* Appends chat thinking block b of d (other shapes, and a thinking block
+ * without a signature, are skipped). */
+void sy__resp_think_add(struct sy_buf *arr, const struct sy_jdoc *d, uint32_t b);
+/* Appends one block from its parts: redacted (data[0..n)) or thinking
+ * (text[0..n) decoded, sig[0..sl)). */
+void sy__resp_think_add_raw(struct sy_buf *arr, int redacted, const char *text, size_t n, const char *sig, size_t sl);
+/* Writes "encrypted_content":"<prefix><base64 [arr]>" when arr holds a block. */
+void sy__resp_think_write(struct sy_jw *w, const struct sy_buf *arr);
+/* The blocks of an encrypted_content string s[0..n) that this file wrote, as
+ * the inside of a JSON array (canonical, in a); NULL when s is not ours or
+ * does not decode to well-formed blocks. text (may be NULL): the thinking
+ * texts appended, decoded. */
+const char *sy__resp_think_read(const char *s, size_t n, struct sy_arena *a, size_t *outn, struct sy_buf *text);
+
 #endif

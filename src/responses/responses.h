@@ -120,7 +120,8 @@ struct sy_resp_meta {
  *             "output_tokens_details":{"reasoning_tokens"},"total_tokens"},
  *    "user","metadata":{}}
  * output items, in order: a `reasoning` item when the message has
- * reasoning_content ({"type":"reasoning","id","summary":[{"type":"summary_text","text"}]}),
+ * reasoning_content ({"type":"reasoning","id","summary":[{"type":"summary_text","text"}]}) or
+ * signed thinking_blocks (then with "encrypted_content" carrying them, thinking.c),
  * a `message` item when it has content or a refusal
  * ({"type":"message","id","status":"completed","role":"assistant",
  *   "content":[{"type":"output_text","text","annotations":[]}|{"type":"refusal","refusal"}]}),
@@ -208,6 +209,9 @@ struct sy_respstream {
     char ns[256];           /* its namespace ("": none) */
     struct sy_resp_cin cin; /* custom tool: the input decoded so far from the arguments (text) */
     struct sy_buf input;    /* custom tool: that input (deltas sent), then the final one */
+    /* the open reasoning item's thinking blocks (thinking.c): the finished
+     * ones, and the text / signature of the one still arriving */
+    struct sy_buf think, tk_text, tk_sig;
 };
 
 /* Start a stream (nothing written yet). */

@@ -16,6 +16,11 @@
  *                                   reasoning_summary_part.added {item_id, output_index,
  *                                   summary_index 0, part {type:summary_text,text:""}}, then
  *                                   reasoning_summary_text.delta {.., summary_index, delta}
+ *   delta.thinking_blocks           kept for the reasoning item (opened for them if need be):
+ *                                   thinking pieces and signature pieces make one block until
+ *                                   a piece of text follows a signature; redacted_thinking
+ *                                   blocks whole; its output_item.done (and the final
+ *                                   response) carries encrypted_content with them (thinking.c)
  *   delta.content                   message item ("msg_<seed>", later ones "msg_<seed>_<k>"):
  *                                   output_item.added {item {type:message,id,status:in_progress,
  *                                   role:assistant,content:[]}}, content_part.added {item_id,
@@ -116,6 +121,9 @@ void sy_resp_stream_init(struct sy_respstream *s, const struct sy_resp_meta *m)
     sy_buf_init(&s->text, TEXT_CAP);
     sy_buf_init(&s->items, ITEMS_CAP);
     sy_buf_init(&s->input, TEXT_CAP);
+    sy_buf_init(&s->think, TEXT_CAP);
+    sy_buf_init(&s->tk_text, TEXT_CAP);
+    sy_buf_init(&s->tk_sig, TEXT_CAP);
 }
 
 void sy_resp_stream_free(struct sy_respstream *s)
@@ -123,6 +131,9 @@ void sy_resp_stream_free(struct sy_respstream *s)
     sy_buf_free(&s->text);
     sy_buf_free(&s->items);
     sy_buf_free(&s->input);
+    sy_buf_free(&s->think);
+    sy_buf_free(&s->tk_text);
+    sy_buf_free(&s->tk_sig);
 }
 
 /* The meta with the stream's own copies of the strings. */
@@ -276,7 +287,7 @@ static void w_item(struct sy_respstream *s, struct sy_jw *w, const char *status)
         sy_jw_key(w, "id");
         sy_jw_cstr(w, s->item_id);
         sy_jw_key(w, "summary");
-        if (status) {
+        if (status && s->text.len) {
             sy_jw_arr(w);
             sy_jw_obj(w);
             W_KLIT(w, "type", "summary_text");
@@ -287,6 +298,8 @@ static void w_item(struct sy_respstream *s, struct sy_jw *w, const char *status)
         } else {
             W_RAW(w, "[]");
         }
+        if (status)
+            sy__resp_think_write(w, &s->think);
     }
     sy_jw_end(w);
 }
@@ -350,6 +363,17 @@ static int custom_done(struct sy_respstream *s, struct sy_buf *out)
     return ev_end(&w, out);
 }
 
+/* The thinking block still arriving, into s->think (a thinking block
+ * without a signature is not one Anthropic would take back: dropped). */
+static void think_flush(struct sy_respstream *s)
+{
+    if (s->tk_sig.len)
+        sy__resp_think_add_raw(&s->think, 0, s->tk_text.p ? s->tk_text.p : "", s->tk_text.len, s->tk_sig.p,
+                               s->tk_sig.len);
+    sy_buf_reset(&s->tk_text);
+    sy_buf_reset(&s->tk_sig);
+}
+
 /* Close the open item. at_finish: closed by the finish_reason (a message is
  * then "incomplete" when the response is). */
 static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish)
@@ -358,6 +382,8 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
         return 0;
     struct sy_jw w;
     int rc;
+    if (s->open == K_RS)
+        think_flush(s);
     if (s->open == K_MSG || s->open == K_RS) {
         int rs = s->open == K_RS;
         ev_begin(s, &w, out,
@@ -423,6 +449,7 @@ static int close_item(struct sy_respstream *s, struct sy_buf *out, int at_finish
     s->tool_idx = -1;
     sy_buf_reset(&s->text);
     sy_buf_reset(&s->input);
+    sy_buf_reset(&s->think);
     return ev_end(&w, out);
 }
 
@@ -579,11 +606,46 @@ static int tool_delta(struct sy_respstream *s, struct sy_buf *out, const struct 
     return has_args ? ev_delta(s, out, d, args, a) : 0;
 }
 
+/* delta.thinking_blocks (the anthropic adapter's chunks: one block each,
+ * a thinking piece, a signature piece, or a whole redacted block): kept for
+ * the reasoning item's encrypted_content, which is opened for them when
+ * needed. A thinking piece after a signature starts the next block. */
+static int think_delta(struct sy_respstream *s, struct sy_buf *out, const struct sy_jdoc *d, uint32_t tb,
+                       struct sy_arena *a)
+{
+    int rc;
+    for (uint32_t b = sy_jdom_first(d, tb); b; b = sy_jdom_next(d, b)) {
+        uint32_t t = sy_jdom_member(d, b, "type");
+        int red = sy_jdom_str_eq(d, t, "redacted_thinking");
+        uint32_t x = sy_jdom_member(d, b, red ? "data" : "thinking"), sig = sy_jdom_member(d, b, "signature");
+        if ((!red && !sy_jdom_str_eq(d, t, "thinking")) || (!nonempty_str(d, x) && (red || !nonempty_str(d, sig))))
+            continue;
+        if (s->open != K_RS && (rc = open_item(s, out, K_RS, 0)))
+            return rc;
+        size_t xl = 0, sl = 0;
+        const char *xs = nonempty_str(d, x) ? sy_jdom_str(d, x, a, &xl) : NULL;
+        const char *ss = !red && nonempty_str(d, sig) ? sy_jdom_str(d, sig, a, &sl) : NULL;
+        if (red) {
+            think_flush(s);
+            sy__resp_think_add_raw(&s->think, 1, xs, xl, NULL, 0);
+            continue;
+        }
+        if (xs && s->tk_sig.len)
+            think_flush(s);
+        if ((xs && sy_buf_append(&s->tk_text, xs, xl)) || (ss && sy_buf_append(&s->tk_sig, ss, sl)))
+            return SY_ENOSPC;
+    }
+    return s->think.err ? SY_ENOSPC : 0;
+}
+
 /* The delta of choice 0. */
 static int choice_delta(struct sy_respstream *s, struct sy_buf *out, const struct sy_jdoc *d, uint32_t delta,
                         struct sy_arena *a)
 {
     int rc;
+    uint32_t tb = sy_jdom_member(d, delta, "thinking_blocks");
+    if (sy_jdom_kind(d, tb) == 'a' && (rc = think_delta(s, out, d, tb, a)))
+        return rc;
     uint32_t r = sy_jdom_member(d, delta, "reasoning_content");
     if (!nonempty_str(d, r))
         r = sy_jdom_member(d, delta, "reasoning");

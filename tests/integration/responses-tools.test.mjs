@@ -382,3 +382,99 @@ describe('Codex tools on translated /v1/responses', () => {
     assert.equal(r.json.status, 'completed');
   });
 });
+
+// ---- signed thinking through the Responses -> chat bridge --------------------------------
+// The mock's Anthropic turns thinking on answers into a signed thinking block and, as the real
+// API, refuses a tool loop whose last assistant turn does not start with one (or whose signature
+// it did not issue). The blocks ride in the reasoning item's encrypted_content.
+describe('signed thinking (codex -> anthropic with a reasoning effort)', () => {
+  const PREFIX = 'swy-thinking-1:';
+  const blocksOf = (enc) => {
+    assert.ok(typeof enc === 'string' && enc.startsWith(PREFIX), `encrypted_content: ${enc}`);
+    return JSON.parse(Buffer.from(enc.slice(PREFIX.length), 'base64').toString('utf8'));
+  };
+  const lastAssistant = (body) => body.messages.filter((m) => m.role === 'assistant').at(-1);
+  const RESULT = (id) => ({ type: 'function_call_output', call_id: id, output: 'exit code 0' });
+  const turn1 = (extra = {}) => codex('codex-claude', SHELL, { reasoning: { effort: 'high', summary: 'auto' }, ...extra });
+
+  test('streamed: the reasoning item carries the signed block; the next turn replays it before tool_use', async () => {
+    let since = await mark();
+    let r = await post(turn1());
+    assert.equal(r.status, 200, r.text);
+    const ev = events(r.text);
+    const rsDone = ev.find((e) => e.type === 'response.output_item.done' && e.item.type === 'reasoning');
+    assert.ok(rsDone, 'a reasoning item');
+    assert.deepEqual(rsDone.item.summary, [{ type: 'summary_text', text: 'Mock thinking.' }]);
+    const blocks = blocksOf(rsDone.item.encrypted_content);
+    assert.equal(blocks.length, 1);
+    assert.equal(blocks[0].type, 'thinking');
+    assert.equal(blocks[0].thinking, 'Mock thinking.');
+    assert.match(blocks[0].signature, /^mocksig_/);
+    const added = ev.find((e) => e.type === 'response.output_item.added' && e.item.type === 'reasoning');
+    assert.equal(added.item.encrypted_content, undefined, 'only the finished item has it');
+    const fin = ev.at(-1).response;
+    assert.equal(fin.output.find((i) => i.type === 'reasoning').encrypted_content, rsDone.item.encrypted_content);
+    const call = fin.output.find((i) => i.type === 'function_call');
+    assert.ok(call, r.text);
+    let up = await upstreamBodies('/v1/messages', since);
+    assert.equal(up.length, 1);
+    assert.equal(up[0].thinking?.type, 'enabled');
+
+    // turn 2, as Codex sends it (store: false, the whole history)
+    since = await mark();
+    r = await post({ ...turn1(), input: [USER, rsDone.item, call, RESULT(call.call_id)] });
+    assert.equal(r.status, 200, r.text);
+    up = await upstreamBodies('/v1/messages', since);
+    assert.equal(up.length, 1);
+    const asst = lastAssistant(up[0]);
+    assert.deepEqual(asst.content[0], { type: 'thinking', thinking: 'Mock thinking.', signature: blocks[0].signature });
+    assert.equal(asst.content.at(-1).type, 'tool_use');
+    assert.equal(up[0].thinking?.type, 'enabled', 'thinking stays on');
+    assert.equal(events(r.text).at(-1).type, 'response.completed', r.text);
+  });
+
+  test('JSON answers: encrypted_content on the reasoning item, replayed the same way', async () => {
+    let r = await post(turn1({ stream: false }));
+    assert.equal(r.status, 200, r.text);
+    const rs = r.json.output.find((i) => i.type === 'reasoning');
+    const call = r.json.output.find((i) => i.type === 'function_call');
+    const sig = blocksOf(rs.encrypted_content)[0].signature;
+    const since = await mark();
+    r = await post({ ...turn1({ stream: false }), input: [USER, rs, call, RESULT(call.call_id)] });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status, 'completed');
+    const [up] = await upstreamBodies('/v1/messages', since);
+    assert.equal(lastAssistant(up).content[0].signature, sig);
+  });
+
+  test('a reasoning item without our encrypted_content: thinking is dropped for the turn, never a 400', async () => {
+    const r1 = await post(turn1({ stream: false }));
+    const rs = r1.json.output.find((i) => i.type === 'reasoning');
+    const call = r1.json.output.find((i) => i.type === 'function_call');
+    for (const enc of [null, 'gAAAAABfernet-token-from-openai==', PREFIX + 'bm90IGpzb24=']) {
+      const since = await mark();
+      const r = await post({ ...turn1({ stream: false }),
+        input: [USER, { ...rs, encrypted_content: enc }, call, RESULT(call.call_id)] });
+      assert.equal(r.status, 200, `${enc}: ${r.text}`);
+      const [up] = await upstreamBodies('/v1/messages', since);
+      assert.equal(up.thinking, undefined, 'thinking off for this request');
+      assert.equal(lastAssistant(up).content[0].type, 'tool_use');
+    }
+  });
+
+  test('store: true and previous_response_id: the stored turn keeps the signature', async () => {
+    let r = await post(turn1({ stream: false, store: true }));
+    assert.equal(r.status, 200, r.text);
+    const sig = blocksOf(r.json.output.find((i) => i.type === 'reasoning').encrypted_content)[0].signature;
+    const call = r.json.output.find((i) => i.type === 'function_call');
+    const since = await mark();
+    r = await post({ ...turn1({ stream: false, store: true }), previous_response_id: r.json.id,
+      input: [RESULT(call.call_id)] });
+    assert.equal(r.status, 200, r.text);
+    const [up] = await upstreamBodies('/v1/messages', since);
+    const asst = lastAssistant(up);
+    assert.equal(asst.content[0].type, 'thinking');
+    assert.equal(asst.content[0].signature, sig);
+    assert.equal(up.thinking?.type, 'enabled');
+  });
+});

@@ -28,6 +28,15 @@
  * |                        | 529 overloaded_error
  * | Mid-stream error       | stream_error=T: after stream_error_after deltas, "event: error" with
  * |                        | that body, then the end of the body
+ * | Extended thinking      | body "thinking":{"type":"enabled",...}: the answer starts with a signed
+ * |                        | block {"type":"thinking","thinking":"Mock thinking.","signature":
+ * |                        | "mocksig_…"} (streamed: content_block_start thinking, thinking_delta,
+ * |                        | signature_delta, content_block_stop at index 0, the rest at index 1).
+ * |                        | As the real API, when the last turn carries tool results the last
+ * |                        | assistant message must start with a thinking / redacted_thinking
+ * |                        | block, else 400 "…Expected `thinking` or `redacted_thinking`, but
+ * |                        | found `tool_use`…"; a thinking block whose signature this mock did not
+ * |                        | issue (no "mocksig_" prefix) is 400 "Invalid `signature`…"
  * | Token counting         | POST /v1/messages/count_tokens (x-api-key, anthropic-version as above)
  * |                        | and Vertex's …/publishers/anthropic/models/count-tokens:rawPredict
  * |                        | (Bearer token): body {model (required), messages (at least one),
@@ -39,6 +48,7 @@
 #define JSMN_STATIC
 #include <jsmn.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +165,100 @@ static void message_head(struct mock_resp *r, struct sy_buf *s, const struct moc
     SY_BUF_LIT(s, "\",\"content\":[");
 }
 
+/* ---- extended thinking ---- */
+
+#define SIG_PREFIX "mocksig_"
+
+static int tskip(const jsmntok_t *t, int n, int i)
+{
+    int end = t[i].end;
+    for (i++; i < n && t[i].start < end; i++)
+        ;
+    return i;
+}
+
+static int teq(const char *js, const jsmntok_t *t, const char *s)
+{
+    size_t l = strlen(s);
+    return t->type == JSMN_STRING && (size_t)(t->end - t->start) == l && !memcmp(js + t->start, s, l);
+}
+
+/* Member `key` of object token o (its value's index), or -1. */
+static int tget(const char *js, const jsmntok_t *t, int n, int o, const char *key)
+{
+    if (o < 0 || t[o].type != JSMN_OBJECT)
+        return -1;
+    for (int k = o + 1, m = 0; m < t[o].size && k + 1 < n; m++) {
+        if (teq(js, &t[k], key))
+            return k + 1;
+        k = tskip(t, n, k + 1);
+    }
+    return -1;
+}
+
+/* 1 when the body turns thinking on; *msg set to a 400 message (static or
+ * in err[cap]) when the conversation breaks the thinking rules. */
+static int thinking_check(const struct mock_req *q, char *err, size_t cap, const char **msg)
+{
+    *msg = NULL;
+    const char *js = q->body;
+    if (!js || !q->body_n)
+        return 0;
+    jsmn_parser p;
+    jsmn_init(&p);
+    int nt = jsmn_parse(&p, js, q->body_n, NULL, 0);
+    if (nt <= 0)
+        return 0;
+    jsmntok_t *t = malloc(sizeof *t * (size_t)nt);
+    if (!t)
+        return 0;
+    jsmn_init(&p);
+    nt = jsmn_parse(&p, js, q->body_n, t, (unsigned)nt);
+    int th = nt > 0 ? tget(js, t, nt, 0, "thinking") : -1, on = 0;
+    int ty = tget(js, t, nt, th, "type");
+    on = ty >= 0 && teq(js, &t[ty], "enabled");
+    int msgs = on ? tget(js, t, nt, 0, "messages") : -1;
+    if (msgs >= 0 && t[msgs].type == JSMN_ARRAY) {
+        int last = -1, li = -1;
+        for (int k = msgs + 1, m = 0; m < t[msgs].size && k < nt; m++, k = tskip(t, nt, k)) {
+            int role = tget(js, t, nt, k, "role");
+            if (role >= 0 && teq(js, &t[role], "assistant"))
+                last = k, li = m;
+        }
+        int c = tget(js, t, nt, last, "content");
+        if (q->last_tool_result && c >= 0 && t[c].type == JSMN_ARRAY && t[c].size > 0) {
+            int b0 = c + 1, bt = tget(js, t, nt, b0, "type");
+            if (bt < 0 || (!teq(js, &t[bt], "thinking") && !teq(js, &t[bt], "redacted_thinking"))) {
+                snprintf(err, cap,
+                         "messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%.*s`. "
+                         "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                         "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you "
+                         "include thinking blocks from previous turns. To avoid this requirement, disable "
+                         "`thinking`.",
+                         li, bt >= 0 ? t[bt].end - t[bt].start : 4, bt >= 0 ? js + t[bt].start : "none");
+                *msg = err;
+            } else if (teq(js, &t[bt], "thinking")) {
+                int sg = tget(js, t, nt, b0, "signature");
+                if (sg < 0 || t[sg].type != JSMN_STRING || t[sg].end - t[sg].start <= (int)strlen(SIG_PREFIX) ||
+                    memcmp(js + t[sg].start, SIG_PREFIX, strlen(SIG_PREFIX))) {
+                    snprintf(err, cap, "messages.%d.content.0: Invalid `signature` in `thinking` block", li);
+                    *msg = err;
+                }
+            }
+        }
+    }
+    free(t);
+    return on;
+}
+
+/* The signed thinking block, whole. */
+static void thinking_block(struct mock_resp *r, struct sy_buf *s)
+{
+    SY_BUF_LIT(s, "{\"type\":\"thinking\",\"thinking\":\"Mock thinking.\",\"signature\":\"");
+    mock_rand_id(r->c->th, s, SIG_PREFIX, 24);
+    SY_BUF_LIT(s, "\"},");
+}
+
 static void tool_block_head(struct sy_buf *s, const struct mock_req *q)
 {
     SY_BUF_LIT(s, "{\"type\":\"tool_use\",\"id\":\"toolu_mock1\",\"name\":\"");
@@ -162,13 +266,15 @@ static void tool_block_head(struct sy_buf *s, const struct mock_req *q)
     SY_BUF_LIT(s, "\",\"input\":");
 }
 
-static void whole(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool)
+static void whole(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool, int think)
 {
     struct sy_buf *s = &r->c->th->scratch;
     const struct mock_fault *f = &q->fault;
     long out;
     sy_buf_reset(s);
     message_head(r, s, q);
+    if (think)
+        thinking_block(r, s);
     if (tool) {
         tool_block_head(s, q);
         size_t a = s->len;
@@ -190,16 +296,20 @@ static void whole(struct mock_resp *r, const struct mock_req *q, const struct mo
 
 /* One content_block_delta; returns its size. */
 static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struct mock_text *t, long i,
-                    const char *piece, size_t pn)
+                    const char *piece, size_t pn, int bi)
 {
     sy_buf_reset(s);
     if (tool) {
-        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
-                      "\"input_json_delta\",\"partial_json\":\"");
+        sy_buf_printf(s,
+                      "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":"
+                      "\"input_json_delta\",\"partial_json\":\"",
+                      bi);
         sy_buf_json_escape(s, piece, pn);
     } else {
-        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
-                      "\"text_delta\",\"text\":\"");
+        sy_buf_printf(s,
+                      "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":"
+                      "\"text_delta\",\"text\":\"",
+                      bi);
         mock_text_word(s, t, i);
     }
     SY_BUF_LIT(s, "\"}}");
@@ -207,8 +317,9 @@ static size_t delta(struct mock_resp *r, struct sy_buf *s, int tool, const struc
     return s->len;
 }
 
-static void stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool)
+static void stream(struct mock_resp *r, const struct mock_req *q, const struct mock_text *t, int tool, int think)
 {
+    int bi = think ? 1 : 0; /* the index of the text / tool_use block */
     struct sy_buf *s = &r->c->th->scratch, *args = &r->c->th->aux;
     const struct mock_fault *f = &q->fault;
     long err_after = mock_stream_error_after(f), i = 0, out;
@@ -221,8 +332,27 @@ static void stream(struct mock_resp *r, const struct mock_req *q, const struct m
     usage(s, &q->fault, mock_prompt_tokens(q), 1);
     SY_BUF_LIT(s, "}}");
     mock_sse(r, "message_start", s, 0, 0);
+    if (think) {
+        sy_buf_reset(s);
+        SY_BUF_LIT(s, "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":"
+                      "\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}");
+        mock_sse(r, "content_block_start", s, 0, 0);
+        sy_buf_reset(s);
+        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+                      "\"thinking\":\"Mock thinking.\"}}");
+        mock_sse(r, "content_block_delta", s, 0, 0);
+        sy_buf_reset(s);
+        SY_BUF_LIT(s, "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\","
+                      "\"signature\":\"");
+        mock_rand_id(r->c->th, s, SIG_PREFIX, 24);
+        SY_BUF_LIT(s, "\"}}");
+        mock_sse(r, "content_block_delta", s, 0, 0);
+        sy_buf_reset(s);
+        SY_BUF_LIT(s, "{\"type\":\"content_block_stop\",\"index\":0}");
+        mock_sse(r, "content_block_stop", s, 0, 0);
+    }
     sy_buf_reset(s);
-    SY_BUF_LIT(s, "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":");
+    sy_buf_printf(s, "{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":", bi);
     if (tool) {
         tool_block_head(s, q);
         SY_BUF_LIT(s, "{}}}");
@@ -243,14 +373,14 @@ static void stream(struct mock_resp *r, const struct mock_req *q, const struct m
             if (i == err_after)
                 break;
             pn = i == 0 ? 0 : mock_piece(args->p, args->len, off, PIECE); /* first: "" */
-            delta(r, s, 1, t, i, args->p + off, pn);
+            delta(r, s, 1, t, i, args->p + off, pn, bi);
         }
     } else {
         size_t payload = 0;
         for (; mock_text_more(t, f, i, payload); i++) {
             if (i == err_after)
                 break;
-            payload += delta(r, s, 0, t, i, NULL, 0);
+            payload += delta(r, s, 0, t, i, NULL, 0, bi);
         }
         out = i;
     }
@@ -262,7 +392,7 @@ static void stream(struct mock_resp *r, const struct mock_req *q, const struct m
         return;
     }
     sy_buf_reset(s);
-    SY_BUF_LIT(s, "{\"type\":\"content_block_stop\",\"index\":0}");
+    sy_buf_printf(s, "{\"type\":\"content_block_stop\",\"index\":%d}", bi);
     mock_sse(r, "content_block_stop", s, 0, 1);
     sy_buf_reset(s);
     SY_BUF_LIT(s, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"");
@@ -299,11 +429,19 @@ int mock_anthropic(struct mock_resp *r, const struct mock_req *q, int vertex, in
         mock_anthropic_error(r, 500, NULL, NULL, NULL);
         return 0;
     }
+    char err[600];
+    const char *terr;
+    int think = thinking_check(q, err, sizeof err, &terr);
+    if (terr) {
+        mock_text_free(&t);
+        mock_anthropic_error(r, 400, "invalid_request_error", terr, NULL);
+        return 0;
+    }
     int tool = mock_wants_tool(q);
     if (stream_it)
-        stream(r, q, &t, tool);
+        stream(r, q, &t, tool, think);
     else
-        whole(r, q, &t, tool);
+        whole(r, q, &t, tool, think);
     mock_text_free(&t);
     return stream_it;
 }

@@ -112,6 +112,8 @@ struct mock_req {
     struct sy_str props[MOCK_MAX_PROPS]; /* its parameters' property names (raw) */
     int n_props, has_schema;
     struct mock_fault fault;
+    const char *body; /* the request body (valid while the request is handled) */
+    size_t body_n;
 };
 
 /* Per worker thread. */

@@ -401,6 +401,8 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
     memset(q, 0, sizeof *q);
     q->max_tokens = q->dimensions = -1;
     mock_fault_init(&q->fault);
+    q->body = body;
+    q->body_n = n;
     if (path_model.p)
         q->model = mock_model_split(path_model, &q->fault);
 
