@@ -330,9 +330,13 @@ test('unknown model is a 400 BadRequestError with the OpenAI error shape', async
   assertErrorShape(assert, r, 400);
 });
 
-test('a web_search tool on a chat-only group is a 400', async () => {
-  await assert.rejects(client.responses.create({ model: 'chat-only', input: 'Search the web', tools: [{ type: 'web_search' }] }),
-    (e) => e instanceof OpenAI.BadRequestError && e.status === 400);
+test('a web_search tool on a chat-only group without web search is dropped, named in a header, not a 400', async () => {
+  const { data, response } = await client.responses
+    .create({ model: 'chat-only', input: 'Search the web', tools: [{ type: 'web_search' }] })
+    .withResponse();
+  assert.equal(data.object, 'response');
+  assert.equal(data.status, 'completed');
+  assert.equal(response.headers.get('x-switchyard-dropped-tools'), 'web_search');
 });
 
 test('a wrong key is a 401', async () => {
