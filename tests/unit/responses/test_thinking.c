@@ -254,8 +254,8 @@ static void streamed(void **state)
         CH("{\"tool_calls\":[{\"index\":0,\"id\":\"toolu_1\",\"type\":\"function\",\"function\":{\"name\":"
            "\"write\",\"arguments\":\"\"}}]}"),
         CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]}"),
-        "{\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}],"
-        "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3}}",
+        ("{\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}],"
+         "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2,\"total_tokens\":3}}"),
         "[DONE]",
     };
     for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++)
