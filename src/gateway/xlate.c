@@ -928,7 +928,8 @@ int sy_xlate_echo_model(const char *p, size_t n, const char *model, struct sy_bu
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
-    if (!model || i >= n || p[i] != '{' || !memmem(p + i, n - i, "\"model\"", 7)) {
+    struct sy_jscan sc; /* the member lookups below need valid JSON: an upstream's bytes may be anything */
+    if (!model || i >= n || p[i] != '{' || !memmem(p + i, n - i, "\"model\"", 7) || sy_jscan(p + i, n - i, &sc) != 0) {
         sy_buf_append(out, p, n);
         return 0;
     }
@@ -1080,11 +1081,13 @@ int sy_xlate_model_span(const char *p, size_t n, size_t *off, size_t *len)
     int r = quick_model(p, n, i, off, len);
     if (r < 0)
         r = top_model(p, n, i, off, len);
-    if (r < 0) {
-        struct sy_jspan v = sy_jscan_member(p, (struct sy_jspan){i, n - i, 'o'}, "model");
-        r = v.type == 's';
-        *off = v.off;
-        *len = v.len;
+    if (r < 0) { /* jscan validates the whole object and decodes the keys (sy_jscan_member needs valid JSON) */
+        struct sy_jscan sc;
+        if (sy_jscan(p + i, n - i, &sc) != 0 || sc.model.type != 's')
+            return 0;
+        *off = i + sc.model.off;
+        *len = sc.model.len;
+        return 1;
     }
     return r == 1;
 }
