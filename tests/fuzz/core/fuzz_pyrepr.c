@@ -4,7 +4,9 @@
  * value and sign, "nan" for a NaN. The whole input, as text (any bytes,
  * invalid UTF-8 included): repr(str) is valid UTF-8, quoted, with no raw
  * control character; json.dumps(str) is printable ASCII that json-c parses
- * back to a string, equal to the input when the input is valid UTF-8.
+ * back to a string, and that decodes (by the small decoder below, not json-c:
+ * json-c 0.16 turns some valid surrogate pairs into U+FFFD) to the input when
+ * the input is valid UTF-8.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -55,6 +57,85 @@ static void check_repr(const char *s, size_t n)
     sy_buf_free(&b);
 }
 
+static int hex4(const char *p, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
+        if (d == 16)
+            return -1;
+        *v = *v << 4 | d;
+    }
+    return 0;
+}
+
+/* decode a JSON string literal (the whole of p[0..n)) to UTF-8; -1 when it is
+ * not one (an unpaired surrogate included) */
+static int json_unquote(const char *p, size_t n, struct sy_buf *out)
+{
+    if (n < 2 || p[0] != '"' || p[n - 1] != '"')
+        return -1;
+    for (size_t i = 1; i < n - 1; i++) {
+        char c = p[i];
+        if (c != '\\') {
+            if (c == '"')
+                return -1;
+            sy_buf_append(out, &c, 1);
+            continue;
+        }
+        if (++i >= n - 1)
+            return -1;
+        char e = p[i], r;
+        switch (e) {
+        case '"': r = '"'; break;
+        case '\\': r = '\\'; break;
+        case '/': r = '/'; break;
+        case 'b': r = '\b'; break;
+        case 'f': r = '\f'; break;
+        case 'n': r = '\n'; break;
+        case 'r': r = '\r'; break;
+        case 't': r = '\t'; break;
+        case 'u': {
+            unsigned cp, lo;
+            if (i + 4 > n - 2 || hex4(p + i + 1, &cp) != 0)
+                return -1;
+            i += 4;
+            if (cp >= 0xdc00 && cp <= 0xdfff)
+                return -1;
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                if (i + 6 > n - 2 || p[i + 1] != '\\' || p[i + 2] != 'u' || hex4(p + i + 3, &lo) != 0 || lo < 0xdc00 ||
+                    lo > 0xdfff)
+                    return -1;
+                i += 6;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            char u[4];
+            size_t k;
+            if (cp < 0x80) {
+                u[0] = (char)cp, k = 1;
+            } else if (cp < 0x800) {
+                u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
+            } else if (cp < 0x10000) {
+                u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+                u[2] = (char)(0x80 | (cp & 0x3f)), k = 3;
+            } else {
+                u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+                u[2] = (char)(0x80 | (cp >> 6 & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f)), k = 4;
+            }
+            sy_buf_append(out, u, k);
+            continue;
+        }
+        default: return -1;
+        }
+        sy_buf_append(out, &r, 1);
+    }
+    return 0;
+}
+
 static void check_json(const char *s, size_t n)
 {
     struct sy_buf b;
@@ -67,10 +148,14 @@ static void check_json(const char *s, size_t n)
     struct json_object *o = json_tokener_parse(b.p);
     if (!o || !json_object_is_type(o, json_type_string))
         abort();
-    if (sy_utf8_check(s, n) == n &&
-        ((size_t)json_object_get_string_len(o) != n || memcmp(json_object_get_string(o), s, n) != 0))
-        abort();
     json_object_put(o);
+    struct sy_buf d;
+    sy_buf_init(&d, n + 1);
+    if (json_unquote(b.p, b.len, &d) != 0)
+        abort();
+    if (sy_utf8_check(s, n) == n && (d.len != n || (n && memcmp(d.p, s, n) != 0)))
+        abort();
+    sy_buf_free(&d);
     sy_buf_free(&b);
 }
 
