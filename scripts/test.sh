@@ -58,7 +58,7 @@ export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests
 tier layers-calls plain bash scripts/check-layers.sh --objects build
 
 # --- npm test clients (official SDKs, tiktoken reference, coding-agent CLIs) --
-for d in tests/e2e tests/tokenizer tests/agents; do
+for d in tests/e2e tests/tokenizer tests/agents tests/logging; do
   [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
 done
 
@@ -76,6 +76,7 @@ fi
 tier unit meson meson test -C build --suite unit --print-errorlogs
 tier integration node node --test --test-concurrency=1 tests/integration/
 tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/
+tier logging node node --test --test-concurrency=1 tests/logging/
 tier agents node bash tests/agents/run.sh
 tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
 if [ -x tests/tokenizer/run.sh ]; then

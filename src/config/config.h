@@ -204,7 +204,22 @@ struct sy_config {
     double request_timeout_s;            /* default 6000 */
     const char **callbacks;              /* union of callbacks + success_callback + failure_callback */
     size_t n_callbacks;
-    int prometheus;                        /* "prometheus" appears in callbacks/success_callback */
+    int prometheus; /* "prometheus" appears in callbacks/success_callback */
+    /* logging callbacks (issue 22; logging/logging.h). The lists hold the names
+     * LiteLLM would run (prometheus and Python objects left out): */
+    const char **success_callbacks; /* success_callback + callbacks */
+    size_t n_success_callbacks;
+    const char **failure_callbacks; /* failure_callback + callbacks */
+    size_t n_failure_callbacks;
+    int turn_off_message_logging;          /* litellm_settings, bool */
+    int redact_user_api_key_info;          /* litellm_settings, bool */
+    int json_logs;                         /* litellm_settings, bool: operator logs as JSON lines */
+    int detailed_debug;                    /* --detailed_debug / LITELLM_LOG=DEBUG: one line per request */
+    const char *s3_callback_params;        /* litellm_settings.s3_callback_params as JSON object text; NULL */
+    const char *callback_settings;         /* top-level callback_settings as JSON object text; NULL */
+    const char *default_team_settings;     /* litellm_settings.default_team_settings as JSON array text; NULL */
+    double callback_batch_interval_s;      /* switchyard_callback_batch_interval (default 5) */
+    size_t callback_queue_max;             /* switchyard_callback_queue_max per sink (default 10000) */
     int require_auth_for_metrics_endpoint; /* bool, default 0 */
     int ssl_verify;                        /* default 1; 0 when ssl_verify: false */
     const char *ssl_ca_file;               /* ssl_verify given as a path; may be NULL */
@@ -241,6 +256,15 @@ struct sy_config {
     const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
     int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
+    int store_prompts_in_spend_logs;     /* general_settings, bool: SpendLogs.messages / response kept */
+    /* alerting (general_settings; logging/sinks/slack.c) */
+    int alerting_slack;          /* "slack" in general_settings.alerting */
+    double alerting_threshold_s; /* slow-response threshold, default 300 */
+    const char *alert_types;     /* JSON array text; NULL: all */
+    const char *alerting_args;   /* JSON object text; NULL */
+    /* spend-log retention (spend/retention.c) */
+    double spend_logs_retention_s;          /* maximum_spend_logs_retention_period; 0: keep forever */
+    double spend_logs_retention_interval_s; /* maximum_spend_logs_retention_interval, default 1 day */
     /* budgets */
     double max_budget;           /* litellm_settings.max_budget: the proxy-wide budget, 0 none */
     const char *budget_duration; /* litellm_settings.budget_duration: its window ("30d"); NULL = 30 days */
