@@ -39,8 +39,10 @@
  * json_logs) is a local sink on the same thread: one line per request to
  * stderr, written by the logging thread, never by a worker.
  *
- * Alerts (slack.c: general_settings.alerting) enter through sy_alert(), from
- * any thread, and are de-duplicated on the logging thread.
+ * Alerts (sinks/slack.c: general_settings.alerting) enter through sy_alert(),
+ * from any thread (de-duplicated there, then sy_log_submit_to("slack", ...));
+ * with alerting on, the slack sink also sees every record (success and
+ * failure) and turns slow or failed calls into alerts itself.
  */
 #ifndef SY_LOGGING_LOGGING_H
 #define SY_LOGGING_LOGGING_H
@@ -74,6 +76,7 @@ struct sy_logattempt {
 #define SY_LOGREC_REDACT_KEY  32u /* redact_user_api_key_info: key hash, alias, user, team, org left out */
 #define SY_LOGREC_COST_KNOWN  64u
 #define SY_LOGREC_STREAM_CUT  128u /* the client left mid-stream */
+#define SY_LOGREC_RAW         256u /* sy_log_submit_to: payload is one sink's prepared message, no fields */
 
 /* LiteLLM's StandardLoggingPayload's facts about one call. Every pointer is
  * NUL-terminated text or NULL (absent). Filled with borrowed pointers by the
@@ -181,7 +184,8 @@ struct sy_sink_ops {
      * it cannot run (a missing key): the config warns at start and the sink is off. */
     void *(*open)(const struct sy_logconf *lc, const char *vars, char *err, size_t errlen);
     void (*close)(void *inst);
-    /* A batch (1 <= n <= max_batch) into *nout requests (at most 8, filled in out[]).
+    /* A batch (1 <= n <= max_batch) into *nout requests (at most 8, filled in out[];
+     * 0 is fine: nothing to send, e.g. the slack sink for a fast success).
      * sy_log_payload(recs[i]) gives a record's StandardLoggingPayload. 0, or -1 when
      * the batch cannot be encoded (dropped and counted). */
     int (*encode)(void *inst, struct sy_logrec *const *recs, size_t n, struct sy_sink_req *out, size_t *nout);
@@ -219,6 +223,10 @@ int sy_log_enabled(const struct sy_config *cfg);
 /* Queue one finished call. Copies rec. Any thread; never blocks on I/O.
  * 0, or -1 when the inbox is full (dropped and counted). */
 int sy_log_submit(const struct sy_logrec *rec);
+/* Queue a message prepared for one sink (alerts: slack.c's sy_alert): a
+ * SY_LOGREC_RAW record whose payload is a copy of p[0..n). Any thread.
+ * 0, or -1 when that sink is not running or the inbox is full. */
+int sy_log_submit_to(const char *sink, const char *p, size_t n);
 /* Flush every queue within timeout_s (SIGTERM), then stop the thread. What
  * could not be delivered is counted and logged once. */
 void sy_log_stop(double timeout_s);
