@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "metrics/metrics.h"
 #include "spend/spend.h"
 #include "limits/limits.h"
+#include "logging/logging.h"
 #include "cache/cache.h"
 #include "responses/owners.h"
 #include "responses/store.h"
@@ -58,6 +60,7 @@ static void usage(FILE *o)
            "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
            "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
            "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
+           "  --detailed_debug   debug logs and one line per request (as LITELLM_LOG=DEBUG); alias --debug\n"
            "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
            "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
@@ -203,6 +206,8 @@ static void on_hup(uv_signal_t *s, int signum)
         return;
     }
     size_t ngroups = g->ngroups;
+    if (sy_log_configure(g->cfg) != 0) /* the logging thread copies what it needs */
+        sy_warn("logging: the new callback settings could not be applied");
     sy_workers_swap_conf(g); /* takes over our reference as the global one */
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
@@ -231,6 +236,8 @@ int main(int argc, char **argv)
                                          {"num_workers", required_argument, 0, 'w'},
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
+                                         {"detailed_debug", no_argument, 0, 'D'},
+                                         {"debug", no_argument, 0, 'D'},
                                          {"db", required_argument, 0, 'd'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
@@ -249,12 +256,15 @@ int main(int argc, char **argv)
             break;
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
+        case 'D': lvl = "debug"; break;
         case 'd': db_cli = optarg; break;
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    if (!lvl && getenv("LITELLM_LOG") && !strcasecmp(getenv("LITELLM_LOG"), "DEBUG"))
+        lvl = "debug"; /* LiteLLM's detailed debug: the request log too (logging/reqlog.c) */
     if (lvl) {
         if (!strcmp(lvl, "debug"))
             sy_log_level = SY_LOG_DEBUG;
@@ -321,6 +331,8 @@ int main(int argc, char **argv)
     uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
     uv_signal_start(&sig_int, on_stop_signal, SIGINT);
     uv_signal_start(&sig_hup, on_hup, SIGHUP);
+    if (sy_log_start(g->cfg) != 0) /* the logging callbacks' thread (when any is on) */
+        sy_warn("logging: cannot start the logging thread; callbacks are off");
     if (sy_workers_start(workers, host, port, g) != 0)
         return 1;
     sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port, workers,
@@ -332,6 +344,7 @@ int main(int argc, char **argv)
         sy_spend_stop(10);
         sy_db_stop();
     }
+    sy_log_stop(10); /* every record is in: deliver what the sinks hold, for 10 s at most */
     sy_rs_shutdown();
     sy_accesslog_close();
     uv_loop_close(loop);
