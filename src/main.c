@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +59,6 @@ static void usage(FILE *o)
            "  --workers N        worker threads (default: CPU count); alias --num_workers\n"
            "  --check-config     validate the config, print model groups (secrets redacted), exit 0 or 1\n"
            "  --log-level L      debug, info, warn, error (default info; env SWITCHYARD_LOG)\n"
-           "  --detailed_debug   debug logs and one line per request (as LITELLM_LOG=DEBUG); alias --debug\n"
            "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
            "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
@@ -236,8 +234,6 @@ int main(int argc, char **argv)
                                          {"num_workers", required_argument, 0, 'w'},
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
-                                         {"detailed_debug", no_argument, 0, 'D'},
-                                         {"debug", no_argument, 0, 'D'},
                                          {"db", required_argument, 0, 'd'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
@@ -256,15 +252,12 @@ int main(int argc, char **argv)
             break;
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
-        case 'D': lvl = "debug"; break;
         case 'd': db_cli = optarg; break;
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!lvl && getenv("LITELLM_LOG") && !strcasecmp(getenv("LITELLM_LOG"), "DEBUG"))
-        lvl = "debug"; /* LiteLLM's detailed debug: the request log too (logging/reqlog.c) */
     if (lvl) {
         if (!strcmp(lvl, "debug"))
             sy_log_level = SY_LOG_DEBUG;
@@ -344,7 +337,7 @@ int main(int argc, char **argv)
         sy_spend_stop(10);
         sy_db_stop();
     }
-    sy_log_stop(10); /* every record is in: deliver what the sinks hold, for 10 s at most */
+    sy_log_stop(5); /* every record is in: deliver what the sinks hold, for 5 s at most */
     sy_rs_shutdown();
     sy_accesslog_close();
     uv_loop_close(loop);
