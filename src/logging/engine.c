@@ -377,7 +377,7 @@ static char **running_names;        /* under mu: sinks sy_log_submit_to may targ
 static size_t nrunning;
 
 static pthread_t thread;
-static int started;
+static atomic_int started; /* read by sy_log_submit on any thread */
 static uv_loop_t loop;
 static uv_async_t wake;
 static uv_timer_t tick;
