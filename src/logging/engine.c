@@ -1368,8 +1368,11 @@ void sy_log_render_metrics(struct sy_buf *b)
     sy_buf_printf(b,
                   "# HELP switchyard_callback_inbox_dropped_total Finished calls not queued for logging (inbox "
                   "full)\n# TYPE switchyard_callback_inbox_dropped_total counter\n"
-                  "switchyard_callback_inbox_dropped_total %llu.0\n",
-                  (unsigned long long)atomic_load(&inbox_dropped));
+                  "switchyard_callback_inbox_dropped_total %llu.0\n"
+                  "# HELP switchyard_callback_unrouted_total Records for a sink that is not running, or for a "
+                  "tenant's sink past the instance cap\n# TYPE switchyard_callback_unrouted_total counter\n"
+                  "switchyard_callback_unrouted_total %llu.0\n",
+                  (unsigned long long)atomic_load(&inbox_dropped), (unsigned long long)atomic_load(&raw_dropped));
 }
 
 void sy_log_render_readiness(struct sy_buf *b)
@@ -1379,8 +1382,11 @@ void sy_log_render_readiness(struct sy_buf *b)
     pthread_mutex_lock(&mu);
     size_t inbox = in_len;
     pthread_mutex_unlock(&mu);
-    sy_buf_printf(b, ",\"logging\":{\"running\":%s,\"inbox\":%zu,\"inbox_dropped\":%llu,\"sinks\":{",
-                  started ? "true" : "false", inbox, (unsigned long long)atomic_load(&inbox_dropped));
+    sy_buf_printf(b,
+                  ",\"logging\":{\"running\":%s,\"inbox\":%zu,\"inbox_dropped\":%llu,\"unrouted\":%llu,"
+                  "\"sinks\":{",
+                  started ? "true" : "false", inbox, (unsigned long long)atomic_load(&inbox_dropped),
+                  (unsigned long long)atomic_load(&raw_dropped));
     for (size_t i = 0; i < n; i++) {
         if (i)
             SY_BUF_LIT(b, ",");
