@@ -61,6 +61,7 @@ static void usage(FILE *o)
            "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
            "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
+           "  --detailed_debug   one log line per request (as LITELLM_LOG=DEBUG)\n"
            "  --version          print the version\n");
 }
 
@@ -232,6 +233,7 @@ int main(int argc, char **argv)
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
                                          {"db", required_argument, 0, 'd'},
+                                         {"detailed_debug", no_argument, 0, 'D'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -250,6 +252,7 @@ int main(int argc, char **argv)
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
         case 'd': db_cli = optarg; break;
+        case 'D': sy_config_detailed_debug = 1; break; /* one log line per request (logging/reqlog.c) */
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
