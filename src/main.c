@@ -23,6 +23,7 @@
 #include "metrics/metrics.h"
 #include "spend/spend.h"
 #include "limits/limits.h"
+#include "logging/logging.h"
 #include "cache/cache.h"
 #include "responses/owners.h"
 #include "responses/store.h"
@@ -63,6 +64,13 @@ static void usage(FILE *o)
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
            "  --detailed_debug   one log line per request (as LITELLM_LOG=DEBUG)\n"
            "  --version          print the version\n");
+}
+
+/* The config names a callback some sink implements (logging/sinks.c): its
+ * "not supported" warning is only for the others. */
+static int sink_known(const char *name)
+{
+    return sy_sink_find(name) != NULL;
 }
 
 static struct sy_config *load_cfg(const char *path, char *err, size_t errlen)
@@ -280,6 +288,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "switchyard: cannot load the tokenizer vocabularies\n");
         return 1;
     }
+    sy_config_sink_known = sink_known;
     char err[1024] = "";
     struct sy_config *cfg = load_cfg(config_path, err, sizeof err);
     if (!cfg) {
