@@ -25,7 +25,8 @@ struct sy_ld {
     int n_errors;
     char *err;
     size_t errlen;
-    const char **once; /* keys already warned about once */
+    const struct sy_ynode *callback_settings; /* the top-level map (named callbacks' callback_type), or NULL */
+    const char **once;                        /* keys already warned about once */
     size_t n_once, cap_once;
 };
 

@@ -677,13 +677,24 @@ static int sink_known(const char *name)
     return !sy_config_sink_known || sy_config_sink_known(name);
 }
 
+/* A name a sink runs: a sink's own, or one callback_settings gives a sink's
+ * callback_type (a named generic_api webhook: {my_hook: {callback_type: generic_api}}). */
+static int runs(const struct sy_ld *ld, const char *name)
+{
+    if (sink_known(name))
+        return 1;
+    const struct sy_ynode *e = ld->callback_settings ? sy__ymap_get(ld->callback_settings, name) : NULL;
+    const struct sy_ynode *t = e && e->kind == SY_Y_MAP ? sy__ymap_get(e, "callback_type") : NULL;
+    return t && t->kind == SY_Y_STR && sink_known(t->s);
+}
+
 /* The names of list[0..n) a sink runs, in the arena. */
 static const char **runnable(struct sy_ld *ld, const char **list, size_t n, size_t *nout)
 {
     const char **out = sy_arena_alloc(ld->a, (n ? n : 1) * sizeof *out);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], "prometheus") != 0 && !python_callback(list[i]) && sink_known(list[i]))
+        if (strcmp(list[i], "prometheus") != 0 && !python_callback(list[i]) && runs(ld, list[i]))
             out[k++] = list[i];
     *nout = k;
     return out;
@@ -708,7 +719,7 @@ static void fill_callbacks(struct sy_ld *ld, struct sy_config *c, const struct s
                          "an HTTP endpoint and use the generic_api callback (GENERIC_LOGGER_ENDPOINT): it receives "
                          "each request's StandardLoggingPayload",
                          list[i]);
-        else if (!sink_known(list[i]))
+        else if (!runs(ld, list[i]))
             sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored", list[i]);
     }
     const char **succ = NULL, **fail = NULL;
@@ -1704,6 +1715,8 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
         }
     }
     c->callback_settings = json_of(ld, sy__ymap_get(root, "callback_settings"), "callback_settings", 0);
+    if (c->callback_settings)
+        ld->callback_settings = sy__ymap_get(root, "callback_settings");
     const struct sy_ynode *s;
     if ((s = section(ld, root, "litellm_settings")))
         fill_litellm(ld, c, s);

@@ -1321,6 +1321,16 @@ static void test_logging_settings(void **state)
     bad("general_settings:\n  alert_types: budget_alerts\n", "t.yaml:2:", "alert_types: expected a list");
     bad("callback_settings: [1]\n", "t.yaml:1:", "callback_settings: expected a map");
 
+    /* a name callback_settings gives a sink's callback_type runs (a named webhook) */
+    c = ok("litellm_settings:\n  callbacks: [my_hook, other]\n"
+           "callback_settings:\n  my_hook: {callback_type: generic_api, endpoint: http://h}\n"
+           "  other: {callback_type: nosuch}\n");
+    assert_int_equal(c->n_success_callbacks, 1);
+    assert_string_equal(c->success_callbacks[0], "my_hook");
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "callback 'other' not supported yet"));
+    sy_config_unref(c);
+
     /* a team entry without a team_id: warned, kept as text */
     c = ok("litellm_settings:\n  default_team_settings: [{success_callback: [langfuse]}, 3]\n");
     assert_int_equal(c->n_warnings, 2);
