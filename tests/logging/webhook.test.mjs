@@ -4,7 +4,7 @@
 // (lib/webhook.mjs); the operator's request log (--detailed_debug, json_logs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, startMock, chatBody, postJSON, until, sleep } from '../lib/harness.mjs';
+import { startGateway, startMock, chatBody, postJSON, until, sleep, sha256hex } from '../lib/harness.mjs';
 import { startWebhook } from './lib/webhook.mjs';
 
 let mock;
@@ -96,6 +96,43 @@ callback_settings:
     assert.equal(recs[0].status, 'failure');
     assert.equal(hook.posts[0].headers.authorization, 'Bearer hook-secret');
     assert.ok(!hook.posts[0].body.trim().startsWith('['), 'ndjson, not an array');
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await hook.stop();
+  }
+});
+
+test('a stream arrives with its first-token time and usage; redaction keeps message text and key facts out', async () => {
+  const hook = await startWebhook();
+  const gw = await startGateway(hookConfig(mock.base, `  turn_off_message_logging: true
+  redact_user_api_key_info: true
+general_settings:
+  master_key: sk-master-wh
+`), { env: { GENERIC_LOGGER_ENDPOINT: hook.url } });
+  try {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-master-wh' },
+      body: JSON.stringify(chatBody('gpt-4o', { stream: true, stream_options: { include_usage: true },
+        mock: { chunks: 5, chunk_delay_ms: 30 } })),
+    });
+    assert.equal(res.status, 200);
+    const sse = await res.text();
+    const id = JSON.parse(sse.split('\n').find((l) => l.startsWith('data: {')).slice(6)).id;
+    assert.ok(await hook.waitRecords(1, 15000), gw.log());
+    const [r] = hook.records();
+    assert.equal(r.id, id);
+    assert.equal(r.status, 'success');
+    assert.equal(r.stream, true);
+    assert.ok(r.completionStartTime > r.startTime && r.completionStartTime < r.endTime,
+      `first token ${r.completionStartTime} within ${r.startTime}..${r.endTime}`);
+    assert.ok(r.prompt_tokens > 0 && r.completion_tokens > 0, 'full usage');
+    const body = hook.posts[0].body;
+    assert.ok(!body.includes('Say hello') && !body.includes('You are terse'), 'no message text');
+    assert.ok(!body.includes('sk-master-wh'), 'never the key');
+    assert.ok(!body.includes(await sha256hex('sk-master-wh')), 'redact_user_api_key_info: not even its hash');
+    for (const k of Object.keys(r.metadata || {})) assert.ok(!k.startsWith('user_api_key_') || r.metadata[k] == null,
+      `redacted ${k}`);
   } finally {
     assert.equal(await gw.stop(), 0);
     await hook.stop();
