@@ -366,6 +366,34 @@ static void test_overflow_counted(void **state)
     rx_stop(&rx);
 }
 
+static void test_queue_bytes_bounded(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    set_endpoint(&rx);
+    rx.hang = 1;
+    struct sy_config c;
+    base_cfg(&c, "{\"generic_api\":{\"batch_size\":1}}");
+    c.callback_batch_interval_s = 0.05;
+    assert_int_equal(sy_log_start(&c), 0);
+    size_t big = (size_t)1 << 20;
+    char *body = malloc(big);
+    memset(body, 'x', big);
+    for (int i = 0; i < 80; i++) { /* 80 MiB of records behind a sink that never answers */
+        struct sy_logrec r = {.id = "big", .request = body, .request_len = big};
+        assert_int_equal(sy_log_submit(&r), 0);
+    }
+    free(body);
+    WAIT_FOR(stats_of("generic_api").queued == 80, 10);
+    struct sy_log_sink_stats s = stats_of("generic_api");
+    assert_int_equal(s.queued, 80);
+    assert_true(s.depth <= 65); /* 64 MiB held, plus the batch in flight */
+    assert_true(s.dropped >= 15);
+    assert_int_equal(s.dropped + s.depth, 80);
+    sy_log_stop(0.2);
+    rx_stop(&rx);
+}
+
 static void test_stop_flushes(void **state)
 {
     (void)state;
@@ -699,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_batches_by_size_and_age),
         cmocka_unit_test(test_retry_then_delivered),
         cmocka_unit_test(test_overflow_counted),
+        cmocka_unit_test(test_queue_bytes_bounded),
         cmocka_unit_test(test_stop_flushes),
         cmocka_unit_test(test_tenant_endpoint),
         cmocka_unit_test(test_reload_keeps_queue),
