@@ -76,8 +76,8 @@ static const char *member_str(struct sy_call *c, const char *p, struct sy_jspan 
     struct sy_jspan v = sy_jscan_member(p, obj, key);
     if (v.type != 's' || v.len > 4096)
         return NULL;
-    char *out = sy_arena_alloc(&c->req->arena, v.len + 1);
-    if (!out || sy_jstr_decode(p + v.off, v.len, out, v.len + 1) < 0)
+    char *out = sy_arena_alloc(&c->req->arena, v.len + 8); /* sy_jstr_decode wants room to spare */
+    if (!out || sy_jstr_decode(p + v.off, v.len, out, v.len + 8) < 0)
         return NULL;
     return out;
 }
