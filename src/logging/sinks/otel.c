@@ -481,21 +481,11 @@ static const char *dumps(struct sy_otlp_batch *b, struct json_object *v)
 static void pyrepr(struct sy_buf *o, struct json_object *v)
 {
     switch (json_object_get_type(v)) {
-    case json_type_null:
-        SY_BUF_LIT(o, "None");
-        break;
-    case json_type_boolean:
-        sy_buf_puts(o, json_object_get_boolean(v) ? "True" : "False");
-        break;
-    case json_type_int:
-        sy_buf_printf(o, "%lld", (long long)json_object_get_int64(v));
-        break;
-    case json_type_double:
-        sy_py_float_repr(o, json_object_get_double(v));
-        break;
-    case json_type_string:
-        sy_py_str_repr(o, json_object_get_string(v), (size_t)json_object_get_string_len(v));
-        break;
+    case json_type_null: SY_BUF_LIT(o, "None"); break;
+    case json_type_boolean: sy_buf_puts(o, json_object_get_boolean(v) ? "True" : "False"); break;
+    case json_type_int: sy_buf_printf(o, "%lld", (long long)json_object_get_int64(v)); break;
+    case json_type_double: sy_py_float_repr(o, json_object_get_double(v)); break;
+    case json_type_string: sy_py_str_repr(o, json_object_get_string(v), (size_t)json_object_get_string_len(v)); break;
     case json_type_array: {
         SY_BUF_LIT(o, "[");
         size_t n = json_object_array_length(v);
@@ -530,18 +520,10 @@ static void pyrepr(struct sy_buf *o, struct json_object *v)
 static void attr_json(struct sy_otlp_batch *b, const char *key, struct json_object *v)
 {
     switch (json_object_get_type(v)) {
-    case json_type_null:
-        sy_otlp_str(b, key, "");
-        break;
-    case json_type_boolean:
-        sy_otlp_bool(b, key, json_object_get_boolean(v));
-        break;
-    case json_type_int:
-        sy_otlp_int(b, key, json_object_get_int64(v));
-        break;
-    case json_type_double:
-        sy_otlp_dbl(b, key, json_object_get_double(v));
-        break;
+    case json_type_null: sy_otlp_str(b, key, ""); break;
+    case json_type_boolean: sy_otlp_bool(b, key, json_object_get_boolean(v)); break;
+    case json_type_int: sy_otlp_int(b, key, json_object_get_int64(v)); break;
+    case json_type_double: sy_otlp_dbl(b, key, json_object_get_double(v)); break;
     case json_type_string:
         sy_otlp_strn(b, key, sy_otlp_dup(b, json_object_get_string(v), (size_t)json_object_get_string_len(v)),
                      (size_t)json_object_get_string_len(v));
@@ -615,7 +597,8 @@ static struct json_object *otel_msg(struct json_object *m)
 }
 
 /* The answer as an object: the payload's response, else the record's JSON answer. */
-static struct json_object *response_obj(struct json_object *payload, const struct sy_logrec *r, struct json_object **own)
+static struct json_object *response_obj(struct json_object *payload, const struct sy_logrec *r,
+                                        struct json_object **own)
 {
     struct json_object *v = jget(payload, "response");
     if (v && json_object_is_type(v, json_type_object))
@@ -773,7 +756,9 @@ static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struc
         }
     }
     const char *model = jstr(payload, "model");
-    if (!model || !*model)
+    if (model && *model)
+        model = sy_otlp_dup(b, model, strlen(model)); /* the payload's text goes before the batch does */
+    else
         model = bare_model(r->upstream_model ? r->upstream_model : r->model);
     if (model && *model)
         sy_otlp_str(b, "gen_ai.request.model", model);

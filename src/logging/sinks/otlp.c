@@ -184,7 +184,11 @@ uint64_t sy_otlp_ns(double s)
 {
     if (!(s > 0) || s > 1.8e10) /* NaN, negative, or past year 2500 */
         return 0;
-    return (uint64_t)llround(s * 1e9);
+    /* whole seconds and the fraction apart (both exact), the fraction to the
+     * microsecond: a double near 1.7e9 resolves ~240 ns, so finer digits
+     * would be noise ("...124999936" for .125) */
+    double sec = floor(s);
+    return (uint64_t)sec * 1000000000u + (uint64_t)llround((s - sec) * 1e6) * 1000u;
 }
 
 /* ---- protobuf ------------------------------------------------------------ */
@@ -300,9 +304,7 @@ static void pb_kv(struct sy_buf *o, unsigned field, const struct sy_otlp_kv *kv)
     pb_str(o, 1, kv->key);
     size_t v = pb_open(o, 2);
     switch (kv->t) {
-    case SY_OTLP_STR:
-        pb_text(o, 1, kv->s, kv->slen);
-        break;
+    case SY_OTLP_STR: pb_text(o, 1, kv->s, kv->slen); break;
     case SY_OTLP_BOOL:
         pb_tag(o, 2, 0);
         pb_varint(o, kv->i ? 1 : 0);
@@ -422,9 +424,7 @@ static void js_kvs(struct sy_buf *o, const struct sy_otlp_kv *kv, size_t n)
             else
                 SY_BUF_LIT(o, "\"boolValue\":false");
             break;
-        case SY_OTLP_INT:
-            sy_buf_printf(o, "\"intValue\":\"%lld\"", (long long)kv[i].i);
-            break;
+        case SY_OTLP_INT: sy_buf_printf(o, "\"intValue\":\"%lld\"", (long long)kv[i].i); break;
         case SY_OTLP_DBL: {
             char d[SY_PY_FLOAT_MAX];
             sy_py_float_str(d, kv[i].d);

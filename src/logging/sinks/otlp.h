@@ -108,7 +108,7 @@ void sy_otlp_event_end(struct sy_otlp_batch *b);
 int sy_otlp_proto(const struct sy_otlp_batch *b, struct sy_buf *out);
 int sy_otlp_json(const struct sy_otlp_batch *b, struct sy_buf *out);
 
-/* unix seconds -> unix nanoseconds (0 for a time before 1970 or not a number) */
+/* unix seconds -> unix nanoseconds, to the microsecond (0 for a time before 1970 or not a number) */
 uint64_t sy_otlp_ns(double s);
 
 #endif
