@@ -578,10 +578,18 @@ static struct json_object *otel_msg(struct json_object *m)
             struct json_object *e = json_object_array_get_idx(c, i);
             if (json_object_is_type(e, json_type_object)) {
                 json_object_array_add(parts, json_object_get(e));
-            } else {
+            } else { /* str(part): a string as it is, anything else as Python prints it */
                 struct json_object *p = json_object_new_object();
                 json_object_object_add(p, "type", json_object_new_string("text"));
-                json_object_object_add(p, "content", json_object_new_string(json_object_get_string(e)));
+                if (json_object_is_type(e, json_type_string)) {
+                    json_object_object_add(p, "content", json_object_get(e));
+                } else {
+                    struct sy_buf t;
+                    sy_buf_init(&t, 1u << 20);
+                    pyrepr(&t, e);
+                    json_object_object_add(p, "content", json_object_new_string_len(t.p ? t.p : "", (int)t.len));
+                    sy_buf_free(&t);
+                }
                 json_object_array_add(parts, p);
             }
         }
