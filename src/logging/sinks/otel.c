@@ -865,9 +865,11 @@ static struct json_object *parse(const char *s, size_t n)
 
 int sy_otel_record(const struct otel *o, struct sy_otlp_batch *b, struct sy_logrec *r)
 {
-    size_t plen = 0;
-    const char *p = r->payload ? r->payload : sy_log_payload(r, &plen);
-    struct json_object *payload = p ? parse(p, r->payload_len ? r->payload_len : strlen(p)) : NULL;
+    size_t plen = r->payload_len;
+    const char *p = r->payload;
+    if (!p)
+        p = sy_log_payload(r, &plen);
+    struct json_object *payload = p ? parse(p, plen ? plen : strlen(p)) : NULL;
     struct json_object *req = parse(r->request, r->request_len), *own = NULL;
     struct json_object *resp = response_obj(payload, r, &own);
 
