@@ -623,10 +623,13 @@ static struct json_object *response_obj(struct json_object *payload, const struc
     return NULL;
 }
 
-static void message_attrs(struct sy_otlp_batch *b, struct json_object *req, struct json_object *resp)
+/* msgs holds the prompt ("messages", else "input"; "system"), params the
+ * request's "tools": the payload and its model_parameters, or the request. */
+static void message_attrs(struct sy_otlp_batch *b, struct json_object *msgs_in, struct json_object *params,
+                          struct json_object *resp)
 {
     /* tools: llm.request.functions.<i>.{name,description,parameters} */
-    struct json_object *tools = jget(req, "tools");
+    struct json_object *tools = jget(params, "tools");
     if (tools && json_object_is_type(tools, json_type_array)) {
         size_t n = json_object_array_length(tools);
         for (size_t i = 0; i < n; i++) {
@@ -638,12 +641,12 @@ static void message_attrs(struct sy_otlp_batch *b, struct json_object *req, stru
                         name ? sy_otlp_dup(b, name, strlen(name)) : "");
             sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.description", NULL, (long)i),
                         desc ? sy_otlp_dup(b, desc, strlen(desc)) : "");
-            struct json_object *params = jget(f, "parameters");
+            struct json_object *fparams = jget(f, "parameters");
             sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.parameters", NULL, (long)i),
-                        params ? dumps(b, params) : "null");
+                        fparams ? dumps(b, fparams) : "null");
         }
     }
-    struct json_object *msgs = jget(req, "messages"), *input = jget(req, "input");
+    struct json_object *msgs = jget(msgs_in, "messages"), *input = jget(msgs_in, "input");
     struct json_object *arr = json_object_new_array();
     if (msgs && json_object_is_type(msgs, json_type_array)) {
         size_t n = json_object_array_length(msgs);
@@ -662,7 +665,7 @@ static void message_attrs(struct sy_otlp_batch *b, struct json_object *req, stru
     if (json_object_array_length(arr))
         sy_otlp_str(b, "gen_ai.input.messages", dumps(b, arr));
     json_object_put(arr);
-    struct json_object *sys = jget(req, "system"); /* Anthropic's messages: the system prompt */
+    struct json_object *sys = jget(msgs_in, "system"); /* Anthropic's messages: the system prompt */
     if (sys && (json_object_is_type(sys, json_type_string) || json_object_is_type(sys, json_type_array))) {
         struct json_object *m = json_object_new_object(), *one = json_object_new_array();
         json_object_object_add(m, "role", json_object_new_string("system"));
@@ -816,7 +819,7 @@ static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struc
     if (r->flags & SY_LOGREC_CACHE_HIT)
         sy_otlp_bool(b, "litellm.cache_hit", 1);
     if (!(r->flags & SY_LOGREC_NO_MESSAGES))
-        message_attrs(b, req, resp);
+        message_attrs(b, jget(payload, "messages") ? payload : req, jget(mp, "tools") ? mp : req, resp);
 }
 
 /* LiteLLM's _record_exception_on_span. */
@@ -870,7 +873,11 @@ int sy_otel_record(const struct otel *o, struct sy_otlp_batch *b, struct sy_logr
     if (!p)
         p = sy_log_payload(r, &plen);
     struct json_object *payload = p ? parse(p, plen ? plen : strlen(p)) : NULL;
-    struct json_object *req = parse(r->request, r->request_len), *own = NULL;
+    /* the payload has the prompt and the parameters already: the request is read only without them */
+    struct json_object *pmp = jget(payload, "model_parameters"), *pmsgs = jget(payload, "messages");
+    int from_payload =
+        pmp && json_object_is_type(pmp, json_type_object) && pmsgs && json_object_is_type(pmsgs, json_type_array);
+    struct json_object *req = from_payload ? NULL : parse(r->request, r->request_len), *own = NULL;
     struct json_object *resp = response_obj(payload, r, &own);
 
     struct sy_traceparent tp;

@@ -1,12 +1,11 @@
 /* otlp.c - OTLP trace export requests: the span batch, its protobuf and its
  * OTLP/JSON (see otlp.h).
  *
- * Protobuf by hand: a tag is (field << 3 | wire type) as a varint; a
- * submessage is written in place and its length inserted in front when it is
- * closed (pb_open returns the mark, pb_close moves the bytes up by the
- * length's varint size), so nothing is built twice and no size pass is
- * needed. A batch is at most a few hundred spans: the moves cost less than a
- * size-estimating pass would.
+ * Protobuf by hand: a tag is (field << 3 | wire type) as a varint, a
+ * submessage is its tag, its length and its fields. Each message has a size
+ * function next to its writer (span_size / pb_span, ...), so the whole
+ * request's length is known before the first byte is written and the bytes
+ * go front to back into one allocation (sy_otlp_proto).
  *
  * Field numbers (opentelemetry-proto v1):
  *   ExportTraceServiceRequest  1 resource_spans
@@ -193,6 +192,14 @@ uint64_t sy_otlp_ns(double s)
 
 /* ---- protobuf ------------------------------------------------------------ */
 
+static size_t varint_len(uint64_t v)
+{
+    size_t k = 1;
+    while (v >>= 7)
+        k++;
+    return k;
+}
+
 static void pb_varint(struct sy_buf *o, uint64_t v)
 {
     uint8_t t[10];
@@ -212,28 +219,41 @@ static void pb_tag(struct sy_buf *o, unsigned field, unsigned wt)
     pb_varint(o, (uint64_t)field << 3 | wt);
 }
 
-static void pb_bytes(struct sy_buf *o, unsigned field, const void *p, size_t n)
+/* A length-delimited field's header: its tag and its length. */
+static void pb_ld(struct sy_buf *o, unsigned field, size_t n)
 {
     pb_tag(o, field, 2);
     pb_varint(o, n);
-    sy_buf_append(o, p, n);
 }
 
-static size_t pb_open(struct sy_buf *o, unsigned field);
-static void pb_close(struct sy_buf *o, size_t mark);
+/* The bytes of a length-delimited field of n bytes, header included (tag < 16). */
+static size_t ld_size(size_t n)
+{
+    return 1 + varint_len(n) + n;
+}
 
-/* A string field: valid UTF-8 as is; otherwise each byte that does not start
- * a valid sequence becomes U+FFFD (written in place, the length put in front). */
-static void pb_text(struct sy_buf *o, unsigned field, const char *s, size_t n)
+/* The length of text once sanitised: valid UTF-8 as is, each byte that does
+ * not start a valid sequence replaced by U+FFFD (3 bytes). */
+static size_t text_len(const char *s, size_t n)
 {
     size_t bad = sy_utf8_check(s, n);
-    if (bad == n) {
-        pb_bytes(o, field, s, n);
-        return;
-    }
-    size_t m = pb_open(o, field);
-    size_t i = 0;
+    if (bad == n)
+        return n;
+    size_t len = bad, i = bad;
     while (i < n) {
+        size_t k = sy_utf8_seq((const unsigned char *)s + i, n - i);
+        len += k ? k : 3;
+        i += k ? k : 1;
+    }
+    return len;
+}
+
+static void pb_text(struct sy_buf *o, unsigned field, const char *s, size_t n)
+{
+    pb_ld(o, field, text_len(s, n));
+    size_t bad = sy_utf8_check(s, n);
+    sy_buf_append(o, s, bad);
+    for (size_t i = bad; i < n;) {
         size_t k = sy_utf8_seq((const unsigned char *)s + i, n - i);
         if (k) {
             sy_buf_append(o, s + i, k);
@@ -243,66 +263,51 @@ static void pb_text(struct sy_buf *o, unsigned field, const char *s, size_t n)
             i++;
         }
     }
-    pb_close(o, m);
 }
 
-static void pb_str(struct sy_buf *o, unsigned field, const char *s) /* left out when empty */
+static size_t str_size(const char *s) /* an optional string field: left out when empty */
+{
+    return s && *s ? ld_size(text_len(s, strlen(s))) : 0;
+}
+
+static void pb_str(struct sy_buf *o, unsigned field, const char *s)
 {
     if (s && *s)
         pb_text(o, field, s, strlen(s));
 }
 
-static void pb_fixed64(struct sy_buf *o, unsigned field, uint64_t v)
+static void pb_fixed(struct sy_buf *o, unsigned field, unsigned wt, uint64_t v, int bytes)
 {
     uint8_t t[8];
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < bytes; i++)
         t[i] = (uint8_t)(v >> (8 * i));
-    pb_tag(o, field, 1);
-    sy_buf_append(o, t, 8);
+    pb_tag(o, field, wt);
+    sy_buf_append(o, t, (size_t)bytes);
 }
 
-static void pb_fixed32(struct sy_buf *o, unsigned field, uint32_t v)
+/* AnyValue's contents. */
+static size_t any_size(const struct sy_otlp_kv *kv)
 {
-    uint8_t t[4];
-    for (int i = 0; i < 4; i++)
-        t[i] = (uint8_t)(v >> (8 * i));
-    pb_tag(o, field, 5);
-    sy_buf_append(o, t, 4);
+    switch (kv->t) {
+    case SY_OTLP_STR: return ld_size(text_len(kv->s, kv->slen));
+    case SY_OTLP_BOOL: return 2;
+    case SY_OTLP_INT: return 1 + varint_len((uint64_t)kv->i); /* int64: a negative one is 10 bytes */
+    case SY_OTLP_DBL: return 9;
+    }
+    return 0;
 }
 
-/* Start a length-delimited submessage: its tag now, its length at pb_close. */
-static size_t pb_open(struct sy_buf *o, unsigned field)
+/* KeyValue's contents. */
+static size_t kv_size(const struct sy_otlp_kv *kv)
 {
-    pb_tag(o, field, 2);
-    return o->len;
-}
-
-static void pb_close(struct sy_buf *o, size_t mark)
-{
-    if (sy_buf_failed(o))
-        return;
-    size_t n = o->len - mark;
-    uint8_t t[10];
-    size_t k = 0;
-    uint64_t v = n;
-    do {
-        t[k] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v)
-            t[k] |= 0x80;
-        k++;
-    } while (v);
-    if (sy_buf_append(o, t, k)) /* room for the length; its bytes are placed below */
-        return;
-    memmove(o->p + mark + k, o->p + mark, n);
-    memcpy(o->p + mark, t, k);
+    return str_size(kv->key) + ld_size(any_size(kv));
 }
 
 static void pb_kv(struct sy_buf *o, unsigned field, const struct sy_otlp_kv *kv)
 {
-    size_t m = pb_open(o, field);
+    pb_ld(o, field, kv_size(kv));
     pb_str(o, 1, kv->key);
-    size_t v = pb_open(o, 2);
+    pb_ld(o, 2, any_size(kv));
     switch (kv->t) {
     case SY_OTLP_STR: pb_text(o, 1, kv->s, kv->slen); break;
     case SY_OTLP_BOOL:
@@ -311,17 +316,23 @@ static void pb_kv(struct sy_buf *o, unsigned field, const struct sy_otlp_kv *kv)
         break;
     case SY_OTLP_INT:
         pb_tag(o, 3, 0);
-        pb_varint(o, (uint64_t)kv->i); /* int64: two's complement, 10 bytes when negative */
+        pb_varint(o, (uint64_t)kv->i);
         break;
     case SY_OTLP_DBL: {
         uint64_t bits;
         memcpy(&bits, &kv->d, 8);
-        pb_fixed64(o, 4, bits);
+        pb_fixed(o, 4, 1, bits, 8);
         break;
     }
     }
-    pb_close(o, v);
-    pb_close(o, m);
+}
+
+static size_t kvs_size(const struct sy_otlp_kv *kv, size_t n)
+{
+    size_t z = 0;
+    for (size_t i = 0; i < n; i++)
+        z += ld_size(kv_size(&kv[i]));
+    return z;
 }
 
 static int all_zero(const uint8_t *p, size_t n)
@@ -332,67 +343,115 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
+static size_t event_size(const struct sy_otlp_batch *b, const struct sy_otlp_event *e)
+{
+    return (e->time_ns ? 9 : 0) + str_size(e->name) + kvs_size(&b->ekv[e->a0], e->na);
+}
+
+static size_t status_size(const struct sy_otlp_span *s)
+{
+    return str_size(s->status_msg) + (s->status ? 1 + varint_len((uint64_t)s->status) : 0);
+}
+
+static int has_status(const struct sy_otlp_span *s)
+{
+    return s->status || (s->status_msg && *s->status_msg);
+}
+
+static int has_parent(const struct sy_otlp_span *s)
+{
+    return s->has_parent && !all_zero(s->parent_id, 8);
+}
+
+/* Span's contents, in field-number order as written by pb_span. */
+static size_t span_size(const struct sy_otlp_batch *b, const struct sy_otlp_span *s)
+{
+    size_t z = ld_size(16) + ld_size(8) + (has_parent(s) ? ld_size(8) : 0) + str_size(s->name);
+    if (s->kind)
+        z += 1 + varint_len((uint64_t)s->kind);
+    z += (s->start_ns ? 9 : 0) + (s->end_ns ? 9 : 0);
+    z += kvs_size(&b->kv[s->a0], s->na);
+    for (size_t i = 0; i < s->ne; i++)
+        z += ld_size(event_size(b, &b->ev[s->e0 + i]));
+    if (has_status(s))
+        z += ld_size(status_size(s));
+    if (s->flags)
+        z += 2 + 4; /* field 16: a two-byte tag */
+    return z;
+}
+
 static void pb_span(struct sy_buf *o, const struct sy_otlp_batch *b, const struct sy_otlp_span *s)
 {
-    size_t m = pb_open(o, 2);
-    pb_bytes(o, 1, s->trace_id, 16);
-    pb_bytes(o, 2, s->span_id, 8);
-    if (s->has_parent && !all_zero(s->parent_id, 8))
-        pb_bytes(o, 4, s->parent_id, 8);
+    pb_ld(o, 2, span_size(b, s)); /* ScopeSpans.spans */
+    pb_ld(o, 1, 16);
+    sy_buf_append(o, s->trace_id, 16);
+    pb_ld(o, 2, 8);
+    sy_buf_append(o, s->span_id, 8);
+    if (has_parent(s)) {
+        pb_ld(o, 4, 8);
+        sy_buf_append(o, s->parent_id, 8);
+    }
     pb_str(o, 5, s->name);
     if (s->kind) {
         pb_tag(o, 6, 0);
         pb_varint(o, (uint64_t)s->kind);
     }
     if (s->start_ns)
-        pb_fixed64(o, 7, s->start_ns);
+        pb_fixed(o, 7, 1, s->start_ns, 8);
     if (s->end_ns)
-        pb_fixed64(o, 8, s->end_ns);
+        pb_fixed(o, 8, 1, s->end_ns, 8);
     for (size_t i = 0; i < s->na; i++)
         pb_kv(o, 9, &b->kv[s->a0 + i]);
     for (size_t i = 0; i < s->ne; i++) {
         const struct sy_otlp_event *e = &b->ev[s->e0 + i];
-        size_t em = pb_open(o, 11);
+        pb_ld(o, 11, event_size(b, e));
         if (e->time_ns)
-            pb_fixed64(o, 1, e->time_ns);
+            pb_fixed(o, 1, 1, e->time_ns, 8);
         pb_str(o, 2, e->name);
         for (size_t j = 0; j < e->na; j++)
             pb_kv(o, 3, &b->ekv[e->a0 + j]);
-        pb_close(o, em);
     }
-    if (s->status || (s->status_msg && *s->status_msg)) {
-        size_t sm = pb_open(o, 15);
+    if (has_status(s)) {
+        pb_ld(o, 15, status_size(s));
         pb_str(o, 2, s->status_msg);
         if (s->status) {
             pb_tag(o, 3, 0);
             pb_varint(o, (uint64_t)s->status);
         }
-        pb_close(o, sm);
     }
     if (s->flags)
-        pb_fixed32(o, 16, s->flags);
-    pb_close(o, m);
+        pb_fixed(o, 16, 5, s->flags, 4);
 }
 
+/* Every length is computed before it is written (a size pass over the batch,
+ * the way protobuf's own serializers do it), so the request is written front
+ * to back into one allocation of its exact size: no moves, no growth. */
 int sy_otlp_proto(const struct sy_otlp_batch *b, struct sy_buf *o)
 {
     if (b->oom)
         return -1;
-    size_t rs = pb_open(o, 1);
-    size_t r = pb_open(o, 1);
+    size_t res = kvs_size(b->resource, b->nresource);
+    size_t scope = str_size(b->scope_name) + str_size(b->scope_version);
+    size_t ss = ld_size(scope);
+    for (size_t i = 0; i < b->nspans; i++)
+        ss += ld_size(span_size(b, &b->spans[i]));
+    size_t rs = ld_size(res) + ld_size(ss);
+    size_t start = o->len;
+    if (sy_buf_reserve(o, ld_size(rs)))
+        return -1;
+    pb_ld(o, 1, rs);  /* ExportTraceServiceRequest.resource_spans */
+    pb_ld(o, 1, res); /* ResourceSpans.resource */
     for (size_t i = 0; i < b->nresource; i++)
         pb_kv(o, 1, &b->resource[i]);
-    pb_close(o, r);
-    size_t ss = pb_open(o, 2);
-    size_t sc = pb_open(o, 1);
+    pb_ld(o, 2, ss);    /* ResourceSpans.scope_spans */
+    pb_ld(o, 1, scope); /* ScopeSpans.scope */
     pb_str(o, 1, b->scope_name);
     pb_str(o, 2, b->scope_version);
-    pb_close(o, sc);
     for (size_t i = 0; i < b->nspans; i++)
         pb_span(o, b, &b->spans[i]);
-    pb_close(o, ss);
-    pb_close(o, rs);
-    return sy_buf_failed(o) ? -1 : 0;
+    if (sy_buf_failed(o))
+        return -1;
+    return o->len - start == ld_size(rs) ? 0 : -1; /* the size pass and the writer agree */
 }
 
 /* ---- OTLP/JSON ----------------------------------------------------------- */

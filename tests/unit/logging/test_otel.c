@@ -1001,7 +1001,7 @@ static void big_batch(void **state)
     assert_non_null(body);
     int k = snprintf(body, 64, "{\"messages\":[{\"role\":\"user\",\"content\":\"");
     memset(body + k, 'x', big - (size_t)k - 8);
-    strcpy(body + big - 8, "\"}]}");
+    memcpy(body + big - 8, "\"}]}", 5);
     struct sy_logrec *recs = calloc(n, sizeof *recs), **rp = calloc(n, sizeof *rp);
     for (size_t i = 0; i < n; i++) {
         rec_ok(&recs[i]);
