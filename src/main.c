@@ -23,6 +23,7 @@
 #include "metrics/metrics.h"
 #include "spend/spend.h"
 #include "limits/limits.h"
+#include "logging/logging.h"
 #include "cache/cache.h"
 #include "responses/owners.h"
 #include "responses/store.h"
@@ -61,7 +62,15 @@ static void usage(FILE *o)
            "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
            "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
+           "  --detailed_debug   one log line per request (as LITELLM_LOG=DEBUG)\n"
            "  --version          print the version\n");
+}
+
+/* The config names a callback some sink implements (logging/sinks.c): its
+ * "not supported" warning is only for the others. */
+static int sink_known(const char *name)
+{
+    return sy_sink_find(name) != NULL;
 }
 
 static struct sy_config *load_cfg(const char *path, char *err, size_t errlen)
@@ -203,6 +212,8 @@ static void on_hup(uv_signal_t *s, int signum)
         return;
     }
     size_t ngroups = g->ngroups;
+    if (sy_log_configure(g->cfg) != 0) /* the logging thread copies what it needs */
+        sy_warn("logging: the new callback settings could not be applied");
     sy_workers_swap_conf(g); /* takes over our reference as the global one */
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
@@ -232,6 +243,7 @@ int main(int argc, char **argv)
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
                                          {"db", required_argument, 0, 'd'},
+                                         {"detailed_debug", no_argument, 0, 'D'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -250,6 +262,7 @@ int main(int argc, char **argv)
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
         case 'd': db_cli = optarg; break;
+        case 'D': sy_config_detailed_debug = 1; break; /* one log line per request (logging/reqlog.c) */
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -277,6 +290,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "switchyard: cannot load the tokenizer vocabularies\n");
         return 1;
     }
+    sy_config_sink_known = sink_known;
     char err[1024] = "";
     struct sy_config *cfg = load_cfg(config_path, err, sizeof err);
     if (!cfg) {
@@ -321,6 +335,8 @@ int main(int argc, char **argv)
     uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
     uv_signal_start(&sig_int, on_stop_signal, SIGINT);
     uv_signal_start(&sig_hup, on_hup, SIGHUP);
+    if (sy_log_start(g->cfg) != 0) /* the logging callbacks' thread (when any is on) */
+        sy_warn("logging: cannot start the logging thread; callbacks are off");
     if (sy_workers_start(workers, host, port, g) != 0)
         return 1;
     sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port, workers,
@@ -332,6 +348,7 @@ int main(int argc, char **argv)
         sy_spend_stop(10);
         sy_db_stop();
     }
+    sy_log_stop(5); /* every record is in: deliver what the sinks hold, for 5 s at most */
     sy_rs_shutdown();
     sy_accesslog_close();
     uv_loop_close(loop);
