@@ -92,6 +92,7 @@ struct otel {
     size_t nres;
     struct sy_arena arena; /* the resource's strings */
     uint8_t secret[32];
+    struct sy_otlp_batch batch; /* reused from one encode() to the next (the logging thread's alone) */
 };
 
 /* ---- traceparent ---------------------------------------------------------- */
@@ -320,6 +321,7 @@ static void otel_close(void *inst)
     free(o->scope);
     sy_buf_free(&o->headers);
     sy_arena_free(&o->arena);
+    sy_otlp_batch_free(&o->batch);
     free(o);
 }
 
@@ -356,6 +358,7 @@ static void *otel_open(const struct sy_logconf *lc, const char *vars, char *err,
     }
     sy_arena_init(&o->arena);
     sy_buf_init(&o->headers, 64 << 10);
+    sy_otlp_batch_init(&o->batch);
     o->json = json;
     o->request_span = env_true("USE_OTEL_LITELLM_REQUEST_SPAN");
     o->url = traces_url ? strdup(traces_url) : base ? sy_otel_traces_url(base) : strdup(OTEL_DEFAULT_URL);
@@ -986,21 +989,22 @@ int sy_otel_body(const struct otel *o, struct sy_otlp_batch *b, struct sy_buf *b
 
 static int encode_group(struct otel *o, struct sy_logrec *const *recs, size_t n, struct sy_sink_req *out)
 {
-    struct sy_otlp_batch b;
-    sy_otel_batch_init(o, &b);
+    struct sy_otlp_batch *b = &o->batch;
+    sy_otlp_batch_reset(b);
+    b->resource = o->res;
+    b->nresource = o->nres;
+    b->scope_name = o->scope;
     for (size_t i = 0; i < n; i++)
-        if (recs[i]->flags & SY_LOGREC_RAW)
-            continue;
-        else
-            sy_otel_record(o, &b, recs[i]);
+        if (!(recs[i]->flags & SY_LOGREC_RAW))
+            sy_otel_record(o, b, recs[i]);
     memset(out, 0, sizeof *out);
     out->method = "POST";
     out->url = strdup(o->url);
     sy_buf_init(&out->headers, o->headers.len + 1);
     sy_buf_append(&out->headers, o->headers.p, o->headers.len);
     sy_buf_init(&out->body, OTEL_REQ_CAP);
-    int rc = !out->url || b.oom || sy_otel_body(o, &b, &out->body) || sy_buf_failed(&out->headers) ? -1 : 0;
-    sy_otlp_batch_free(&b);
+    int rc = !out->url || b->oom || sy_otel_body(o, b, &out->body) || sy_buf_failed(&out->headers) ? -1 : 0;
+    sy_otlp_batch_reset(b); /* the records' strings are not kept past encode() */
     if (rc) {
         free(out->url);
         sy_buf_free(&out->headers);

@@ -51,6 +51,14 @@ void sy_otlp_batch_free(struct sy_otlp_batch *b)
     sy_arena_free(&b->arena);
 }
 
+void sy_otlp_batch_reset(struct sy_otlp_batch *b)
+{
+    b->nkv = b->nekv = b->nev = b->nspans = 0;
+    b->oom = 0;
+    b->cur_event = -1;
+    sy_arena_reset(&b->arena);
+}
+
 static int grow(void **p, size_t *cap, size_t n, size_t sz)
 {
     if (n < *cap)

@@ -83,6 +83,8 @@ struct sy_otlp_batch {
 
 void sy_otlp_batch_init(struct sy_otlp_batch *b);
 void sy_otlp_batch_free(struct sy_otlp_batch *b);
+/* Empty it for the next batch, keeping its arrays (a sink reuses one batch). */
+void sy_otlp_batch_reset(struct sy_otlp_batch *b);
 
 /* A new span (zeroed, its attribute and event ranges start at the current
  * end); NULL when out of memory. Attributes and events added next belong to
