@@ -76,7 +76,7 @@ static int repr_node(struct sy_buf *b, const struct sy_jdoc *d, uint32_t i, stru
     case 's': {
         size_t n;
         const char *s = sy_jdom_str(d, i, a, &n);
-        return sy_py_str_repr(b, s, n);
+        return s ? sy_py_str_repr(b, s, n) : -1;
     }
     case 'n': return num_node(b, d, i);
     case 't': return SY_BUF_LIT(b, "True");
@@ -102,9 +102,21 @@ int sy_pystr_node(struct sy_buf *b, const struct sy_jdoc *d, uint32_t i, struct 
     if (i >= d->count)
         return -1;
     if (d->n[i].type == 's') {
+        if (i == 0) { /* jdom's string readers take node 0 for "absent": read it as [root] */
+            size_t rl;
+            const char *raw = sy_jdom_raw(d, 0, &rl);
+            char *w = sy_arena_alloc(a, rl + 2);
+            w[0] = '[';
+            memcpy(w + 1, raw, rl);
+            w[rl + 1] = ']';
+            struct sy_jdoc wd;
+            if (sy_jdom_parse(&wd, w, rl + 2, a, 0) != 0)
+                return -1;
+            return sy_pystr_node(b, &wd, 1, a);
+        }
         size_t n;
         const char *s = sy_jdom_str(d, i, a, &n);
-        return sy_buf_append(b, s, n) ? -1 : 0;
+        return !s || sy_buf_append(b, s, n) ? -1 : 0;
     }
     return repr_node(b, d, i, a, 0) || sy_buf_failed(b) ? -1 : 0;
 }
