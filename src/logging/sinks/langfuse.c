@@ -710,8 +710,9 @@ static int lf_record(struct lf *lf, struct sy_logrec *r, struct sy_buf *dst, str
     if (!trace_version)
         trace_version = version;
     if (!trace_name && !existing) {
-        char *n = sy_arena_alloc(a, strlen(call_type) + 9);
-        sprintf(n, "litellm-%s", call_type);
+        size_t nl = strlen(call_type) + 9;
+        char *n = sy_arena_alloc(a, nl);
+        snprintf(n, nl, "litellm-%s", call_type);
         trace_name = n;
     }
     const char *status_message = NULL;
@@ -832,8 +833,9 @@ static int lf_record(struct lf *lf, struct sy_logrec *r, struct sy_buf *dst, str
             int us = (int)((r->start_s - (double)s) * 1e6);
             if (us > 999999)
                 us = 999999;
-            char *g = sy_arena_alloc(a, strlen(id) + 40);
-            sprintf(g, "time-%02d-%02d-%02d-%06d_%s", tm.tm_hour, tm.tm_min, tm.tm_sec, us, id);
+            size_t gl = strlen(id) + 64;
+            char *g = sy_arena_alloc(a, gl);
+            snprintf(g, gl, "time-%02d-%02d-%02d-%06d_%s", tm.tm_hour, tm.tm_min, tm.tm_sec, us, id);
             gen_id = g;
         }
     }
@@ -859,8 +861,9 @@ static int lf_record(struct lf *lf, struct sy_logrec *r, struct sy_buf *dst, str
             else if (!c.hasP)
                 alias = r->key_alias;
         }
-        char *n = sy_arena_alloc(a, strlen(alias ? alias : call_type) + 10);
-        sprintf(n, alias ? "litellm:%s" : "litellm-%s", alias ? alias : call_type);
+        size_t nl = strlen(alias ? alias : call_type) + 10;
+        char *n = sy_arena_alloc(a, nl);
+        snprintf(n, nl, alias ? "litellm:%s" : "litellm-%s", alias ? alias : call_type);
         gen_name = n;
     }
     sy_jw_key(&w, "name");
