@@ -243,6 +243,17 @@ test('Langfuse down, refusing, or with wrong keys: requests are unaffected; a 5x
     assert.ok(await until(() => lf.byTrace(callId).generation, 20000), gw.log());
     assert.ok(lf.requests.filter((q) => q.status === 503).length >= 2, 'retried after the 503s');
     assert.equal(lf.events.filter((e) => e.body.id === callId).length, 1, 'the trace once');
+
+    // a 207 refusing one event of two: said, the other kept, the batch not sent again
+    const before = lf.requests.length;
+    lf.rejectNext(1);
+    const r2 = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'));
+    assert.equal(r2.status, 200);
+    const call2 = r2.headers.get('x-litellm-call-id');
+    assert.ok(await until(() => lf.byTrace(call2).generation, 15000), gw.log());
+    assert.ok(await until(() => /langfuse: .*refused 1 of 2 events \(Invalid request data\)/.test(gw.log()), 5000), gw.log());
+    await sleep(600);
+    assert.equal(lf.requests.length, before + 1, 'not retried');
   } finally {
     assert.equal(await gw.stop(), 0);
     await lf.stop();

@@ -373,6 +373,53 @@ static void metadata_controls(void **st)
     sy_sink_langfuse.close(inst);
 }
 
+static void other_call_types(void **st)
+{
+    (void)st;
+    set_env();
+    void *inst = open_ok(NULL);
+    /* an Anthropic /v1/messages answer: the answer as the client got it */
+    const char *anth = "{\"call_type\":\"anthropic_messages\",\"model\":\"claude-sonnet-4\",\"messages\":[{\"role\":"
+                       "\"user\",\"content\":\"Weather?\"}],\"response\":{\"id\":\"msg_01\",\"type\":\"message\","
+                       "\"content\":[{\"type\":\"text\",\"text\":\"Sunny.\"}]},\"model_parameters\":{\"max_tokens\":"
+                       "100,\"tools\":[{\"name\":\"w\"}]},\"metadata\":{}}";
+    struct sy_logrec r;
+    rec_init(&r, anth);
+    r.call_type = "anthropic_messages";
+    struct sy_logrec *recs[1] = {&r};
+    struct sy_sink_req q;
+    json_object *j = encode_one(inst, recs, 1, &q);
+    assert_string_equal(gs(j, "batch.0.body.name"), "litellm-anthropic_messages");
+    assert_string_equal(gs(j, "batch.1.body.output.content.0.text"), "Sunny.");
+    assert_string_equal(gs(j, "batch.1.body.input.tools.0.name"), "w");
+    assert_int_equal(json_object_get_int(get(j, "batch.1.body.modelParameters.max_tokens")), 100);
+    assert_non_null(strstr(gs(j, "batch.1.body.id"), "_msg_01"));
+    json_object_put(j);
+    sy_sink_req_free(&q);
+    /* embeddings: no output (LiteLLM logs none), usage still there */
+    const char *emb = "{\"call_type\":\"aembedding\",\"model\":\"e\",\"messages\":[\"a\",\"b\"],\"response\":{"
+                      "\"object\":\"list\",\"data\":[{\"embedding\":[0.1]}]},\"metadata\":{}}";
+    rec_init(&r, emb);
+    r.call_type = "aembedding";
+    j = encode_one(inst, recs, 1, &q);
+    assert_null(get(j, "batch.1.body.output"));
+    assert_null(get(j, "batch.0.body.output"));
+    assert_string_equal(gs(j, "batch.1.body.input.messages.1"), "b");
+    assert_int_equal(json_object_get_int(get(j, "batch.1.body.usage.input")), 10);
+    json_object_put(j);
+    sy_sink_req_free(&q);
+    /* a text completion: the first choice's text */
+    const char *txt = "{\"call_type\":\"atext_completion\",\"model\":\"t\",\"response\":{\"id\":\"cmpl-1\","
+                      "\"choices\":[{\"text\":\"done\",\"index\":0}]},\"metadata\":{}}";
+    rec_init(&r, txt);
+    r.call_type = "atext_completion";
+    j = encode_one(inst, recs, 1, &q);
+    assert_string_equal(gs(j, "batch.1.body.output"), "done");
+    json_object_put(j);
+    sy_sink_req_free(&q);
+    sy_sink_langfuse.close(inst);
+}
+
 static void tenant_keys(void **st)
 {
     (void)st;
@@ -572,10 +619,9 @@ static void verdicts(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(success_record),    cmocka_unit_test(same_record_same_bytes),
-        cmocka_unit_test(failure_record),    cmocka_unit_test(redacted_record),
-        cmocka_unit_test(metadata_controls), cmocka_unit_test(tenant_keys),
-        cmocka_unit_test(open_refusals),     cmocka_unit_test(size_limits),
+        cmocka_unit_test(success_record),  cmocka_unit_test(same_record_same_bytes), cmocka_unit_test(failure_record),
+        cmocka_unit_test(redacted_record), cmocka_unit_test(metadata_controls),      cmocka_unit_test(other_call_types),
+        cmocka_unit_test(tenant_keys),     cmocka_unit_test(open_refusals),          cmocka_unit_test(size_limits),
         cmocka_unit_test(verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
