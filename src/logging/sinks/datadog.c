@@ -410,10 +410,15 @@ static int dd_verdict(void *inst, int status, const char *body, size_t n)
         return SY_SINK_SENT;
     if (status == 0 || status == 408 || status == 429 || status >= 500)
         return SY_SINK_RETRY;
-    if ((status == 401 || status == 403 || status == 413) && dd_warn_due(dd))
-        sy_warn("datadog: %s answered %d%s: %.*s", dd->url, status,
-                status == 413 ? " (payload too large)" : " (check DD_API_KEY)", (int)(n > 200 ? 200 : n),
-                body ? body : "");
+    if ((status == 401 || status == 403 || status == 413) && dd_warn_due(dd)) {
+        char msg[201]; /* the answer for our log: printable ASCII only */
+        size_t o = 0;
+        for (size_t i = 0; body && i < n && o + 1 < sizeof msg; i++)
+            msg[o++] = (body[i] >= 0x20 && body[i] < 0x7f) ? body[i] : '?';
+        msg[o] = 0;
+        sy_warn("datadog: %s answered %d%s: %s", dd->url, status,
+                status == 413 ? " (payload too large)" : " (check DD_API_KEY)", msg);
+    }
     return SY_SINK_DROP;
 }
 

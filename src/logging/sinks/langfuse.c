@@ -1031,6 +1031,15 @@ static int lf_encode(void *inst, struct sy_logrec *const *recs, size_t n, struct
 
 /* ---- answers -------------------------------------------------------------- */
 
+/* A remote answer's text for our log: printable ASCII, at most cap - 1 bytes. */
+static void log_text(char *dst, size_t cap, const char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; s && i < n && o + 1 < cap; i++)
+        dst[o++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    dst[o] = 0;
+}
+
 static int lf_warn_due(struct lf *lf)
 {
     double now = sy_wall_now();
@@ -1074,11 +1083,16 @@ static int lf_verdict(void *inst, int status, const char *body, size_t n)
                 lf->rejected += nerr;
                 if (nok == 0)
                     verdict = retry ? SY_SINK_RETRY : SY_SINK_DROP;
-                if (lf_warn_due(lf))
+                if (lf_warn_due(lf)) {
+                    char msg[160];
+                    log_text(msg, sizeof msg, first ? first : "no message", strlen(first ? first : "no message"));
                     sy_warn("langfuse: %s refused %zu of %zu events (%s); %llu refused so far", lf->url, nerr,
-                            nerr + nok, first ? first : "no message", (unsigned long long)lf->rejected);
+                            nerr + nok, msg, (unsigned long long)lf->rejected);
+                }
             }
-        }
+        } else if (body && n && memmem(body, n, "\"errors\":[{", 11) && lf_warn_due(lf))
+            /* the engine keeps the first few kB of an answer: a long 207 is cut */
+            sy_warn("langfuse: %s refused some events (its answer, cut, lists them)", lf->url);
         sy_arena_free(&a);
         return verdict;
     }

@@ -612,6 +612,11 @@ static void verdicts(void **st)
     assert_int_equal(V(503, ""), SY_SINK_RETRY);
     assert_int_equal(V(0, ""), SY_SINK_RETRY);
     assert_int_equal(v(inst, 207, NULL, 0), SY_SINK_SENT);
+    /* an answer cut by the engine's cap: not JSON, still sent */
+    assert_int_equal(V(207, "{\"successes\":[],\"errors\":[{\"id\":\"b\",\"status\":400,\"message\":\"In"),
+                     SY_SINK_SENT);
+    /* a message with control characters does not reach the log raw */
+    assert_int_equal(V(207, "{\"successes\":[{\"id\":\"a\"}],\"errors\":[{\"message\":\"x\\ny\"}]}"), SY_SINK_SENT);
 #undef V
     sy_sink_langfuse.close(inst);
 }
