@@ -5,7 +5,7 @@
 // is a StandardLoggingPayload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, startMock, chatBody, postJSON, until, sleep } from '../lib/harness.mjs';
+import { startGateway, startMock, chatBody, postJSON, until, sleep, api, MASTER_KEY } from '../lib/harness.mjs';
 import { startDatadog } from './lib/datadog.mjs';
 
 let mock;
@@ -155,5 +155,39 @@ test('without DD_API_KEY / DD_SITE the sink is off, said once at start', async (
     assert.equal(r.status, 200);
   } finally {
     assert.equal(await gw.stop(), 0);
+  }
+});
+
+test('a key with its own Datadog account (metadata.logging): its calls go there, with its key only', async () => {
+  const main = await startDatadog();
+  const own = await startDatadog(['dd-key-of-tenant']);
+  const gw = await startGateway(`${config(mock.base)}
+general_settings:
+  master_key: ${MASTER_KEY}
+`, { env: { ...envFor(main), DD_BASE_URL: '', LITELLM_DD_AGENT_HOST: '127.0.0.1', LITELLM_DD_AGENT_PORT: String(main.port) } });
+  try {
+    // the config's sink: an agent at main; the tenant's: its own agent and key
+    const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {
+      metadata: { logging: [{ callback_name: 'datadog', callback_type: 'success',
+        callback_vars: { dd_api_key: 'dd-key-of-tenant', dd_agent_host: '127.0.0.1', dd_agent_port: String(own.port) } }] },
+    });
+    assert.equal(k.status, 200, k.text);
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+    assert.equal(r.status, 200);
+    assert.ok(await until(() => own.logs.length >= 1, 15000), gw.log());
+    assert.deepEqual(own.invalid.map((i) => i.issues), []);
+    assert.equal(own.logs[0].apiKey, 'dd-key-of-tenant');
+    assert.equal(own.logs[0].payload.id, r.json.id);
+    assert.ok(own.requests.every((q) => q.apiKey === 'dd-key-of-tenant'), 'never the proxy\'s key');
+    const plain = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${MASTER_KEY}` });
+    assert.equal(plain.status, 200);
+    assert.ok(await until(() => main.logs.length >= 1, 15000), gw.log());
+    await sleep(300);
+    assert.deepEqual(main.logs.map((l) => l.payload.id), [plain.json.id], 'the tenant\'s call only at its own');
+    assert.equal(main.logs[0].apiKey, 'dd-api-key-test');
+    assert.equal(own.logs.length, 1);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await Promise.all([main.stop(), own.stop()]);
   }
 });
