@@ -21,6 +21,8 @@
  *   s3_use_key_prefix         the key alias as a folder (s3_v2)
  *   s3_server_side_encryption, s3_sse_kms_key_id   x-amz-server-side-encryption(-aws-kms-key-id)
  *   s3_log_prompts_only       (s3) the payload's response written as null
+ *   s3_strip_base64_files     (s3_v2) file parts and inline base64 data URIs
+ *                             taken out of the payload's messages
  * Booleans are Python truth values, as LiteLLM's bool(params.get(...)).
  *
  * One record, one PUT (max_batch 1, so each record is retried or dropped on
@@ -78,7 +80,7 @@ struct s3 {
     char *origin; /* "https://host[:port]": scheme and authority */
     char *host;   /* the authority: the Host header, signed */
     char *base;   /* the path before the key: "", "/bucket", "/prefix/bucket" */
-    int team_prefix, key_prefix, prompts_only;
+    int team_prefix, key_prefix, prompts_only, strip_b64;
 };
 
 /* ---- settings --------------------------------------------------------------- */
@@ -270,6 +272,7 @@ static void *s3_open_common(const struct sy_logconf *lc, const char *vars, int v
     s->team_prefix = ptruth(&p, "s3_use_team_prefix", 0);
     s->key_prefix = v2 && ptruth(&p, "s3_use_key_prefix", 0);
     s->prompts_only = !v2 && ptruth(&p, "s3_log_prompts_only", 0);
+    s->strip_b64 = v2 && ptruth(&p, "s3_strip_base64_files", 0);
     int vhost = ptruth(&p, "s3_use_virtual_hosted_style", 0);
     int use_ssl = ptruth(&p, "s3_use_ssl", 1);
     sy_arena_free(&p.a);
@@ -551,6 +554,181 @@ static int body_prompts_only(const char *p, size_t n, struct sy_buf *o)
     return rc;
 }
 
+/* s3_strip_base64_files (s3_v2), LiteLLM's CustomLogger._strip_base64_from_messages:
+ * in the payload's "messages", non-object messages are dropped; a list content
+ * keeps the items that are not objects, or objects without a "file" member
+ * whose "type" is absent, not a string, or "text"; every kept value (and every
+ * other member of the message) has its inline data URIs
+ *   data:(application|image|audio|video)/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+
+ * replaced by "[BASE64_REDACTED]", at most B64_MAX_DEPTH levels down (deeper:
+ * "[MAX_DEPTH_REACHED]"); a message without content gets "content": null. */
+#define B64_MAX_DEPTH 10
+
+static int b64_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); /* Python's str \s, ASCII part */
+}
+
+static int alnum(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The length of an inline data URI at s[i..n), 0 when none starts there. */
+static size_t b64_match(const char *s, size_t n, size_t i)
+{
+    static const char *const types[] = {"application/", "image/", "audio/", "video/"};
+    if (n - i < 5 || memcmp(s + i, "data:", 5) != 0)
+        return 0;
+    size_t j = i + 5, k;
+    for (k = 0; k < 4; k++) {
+        size_t l = strlen(types[k]);
+        if (n - j >= l && !memcmp(s + j, types[k], l)) {
+            j += l;
+            break;
+        }
+    }
+    if (k == 4)
+        return 0;
+    size_t st = j;
+    while (j < n && (alnum((unsigned char)s[j]) || s[j] == '.' || s[j] == '+' || s[j] == '-'))
+        j++;
+    if (j == st || n - j < 8 || memcmp(s + j, ";base64,", 8) != 0)
+        return 0;
+    j += 8;
+    st = j;
+    while (j < n &&
+           (alnum((unsigned char)s[j]) || s[j] == '+' || s[j] == '/' || s[j] == '=' || b64_space((unsigned char)s[j])))
+        j++;
+    return j > st ? j - i : 0;
+}
+
+static void b64_str(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i, struct sy_arena *a)
+{
+    size_t n;
+    const char *s = sy_jdom_str(d, i, a, &n);
+    size_t first = n;
+    for (size_t k = 0; s && k < n; k++)
+        if (s[k] == 'd' && b64_match(s, n, k)) {
+            first = k;
+            break;
+        }
+    if (!s || first == n) {
+        sy_jw_node(w, d, i);
+        return;
+    }
+    struct sy_buf t;
+    sy_buf_init(&t, n + 64);
+    int rc = sy_buf_append(&t, s, first);
+    for (size_t k = first; k < n && !rc;) {
+        size_t m = s[k] == 'd' ? b64_match(s, n, k) : 0;
+        if (m) {
+            rc |= SY_BUF_LIT(&t, "[BASE64_REDACTED]");
+            k += m;
+        } else {
+            rc |= sy_buf_append(&t, s + k, 1);
+            k++;
+        }
+    }
+    if (rc)
+        w->err = SY_ENOSPC;
+    else
+        sy_jw_str(w, t.p, t.len);
+    sy_buf_free(&t);
+}
+
+static void b64_value(struct sy_jw *w, const struct sy_jdoc *d, uint32_t i, int depth, struct sy_arena *a)
+{
+    if (depth > B64_MAX_DEPTH) {
+        sy_jw_cstr(w, "[MAX_DEPTH_REACHED]");
+        return;
+    }
+    switch (sy_jdom_type(d, i)) {
+    case 's': b64_str(w, d, i, a); return;
+    case 'a':
+        sy_jw_arr(w);
+        for (uint32_t e = sy_jdom_first(d, i); e; e = sy_jdom_next(d, e))
+            b64_value(w, d, e, depth + 1, a);
+        sy_jw_end(w);
+        return;
+    case 'o':
+        sy_jw_obj(w);
+        for (uint32_t k = sy_jdom_first(d, i); k; k = sy_jdom_next_key(d, k)) {
+            size_t kn;
+            const char *ks = sy_jdom_str(d, k, a, &kn);
+            sy_jw_keyn(w, ks ? ks : "", ks ? kn : 0);
+            b64_value(w, d, sy_jdom_val(k), depth + 1, a);
+        }
+        sy_jw_end(w);
+        return;
+    default: sy_jw_node(w, d, i);
+    }
+}
+
+/* LiteLLM's _should_keep_content */
+static int b64_keep(const struct sy_jdoc *d, uint32_t c)
+{
+    if (sy_jdom_type(d, c) != 'o')
+        return 1;
+    if (sy_jdom_get(d, c, "file"))
+        return 0;
+    uint32_t t = sy_jdom_get(d, c, "type");
+    return !(sy_jdom_kind(d, t) == 's' && !sy_jdom_str_eq(d, t, "text"));
+}
+
+static int body_strip_b64(const char *p, size_t n, struct sy_buf *o)
+{
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_jdoc d;
+    uint32_t m;
+    int rc;
+    if (sy_jdom_parse(&d, p, n, &a, 0) != 0 || sy_jdom_type(&d, 0) != 'o' || !(m = sy_jdom_get(&d, 0, "messages")) ||
+        sy_jdom_type(&d, m) != 'a' || !d.n[m].kids) {
+        rc = sy_buf_append(o, p, n);
+        sy_arena_free(&a);
+        return rc;
+    }
+    rc = sy_buf_append(o, p, d.n[m].off);
+    struct sy_jw w;
+    sy_jw_init(&w, o);
+    sy_jw_arr(&w);
+    for (uint32_t e = sy_jdom_first(&d, m); e; e = sy_jdom_next(&d, e)) {
+        if (sy_jdom_type(&d, e) != 'o')
+            continue;
+        sy_jw_obj(&w);
+        int content = 0;
+        for (uint32_t k = sy_jdom_first(&d, e); k; k = sy_jdom_next_key(&d, k)) {
+            size_t kn;
+            const char *ks = sy_jdom_str(&d, k, &a, &kn);
+            uint32_t v = sy_jdom_val(k);
+            sy_jw_keyn(&w, ks ? ks : "", ks ? kn : 0);
+            if (ks && kn == 7 && !memcmp(ks, "content", 7) && sy_jdom_type(&d, v) == 'a') {
+                content = 1;
+                sy_jw_arr(&w);
+                for (uint32_t c = sy_jdom_first(&d, v); c; c = sy_jdom_next(&d, c))
+                    if (b64_keep(&d, c))
+                        b64_value(&w, &d, c, 0, &a);
+                sy_jw_end(&w);
+            } else {
+                content |= ks && kn == 7 && !memcmp(ks, "content", 7);
+                b64_value(&w, &d, v, 0, &a);
+            }
+        }
+        if (!content) {
+            sy_jw_key(&w, "content");
+            sy_jw_null(&w);
+        }
+        sy_jw_end(&w);
+    }
+    sy_jw_end(&w);
+    size_t end = d.n[m].off + d.n[m].len;
+    rc |= w.err;
+    rc |= sy_buf_append(o, p + end, n - end);
+    sy_arena_free(&a);
+    return rc ? SY_ENOSPC : 0;
+}
+
 int sy_s3_encode_at(void *inst, struct sy_logrec *rec, int64_t now, struct sy_sink_req *out)
 {
     struct s3 *s = inst;
@@ -560,13 +738,15 @@ int sy_s3_encode_at(void *inst, struct sy_logrec *rec, int64_t now, struct sy_si
     if (!payload)
         return -1;
     out->method = "PUT";
-    sy_buf_init(&out->body, plen + 64);
+    sy_buf_init(&out->body, plen + (s->strip_b64 ? 6 * plen + 4096 : 64)); /* {} -> {"content":null} */
     sy_buf_init(&out->headers, 1 << 16);
     struct sy_buf key, path, cd;
     sy_buf_init(&key, 1 << 16);
     sy_buf_init(&path, 1 << 16);
     sy_buf_init(&cd, 1 << 16);
-    int rc = s->prompts_only ? body_prompts_only(payload, plen, &out->body) : sy_buf_append(&out->body, payload, plen);
+    int rc = s->prompts_only ? body_prompts_only(payload, plen, &out->body)
+             : s->strip_b64  ? body_strip_b64(payload, plen, &out->body)
+                             : sy_buf_append(&out->body, payload, plen);
     rc |= sy_s3_object_key(s, rec, &key);
     rc |= sy_buf_puts(&path, s->base);
     rc |= SY_BUF_LIT(&path, "/");

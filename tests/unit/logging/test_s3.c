@@ -550,6 +550,57 @@ static void t_encode_batch_and_verdict(void **st)
     sy_sink_s3_v2.close(s);
 }
 
+/* s3_strip_base64_files (s3_v2): LiteLLM's _strip_base64_from_messages. */
+static void strip_case(const char *payload, const char *want)
+{
+    char err[256];
+    void *s = open_with(&sy_sink_s3_v2, BASE ",\"s3_strip_base64_files\":true}", err);
+    assert_non_null(s);
+    struct sy_logrec r;
+    rec_init(&r);
+    r.payload = (char *)payload;
+    r.payload_len = strlen(payload);
+    struct sy_sink_req q;
+    assert_int_equal(sy_s3_encode_at(s, &r, NOW, &q), 0);
+    char *got = strndup(q.body.p ? q.body.p : "", q.body.len);
+    assert_string_equal(got, want);
+    free(got);
+    sy_sink_req_free(&q);
+    sy_sink_s3_v2.close(s);
+}
+
+static void t_strip_base64(void **st)
+{
+    (void)st;
+    clear_env();
+    /* file parts and non-text typed parts dropped; text kept; an inline data URI
+     * in any string redacted (its class takes blanks and what follows them, as
+     * Python's [A-Za-z0-9+/=\s]+ does); other members too; non-object messages dropped;
+     * a message without content gets content null */
+    strip_case("{\"id\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":["
+               "{\"type\":\"text\",\"text\":\"see data:image/png;base64,iVBORw0KGgo= ok\"},"
+               "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,AAAA\"}},"
+               "{\"type\":\"file\",\"file\":{\"file_data\":\"data:application/pdf;base64,JVBER\"}},"
+               "{\"file\":1},\"plain\",{\"text\":\"untyped\"}]},"
+               "7,"
+               "{\"role\":\"assistant\",\"name\":\"data:audio/wav;base64,UklG\\nRg==\"},"
+               "{\"role\":\"user\",\"content\":\"a data:text/plain;base64,AAAA b data:video/mp4;base64,AAAA\"}],"
+               "\"response\":{\"x\":\"data:image/png;base64,AAAA\"}}",
+               "{\"id\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":["
+               "{\"type\":\"text\",\"text\":\"see [BASE64_REDACTED]\"},"
+               "\"plain\",{\"text\":\"untyped\"}]},"
+               "{\"role\":\"assistant\",\"name\":\"[BASE64_REDACTED]\",\"content\":null},"
+               "{\"role\":\"user\",\"content\":\"a data:text/plain;base64,AAAA b [BASE64_REDACTED]\"}],"
+               "\"response\":{\"x\":\"data:image/png;base64,AAAA\"}}");
+    /* a value deeper than 10 levels below a content item: LiteLLM's marker */
+    strip_case("{\"messages\":[{\"content\":[[[[[[[[[[[[1]]]]]]]]]]]]}]}",
+               "{\"messages\":[{\"content\":[[[[[[[[[[[[\"[MAX_DEPTH_REACHED]\"]]]]]]]]]]]]}]}");
+    /* nothing to do: the payload as it was */
+    strip_case("{\"messages\":\"not a list\",\"a\":1}", "{\"messages\":\"not a list\",\"a\":1}");
+    strip_case("{\"messages\":[]}", "{\"messages\":[]}");
+    strip_case("not json", "not json");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +613,7 @@ int main(void)
         cmocka_unit_test(t_hostile_id),
         cmocka_unit_test(t_sse_and_prompts_only),
         cmocka_unit_test(t_encode_batch_and_verdict),
+        cmocka_unit_test(t_strip_base64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
