@@ -7,17 +7,30 @@
  * Input: byte 0 picks s3 / s3_v2 and the flags; then NUL-separated fields:
  * s3_callback_params JSON, id, team alias, key alias, payload; 8 bytes of
  * start time come from the first field's tail when there are enough bytes.
+ * A payload that is JSON must still be JSON once rewritten.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "logging/logging.h"
 #include "logging/sinks/s3.h"
+#include "providers/jdom.h"
 
 extern const struct sy_sink_ops sy_sink_s3, sy_sink_s3_v2;
+
+static int json_ok(const char *p, size_t n)
+{
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_jdoc d;
+    int ok = sy_jdom_parse(&d, p, n, &a, 0) == 0;
+    sy_arena_free(&a);
+    return ok;
+}
 
 static void check_req(const struct sy_sink_req *q)
 {
@@ -82,6 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct sy_sink_req q;
         if (sy_s3_encode_at(inst, &r, (int64_t)(sel >> 3) * 86400 * 365, &q) == 0) {
             check_req(&q);
+            /* a rewritten payload (prompts only, base64 stripped) stays JSON */
+            if (json_ok(r.payload, r.payload_len) && !json_ok(q.body.p ? q.body.p : "", q.body.len))
+                abort();
             sy_sink_req_free(&q);
         }
         ops->verdict(inst, 400, f[4], strlen(f[4]));
