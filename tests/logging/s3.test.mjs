@@ -99,6 +99,9 @@ test('s3_v2: a success, a stream and a failure land as signed objects, LiteLLM k
     for (const o of objs) {
       checkKey(o.key, o.json, 'switchyard/team-x/key-y/');
       assert.equal(o.headers['content-type'], 'application/json');
+      assert.equal(o.headers['content-language'], 'en');
+      assert.equal(o.headers['cache-control'], 'private, immutable, max-age=31536000, s-maxage=0');
+      assert.match(o.headers['content-disposition'], /^inline; filename="time-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{6}_.+\.json"$/);
       assert.equal(o.json.metadata.user_api_key_alias, 'key-y');
       assert.equal(o.json.metadata.user_api_key_team_alias, 'team-x');
     }
@@ -170,7 +173,7 @@ test('s3: a wrong secret is refused by the server (403 SignatureDoesNotMatch), d
       const r = await chat(gw, MASTER_KEY, chatBody('chat'));
       assert.equal(r.status, 200);
     }
-    assert.ok(await until(async () => (await metric(gw, 'litellm_callback_logging_failures_metric', 's3')) >= 2, 10000),
+    assert.ok(await until(async () => (await metric(gw, 'litellm_callback_logging_failures_metric_total', 's3')) >= 2, 10000),
       'both records counted as failures');
     assert.equal(await metric(gw, 'switchyard_callback_dropped_total', 's3'), 2);
     assert.equal(await metric(gw, 'switchyard_callback_retried_total', 's3'), 0, 'a 403 is not retried');
@@ -180,6 +183,9 @@ test('s3: a wrong secret is refused by the server (403 SignatureDoesNotMatch), d
       assert.equal(p.code, 'SignatureDoesNotMatch');
     }
     assert.deepEqual(await s3.list(''), []);
+    // the drops are logged, once for the interval
+    assert.ok(await until(() => /callback 's3': \d+ record\(s\) dropped/.test(gw.log()), 5000));
+    assert.equal(gw.log().match(/callback 's3': \d+ record\(s\) dropped/g).length, 1);
   } finally {
     await gw.stop();
     await mock.stop();

@@ -90,10 +90,15 @@ function verifier({ keys, region, puts }) {
     const [, ak, day, scopeRegion, service, signedList, signature] = m;
     const secret = keys.get(ak);
     if (secret === undefined) {
-      // s3rver's own refusal (InvalidAccessKeyId)
-      await next();
-      rec.status = ctx.status;
-      rec.code = 'InvalidAccessKeyId';
+      // s3rver's own refusal (InvalidAccessKeyId), thrown as an S3Error
+      try {
+        await next();
+        rec.status = ctx.status;
+      } catch (e) {
+        rec.status = e.status || 500;
+        rec.code = e.code || null;
+        throw e;
+      }
       return;
     }
     if (scopeRegion !== region || service !== 's3')
@@ -139,8 +144,14 @@ function verifier({ keys, region, puts }) {
     if (want !== signature || wantList !== signedList)
       return refuse(403, 'SignatureDoesNotMatch',
         'The request signature we calculated does not match the signature you provided.');
-    await next();
-    rec.status = ctx.status;
+    try {
+      await next();
+      rec.status = ctx.status;
+    } catch (e) {
+      rec.status = e.status || 500;
+      rec.code = e.code || null;
+      throw e;
+    }
   };
 }
 
