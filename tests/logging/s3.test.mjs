@@ -244,3 +244,41 @@ test('s3: settings it cannot run with are a warning at start, the gateway serves
     await mock.stop();
   }
 });
+
+test('s3_v2: credentials from the environment with a session token, and SSE: signed, and accepted by AWS\'s signer', async () => {
+  const s3 = await startS3();
+  const mock = await startMock();
+  const gw = await startGateway(config(mock, {
+    s3_bucket_name: s3.bucket, s3_endpoint_url: s3.endpoint, s3_server_side_encryption: 'AES256',
+  }), { env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_SESSION_TOKEN: 'session/tok+en=', AWS_REGION: s3.region } });
+  try {
+    assert.equal((await chat(gw, MASTER_KEY, chatBody('chat'))).status, 200);
+    const [o] = await objects(s3, '', 1);
+    assert.equal(o.json.status, 'success');
+    const p = s3.puts[0];
+    assert.equal(p.status, 200, p.code);
+    assert.equal(p.headers['x-amz-security-token'], 'session/tok+en=');
+    assert.equal(p.headers['x-amz-server-side-encryption'], 'AES256');
+    assert.match(p.headers.authorization, /SignedHeaders=[a-z0-9;-]*;x-amz-security-token;x-amz-server-side-encryption, /);
+  } finally {
+    await gw.stop();
+    await mock.stop();
+    await s3.close();
+  }
+});
+
+test('s3: SIGTERM right after the requests: every record lands before the exit', async () => {
+  const s3 = await startS3();
+  const mock = await startMock();
+  const gw = await startGateway(config(mock, params(s3), { callbacks: 'success_callback: ["s3"]' })
+    .replace('switchyard_callback_batch_interval: 0.1', 'switchyard_callback_batch_interval: 5'));
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await chat(gw, MASTER_KEY, chatBody('chat'))).status, 200);
+    assert.equal(await gw.stop(), 0);
+    assert.equal((await s3.list('')).length, 3);
+  } finally {
+    await gw.stop();
+    await mock.stop();
+    await s3.close();
+  }
+});
