@@ -23,6 +23,7 @@
 #include "metrics/metrics.h"
 #include "spend/spend.h"
 #include "limits/limits.h"
+#include "logging/logging.h"
 #include "cache/cache.h"
 #include "responses/owners.h"
 #include "responses/store.h"
@@ -207,6 +208,8 @@ static void on_hup(uv_signal_t *s, int signum)
         return;
     }
     size_t ngroups = g->ngroups;
+    if (sy_log_configure(g->cfg) != 0) /* the logging thread copies what it needs */
+        sy_warn("logging: the new callback settings could not be applied");
     sy_workers_swap_conf(g); /* takes over our reference as the global one */
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
@@ -325,6 +328,8 @@ int main(int argc, char **argv)
     uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
     uv_signal_start(&sig_int, on_stop_signal, SIGINT);
     uv_signal_start(&sig_hup, on_hup, SIGHUP);
+    if (sy_log_start(g->cfg) != 0) /* the logging callbacks' thread (when any is on) */
+        sy_warn("logging: cannot start the logging thread; callbacks are off");
     if (sy_workers_start(workers, host, port, g) != 0)
         return 1;
     sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port, workers,
@@ -337,6 +342,7 @@ int main(int argc, char **argv)
         sy_spend_stop(10);
         sy_db_stop();
     }
+    sy_log_stop(5); /* every record is in: deliver what the sinks hold, for 5 s at most */
     sy_rs_shutdown();
     sy_accesslog_close();
     uv_loop_close(loop);

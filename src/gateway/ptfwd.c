@@ -33,6 +33,7 @@
 #include "core/clock.h"
 #include "core/errors.h"
 #include "gateway/ptfwd.h"
+#include "gateway/usage.h"
 #include "gateway/xlate.h"
 #include "http/server.h"
 #include "providers/ptroute.h"
@@ -75,27 +76,6 @@ int sy_ptfwd_route(const struct sy_gwconf *g, const struct sy_req *r)
 
 /* ---- usage from the answer's bytes ---- */
 
-/* The number after the last `key` (a quoted name) in p[0..n); -1 when none. */
-static int64_t last_num(const char *p, size_t n, const char *key)
-{
-    size_t kl = strlen(key);
-    int64_t v = -1;
-    const char *e = p + n, *k = p;
-    while ((k = memmem(k, (size_t)(e - k), key, kl)) != NULL) {
-        const char *q = k + kl;
-        while (q < e && (*q == ' ' || *q == ':'))
-            q++;
-        if (q < e && *q >= '0' && *q <= '9') {
-            int64_t t = 0;
-            while (q < e && *q >= '0' && *q <= '9' && t < (int64_t)1 << 50)
-                t = t * 10 + (*q++ - '0');
-            v = t;
-        }
-        k = q;
-    }
-    return v;
-}
-
 static void set_usage(struct sy_call *c, int64_t in, int64_t out, int64_t cr, int64_t cw, int64_t rt)
 {
     if (in < 0 && out < 0)
@@ -112,8 +92,10 @@ static void set_usage(struct sy_call *c, int64_t in, int64_t out, int64_t cr, in
  * content; thoughts are output tokens, priced as completion, as LiteLLM). */
 static void gemini_usage(struct sy_call *c, const char *p, size_t n)
 {
-    int64_t in = last_num(p, n, "\"promptTokenCount\""), out = last_num(p, n, "\"candidatesTokenCount\"");
-    int64_t th = last_num(p, n, "\"thoughtsTokenCount\""), cr = last_num(p, n, "\"cachedContentTokenCount\"");
+    int64_t in = SY_USAGE_LAST_NUM(p, n, "\"promptTokenCount\""),
+            out = SY_USAGE_LAST_NUM(p, n, "\"candidatesTokenCount\"");
+    int64_t th = SY_USAGE_LAST_NUM(p, n, "\"thoughtsTokenCount\""),
+            cr = SY_USAGE_LAST_NUM(p, n, "\"cachedContentTokenCount\"");
     if (th > 0)
         out = (out > 0 ? out : 0) + th;
     set_usage(c, in, out, cr, -1, th);
@@ -122,8 +104,9 @@ static void gemini_usage(struct sy_call *c, const char *p, size_t n)
 /* Bedrock Converse / ConverseStream's metadata event: inputTokens excludes the cache. */
 static void bedrock_usage(struct sy_call *c, const char *p, size_t n)
 {
-    int64_t in = last_num(p, n, "\"inputTokens\""), out = last_num(p, n, "\"outputTokens\"");
-    int64_t cr = last_num(p, n, "\"cacheReadInputTokens\""), cw = last_num(p, n, "\"cacheWriteInputTokens\"");
+    int64_t in = SY_USAGE_LAST_NUM(p, n, "\"inputTokens\""), out = SY_USAGE_LAST_NUM(p, n, "\"outputTokens\"");
+    int64_t cr = SY_USAGE_LAST_NUM(p, n, "\"cacheReadInputTokens\""),
+            cw = SY_USAGE_LAST_NUM(p, n, "\"cacheWriteInputTokens\"");
     if (in < 0 && out < 0) { /* InvokeModel with an Anthropic body: Anthropic's fields */
         sy_xlate_native_usage(c, p, n);
         return;
@@ -153,7 +136,8 @@ static int invoke_event(void *ud, const char *type, size_t tl, const char *data,
     size_t jn = (size_t)on;
     if (memmem(j, jn, "\"usage\"", 7))
         sy_xlate_native_usage(c, j, jn);
-    int64_t in = last_num(j, jn, "\"inputTokenCount\""), out = last_num(j, jn, "\"outputTokenCount\"");
+    int64_t in = SY_USAGE_LAST_NUM(j, jn, "\"inputTokenCount\""),
+            out = SY_USAGE_LAST_NUM(j, jn, "\"outputTokenCount\"");
     if (in >= 0 && out >= 0 && !c->usage.have_usage)
         set_usage(c, in, out, -1, -1, -1);
     return 0;

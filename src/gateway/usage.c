@@ -191,3 +191,22 @@ int sy_usage_scan(const char *p, size_t n, uint64_t *prompt, uint64_t *completio
     *completion = u.completion_tokens;
     return 1;
 }
+
+int64_t sy_usage_last_num(const char *p, size_t n, const char *key, size_t kl)
+{
+    int64_t v = -1;
+    const char *e = p + n, *k = p;
+    while ((k = memmem(k, (size_t)(e - k), key, kl)) != NULL) {
+        const char *q = k + kl;
+        while (q < e && (*q == ' ' || *q == ':'))
+            q++;
+        if (q < e && *q >= '0' && *q <= '9') {
+            int64_t t = 0;
+            while (q < e && *q >= '0' && *q <= '9' && t < (int64_t)1 << 50)
+                t = t * 10 + (*q++ - '0');
+            v = t;
+        }
+        k = q;
+    }
+    return v;
+}

@@ -17,4 +17,11 @@ long sy_usage_close(const char *p, size_t n);
 /* Offsets of that object's '{' and '}'; 1 when found and closed. */
 int sy_usage_span(const char *p, size_t n, size_t *open, size_t *close);
 
+/* The number after the last occurrence of key (a quoted name, kl bytes) in
+ * p[0..n), skipping spaces and the colon; -1 when no occurrence is followed by
+ * a number. Anthropic and Responses usage counts in native bytes (xlate.c,
+ * ptfwd.c). */
+int64_t sy_usage_last_num(const char *p, size_t n, const char *key, size_t kl);
+#define SY_USAGE_LAST_NUM(p, n, lit) sy_usage_last_num((p), (n), lit, sizeof(lit) - 1) /* literals only */
+
 #endif

@@ -1208,45 +1208,24 @@ void sy_xlate_fwd_held(struct sy_call *c, const char **p, size_t *n)
     *n = x->emit.len;
 }
 
-/* Anthropic usage in a native response or stream piece: the last
- * "input_tokens"/"output_tokens" (and cache counts) found. */
-static int64_t last_num(const char *p, size_t n, const char *key, size_t kl)
-{
-    int64_t v = -1;
-    const char *e = p + n, *k = p;
-    while ((k = memmem(k, (size_t)(e - k), key, kl)) != NULL) {
-        const char *q = k + kl;
-        while (q < e && (*q == ' ' || *q == ':'))
-            q++;
-        if (q < e && *q >= '0' && *q <= '9') {
-            int64_t t = 0;
-            while (q < e && *q >= '0' && *q <= '9' && t < (int64_t)1 << 50)
-                t = t * 10 + (*q++ - '0');
-            v = t;
-        }
-        k = q;
-    }
-    return v;
-}
-
 void sy_xlate_native_usage(struct sy_call *c, const char *p, size_t n)
 {
-    int64_t in = last_num(p, n, "\"input_tokens\"", 14);
-    int64_t out = last_num(p, n, "\"output_tokens\"", 15);
-    int64_t cr = last_num(p, n, "\"cache_read_input_tokens\"", 25);
-    int64_t cw = last_num(p, n, "\"cache_creation_input_tokens\"", 29);
+    int64_t in = SY_USAGE_LAST_NUM(p, n, "\"input_tokens\"");
+    int64_t out = SY_USAGE_LAST_NUM(p, n, "\"output_tokens\"");
+    int64_t cr = SY_USAGE_LAST_NUM(p, n, "\"cache_read_input_tokens\"");
+    int64_t cw = SY_USAGE_LAST_NUM(p, n, "\"cache_creation_input_tokens\"");
     if (in >= 0) {
         /* Anthropic counts cache reads and writes apart from input_tokens; the Responses
          * API's input_tokens include input_tokens_details.cached_tokens */
-        int64_t cached = cr > 0 ? cr : last_num(p, n, "\"cached_tokens\"", 15);
+        int64_t cached = cr > 0 ? cr : SY_USAGE_LAST_NUM(p, n, "\"cached_tokens\"");
         c->usage.prompt_tokens = (uint64_t)(in + (cr > 0 ? cr : 0) + (cw > 0 ? cw : 0));
         c->usage.cached_tokens = cached > 0 && (uint64_t)cached <= c->usage.prompt_tokens ? (uint64_t)cached : 0;
         c->usage.cache_write_tokens = cw > 0 ? (uint64_t)cw : 0;
-        int64_t h1 = last_num(p, n, "\"ephemeral_1h_input_tokens\"", 27); /* usage.cache_creation's */
+        int64_t h1 = SY_USAGE_LAST_NUM(p, n, "\"ephemeral_1h_input_tokens\""); /* usage.cache_creation's */
         c->usage.cache_write_1h_tokens = h1 > 0 && h1 <= cw ? (uint64_t)h1 : 0;
     }
     if (out >= 0) {
-        int64_t rt = last_num(p, n, "\"reasoning_tokens\"", 18);
+        int64_t rt = SY_USAGE_LAST_NUM(p, n, "\"reasoning_tokens\"");
         c->usage.completion_tokens = (uint64_t)out;
         c->usage.reasoning_tokens = rt > 0 && rt <= out ? (uint64_t)rt : 0;
     }

@@ -192,6 +192,9 @@ struct sy_sink_ops {
     /* The answer to one request; NULL: 2xx sent, 408/429/5xx/transport error retry,
      * other statuses drop. status 0: no answer (transport error, timeout). */
     int (*verdict)(void *inst, int status, const char *body, size_t n);
+    /* Optional: this instance's records per encode() call (1..max_batch), e.g. a
+     * webhook told to send one request per record. NULL: max_batch. */
+    size_t (*inst_max_batch)(void *inst);
 };
 #define SY_SINK_MAX_REQS 8
 
@@ -210,6 +213,11 @@ const char *sy_log_payload(struct sy_logrec *rec, size_t *len);
 int sy_log_payload_build(const struct sy_logrec *rec, struct sy_buf *out);
 
 /* ---- the engine (engine.c) ------------------------------------------------------ */
+
+/* Sink instances open at once (the config's plus the tenants' opened on demand);
+ * past it the least recently used idle tenant instance is closed, else the
+ * record is refused for that tenant (counted). */
+#define SY_LOG_MAX_INSTANCES 64
 
 /* Start the logging thread for cfg (no thread when nothing is on: no sink, no
  * request log, no alerting); on reload, sy_log_configure swaps the sinks

@@ -62,6 +62,10 @@ struct sy_pconf {
 void sy_pconf_free(struct sy_pconf *pc);
 /* additional_drop_params (a JSON list of names, as the config gives it) into
  * pc->drop_extra. 0, or -1 with a reason in err. */
+/* Cut a configured api_base back to the server's root: trailing '/'s, then
+ * the first of tails[0..n) it ends with (a full endpoint URL, as LiteLLM's docs
+ * write some), then '/'s again. In place. */
+void sy_pconf_trim_base(char *b, const char *const *tails, size_t n);
 int sy_pconf_drop_list(const char *v, struct sy_pconf *pc, char *err, size_t errlen);
 /* 1 when s has a control character (a key must not break a header line). */
 int sy_pconf_has_ctl(const char *s);

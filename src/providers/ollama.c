@@ -145,18 +145,7 @@ static int fail(struct sy_xerr *e, int status, const char *msg)
 static void trim_base(char *b)
 {
     static const char *const tails[] = {"/api/chat", "/api/embed", "/api/embeddings", "/api/generate", "/api", "/v1"};
-    size_t n = strlen(b);
-    while (n && b[n - 1] == '/')
-        b[--n] = 0;
-    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
-        size_t t = strlen(tails[i]);
-        if (n > t && !strcmp(b + n - t, tails[i])) {
-            b[n -= t] = 0;
-            break;
-        }
-    }
-    while (n && b[n - 1] == '/')
-        b[--n] = 0;
+    sy_pconf_trim_base(b, tails, sizeof tails / sizeof tails[0]);
 }
 
 static int configure(const struct sy_deployment *d, int global_drop, struct sy_pconf *pc, char *err, size_t errlen)

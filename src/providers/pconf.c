@@ -60,3 +60,19 @@ int sy_pconf_has_ctl(const char *s)
             return 1;
     return 0;
 }
+
+void sy_pconf_trim_base(char *b, const char *const *tails, size_t nt)
+{
+    size_t n = strlen(b);
+    while (n && b[n - 1] == '/')
+        b[--n] = 0;
+    for (size_t i = 0; i < nt; i++) {
+        size_t t = strlen(tails[i]);
+        if (n > t && !strcmp(b + n - t, tails[i])) {
+            b[n -= t] = 0;
+            break;
+        }
+    }
+    while (n && b[n - 1] == '/')
+        b[--n] = 0;
+}

@@ -16,6 +16,7 @@
 #include "gateway/offload.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "logging/logging.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 #include "store/dbpool.h"
@@ -192,6 +193,8 @@ static int liveness_run(struct sy_call *c)
  *   redis               "connected" | "disconnected" | "not configured"
  *                       (router_settings Redis: shared cooldowns, usage, in-flight counts)
  *   workers, model_groups
+ *   logging             (callbacks, request log or alerting on) the logging thread's
+ *                       inbox and each sink's queue_depth, queued, sent, retried, dropped
  *
  * The database is pinged (SELECT 1) on a DB thread, never on the loop, at
  * most once per READY_TTL_NS for the whole process: the result and its time
@@ -235,6 +238,11 @@ static void readiness_reply(struct sy_call *c, const char *db)
                   sy_log_level == SY_LOG_DEBUG ? "true" : "false");
     sy_buf_printf(&b, ",\"redis\":\"%s\",\"rate_limits\":\"%s\",\"workers\":%d,\"model_groups\":%zu}",
                   sy_redis_state_name(rs), sy_limits_state(c->g), sy_gw.nworkers, c->g->ngroups);
+    if (sy_log_enabled(cfg)) { /* the logging callbacks' queues: ,"logging":{...} before the closing brace */
+        b.len--;
+        sy_log_render_readiness(&b);
+        SY_BUF_LIT(&b, "}");
+    }
     int down = !strcmp(db, "disconnected") && !cfg->allow_requests_on_db_unavailable;
     sy_reply_buf(c->req, down ? 503 : 200, &b);
     sy_buf_free(&b);
@@ -307,6 +315,10 @@ static void metrics_work(struct sy_call *c, void *arg)
     (void)c;
     struct metrics_job *j = arg;
     j->rc = sy_metrics_render(&j->out);
+    if (!j->rc) { /* the logging callbacks' queues (logging/engine.c) */
+        sy_log_render_metrics(&j->out);
+        j->rc = sy_buf_failed(&j->out);
+    }
 }
 
 /* Loop thread: send the page (ends the request; c is gone afterwards). */

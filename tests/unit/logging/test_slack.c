@@ -20,21 +20,6 @@
 
 #define NOW 1767229200.0
 
-/* TEMPORARY until the logging engine is merged: link shims. */
-__attribute__((weak)) int sy_log_submit_to(const char *sink, const char *p, size_t n)
-{
-    (void)sink;
-    (void)p;
-    (void)n;
-    return -1;
-}
-__attribute__((weak)) void sy_sink_req_free(struct sy_sink_req *r)
-{
-    free(r->url);
-    sy_buf_free(&r->headers);
-    sy_buf_free(&r->body);
-}
-
 static struct sy_logconf lc_default(void)
 {
     struct sy_logconf lc;
