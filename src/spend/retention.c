@@ -40,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/buf.h"
 #include "core/log.h"
 #include "spend/spend.h"
 #include "store/dbpool.h"
@@ -59,6 +60,7 @@ static struct {
     struct sy_retention_conf conf;
     struct sy_store *st;
     struct sy_retention_stats stats;
+    int started; /* a thread was started in this process: the metrics are shown */
 } R = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static double mono(void)
@@ -243,6 +245,7 @@ int sy_retention_start(const struct sy_retention_conf *conf)
     conf_defaults(&R.conf);
     R.st = st;
     R.running = 1;
+    R.started = 1;
     atomic_store(&R.stopping, 0);
     memset(&R.stats, 0, sizeof R.stats);
     if (pthread_create(&R.tid, NULL, retention_main, NULL) != 0) {
@@ -282,4 +285,28 @@ void sy_retention_stats(struct sy_retention_stats *out)
     pthread_mutex_lock(&R.mu);
     *out = R.stats;
     pthread_mutex_unlock(&R.mu);
+}
+
+void sy_retention_render_metrics(struct sy_buf *b)
+{
+    struct sy_retention_stats s;
+    pthread_mutex_lock(&R.mu);
+    int on = R.started;
+    s = R.stats;
+    pthread_mutex_unlock(&R.mu);
+    if (!on)
+        return;
+    sy_buf_printf(b,
+                  "# HELP switchyard_spend_logs_retention_deleted_total LiteLLM_SpendLogs rows deleted by "
+                  "maximum_spend_logs_retention_period\n"
+                  "# TYPE switchyard_spend_logs_retention_deleted_total counter\n"
+                  "switchyard_spend_logs_retention_deleted_total %llu.0\n"
+                  "# HELP switchyard_spend_logs_retention_runs_total Spend-log retention runs: ran, skipped (another "
+                  "instance held the lock), failed\n"
+                  "# TYPE switchyard_spend_logs_retention_runs_total counter\n"
+                  "switchyard_spend_logs_retention_runs_total{result=\"ran\"} %llu.0\n"
+                  "switchyard_spend_logs_retention_runs_total{result=\"skipped\"} %llu.0\n"
+                  "switchyard_spend_logs_retention_runs_total{result=\"failed\"} %llu.0\n",
+                  (unsigned long long)s.deleted, (unsigned long long)(s.runs - s.skipped - s.failures),
+                  (unsigned long long)s.skipped, (unsigned long long)s.failures);
 }

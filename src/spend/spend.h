@@ -321,6 +321,10 @@ struct sy_retention_stats {
     double last_run_unix;
 };
 void sy_retention_stats(struct sy_retention_stats *out);
+/* Append the Prometheus series (switchyard_spend_logs_retention_deleted_total,
+ * switchyard_spend_logs_retention_runs_total{result}) once the job was started. */
+struct sy_buf;
+void sy_retention_render_metrics(struct sy_buf *b);
 
 /* Budget resets (reset.c, on a DB connection): rows whose budget_reset_at has
  * passed get spend 0 and the next reset time. Returns rows reset, or < 0. */

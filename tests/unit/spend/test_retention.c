@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "spend/spend.h"
 #include "store/dbpool.h"
 #include "store/store.h"
@@ -180,6 +181,14 @@ static void test_thread_runs_each_interval(void **state)
     assert_int_equal(s.deleted, 5);
     assert_int_equal(s.failures, 0);
     assert_int_equal(count_where("1 = 1"), 0);
+    /* the series /metrics shows */
+    struct sy_buf m;
+    sy_buf_init(&m, 1 << 16);
+    sy_retention_render_metrics(&m);
+    assert_non_null(strstr(m.p, "\nswitchyard_spend_logs_retention_deleted_total 5.0\n"));
+    assert_non_null(strstr(m.p, "\nswitchyard_spend_logs_retention_runs_total{result=\"skipped\"} 0.0\n"));
+    assert_non_null(strstr(m.p, "# TYPE switchyard_spend_logs_retention_runs_total counter\n"));
+    sy_buf_free(&m);
     /* period 0: no thread at all */
     c.period_s = 0;
     assert_int_equal(sy_retention_start(&c), 0);
