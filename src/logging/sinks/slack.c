@@ -317,24 +317,22 @@ int sy_slack_parse(const struct sy_logconf *lc, struct sy_slack_settings *s, cha
         for (size_t i = 0; i < n; i++) {
             json_object *e = json_object_array_get_idx(a, i);
             const char *name = json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
-            int found = 0;
+            int raised = 0, known = 0;
             for (int t = 0; name && t < SY_ALERT__COUNT; t++)
                 if (!strcmp(name, type_names[t])) {
                     s->mask |= 1u << t;
-                    found = 1;
+                    raised = 1;
                 }
-            for (size_t q = 0; name && !found && q < sizeof quiet_types / sizeof quiet_types[0]; q++)
-                if (!strcmp(name, quiet_types[q])) {
-                    found = 1;
-                    if (unsupported && ulen && strlen(unsupported) + strlen(name) + 3 < ulen)
-                        snprintf(unsupported + strlen(unsupported), ulen - strlen(unsupported), "%s%s",
-                                 unsupported[0] ? ", " : "", name);
-                }
-            if (!found) {
-                snprintf(err, errlen, "general_settings.alert_types: unknown alert type %.64s%s%s",
-                         name ? "'" : "(not a string)", name ? name : "", name ? "'" : "");
-                json_object_put(a);
-                return -1;
+            for (size_t q = 0; name && !raised && q < sizeof quiet_types / sizeof quiet_types[0]; q++)
+                known |= !strcmp(name, quiet_types[q]);
+            /* a name switchyard does not raise is ignored, as LiteLLM never matches a
+             * name it does not know; each is named in one warning */
+            if (!raised && unsupported && ulen) {
+                size_t used = strlen(unsupported);
+                const char *shown = name ? name : "(not a string)";
+                if (used + strlen(shown) + 12 < ulen)
+                    snprintf(unsupported + used, ulen - used, "%s%s%s", used ? ", " : "", shown,
+                             known ? "" : " (unknown)");
             }
         }
         json_object_put(a);

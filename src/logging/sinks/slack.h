@@ -26,9 +26,10 @@ struct sy_slack_settings {
 };
 
 /* Read the settings from lc (defaults for what is absent). Names in
- * alert_types that switchyard does not raise are listed in unsupported
- * (comma-separated) for one warning. 0, or -1 with err (alert_types or
- * alerting_args not the JSON they should be). */
+ * alert_types that switchyard does not raise (LiteLLM's reports, unknown
+ * names) are ignored and listed in unsupported (comma-separated) for one
+ * warning. 0, or -1 with err (alert_types not a list, alerting_args not a
+ * mapping). */
 int sy_slack_parse(const struct sy_logconf *lc, struct sy_slack_settings *s, char *unsupported, size_t ulen, char *err,
                    size_t errlen);
 

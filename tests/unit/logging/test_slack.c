@@ -92,12 +92,11 @@ static void test_parse_defaults_and_filters(void **state)
     assert_int_equal(sy_slack_parse(&lc, &s, NULL, 0, err, sizeof err), 0);
     assert_int_equal(s.mask, 0);
 
-    /* what is not LiteLLM's: refused with a reason */
-    lc.alert_types = "[\"llm_exceptionz\"]";
-    assert_int_equal(sy_slack_parse(&lc, &s, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "llm_exceptionz"));
-    lc.alert_types = "[1]";
-    assert_int_equal(sy_slack_parse(&lc, &s, NULL, 0, err, sizeof err), -1);
+    /* what is not LiteLLM's: ignored (LiteLLM never matches it), named in the warning */
+    lc.alert_types = "[\"llm_exceptionz\", 1, \"db_exceptions\"]";
+    assert_int_equal(sy_slack_parse(&lc, &s, quiet, sizeof quiet, err, sizeof err), 0);
+    assert_int_equal(s.mask, 1u << SY_ALERT_DB_EXCEPTIONS);
+    assert_string_equal(quiet, "llm_exceptionz (unknown), (not a string) (unknown)");
     lc.alert_types = "\"llm_exceptions\"";
     assert_int_equal(sy_slack_parse(&lc, &s, NULL, 0, err, sizeof err), -1);
     lc.alert_types = "[\"llm_exceptions\"";
@@ -415,9 +414,10 @@ static void test_raw_and_open(void **state)
     assert_non_null(strstr(err, "SLACK_WEBHOOK_URL"));
     setenv("SLACK_WEBHOOK_URL", "ftp://x", 1);
     assert_null(sy_sink_slack.open(&lc, NULL, err, sizeof err));
-    lc.alert_types = "[\"nope\"]";
+    lc.alert_types = "{\"llm_exceptions\": true}";
     setenv("SLACK_WEBHOOK_URL", "http://127.0.0.1:9/x", 1);
     assert_null(sy_sink_slack.open(&lc, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "alert_types"));
 
     void *inst = open_sink(NULL, NULL, 0);
     struct sy_logrec raw;
