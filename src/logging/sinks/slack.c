@@ -22,6 +22,7 @@
  *                        org / end user refused over its max_budget, the proxy's max_budget,
  *                        a key past its soft_budget
  *   cooldown_deployment  router/sync.c: a deployment put in cooldown
+ *   failed_tracking_spend spend/writer.c: spend rows dropped (queue full, a row refused)
  *   db_exceptions        this file's health thread (every health_check_s while alerting is
  *                        on): the database unreachable as the DB pool last saw it, and the
  *                        router's Redis disconnected (LiteLLM reports Redis failures through
