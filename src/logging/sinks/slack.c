@@ -420,8 +420,10 @@ static void emit(struct outq *q, enum sy_alert_type t, const char *key, struct s
 
 static void llm_exception(struct outq *q, const struct sy_logrec *r, double now)
 {
+    if (!(A.s.mask & (1u << SY_ALERT_LLM_EXCEPTIONS)) || !(r->flags & SY_LOGREC_FAILURE))
+        return;
     const struct sy_logattempt *a = failed_attempt(r);
-    if (!a || !(r->flags & SY_LOGREC_FAILURE))
+    if (!a)
         return;
     struct sy_buf m;
     sy_buf_init(&m, SY_SLACK_TEXT_MAX);
@@ -453,7 +455,7 @@ static void llm_exception(struct outq *q, const struct sy_logrec *r, double now)
 
 static void too_slow(struct outq *q, const struct sy_logrec *r, double now)
 {
-    if (r->flags & (SY_LOGREC_FAILURE | SY_LOGREC_CACHE_HIT))
+    if (!(A.s.mask & (1u << SY_ALERT_LLM_TOO_SLOW)) || (r->flags & (SY_LOGREC_FAILURE | SY_LOGREC_CACHE_HIT)))
         return;
     double t0 = r->api_start_s > 0 ? r->api_start_s : r->start_s;
     double took = r->end_s - t0;
@@ -484,6 +486,8 @@ static void too_slow(struct outq *q, const struct sy_logrec *r, double now)
  * major_outage_alert_threshold, each once per window. */
 static void outage(struct outq *q, const struct sy_logrec *r, double now)
 {
+    if (!(A.s.mask & (1u << SY_ALERT_OUTAGE_ALERTS)))
+        return;
     for (size_t i = 0; i < r->nattempts; i++) {
         const struct sy_logattempt *a = &r->attempts[i];
         if (!a->error || !a->model_id || !(a->status == 0 || a->status == 408 || a->status >= 500))
