@@ -121,6 +121,28 @@ test('a key over its budget: a budget alert naming its alias, never the key', as
   }
 });
 
+test('a key past its soft_budget: a soft budget alert, the calls go on', async () => {
+  const slack = await startSlack();
+  const gw = await startGateway(config(mock.base), { env: { SLACK_WEBHOOK_URL: slack.url } });
+  try {
+    const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { key_alias: 'soft', soft_budget: 0.000001, max_budget: 100 });
+    assert.equal(k.status, 200, JSON.stringify(k.json));
+    for (let i = 0; i < 4 && !slack.of('budget_alerts').length; i++) {
+      const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('ok-model'), { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      await sleep(300);
+    }
+    const b = await slack.waitFor((m) => m.type === 'budget_alerts');
+    assert.match(b.text, /Key Budget: Soft Budget Crossed/);
+    assert.equal(b.fields['Soft Budget'], '1e-06');
+    assert.equal(b.fields['Key Alias'], 'soft');
+    assertNoSecrets(slack, [k.json.key, MASTER_KEY]);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await slack.close();
+  }
+});
+
 test('a deployment cooled down: a cooldown_deployment alert', async () => {
   const slack = await startSlack();
   const gw = await startGateway(config(mock.base), { env: { SLACK_WEBHOOK_URL: slack.url } });
