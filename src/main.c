@@ -62,7 +62,15 @@ static void usage(FILE *o)
            "  --db URL|PATH      database when the config names none (general_settings.database_url /\n"
            "                     DATABASE_URL win): postgresql://... or a SQLite file (env SWITCHYARD_DB;\n"
            "                     default ./switchyard.db; 'none' runs without keys and spend)\n"
+           "  --detailed_debug   one log line per request (as LITELLM_LOG=DEBUG)\n"
            "  --version          print the version\n");
+}
+
+/* The config names a callback some sink implements (logging/sinks.c): its
+ * "not supported" warning is only for the others. */
+static int sink_known(const char *name)
+{
+    return sy_sink_find(name) != NULL;
 }
 
 static struct sy_config *load_cfg(const char *path, char *err, size_t errlen)
@@ -239,6 +247,7 @@ int main(int argc, char **argv)
                                          {"check-config", no_argument, 0, 'k'},
                                          {"log-level", required_argument, 0, 'l'},
                                          {"db", required_argument, 0, 'd'},
+                                         {"detailed_debug", no_argument, 0, 'D'},
                                          {"version", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -257,6 +266,7 @@ int main(int argc, char **argv)
         case 'k': check = 1; break;
         case 'l': lvl = optarg; break;
         case 'd': db_cli = optarg; break;
+        case 'D': sy_config_detailed_debug = 1; break; /* one log line per request (logging/reqlog.c) */
         case 'v': printf("switchyard %s\n", SY_VERSION); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -284,6 +294,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "switchyard: cannot load the tokenizer vocabularies\n");
         return 1;
     }
+    sy_config_sink_known = sink_known;
     char err[1024] = "";
     struct sy_config *cfg = load_cfg(config_path, err, sizeof err);
     if (!cfg) {

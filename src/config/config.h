@@ -334,6 +334,15 @@ const char *sy_deployment_param(const struct sy_deployment *d, const char *key);
 void sy_config_ref(struct sy_config *c);
 void sy_config_unref(struct sy_config *c);
 
+/* Inputs of every load from outside the file, set by main before the first:
+ *   sy_config_sink_known  1 when a logging sink implements callback `name`
+ *                         (logging/logging.h sy_sink_find; config/ sits below
+ *                         logging/, so main hands it down); NULL: every name
+ *                         is taken as implemented;
+ *   sy_config_detailed_debug  --detailed_debug was given. */
+extern int (*sy_config_sink_known)(const char *name);
+extern int sy_config_detailed_debug;
+
 /* Print the model groups (secrets redacted) as --check-config does. */
 void sy_config_print(const struct sy_config *c, FILE *out);
 

@@ -65,6 +65,19 @@ void sy__ld_warn(struct sy_ld *ld, const char *file, int line, const char *fmt, 
         sy_warn("config: %s", msg);
 }
 
+void sy__ld_alert(struct sy_ld *ld, const char *file, int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(msg, sizeof msg, file, line, fmt, ap);
+    va_end(ap);
+    keep_warning(ld, msg);
+    ld->c->n_warnings++;
+    if (!(ld->flags & SY_CONFIG_QUIET))
+        sy_error("config: %s", msg);
+}
+
 void sy__ld_error(struct sy_ld *ld, const char *file, int line, const char *fmt, ...)
 {
     char msg[1024];

@@ -25,13 +25,18 @@ struct sy_ld {
     int n_errors;
     char *err;
     size_t errlen;
-    const char **once; /* keys already warned about once */
+    const struct sy_ynode *callback_settings; /* the top-level map (named callbacks' callback_type), or NULL */
+    const char **once;                        /* keys already warned about once */
     size_t n_once, cap_once;
 };
 
 void sy__ld_warn(struct sy_ld *ld, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void sy__ld_error(struct sy_ld *ld, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Something configured that cannot run at all (a Python callback): a warning
+ * (kept, counted) logged at error level; the load does not fail. */
+void sy__ld_alert(struct sy_ld *ld, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Returns 1 the first time `key` is seen in this load, 0 after. */
 int sy__ld_first(struct sy_ld *ld, const char *key);

@@ -134,6 +134,35 @@ static void print_router(const struct sy_config *c, FILE *out)
             r->health_check_interval_s);
 }
 
+static void print_list(FILE *out, const char *name, const char *const *l, size_t n)
+{
+    fprintf(out, " %s=", name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%s", i ? "," : "", l[i]);
+    fprintf(out, "%s", n ? "" : "-");
+}
+
+/* The logging callbacks (logging/logging.h), when any is on: what each list runs and how. */
+static void print_logging(const struct sy_config *c, FILE *out)
+{
+    if (!c->n_success_callbacks && !c->n_failure_callbacks && !c->alerting_slack && !c->detailed_debug &&
+        !c->store_prompts_in_spend_logs && !c->spend_logs_retention_s)
+        return;
+    fprintf(out, "logging:");
+    print_list(out, "success", c->success_callbacks, c->n_success_callbacks);
+    print_list(out, "failure", c->failure_callbacks, c->n_failure_callbacks);
+    fprintf(out,
+            " turn_off_message_logging=%s redact_user_api_key_info=%s request_log=%s%s alerting=%s "
+            "store_prompts_in_spend_logs=%s batch_interval=%gs queue_max=%zu",
+            c->turn_off_message_logging ? "true" : "false", c->redact_user_api_key_info ? "true" : "false",
+            c->detailed_debug ? "on" : "off", c->json_logs ? " json_logs=true" : "", c->alerting_slack ? "slack" : "-",
+            c->store_prompts_in_spend_logs ? "true" : "false", c->callback_batch_interval_s, c->callback_queue_max);
+    if (c->spend_logs_retention_s > 0)
+        fprintf(out, " spend_logs_retention=%gs every %gs", c->spend_logs_retention_s,
+                c->spend_logs_retention_interval_s);
+    fprintf(out, "\n");
+}
+
 void sy_config_print(const struct sy_config *c, FILE *out)
 {
     size_t groups = 0;
@@ -192,6 +221,7 @@ void sy_config_print(const struct sy_config *c, FILE *out)
     for (size_t i = 0; i < c->n_callbacks; i++)
         fprintf(out, "%s%s", i ? "," : "", c->callbacks[i]);
     fprintf(out, "%s\n", c->n_callbacks ? "" : "-");
+    print_logging(c, out);
     print_router(c, out);
     if (c->n_warnings)
         fprintf(out, "%d warning%s (see above)\n", c->n_warnings, c->n_warnings == 1 ? "" : "s");

@@ -54,7 +54,7 @@ static const struct kdef top_keys[] = {{"model_list", USED},
                                        {"mcp_tools", UNSUP},
                                        {"agent_list", UNSUP},
                                        {"vector_store_registry", UNSUP},
-                                       {"callback_settings", UNSUP},
+                                       {"callback_settings", USED},
                                        {"search_tools", UNSUP},
                                        {NULL, USED}};
 
@@ -69,11 +69,13 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"switchyard_access_log", USED},
                                            {"include_cost_in_streaming_usage", USED},
                                            {"set_verbose", QUIET},
-                                           {"json_logs", QUIET},
+                                           {"json_logs", USED},
                                            {"telemetry", QUIET},
                                            {"suppress_debug_info", QUIET},
-                                           {"turn_off_message_logging", QUIET},
-                                           {"redact_user_api_key_info", QUIET},
+                                           {"turn_off_message_logging", USED},
+                                           {"redact_user_api_key_info", USED},
+                                           {"switchyard_callback_batch_interval", USED},
+                                           {"switchyard_callback_queue_max", USED},
                                            {"log_raw_request_response", QUIET},
                                            {"fallbacks", USED},
                                            {"default_fallbacks", USED},
@@ -83,8 +85,8 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"allowed_fails", USED},
                                            {"cache", USED},
                                            {"cache_params", USED},
-                                           {"service_callback", UNSUP},
-                                           {"service_callbacks", UNSUP},
+                                           {"service_callback", USED},
+                                           {"service_callbacks", USED},
                                            {"enable_redis_auth_cache", UNSUP},
                                            {"force_ipv4", UNSUP},
                                            {"modify_params", UNSUP},
@@ -93,13 +95,13 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"cost_margin_config", UNSUP},
                                            {"key_generation_settings", UNSUP},
                                            {"default_team_params", UNSUP},
-                                           {"default_team_settings", UNSUP},
+                                           {"default_team_settings", USED},
                                            {"max_budget", USED},
                                            {"budget_duration", USED},
                                            {"network_mock", UNSUP},
                                            {"route_all_chat_openai_to_responses", UNSUP},
                                            {"use_chat_completions_url_for_anthropic_messages", UNSUP},
-                                           {"s3_callback_params", UNSUP},
+                                           {"s3_callback_params", USED},
                                            {"default_internal_user_params", USED},
                                            {"disable_end_user_cost_tracking", UNSUP},
                                            {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
@@ -199,16 +201,16 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"disable_spend_logs", USED},
                                            {"disable_spend_updates", UNSUP},
                                            {"disable_error_logs", USED},
-                                           {"store_prompts_in_spend_logs", UNSUP},
+                                           {"store_prompts_in_spend_logs", USED},
                                            {"proxy_batch_write_at", USED},
                                            {"use_redis_transaction_buffer", UNSUP},
-                                           {"maximum_spend_logs_retention_period", UNSUP},
-                                           {"maximum_spend_logs_retention_interval", UNSUP},
-                                           {"alerting", UNSUP},
-                                           {"alerting_threshold", UNSUP},
-                                           {"alert_types", UNSUP},
+                                           {"maximum_spend_logs_retention_period", USED},
+                                           {"maximum_spend_logs_retention_interval", USED},
+                                           {"alerting", USED},
+                                           {"alerting_threshold", USED},
+                                           {"alert_types", USED},
                                            {"alert_to_webhook_url", UNSUP},
-                                           {"alerting_args", UNSUP},
+                                           {"alerting_args", USED},
                                            {"health_check_details", UNSUP},
                                            {"max_parallel_requests", UNSUP},
                                            {"global_max_parallel_requests", USED},
@@ -489,8 +491,8 @@ static void add_callback(struct sy_ld *ld, const char ***list, size_t *n, size_t
     (*list)[(*n)++] = name;
 }
 
-static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list, size_t *n,
-                           size_t *cap)
+static void read_callbacks_q(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list,
+                             size_t *n, size_t *cap, int quiet)
 {
     const struct sy_ynode *v = sy__ymap_get(ls, key);
     char path[96];
@@ -502,18 +504,25 @@ static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const ch
         return;
     }
     if (v->kind != SY_Y_SEQ) {
-        sy__ld_error(ld, v->file, v->line, "%s: expected a list of callback names, found %s", path,
-                     sy__ykind_name(v->kind));
+        if (!quiet)
+            sy__ld_error(ld, v->file, v->line, "%s: expected a list of callback names, found %s", path,
+                         sy__ykind_name(v->kind));
         return;
     }
     for (size_t i = 0; i < v->n; i++) {
         const struct sy_ynode *it = v->items[i];
         if (it->kind == SY_Y_STR)
             add_callback(ld, list, n, cap, it->s);
-        else
+        else if (!quiet)
             sy__ld_warn(ld, it->file, it->line, "%s: item is %s, not a callback name; ignored", path,
                         sy__ykind_name(it->kind));
     }
+}
+
+static void read_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key, const char ***list, size_t *n,
+                           size_t *cap)
+{
+    read_callbacks_q(ld, ls, key, list, n, cap, 0);
 }
 /* ---- sections ---- */
 
@@ -646,6 +655,261 @@ static void fill_cache(struct sy_ld *ld, struct sy_config *c, const struct sy_yn
     }
 }
 
+/* ---- logging callbacks (logging/logging.h) ----
+ * litellm_settings.callbacks / success_callback / failure_callback: the
+ * union stays in c->callbacks (prometheus reads it); the names a sink runs go
+ * to success_callbacks (success_callback + callbacks) and failure_callbacks
+ * (failure_callback + callbacks). prometheus is the metrics endpoint, not a
+ * sink; a dotted name is a Python object LiteLLM imports (an error-level line:
+ * it cannot run here, generic_api is the way to keep it); any other name no
+ * sink implements warns "not supported yet". */
+
+int (*sy_config_sink_known)(const char *name);
+int sy_config_detailed_debug;
+
+static int python_callback(const char *name)
+{
+    return strchr(name, '.') != NULL; /* "module.instance" */
+}
+
+static int sink_known(const char *name)
+{
+    return !sy_config_sink_known || sy_config_sink_known(name);
+}
+
+/* A name a sink runs: a sink's own, or one callback_settings gives a sink's
+ * callback_type (a named generic_api webhook: {my_hook: {callback_type: generic_api}}). */
+static int runs(const struct sy_ld *ld, const char *name)
+{
+    if (sink_known(name))
+        return 1;
+    const struct sy_ynode *e = ld->callback_settings ? sy__ymap_get(ld->callback_settings, name) : NULL;
+    const struct sy_ynode *t = e && e->kind == SY_Y_MAP ? sy__ymap_get(e, "callback_type") : NULL;
+    return t && t->kind == SY_Y_STR && sink_known(t->s);
+}
+
+/* The names of list[0..n) a sink runs, in the arena. */
+static const char **runnable(struct sy_ld *ld, const char **list, size_t n, size_t *nout)
+{
+    const char **out = sy_arena_alloc(ld->a, (n ? n : 1) * sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], "prometheus") != 0 && !python_callback(list[i]) && runs(ld, list[i]))
+            out[k++] = list[i];
+    *nout = k;
+    return out;
+}
+
+static void fill_callbacks(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
+{
+    const char **list = NULL;
+    size_t n = 0, cap = 0;
+    read_callbacks(ld, ls, "callbacks", &list, &n, &cap);
+    read_callbacks(ld, ls, "success_callback", &list, &n, &cap);
+    read_callbacks(ld, ls, "failure_callback", &list, &n, &cap);
+    c->callbacks = list;
+    c->n_callbacks = n;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(list[i], "prometheus") == 0)
+            c->prometheus = 1;
+        else if (python_callback(list[i]))
+            sy__ld_alert(ld, ls->file, ls->line,
+                         "litellm_settings: callback '%s' is a Python object (a custom logger LiteLLM imports); "
+                         "switchyard cannot run Python, so it is not called. To keep a custom logger, serve it as "
+                         "an HTTP endpoint and use the generic_api callback (GENERIC_LOGGER_ENDPOINT): it receives "
+                         "each request's StandardLoggingPayload",
+                         list[i]);
+        else if (!runs(ld, list[i]))
+            sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored", list[i]);
+    }
+    const char **succ = NULL, **fail = NULL;
+    size_t ns = 0, nf = 0, cs = 0, cf = 0;
+    read_callbacks_q(ld, ls, "success_callback", &succ, &ns, &cs, 1); /* warned above */
+    read_callbacks_q(ld, ls, "callbacks", &succ, &ns, &cs, 1);
+    read_callbacks_q(ld, ls, "failure_callback", &fail, &nf, &cf, 1);
+    read_callbacks_q(ld, ls, "callbacks", &fail, &nf, &cf, 1);
+    c->success_callbacks = runnable(ld, succ, ns, &c->n_success_callbacks);
+    c->failure_callbacks = runnable(ld, fail, nf, &c->n_failure_callbacks);
+}
+
+/* litellm_settings.service_callback(s): LiteLLM's service-health loggers
+ * (_service_logger.py ServiceLogging: prometheus_system, datadog, otel, a
+ * CustomLogger object; other names it ignores). prometheus is the /metrics
+ * endpoint; datadog and otel service events are not sent: one warning each. */
+static void read_service_callbacks(struct sy_ld *ld, const struct sy_ynode *ls, const char *key)
+{
+    const struct sy_ynode *v = sy__ymap_get(ls, key);
+    if (!v || v->kind == SY_Y_NULL)
+        return;
+    const struct sy_ynode *one[1] = {v};
+    const struct sy_ynode *const *items = v->kind == SY_Y_SEQ ? (const struct sy_ynode *const *)v->items : one;
+    size_t n = v->kind == SY_Y_SEQ ? v->n : 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct sy_ynode *it = items[i];
+        if (it->kind != SY_Y_STR)
+            sy__ld_warn(ld, it->file, it->line, "litellm_settings.%s: item is %s, not a callback name; ignored", key,
+                        sy__ykind_name(it->kind));
+        else if (!strcmp(it->s, "datadog") || !strcmp(it->s, "otel"))
+            sy__ld_warn(ld, it->file, it->line,
+                        "litellm_settings.%s: '%s' not supported (only prometheus: service health is in /metrics), "
+                        "ignored",
+                        key, it->s);
+        else if (python_callback(it->s))
+            sy__ld_alert(ld, it->file, it->line,
+                         "litellm_settings.%s: '%s' is a Python object (a custom logger LiteLLM imports); switchyard "
+                         "cannot run Python, so it is not called",
+                         key, it->s);
+        /* prometheus / prometheus_system: /metrics; other names LiteLLM's ServiceLogging ignores too */
+    }
+}
+
+/* A map (or, with list, a list) as JSON text in the arena; NULL when absent
+ * or null; an error naming path for another kind. */
+static const char *json_of(struct sy_ld *ld, const struct sy_ynode *v, const char *path, int list)
+{
+    if (!v || v->kind == SY_Y_NULL)
+        return NULL;
+    if (v->kind != (list ? SY_Y_SEQ : SY_Y_MAP)) {
+        sy__ld_error(ld, v->file, v->line, "%s: expected a %s, found %s", path, list ? "list" : "map",
+                     sy__ykind_name(v->kind));
+        return NULL;
+    }
+    struct sy_buf b;
+    sy_buf_init(&b, 16u << 20);
+    sy__py_json(&b, v);
+    const char *s = sy_buf_failed(&b) ? NULL : sy_arena_strndup(ld->a, b.p ? b.p : "", b.len);
+    sy_buf_free(&b);
+    return s;
+}
+
+/* LiteLLM's duration_in_seconds: digits then s, m, h, d, w or mo ("30d");
+ * a bare number is seconds. -1 when it is neither. */
+static double duration_s(const char *s)
+{
+    const char *u = s;
+    while (*u >= '0' && *u <= '9')
+        u++;
+    if (u == s || u - s > 9)
+        return -1;
+    double n = strtod(s, NULL);
+    if (!*u)
+        return n;
+    if (!strcmp(u, "s"))
+        return n;
+    if (!strcmp(u, "m"))
+        return n * 60;
+    if (!strcmp(u, "h"))
+        return n * 3600;
+    if (!strcmp(u, "d"))
+        return n * 86400;
+    if (!strcmp(u, "w"))
+        return n * 7 * 86400;
+    if (!strcmp(u, "mo"))
+        return n * 30 * 86400;
+    return -1;
+}
+
+static int read_duration(struct sy_ld *ld, const struct sy_ynode *gs, const char *key, double *out)
+{
+    const struct sy_ynode *v = sy__ymap_get(gs, key);
+    if (!v || v->kind == SY_Y_NULL)
+        return 0;
+    double d = -1;
+    if (v->kind == SY_Y_INT || v->kind == SY_Y_FLOAT)
+        d = v->d;
+    else if (v->kind == SY_Y_STR)
+        d = duration_s(v->s);
+    if (!(d > 0) || !isfinite(d)) {
+        sy__ld_error(ld, v->file, v->line,
+                     "general_settings.%s: expected a duration (\"1h\", \"7d\", \"30d\", \"1w\", \"1mo\") or seconds",
+                     key);
+        return -1;
+    }
+    *out = d;
+    return 1;
+}
+
+/* The rest of litellm_settings' logging: redaction, operator logs, S3 and per-team settings, the queues. */
+static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
+{
+    int b;
+    double d;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "turn_off_message_logging"), "litellm_settings.turn_off_message_logging",
+                     &b) > 0)
+        c->turn_off_message_logging = b;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "redact_user_api_key_info"), "litellm_settings.redact_user_api_key_info",
+                     &b) > 0)
+        c->redact_user_api_key_info = b;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "json_logs"), "litellm_settings.json_logs", &b) > 0)
+        c->json_logs = b;
+    read_service_callbacks(ld, ls, "service_callback");
+    read_service_callbacks(ld, ls, "service_callbacks");
+    c->s3_callback_params =
+        json_of(ld, sy__ymap_get(ls, "s3_callback_params"), "litellm_settings.s3_callback_params", 0);
+    const struct sy_ynode *dts = sy__ymap_get(ls, "default_team_settings");
+    c->default_team_settings = json_of(ld, dts, "litellm_settings.default_team_settings", 1);
+    if (c->default_team_settings)
+        for (size_t i = 0; i < dts->n; i++) {
+            const struct sy_ynode *t = dts->items[i], *id = sy__ymap_get(t, "team_id");
+            if (t->kind != SY_Y_MAP || !id || id->kind != SY_Y_STR)
+                sy__ld_warn(ld, t->file, t->line,
+                            "litellm_settings.default_team_settings[%zu]: not a map with a team_id; ignored", i);
+        }
+    if (sy__get_count(ld, sy__ymap_get(ls, "switchyard_callback_batch_interval"),
+                      "litellm_settings.switchyard_callback_batch_interval", 0, 1, &d) > 0)
+        c->callback_batch_interval_s = d;
+    if (sy__get_count(ld, sy__ymap_get(ls, "switchyard_callback_queue_max"),
+                      "litellm_settings.switchyard_callback_queue_max", 1, 1, &d) > 0)
+        c->callback_queue_max = (size_t)d;
+}
+
+/* general_settings: prompts in SpendLogs, alerting, spend-log retention. */
+static void fill_general_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *gs)
+{
+    double d;
+    /* LiteLLM (_should_store_prompts_and_responses_in_spend_logs): the setting
+     * `is True`, else STORE_PROMPTS_IN_SPEND_LOGS read as a bool; anything else is off */
+    const struct sy_ynode *sp = sy__ymap_get(gs, "store_prompts_in_spend_logs");
+    if (sp && sp->kind == SY_Y_BOOL)
+        c->store_prompts_in_spend_logs = (int)sp->i;
+    else if (sp && sp->kind != SY_Y_NULL)
+        sy__ld_warn(ld, sp->file, sp->line,
+                    "general_settings.store_prompts_in_spend_logs: not true or false (%s%s%.40s%s); off, as LiteLLM",
+                    sy__ykind_name(sp->kind), sp->kind == SY_Y_STR ? " '" : "", sp->kind == SY_Y_STR ? sp->s : "",
+                    sp->kind == SY_Y_STR ? "'" : "");
+    const char *spe = getenv("STORE_PROMPTS_IN_SPEND_LOGS");
+    if (!c->store_prompts_in_spend_logs && spe && !strcasecmp(spe, "true"))
+        c->store_prompts_in_spend_logs = 1;
+    const struct sy_ynode *al = sy__ymap_get(gs, "alerting");
+    if (al && al->kind != SY_Y_NULL) {
+        const struct sy_ynode *one[1] = {al};
+        const struct sy_ynode *const *items = al->kind == SY_Y_SEQ ? (const struct sy_ynode *const *)al->items : one;
+        size_t n = al->kind == SY_Y_SEQ ? al->n : 1;
+        for (size_t i = 0; i < n; i++) {
+            const struct sy_ynode *it = items[i];
+            if (it->kind == SY_Y_STR && !strcmp(it->s, "slack"))
+                c->alerting_slack = 1;
+            else if (it->kind == SY_Y_STR && !strcmp(it->s, "email"))
+                sy__ld_warn(ld, it->file, it->line,
+                            "general_settings.alerting: 'email' not supported, ignored "
+                            "(slack is: SLACK_WEBHOOK_URL)");
+            else if (it->kind == SY_Y_MAP && !it->n)
+                ; /* an empty entry asks for nothing */
+            else
+                sy__ld_warn(ld, it->file, it->line, "general_settings.alerting: '%s' not supported, ignored",
+                            it->kind == SY_Y_STR ? it->s : sy__ykind_name(it->kind));
+        }
+    }
+    if (sy__get_count(ld, sy__ymap_get(gs, "alerting_threshold"), "general_settings.alerting_threshold", 0, 1, &d) > 0)
+        c->alerting_threshold_s = d;
+    c->alert_types = json_of(ld, sy__ymap_get(gs, "alert_types"), "general_settings.alert_types", 1);
+    c->alerting_args = json_of(ld, sy__ymap_get(gs, "alerting_args"), "general_settings.alerting_args", 0);
+    if (read_duration(ld, gs, "maximum_spend_logs_retention_period", &d) > 0)
+        c->spend_logs_retention_s = d;
+    if (read_duration(ld, gs, "maximum_spend_logs_retention_interval", &d) > 0)
+        c->spend_logs_retention_interval_s = d;
+}
+
 static const char *value_text(struct sy_ld *ld, const struct sy_ynode *v);
 
 static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *ls)
@@ -716,24 +980,8 @@ static void fill_litellm(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_count(ld, sy__ymap_get(ls, "allowed_fails"), "litellm_settings.allowed_fails", 1, 0, &d) > 0)
         c->router.allowed_fails = (int)d;
 
-    const char **list = NULL;
-    size_t n = 0, cap = 0;
-    read_callbacks(ld, ls, "callbacks", &list, &n, &cap);
-    read_callbacks(ld, ls, "success_callback", &list, &n, &cap);
-    read_callbacks(ld, ls, "failure_callback", &list, &n, &cap);
-    c->callbacks = list;
-    c->n_callbacks = n;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(list[i], "prometheus") == 0)
-            c->prometheus = 1;
-        else if (strchr(list[i], '.')) /* "module.instance": a CustomLogger object LiteLLM imports */
-            sy__ld_warn(ld, ls->file, ls->line,
-                        "litellm_settings: callback '%s' is a Python object (a custom logger LiteLLM imports); "
-                        "switchyard cannot run Python, ignored",
-                        list[i]);
-        else
-            sy__ld_warn(ld, ls->file, ls->line, "litellm_settings: callback '%s' not supported yet, ignored", list[i]);
-    }
+    fill_callbacks(ld, c, ls);
+    fill_logging(ld, c, ls);
 }
 
 static void fill_router(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *rs, const char *file)
@@ -1010,6 +1258,7 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     }
     if (positive(ld, gs, "health_check_interval", 0, &d))
         c->router.health_check_interval_s = d;
+    fill_general_logging(ld, c, gs);
 }
 
 /* ---- model_list ---- */
@@ -1446,6 +1695,12 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->cache_max_bytes = 64u << 20;
     c->cache_max_items = 10000;
     c->cache_redis_port = 6379;
+    c->callback_batch_interval_s = 5;
+    c->callback_queue_max = 10000;
+    c->alerting_threshold_s = 300;
+    c->spend_logs_retention_interval_s = 86400;
+    const char *ll = getenv("LITELLM_LOG");
+    c->detailed_debug = sy_config_detailed_debug || (ll && !strcasecmp(ll, "DEBUG"));
 
     for (size_t i = 0; i < root->n; i++) {
         const struct sy_ynode *k = root->pairs[i].key, *v = root->pairs[i].val;
@@ -1459,6 +1714,9 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
             sy__ld_warn(ld, k->file, k->line, "unknown top-level key %s (LiteLLM ignores it too)", sy__key_text(ld, k));
         }
     }
+    c->callback_settings = json_of(ld, sy__ymap_get(root, "callback_settings"), "callback_settings", 0);
+    if (c->callback_settings)
+        ld->callback_settings = sy__ymap_get(root, "callback_settings");
     const struct sy_ynode *s;
     if ((s = section(ld, root, "litellm_settings")))
         fill_litellm(ld, c, s);

@@ -252,6 +252,23 @@ struct sy_call_usage {
     int cost_known;
 };
 
+/* The call's upstream attempts (proxy.c) for the logging callbacks: recorded
+ * only when the log stage asks (on), in the arena, at most
+ * SY_CALL_MAX_ATTEMPTS (later ones counted in dropped). An attempt still open
+ * when the call ends (the client left, an in-process answer) has t_end 0. */
+#define SY_CALL_MAX_ATTEMPTS 16
+struct sy_call_attempt {
+    const struct sy_drt *drt;
+    uint64_t t_start, t_end; /* monotonic ns */
+    int status;              /* the upstream's HTTP status; 0: no answer (timeout, connection error) */
+    const char *error;       /* LiteLLM exception class of a failed attempt; NULL: it succeeded */
+};
+struct sy_call_attempts {
+    struct sy_call_attempt *a; /* NULL until the first attempt */
+    unsigned n, dropped;
+    unsigned char on, open; /* recording; the last one is in progress */
+};
+
 /* The answer as the client gets it. */
 struct sy_call_out {
     struct sy_fchain *fl;     /* the response's filter chain (gateway/filter.h); NULL: none linked */
@@ -260,6 +277,7 @@ struct sy_call_out {
     int client_started;       /* bytes sent to the client */
     int final_status;
     const char *exception_class;
+    const char *err_msg; /* the error message the client is sent, while the call is accounted (logging) */
     int llm_failed;
 };
 
@@ -310,6 +328,7 @@ struct sy_call {
     struct sy_call_out out;
     struct sy_call_auth auth;
     struct sy_call_pass pass;
+    struct sy_call_attempts att;
     struct sy_xcall *x;   /* translation state (gateway/xlate.c); NULL on the pass-through path */
     struct sy_drt *pin;   /* deployment fixed by the request (an encoded response id): every attempt uses it */
     struct sy_rcall *rsp; /* Responses state (SY_RK_RESPONSES, SY_RK_RESPONSES_ID); NULL otherwise */
@@ -394,6 +413,15 @@ const char *sy_limits_state(const struct sy_gwconf *g);
 int sy_cache_will_store(const struct sy_call *c);
 void sy_cache_put(struct sy_call *c, const char *resp, size_t n);
 const char *sy_cache_key_of(const struct sy_call *c); /* NULL when not cached */
+/* LiteLLM's call_type of c ("acompletion", "anthropic_messages", ...) and its
+ * response id ("chatcmpl-...", "msg_..." from the answer; NULL when none):
+ * SpendLogs' and the logging callbacks' (budget.c). */
+const char *sy_call_type(const struct sy_call *c);
+const char *sy_call_response_id(struct sy_call *c);
+/* The answer the client got, as the log_capture filter kept it
+ * (filters/log_capture.c): NULL when not captured; *sse 1 for SSE bytes;
+ * *cut 1 when it passed the cap (the bytes are its beginning). */
+const char *sy_log_capture(const struct sy_call *c, size_t *n, int *sse, int *cut);
 /* The call's cost from its usage and its deployment's price (budget.c); sets
  * c->usage.cost / c->usage.cost_known; idempotent. */
 void sy_call_cost(struct sy_call *c);

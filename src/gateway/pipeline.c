@@ -612,6 +612,7 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
     sy_call_headers(c, &h, 1);
     if (extra_len)
         sy_buf_append(&h, extra, extra_len);
+    c->out.err_msg = msg; /* for the logging callbacks' record (stages/log.c) */
     sy_call_account(c, status);
     struct sy_buf b;
     sy_buf_init(&b, 1 << 20);

@@ -117,6 +117,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         msg = NULL;
     c->out.exception_class = cls;
     c->out.llm_failed = 1;
+    c->out.err_msg = msg; /* the logging callbacks' error_str (stages/log.c), while accounted */
     if (c->out.client_started) {
         /* mid-stream: an SSE error frame, then [DONE], as LiteLLM (reference §6);
          * an Anthropic client gets an `error` event */
@@ -150,6 +151,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         sy_buf_free(&h);
         sy_buf_free(&b);
     }
+    c->out.err_msg = NULL;
     free(msg);
 }
 
@@ -642,6 +644,38 @@ static void metric_fallback(struct sy_call *c, int ok)
     sy_metrics_fallback(c->w->metrics, &f);
 }
 
+/* ---- the attempts list (gateway.h struct sy_call_attempts) ----
+ * For the logging callbacks (an OTel span per attempt): nothing unless the
+ * log stage turned c->att.on; then an array in the arena, allocated at the
+ * first attempt. */
+static void att_begin(struct sy_call *c)
+{
+    struct sy_call_attempts *l = &c->att;
+    if (!l->on || !c->drt)
+        return;
+    if (!l->a && !(l->a = sy_arena_alloc(&c->req->arena, SY_CALL_MAX_ATTEMPTS * sizeof *l->a)))
+        return;
+    if (l->n == SY_CALL_MAX_ATTEMPTS) {
+        l->dropped++;
+        l->open = 0;
+        return;
+    }
+    l->a[l->n++] = (struct sy_call_attempt){c->drt, sy_now_ns(), 0, 0, NULL};
+    l->open = 1;
+}
+
+static void att_end(struct sy_call *c, int status, const char *error)
+{
+    struct sy_call_attempts *l = &c->att;
+    if (!l->open)
+        return;
+    l->open = 0;
+    struct sy_call_attempt *a = &l->a[l->n - 1];
+    a->t_end = c->up.t_up_end ? c->up.t_up_end : sy_now_ns();
+    a->status = status;
+    a->error = error;
+}
+
 /* The attempt in progress ends (once): in-flight count, router state, metrics. */
 static void attempt_end(struct sy_call *c, int ok)
 {
@@ -660,6 +694,7 @@ static void attempt_end(struct sy_call *c, int ok)
         sy_router_ok(&c->g->rc, d, tok, lat);
         sy_rsync_tokens(&c->w->rsync, d, tok);
         metric_attempt(c, 1, c->up.up_status, NULL);
+        att_end(c, c->up.up_status, NULL);
         if (c->group != c->req_group)
             metric_fallback(c, 1);
     }
@@ -762,6 +797,8 @@ static int failed(struct sy_call *c, int err)
 {
     const char *cls = err == 1 ? c->out.exception_class : classify(c, err);
     struct sy_drt *d = c->drt;
+    if (err != 1 && d)
+        att_end(c, err ? 0 : c->rt.err_status, cls);
     if (err == 0 && d && (c->kind == SY_RK_RESPONSES_ID || c->kind == SY_RK_FILES) && c->up.up_status < 500 &&
         c->up.up_status != 429) {
         /* a management call's 4xx (a response or file that does not exist) is the answer, not the
@@ -1008,6 +1045,7 @@ static int mock_failure(struct sy_call *c)
     c->opt.mock_rate_limit = 0;
     atomic_fetch_add_explicit(&d->st->inflight, 1, memory_order_relaxed);
     c->rt.attempt_open = 1;
+    att_begin(c);
     c->rt.eff_timeout_s = c->opt.timeout_req > 0 ? c->opt.timeout_req : d->timeout_s;
     c->rt.eff_stream_timeout_s = c->rt.eff_timeout_s;
     if (rl) {
@@ -1074,6 +1112,7 @@ static void attempt(struct sy_call *c)
         return;
     if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
         c->req->on_abort = NULL;
+        att_begin(c);
         sy_mock_answer(c);
         return;
     }
@@ -1595,6 +1634,7 @@ send:;
     c->up.t_up_start = sy_now_ns();
     c->up.t_up_first = 0;
     c->up.t_up_end = 0;
+    att_begin(c);
     c->up.sse_pending = 0;
     c->up.up_headers_len = 0;
     sy_buf_reset(&c->up.up_body);

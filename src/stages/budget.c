@@ -763,7 +763,7 @@ static int budget_fallback(struct sy_call *c, void (*then)(struct sy_call *))
 /* The response's id ("chatcmpl-...", "msg_..."): LiteLLM's request_id. Looked
  * for as `"id":"` in the first bytes of a JSON answer or the last of a stream
  * (the final chunk carries it too); NULL when not found. */
-static const char *response_id(struct sy_call *c)
+const char *sy_call_response_id(struct sy_call *c)
 {
     size_t bn = c->up.up_body.len;
     const char *bp = c->in.stream ? sy_ustream_tail(c, &bn) : c->up.up_body.p;
@@ -784,7 +784,7 @@ static const char *response_id(struct sy_call *c)
     return sy_arena_strndup(&c->req->arena, k, (size_t)(e - k));
 }
 
-static const char *call_type(const struct sy_call *c)
+const char *sy_call_type(const struct sy_call *c)
 {
     switch (c->kind) {
     case SY_RK_RESPONSES: return "aresponses";
@@ -806,10 +806,10 @@ static void spend_finish(struct sy_call *c, int status)
     struct sy_spend_rec r;
     memset(&r, 0, sizeof r);
     r.request_id =
-        status < 400 && c->cache != SY_CACHE_HIT ? response_id(c) : NULL; /* a hit's id is the stored one's */
+        status < 400 && c->cache != SY_CACHE_HIT ? sy_call_response_id(c) : NULL; /* a hit's id is the stored one's */
     if (!r.request_id) /* failures, and answers without an id: the call id */
         r.request_id = c->call_id;
-    r.call_type = call_type(c);
+    r.call_type = sy_call_type(c);
     r.status = status < 400 ? "success" : "failure";
     r.api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
     const struct sy_keyinfo *k = c->auth.key;

@@ -348,7 +348,8 @@ static void test_db_settings_and_python_hooks(void **state)
                                "(LiteLLM imports it); switchyard cannot run Python, ignored"));
     assert_true(has_warning(c, "t.yaml:3: general_settings.custom_key_generate: 'keys.gen' is a Python hook"));
     assert_true(has_warning(c, "callback 'my_mod.handler_instance' is a Python object (a custom logger LiteLLM "
-                               "imports); switchyard cannot run Python, ignored"));
+                               "imports); switchyard cannot run Python, so it is not called. To keep a custom "
+                               "logger, serve it as an HTTP endpoint and use the generic_api callback"));
     assert_false(has_warning(c, "not supported yet"));
     assert_int_equal(c->prometheus, 1);
     sy_config_unref(c);
@@ -361,7 +362,7 @@ static void test_unknown_keys(void **state)
                              "guardrails: [x]\n"
                              "litellm_settings:\n"
                              "  bogus: 1\n"
-                             "  service_callback: [x]\n"
+                             "  service_callback: [otel]\n"
                              "  set_verbose: true\n"
                              "  fallbacks: []\n"
                              "router_settings:\n"
@@ -383,7 +384,7 @@ static void test_unknown_keys(void **state)
     assert_true(has_warning(c, "t.yaml:1: unknown top-level key foo"));
     assert_true(has_warning(c, "t.yaml:2: guardrails: not supported yet"));
     assert_true(has_warning(c, "t.yaml:4: unknown key litellm_settings.bogus"));
-    assert_true(has_warning(c, "t.yaml:5: litellm_settings.service_callback: not supported yet, ignored"));
+    assert_true(has_warning(c, "t.yaml:5: litellm_settings.service_callback: 'otel' not supported (only prometheus"));
     assert_true(has_warning(c, "t.yaml:9: unknown key router_settings.enable_load_balancing"));
     assert_true(has_warning(c, "t.yaml:10: router_settings.routing_strategy: unknown or unsupported strategy "
                                "'provider-budget-routing', using simple-shuffle"));
@@ -1188,6 +1189,156 @@ static void test_routing_keys(void **state)
         NULL);
 }
 
+static int known_sink(const char *name)
+{
+    static const char *const sinks[] = {"generic_api", "otel", "langfuse", "datadog", "s3", "s3_v2"};
+    for (size_t i = 0; i < sizeof sinks / sizeof sinks[0]; i++)
+        if (!strcmp(name, sinks[i]))
+            return 1;
+    return 0;
+}
+
+static int has_name(const char *const *l, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(l[i], name))
+            return 1;
+    return 0;
+}
+
+/* The logging callbacks (logging/logging.h): the lists a sink runs, the
+ * warnings only for names no sink implements, Python objects pointed to
+ * generic_api, and every logging setting of litellm_settings, general_settings
+ * and the top level read with its type checked. */
+static void test_logging_settings(void **state)
+{
+    (void)state;
+    sy_config_sink_known = known_sink;
+    struct sy_config *c = ok("litellm_settings:\n"
+                             "  success_callback: [langfuse, prometheus]\n"
+                             "  failure_callback: [datadog, lunary]\n"
+                             "  callbacks: [otel, my_mod.logger]\n"
+                             "  service_callback: [prometheus_system, s3]\n"
+                             "  turn_off_message_logging: true\n"
+                             "  redact_user_api_key_info: true\n"
+                             "  json_logs: true\n"
+                             "  s3_callback_params: {s3_bucket_name: logs, s3_region_name: us-east-1}\n"
+                             "  default_team_settings:\n"
+                             "    - team_id: team-a\n"
+                             "      success_callback: [langfuse]\n"
+                             "      langfuse_public_key: pk-a\n"
+                             "  switchyard_callback_batch_interval: 0.5\n"
+                             "  switchyard_callback_queue_max: 50\n"
+                             "callback_settings:\n"
+                             "  otel: {message_logging: false}\n"
+                             "general_settings:\n"
+                             "  store_prompts_in_spend_logs: true\n"
+                             "  alerting: [slack, email]\n"
+                             "  alerting_threshold: 120\n"
+                             "  alert_types: [llm_exceptions, budget_alerts]\n"
+                             "  alerting_args: {daily_report_frequency: 3600}\n"
+                             "  maximum_spend_logs_retention_period: 7d\n"
+                             "  maximum_spend_logs_retention_interval: 12h\n");
+    /* success: success_callback + callbacks; failure: failure_callback + callbacks */
+    assert_int_equal(c->n_success_callbacks, 2);
+    assert_true(has_name(c->success_callbacks, c->n_success_callbacks, "langfuse"));
+    assert_true(has_name(c->success_callbacks, c->n_success_callbacks, "otel"));
+    assert_int_equal(c->n_failure_callbacks, 2);
+    assert_true(has_name(c->failure_callbacks, c->n_failure_callbacks, "datadog"));
+    assert_true(has_name(c->failure_callbacks, c->n_failure_callbacks, "otel"));
+    assert_int_equal(c->prometheus, 1);
+    /* lunary (no sink), the Python object, email: nothing for langfuse, datadog, otel, s3 */
+    assert_int_equal(c->n_warnings, 3);
+    assert_true(has_warning(c, "callback 'lunary' not supported yet, ignored"));
+    assert_true(has_warning(c, "callback 'my_mod.logger' is a Python object"));
+    assert_true(has_warning(c, "use the generic_api callback (GENERIC_LOGGER_ENDPOINT)"));
+    assert_true(has_warning(c, "general_settings.alerting: 'email' not supported, ignored"));
+    assert_false(has_warning(c, "'langfuse'"));
+    assert_int_equal(c->turn_off_message_logging, 1);
+    assert_int_equal(c->redact_user_api_key_info, 1);
+    assert_int_equal(c->json_logs, 1);
+    assert_string_equal(c->s3_callback_params, "{\"s3_bucket_name\": \"logs\", \"s3_region_name\": \"us-east-1\"}");
+    assert_non_null(strstr(c->default_team_settings, "\"langfuse_public_key\": \"pk-a\""));
+    assert_true(c->default_team_settings[0] == '[');
+    assert_true(c->callback_batch_interval_s == 0.5);
+    assert_int_equal(c->callback_queue_max, 50);
+    assert_non_null(strstr(c->callback_settings, "\"message_logging\": false"));
+    assert_int_equal(c->store_prompts_in_spend_logs, 1);
+    assert_int_equal(c->alerting_slack, 1);
+    assert_true(c->alerting_threshold_s == 120);
+    assert_string_equal(c->alert_types, "[\"llm_exceptions\", \"budget_alerts\"]");
+    assert_non_null(strstr(c->alerting_args, "daily_report_frequency"));
+    assert_true(c->spend_logs_retention_s == 7 * 86400.0);
+    assert_true(c->spend_logs_retention_interval_s == 12 * 3600.0);
+    sy_config_unref(c);
+
+    /* defaults */
+    c = ok("litellm_settings:\n  callbacks: [prometheus]\n");
+    assert_int_equal(c->n_success_callbacks + c->n_failure_callbacks, 0);
+    assert_true(c->callback_batch_interval_s == 5);
+    assert_int_equal(c->callback_queue_max, 10000);
+    assert_true(c->alerting_threshold_s == 300);
+    assert_true(c->spend_logs_retention_s == 0);
+    assert_true(c->spend_logs_retention_interval_s == 86400);
+    assert_int_equal(c->store_prompts_in_spend_logs + c->alerting_slack + c->turn_off_message_logging, 0);
+    assert_null(c->s3_callback_params);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+
+    /* an env reference that is not a bool (corpus 35): off, as LiteLLM's `is True`, with a warning */
+    c = ok("general_settings:\n  store_prompts_in_spend_logs: maybe\n");
+    assert_int_equal(c->store_prompts_in_spend_logs, 0);
+    assert_true(has_warning(c, "store_prompts_in_spend_logs: not true or false"));
+    sy_config_unref(c);
+
+    /* --detailed_debug and LITELLM_LOG=DEBUG */
+    setenv("LITELLM_LOG", "DEBUG", 1);
+    c = ok("litellm_settings: {}\n");
+    assert_int_equal(c->detailed_debug, 1);
+    sy_config_unref(c);
+    setenv("LITELLM_LOG", "INFO", 1);
+    c = ok("litellm_settings: {}\n");
+    assert_int_equal(c->detailed_debug, 0);
+    sy_config_unref(c);
+    unsetenv("LITELLM_LOG");
+    sy_config_detailed_debug = 1;
+    c = ok("litellm_settings: {}\n");
+    assert_int_equal(c->detailed_debug, 1);
+    sy_config_unref(c);
+    sy_config_detailed_debug = 0;
+
+    /* wrong types are errors naming the key */
+    bad("litellm_settings:\n  s3_callback_params: [a]\n", "t.yaml:2:", "s3_callback_params: expected a map");
+    bad("litellm_settings:\n  default_team_settings: {team_id: x}\n",
+        "t.yaml:2:", "default_team_settings: expected a list");
+    bad("litellm_settings:\n  turn_off_message_logging: sometimes\n", "t.yaml:2:", "turn_off_message_logging");
+    bad("litellm_settings:\n  switchyard_callback_queue_max: 0\n", "t.yaml:2:", "switchyard_callback_queue_max");
+    bad("general_settings:\n  maximum_spend_logs_retention_period: soon\n",
+        "t.yaml:2:", "maximum_spend_logs_retention_period: expected a duration");
+    bad("general_settings:\n  maximum_spend_logs_retention_period: 7x\n", "t.yaml:2:", "expected a duration");
+    bad("general_settings:\n  maximum_spend_logs_retention_interval: -5\n", "t.yaml:2:", "expected a duration");
+    bad("general_settings:\n  alerting_threshold: -1\n", "t.yaml:2:", "alerting_threshold");
+    bad("general_settings:\n  alert_types: budget_alerts\n", "t.yaml:2:", "alert_types: expected a list");
+    bad("callback_settings: [1]\n", "t.yaml:1:", "callback_settings: expected a map");
+
+    /* a name callback_settings gives a sink's callback_type runs (a named webhook) */
+    c = ok("litellm_settings:\n  callbacks: [my_hook, other]\n"
+           "callback_settings:\n  my_hook: {callback_type: generic_api, endpoint: http://h}\n"
+           "  other: {callback_type: nosuch}\n");
+    assert_int_equal(c->n_success_callbacks, 1);
+    assert_string_equal(c->success_callbacks[0], "my_hook");
+    assert_int_equal(c->n_warnings, 1);
+    assert_true(has_warning(c, "callback 'other' not supported yet"));
+    sy_config_unref(c);
+
+    /* a team entry without a team_id: warned, kept as text */
+    c = ok("litellm_settings:\n  default_team_settings: [{success_callback: [langfuse]}, 3]\n");
+    assert_int_equal(c->n_warnings, 2);
+    assert_true(has_warning(c, "default_team_settings[0]: not a map with a team_id"));
+    sy_config_unref(c);
+    sy_config_sink_known = NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -1222,6 +1373,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_deployment_router_fields),
         cmocka_unit_test(test_router_print),
         cmocka_unit_test(test_pass_through_endpoints),
+        cmocka_unit_test(test_logging_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
