@@ -351,6 +351,10 @@ static void *otel_open(const struct sy_logconf *lc, const char *vars, char *err,
             sy_warn("otel: protocol '%s' is not known; sending http/protobuf", mode);
         }
     }
+    const char *gz = env2("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION");
+    if (gz && strcmp(gz, "none"))
+        sy_warn("otel: compression '%s' is not supported: spans are sent uncompressed (every collector takes them)",
+                gz);
     struct otel *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, errlen, "otel: out of memory");
