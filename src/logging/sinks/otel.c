@@ -67,10 +67,10 @@
 #include "core/buf.h"
 #include "core/hex.h"
 #include "core/log.h"
-#include "core/pyrepr.h"
 #include "logging/logging.h"
 #include "logging/sinks/otel.h"
 #include "logging/sinks/otlp.h"
+#include "logging/sinks/pystr.h"
 #include "providers/jdom.h"
 
 #define OTEL_DEFAULT_URL   "http://localhost:4318/v1/traces"
@@ -512,54 +512,6 @@ static int is_float(struct jv v)
     return 0;
 }
 
-/* Python's str() of a JSON value (LiteLLM's safe_set_attribute on a dict or list). */
-static void pyrepr(struct sy_buf *o, struct jv v, struct sy_arena *a)
-{
-    switch (jt(v)) {
-    case 'z': SY_BUF_LIT(o, "None"); break;
-    case 't': SY_BUF_LIT(o, "True"); break;
-    case 'f': SY_BUF_LIT(o, "False"); break;
-    case 'n': {
-        double d;
-        size_t n;
-        const char *p = sy_jdom_raw(v.d, v.i, &n);
-        if (is_float(v) && sy_jdom_num(v.d, v.i, &d))
-            sy_py_float_repr(o, d);
-        else
-            sy_buf_append(o, p, n); /* an int: its digits (Python's ints have no bound) */
-        break;
-    }
-    case 's': {
-        size_t n;
-        const char *s = sy_jdom_str(v.d, v.i, a, &n);
-        sy_py_str_repr(o, s ? s : "", s ? n : 0);
-        break;
-    }
-    case 'a': {
-        SY_BUF_LIT(o, "[");
-        for (uint32_t e = sy_jdom_first(v.d, v.i); e; e = sy_jdom_next(v.d, e)) {
-            if (e != v.i + 1)
-                SY_BUF_LIT(o, ", ");
-            pyrepr(o, (struct jv){v.d, e}, a);
-        }
-        SY_BUF_LIT(o, "]");
-        break;
-    }
-    case 'o': {
-        SY_BUF_LIT(o, "{");
-        for (uint32_t k = sy_jdom_first(v.d, v.i); k; k = sy_jdom_next_key(v.d, k)) {
-            if (k != v.i + 1)
-                SY_BUF_LIT(o, ", ");
-            pyrepr(o, (struct jv){v.d, k}, a);
-            SY_BUF_LIT(o, ": ");
-            pyrepr(o, (struct jv){v.d, sy_jdom_val(k)}, a);
-        }
-        SY_BUF_LIT(o, "}");
-        break;
-    }
-    }
-}
-
 /* LiteLLM's safe_set_attribute: None -> "", str/bool/int/float as they are,
  * anything else as Python's str() of it. */
 static void attr_json(struct sy_otlp_batch *b, const char *key, struct jv v)
@@ -587,7 +539,7 @@ static void attr_json(struct sy_otlp_batch *b, const char *key, struct jv v)
     case 'o': {
         struct sy_buf t;
         sy_buf_init(&t, 16u << 20);
-        pyrepr(&t, v, &b->arena);
+        sy_pystr_node(&t, v.d, v.i, &b->arena); /* Python's str() of it (pystr.h) */
         if (!sy_buf_failed(&t))
             sy_otlp_strn(b, key, sy_otlp_dup(b, t.p ? t.p : "", t.len), t.len);
         sy_buf_free(&t);
@@ -658,7 +610,7 @@ static void otel_msg(struct sy_jw *w, struct jv m, const char *role, struct jv c
             } else {
                 struct sy_buf t;
                 sy_buf_init(&t, 1u << 20);
-                pyrepr(&t, (struct jv){c.d, e}, a);
+                sy_pystr_node(&t, c.d, e, a);
                 sy_jw_str(w, t.p ? t.p : "", t.len);
                 sy_buf_free(&t);
             }
