@@ -281,3 +281,33 @@ test('a collector that answers 400 drops the batch and no request sees it', asyn
     await rx.stop();
   }
 });
+
+test('settings the sink cannot honour are named at start, and calls go on', async () => {
+  const gw = await startGateway(config(mock.base), { env: { OTEL_EXPORTER: 'console' } });
+  try {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'));
+    assert.equal(r.status, 200);
+    assert.match(gw.log(), /otel: OTEL_EXPORTER=console prints spans in LiteLLM; switchyard exports OTLP\/HTTP only/);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+  }
+  const rx = await startOtlp();
+  const gw2 = await startGateway(config(mock.base), {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: rx.base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_HEADERS: 'x-bad=a%0D%0AX-Evil: 1,x-ok=1' },
+  });
+  try {
+    const r = await postJSON(`${gw2.url}/v1/chat/completions`, chatBody('gpt-4o'));
+    assert.equal(r.status, 200);
+    assert.ok(await rx.waitSpans((s) => s.name === SERVER, 1, 15000), gw2.log());
+    assert.match(gw2.log(), /otel: protocol 'grpc': switchyard exports OTLP over HTTP only; sending http\/protobuf/);
+    assert.match(gw2.log(), /header 'x-bad' is not sent/);
+    const p = rx.posts[0];
+    assert.equal(p.contentType, 'application/x-protobuf');
+    assert.equal(p.headers['x-ok'], '1');
+    assert.equal(p.headers['x-evil'], undefined);
+    assert.equal(p.headers['x-bad'], undefined);
+  } finally {
+    assert.equal(await gw2.stop(), 0);
+    await rx.stop();
+  }
+});

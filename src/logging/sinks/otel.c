@@ -56,9 +56,8 @@
  * A batch is one ExportTraceServiceRequest per request (split in up to
  * SY_SINK_MAX_REQS requests of about OTEL_REQ_TARGET bytes when large), built
  * on the logging thread: the payload (sy_log_payload) and the request body
- * are parsed with json-c there, never on a worker.
+ * are parsed there (providers/jdom.h), never on a worker.
  */
-#include <json-c/json.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +67,11 @@
 #include "core/buf.h"
 #include "core/hex.h"
 #include "core/log.h"
-#include "core/pyrepr.h"
 #include "logging/logging.h"
 #include "logging/sinks/otel.h"
 #include "logging/sinks/otlp.h"
+#include "logging/sinks/pystr.h"
+#include "providers/jdom.h"
 
 #define OTEL_DEFAULT_URL   "http://localhost:4318/v1/traces"
 #define OTEL_MAX_BATCH     512
@@ -351,6 +351,10 @@ static void *otel_open(const struct sy_logconf *lc, const char *vars, char *err,
             sy_warn("otel: protocol '%s' is not known; sending http/protobuf", mode);
         }
     }
+    const char *gz = env2("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION");
+    if (gz && strcmp(gz, "none"))
+        sy_warn("otel: compression '%s' is not supported: spans are sent uncompressed (every collector takes them)",
+                gz);
     struct otel *o = calloc(1, sizeof *o);
     if (!o) {
         snprintf(err, errlen, "otel: out of memory");
@@ -460,84 +464,86 @@ static void derive(const struct otel *o, const struct sy_logrec *r, int label, u
         out[n - 1] = 1; /* an all-zero id is invalid */
 }
 
-static const char *jstr(struct json_object *o, const char *k)
+/* A JSON value: node i of document d; d NULL: absent. */
+struct jv {
+    const struct sy_jdoc *d;
+    uint32_t i;
+};
+static const struct jv NONE = {NULL, 0};
+
+static char jt(struct jv v)
 {
-    struct json_object *v;
-    if (!o || !json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
+    return v.d ? sy_jdom_type(v.d, v.i) : 0;
 }
 
-static struct json_object *jget(struct json_object *o, const char *k)
+static struct jv jat(struct jv o, const char *k)
 {
-    struct json_object *v;
-    return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+    if (jt(o) != 'o')
+        return NONE;
+    uint32_t i = sy_jdom_get(o.d, o.i, k);
+    return i ? (struct jv){o.d, i} : NONE;
 }
 
-static const char *dumps(struct sy_otlp_batch *b, struct json_object *v)
+/* A string value decoded into the batch's arena (lives as long as the batch); NULL when not a string. */
+static const char *jstr(struct sy_otlp_batch *b, struct jv v, size_t *n)
 {
-    const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    return s ? sy_otlp_dup(b, s, strlen(s)) : NULL;
+    size_t len = 0;
+    const char *s = jt(v) == 's' ? sy_jdom_str(v.d, v.i, &b->arena, &len) : NULL;
+    if (n)
+        *n = s ? len : 0;
+    return s;
 }
 
-/* Python's str() of a JSON value (LiteLLM's safe_set_attribute on a dict or list). */
-static void pyrepr(struct sy_buf *o, struct json_object *v)
+/* The value's JSON text, copied into the batch's arena. */
+static const char *jraw(struct sy_otlp_batch *b, struct jv v, size_t *n)
 {
-    switch (json_object_get_type(v)) {
-    case json_type_null: SY_BUF_LIT(o, "None"); break;
-    case json_type_boolean: sy_buf_puts(o, json_object_get_boolean(v) ? "True" : "False"); break;
-    case json_type_int: sy_buf_printf(o, "%lld", (long long)json_object_get_int64(v)); break;
-    case json_type_double: sy_py_float_repr(o, json_object_get_double(v)); break;
-    case json_type_string: sy_py_str_repr(o, json_object_get_string(v), (size_t)json_object_get_string_len(v)); break;
-    case json_type_array: {
-        SY_BUF_LIT(o, "[");
-        size_t n = json_object_array_length(v);
-        for (size_t i = 0; i < n; i++) {
-            if (i)
-                SY_BUF_LIT(o, ", ");
-            pyrepr(o, json_object_array_get_idx(v, i));
-        }
-        SY_BUF_LIT(o, "]");
-        break;
-    }
-    case json_type_object: {
-        SY_BUF_LIT(o, "{");
-        int first = 1;
-        json_object_object_foreach(v, k, e)
-        {
-            if (!first)
-                SY_BUF_LIT(o, ", ");
-            first = 0;
-            sy_py_str_repr(o, k, strlen(k));
-            SY_BUF_LIT(o, ": ");
-            pyrepr(o, e);
-        }
-        SY_BUF_LIT(o, "}");
-        break;
-    }
-    }
+    const char *p = sy_jdom_raw(v.d, v.i, n);
+    return sy_otlp_dup(b, p, *n);
+}
+
+/* A number written with a fraction or an exponent is a float (Python's json). */
+static int is_float(struct jv v)
+{
+    size_t n;
+    const char *p = sy_jdom_raw(v.d, v.i, &n);
+    for (size_t k = 0; k < n; k++)
+        if (p[k] == '.' || p[k] == 'e' || p[k] == 'E')
+            return 1;
+    return 0;
 }
 
 /* LiteLLM's safe_set_attribute: None -> "", str/bool/int/float as they are,
  * anything else as Python's str() of it. */
-static void attr_json(struct sy_otlp_batch *b, const char *key, struct json_object *v)
+static void attr_json(struct sy_otlp_batch *b, const char *key, struct jv v)
 {
-    switch (json_object_get_type(v)) {
-    case json_type_null: sy_otlp_str(b, key, ""); break;
-    case json_type_boolean: sy_otlp_bool(b, key, json_object_get_boolean(v)); break;
-    case json_type_int: sy_otlp_int(b, key, json_object_get_int64(v)); break;
-    case json_type_double: sy_otlp_dbl(b, key, json_object_get_double(v)); break;
-    case json_type_string:
-        sy_otlp_strn(b, key, sy_otlp_dup(b, json_object_get_string(v), (size_t)json_object_get_string_len(v)),
-                     (size_t)json_object_get_string_len(v));
+    switch (jt(v)) {
+    case 'z': sy_otlp_str(b, key, ""); break;
+    case 't':
+    case 'f': sy_otlp_bool(b, key, jt(v) == 't'); break;
+    case 'n': {
+        int64_t i;
+        double d;
+        if (!is_float(v) && sy_jdom_i64(v.d, v.i, &i))
+            sy_otlp_int(b, key, i);
+        else if (sy_jdom_num(v.d, v.i, &d))
+            sy_otlp_dbl(b, key, d);
         break;
-    default: {
+    }
+    case 's': {
+        size_t n;
+        const char *s = jstr(b, v, &n);
+        sy_otlp_strn(b, key, s, n);
+        break;
+    }
+    case 'a':
+    case 'o': {
         struct sy_buf t;
         sy_buf_init(&t, 16u << 20);
-        pyrepr(&t, v);
+        sy_pystr_node(&t, v.d, v.i, &b->arena); /* Python's str() of it (pystr.h) */
         if (!sy_buf_failed(&t))
             sy_otlp_strn(b, key, sy_otlp_dup(b, t.p ? t.p : "", t.len), t.len);
         sy_buf_free(&t);
+        break;
     }
     }
 }
@@ -563,182 +569,179 @@ static const char *operation(const char *call_type)
     return "chat";
 }
 
-/* LiteLLM's _transform_messages_to_otel_semantic_conventions, one message. */
-static struct json_object *otel_msg(struct json_object *m)
+/* LiteLLM's _transform_messages_to_otel_semantic_conventions, one message:
+ * {"role", "parts": [...]} (+ id, tool_calls, tool_call_id, finish_reason).
+ * content is the message's, or given (role then too) for a prompt that is not
+ * a message. */
+static void otel_msg(struct sy_jw *w, struct jv m, const char *role, struct jv content, struct jv finish,
+                     struct sy_arena *a)
 {
-    struct json_object *out = json_object_new_object(), *parts = json_object_new_array();
-    const char *role = jstr(m, "role");
-    json_object_object_add(out, "role", json_object_new_string(role ? role : "user"));
-    struct json_object *c = jget(m, "content");
-    if (c && json_object_is_type(c, json_type_string)) {
-        struct json_object *p = json_object_new_object();
-        json_object_object_add(p, "type", json_object_new_string("text"));
-        json_object_object_add(p, "content", json_object_get(c));
-        json_object_array_add(parts, p);
-    } else if (c && json_object_is_type(c, json_type_array)) {
-        size_t n = json_object_array_length(c);
-        for (size_t i = 0; i < n; i++) {
-            struct json_object *e = json_object_array_get_idx(c, i);
-            if (json_object_is_type(e, json_type_object)) {
-                json_object_array_add(parts, json_object_get(e));
-            } else { /* str(part): a string as it is, anything else as Python prints it */
-                struct json_object *p = json_object_new_object();
-                json_object_object_add(p, "type", json_object_new_string("text"));
-                if (json_object_is_type(e, json_type_string)) {
-                    json_object_object_add(p, "content", json_object_get(e));
-                } else {
-                    struct sy_buf t;
-                    sy_buf_init(&t, 1u << 20);
-                    pyrepr(&t, e);
-                    json_object_object_add(p, "content", json_object_new_string_len(t.p ? t.p : "", (int)t.len));
-                    sy_buf_free(&t);
-                }
-                json_object_array_add(parts, p);
+    sy_jw_obj(w);
+    sy_jw_key(w, "role");
+    struct jv r = jat(m, "role");
+    if (role)
+        sy_jw_cstr(w, role);
+    else if (jt(r) == 's')
+        sy_jw_node(w, r.d, r.i);
+    else
+        sy_jw_cstr(w, "user");
+    struct jv c = content.d ? content : jat(m, "content");
+    sy_jw_key(w, "parts");
+    sy_jw_arr(w);
+    if (jt(c) == 's') {
+        sy_jw_obj(w);
+        sy_jw_key(w, "type");
+        sy_jw_cstr(w, "text");
+        sy_jw_key(w, "content");
+        sy_jw_node(w, c.d, c.i);
+        sy_jw_end(w);
+    } else if (jt(c) == 'a') {
+        for (uint32_t e = sy_jdom_first(c.d, c.i); e; e = sy_jdom_next(c.d, e)) {
+            if (sy_jdom_type(c.d, e) == 'o') {
+                sy_jw_node(w, c.d, e);
+                continue;
+            }
+            sy_jw_obj(w); /* str(part): a string as it is, anything else as Python prints it */
+            sy_jw_key(w, "type");
+            sy_jw_cstr(w, "text");
+            sy_jw_key(w, "content");
+            if (sy_jdom_type(c.d, e) == 's') {
+                sy_jw_node(w, c.d, e);
+            } else {
+                struct sy_buf t;
+                sy_buf_init(&t, 1u << 20);
+                sy_pystr_node(&t, c.d, e, a);
+                sy_jw_str(w, t.p ? t.p : "", t.len);
+                sy_buf_free(&t);
+            }
+            sy_jw_end(w);
+        }
+    }
+    sy_jw_end(w);
+    if (!content.d) {
+        static const char *const keep[] = {"id", "tool_calls", "tool_call_id"};
+        for (size_t i = 0; i < 3; i++) {
+            struct jv v = jat(m, keep[i]);
+            if (v.d) {
+                sy_jw_key(w, keep[i]);
+                sy_jw_node(w, v.d, v.i);
             }
         }
     }
-    json_object_object_add(out, "parts", parts);
-    static const char *const keep[] = {"id", "tool_calls", "tool_call_id"};
-    for (size_t i = 0; i < 3; i++) {
-        struct json_object *v = jget(m, keep[i]);
-        if (v)
-            json_object_object_add(out, keep[i], json_object_get(v));
+    if (jt(finish) == 's') {
+        sy_jw_key(w, "finish_reason");
+        sy_jw_node(w, finish.d, finish.i);
     }
-    return out;
+    sy_jw_end(w);
 }
 
-/* The answer as an object: the payload's response, else the record's JSON answer. */
-static struct json_object *response_obj(struct json_object *payload, const struct sy_logrec *r,
-                                        struct json_object **own)
+/* The JSON a writer produced, as an attribute. */
+static void attr_buf(struct sy_otlp_batch *b, const char *key, struct sy_jw *w)
 {
-    struct json_object *v = jget(payload, "response");
-    if (v && json_object_is_type(v, json_type_object))
-        return v;
-    if (r->response && r->response_len && !(r->flags & SY_LOGREC_RESP_SSE)) {
-        struct json_tokener *t = json_tokener_new();
-        if (t) {
-            *own = json_tokener_parse_ex(t, r->response, (int)r->response_len);
-            json_tokener_free(t);
-        }
-        if (*own && json_object_is_type(*own, json_type_object))
-            return *own;
-    }
-    return NULL;
+    if (b && !w->err && !sy_buf_failed(w->b))
+        sy_otlp_strn(b, key, sy_otlp_dup(b, w->b->p ? w->b->p : "", w->b->len), w->b->len);
+    sy_buf_reset(w->b);
+    sy_jw_init(w, w->b);
 }
 
 /* msgs holds the prompt ("messages", else "input"; "system"), params the
  * request's "tools": the payload and its model_parameters, or the request. */
-static void message_attrs(struct sy_otlp_batch *b, struct json_object *msgs_in, struct json_object *params,
-                          struct json_object *resp)
+static void message_attrs(struct sy_otlp_batch *b, struct jv msgs_in, struct jv params, struct jv resp)
 {
+    struct sy_buf t;
+    sy_buf_init(&t, 32u << 20);
+    struct sy_jw w;
+    sy_jw_init(&w, &t);
     /* tools: llm.request.functions.<i>.{name,description,parameters} */
-    struct json_object *tools = jget(params, "tools");
-    if (tools && json_object_is_type(tools, json_type_array)) {
-        size_t n = json_object_array_length(tools);
-        for (size_t i = 0; i < n; i++) {
-            struct json_object *f = jget(json_object_array_get_idx(tools, i), "function");
-            if (!f)
+    struct jv tools = jat(params, "tools");
+    if (jt(tools) == 'a') {
+        long i = 0;
+        for (uint32_t e = sy_jdom_first(tools.d, tools.i); e; e = sy_jdom_next(tools.d, e), i++) {
+            struct jv f = jat((struct jv){tools.d, e}, "function");
+            if (!f.d)
                 continue;
-            const char *name = jstr(f, "name"), *desc = jstr(f, "description");
-            sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.name", NULL, (long)i),
-                        name ? sy_otlp_dup(b, name, strlen(name)) : "");
-            sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.description", NULL, (long)i),
-                        desc ? sy_otlp_dup(b, desc, strlen(desc)) : "");
-            struct json_object *fparams = jget(f, "parameters");
-            sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.parameters", NULL, (long)i),
-                        fparams ? dumps(b, fparams) : "null");
+            const char *name = jstr(b, jat(f, "name"), NULL), *desc = jstr(b, jat(f, "description"), NULL);
+            sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.name", NULL, i), name ? name : "");
+            sy_otlp_str(b, keyf(b, "llm.request.functions.%ld.description", NULL, i), desc ? desc : "");
+            struct jv fp = jat(f, "parameters");
+            size_t n = 4;
+            const char *ps = fp.d ? jraw(b, fp, &n) : "null";
+            sy_otlp_strn(b, keyf(b, "llm.request.functions.%ld.parameters", NULL, i), ps, n);
         }
     }
-    struct json_object *msgs = jget(msgs_in, "messages"), *input = jget(msgs_in, "input");
-    struct json_object *arr = json_object_new_array();
-    if (msgs && json_object_is_type(msgs, json_type_array)) {
-        size_t n = json_object_array_length(msgs);
-        for (size_t i = 0; i < n; i++) {
-            struct json_object *m = json_object_array_get_idx(msgs, i);
-            if (json_object_is_type(m, json_type_object))
-                json_object_array_add(arr, otel_msg(m));
-        }
-    } else if (input && json_object_is_type(input, json_type_string)) {
-        struct json_object *m = json_object_new_object();
-        json_object_object_add(m, "role", json_object_new_string("user"));
-        json_object_object_add(m, "content", json_object_get(input));
-        json_object_array_add(arr, otel_msg(m));
-        json_object_put(m);
+    struct jv msgs = jat(msgs_in, "messages"), input = jat(msgs_in, "input");
+    if (jt(msgs) == 'a' && sy_jdom_first(msgs.d, msgs.i)) {
+        sy_jw_arr(&w);
+        for (uint32_t e = sy_jdom_first(msgs.d, msgs.i); e; e = sy_jdom_next(msgs.d, e))
+            if (sy_jdom_type(msgs.d, e) == 'o')
+                otel_msg(&w, (struct jv){msgs.d, e}, NULL, NONE, NONE, &b->arena);
+        sy_jw_end(&w);
+        attr_buf(b, "gen_ai.input.messages", &w);
+    } else if (jt(input) == 's') {
+        sy_jw_arr(&w);
+        otel_msg(&w, NONE, "user", input, NONE, &b->arena);
+        sy_jw_end(&w);
+        attr_buf(b, "gen_ai.input.messages", &w);
     }
-    if (json_object_array_length(arr))
-        sy_otlp_str(b, "gen_ai.input.messages", dumps(b, arr));
-    json_object_put(arr);
-    struct json_object *sys = jget(msgs_in, "system"); /* Anthropic's messages: the system prompt */
-    if (sys && (json_object_is_type(sys, json_type_string) || json_object_is_type(sys, json_type_array))) {
-        struct json_object *m = json_object_new_object(), *one = json_object_new_array();
-        json_object_object_add(m, "role", json_object_new_string("system"));
-        json_object_object_add(m, "content", json_object_get(sys));
-        json_object_array_add(one, otel_msg(m));
-        json_object_put(m);
-        sy_otlp_str(b, "gen_ai.system_instructions", dumps(b, one));
-        json_object_put(one);
+    struct jv sys = jat(msgs_in, "system"); /* Anthropic's messages: the system prompt */
+    if (jt(sys) == 's' || jt(sys) == 'a') {
+        sy_jw_arr(&w);
+        otel_msg(&w, NONE, "system", sys, NONE, &b->arena);
+        sy_jw_end(&w);
+        attr_buf(b, "gen_ai.system_instructions", &w);
     }
-    if (!resp)
-        return;
-    struct json_object *choices = jget(resp, "choices");
-    if (choices && json_object_is_type(choices, json_type_array) && json_object_array_length(choices)) {
-        struct json_object *out = json_object_new_array(), *reasons = json_object_new_array();
-        size_t n = json_object_array_length(choices);
-        for (size_t i = 0; i < n; i++) {
-            struct json_object *c = json_object_array_get_idx(choices, i);
-            struct json_object *m = jget(c, "message");
-            struct json_object *t = otel_msg(m ? m : c);
-            const char *fr = jstr(c, "finish_reason");
-            if (fr) {
-                json_object_object_add(t, "finish_reason", json_object_new_string(fr));
-                json_object_array_add(reasons, json_object_new_string(fr));
-            }
-            json_object_array_add(out, t);
+    struct jv choices = jat(resp, "choices"), content = jat(resp, "content");
+    if (jt(choices) == 'a' && sy_jdom_first(choices.d, choices.i)) {
+        sy_jw_arr(&w);
+        for (uint32_t e = sy_jdom_first(choices.d, choices.i); e; e = sy_jdom_next(choices.d, e)) {
+            struct jv c = {choices.d, e}, m = jat(c, "message");
+            otel_msg(&w, m.d ? m : c, NULL, NONE, jat(c, "finish_reason"), &b->arena);
         }
-        sy_otlp_str(b, "gen_ai.output.messages", dumps(b, out));
-        if (json_object_array_length(reasons))
-            sy_otlp_str(b, "gen_ai.response.finish_reasons", dumps(b, reasons));
-        for (size_t i = 0; i < n; i++) { /* gen_ai.completion.<i>.function_call.{name,arguments} */
-            struct json_object *c = json_object_array_get_idx(choices, i);
-            struct json_object *tc = jget(jget(c, "message"), "tool_calls");
-            if (!jstr(c, "finish_reason") || !tc || !json_object_is_type(tc, json_type_array))
-                continue;
-            size_t k = json_object_array_length(tc);
-            for (size_t j = 0; j < k; j++) {
-                struct json_object *f = jget(json_object_array_get_idx(tc, j), "function");
-                const char *fn = jstr(f, "name"), *fa = jstr(f, "arguments");
-                if (fn && *fn)
-                    sy_otlp_str(b, keyf(b, "gen_ai.completion.%ld.function_call.name", NULL, (long)j),
-                                sy_otlp_dup(b, fn, strlen(fn)));
-                if (fa && *fa)
-                    sy_otlp_str(b, keyf(b, "gen_ai.completion.%ld.function_call.arguments", NULL, (long)j),
-                                sy_otlp_dup(b, fa, strlen(fa)));
+        sy_jw_end(&w);
+        attr_buf(b, "gen_ai.output.messages", &w);
+        int any = 0;
+        sy_jw_arr(&w);
+        for (uint32_t e = sy_jdom_first(choices.d, choices.i); e; e = sy_jdom_next(choices.d, e)) {
+            struct jv fr = jat((struct jv){choices.d, e}, "finish_reason");
+            if (jt(fr) == 's') {
+                sy_jw_node(&w, fr.d, fr.i);
+                any = 1;
             }
         }
-        json_object_put(out);
-        json_object_put(reasons);
-        return;
-    }
-    struct json_object *content = jget(resp, "content"); /* Anthropic's message */
-    if (content && json_object_is_type(content, json_type_array)) {
-        struct json_object *m = json_object_new_object(), *out = json_object_new_array();
-        json_object_object_add(m, "role", json_object_new_string("assistant"));
-        json_object_object_add(m, "content", json_object_get(content));
-        struct json_object *t = otel_msg(m);
-        json_object_put(m);
-        const char *sr = jstr(resp, "stop_reason");
-        if (sr)
-            json_object_object_add(t, "finish_reason", json_object_new_string(sr));
-        json_object_array_add(out, t);
-        sy_otlp_str(b, "gen_ai.output.messages", dumps(b, out));
-        json_object_put(out);
-        if (sr) {
-            struct json_object *rs = json_object_new_array();
-            json_object_array_add(rs, json_object_new_string(sr));
-            sy_otlp_str(b, "gen_ai.response.finish_reasons", dumps(b, rs));
-            json_object_put(rs);
+        sy_jw_end(&w);
+        if (any)
+            attr_buf(b, "gen_ai.response.finish_reasons", &w);
+        else
+            attr_buf(NULL, NULL, &w);
+        for (uint32_t e = sy_jdom_first(choices.d, choices.i); e; e = sy_jdom_next(choices.d, e)) {
+            struct jv c = {choices.d, e}, tc = jat(jat(c, "message"), "tool_calls");
+            if (jt(jat(c, "finish_reason")) != 's' || jt(tc) != 'a')
+                continue;
+            long j = 0; /* gen_ai.completion.<j>.function_call.{name,arguments} */
+            for (uint32_t k = sy_jdom_first(tc.d, tc.i); k; k = sy_jdom_next(tc.d, k), j++) {
+                struct jv f = jat((struct jv){tc.d, k}, "function");
+                size_t fnl, fal;
+                const char *fn = jstr(b, jat(f, "name"), &fnl), *fa = jstr(b, jat(f, "arguments"), &fal);
+                if (fn && fnl)
+                    sy_otlp_strn(b, keyf(b, "gen_ai.completion.%ld.function_call.name", NULL, j), fn, fnl);
+                if (fa && fal)
+                    sy_otlp_strn(b, keyf(b, "gen_ai.completion.%ld.function_call.arguments", NULL, j), fa, fal);
+            }
+        }
+    } else if (jt(content) == 'a') { /* Anthropic's message */
+        struct jv sr = jat(resp, "stop_reason");
+        sy_jw_arr(&w);
+        otel_msg(&w, NONE, "assistant", content, sr, &b->arena);
+        sy_jw_end(&w);
+        attr_buf(b, "gen_ai.output.messages", &w);
+        if (jt(sr) == 's') {
+            sy_jw_arr(&w);
+            sy_jw_node(&w, sr.d, sr.i);
+            sy_jw_end(&w);
+            attr_buf(b, "gen_ai.response.finish_reasons", &w);
         }
     }
+    sy_buf_free(&t);
 }
 
 static const char *bare_model(const char *m)
@@ -748,31 +751,33 @@ static const char *bare_model(const char *m)
 }
 
 /* LiteLLM's set_attributes on the span that carries the call. */
-static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struct json_object *payload,
-                       struct json_object *req, struct json_object *resp)
+static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struct jv payload, struct jv req,
+                       struct jv resp)
 {
-    struct json_object *md = jget(payload, "metadata");
-    if (md && json_object_is_type(md, json_type_object)) {
-        json_object_object_foreach(md, k, v)
-        {
-            attr_json(b, keyf(b, "metadata.%s", k, -1), v);
+    struct jv md = jat(payload, "metadata");
+    if (jt(md) == 'o') {
+        for (uint32_t k = sy_jdom_first(md.d, md.i); k; k = sy_jdom_next_key(md.d, k)) {
+            const char *name = jstr(b, (struct jv){md.d, k}, NULL);
+            if (name)
+                attr_json(b, keyf(b, "metadata.%s", name, -1), (struct jv){md.d, sy_jdom_val(k)});
         }
     }
-    struct json_object *hp = jget(payload, "hidden_params");
-    if (hp && json_object_is_type(hp, json_type_object) && json_object_object_length(hp))
-        sy_otlp_str(b, "hidden_params", dumps(b, hp));
-    struct json_object *cb = jget(payload, "cost_breakdown");
-    if (cb && json_object_is_type(cb, json_type_object)) {
-        json_object_object_foreach(cb, k, v)
-        {
-            if (!json_object_is_type(v, json_type_null))
-                attr_json(b, keyf(b, "gen_ai.cost.%s", k, -1), v);
+    struct jv hp = jat(payload, "hidden_params");
+    if (jt(hp) == 'o' && sy_jdom_first(hp.d, hp.i)) {
+        size_t n;
+        const char *s = jraw(b, hp, &n);
+        sy_otlp_strn(b, "hidden_params", s, n);
+    }
+    struct jv cb = jat(payload, "cost_breakdown");
+    if (jt(cb) == 'o') {
+        for (uint32_t k = sy_jdom_first(cb.d, cb.i); k; k = sy_jdom_next_key(cb.d, k)) {
+            const char *name = jstr(b, (struct jv){cb.d, k}, NULL);
+            if (name && sy_jdom_type(cb.d, sy_jdom_val(k)) != 'z')
+                attr_json(b, keyf(b, "gen_ai.cost.%s", name, -1), (struct jv){cb.d, sy_jdom_val(k)});
         }
     }
-    const char *model = jstr(payload, "model");
-    if (model && *model)
-        model = sy_otlp_dup(b, model, strlen(model)); /* the payload's text goes before the batch does */
-    else
+    const char *model = jstr(b, jat(payload, "model"), NULL);
+    if (!model || !*model)
         model = bare_model(r->upstream_model ? r->upstream_model : r->model);
     if (model && *model)
         sy_otlp_str(b, "gen_ai.request.model", model);
@@ -781,34 +786,34 @@ static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struc
     sy_otlp_str(b, "gen_ai.system", prov);
     sy_otlp_str(b, "gen_ai.provider.name", prov);
     sy_otlp_str(b, "gen_ai.operation.name", operation(r->call_type));
-    struct json_object *mp = jget(payload, "model_parameters");
-    if (!mp || !json_object_is_type(mp, json_type_object))
+    struct jv mp = jat(payload, "model_parameters");
+    if (jt(mp) != 'o')
         mp = req;
     static const char *const num[][2] = {{"max_tokens", "gen_ai.request.max_tokens"},
                                          {"temperature", "gen_ai.request.temperature"},
                                          {"top_p", "gen_ai.request.top_p"}};
     for (size_t i = 0; i < 3; i++) {
-        struct json_object *v = jget(mp, num[i][0]);
-        if (!v && i == 0)
-            v = jget(mp, "max_completion_tokens");
-        if (v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) &&
-            json_object_get_double(v) != 0)
+        struct jv v = jat(mp, num[i][0]);
+        if (!v.d && i == 0)
+            v = jat(mp, "max_completion_tokens");
+        double d;
+        if (jt(v) == 'n' && sy_jdom_num(v.d, v.i, &d) && d != 0) /* LiteLLM: when truthy */
             attr_json(b, num[i][1], v);
     }
     sy_otlp_str(b, "llm.is_streaming", r->flags & SY_LOGREC_STREAM ? "True" : "False");
-    const char *user = jstr(mp, "user");
+    const char *user = jstr(b, jat(mp, "user"), NULL);
     if (user && *user)
-        sy_otlp_str(b, "llm.user", sy_otlp_dup(b, user, strlen(user)));
-    const char *rid = jstr(resp, "id");
+        sy_otlp_str(b, "llm.user", user);
+    const char *rid = jstr(b, jat(resp, "id"), NULL);
     if (!rid || !*rid)
-        rid = jstr(payload, "id");
+        rid = jstr(b, jat(payload, "id"), NULL);
     if (!rid || !*rid)
         rid = r->id;
     if (rid && *rid)
-        sy_otlp_str(b, "gen_ai.response.id", sy_otlp_dup(b, rid, strlen(rid)));
-    const char *rmodel = jstr(resp, "model");
+        sy_otlp_str(b, "gen_ai.response.id", rid);
+    const char *rmodel = jstr(b, jat(resp, "model"), NULL);
     if (rmodel && *rmodel)
-        sy_otlp_str(b, "gen_ai.response.model", sy_otlp_dup(b, rmodel, strlen(rmodel)));
+        sy_otlp_str(b, "gen_ai.response.model", rmodel);
     if (!(r->flags & SY_LOGREC_FAILURE)) {
         sy_otlp_int(b, "gen_ai.usage.total_tokens", (int64_t)(r->prompt_tokens + r->completion_tokens));
         sy_otlp_int(b, "gen_ai.usage.output_tokens", (int64_t)r->completion_tokens);
@@ -822,11 +827,11 @@ static void call_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struc
     if (r->flags & SY_LOGREC_CACHE_HIT)
         sy_otlp_bool(b, "litellm.cache_hit", 1);
     if (!(r->flags & SY_LOGREC_NO_MESSAGES))
-        message_attrs(b, jget(payload, "messages") ? payload : req, jget(mp, "tools") ? mp : req, resp);
+        message_attrs(b, jat(payload, "messages").d ? payload : req, jat(mp, "tools").d ? mp : req, resp);
 }
 
 /* LiteLLM's _record_exception_on_span. */
-static void failure_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struct json_object *payload, uint64_t t)
+static void failure_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, struct jv payload, uint64_t t)
 {
     const char *cls = r->error_class && *r->error_class ? r->error_class : "APIError";
     sy_otlp_event(b, "exception", t);
@@ -834,54 +839,49 @@ static void failure_attrs(struct sy_otlp_batch *b, const struct sy_logrec *r, st
     sy_otlp_str(b, "exception.message", r->error_message ? r->error_message : "");
     sy_otlp_str(b, "exception.escaped", "False");
     sy_otlp_event_end(b);
-    struct json_object *ei = jget(payload, "error_information");
-    const char *code = jstr(ei, "error_code");
+    struct jv ei = jat(payload, "error_information");
+    const char *code = jstr(b, jat(ei, "error_code"), NULL);
     char st[16];
     if (!code || !*code) {
         snprintf(st, sizeof st, "%d", r->http_status);
-        code = r->http_status ? st : NULL;
+        code = r->http_status ? sy_otlp_dup(b, st, strlen(st)) : NULL;
     }
     if (code && *code)
-        sy_otlp_str(b, "error.code", sy_otlp_dup(b, code, strlen(code)));
+        sy_otlp_str(b, "error.code", code);
     sy_otlp_str(b, "error.type", cls);
     if (r->error_message && *r->error_message)
         sy_otlp_str(b, "error.message", r->error_message);
-    const char *lp = jstr(ei, "llm_provider");
+    const char *lp = jstr(b, jat(ei, "llm_provider"), NULL);
     if (lp && *lp)
-        sy_otlp_str(b, "error.llm_provider", sy_otlp_dup(b, lp, strlen(lp)));
+        sy_otlp_str(b, "error.llm_provider", lp);
     else if (r->provider && *r->provider)
         sy_otlp_str(b, "error.llm_provider", r->provider);
 }
 
-static struct json_object *parse(const char *s, size_t n)
+/* An object parsed into d (nodes from a), or NONE. */
+static struct jv parse(struct sy_jdoc *d, const char *s, size_t n, struct sy_arena *a)
 {
-    if (!s || !n || n > INT32_MAX)
-        return NULL;
-    struct json_tokener *t = json_tokener_new_ex(64);
-    if (!t)
-        return NULL;
-    struct json_object *o = json_tokener_parse_ex(t, s, (int)n);
-    json_tokener_free(t);
-    if (o && !json_object_is_type(o, json_type_object)) {
-        json_object_put(o);
-        o = NULL;
-    }
-    return o;
+    if (!s || !n || n > UINT32_MAX / 2 || sy_jdom_parse(d, s, n, a, 0) || d->count == 0 || d->n[0].type != 'o')
+        return NONE;
+    return (struct jv){d, 0};
 }
 
 int sy_otel_record(const struct otel *o, struct sy_otlp_batch *b, struct sy_logrec *r)
 {
+    struct sy_arena nodes; /* the documents' nodes, for this record only */
+    sy_arena_init(&nodes);
     size_t plen = r->payload_len;
     const char *p = r->payload;
     if (!p)
         p = sy_log_payload(r, &plen);
-    struct json_object *payload = p ? parse(p, plen ? plen : strlen(p)) : NULL;
+    struct sy_jdoc pd, rd, sd;
+    struct jv payload = p ? parse(&pd, p, plen ? plen : strlen(p), &nodes) : NONE;
     /* the payload has the prompt and the parameters already: the request is read only without them */
-    struct json_object *pmp = jget(payload, "model_parameters"), *pmsgs = jget(payload, "messages");
-    int from_payload =
-        pmp && json_object_is_type(pmp, json_type_object) && pmsgs && json_object_is_type(pmsgs, json_type_array);
-    struct json_object *req = from_payload ? NULL : parse(r->request, r->request_len), *own = NULL;
-    struct json_object *resp = response_obj(payload, r, &own);
+    int from_payload = jt(jat(payload, "model_parameters")) == 'o' && jt(jat(payload, "messages")) == 'a';
+    struct jv req = from_payload ? NONE : parse(&rd, r->request, r->request_len, &nodes);
+    struct jv resp = jat(payload, "response"); /* a stream's is the answer it stands for */
+    if (jt(resp) != 'o' && r->response && !(r->flags & SY_LOGREC_RESP_SSE))
+        resp = parse(&sd, r->response, r->response_len, &nodes);
 
     struct sy_traceparent tp;
     int remote = r->traceparent && !sy_otel_traceparent(r->traceparent, strlen(r->traceparent), &tp);
@@ -911,7 +911,7 @@ int sy_otel_record(const struct otel *o, struct sy_otlp_batch *b, struct sy_logr
     s->status = failed ? SY_OTLP_STATUS_ERROR : SY_OTLP_STATUS_OK;
     uint8_t carrier[8];
     memcpy(carrier, s->span_id, 8);
-    const char *gen = jstr(jget(payload, "metadata"), "generation_name");
+    const char *gen = jstr(b, jat(jat(payload, "metadata"), "generation_name"), NULL);
     if (!gen)
         gen = r->generation_name;
     if (o->request_span) {
@@ -963,12 +963,7 @@ int sy_otel_record(const struct otel *o, struct sy_otlp_batch *b, struct sy_logr
             sy_otlp_str(b, "error.type", a->error);
     }
 out:
-    if (payload)
-        json_object_put(payload);
-    if (req)
-        json_object_put(req);
-    if (own)
-        json_object_put(own);
+    sy_arena_free(&nodes);
     return b->oom ? -1 : 0;
 }
 

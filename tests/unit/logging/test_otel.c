@@ -1030,6 +1030,107 @@ static void big_batch(void **state)
     sy_otel_close(o);
 }
 
+static void message_shapes(void **state)
+{
+    (void)state;
+    clear_env();
+    void *o = open_env();
+    struct sy_logrec r;
+    struct sy_logrec *recs[] = {&r};
+    struct sy_sink_req out;
+    struct req q;
+    char *s;
+    /* Anthropic's answer, a string "input", a system prompt, numbers as Python prints them */
+    static const char p1[] = "{\"model\":\"claude\",\"metadata\":{\"n\":[1.0,2,1e3,123456789012345678901234567890],"
+                             "\"s\":\"it's\",\"u\":\"\\u00e9\"},\"model_parameters\":{\"temperature\":1.5},"
+                             "\"response\":{\"id\":\"msg_1\",\"model\":\"claude-x\",\"content\":[{\"type\":\"text\","
+                             "\"text\":\"yo\"}],\"stop_reason\":\"end_turn\"}}";
+    static const char q1[] = "{\"input\":\"say yo\",\"system\":\"be kind\"}";
+    rec_ok(&r);
+    r.payload = (char *)p1;
+    r.payload_len = strlen(p1);
+    r.request = q1;
+    r.request_len = strlen(q1);
+    r.nattempts = 0;
+    encode_one(o, recs, 1, &out);
+    read_req(&out.body, &q);
+    struct span *sp = &q.spans[0];
+    assert_string_equal(s = attr_str(sp, "metadata.n"), "[1.0, 2, 1000.0, 123456789012345678901234567890]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "metadata.s"), "it's");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "metadata.u"), "\xc3\xa9");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.input.messages"),
+                        "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"say yo\"}]}]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.system_instructions"),
+                        "[{\"role\":\"system\",\"parts\":[{\"type\":\"text\",\"content\":\"be kind\"}]}]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.output.messages"),
+                        "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"text\":\"yo\"}],"
+                        "\"finish_reason\":\"end_turn\"}]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.response.finish_reasons"), "[\"end_turn\"]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.response.id"), "msg_1");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.request.model"), "claude");
+    free(s);
+    assert_false(has_attr(sp, "gen_ai.request.max_tokens"));
+    free_req(&q);
+    sy_sink_req_free(&out);
+
+    /* tool calls in the answer; content parts that are not objects; no payload at all */
+    static const char q2[] = "{\"messages\":[{\"role\":\"user\",\"content\":[\"a\",null,3]},{\"role\":\"tool\","
+                             "\"tool_call_id\":\"c1\",\"content\":\"r\"}],\"max_completion_tokens\":7}";
+    static const char a2[] = "{\"id\":\"x\",\"choices\":[{\"finish_reason\":\"tool_calls\",\"message\":{\"role\":"
+                             "\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c2\",\"type\":\"function\","
+                             "\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"q\\\":1}\"}}]}}]}";
+    rec_ok(&r);
+    r.payload = NULL;
+    r.payload_len = 0;
+    r.request = q2;
+    r.request_len = strlen(q2);
+    r.response = a2;
+    r.response_len = strlen(a2);
+    r.nattempts = 0;
+    encode_one(o, recs, 1, &out);
+    read_req(&out.body, &q);
+    sp = &q.spans[0];
+    assert_string_equal(s = attr_str(sp, "gen_ai.input.messages"),
+                        "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"a\"},{\"type\":\"text\","
+                        "\"content\":\"None\"},{\"type\":\"text\",\"content\":\"3\"}]},{\"role\":\"tool\",\"parts\":"
+                        "[{\"type\":\"text\",\"content\":\"r\"}],\"tool_call_id\":\"c1\"}]");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.completion.0.function_call.name"), "f");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.completion.0.function_call.arguments"), "{\"q\":1}");
+    free(s);
+    assert_int_equal(attr_int(sp, "gen_ai.request.max_tokens"), 7);
+    assert_string_equal(s = attr_str(sp, "gen_ai.response.id"), "x");
+    free(s);
+    assert_string_equal(s = attr_str(sp, "gen_ai.request.model"), "gpt-4o"); /* from the deployment */
+    free(s);
+    free_req(&q);
+    sy_sink_req_free(&out);
+
+    /* a payload and a request that are not JSON: the record's own facts still go out */
+    rec_ok(&r);
+    r.payload = (char *)"{not json";
+    r.payload_len = 9;
+    r.request = "[1,";
+    r.request_len = 3;
+    encode_one(o, recs, 1, &out);
+    read_req(&out.body, &q);
+    assert_int_equal(q.nspans, 3);
+    assert_int_equal(attr_int(&q.spans[0], "gen_ai.usage.input_tokens"), 12);
+    assert_false(has_attr(&q.spans[0], "gen_ai.input.messages"));
+    free_req(&q);
+    sy_sink_req_free(&out);
+    sy_otel_close(o);
+}
+
 static void verdict(void **state)
 {
     (void)state;
@@ -1055,6 +1156,7 @@ int main(void)
         cmocka_unit_test(json_protocol),
         cmocka_unit_test(wire_details),
         cmocka_unit_test(big_batch),
+        cmocka_unit_test(message_shapes),
         cmocka_unit_test(verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
