@@ -64,6 +64,7 @@
 #include "core/log.h"
 #include "logging/logging.h"
 #include "logging/reqlog.h"
+#include "logging/routes.h"
 #include "providers/jdom.h"
 #include "upstream/client.h"
 
@@ -866,13 +867,7 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
     return in;
 }
 
-struct route {
-    const char *name, *vars;
-    int success, failure;
-};
-
-/* rec->route_json into routes (strings in a). */
-static size_t parse_routes(const char *json, struct route *out, size_t max, struct sy_arena *a)
+size_t sy__log_routes(const char *json, struct sy_log_route *out, size_t max, struct sy_arena *a)
 {
     struct sy_jdoc d;
     if (sy_jdom_parse(&d, json, strlen(json), a, 4096) != 0 || sy_jdom_type(&d, 0) != 'a')
@@ -886,7 +881,7 @@ static size_t parse_routes(const char *json, struct route *out, size_t max, stru
             continue;
         const char *type = sy_jdom_str(&d, sy_jdom_member(&d, e, "callback_type"), a, NULL);
         uint32_t v = sy_jdom_member(&d, e, "callback_vars");
-        struct route *r = &out[n];
+        struct sy_log_route *r = &out[n];
         r->name = name;
         r->vars = NULL;
         if (sy_jdom_kind(&d, v) == 'o') {
@@ -916,12 +911,12 @@ static void dispatch(struct blk *b, double t)
     if (cur->lc.request_log || cur->lc.json_logs)
         sy__reqlog_write(&cur->lc, r);
     int fail = (r->flags & SY_LOGREC_FAILURE) != 0;
-    struct route routes[MAX_ROUTES];
+    struct sy_log_route routes[MAX_ROUTES];
     size_t nr = 0;
     struct sy_arena a;
     sy_arena_init(&a);
     if (r->route_json)
-        nr = parse_routes(r->route_json, routes, MAX_ROUTES, &a);
+        nr = sy__log_routes(r->route_json, routes, MAX_ROUTES, &a);
     for (struct inst *in = insts; in; in = in->next) {
         if (in->tenant || in->retired || !(fail ? in->on_failure : in->on_success))
             continue;
