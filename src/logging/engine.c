@@ -486,7 +486,12 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
     char err[256] = "";
     void *h = ops->open ? ops->open(&c->lc, vars, err, sizeof err) : NULL;
     if (!h) {
-        sy_warn("logging: callback '%s' is off: %s", name, err[0] ? err : "cannot open");
+        char shown[48];
+        snprintf(shown, sizeof shown, "%s", name);
+        for (char *p = shown; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        sy_warn("logging: callback '%s' is off: %s", shown, err[0] ? err : "cannot open");
         return NULL;
     }
     struct inst *in = calloc(1, sizeof *in);
@@ -512,6 +517,9 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
         return NULL;
     }
     snprintf(in->name, sizeof in->name, "%s", name);
+    for (char *p = in->name; *p; p++) /* a label and a log word: no control characters */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     in->ops = ops;
     in->h = h;
     in->conf = c;
