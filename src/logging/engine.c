@@ -827,6 +827,39 @@ static char *make_key(const char *name, const char *vars, const char *fp)
 }
 
 /* The tenant instance for (name, vars), opened on demand. NULL: refused. */
+/* Tenant settings a sink refused lately: not opened (nor warned about) again
+ * for LOG_EVERY_S, so a key whose callback cannot run costs one line a minute,
+ * not one per request. */
+static struct {
+    char *key;
+    double at;
+} refused[16];
+static unsigned refused_next;
+
+static int refused_lately(const char *key, double t)
+{
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (refused[i].key && t - refused[i].at < LOG_EVERY_S && !strcmp(refused[i].key, key))
+            return 1;
+    return 0;
+}
+
+static void refused_note(const char *key, double t)
+{
+    unsigned i = refused_next++ % (sizeof refused / sizeof refused[0]);
+    free(refused[i].key);
+    refused[i].key = strdup(key);
+    refused[i].at = t;
+}
+
+static void refused_clear(void)
+{
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        free(refused[i].key);
+        refused[i].key = NULL;
+    }
+}
+
 static struct inst *tenant_inst(const char *name, const char *vars, const struct sy_logrec *r, double t)
 {
     char *key = make_key(name, vars, cur->fp);
@@ -837,8 +870,12 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
             free(key);
             return in;
         }
-    if (ninsts >= SY_LOG_MAX_INSTANCES) { /* close the least recently used idle tenant */
-        struct inst *lru = NULL;
+    if (refused_lately(key, t)) {
+        free(key);
+        return NULL;
+    }
+    struct inst *lru = NULL; /* past the cap: the least recently used idle tenant makes room */
+    if (ninsts >= SY_LOG_MAX_INSTANCES) {
         for (struct inst *in = insts; in; in = in->next)
             if (in->tenant && !in->qlen && !in->nbatch && (!lru || in->last_used < lru->last_used))
                 lru = in;
@@ -846,8 +883,6 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
             free(key);
             return NULL;
         }
-        inst_unlink(lru);
-        inst_free(lru);
     }
     char *dummy = NULL;
     const struct sy_sink_ops *ops = resolve(&cur->lc, name, &dummy);
@@ -866,9 +901,15 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
         }
         in = inst_open(ops, label, key, vars, cur);
     }
+    if (!in)
+        refused_note(key, t);
     free(key);
     if (!in)
         return NULL;
+    if (lru) {
+        inst_unlink(lru);
+        inst_free(lru);
+    }
     in->tenant = 1;
     in->on_success = in->on_failure = 1;
     inst_link(in);
@@ -1078,6 +1119,7 @@ static void shutdown_thread(void)
     }
     conf_unref(cur);
     cur = NULL;
+    refused_clear();
     if (pool)
         sy_upool_close(pool);
     pool = NULL;
