@@ -277,7 +277,9 @@ struct sy_call_out {
     int client_started;       /* bytes sent to the client */
     int final_status;
     const char *exception_class;
-    const char *err_msg; /* the error message the client is sent, while the call is accounted (logging) */
+    const char *err_msg;  /* the error message the client is sent, while the call is accounted (logging) */
+    const char *hit_body; /* a cache hit's stored response (JSON), while the call is accounted (logging) */
+    size_t hit_len;
     int llm_failed;
 };
 

@@ -593,23 +593,40 @@ static void write_metadata(struct sy_buf *b, const struct sy_logrec *r, json_obj
     sy_buf_puts(b, "}");
 }
 
-/* request_tags: the record's tags, then LiteLLM's _get_user_agent_tags. */
+/* The strings of array a not yet in seen (added to it) written to b. */
+static void add_tags(struct sy_buf *b, int *first, json_object *a, json_object *seen)
+{
+    if (!a || !json_object_is_type(a, json_type_array))
+        return;
+    for (size_t i = 0; i < json_object_array_length(a); i++) {
+        json_object *e = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(e, json_type_string) || jget(seen, json_object_get_string(e)))
+            continue;
+        json_object_object_add(seen, json_object_get_string(e), json_object_new_boolean(1));
+        if (!*first)
+            sy_buf_puts(b, ",");
+        *first = 0;
+        jobj(b, e);
+    }
+}
+
+/* request_tags: the request's tags (body, metadata), the key's and the team's
+ * metadata.tags merged in as LiteLLM's proxy merges them (each once), then
+ * LiteLLM's _get_user_agent_tags. */
 static void write_tags(struct sy_buf *b, const struct sy_logrec *r)
 {
+    json_object *seen = json_object_new_object();
     json_object *t = r->tags ? jparse(r->tags, strlen(r->tags)) : NULL;
+    json_object *km = jparse_obj(r->key_metadata), *tm = jparse_obj(r->team_metadata);
     sy_buf_puts(b, "[");
     int first = 1;
-    if (t && json_object_is_type(t, json_type_array))
-        for (size_t i = 0; i < json_object_array_length(t); i++) {
-            json_object *e = json_object_array_get_idx(t, i);
-            if (!json_object_is_type(e, json_type_string))
-                continue;
-            if (!first)
-                sy_buf_puts(b, ",");
-            first = 0;
-            jobj(b, e);
-        }
+    add_tags(b, &first, t, seen);
+    add_tags(b, &first, jget(km, "tags"), seen);
+    add_tags(b, &first, jget(tm, "tags"), seen);
     json_object_put(t);
+    json_object_put(km);
+    json_object_put(tm);
+    json_object_put(seen);
     if (r->user_agent) {
         const char *slash = strchr(r->user_agent, '/');
         struct sy_buf tag;

@@ -84,6 +84,8 @@ static void cache_headers(const struct sy_call *c, struct sy_buf *b)
 static void serve(struct sy_call *c, const char *resp, size_t n)
 {
     c->cache = SY_CACHE_HIT;
+    c->out.hit_body = resp; /* the logging callbacks' record (stages/log.c) */
+    c->out.hit_len = n;
     uint64_t pt = 0, ct = 0;
     if (sy_usage_scan(resp, n, &pt, &ct)) {
         c->usage.prompt_tokens = pt;

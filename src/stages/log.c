@@ -76,8 +76,8 @@ static const char *member_str(struct sy_call *c, const char *p, struct sy_jspan 
     struct sy_jspan v = sy_jscan_member(p, obj, key);
     if (v.type != 's' || v.len > 4096)
         return NULL;
-    char *out = sy_arena_alloc(&c->req->arena, v.len + 1);
-    if (!out || sy_jstr_decode(p + v.off, v.len, out, v.len + 1) < 0)
+    char *out = sy_arena_alloc(&c->req->arena, v.len + 8); /* sy_jstr_decode wants room to spare */
+    if (!out || sy_jstr_decode(p + v.off, v.len, out, v.len + 8) < 0)
         return NULL;
     return out;
 }
@@ -324,13 +324,11 @@ static void log_finish(struct sy_call *c, int status)
     if (cut)
         fail = 0;
     r.id = !fail && c->cache != SY_CACHE_HIT ? sy_call_response_id(c) : NULL;
-    if (!r.id && c->cache == SY_CACHE_HIT) {
-        size_t n = 0;
-        int sse = 0, capcut = 0;
-        const char *cap = sy_log_capture(c, &n, &sse, &capcut);
-        const char *q = cap && !sse ? memmem(cap, n < 4096 ? n : 4096, "\"id\":\"", 6) : NULL;
-        const char *e = q ? memchr(q + 6, '"', (size_t)(cap + (n < 4096 ? n : 4096) - q - 6)) : NULL;
-        if (e && e - q - 6 < 200)
+    if (!r.id && c->out.hit_body) { /* a hit: the stored answer's id (the payload marks it _cache_hit) */
+        size_t n = c->out.hit_len < 4096 ? c->out.hit_len : 4096;
+        const char *q = memmem(c->out.hit_body, n, "\"id\":\"", 6);
+        const char *e = q ? memchr(q + 6, '"', (size_t)(c->out.hit_body + n - q - 6)) : NULL;
+        if (e && e - q - 6 < 200 && !memchr(q + 6, '\\', (size_t)(e - q - 6)))
             r.id = sy_arena_strndup(&c->req->arena, q + 6, (size_t)(e - q - 6));
     }
     if (!r.id)
@@ -416,6 +414,9 @@ static void log_finish(struct sy_call *c, int status)
             r.response_len = n;
             if (sse)
                 r.flags |= SY_LOGREC_RESP_SSE;
+        } else if (c->out.hit_body) { /* a hit is served without the response filters: the stored JSON */
+            r.response = c->out.hit_body;
+            r.response_len = c->out.hit_len;
         }
     }
     /* failure */

@@ -64,7 +64,9 @@ static struct sy_logrec base(void)
     r.end_user = "eu-1";
     r.requester_ip = "10.0.0.7";
     r.user_agent = "OpenAI/Python 1.55.0";
-    r.key_metadata = "{\"owner\":\"ci\",\"logging\":[{\"callback_name\":\"langfuse\"}]}";
+    r.key_metadata =
+        "{\"owner\":\"ci\",\"logging\":[{\"callback_name\":\"langfuse\"}],\"tags\":[\"key-tag\",\"prod\"]}";
+    r.team_metadata = "{\"tags\":[\"team-tag\",\"team-2\"]}";
     r.request_metadata = "{\"tags\":[\"prod\"],\"trace_id\":\"tr-9\",\"generation_name\":\"gen-a\","
                          "\"spend_logs_metadata\":{\"job\":\"j1\"}}";
     r.tags = "[\"prod\",\"team-tag\"]";
@@ -186,8 +188,12 @@ static void test_chat(void **state)
     assert_string_equal(gets(o, "metadata.spend_logs_metadata.job"), "j1");
     assert_string_equal(gets(o, "messages.0.content"), "Hi");
     assert_string_equal(gets(o, "response.choices.0.message.content"), "Hello!");
-    assert_string_equal(gets(o, "request_tags.2"), "User-Agent: OpenAI");
-    assert_string_equal(gets(o, "request_tags.3"), "User-Agent: OpenAI/Python 1.55.0");
+    /* the request's, the key's and the team's, each once, then the user agent's */
+    assert_string_equal(gets(o, "request_tags.2"), "key-tag");
+    assert_string_equal(gets(o, "request_tags.3"), "team-2");
+    assert_string_equal(gets(o, "request_tags.4"), "User-Agent: OpenAI");
+    assert_string_equal(gets(o, "request_tags.5"), "User-Agent: OpenAI/Python 1.55.0");
+    assert_int_equal(json_object_array_length(get(o, "request_tags")), 6);
     assert_int_equal(json_object_get_int(get(o, "total_tokens")), 12);
     assert_null(get(o, "model_parameters.api_key")); /* a secret in the body is not a model parameter */
     assert_null(get(o, "model_parameters.messages"));

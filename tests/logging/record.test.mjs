@@ -1,0 +1,287 @@
+// record.test.mjs - the record of a call end to end (stages/log.c,
+// filters/log_capture.c, logging/payload.c): switchyard with the generic_api
+// webhook (lib/webhook.mjs) in front of the mock upstream, every member of
+// LiteLLM's StandardLoggingPayload checked against the call that was made:
+// ids, model, deployment, tokens, cost, times, tags, trace ids, messages and
+// the response (JSON and streams, OpenAI and Anthropic), failures, cache
+// hits, both redactions, virtual keys' metadata, per-key routing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startGateway, startMock, chatBody, postJSON, api, MASTER_KEY, sleep, until } from '../lib/harness.mjs';
+import { startWebhook } from './lib/webhook.mjs';
+
+let mock;
+before(async () => { mock = await startMock(); });
+after(async () => { await mock?.stop(); });
+
+const models = (m) => `
+model_list:
+  - model_name: gpt-4o
+    litellm_params: {model: openai/gpt-4o, api_base: "${m.base}/", api_key: sk-up, input_cost_per_token: 0.000001, output_cost_per_token: 0.000002}
+    model_info: {id: dep-gpt4o}
+  - model_name: claude
+    litellm_params: {model: anthropic/claude-sonnet-4-5-20250929, api_base: "${m.url}", api_key: sk-ant-test, input_cost_per_token: 0.000003, output_cost_per_token: 0.000015}
+  - model_name: flaky
+    litellm_params: {model: "openai/gpt-4o@status=429", api_base: "${m.base}", api_key: sk-up}
+`;
+
+function config(m, { litellm = '', general = '' } = {}) {
+  return `${models(m)}
+litellm_settings:
+  success_callback: ["generic_api"]
+  failure_callback: ["generic_api"]
+  switchyard_callback_batch_interval: 0.1
+${litellm}
+${general ? `general_settings:\n${general}` : ''}`;
+}
+
+async function withGateway(cfg, fn, opts = {}) {
+  const hook = await startWebhook();
+  const gw = await startGateway(cfg, { ...opts, env: { GENERIC_LOGGER_ENDPOINT: hook.url, ...(opts.env || {}) } });
+  try {
+    await fn(gw, hook);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await hook.stop();
+  }
+}
+
+async function one(hook, n = 1) {
+  assert.ok(await hook.waitRecords(n, 15000), `${n} record(s), got ${hook.records().length}`);
+  return hook.records()[n - 1];
+}
+
+// Every member LiteLLM's StandardLoggingPayload TypedDict declares.
+const MEMBERS = ['id', 'trace_id', 'call_type', 'stream', 'response_cost', 'cost_breakdown',
+  'response_cost_failure_debug_info', 'status', 'status_fields', 'custom_llm_provider', 'total_tokens',
+  'prompt_tokens', 'completion_tokens', 'startTime', 'endTime', 'completionStartTime', 'response_time',
+  'model_map_information', 'model', 'model_id', 'model_group', 'api_base', 'metadata', 'cache_hit', 'cache_key',
+  'saved_cache_cost', 'request_tags', 'end_user', 'requester_ip_address', 'messages', 'response', 'error_str',
+  'error_information', 'model_parameters', 'hidden_params', 'guardrail_information', 'standard_built_in_tools_params'];
+
+test('a chat call: ids, model, deployment, tokens, cost, times, tags, trace ids, messages and response', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const body = chatBody('gpt-4o', {
+      temperature: 0.3, user: 'end-user-7', tags: ['body-tag'],
+      metadata: { tags: ['meta-tag'], trace_id: 'trace-abc', generation_name: 'gen-1', spend_logs_metadata: { job: 'j9' } },
+    });
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, body,
+      { 'user-agent': 'record-test/1.2', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        'x-forwarded-for': '203.0.113.9, 10.0.0.1' });
+    assert.equal(r.status, 200, r.text);
+    const p = await one(hook);
+    for (const k of MEMBERS) assert.ok(k in p, `member ${k}`);
+    assert.equal(p.id, r.json.id);
+    assert.equal(p.trace_id, 'trace-abc');
+    assert.equal(p.call_type, 'acompletion');
+    assert.equal(p.status, 'success');
+    assert.deepEqual(p.status_fields, { llm_api_status: 'success', guardrail_status: 'not_run' });
+    assert.equal(p.stream, null);
+    assert.equal(p.model, 'gpt-4o');
+    assert.equal(p.model_group, 'gpt-4o');
+    assert.equal(p.model_id, 'dep-gpt4o');
+    assert.equal(p.custom_llm_provider, 'openai');
+    assert.equal(p.api_base, mock.base, 'the trailing slash dropped');
+    assert.equal(p.prompt_tokens, r.json.usage.prompt_tokens);
+    assert.equal(p.completion_tokens, r.json.usage.completion_tokens);
+    assert.equal(p.total_tokens, p.prompt_tokens + p.completion_tokens);
+    const cost = p.prompt_tokens * 0.000001 + p.completion_tokens * 0.000002;
+    assert.ok(Math.abs(p.response_cost - cost) < 1e-12, `cost ${p.response_cost} vs ${cost}`);
+    assert.ok(p.startTime > 1.6e9 && p.startTime <= p.completionStartTime && p.completionStartTime <= p.endTime);
+    assert.ok(Math.abs(p.response_time - (p.endTime - p.startTime)) < 1e-6, 'a JSON answer: end - start');
+    assert.deepEqual(p.request_tags, ['body-tag', 'meta-tag', 'User-Agent: record-test', 'User-Agent: record-test/1.2']);
+    assert.equal(p.end_user, 'end-user-7');
+    assert.equal(p.requester_ip_address, '203.0.113.9');
+    assert.equal(p.metadata.requester_ip_address, '203.0.113.9');
+    assert.equal(p.metadata.user_agent, 'record-test/1.2');
+    assert.deepEqual(p.metadata.spend_logs_metadata, { job: 'j9' });
+    assert.equal(p.metadata.requester_metadata.generation_name, 'gen-1');
+    assert.equal(p.metadata.user_api_key_request_route, '/v1/chat/completions');
+    assert.equal(p.metadata.usage_object.total_tokens, p.total_tokens);
+    assert.deepEqual(p.messages, body.messages);
+    assert.equal(p.response.id, r.json.id);
+    assert.equal(p.response.choices[0].message.content, r.json.choices[0].message.content);
+    assert.equal(p.model_parameters.temperature, 0.3);
+    assert.ok(!('messages' in p.model_parameters) && !('metadata' in p.model_parameters));
+    assert.equal(p.hidden_params.model_id, 'dep-gpt4o');
+    assert.equal(p.hidden_params.litellm_model_name, 'openai/gpt-4o');
+    assert.equal(p.error_str, null);
+    assert.deepEqual(p.error_information,
+      { error_code: '', error_class: '', llm_provider: '', traceback: '', error_message: '' });
+    assert.equal(p.cache_hit, false);
+  });
+});
+
+test('a stream: the chunks assembled into the answer, first-token time, full usage', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody('gpt-4o', { stream: true, stream_options: { include_usage: true } })),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    let content = '', id = null, usage = null;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+      const j = JSON.parse(line.slice(6));
+      id = j.id;
+      if (j.usage) usage = j.usage;
+      for (const ch of j.choices || []) content += ch.delta?.content || '';
+    }
+    const p = await one(hook);
+    assert.equal(p.stream, true);
+    assert.equal(p.id, id);
+    assert.equal(p.response.object, 'chat.completion');
+    assert.equal(p.response.choices[0].message.content, content);
+    assert.equal(p.prompt_tokens, usage.prompt_tokens);
+    assert.equal(p.completion_tokens, usage.completion_tokens);
+    assert.ok(p.completionStartTime >= p.startTime && p.completionStartTime <= p.endTime);
+    assert.ok(Math.abs(p.response_time - (p.completionStartTime - p.startTime)) < 1e-6, 'a stream: first token - start');
+  });
+});
+
+test('an Anthropic /v1/messages stream: the events assembled into the message', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const res = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude', stream: true, max_tokens: 32, system: 'Be brief.',
+        messages: [{ role: 'user', content: 'Say hello.' }] }),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    let streamed = '';
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('data: ')) continue;
+      const j = JSON.parse(line.slice(6));
+      if (j.type === 'content_block_delta' && j.delta.type === 'text_delta') streamed += j.delta.text;
+    }
+    const p = await one(hook);
+    assert.equal(p.call_type, 'anthropic_messages');
+    assert.equal(p.stream, true);
+    assert.equal(p.response.type, 'message');
+    assert.equal(p.response.content[0].text, streamed);
+    assert.deepEqual(p.messages[0], { role: 'system', content: 'Be brief.' });
+    assert.equal(p.messages[1].content, 'Say hello.');
+    assert.equal(p.custom_llm_provider, 'anthropic');
+    assert.ok(p.prompt_tokens > 0 && p.completion_tokens > 0);
+  });
+});
+
+test('a failed call arrives as a failure with its error information', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('flaky', { num_retries: 0 }));
+    assert.equal(r.status, 429, r.text);
+    const p = await one(hook);
+    assert.equal(p.status, 'failure');
+    assert.equal(p.status_fields.llm_api_status, 'failure');
+    assert.equal(p.error_information.error_code, '429');
+    assert.equal(p.error_information.error_class, 'RateLimitError');
+    assert.equal(p.error_information.llm_provider, 'openai');
+    assert.equal(p.error_str, r.json.error.message);
+    assert.equal(p.error_information.error_message, r.json.error.message);
+    assert.deepEqual(p.response, {});
+    assert.equal(p.model_group, 'flaky');
+  });
+});
+
+test('turn_off_message_logging: neither prompt nor answer leaves; LiteLLM\'s redacted values', async () => {
+  await withGateway(config(mock, { litellm: '  turn_off_message_logging: true' }), async (gw, hook) => {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`,
+      chatBody('gpt-4o', { messages: [{ role: 'user', content: 'my secret prompt 4242' }] }));
+    assert.equal(r.status, 200);
+    const p = await one(hook);
+    assert.deepEqual(p.messages, [{ role: 'user', content: 'redacted-by-litellm' }]);
+    assert.deepEqual(p.response, { text: 'redacted-by-litellm' });
+    const raw = hook.posts.map((x) => x.body).join('');
+    assert.ok(!raw.includes('4242'), 'the prompt text is nowhere in what was sent');
+    assert.ok(!raw.includes(r.json.choices[0].message.content), 'nor the answer');
+    assert.ok(p.prompt_tokens > 0, 'the rest of the record is kept');
+  });
+});
+
+test('a request can turn message logging off for itself (LiteLLM\'s dynamic param)', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`,
+      chatBody('gpt-4o', { turn_off_message_logging: true, messages: [{ role: 'user', content: 'private 777' }] }));
+    assert.equal(r.status, 200);
+    const p = await one(hook);
+    assert.deepEqual(p.messages, [{ role: 'user', content: 'redacted-by-litellm' }]);
+    assert.ok(!hook.posts[0].body.includes('private 777'));
+  });
+});
+
+test('virtual keys: key, team and user in the metadata; redact_user_api_key_info drops them', async () => {
+  for (const redact of [false, true]) {
+    await withGateway(config(mock, {
+      litellm: redact ? '  redact_user_api_key_info: true' : '',
+      general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1`,
+    }), async (gw, hook) => {
+      const t = await api(gw.url, MASTER_KEY, 'POST', '/team/new', { team_alias: 'blue-team', metadata: { tags: ['team-tag'] } });
+      assert.equal(t.status, 200, t.text);
+      const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate',
+        { key_alias: 'ci-key', team_id: t.json.team_id, user_id: 'user-9', metadata: { owner: 'qa', tags: ['key-tag'] } });
+      assert.equal(k.status, 200, k.text);
+      const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200, r.text);
+      const p = await one(hook);
+      const md = p.metadata;
+      if (!redact) {
+        assert.equal(md.user_api_key_hash, k.json.token);
+        assert.equal(md.user_api_key_alias, 'ci-key');
+        assert.equal(md.user_api_key_team_id, t.json.team_id);
+        assert.equal(md.user_api_key_team_alias, 'blue-team');
+        assert.equal(md.user_api_key_user_id, 'user-9');
+        assert.equal(md.user_api_key_auth_metadata.owner, 'qa');
+        assert.ok(p.request_tags.includes('key-tag') && p.request_tags.includes('team-tag'),
+          `key and team tags merged: ${JSON.stringify(p.request_tags)}`);
+      } else {
+        assert.deepEqual(Object.keys(md).filter((x) => x.startsWith('user_api_key')), []);
+        assert.ok(!hook.posts[0].body.includes(k.json.token), 'the key hash is nowhere');
+        assert.ok(!hook.posts[0].body.includes('ci-key'), 'nor its alias');
+      }
+    });
+  }
+});
+
+test('a cache hit: LiteLLM\'s id, cache_hit and cache_key', async () => {
+  await withGateway(config(mock, { litellm: '  cache: true' }), async (gw, hook) => {
+    const body = chatBody('gpt-4o', { messages: [{ role: 'user', content: 'cache me' }] });
+    const a = await postJSON(`${gw.url}/v1/chat/completions`, body);
+    assert.equal(a.status, 200);
+    let b = null; /* the store follows the answer: ask until it is a hit (bounded) */
+    assert.ok(await until(async () => {
+      b = await postJSON(`${gw.url}/v1/chat/completions`, body);
+      return b.headers.get('x-litellm-cache-hit') === 'True';
+    }, 10000), 'a hit');
+    assert.ok(await until(() => hook.records().some((x) => x.cache_hit), 15000));
+    const hit = hook.records().find((x) => x.cache_hit);
+    assert.ok(hit.id.startsWith(`${a.json.id}_cache_hit`), hit.id);
+    assert.equal(hit.response.choices[0].message.content, b.json.choices[0].message.content);
+    assert.equal(typeof hit.cache_key, 'string');
+    assert.equal(hit.hidden_params.cache_key, hit.cache_key);
+  });
+});
+
+test('a key\'s metadata.logging sends its calls to its own sink (per-key callbacks)', async () => {
+  const own = await startWebhook({ path: '/tenant' });
+  try {
+    await withGateway(config(mock, { general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1` }),
+      async (gw, hook) => {
+        const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {
+          metadata: { logging: [{ callback_name: 'generic_api', callback_type: 'success',
+            callback_vars: { endpoint: own.url } }] },
+        });
+        assert.equal(k.status, 200, k.text);
+        const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+        assert.equal(r.status, 200);
+        assert.ok(await own.waitRecords(1, 15000), 'the tenant\'s sink got the call');
+        assert.equal(own.records()[0].id, r.json.id);
+        assert.equal(own.records()[0].metadata.user_api_key_auth_metadata.logging,
+          'scrubbed_by_litellm_for_sensitive_keys', 'its credentials are not logged');
+        await sleep(400);
+        assert.equal(hook.records().length, 0, 'the config\'s sink did not');
+      });
+  } finally {
+    await own.stop();
+  }
+});
