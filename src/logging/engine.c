@@ -64,6 +64,7 @@
 #include "core/log.h"
 #include "logging/logging.h"
 #include "logging/reqlog.h"
+#include "logging/routes.h"
 #include "providers/jdom.h"
 #include "upstream/client.h"
 
@@ -485,7 +486,12 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
     char err[256] = "";
     void *h = ops->open ? ops->open(&c->lc, vars, err, sizeof err) : NULL;
     if (!h) {
-        sy_warn("logging: callback '%s' is off: %s", name, err[0] ? err : "cannot open");
+        char shown[48];
+        snprintf(shown, sizeof shown, "%s", name);
+        for (char *p = shown; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        sy_warn("logging: callback '%s' is off: %s", shown, err[0] ? err : "cannot open");
         return NULL;
     }
     struct inst *in = calloc(1, sizeof *in);
@@ -511,6 +517,9 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
         return NULL;
     }
     snprintf(in->name, sizeof in->name, "%s", name);
+    for (char *p = in->name; *p; p++) /* a label and a log word: no control characters */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
     in->ops = ops;
     in->h = h;
     in->conf = c;
@@ -818,6 +827,39 @@ static char *make_key(const char *name, const char *vars, const char *fp)
 }
 
 /* The tenant instance for (name, vars), opened on demand. NULL: refused. */
+/* Tenant settings a sink refused lately: not opened (nor warned about) again
+ * for LOG_EVERY_S, so a key whose callback cannot run costs one line a minute,
+ * not one per request. */
+static struct {
+    char *key;
+    double at;
+} refused[16];
+static unsigned refused_next;
+
+static int refused_lately(const char *key, double t)
+{
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (refused[i].key && t - refused[i].at < LOG_EVERY_S && !strcmp(refused[i].key, key))
+            return 1;
+    return 0;
+}
+
+static void refused_note(const char *key, double t)
+{
+    unsigned i = refused_next++ % (sizeof refused / sizeof refused[0]);
+    free(refused[i].key);
+    refused[i].key = strdup(key);
+    refused[i].at = t;
+}
+
+static void refused_clear(void)
+{
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        free(refused[i].key);
+        refused[i].key = NULL;
+    }
+}
+
 static struct inst *tenant_inst(const char *name, const char *vars, const struct sy_logrec *r, double t)
 {
     char *key = make_key(name, vars, cur->fp);
@@ -828,8 +870,12 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
             free(key);
             return in;
         }
-    if (ninsts >= SY_LOG_MAX_INSTANCES) { /* close the least recently used idle tenant */
-        struct inst *lru = NULL;
+    if (refused_lately(key, t)) {
+        free(key);
+        return NULL;
+    }
+    struct inst *lru = NULL; /* past the cap: the least recently used idle tenant makes room */
+    if (ninsts >= SY_LOG_MAX_INSTANCES) {
         for (struct inst *in = insts; in; in = in->next)
             if (in->tenant && !in->qlen && !in->nbatch && (!lru || in->last_used < lru->last_used))
                 lru = in;
@@ -837,8 +883,6 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
             free(key);
             return NULL;
         }
-        inst_unlink(lru);
-        inst_free(lru);
     }
     char *dummy = NULL;
     const struct sy_sink_ops *ops = resolve(&cur->lc, name, &dummy);
@@ -857,22 +901,22 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
         }
         in = inst_open(ops, label, key, vars, cur);
     }
+    if (!in)
+        refused_note(key, t);
     free(key);
     if (!in)
         return NULL;
+    if (lru) {
+        inst_unlink(lru);
+        inst_free(lru);
+    }
     in->tenant = 1;
     in->on_success = in->on_failure = 1;
     inst_link(in);
     return in;
 }
 
-struct route {
-    const char *name, *vars;
-    int success, failure;
-};
-
-/* rec->route_json into routes (strings in a). */
-static size_t parse_routes(const char *json, struct route *out, size_t max, struct sy_arena *a)
+size_t sy__log_routes(const char *json, struct sy_log_route *out, size_t max, struct sy_arena *a)
 {
     struct sy_jdoc d;
     if (sy_jdom_parse(&d, json, strlen(json), a, 4096) != 0 || sy_jdom_type(&d, 0) != 'a')
@@ -886,7 +930,7 @@ static size_t parse_routes(const char *json, struct route *out, size_t max, stru
             continue;
         const char *type = sy_jdom_str(&d, sy_jdom_member(&d, e, "callback_type"), a, NULL);
         uint32_t v = sy_jdom_member(&d, e, "callback_vars");
-        struct route *r = &out[n];
+        struct sy_log_route *r = &out[n];
         r->name = name;
         r->vars = NULL;
         if (sy_jdom_kind(&d, v) == 'o') {
@@ -916,12 +960,12 @@ static void dispatch(struct blk *b, double t)
     if (cur->lc.request_log || cur->lc.json_logs)
         sy__reqlog_write(&cur->lc, r);
     int fail = (r->flags & SY_LOGREC_FAILURE) != 0;
-    struct route routes[MAX_ROUTES];
+    struct sy_log_route routes[MAX_ROUTES];
     size_t nr = 0;
     struct sy_arena a;
     sy_arena_init(&a);
     if (r->route_json)
-        nr = parse_routes(r->route_json, routes, MAX_ROUTES, &a);
+        nr = sy__log_routes(r->route_json, routes, MAX_ROUTES, &a);
     for (struct inst *in = insts; in; in = in->next) {
         if (in->tenant || in->retired || !(fail ? in->on_failure : in->on_success))
             continue;
@@ -1075,6 +1119,7 @@ static void shutdown_thread(void)
     }
     conf_unref(cur);
     cur = NULL;
+    refused_clear();
     if (pool)
         sy_upool_close(pool);
     pool = NULL;

@@ -84,7 +84,12 @@ static int value_ok(const char *s, size_t n)
 static void hdr_set(struct hdrs *h, const char *k, size_t kn, const char *v, size_t vn)
 {
     if (!token_ok(k, kn) || !value_ok(v, vn)) {
-        sy_warn("generic_api: header '%.*s' left out (not a valid header name or value)", (int)(kn > 64 ? 64 : kn), k);
+        char shown[65]; /* the name, printable characters only (no log line injection) */
+        size_t n = 0;
+        for (size_t i = 0; i < kn && n < sizeof shown - 1; i++)
+            shown[n++] = (unsigned char)k[i] >= 0x20 && (unsigned char)k[i] < 0x7f ? k[i] : '?';
+        shown[n] = 0;
+        sy_warn("generic_api: header '%s' left out (not a valid header name or value)", shown);
         return;
     }
     for (size_t i = 0; i < h->n; i++)

@@ -536,6 +536,30 @@ static void test_tenant_cap(void **state)
     rx_stop(&rx);
 }
 
+static void test_tenant_refused(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    set_endpoint(&rx);
+    struct sy_config c;
+    base_cfg(&c, NULL);
+    assert_int_equal(sy_log_start(&c), 0);
+    int before = unrouted();
+    const char *route = "[{\"callback_name\":\"generic_api\",\"callback_vars\":{\"endpoint\":\"ftp://nope\"}}]";
+    for (int i = 0; i < 5; i++) {
+        struct sy_logrec r = {.id = "bad", .key_alias = "k\n1", .route_json = route};
+        assert_int_equal(sy_log_submit(&r), 0);
+    }
+    submit("good", 0);
+    WAIT_FOR(unrouted() - before == 5 && rx_posts(&rx) == 1, 10);
+    assert_int_equal(unrouted() - before, 5); /* counted, and the sink is not opened again for each */
+    struct sy_log_sink_stats s[8];
+    assert_int_equal(sy_log_stats(s, 8), 1); /* only the config's instance */
+    sy_log_stop(2);
+    assert_int_equal(rx_posts(&rx), 1);
+    rx_stop(&rx);
+}
+
 static void test_raw_to_sink(void **state)
 {
     (void)state;
@@ -736,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_tenant_endpoint),
         cmocka_unit_test(test_reload_keeps_queue),
         cmocka_unit_test(test_tenant_cap),
+        cmocka_unit_test(test_tenant_refused),
         cmocka_unit_test(test_raw_to_sink),
         cmocka_unit_test(test_no_thread_when_off),
         cmocka_unit_test(test_generic_headers),
