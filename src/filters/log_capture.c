@@ -2,9 +2,11 @@
  * record (logging/logging.h; the log stage, stages/log.c, reads it through
  * sy_log_capture when the call is accounted).
  *
- * Linked only when the config submits records (sy_log_enabled) and logs
- * message content (no turn_off_message_logging): otherwise the filter is not
- * in any route's chain and costs nothing. It observes, never rewrites:
+ * Linked only when message content is kept (no turn_off_message_logging)
+ * and someone reads it: the config submits records (sy_log_enabled), or
+ * SpendLogs keeps prompts (store_prompts_in_spend_logs, budget.c).
+ * Otherwise the filter is in no route's chain and costs nothing. It
+ * observes, never rewrites:
  *
  *   JSON answer   one piece, kept by reference (it lives until the call is
  *                 accounted, and the record copies it then): no copy
@@ -46,7 +48,8 @@ static void capture_free(void *p)
 static int enabled(const struct sy_gwconf *g, enum sy_route_kind k)
 {
     (void)k;
-    return !g->cfg->turn_off_message_logging && sy_log_enabled(g->cfg);
+    const struct sy_config *cfg = g->cfg;
+    return !cfg->turn_off_message_logging && (sy_log_enabled(cfg) || (cfg->store_prompts_in_spend_logs && g->db));
 }
 
 static int start(struct sy_call *c)

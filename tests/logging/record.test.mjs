@@ -285,3 +285,42 @@ test('a key\'s metadata.logging sends its calls to its own sink (per-key callbac
     await own.stop();
   }
 });
+
+test('store_prompts_in_spend_logs: the request and the answer in LiteLLM_SpendLogs, long strings cut', async () => {
+  const { keysConfig, sha256hex, until } = await import('../lib/harness.mjs');
+  for (const store of [true, false]) {
+    const gw = await startGateway(keysConfig(mock.base, { general: store ? '  store_prompts_in_spend_logs: true' : '' }));
+    try {
+      const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      assert.equal(k.status, 200, k.text);
+      const long = 'x'.repeat(1000) + 'MIDDLE' + 'y'.repeat(3000);
+      const r = await postJSON(`${gw.url}/v1/chat/completions`,
+        chatBody('gpt-4o', { messages: [{ role: 'user', content: 'remember 5150' }, { role: 'user', content: long }] }),
+        { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200, r.text);
+      const hash = await sha256hex(k.json.key);
+      let row = null;
+      assert.ok(await until(async () => {
+        const s = await api(gw.url, MASTER_KEY, 'GET', `/spend/logs?api_key=${hash}`);
+        row = Array.isArray(s.json) && s.json[0];
+        return !!row;
+      }, 10000), 'a SpendLogs row');
+      const j = (v) => (typeof v === 'string' ? JSON.parse(v) : v);
+      assert.deepEqual(j(row.messages), {}, 'LiteLLM keeps the prompt in proxy_server_request');
+      if (!store) {
+        assert.deepEqual(j(row.proxy_server_request), {});
+        assert.deepEqual(j(row.response), {});
+        continue;
+      }
+      const req = j(row.proxy_server_request);
+      assert.equal(req.model, 'gpt-4o');
+      assert.equal(req.messages[0].content, 'remember 5150');
+      const cut = req.messages[1].content;
+      assert.ok(!cut.includes('MIDDLE'), 'the middle of a long string is cut');
+      assert.match(cut, /^x{716}\.\.\. \(litellm_truncated skipped 1959 chars\) \.\.\.y{1331}$/);
+      assert.equal(j(row.response).choices[0].message.content, r.json.choices[0].message.content);
+    } finally {
+      assert.equal(await gw.stop(), 0);
+    }
+  }
+});
