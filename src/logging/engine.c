@@ -14,8 +14,9 @@
  *                                              oldest is batch_interval_s old
  *
  * Per instance (one sink opened with one set of settings):
- *   - a ring of record pointers, grown on demand up to queue_max; overflow
- *     drops the oldest (counted: dropped, failures);
+ *   - a ring of record pointers, grown on demand up to queue_max and
+ *     INST_BYTES of records; overflow drops the oldest (counted: dropped,
+ *     failures); all records alive are capped at HELD_MAX bytes at submission;
  *   - one batch in flight at a time (keeps order, bounds memory, and a sink
  *     that hangs holds only its own queue): encode() -> up to 8 requests, sent
  *     one after the other; each answer's verdict (the sink's, or 2xx sent,
@@ -75,15 +76,22 @@
 #define LOG_EVERY_S   60.0  /* one line per instance per this, at most */
 #define RESP_CAP      4096  /* bytes of a sink's answer kept for verdict() */
 #define RING_MIN      64
-#define MAX_ROUTES    16 /* tenant callbacks per record */
+#define MAX_ROUTES    16                  /* tenant callbacks per record */
+#define HELD_MAX      ((size_t)512 << 20) /* bytes of records alive, all sinks */
+#define INST_BYTES    ((size_t)64 << 20)  /* bytes of records one instance holds */
 
 /* ---- records ----------------------------------------------------------------- */
 
 struct blk {
     struct blk *next;   /* inbox link */
     const char *target; /* SY_LOGREC_RAW: the sink it is for */
+    size_t size;        /* bytes of this block (memory accounting) */
     struct sy_logrec rec;
 };
+
+/* Bytes of every record alive (inbox and queues); a submission past
+ * HELD_MAX is refused, so a dead sink cannot take the process's memory. */
+static _Atomic size_t held_bytes;
 
 static struct blk *blk_of(struct sy_logrec *r)
 {
@@ -96,6 +104,7 @@ static void rec_unref(struct sy_logrec *r)
         return;
     if (!(r->flags & SY_LOGREC_RAW))
         free(r->payload); /* built on demand by sy_log_payload */
+    atomic_fetch_sub_explicit(&held_bytes, blk_of(r)->size, memory_order_relaxed);
     free(blk_of(r));
 }
 
@@ -176,6 +185,7 @@ static struct blk *rec_copy(const struct sy_logrec *src, const char *target, con
     if (!b)
         return NULL;
     b->next = NULL;
+    b->size = need;
     memcpy(&b->rec, src, sizeof *src);
     struct sy_logrec *r = &b->rec;
     char *p = (char *)(b + 1);
@@ -339,6 +349,7 @@ struct inst {
     struct sy_logrec **q;
     double *qt;
     size_t qsize, qmax, qhead, qlen;
+    size_t qbytes; /* bytes of the queued records (shared ones counted in each queue) */
     /* the batch in flight */
     struct sy_logrec **batch;
     size_t nbatch;
@@ -377,7 +388,7 @@ static char **running_names;        /* under mu: sinks sy_log_submit_to may targ
 static size_t nrunning;
 
 static pthread_t thread;
-static int started;
+static atomic_int started; /* read by sy_log_submit on any thread */
 static uv_loop_t loop;
 static uv_async_t wake;
 static uv_timer_t tick;
@@ -540,13 +551,16 @@ static void enqueue(struct inst *in, struct sy_logrec *r, double t)
         note_drop(in, 1, "out of memory");
         return;
     }
-    if (in->qlen == in->qsize) { /* full: the oldest goes */
+    size_t sz = blk_of(r)->size;
+    while (in->qlen && (in->qlen == in->qsize || in->qbytes + sz > INST_BYTES)) { /* full: the oldest go */
         struct sy_logrec *o = in->q[in->qhead];
         in->qhead = (in->qhead + 1) % in->qsize;
         in->qlen--;
+        in->qbytes -= blk_of(o)->size;
         rec_unref(o);
         note_drop(in, 1, "queue full");
     }
+    in->qbytes += sz;
     atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
     size_t at = (in->qhead + in->qlen) % in->qsize;
     in->q[at] = r;
@@ -729,6 +743,7 @@ static void pump(struct inst *in, double t)
         size_t n = in->qlen < in->max_batch ? in->qlen : in->max_batch;
         for (size_t i = 0; i < n; i++) {
             in->batch[i] = in->q[in->qhead];
+            in->qbytes -= blk_of(in->batch[i])->size;
             in->qhead = (in->qhead + 1) % in->qsize;
         }
         in->qlen -= n;
@@ -1198,8 +1213,9 @@ int sy_log_configure(const struct sy_config *cfg)
 
 static int inbox_put(struct blk *b)
 {
+    size_t held = atomic_fetch_add_explicit(&held_bytes, b->size, memory_order_relaxed) + b->size;
     pthread_mutex_lock(&mu);
-    if (!accepting || in_len >= in_max) {
+    if (!accepting || in_len >= in_max || held > HELD_MAX) {
         int was = accepting;
         double t = was ? now_s() : 0;
         int say = was && (inbox_last_log == 0 || t - inbox_last_log >= LOG_EVERY_S);
@@ -1215,7 +1231,9 @@ static int inbox_put(struct blk *b)
         pthread_mutex_unlock(&mu);
         atomic_fetch_add_explicit(&inbox_dropped, 1, memory_order_relaxed);
         if (say)
-            sy_warn("logging: the logging inbox is full; %llu record(s) dropped", (unsigned long long)n);
+            sy_warn("logging: the logging inbox is full (records or memory); %llu record(s) dropped",
+                    (unsigned long long)n);
+        atomic_fetch_sub_explicit(&held_bytes, b->size, memory_order_relaxed);
         free(b);
         return -1;
     }
@@ -1368,8 +1386,11 @@ void sy_log_render_metrics(struct sy_buf *b)
     sy_buf_printf(b,
                   "# HELP switchyard_callback_inbox_dropped_total Finished calls not queued for logging (inbox "
                   "full)\n# TYPE switchyard_callback_inbox_dropped_total counter\n"
-                  "switchyard_callback_inbox_dropped_total %llu.0\n",
-                  (unsigned long long)atomic_load(&inbox_dropped));
+                  "switchyard_callback_inbox_dropped_total %llu.0\n"
+                  "# HELP switchyard_callback_unrouted_total Records for a sink that is not running, or for a "
+                  "tenant's sink past the instance cap\n# TYPE switchyard_callback_unrouted_total counter\n"
+                  "switchyard_callback_unrouted_total %llu.0\n",
+                  (unsigned long long)atomic_load(&inbox_dropped), (unsigned long long)atomic_load(&raw_dropped));
 }
 
 void sy_log_render_readiness(struct sy_buf *b)
@@ -1379,8 +1400,11 @@ void sy_log_render_readiness(struct sy_buf *b)
     pthread_mutex_lock(&mu);
     size_t inbox = in_len;
     pthread_mutex_unlock(&mu);
-    sy_buf_printf(b, ",\"logging\":{\"running\":%s,\"inbox\":%zu,\"inbox_dropped\":%llu,\"sinks\":{",
-                  started ? "true" : "false", inbox, (unsigned long long)atomic_load(&inbox_dropped));
+    sy_buf_printf(b,
+                  ",\"logging\":{\"running\":%s,\"inbox\":%zu,\"inbox_dropped\":%llu,\"unrouted\":%llu,"
+                  "\"sinks\":{",
+                  started ? "true" : "false", inbox, (unsigned long long)atomic_load(&inbox_dropped),
+                  (unsigned long long)atomic_load(&raw_dropped));
     for (size_t i = 0; i < n; i++) {
         if (i)
             SY_BUF_LIT(b, ",");

@@ -180,7 +180,8 @@ struct sy_sink_ops {
     const char *name; /* the callback name in a config: "langfuse", "otel", "s3", ... */
     size_t max_batch; /* records per encode() call (1: one request per record) */
     /* An instance from the settings: env (getenv), lc, and vars (JSON object text of a
-     * key's or team's callback_vars, or NULL for the config's). NULL with err set when
+     * key's or team's callback_vars; for the config's instance, the callback's
+     * callback_settings.<name> entry, or NULL when it has none). NULL with err set when
      * it cannot run (a missing key): the config warns at start and the sink is off. */
     void *(*open)(const struct sy_logconf *lc, const char *vars, char *err, size_t errlen);
     void (*close)(void *inst);

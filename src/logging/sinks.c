@@ -13,9 +13,11 @@
 #include "logging/logging.h"
 
 extern const struct sy_sink_ops sy_sink_generic_api;
+extern const struct sy_sink_ops sy_sink_otel;
 
 const struct sy_sink_ops *const sy_sinks[] = {
     &sy_sink_generic_api,
+    &sy_sink_otel,
 };
 const size_t sy_nsinks = sizeof sy_sinks / sizeof sy_sinks[0];
 

@@ -1,6 +1,7 @@
 // faults.test.mjs - delivery that never hurts the request path (issue 22):
 // the webhook sink down ~30 s then back loses nothing within the queue bound;
-// overflow is counted in /metrics; a sink that never answers changes no
+// a sink answering 500 is retried and then delivered once; overflow is
+// counted in /metrics; a sink that never answers changes no
 // request's status; SIGTERM delivers what is queued before exit.
 //
 // Never asserts timings: every wait is bounded, and "no effect on requests"
@@ -61,6 +62,26 @@ test('the sink refusing connections for ~30 s, then back: every record arrives',
     assert.deepEqual([...new Set(got)].sort(), [...ids].sort(), 'nothing lost');
     assert.equal(got.length, ids.length, 'nothing twice');
     assert.equal(await metric(gw.url, 'litellm_callback_logging_failures_metric_total'), 0);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await hook.stop();
+  }
+});
+
+test('a sink answering 500: requests unaffected, the batch retried and then delivered once', { timeout: 60000 }, async () => {
+  const hook = await startWebhook({ mode: '500' });
+  const gw = await startGateway(config(mock.base, '  switchyard_callback_batch_interval: 0.1\n'),
+    { env: { GENERIC_LOGGER_ENDPOINT: hook.url } });
+  try {
+    const rs = await chats(gw.url, 3);
+    assert.ok(rs.every((r) => r.status === 200), 'a failing sink changes no status');
+    assert.ok(await until(() => hook.requests >= 2, 15000), 'the sink was asked again');
+    assert.ok((await metric(gw.url, 'switchyard_callback_retried_total')) >= 1);
+    await hook.setMode('ok');
+    assert.ok(await hook.waitRecords(3, 30000), `${hook.records().length} of 3`);
+    await sleep(300);
+    assert.deepEqual(hook.records().map((r) => r.id).sort(), rs.map((r) => r.json.id).sort(), 'each once');
+    assert.equal(await metric(gw.url, 'switchyard_callback_dropped_total'), 0);
   } finally {
     assert.equal(await gw.stop(), 0);
     await hook.stop();

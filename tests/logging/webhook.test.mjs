@@ -4,7 +4,8 @@
 // (lib/webhook.mjs); the operator's request log (--detailed_debug, json_logs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, startMock, chatBody, postJSON, until, sleep } from '../lib/harness.mjs';
+import fs from 'node:fs';
+import { startGateway, startMock, chatBody, postJSON, until, sleep, sha256hex, api, keysConfig, MASTER_KEY } from '../lib/harness.mjs';
 import { startWebhook } from './lib/webhook.mjs';
 
 let mock;
@@ -102,6 +103,43 @@ callback_settings:
   }
 });
 
+test('a stream arrives with its first-token time and usage; redaction keeps message text and key facts out', async () => {
+  const hook = await startWebhook();
+  const gw = await startGateway(hookConfig(mock.base, `  turn_off_message_logging: true
+  redact_user_api_key_info: true
+general_settings:
+  master_key: sk-master-wh
+`), { env: { GENERIC_LOGGER_ENDPOINT: hook.url } });
+  try {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-master-wh' },
+      body: JSON.stringify(chatBody('gpt-4o', { stream: true, stream_options: { include_usage: true },
+        mock: { chunks: 5, chunk_delay_ms: 30 } })),
+    });
+    assert.equal(res.status, 200);
+    const sse = await res.text();
+    const id = JSON.parse(sse.split('\n').find((l) => l.startsWith('data: {')).slice(6)).id;
+    assert.ok(await hook.waitRecords(1, 15000), gw.log());
+    const [r] = hook.records();
+    assert.equal(r.id, id);
+    assert.equal(r.status, 'success');
+    assert.equal(r.stream, true);
+    assert.ok(r.completionStartTime > r.startTime && r.completionStartTime < r.endTime,
+      `first token ${r.completionStartTime} within ${r.startTime}..${r.endTime}`);
+    assert.ok(r.prompt_tokens > 0 && r.completion_tokens > 0, 'full usage');
+    const body = hook.posts[0].body;
+    assert.ok(!body.includes('Say hello') && !body.includes('You are terse'), 'no message text');
+    assert.ok(!body.includes('sk-master-wh'), 'never the key');
+    assert.ok(!body.includes(await sha256hex('sk-master-wh')), 'redact_user_api_key_info: not even its hash');
+    for (const k of Object.keys(r.metadata || {})) assert.ok(!k.startsWith('user_api_key_') || r.metadata[k] == null,
+      `redacted ${k}`);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await hook.stop();
+  }
+});
+
 test('a named callback with callback_type generic_api posts to its own endpoint', async () => {
   const hook = await startWebhook({ path: '/named' });
   const gw = await startGateway(`${models(mock.base)}
@@ -122,6 +160,64 @@ callback_settings:
   } finally {
     assert.equal(await gw.stop(), 0);
     await hook.stop();
+  }
+});
+
+test("a key's own metadata.logging sends its records to its own endpoint, the others to the config's", async () => {
+  const hook = await startWebhook();
+  const own = await startWebhook({ path: '/tenant' });
+  const gw = await startGateway(keysConfig(mock.base) + `
+litellm_settings:
+  success_callback: ["generic_api"]
+  switchyard_callback_batch_interval: 0.2
+`, { env: { GENERIC_LOGGER_ENDPOINT: hook.url } });
+  try {
+    const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {
+      key_alias: 'tenant-key',
+      metadata: { logging: [{ callback_name: 'generic_api', callback_type: 'success', callback_vars: { endpoint: own.url } }] },
+    });
+    assert.equal(k.status, 200, k.text);
+    const mine = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+    assert.equal(mine.status, 200);
+    const other = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${MASTER_KEY}` });
+    assert.equal(other.status, 200);
+    assert.ok(await own.waitRecords(1, 15000) && await hook.waitRecords(1, 15000), gw.log());
+    await sleep(500);
+    assert.deepEqual(own.records().map((r) => r.id), [mine.json.id]);
+    assert.deepEqual(hook.records().map((r) => r.id), [other.json.id]);
+    const rd = await (await fetch(`${gw.url}/health/readiness`)).json();
+    assert.equal(rd.logging.sinks['generic_api:tenant-key'].sent, 1, JSON.stringify(rd.logging));
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await hook.stop();
+    await own.stop();
+  }
+});
+
+test('SIGHUP: a new endpoint takes the records that follow; none is lost or sent twice', async () => {
+  const a = await startWebhook({ path: '/a' });
+  const b = await startWebhook({ path: '/b' });
+  const cfg = (url) => hookConfig(mock.base, `
+callback_settings:
+  generic_api:
+    endpoint: ${url}
+`);
+  const gw = await startGateway(cfg(a.url));
+  try {
+    const r1 = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'));
+    assert.ok(await a.waitRecords(1, 15000));
+    fs.writeFileSync(gw.configPath, cfg(b.url));
+    gw.proc.kill('SIGHUP');
+    assert.ok(await until(() => /config reloaded/.test(gw.log()), 10000), gw.log());
+    const r2 = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'));
+    assert.ok(await b.waitRecords(1, 15000), gw.log());
+    await sleep(400);
+    assert.deepEqual(a.records().map((r) => r.id), [r1.json.id]);
+    assert.deepEqual(b.records().map((r) => r.id), [r2.json.id]);
+  } finally {
+    assert.equal(await gw.stop(), 0);
+    await a.stop();
+    await b.stop();
   }
 });
 

@@ -366,6 +366,34 @@ static void test_overflow_counted(void **state)
     rx_stop(&rx);
 }
 
+static void test_queue_bytes_bounded(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    set_endpoint(&rx);
+    rx.hang = 1;
+    struct sy_config c;
+    base_cfg(&c, "{\"generic_api\":{\"batch_size\":1}}");
+    c.callback_batch_interval_s = 0.05;
+    assert_int_equal(sy_log_start(&c), 0);
+    size_t big = (size_t)1 << 20;
+    char *body = malloc(big);
+    memset(body, 'x', big);
+    for (int i = 0; i < 80; i++) { /* 80 MiB of records behind a sink that never answers */
+        struct sy_logrec r = {.id = "big", .request = body, .request_len = big};
+        assert_int_equal(sy_log_submit(&r), 0);
+    }
+    free(body);
+    WAIT_FOR(stats_of("generic_api").queued == 80, 10);
+    struct sy_log_sink_stats s = stats_of("generic_api");
+    assert_int_equal(s.queued, 80);
+    assert_true(s.depth <= 65); /* 64 MiB held, plus the batch in flight */
+    assert_true(s.dropped >= 15);
+    assert_int_equal(s.dropped + s.depth, 80);
+    sy_log_stop(0.2);
+    rx_stop(&rx);
+}
+
 static void test_stop_flushes(void **state)
 {
     (void)state;
@@ -422,6 +450,90 @@ static void test_tenant_endpoint(void **state)
     sy_log_stop(2);
     rx_stop(&rx);
     rx_stop(&rx2);
+}
+
+static void test_reload_keeps_queue(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    rx_start(&rx2);
+    set_endpoint(&rx);
+    struct sy_config c;
+    base_cfg(&c, NULL);
+    c.callback_batch_interval_s = 3600;
+    assert_int_equal(sy_log_start(&c), 0);
+    submit("k1", 0);
+    submit("k2", 0);
+    WAIT_FOR(stats_of("generic_api").depth == 2, 5);
+    assert_int_equal(sy_log_configure(&c), 0); /* the same settings: the queue stays */
+    submit("k3", 0);
+    WAIT_FOR(stats_of("generic_api").depth == 3, 5);
+    assert_int_equal(stats_of("generic_api").depth, 3);
+    assert_int_equal(rx_posts(&rx), 0);
+    char settings[128];
+    snprintf(settings, sizeof settings, "{\"generic_api\":{\"endpoint\":\"http://127.0.0.1:%d/new\"}}", rx2.port);
+    struct sy_config c2;
+    base_cfg(&c2, settings);
+    c2.callback_batch_interval_s = 3600;
+    assert_int_equal(sy_log_configure(&c2), 0); /* new settings: the old instance delivers what it holds */
+    WAIT_FOR(rx_posts(&rx) >= 1, 10);
+    assert_int_equal(rx_posts(&rx), 1);
+    char got[64];
+    ids_of(rx.bodies[0], got, sizeof got);
+    assert_string_equal(got, "k1,k2,k3");
+    submit("k4", 0);
+    sy_log_stop(5);
+    assert_int_equal(rx_posts(&rx2), 1);
+    ids_of(rx2.bodies[0], got, sizeof got);
+    assert_string_equal(got, "k4");
+    rx_stop(&rx);
+    rx_stop(&rx2);
+}
+
+static int unrouted(void)
+{
+    struct sy_buf m;
+    sy_buf_init(&m, 1 << 20);
+    sy_log_render_metrics(&m);
+    const char *u = strstr(m.p, "\nswitchyard_callback_unrouted_total ");
+    int n = u ? atoi(u + strlen("\nswitchyard_callback_unrouted_total ")) : -1;
+    sy_buf_free(&m);
+    return n;
+}
+
+static void test_tenant_cap(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    set_endpoint(&rx);
+    struct sy_config c;
+    base_cfg(&c, NULL);
+    c.callback_batch_interval_s = 0.2;
+    assert_int_equal(sy_log_start(&c), 0);
+    enum { T = 80 };
+    static char routes[T][160], ids[T][16];
+    for (int i = 0; i < T; i++) {
+        snprintf(routes[i], sizeof routes[i],
+                 "[{\"callback_name\":\"generic_api\",\"callback_vars\":{\"headers\":{\"X-T\":\"%d\"}}}]", i);
+        snprintf(ids[i], sizeof ids[i], "t%d", i);
+        struct sy_logrec r = {.id = ids[i], .route_json = routes[i]};
+        assert_int_equal(sy_log_submit(&r), 0);
+    }
+    struct sy_log_sink_stats s[SY_LOG_MAX_INSTANCES + 8];
+    WAIT_FOR(sy_log_stats(s, SY_LOG_MAX_INSTANCES + 8) > 1, 5);
+    /* every record either reaches its tenant's endpoint (one POST each) or is counted */
+    WAIT_FOR(rx_posts(&rx) + unrouted() >= T, 60);
+    assert_true(sy_log_stats(s, SY_LOG_MAX_INSTANCES + 8) <= SY_LOG_MAX_INSTANCES);
+    int u = unrouted();
+    assert_true(u >= T - (SY_LOG_MAX_INSTANCES - 1));
+    assert_int_equal(rx_posts(&rx) + u, T);
+    sy_log_stop(5);
+    for (int i = 0; i < rx.nposts; i++) {
+        char got[64];
+        ids_of(rx.bodies[i], got, sizeof got);
+        assert_int_equal(got[0], 't');
+    }
+    rx_stop(&rx);
 }
 
 static void test_raw_to_sink(void **state)
@@ -616,11 +728,19 @@ static void test_reqlog(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_batches_by_size_and_age), cmocka_unit_test(test_retry_then_delivered),
-        cmocka_unit_test(test_overflow_counted),        cmocka_unit_test(test_stop_flushes),
-        cmocka_unit_test(test_tenant_endpoint),         cmocka_unit_test(test_raw_to_sink),
-        cmocka_unit_test(test_no_thread_when_off),      cmocka_unit_test(test_generic_headers),
-        cmocka_unit_test(test_generic_formats),         cmocka_unit_test(test_reqlog),
+        cmocka_unit_test(test_batches_by_size_and_age),
+        cmocka_unit_test(test_retry_then_delivered),
+        cmocka_unit_test(test_overflow_counted),
+        cmocka_unit_test(test_queue_bytes_bounded),
+        cmocka_unit_test(test_stop_flushes),
+        cmocka_unit_test(test_tenant_endpoint),
+        cmocka_unit_test(test_reload_keeps_queue),
+        cmocka_unit_test(test_tenant_cap),
+        cmocka_unit_test(test_raw_to_sink),
+        cmocka_unit_test(test_no_thread_when_off),
+        cmocka_unit_test(test_generic_headers),
+        cmocka_unit_test(test_generic_formats),
+        cmocka_unit_test(test_reqlog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
