@@ -324,3 +324,42 @@ test('store_prompts_in_spend_logs: the request and the answer in LiteLLM_SpendLo
     }
   }
 });
+
+test('default_team_settings: a team\'s calls go to the team\'s own sink', async () => {
+  const teamHook = await startWebhook({ path: '/team' });
+  try {
+    await withGateway(config(mock, {
+      litellm: `  default_team_settings:\n    - team_id: team-logs\n      success_callback: ["generic_api"]\n      endpoint: ${teamHook.url}`,
+      general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1`,
+    }), async (gw, hook) => {
+      const t = await api(gw.url, MASTER_KEY, 'POST', '/team/new', { team_id: 'team-logs', team_alias: 'logs' });
+      assert.equal(t.status, 200, t.text);
+      const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { team_id: 'team-logs' });
+      assert.equal(k.status, 200, k.text);
+      const other = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200);
+      const r2 = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${other.json.key}` });
+      assert.equal(r2.status, 200);
+      assert.ok(await teamHook.waitRecords(1, 15000), 'the team\'s sink got its call');
+      assert.ok(await hook.waitRecords(1, 15000), 'the config\'s sink got the other');
+      await sleep(400);
+      assert.deepEqual(teamHook.records().map((x) => x.id), [r.json.id]);
+      assert.deepEqual(hook.records().map((x) => x.id), [r2.json.id]);
+      assert.equal(teamHook.records()[0].metadata.user_api_key_team_id, 'team-logs');
+    });
+  } finally {
+    await teamHook.stop();
+  }
+});
+
+test('each upstream attempt is recorded: a retried call reports two attempts', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('flaky', { num_retries: 1 }));
+    assert.equal(r.status, 429);
+    const p = await one(hook);
+    assert.equal(p.status, 'failure');
+    const { until } = await import('../lib/harness.mjs');
+    assert.ok(await until(() => / request id=\S+ .*attempts=2/.test(gw.log()), 10000), gw.log());
+  }, { args: ['--detailed_debug'] });
+});
