@@ -181,6 +181,10 @@ static int start_db(const struct sy_config *cfg, const char *cli)
         fprintf(stderr, "switchyard: cannot start the spend writer\n");
         return -1;
     }
+    struct sy_retention_conf rtc = {
+        .period_s = cfg->spend_logs_retention_s, .interval_s = cfg->spend_logs_retention_interval_s, .pause_s = 0.1};
+    if (sy_retention_start(&rtc) != 0)
+        sy_warn("spend-log retention: not started; old spend logs are kept");
     const struct sy_router_config *r = &cfg->router;
     if (r->redis_host)
         sy_keys_invalidate_start(r->redis_host, r->redis_port, r->redis_username, r->redis_password, r->redis_db);
@@ -345,6 +349,7 @@ int main(int argc, char **argv)
     sy_workers_join();
     if (sy_gw.db) { /* every request has ended: write what they spent, then close */
         sy_keys_invalidate_stop();
+        sy_retention_stop();
         sy_spend_stop(10);
         sy_db_stop();
     }

@@ -14,10 +14,14 @@
 
 extern const struct sy_sink_ops sy_sink_generic_api;
 extern const struct sy_sink_ops sy_sink_otel;
+extern const struct sy_sink_ops sy_sink_langfuse;
+extern const struct sy_sink_ops sy_sink_datadog;
+extern const struct sy_sink_ops sy_sink_s3, sy_sink_s3_v2;
+extern const struct sy_sink_ops sy_sink_slack;
 
 const struct sy_sink_ops *const sy_sinks[] = {
-    &sy_sink_generic_api,
-    &sy_sink_otel,
+    &sy_sink_generic_api, &sy_sink_otel,  &sy_sink_langfuse, &sy_sink_datadog,
+    &sy_sink_s3,          &sy_sink_s3_v2, &sy_sink_slack,
 };
 const size_t sy_nsinks = sizeof sy_sinks / sizeof sy_sinks[0];
 

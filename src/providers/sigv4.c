@@ -8,6 +8,10 @@
  *   signing key          "AWS4"+secret, date, region, service   32 bytes (4 chained HMACs)
  *   signature            HMAC(key, string to sign)              64 lower-case hex
  *
+ * S3 (in->s3) differs in two places only: canonical_uri() keeps the path as
+ * sent, and canonical_headers() signs x-amz-content-sha256 (the payload hash,
+ * computed once in creq_build and sent by sy_sigv4_sign).
+ *
  * Invariants: no I/O, no clock, no globals; every intermediate is built in a
  * scratch buffer freed before returning; headers_out changes only on success.
  * Hashes come from OpenSSL (SHA256(), HMAC() with EVP_sha256()).
@@ -78,16 +82,18 @@ static int valid_input(const struct sy_sigv4 *in)
 {
     return in && in->method && in->method[0] && in->host && in->access_key && in->secret_key && in->region &&
            in->service && valid_date(in->amz_date) && (in->payload || in->payload_len == 0) &&
-           in->nheaders + 3 <= SY_SIGV4_MAX_HEADERS && (in->headers || in->nheaders == 0);
+           in->nheaders + 3 + (in->s3 != 0) <= SY_SIGV4_MAX_HEADERS && (in->headers || in->nheaders == 0);
 }
 
 /* ---- canonical URI: botocore's remove_dot_segments, then encode ----------- */
 
-static int canonical_uri(struct sy_buf *o, const char *path)
+static int canonical_uri(struct sy_buf *o, const char *path, int s3)
 {
     size_t n = path ? strlen(path) : 0;
     if (n == 0)
         return SY_BUF_LIT(o, "/");
+    if (s3) /* S3: the path as sent, encoded once by the caller */
+        return sy_buf_append(o, path, n) ? SY_ENOSPC : 0;
     /* segments kept, as (offset, length) pairs into path; ".." pops */
     size_t cap = n / 2 + 2, k = 0;
     size_t(*seg)[2] = malloc(cap * sizeof *seg);
@@ -269,8 +275,9 @@ static int hname_cmp(const char *base, const struct hent *a, const struct hent *
 }
 
 /* Appends "name:value\n"... then "\n" then the signed-headers list to o, and
- * the list alone to signed_out (may be NULL). */
-static int canonical_headers(struct sy_buf *o, struct sy_buf *signed_out, const struct sy_sigv4 *in)
+ * the list alone to signed_out (may be NULL). phash: the payload's hash (S3
+ * signs it as x-amz-content-sha256). */
+static int canonical_headers(struct sy_buf *o, struct sy_buf *signed_out, const struct sy_sigv4 *in, const char *phash)
 {
     struct hent hv[SY_SIGV4_MAX_HEADERS];
     size_t k = 0;
@@ -280,6 +287,8 @@ static int canonical_headers(struct sy_buf *o, struct sy_buf *signed_out, const 
     rc |= push_header(&t, &hv[k++], "x-amz-date", in->amz_date);
     if (in->session_token && in->session_token[0])
         rc |= push_header(&t, &hv[k++], "x-amz-security-token", in->session_token);
+    if (in->s3)
+        rc |= push_header(&t, &hv[k++], "x-amz-content-sha256", phash);
     for (size_t i = 0; i < in->nheaders && !rc; i++)
         rc |= push_header(&t, &hv[k++], in->headers[i].name ? in->headers[i].name : "", in->headers[i].value);
     if (!rc) {
@@ -322,13 +331,19 @@ static int canonical_headers(struct sy_buf *o, struct sy_buf *signed_out, const 
     return rc ? SY_ENOSPC : 0;
 }
 
-static int creq_build(const struct sy_sigv4 *in, struct sy_buf *o, struct sy_buf *signed_out)
+/* The canonical request into o; the signed-headers list into signed_out (may
+ * be NULL) and the payload's hex SHA-256 into phash. */
+static int creq_build(const struct sy_sigv4 *in, struct sy_buf *o, struct sy_buf *signed_out,
+                      char phash[2 * SHA256_DIGEST_LENGTH + 1])
 {
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)(in->payload ? in->payload : ""), in->payload_len, d);
+    sy_hex_encode(phash, d, sizeof d);
     int rc = sy_buf_puts(o, in->method);
     rc |= SY_BUF_LIT(o, "\n");
     if (rc)
         return SY_ENOSPC;
-    if ((rc = canonical_uri(o, in->path)))
+    if ((rc = canonical_uri(o, in->path, in->s3)))
         return rc;
     if (SY_BUF_LIT(o, "\n"))
         return SY_ENOSPC;
@@ -336,14 +351,10 @@ static int creq_build(const struct sy_sigv4 *in, struct sy_buf *o, struct sy_buf
         return rc;
     if (SY_BUF_LIT(o, "\n"))
         return SY_ENOSPC;
-    if ((rc = canonical_headers(o, signed_out, in)))
+    if ((rc = canonical_headers(o, signed_out, in, phash)))
         return rc;
-    unsigned char d[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)(in->payload ? in->payload : ""), in->payload_len, d);
-    char h[2 * SHA256_DIGEST_LENGTH + 1];
-    sy_hex_encode(h, d, sizeof d);
     rc = SY_BUF_LIT(o, "\n");
-    rc |= sy_buf_append(o, h, 2 * SHA256_DIGEST_LENGTH);
+    rc |= sy_buf_append(o, phash, 2 * SHA256_DIGEST_LENGTH);
     return rc ? SY_ENOSPC : 0;
 }
 
@@ -371,7 +382,8 @@ int sy_sigv4_canonical_request(const struct sy_sigv4 *in, struct sy_buf *out)
     if (!valid_input(in))
         return SY_EINVAL;
     size_t l0 = out->len;
-    int rc = creq_build(in, out, NULL);
+    char ph[2 * SHA256_DIGEST_LENGTH + 1];
+    int rc = creq_build(in, out, NULL, ph);
     if (rc) {
         out->len = l0;
         if (out->p)
@@ -387,7 +399,8 @@ int sy_sigv4_string_to_sign(const struct sy_sigv4 *in, struct sy_buf *out)
     struct sy_buf c;
     sy_buf_init(&c, SCRATCH_CAP);
     size_t l0 = out->len;
-    int rc = creq_build(in, &c, NULL);
+    char ph[2 * SHA256_DIGEST_LENGTH + 1];
+    int rc = creq_build(in, &c, NULL, ph);
     if (!rc)
         rc = sts_build(in, &c, out);
     if (rc) {
@@ -413,7 +426,8 @@ int sy_sigv4_sign(const struct sy_sigv4 *in, struct sy_buf *headers_out)
     sy_buf_init(&c, SCRATCH_CAP);
     sy_buf_init(&s, SCRATCH_CAP);
     sy_buf_init(&sh, SCRATCH_CAP);
-    int rc = creq_build(in, &c, &sh);
+    char ph[2 * SHA256_DIGEST_LENGTH + 1];
+    int rc = creq_build(in, &c, &sh, ph);
     if (!rc)
         rc = sts_build(in, &c, &s);
     unsigned char k[32], sig[32];
@@ -447,6 +461,11 @@ int sy_sigv4_sign(const struct sy_sigv4 *in, struct sy_buf *headers_out)
         int w = SY_BUF_LIT(headers_out, "X-Amz-Date: ");
         w |= sy_buf_puts(headers_out, in->amz_date);
         w |= SY_BUF_LIT(headers_out, "\r\n");
+        if (in->s3) {
+            w |= SY_BUF_LIT(headers_out, "X-Amz-Content-SHA256: ");
+            w |= sy_buf_append(headers_out, ph, sizeof ph - 1);
+            w |= SY_BUF_LIT(headers_out, "\r\n");
+        }
         if (in->session_token && in->session_token[0]) {
             w |= SY_BUF_LIT(headers_out, "X-Amz-Security-Token: ");
             w |= sy_buf_puts(headers_out, in->session_token);

@@ -26,12 +26,20 @@
  *                    name then value, joined with '&'
  *   headers          names lower-cased; values trimmed, inner whitespace runs (incl.
  *                    line folds) collapsed to one space; repeated names joined with ','
- *                    in the order given; host, x-amz-date and (when a session token is
- *                    set) x-amz-security-token are always signed
+ *                    in the order given; host, x-amz-date, (when a session token is
+ *                    set) x-amz-security-token and (S3) x-amz-content-sha256 are
+ *                    always signed
+ *
+ * S3 (.s3 = 1, botocore's S3SigV4Auth): the canonical URI is the path exactly
+ * as sent (already percent-encoded once by the caller, sy_sigv4_uri_encode with
+ * keep_slash; no dot-segment removal, no second encoding), and the payload hash
+ * is also sent and signed as x-amz-content-sha256 (the payload is signed, never
+ * UNSIGNED-PAYLOAD).
  *
  * Output (appended to headers_out, in this order):
  *
  *   X-Amz-Date: 20150830T123600Z\r\n
+ *   X-Amz-Content-SHA256: <64 hex>\r\n             (only with .s3)
  *   X-Amz-Security-Token: <token>\r\n            (only with a session token)
  *   Authorization: AWS4-HMAC-SHA256 Credential=AK/20150830/us-east-1/service/aws4_request,
  *                  SignedHeaders=host;x-amz-date, Signature=<64 hex>\r\n   (one line)
@@ -53,7 +61,7 @@
 
 #include "core/buf.h"
 
-#define SY_SIGV4_MAX_HEADERS 32 /* signed headers per request, the three implicit ones included */
+#define SY_SIGV4_MAX_HEADERS 32 /* signed headers per request, the implicit ones included */
 
 /* One header to sign: name in any case, value as sent (NUL-terminated). */
 struct sy_sigv4_header {
@@ -66,14 +74,15 @@ struct sy_sigv4 {
     const char *host;                      /* the Host header value as sent ("host" or "host:port") */
     const char *path;                      /* the request path as sent (percent-encoded), without the query; "" = "/" */
     const char *query;                     /* the query as sent, without '?'; NULL or "" for none */
-    const struct sy_sigv4_header *headers; /* more headers to sign (not host, x-amz-date, */
-    size_t nheaders;                       /* x-amz-security-token: the signer adds those) */
+    const struct sy_sigv4_header *headers; /* more headers to sign (not host, x-amz-date, x-amz- */
+    size_t nheaders;                       /* security-token, x-amz-content-sha256: the signer adds those) */
     const void *payload;                   /* the exact body bytes; may be NULL when payload_len is 0 */
     size_t payload_len;
     const char *access_key, *secret_key;
     const char *session_token; /* NULL or "" when the credentials have none */
     const char *region, *service;
     const char *amz_date; /* "YYYYMMDDTHHMMSSZ" (sy_sigv4_amz_date) */
+    int s3;               /* S3's rules (botocore's S3SigV4Auth), see above */
 };
 
 /* Sign in and append the header lines above to headers_out. 0, SY_EINVAL

@@ -43,6 +43,7 @@
 
 #include "router/sync.h"
 
+#include "logging/logging.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
 #include "router/strategy.h"
@@ -295,6 +296,11 @@ int sy_router_fail(struct sy_rsync *s, const struct sy_rconf *rc, const struct s
     const struct sy_deployment *dp = d->d;
     sy_metrics_cooldown(s->metrics, dp->model ? dp->model : "", dp->id ? dp->id : "", dp->api_base ? dp->api_base : "",
                         d->prov ? d->prov->name : "", status);
+    sy_alert(SY_ALERT_COOLDOWN_DEPLOYMENT, dp->id,
+             "Deployment cooled down for %.1fs after status %d\nModel Group: `%s`\nDeployment: `%s`\nModel: `%s`\n"
+             "API Base: `%s`",
+             (double)(until - sy_wall_ms()) / 1000.0, status, dp->model_name ? dp->model_name : "",
+             dp->id ? dp->id : "", dp->model ? dp->model : "", dp->api_base ? dp->api_base : "");
     sy_rsync_cooldown(s, d, until, status);
     return 1;
 }

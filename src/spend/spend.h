@@ -307,6 +307,39 @@ void sy_spend_flush(void);
  * sy_spend_start; NULL means no hook. */
 extern void (*sy_spend_on_reset)(void);
 
+/* ---- spend-log retention (retention.c) --------------------------------------
+ * general_settings.maximum_spend_logs_retention_period / _interval: old
+ * "LiteLLM_SpendLogs" rows deleted in bounded batches by a thread of its own,
+ * one instance at a time (PostgreSQL: an advisory lock). */
+#define SY_RETENTION_BATCH       1000               /* rows per DELETE (LiteLLM's batch_size) */
+#define SY_RETENTION_MAX_BATCHES 100                /* per run (LiteLLM's cap); the rest waits for the next */
+#define SY_RETENTION_BUSY        (-100)             /* another instance holds the lock: run skipped */
+#define SY_RETENTION_LOCK_KEY    0x5359524554454eLL /* PostgreSQL advisory lock ("SYRETEN") */
+struct sy_retention_conf {
+    double period_s;      /* rows whose startTime is older than now - period_s go; <= 0: keep forever */
+    double interval_s;    /* between runs (default 86400); the first run is one interval after start */
+    size_t batch;         /* 0: SY_RETENTION_BATCH */
+    unsigned max_batches; /* 0: SY_RETENTION_MAX_BATCHES */
+    double pause_s;       /* between batches */
+};
+/* Start the retention thread (needs the DB pool's configuration); no thread
+ * when period_s <= 0. 0 or -1. */
+int sy_retention_start(const struct sy_retention_conf *conf);
+/* Stop it (at once: a run in progress ends after its current batch). */
+void sy_retention_stop(void);
+/* One run on st (the thread's; tests): rows deleted, SY_RETENTION_BUSY, or a
+ * negative SY_STORE_E* when the first batch failed. */
+long sy_retention_run(struct sy_store *st, const struct sy_retention_conf *conf, double now_unix);
+struct sy_retention_stats {
+    uint64_t runs, deleted, skipped, failures;
+    double last_run_unix;
+};
+void sy_retention_stats(struct sy_retention_stats *out);
+/* Append the Prometheus series (switchyard_spend_logs_retention_deleted_total,
+ * switchyard_spend_logs_retention_runs_total{result}) once the job was started. */
+struct sy_buf;
+void sy_retention_render_metrics(struct sy_buf *b);
+
 /* Budget resets (reset.c, on a DB connection): rows whose budget_reset_at has
  * passed get spend 0 and the next reset time. Returns rows reset, or < 0. */
 int sy_budget_reset_due(struct sy_store *st, double now_unix);

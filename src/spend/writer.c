@@ -61,6 +61,7 @@
 
 #include "core/buf.h"
 #include "core/log.h"
+#include "logging/logging.h"
 #include "spend/spend.h"
 #include "spend/spend_impl.h"
 #include "store/dbpool.h"
@@ -196,6 +197,10 @@ static void log_drops(uint64_t n)
 {
     sy_warn("spend writer: queue full (max_queue %zu rows held): dropped %llu spend rows", W.conf.max_queue,
             (unsigned long long)n);
+    sy_alert(
+        SY_ALERT_FAILED_TRACKING_SPEND, "spend_queue_full",
+        "Failed Tracking Cost: the spend writer's queue is full (max_queue %zu rows held): %llu spend rows dropped",
+        W.conf.max_queue, (unsigned long long)n);
 }
 
 int sy_spend_record(const struct sy_spend_rec *r)
@@ -752,6 +757,9 @@ static void write_batch(struct wctx *x, struct wstate *s, int logs)
                 if (n == 1 && s->qerr >= MAX_QERR) {
                     sy_error("spend writer: dropping spend row %s after %d failed attempts: %s", s->batch->r.request_id,
                              s->qerr, x->err);
+                    sy_alert(SY_ALERT_FAILED_TRACKING_SPEND, "spend_row_refused",
+                             "Failed Tracking Cost for request `%.100s`: the database refused its spend row: %.500s",
+                             s->batch->r.request_id, x->err);
                     if (s->batch->r.resv_id) { /* its reservation goes back */
                         sy_spend_rec_credit(&s->batch->r, -1);
                         sy_reserve_in_doubt(s->batch->r.resv_id);

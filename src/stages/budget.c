@@ -46,6 +46,7 @@
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "keys/keys.h"
+#include "logging/logging.h"
 #include "spend/spend.h"
 #include "store/dbpool.h"
 #include "store/store.h"
@@ -212,12 +213,61 @@ static struct resv *ledger(const struct sy_call *c)
     return sy_call_slot(c, budget_slot);
 }
 
+/* ---- budget alerts (general_settings.alerting; logging/sinks/slack.c) ----
+ * LiteLLM's budget_alerts: an entity refused over its max_budget ("<Kind>
+ * Budget: Budget Crossed"), a key past its soft_budget ("Soft Budget
+ * Crossed"); de-duplicated per entity for alerting_args.budget_alert_ttl by
+ * sy_alert, which is one atomic load when alerting is off. Never the key:
+ * its alias and team. */
+static void alert_who(const struct sy_call *c, char *who, size_t n)
+{
+    const struct sy_keyinfo *k = c->auth.key;
+    who[0] = 0;
+    if (k && k->key_alias)
+        snprintf(who, n, "\nKey Alias: `%.200s`", k->key_alias);
+    if (k && (k->team_alias || k->team_id))
+        snprintf(who + strlen(who), n - strlen(who), "\nTeam: `%.200s`", k->team_alias ? k->team_alias : k->team_id);
+}
+
+static void budget_alert(const struct sy_call *c, int e, const char *id, double spend, double max)
+{
+    static const char *const kinds[SY_ENT__COUNT] = {[SY_ENT_KEY] = "Key",           [SY_ENT_USER] = "User",
+                                                     [SY_ENT_TEAM] = "Team",         [SY_ENT_MEMBER] = "Team Member",
+                                                     [SY_ENT_END_USER] = "Customer", [SY_ENT_ORG] = "Organization"};
+    const char *kind = e < 0 ? "Proxy" : kinds[e];
+    char who[512], dk[600], ids[300] = "";
+    alert_who(c, who, sizeof who);
+    snprintf(dk, sizeof dk, "budget_crossed:%s:%.500s", kind, id ? id : "");
+    if (id && e != SY_ENT_KEY && e != SY_ENT_MEMBER && e >= 0)
+        snprintf(ids, sizeof ids, "\n%s ID: `%.200s`", kind, id);
+    sy_alert(SY_ALERT_BUDGET_ALERTS, dk, "%s Budget: Budget Crossed\nTotal Budget: `%g`\nCurrent Spend: `%g`%s%s", kind,
+             max, spend, ids, who);
+}
+
+/* A key whose spend has reached its soft_budget (LiteLLM: soft_budget set and
+ * spend >= it): an alert, the call goes on. */
+static void soft_budget_alert(const struct sy_call *c)
+{
+    const struct sy_keyinfo *k = c->auth.key;
+    if (!k || !(k->key.soft_budget > 0))
+        return;
+    double spend = atomic_load(&k->key.spend);
+    if (spend < k->key.soft_budget)
+        return;
+    char who[512], dk[100];
+    alert_who(c, who, sizeof who);
+    snprintf(dk, sizeof dk, "soft_budget:%s", k->token);
+    sy_alert(SY_ALERT_BUDGET_ALERTS, dk, "Key Budget: Soft Budget Crossed\nSoft Budget: `%g`\nCurrent Spend: `%g`%s",
+             k->key.soft_budget, spend, who);
+}
+
 static int refused(struct sy_call *c, const struct resv *rv)
 {
     enum sy_ent e = rv->r.refused_ent;
     struct sy_check_err err;
     memset(&err, 0, sizeof err);
     sy_keys_budget_error(sy_ent_name(e), c->auth.key, c->auth.eu, rv->r.current_spend, rv->r.max_budget[e], &err);
+    budget_alert(c, (int)e, rv->r.id[e], rv->r.current_spend, rv->r.max_budget[e]);
     c->out.exception_class = "BudgetExceededError";
     sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
     return SY_DONE;
@@ -525,6 +575,7 @@ static int global_check(struct sy_call *c)
         struct sy_check_err err;
         memset(&err, 0, sizeof err);
         sy_keys_budget_error("key", NULL, NULL, spend, cfg->max_budget, &err);
+        budget_alert(c, -1, "proxy", spend, cfg->max_budget);
         c->out.exception_class = "BudgetExceededError";
         sy_call_error(c, err.status, err.type, NULL, err.message, NULL, 0);
         return SY_DONE;
@@ -614,6 +665,7 @@ static int reserve_stage(struct sy_call *c)
 
 static int reserve_go(struct sy_call *c)
 {
+    soft_budget_alert(c);
     if (c->g->cfg->max_budget > 0 && !c->auth.no_db) {
         int rc = global_check(c);
         if (rc != SY_OK)

@@ -19,6 +19,7 @@
 #include "logging/logging.h"
 #include "metrics/metrics.h"
 #include "redis/redis.h"
+#include "spend/spend.h"
 #include "store/dbpool.h"
 #include "store/store.h"
 
@@ -317,6 +318,7 @@ static void metrics_work(struct sy_call *c, void *arg)
     j->rc = sy_metrics_render(&j->out);
     if (!j->rc) { /* the logging callbacks' queues (logging/engine.c) */
         sy_log_render_metrics(&j->out);
+        sy_retention_render_metrics(&j->out); /* spend/retention.c */
         j->rc = sy_buf_failed(&j->out);
     }
 }

@@ -21,6 +21,7 @@
 #include "gateway/gateway.h"
 #include "gateway/stage.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@
 #include "gateway/offload.h"
 #include "http/server.h"
 #include "keys/keys.h"
+#include "logging/logging.h"
 #include "store/store.h"
 
 static void release_eu(void *p)
@@ -39,14 +41,42 @@ static void release_eu(void *p)
     }
 }
 
+/* LiteLLM's budget_alerts for a refusal here (logging/sinks/slack.c): the
+ * refusal's text names the entity; a key or team over its max_budget shares
+ * its de-duplication key with budget.c's alert for the same crossing. */
+static void budget_refused_alert(const struct sy_call *c, const struct sy_check_err *e)
+{
+    const struct sy_keyinfo *k = c->auth.key;
+    const char *kind = "Entity";
+    char dk[700], who[512] = "";
+    if (k && k->key.max_budget >= 0 && atomic_load(&k->key.spend) >= k->key.max_budget) {
+        kind = "Key";
+        snprintf(dk, sizeof dk, "budget_crossed:Key:%s", k->token);
+    } else if (k && k->team && k->team->max_budget >= 0 && k->team_id &&
+               atomic_load(&k->team->spend) > k->team->max_budget) {
+        kind = "Team";
+        snprintf(dk, sizeof dk, "budget_crossed:Team:%.500s", k->team_id);
+    } else {
+        snprintf(dk, sizeof dk, "budget_crossed:check:%s:%.60s", k ? k->token : "", e->message);
+    }
+    if (k && k->key_alias)
+        snprintf(who, sizeof who, "\nKey Alias: `%.200s`", k->key_alias);
+    if (k && (k->team_alias || k->team_id))
+        snprintf(who + strlen(who), sizeof who - strlen(who), "\nTeam: `%.200s`",
+                 k->team_alias ? k->team_alias : k->team_id);
+    sy_alert(SY_ALERT_BUDGET_ALERTS, dk, "%s Budget: Budget Crossed\n%s%s", kind, e->message, who);
+}
+
 static int checks(struct sy_call *c)
 {
     struct sy_check_err e;
     memset(&e, 0, sizeof e);
     if (c->auth.key && c->in.model && sy_call_model_denied(c, c->in.model, &e) != 0)
         return sy_call_refuse(c, &e);
-    if ((c->auth.key || c->auth.eu) && sy_keys_check_budgets(c->auth.key, c->auth.eu, c->in.model, &e) != 0)
+    if ((c->auth.key || c->auth.eu) && sy_keys_check_budgets(c->auth.key, c->auth.eu, c->in.model, &e) != 0) {
+        budget_refused_alert(c, &e);
         return sy_call_refuse(c, &e);
+    }
     return SY_OK;
 }
 
