@@ -363,3 +363,37 @@ test('each upstream attempt is recorded: a retried call reports two attempts', a
     assert.ok(await until(() => / request id=\S+ .*attempts=2/.test(gw.log()), 10000), gw.log());
   }, { args: ['--detailed_debug'] });
 });
+
+test('off costs nothing: without a callback the log stage is in no pipeline', async () => {
+  const { SWITCHYARD, tmpdir } = await import('../lib/harness.mjs');
+  const { spawnSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = tmpdir();
+  const check = (yaml) => {
+    const f = path.join(dir, 'c.yaml');
+    fs.writeFileSync(f, yaml);
+    const r = spawnSync(SWITCHYARD, ['--check-config', '--config', f], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    return r.stdout.split('\n').find((l) => /^\s+chat\s/.test(l));
+  };
+  assert.doesNotMatch(check(models(mock)), /\blog\b/);
+  assert.match(check(config(mock)), /route -> log -> upstream/);
+});
+
+test('a key whose metadata turns message logging off: no content for its calls only', async () => {
+  await withGateway(config(mock, { general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1` }),
+    async (gw, hook) => {
+      const quiet = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { metadata: { turn_off_message_logging: true } });
+      const loud = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      const body = chatBody('gpt-4o', { messages: [{ role: 'user', content: 'key-secret 9191' }] });
+      const a = await postJSON(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${quiet.json.key}` });
+      const b = await postJSON(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${loud.json.key}` });
+      assert.equal(a.status, 200);
+      assert.equal(b.status, 200);
+      await one(hook, 2);
+      const byId = Object.fromEntries(hook.records().map((x) => [x.id, x]));
+      assert.deepEqual(byId[a.json.id].messages, [{ role: 'user', content: 'redacted-by-litellm' }]);
+      assert.equal(byId[b.json.id].messages[0].content, 'key-secret 9191');
+    });
+});
