@@ -11,8 +11,9 @@
  *   JSON answer   one piece, kept by reference (it lives until the call is
  *                 accounted, and the record copies it then): no copy
  *   stream        the SSE bytes written (before the usage.cost rewrite), or
- *                 a raw answer's pieces, copied up to CAPTURE_MAX; past it
- *                 the rest is dropped and the capture marked cut
+ *                 a raw pass-through answer's pieces (their buffers do not
+ *                 outlive the write), copied up to CAPTURE_MAX; past it the
+ *                 rest is dropped and the capture marked cut
  *   other types   audio, images as bytes: not captured (the record's
  *                 response is left empty; a payload is JSON text)
  *
@@ -87,7 +88,7 @@ static void data(struct sy_call *c, const char *p, size_t n)
     struct capture *s = sy_call_slot(c, capture_slot);
     if (s->skip || s->cut || !n)
         return;
-    if (!s->sse && !s->pieces++) { /* a whole answer: by reference until a second piece comes */
+    if (!s->sse && !c->pass.raw && !s->pieces++) { /* a whole JSON answer: one piece, by reference */
         s->one = p;
         s->one_len = n;
         return;
