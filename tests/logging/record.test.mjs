@@ -397,3 +397,23 @@ test('a key whose metadata turns message logging off: no content for its calls o
       assert.equal(byId[b.json.id].messages[0].content, 'key-secret 9191');
     });
 });
+
+test('a pass-through call (images, speech): its call type; a JSON answer kept, audio bytes not', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const img = await postJSON(`${gw.url}/v1/images/generations`, { model: 'gpt-4o', prompt: 'a red cat' });
+    assert.equal(img.status, 200, img.text);
+    const p = await one(hook);
+    assert.equal(p.call_type, 'aimage_generation');
+    assert.deepEqual(p.messages, [{ role: 'user', content: 'a red cat' }]);
+    assert.deepEqual(p.response.data, img.json.data);
+    const sp = await fetch(`${gw.url}/v1/audio/speech`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', input: 'hello there', voice: 'alloy' }),
+    });
+    assert.equal(sp.status, 200);
+    await sp.arrayBuffer();
+    const q = await one(hook, 2);
+    assert.equal(q.call_type, 'aspeech');
+    assert.deepEqual(q.response, {}, 'audio is not text: no response kept');
+  });
+});
