@@ -2,15 +2,18 @@
  * record (logging/logging.h; the log stage, stages/log.c, reads it through
  * sy_log_capture when the call is accounted).
  *
- * Linked only when the config submits records (sy_log_enabled) and logs
- * message content (no turn_off_message_logging): otherwise the filter is not
- * in any route's chain and costs nothing. It observes, never rewrites:
+ * Linked only when message content is kept (no turn_off_message_logging)
+ * and someone reads it: the config submits records (sy_log_enabled), or
+ * SpendLogs keeps prompts (store_prompts_in_spend_logs, budget.c).
+ * Otherwise the filter is in no route's chain and costs nothing. It
+ * observes, never rewrites:
  *
  *   JSON answer   one piece, kept by reference (it lives until the call is
  *                 accounted, and the record copies it then): no copy
  *   stream        the SSE bytes written (before the usage.cost rewrite), or
- *                 a raw answer's pieces, copied up to CAPTURE_MAX; past it
- *                 the rest is dropped and the capture marked cut
+ *                 a raw pass-through answer's pieces (their buffers do not
+ *                 outlive the write), copied up to CAPTURE_MAX; past it the
+ *                 rest is dropped and the capture marked cut
  *   other types   audio, images as bytes: not captured (the record's
  *                 response is left empty; a payload is JSON text)
  *
@@ -46,7 +49,8 @@ static void capture_free(void *p)
 static int enabled(const struct sy_gwconf *g, enum sy_route_kind k)
 {
     (void)k;
-    return !g->cfg->turn_off_message_logging && sy_log_enabled(g->cfg);
+    const struct sy_config *cfg = g->cfg;
+    return !cfg->turn_off_message_logging && (sy_log_enabled(cfg) || (cfg->store_prompts_in_spend_logs && g->db));
 }
 
 static int start(struct sy_call *c)
@@ -84,7 +88,7 @@ static void data(struct sy_call *c, const char *p, size_t n)
     struct capture *s = sy_call_slot(c, capture_slot);
     if (s->skip || s->cut || !n)
         return;
-    if (!s->sse && !s->pieces++) { /* a whole answer: by reference until a second piece comes */
+    if (!s->sse && !c->pass.raw && !s->pieces++) { /* a whole JSON answer: one piece, by reference */
         s->one = p;
         s->one_len = n;
         return;

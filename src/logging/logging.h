@@ -212,6 +212,11 @@ const struct sy_sink_ops *sy_sink_find(const char *name);
 const char *sy_log_payload(struct sy_logrec *rec, size_t *len);
 /* Build it into out (tests). 0 or -1. */
 int sy_log_payload_build(const struct sy_logrec *rec, struct sy_buf *out);
+/* The answer a client got as JSON, as the payload's "response" holds it: a JSON
+ * answer as is, a stream (sse) assembled for its call_type ("anthropic_messages",
+ * "aresponses", else OpenAI chunks), anything unparseable as a JSON string.
+ * Any thread (SpendLogs' response column, spend/prompts.c). 0 or -1. */
+int sy_log_response_json(const char *p, size_t n, int sse, const char *call_type, struct sy_buf *out);
 
 /* ---- the engine (engine.c) ------------------------------------------------------ */
 

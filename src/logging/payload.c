@@ -391,24 +391,30 @@ static void write_response(struct sy_buf *b, const struct sy_logrec *r)
         sy_buf_puts(b, "{}"); /* LiteLLM: no response object */
         return;
     }
+    sy_log_response_json(r->response, r->response_len, !!(r->flags & SY_LOGREC_RESP_SSE), r->call_type, b);
+}
+
+int sy_log_response_json(const char *p, size_t n, int sse, const char *call_type, struct sy_buf *b)
+{
     json_object *o = NULL;
-    if (r->flags & SY_LOGREC_RESP_SSE) {
-        const char *ct = r->call_type ? r->call_type : "";
+    if (sse) {
+        const char *ct = call_type ? call_type : "";
         if (!strcmp(ct, "anthropic_messages"))
-            o = assemble_anthropic(r->response, r->response_len);
+            o = assemble_anthropic(p, n);
         else if (!strcmp(ct, "aresponses"))
-            o = assemble_responses(r->response, r->response_len);
+            o = assemble_responses(p, n);
         else
-            o = assemble_openai(r->response, r->response_len);
+            o = assemble_openai(p, n);
     } else {
-        o = jparse(r->response, r->response_len);
+        o = jparse(p, n);
     }
     if (o) {
         jobj(b, o);
         json_object_put(o);
     } else {
-        sy_py_json_dumps_str(b, r->response, r->response_len);
+        sy_py_json_dumps_str(b, p, n);
     }
+    return sy_buf_failed(b) ? -1 : 0;
 }
 
 /* ---- model_parameters: the request's optional params ---- */

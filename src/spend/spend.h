@@ -244,6 +244,14 @@ struct sy_spend_rec {
     const char *cache_key;    /* the response cache's key; NULL when caching is off ("Cache OFF") */
     const char *usage_source; /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
     int stream_cut;           /* the client left mid-stream: billed for what was streamed */
+    /* general_settings.store_prompts_in_spend_logs (prompts.c): the request body
+     * and the answer the client got (SSE bytes when response_sse), copied by
+     * sy_spend_record; NULL: the columns stay "{}" */
+    const char *prompt;
+    size_t prompt_len;
+    const char *response;
+    size_t response_len;
+    int response_sse;
     /* settle: what was reserved from each entity before the call (0: nothing);
      * the writer adds spend - reserved[e] to that entity, spend to the others */
     double reserved[SY_ENT__COUNT];
@@ -251,6 +259,12 @@ struct sy_spend_rec {
     unsigned partial_mask;         /* bit e: its reservation of entity e was the partial one */
     int has_entity[SY_ENT__COUNT]; /* 1: add to this entity (id known) */
 };
+
+/* The SpendLogs "proxy_server_request" and "response" columns of r as LiteLLM
+ * writes them with store_prompts_in_spend_logs (long strings cut); "{}" for
+ * what r does not carry. Writer thread. 0 or -1 (out of memory). */
+struct sy_buf;
+int sy_spend_prompt_columns(const struct sy_spend_rec *r, struct sy_buf *request, struct sy_buf *response);
 
 /* PostgreSQL: the credit a record carries (reserved[e] - spend for each
  * entity it reserved from, and its ended partial marks) added with sign +1 (budget.c, the call ended) or

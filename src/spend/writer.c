@@ -71,7 +71,7 @@ void (*sy_spend_on_reset)(void);
 
 #define LOG_SHIFT   8 /* SpendLogs INSERTs carry 2^k rows, k = LOG_SHIFT..0 */
 #define LOG_ROWS    (1 << LOG_SHIFT)
-#define LOG_COLS    26   /* parameters per SpendLogs row */
+#define LOG_COLS    29   /* parameters per SpendLogs row */
 #define CHUNK       2000 /* rows per transaction */
 #define MAX_QERR    5    /* non-EDOWN failures before a chunk is dropped */
 #define BACKOFF_MIN 0.25
@@ -212,6 +212,7 @@ int sy_spend_record(const struct sy_spend_rec *r)
         lens[i] = s ? strlen(s) + 1 : 0;
         total += lens[i];
     }
+    total += (r->prompt ? r->prompt_len : 0) + (r->response ? r->response_len : 0); /* store_prompts_in_spend_logs */
     if (!r->request_id) { /* cannot happen on the gateway path; still a unique row */
         static __thread uint64_t rs;
         if (!rs)
@@ -235,6 +236,16 @@ int sy_spend_record(const struct sy_spend_rec *r)
     if (!r->request_id) {
         memcpy(p, rid, 37);
         w->r.request_id = p;
+        p += 37;
+    }
+    if (r->prompt) {
+        memcpy(p, r->prompt, r->prompt_len);
+        w->r.prompt = p;
+        p += r->prompt_len;
+    }
+    if (r->response) {
+        memcpy(p, r->response, r->response_len);
+        w->r.response = p;
     }
 
     uint64_t report = 0;
@@ -279,6 +290,7 @@ struct wctx {
     struct sy_store *st;
     struct sy_buf sql[LOG_SHIFT + 1]; /* sql[k]: the INSERT of 2^k rows */
     struct sy_buf meta[LOG_ROWS];
+    struct sy_buf preq[LOG_ROWS], presp[LOG_ROWS]; /* store_prompts_in_spend_logs (prompts.c) */
     char ts[LOG_ROWS][3][32];
     struct sy_sval params[LOG_ROWS * LOG_COLS];
     uint64_t rng;
@@ -290,7 +302,7 @@ static const char *const logs_head =
     "\"prompt_tokens\", \"completion_tokens\", \"startTime\", \"endTime\", \"completionStartTime\", \"model\", "
     "\"model_id\", \"model_group\", \"custom_llm_provider\", \"api_base\", \"user\", \"metadata\", \"cache_hit\", "
     "\"cache_key\", \"request_tags\", \"team_id\", \"organization_id\", \"end_user\", \"requester_ip_address\", "
-    "\"status\", \"request_duration_ms\") VALUES ";
+    "\"status\", \"request_duration_ms\", \"messages\", \"response\", \"proxy_server_request\") VALUES ";
 
 static void build_logs_sql(struct sy_buf *b, int rows)
 {
@@ -415,6 +427,17 @@ static void log_params(struct wctx *x, int i, const struct sy_spend_rec *r)
     p[23] = sy_sv_text(r->requester_ip);
     p[24] = sy_sv_text(r->status ? r->status : "success");
     p[25] = sy_sv_int(ms > 0 ? (int64_t)(ms + 0.5) : 0);
+    p[26] = sy_sv_json("{}"); /* LiteLLM writes the prompt in proxy_server_request */
+    p[27] = sy_sv_json("{}");
+    p[28] = sy_sv_json("{}");
+    if (r->prompt || r->response) {
+        sy_buf_reset(&x->preq[i]);
+        sy_buf_reset(&x->presp[i]);
+        if (sy_spend_prompt_columns(r, &x->preq[i], &x->presp[i]) == 0) {
+            p[27] = sy_sv_json(x->presp[i].p);
+            p[28] = sy_sv_json(x->preq[i].p);
+        }
+    }
 }
 
 /* A record that gets a SpendLogs row: all of them, except failures under
@@ -814,8 +837,11 @@ static void *writer_main(void *arg)
         sy_buf_init(&x->sql[k], 1 << 20);
         build_logs_sql(&x->sql[k], 1 << k);
     }
-    for (int i = 0; i < LOG_ROWS; i++)
+    for (int i = 0; i < LOG_ROWS; i++) {
         sy_buf_init(&x->meta[i], META_CAP);
+        sy_buf_init(&x->preq[i], META_CAP);
+        sy_buf_init(&x->presp[i], META_CAP);
+    }
 
     double interval = W.conf.batch_interval_s > 0 ? W.conf.batch_interval_s : 1;
     double reset_every = W.conf.reset_interval_s > 0 ? W.conf.reset_interval_s : 60;
@@ -909,8 +935,11 @@ static void *writer_main(void *arg)
 
     for (int k = 0; k <= LOG_SHIFT; k++)
         sy_buf_free(&x->sql[k]);
-    for (int i = 0; i < LOG_ROWS; i++)
+    for (int i = 0; i < LOG_ROWS; i++) {
         sy_buf_free(&x->meta[i]);
+        sy_buf_free(&x->preq[i]);
+        sy_buf_free(&x->presp[i]);
+    }
     free(x);
     return NULL;
 }

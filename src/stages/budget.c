@@ -854,6 +854,17 @@ static void spend_finish(struct sy_call *c, int status)
                      : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider"
                                                                        : NULL;
     r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
+    if (c->g->cfg->store_prompts_in_spend_logs && !c->g->cfg->turn_off_message_logging) {
+        /* SpendLogs' proxy_server_request and response (spend/prompts.c, on the writer thread) */
+        r.prompt = c->req->body.p;
+        r.prompt_len = c->req->body.len;
+        int cut = 0;
+        r.response = status < 400 ? sy_log_capture(c, &r.response_len, &r.response_sse, &cut) : NULL;
+        if (!r.response && status < 400 && c->out.hit_body) {
+            r.response = c->out.hit_body;
+            r.response_len = c->out.hit_len;
+        }
+    }
     double now = sy_wall_now();
     double wall_elapsed = (double)(sy_now_ns() - c->req->t_start_ns) / 1e9;
     r.start_s = now - wall_elapsed;

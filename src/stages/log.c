@@ -334,9 +334,11 @@ static void log_finish(struct sy_call *c, int status)
     if (!r.id)
         r.id = c->call_id;
     r.call_id = c->call_id;
-    r.trace_id = member_str(c, body, top, "litellm_session_id");
-    if (!r.trace_id)
-        r.trace_id = member_str(c, body, top, "litellm_trace_id");
+    if (top.type == 'o' && memmem(body, blen, "\"litellm_", 9)) { /* each lookup is a pass over the body */
+        r.trace_id = member_str(c, body, top, "litellm_session_id");
+        if (!r.trace_id)
+            r.trace_id = member_str(c, body, top, "litellm_trace_id");
+    }
     if (!r.trace_id)
         r.trace_id = member_str(c, body, meta, "session_id");
     if (!r.trace_id)

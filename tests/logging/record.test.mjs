@@ -285,3 +285,135 @@ test('a key\'s metadata.logging sends its calls to its own sink (per-key callbac
     await own.stop();
   }
 });
+
+test('store_prompts_in_spend_logs: the request and the answer in LiteLLM_SpendLogs, long strings cut', async () => {
+  const { keysConfig, sha256hex, until } = await import('../lib/harness.mjs');
+  for (const store of [true, false]) {
+    const gw = await startGateway(keysConfig(mock.base, { general: store ? '  store_prompts_in_spend_logs: true' : '' }));
+    try {
+      const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      assert.equal(k.status, 200, k.text);
+      const long = 'x'.repeat(1000) + 'MIDDLE' + 'y'.repeat(3000);
+      const r = await postJSON(`${gw.url}/v1/chat/completions`,
+        chatBody('gpt-4o', { messages: [{ role: 'user', content: 'remember 5150' }, { role: 'user', content: long }] }),
+        { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200, r.text);
+      const hash = await sha256hex(k.json.key);
+      let row = null;
+      assert.ok(await until(async () => {
+        const s = await api(gw.url, MASTER_KEY, 'GET', `/spend/logs?api_key=${hash}`);
+        row = Array.isArray(s.json) && s.json[0];
+        return !!row;
+      }, 10000), 'a SpendLogs row');
+      const j = (v) => (typeof v === 'string' ? JSON.parse(v) : v);
+      assert.deepEqual(j(row.messages), {}, 'LiteLLM keeps the prompt in proxy_server_request');
+      if (!store) {
+        assert.deepEqual(j(row.proxy_server_request), {});
+        assert.deepEqual(j(row.response), {});
+        continue;
+      }
+      const req = j(row.proxy_server_request);
+      assert.equal(req.model, 'gpt-4o');
+      assert.equal(req.messages[0].content, 'remember 5150');
+      const cut = req.messages[1].content;
+      assert.ok(!cut.includes('MIDDLE'), 'the middle of a long string is cut');
+      assert.match(cut, /^x{716}\.\.\. \(litellm_truncated skipped 1959 chars\) \.\.\.y{1331}$/);
+      assert.equal(j(row.response).choices[0].message.content, r.json.choices[0].message.content);
+    } finally {
+      assert.equal(await gw.stop(), 0);
+    }
+  }
+});
+
+test('default_team_settings: a team\'s calls go to the team\'s own sink', async () => {
+  const teamHook = await startWebhook({ path: '/team' });
+  try {
+    await withGateway(config(mock, {
+      litellm: `  default_team_settings:\n    - team_id: team-logs\n      success_callback: ["generic_api"]\n      endpoint: ${teamHook.url}`,
+      general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1`,
+    }), async (gw, hook) => {
+      const t = await api(gw.url, MASTER_KEY, 'POST', '/team/new', { team_id: 'team-logs', team_alias: 'logs' });
+      assert.equal(t.status, 200, t.text);
+      const k = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { team_id: 'team-logs' });
+      assert.equal(k.status, 200, k.text);
+      const other = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${k.json.key}` });
+      assert.equal(r.status, 200);
+      const r2 = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('gpt-4o'), { authorization: `Bearer ${other.json.key}` });
+      assert.equal(r2.status, 200);
+      assert.ok(await teamHook.waitRecords(1, 15000), 'the team\'s sink got its call');
+      assert.ok(await hook.waitRecords(1, 15000), 'the config\'s sink got the other');
+      await sleep(400);
+      assert.deepEqual(teamHook.records().map((x) => x.id), [r.json.id]);
+      assert.deepEqual(hook.records().map((x) => x.id), [r2.json.id]);
+      assert.equal(teamHook.records()[0].metadata.user_api_key_team_id, 'team-logs');
+    });
+  } finally {
+    await teamHook.stop();
+  }
+});
+
+test('each upstream attempt is recorded: a retried call reports two attempts', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const r = await postJSON(`${gw.url}/v1/chat/completions`, chatBody('flaky', { num_retries: 1 }));
+    assert.equal(r.status, 429);
+    const p = await one(hook);
+    assert.equal(p.status, 'failure');
+    const { until } = await import('../lib/harness.mjs');
+    assert.ok(await until(() => / request id=\S+ .*attempts=2/.test(gw.log()), 10000), gw.log());
+  }, { args: ['--detailed_debug'] });
+});
+
+test('off costs nothing: without a callback the log stage is in no pipeline', async () => {
+  const { SWITCHYARD, tmpdir } = await import('../lib/harness.mjs');
+  const { spawnSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const dir = tmpdir();
+  const check = (yaml) => {
+    const f = path.join(dir, 'c.yaml');
+    fs.writeFileSync(f, yaml);
+    const r = spawnSync(SWITCHYARD, ['--check-config', '--config', f], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    return r.stdout.split('\n').find((l) => /^\s+chat\s/.test(l));
+  };
+  assert.doesNotMatch(check(models(mock)), /\blog\b/);
+  assert.match(check(config(mock)), /route -> log -> upstream/);
+});
+
+test('a key whose metadata turns message logging off: no content for its calls only', async () => {
+  await withGateway(config(mock, { general: `  master_key: ${MASTER_KEY}\n  proxy_batch_write_at: 0.1` }),
+    async (gw, hook) => {
+      const quiet = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', { metadata: { turn_off_message_logging: true } });
+      const loud = await api(gw.url, MASTER_KEY, 'POST', '/key/generate', {});
+      const body = chatBody('gpt-4o', { messages: [{ role: 'user', content: 'key-secret 9191' }] });
+      const a = await postJSON(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${quiet.json.key}` });
+      const b = await postJSON(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${loud.json.key}` });
+      assert.equal(a.status, 200);
+      assert.equal(b.status, 200);
+      await one(hook, 2);
+      const byId = Object.fromEntries(hook.records().map((x) => [x.id, x]));
+      assert.deepEqual(byId[a.json.id].messages, [{ role: 'user', content: 'redacted-by-litellm' }]);
+      assert.equal(byId[b.json.id].messages[0].content, 'key-secret 9191');
+    });
+});
+
+test('a pass-through call (images, speech): its call type; a JSON answer kept, audio bytes not', async () => {
+  await withGateway(config(mock), async (gw, hook) => {
+    const img = await postJSON(`${gw.url}/v1/images/generations`, { model: 'gpt-4o', prompt: 'a red cat' });
+    assert.equal(img.status, 200, img.text);
+    const p = await one(hook);
+    assert.equal(p.call_type, 'aimage_generation');
+    assert.deepEqual(p.messages, [{ role: 'user', content: 'a red cat' }]);
+    assert.deepEqual(p.response.data, img.json.data);
+    const sp = await fetch(`${gw.url}/v1/audio/speech`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', input: 'hello there', voice: 'alloy' }),
+    });
+    assert.equal(sp.status, 200);
+    await sp.arrayBuffer();
+    const q = await one(hook, 2);
+    assert.equal(q.call_type, 'aspeech');
+    assert.deepEqual(q.response, {}, 'audio is not text: no response kept');
+  });
+});
