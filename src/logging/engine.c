@@ -337,6 +337,23 @@ int sy_log_enabled(const struct sy_config *cfg)
 
 /* ---- instances -------------------------------------------------------------------- */
 
+/* One batch on its way: its records, the requests encode() made of them,
+ * the one in flight, its retry state. */
+struct flight {
+    struct inst *in;
+    struct sy_logrec **batch;
+    size_t nbatch;
+    struct sy_sink_req reqs[SY_SINK_MAX_REQS];
+    size_t nreqs, ireq;
+    int batch_bad;
+    struct sy_ureq *ur;
+    uv_buf_t ubody;
+    int ustatus;
+    struct sy_buf resp;
+    unsigned tries;
+    double fail_since, retry_at;
+};
+
 struct inst {
     struct inst *next;
     char name[48]; /* metrics label */
@@ -351,18 +368,9 @@ struct inst {
     double *qt;
     size_t qsize, qmax, qhead, qlen;
     size_t qbytes; /* bytes of the queued records (shared ones counted in each queue) */
-    /* the batch in flight */
-    struct sy_logrec **batch;
-    size_t nbatch;
-    struct sy_sink_req reqs[SY_SINK_MAX_REQS];
-    size_t nreqs, ireq;
-    int batch_bad;
-    struct sy_ureq *ur;
-    uv_buf_t ubody;
-    int ustatus;
-    struct sy_buf resp;
-    unsigned tries;
-    double fail_since, retry_at;
+    /* the batches in flight: ops->max_inflight of them (1 by default) */
+    struct flight *fl;
+    unsigned nfl;
     double last_used;
     /* the throttled log line */
     double last_log;
@@ -407,9 +415,29 @@ static double now_s(void)
     return (double)sy_now_ns() / 1e9;
 }
 
+/* Records taken from the queue and not yet sent or dropped. */
+static size_t inst_flying(const struct inst *in)
+{
+    size_t n = 0;
+    for (unsigned k = 0; k < in->nfl; k++)
+        n += in->fl[k].nbatch;
+    return n;
+}
+
+/* Nothing queued, nothing in flight. */
+static int inst_idle(const struct inst *in)
+{
+    if (in->qlen)
+        return 0;
+    for (unsigned k = 0; k < in->nfl; k++)
+        if (in->fl[k].nbatch || in->fl[k].ur)
+            return 0;
+    return 1;
+}
+
 static void inst_depth(struct inst *in)
 {
-    atomic_store_explicit(&in->depth, in->qlen + in->nbatch, memory_order_relaxed);
+    atomic_store_explicit(&in->depth, in->qlen + inst_flying(in), memory_order_relaxed);
 }
 
 /* Count n records dropped by in; log at most once per LOG_EVERY_S. */
@@ -443,17 +471,21 @@ static void inst_free(struct inst *in)
 {
     for (size_t i = 0; i < in->qlen; i++)
         rec_unref(in->q[(in->qhead + i) % in->qsize]);
-    for (size_t i = 0; i < in->nbatch; i++)
-        rec_unref(in->batch[i]);
-    for (size_t i = 0; i < in->nreqs; i++)
-        sy_sink_req_free(&in->reqs[i]);
+    for (unsigned k = 0; k < in->nfl; k++) {
+        struct flight *fl = &in->fl[k];
+        for (size_t i = 0; i < fl->nbatch; i++)
+            rec_unref(fl->batch[i]);
+        for (size_t i = 0; i < fl->nreqs; i++)
+            sy_sink_req_free(&fl->reqs[i]);
+        sy_buf_free(&fl->resp);
+        free(fl->batch);
+    }
     if (in->ops->close && in->h)
         in->ops->close(in->h);
     conf_unref(in->conf);
-    sy_buf_free(&in->resp);
     free(in->q);
     free(in->qt);
-    free(in->batch);
+    free(in->fl);
     free(in->key);
     free(in);
 }
@@ -501,14 +533,25 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
         if (m >= 1 && m < mb)
             mb = m;
     }
+    unsigned nfl = ops->max_inflight ? ops->max_inflight : 1;
+    int ok = in != NULL;
     if (in) {
         in->key = strdup(key);
-        in->batch = calloc(mb, sizeof *in->batch);
+        in->fl = calloc(nfl, sizeof *in->fl);
+        ok = in->key && in->fl;
+        for (unsigned k = 0; ok && k < nfl; k++) {
+            in->fl[k].in = in;
+            ok = (in->fl[k].batch = calloc(mb, sizeof *in->fl[k].batch)) != NULL;
+            sy_buf_init(&in->fl[k].resp, RESP_CAP);
+        }
+        in->nfl = nfl;
     }
-    if (!in || !in->key || !in->batch) {
+    if (!ok) {
         if (in) {
+            for (unsigned k = 0; in->fl && k < in->nfl; k++)
+                free(in->fl[k].batch);
+            free(in->fl);
             free(in->key);
-            free(in->batch);
         }
         free(in);
         if (ops->close)
@@ -526,7 +569,6 @@ static struct inst *inst_open(const struct sy_sink_ops *ops, const char *name, c
     c->refs++;
     in->max_batch = mb;
     in->qmax = c->lc.queue_max ? c->lc.queue_max : 10000;
-    sy_buf_init(&in->resp, RESP_CAP);
     in->last_used = now_s();
     return in;
 }
@@ -583,7 +625,7 @@ static void enqueue(struct inst *in, struct sy_logrec *r, double t)
 /* ---- sending ------------------------------------------------------------------------ */
 
 static void pump(struct inst *in, double t);
-static int send_from(struct inst *in);
+static int send_from(struct flight *fl);
 
 static double backoff(unsigned k)
 {
@@ -598,51 +640,53 @@ static double backoff(unsigned k)
     return d * (0.5 + 0.5 * (r / 4294967296.0));
 }
 
-static void batch_finish(struct inst *in)
+static void batch_finish(struct flight *fl)
 {
-    if (in->batch_bad)
-        note_drop(in, in->nbatch, "the sink refused the batch");
+    struct inst *in = fl->in;
+    if (fl->batch_bad)
+        note_drop(in, fl->nbatch, "the sink refused the batch");
     else
-        atomic_fetch_add_explicit(&in->sent, in->nbatch, memory_order_relaxed);
-    for (size_t i = 0; i < in->nbatch; i++)
-        rec_unref(in->batch[i]);
-    for (size_t i = 0; i < in->nreqs; i++)
-        sy_sink_req_free(&in->reqs[i]);
-    in->nbatch = in->nreqs = in->ireq = 0;
-    in->batch_bad = 0;
-    in->tries = 0;
-    in->retry_at = 0;
+        atomic_fetch_add_explicit(&in->sent, fl->nbatch, memory_order_relaxed);
+    for (size_t i = 0; i < fl->nbatch; i++)
+        rec_unref(fl->batch[i]);
+    for (size_t i = 0; i < fl->nreqs; i++)
+        sy_sink_req_free(&fl->reqs[i]);
+    fl->nbatch = fl->nreqs = fl->ireq = 0;
+    fl->batch_bad = 0;
+    fl->tries = 0;
+    fl->retry_at = 0;
     inst_depth(in);
 }
 
 /* The current request's outcome. */
-static void req_done(struct inst *in, int v, int status, int err)
+static void req_done(struct flight *fl, int v, int status, int err)
 {
+    struct inst *in = fl->in;
     double t = now_s();
     if (v == SY_SINK_RETRY) {
-        if (!in->tries)
-            in->fail_since = t;
-        in->tries++;
-        int give_up = status ? in->tries > in->conf->lc.max_retries : t - in->fail_since >= DOWN_HOLD_S;
+        if (!fl->tries)
+            fl->fail_since = t;
+        fl->tries++;
+        int give_up = status ? fl->tries > in->conf->lc.max_retries : t - fl->fail_since >= DOWN_HOLD_S;
         if (flushing && t >= flush_deadline)
             give_up = 1;
         if (!give_up) {
             atomic_fetch_add_explicit(&in->retried, 1, memory_order_relaxed);
             note_failing(in, status, err);
-            double d = backoff(in->tries);
+            double d = backoff(fl->tries);
             if (flushing && d > 0.5)
                 d = 0.5;
-            in->retry_at = t + d;
+            fl->retry_at = t + d;
             return; /* the tick sends it again */
         }
         v = SY_SINK_DROP;
     }
     if (v != SY_SINK_SENT)
-        in->batch_bad = 1;
-    in->tries = 0;
-    in->retry_at = 0;
-    in->ireq++;
-    if (send_from(in))
+        fl->batch_bad = 1;
+    fl->tries = 0;
+    fl->retry_at = 0;
+    fl->ireq++;
+    if (send_from(fl))
         pump(in, t);
 }
 
@@ -650,16 +694,16 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
 {
     (void)h;
     (void)nh;
-    ((struct inst *)ud)->ustatus = status;
+    ((struct flight *)ud)->ustatus = status;
     return 0;
 }
 
 static int on_body(void *ud, const char *p, size_t n)
 {
-    struct inst *in = ud;
-    size_t room = RESP_CAP - in->resp.len;
+    struct flight *fl = ud;
+    size_t room = RESP_CAP - fl->resp.len;
     if (room)
-        sy_buf_append(&in->resp, p, n < room ? n : room);
+        sy_buf_append(&fl->resp, p, n < room ? n : room);
     return 0;
 }
 
@@ -674,43 +718,45 @@ static int default_verdict(int status)
 
 static void on_done(void *ud, int err)
 {
-    struct inst *in = ud;
-    in->ur = NULL;
-    int status = err ? 0 : in->ustatus;
-    int v = in->ops->verdict ? in->ops->verdict(in->h, status, in->resp.p ? in->resp.p : "", in->resp.len)
+    struct flight *fl = ud;
+    struct inst *in = fl->in;
+    fl->ur = NULL;
+    int status = err ? 0 : fl->ustatus;
+    int v = in->ops->verdict ? in->ops->verdict(in->h, status, fl->resp.p ? fl->resp.p : "", fl->resp.len)
                              : default_verdict(status);
     if (v != SY_SINK_SENT && v != SY_SINK_RETRY)
         v = SY_SINK_DROP;
     if (v == SY_SINK_DROP && (status || err))
         sy_debug("logging: callback '%s': answer %d (error %d), dropped", in->name, status, err);
-    req_done(in, v, status, err);
+    req_done(fl, v, status, err);
 }
 
 static const struct sy_ureq_cbs ucbs = {.on_head = on_head, .on_body = on_body, .on_done = on_done};
 
 /* Hand request ireq to the pool. 0 when it is in flight, -1 when it could
  * not start (a URL the client refuses): counted as refused. */
-static int start_one(struct inst *in)
+static int start_one(struct flight *fl)
 {
-    struct sy_sink_req *rq = &in->reqs[in->ireq];
+    struct inst *in = fl->in;
+    struct sy_sink_req *rq = &fl->reqs[fl->ireq];
     double to = in->conf->lc.timeout_s > 0 ? in->conf->lc.timeout_s : 10;
-    in->ubody = uv_buf_init(rq->body.p ? rq->body.p : (char *)"", (unsigned)rq->body.len);
+    fl->ubody = uv_buf_init(rq->body.p ? rq->body.p : (char *)"", (unsigned)rq->body.len);
     struct sy_ureq_opts o = {
         .url = rq->url,
         .method = rq->method ? rq->method : "POST",
         .headers = rq->headers.p,
         .headers_len = rq->headers.len,
-        .body = &in->ubody,
+        .body = &fl->ubody,
         .nbody = 1,
         .connect_timeout_s = to,
         .first_byte_timeout_s = to,
         .idle_timeout_s = to,
         .total_timeout_s = to,
     };
-    sy_buf_reset(&in->resp);
-    in->ustatus = 0;
-    in->ur = rq->url && pool ? sy_ureq_start(pool, &o, &ucbs, in) : NULL;
-    if (in->ur)
+    sy_buf_reset(&fl->resp);
+    fl->ustatus = 0;
+    fl->ur = rq->url && pool ? sy_ureq_start(pool, &o, &ucbs, fl) : NULL;
+    if (fl->ur)
         return 0;
     if (in->last_log == 0 || now_s() - in->last_log >= LOG_EVERY_S) {
         in->last_log = now_s();
@@ -721,61 +767,66 @@ static int start_one(struct inst *in)
 
 /* Send the batch's requests from ireq on. 0: one is in flight; 1: the batch
  * is over (the rest could not start), finished. */
-static int send_from(struct inst *in)
+static int send_from(struct flight *fl)
 {
-    while (in->ireq < in->nreqs) {
-        if (start_one(in) == 0)
+    while (fl->ireq < fl->nreqs) {
+        if (start_one(fl) == 0)
             return 0;
-        in->batch_bad = 1;
-        in->ireq++;
+        fl->batch_bad = 1;
+        fl->ireq++;
     }
-    batch_finish(in);
+    batch_finish(fl);
     return 1;
 }
 
-/* Start the next batch when one is due (or resend a request whose back-off
- * is over). */
+/* Start the next batches when due, one per free flight (or resend a request
+ * whose back-off is over). With one flight (the default) batches leave in
+ * queue order; a sink with max_inflight > 1 (one PUT per record: s3) has that
+ * many on their way at once, so its rate is not one record per round trip. */
 static void pump(struct inst *in, double t)
 {
-    while (!in->ur) {
-        if (in->nbatch) {
-            if (t < in->retry_at || !send_from(in))
-                return;
-            continue;
+    for (unsigned k = 0; k < in->nfl; k++) {
+        struct flight *fl = &in->fl[k];
+        while (!fl->ur) {
+            if (fl->nbatch) {
+                if (t < fl->retry_at || !send_from(fl))
+                    break;
+                continue;
+            }
+            if (!in->qlen)
+                break; /* the other flights may still have a retry due */
+            int due = in->qlen >= in->max_batch || flushing || in->retired ||
+                      t - in->qt[in->qhead] >= cur->lc.batch_interval_s;
+            if (!due)
+                break;
+            size_t n = in->qlen < in->max_batch ? in->qlen : in->max_batch;
+            for (size_t i = 0; i < n; i++) {
+                fl->batch[i] = in->q[in->qhead];
+                in->qbytes -= blk_of(fl->batch[i])->size;
+                in->qhead = (in->qhead + 1) % in->qsize;
+            }
+            in->qlen -= n;
+            fl->nbatch = n;
+            fl->nreqs = fl->ireq = 0;
+            fl->batch_bad = 0;
+            memset(fl->reqs, 0, sizeof fl->reqs);
+            size_t nout = 0;
+            int rc = in->ops->encode(in->h, fl->batch, n, fl->reqs, &nout);
+            if (nout > SY_SINK_MAX_REQS)
+                nout = SY_SINK_MAX_REQS;
+            fl->nreqs = nout;
+            inst_depth(in);
+            if (rc != 0) {
+                fl->batch_bad = 1;
+                batch_finish(fl);
+                continue;
+            }
+            if (nout == 0) { /* nothing to send for these records: done with them */
+                batch_finish(fl);
+                continue;
+            }
+            send_from(fl);
         }
-        if (!in->qlen)
-            return;
-        int due =
-            in->qlen >= in->max_batch || flushing || in->retired || t - in->qt[in->qhead] >= cur->lc.batch_interval_s;
-        if (!due)
-            return;
-        size_t n = in->qlen < in->max_batch ? in->qlen : in->max_batch;
-        for (size_t i = 0; i < n; i++) {
-            in->batch[i] = in->q[in->qhead];
-            in->qbytes -= blk_of(in->batch[i])->size;
-            in->qhead = (in->qhead + 1) % in->qsize;
-        }
-        in->qlen -= n;
-        in->nbatch = n;
-        in->nreqs = in->ireq = 0;
-        in->batch_bad = 0;
-        memset(in->reqs, 0, sizeof in->reqs);
-        size_t nout = 0;
-        int rc = in->ops->encode(in->h, in->batch, n, in->reqs, &nout);
-        if (nout > SY_SINK_MAX_REQS)
-            nout = SY_SINK_MAX_REQS;
-        in->nreqs = nout;
-        inst_depth(in);
-        if (rc != 0) {
-            in->batch_bad = 1;
-            batch_finish(in);
-            continue;
-        }
-        if (nout == 0) { /* nothing to send for these records: done with them */
-            batch_finish(in);
-            continue;
-        }
-        send_from(in);
     }
 }
 
@@ -877,7 +928,7 @@ static struct inst *tenant_inst(const char *name, const char *vars, const struct
     struct inst *lru = NULL; /* past the cap: the least recently used idle tenant makes room */
     if (ninsts >= SY_LOG_MAX_INSTANCES) {
         for (struct inst *in = insts; in; in = in->next)
-            if (in->tenant && !in->qlen && !in->nbatch && (!lru || in->last_used < lru->last_used))
+            if (in->tenant && inst_idle(in) && (!lru || in->last_used < lru->last_used))
                 lru = in;
         if (!lru) {
             free(key);
@@ -1082,7 +1133,7 @@ static void reap(void)
 {
     for (struct inst *in = insts, *next; in; in = next) {
         next = in->next;
-        if (in->retired && !in->qlen && !in->nbatch && !in->ur) {
+        if (in->retired && inst_idle(in)) {
             inst_unlink(in);
             inst_free(in);
         }
@@ -1092,7 +1143,7 @@ static void reap(void)
 static int all_empty(void)
 {
     for (struct inst *in = insts; in; in = in->next)
-        if (in->qlen || in->nbatch || in->ur)
+        if (!inst_idle(in))
             return 0;
     return 1;
 }
@@ -1103,11 +1154,12 @@ static void shutdown_thread(void)
     uv_timer_stop(&tick);
     for (struct inst *in = insts, *next; in; in = next) {
         next = in->next;
-        if (in->ur) {
-            sy_ureq_cancel(in->ur);
-            in->ur = NULL;
-        }
-        uint64_t left = in->qlen + in->nbatch;
+        for (unsigned k = 0; k < in->nfl; k++)
+            if (in->fl[k].ur) {
+                sy_ureq_cancel(in->fl[k].ur);
+                in->fl[k].ur = NULL;
+            }
+        uint64_t left = in->qlen + inst_flying(in);
         if (left) {
             atomic_fetch_add_explicit(&in->dropped, left, memory_order_relaxed);
             atomic_fetch_add_explicit(&in->failures, left, memory_order_relaxed);
@@ -1157,8 +1209,11 @@ static void run_once(void)
         uv_timer_start(&tick, on_tick, FLUSH_TICK_MS, FLUSH_TICK_MS);
     }
     for (struct inst *in = insts; in; in = in->next) {
-        if (flushing && in->nbatch && !in->ur && in->retry_at > t)
-            in->retry_at = in->retry_at < flush_deadline ? in->retry_at : t;
+        for (unsigned k = 0; flushing && k < in->nfl; k++) {
+            struct flight *fl = &in->fl[k];
+            if (fl->nbatch && !fl->ur && fl->retry_at > t)
+                fl->retry_at = fl->retry_at < flush_deadline ? fl->retry_at : t;
+        }
         pump(in, t);
     }
     reap();

@@ -196,6 +196,10 @@ struct sy_sink_ops {
     /* Optional: this instance's records per encode() call (1..max_batch), e.g. a
      * webhook told to send one request per record. NULL: max_batch. */
     size_t (*inst_max_batch)(void *inst);
+    /* Batches an instance keeps on their way at once (0: 1, the order of the
+     * queue kept). More for a sink that sends one request per record (s3):
+     * its rate is then not one record per round trip. */
+    unsigned max_inflight;
 };
 #define SY_SINK_MAX_REQS 8
 

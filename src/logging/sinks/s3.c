@@ -25,7 +25,7 @@
  *                             taken out of the payload's messages
  * Booleans are Python truth values, as LiteLLM's bool(params.get(...)).
  *
- * One record, one PUT (max_batch 1, so each record is retried or dropped on
+ * One record, one PUT, up to 32 on their way at once (max_batch 1, so each record is retried or dropped on
  * its own; a retried PUT rewrites the same key, so a duplicate is harmless):
  *
  *   PUT /{s3_path/}{team alias/}{key alias/}YYYY-MM-DD/time-HH-MM-SS-ffffff_{id}.json
@@ -850,6 +850,7 @@ static int s3_verdict(void *inst, int status, const char *body, size_t n)
 const struct sy_sink_ops sy_sink_s3 = {
     .name = "s3",
     .max_batch = 1,
+    .max_inflight = 32, /* one PUT per record: 32 on their way (LiteLLM fires them all at once) */
     .open = s3_open_v1,
     .close = s3_close,
     .encode = s3_encode,
@@ -859,6 +860,7 @@ const struct sy_sink_ops sy_sink_s3 = {
 const struct sy_sink_ops sy_sink_s3_v2 = {
     .name = "s3_v2",
     .max_batch = 1,
+    .max_inflight = 32, /* one PUT per record: 32 on their way (LiteLLM fires them all at once) */
     .open = s3_open_v2,
     .close = s3_close,
     .encode = s3_encode,

@@ -591,6 +591,44 @@ static void test_no_thread_when_off(void **state)
 
 /* ---- generic_api --------------------------------------------------------------------------- */
 
+/* A sink with max_inflight > 1 (s3: one PUT per record) keeps that many
+ * requests on their way at once, and no more: behind a receiver that never
+ * answers, 32 requests arrive and the rest wait in the queue. */
+static void test_inflight_bounded(void **state)
+{
+    (void)state;
+    rx_start(&rx);
+    rx.hang = 1;
+    static const char *s3_only[] = {"s3"};
+    struct sy_config c;
+    base_cfg(&c, NULL);
+    c.success_callbacks = s3_only;
+    c.failure_callbacks = s3_only;
+    c.callback_batch_interval_s = 0.05;
+    char params[256];
+    snprintf(params, sizeof params,
+             "{\"s3_bucket_name\":\"logs\",\"s3_region_name\":\"us-east-1\",\"s3_endpoint_url\":"
+             "\"http://127.0.0.1:%d\",\"s3_aws_access_key_id\":\"AKID\",\"s3_aws_secret_access_key\":\"s\"}",
+             rx.port);
+    c.s3_callback_params = params;
+    assert_int_equal(sy_log_start(&c), 0);
+    char id[40][8];
+    for (int i = 0; i < 40; i++) {
+        snprintf(id[i], sizeof id[i], "r%d", i);
+        submit(id[i], 0);
+    }
+    WAIT_FOR(rx.nrequests >= 32 && stats_of("s3").queued == 40, 10);
+    usleep(300000); /* batches are due every 50 ms: more would have left by now */
+    pthread_mutex_lock(&rx.mu);
+    int n = rx.nrequests;
+    pthread_mutex_unlock(&rx.mu);
+    assert_int_equal(n, 32);
+    assert_int_equal(stats_of("s3").depth, 40);
+    assert_int_equal(stats_of("s3").dropped, 0);
+    sy_log_stop(0.2);
+    rx_stop(&rx);
+}
+
 static void *gopen(const char *vars, char *err, size_t errlen)
 {
     struct sy_logconf lc = {0};
@@ -762,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_tenant_cap),
         cmocka_unit_test(test_tenant_refused),
         cmocka_unit_test(test_raw_to_sink),
+        cmocka_unit_test(test_inflight_bounded),
         cmocka_unit_test(test_no_thread_when_off),
         cmocka_unit_test(test_generic_headers),
         cmocka_unit_test(test_generic_formats),
