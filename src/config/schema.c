@@ -235,7 +235,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"pass_through_endpoints", USED},
                                            {"key_management_system", UNSUP},
                                            {"key_management_settings", UNSUP},
-                                           {"otel", UNSUP},
+                                           {"otel", USED},
                                            {"reject_clientside_metadata_tags", USED},
                                            {"custom_key_generate", PYONLY},
                                            {"infer_model_from_keys", UNSUP},
@@ -863,6 +863,18 @@ static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->callback_queue_max = (size_t)d;
 }
 
+/* list[0..*n) with name appended, in the arena. */
+static const char **append_name(struct sy_ld *ld, const char **list, size_t *n, const char *name)
+{
+    const char **out = sy_arena_alloc(ld->a, (*n + 1) * sizeof *out);
+    if (!out)
+        return list;
+    for (size_t i = 0; i < *n; i++)
+        out[i] = list[i];
+    out[(*n)++] = name;
+    return out;
+}
+
 /* general_settings: prompts in SpendLogs, alerting, spend-log retention. */
 static void fill_general_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_ynode *gs)
 {
@@ -908,6 +920,20 @@ static void fill_general_logging(struct sy_ld *ld, struct sy_config *c, const st
         c->spend_logs_retention_s = d;
     if (read_duration(ld, gs, "maximum_spend_logs_retention_interval", &d) > 0)
         c->spend_logs_retention_interval_s = d;
+    /* otel: true (LiteLLM: OpenTelemetry on for the proxy's requests) is the otel
+     * callback, added to both lists when litellm_settings did not name it */
+    int otel = 0;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "otel"), "general_settings.otel", &otel) > 0 && otel && runs(ld, "otel")) {
+        int in_s = 0, in_f = 0;
+        for (size_t i = 0; i < c->n_success_callbacks; i++)
+            in_s |= !strcmp(c->success_callbacks[i], "otel");
+        for (size_t i = 0; i < c->n_failure_callbacks; i++)
+            in_f |= !strcmp(c->failure_callbacks[i], "otel");
+        if (!in_s)
+            c->success_callbacks = append_name(ld, c->success_callbacks, &c->n_success_callbacks, "otel");
+        if (!in_f)
+            c->failure_callbacks = append_name(ld, c->failure_callbacks, &c->n_failure_callbacks, "otel");
+    }
 }
 
 static const char *value_text(struct sy_ld *ld, const struct sy_ynode *v);

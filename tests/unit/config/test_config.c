@@ -1285,6 +1285,18 @@ static void test_logging_settings(void **state)
     assert_int_equal(c->n_warnings, 0);
     sy_config_unref(c);
 
+    /* general_settings.otel: true is the otel callback, once in each list */
+    c = ok("general_settings:\n  otel: true\n");
+    assert_int_equal(c->n_success_callbacks, 1);
+    assert_string_equal(c->success_callbacks[0], "otel");
+    assert_int_equal(c->n_failure_callbacks, 1);
+    assert_int_equal(c->n_warnings, 0);
+    sy_config_unref(c);
+    c = ok("litellm_settings:\n  callbacks: [otel]\ngeneral_settings:\n  otel: true\n");
+    assert_int_equal(c->n_success_callbacks, 1);
+    assert_int_equal(c->n_failure_callbacks, 1);
+    sy_config_unref(c);
+
     /* an env reference that is not a bool (corpus 35): off, as LiteLLM's `is True`, with a warning */
     c = ok("general_settings:\n  store_prompts_in_spend_logs: maybe\n");
     assert_int_equal(c->store_prompts_in_spend_logs, 0);
