@@ -176,7 +176,7 @@ static void s3_close(void *inst)
 
 static int bad_name_byte(unsigned char c)
 {
-    return c <= 0x20 || c == 0x7f || c == '/' || c == '?' || c == '#' || c == '\\';
+    return c <= 0x20 || c >= 0x7f || c == '/' || c == '?' || c == '#' || c == '\\'; /* ASCII names only */
 }
 
 static char *join(const char *a, size_t an, const char *b, size_t bn, const char *c, size_t cn)
@@ -216,7 +216,7 @@ static int s3_where(struct s3 *s, const char *endpoint, int vhost, int use_ssl, 
     }
     const char *auth = endpoint + sl, *e = auth;
     while (*e && *e != '/') {
-        if (*e == '?' || *e == '#' || *e == '@' || (unsigned char)*e <= 0x20) {
+        if (*e == '?' || *e == '#' || *e == '@' || (unsigned char)*e <= 0x20 || (unsigned char)*e >= 0x7f) {
             snprintf(err, errlen, "s3_endpoint_url: not a plain http(s)://host[:port][/path] URL");
             return -1;
         }
@@ -232,7 +232,7 @@ static int s3_where(struct s3 *s, const char *endpoint, int vhost, int use_ssl, 
     while (pl > 0 && e[pl - 1] == '/')
         pl--;
     for (size_t i = 0; i < pl; i++)
-        if (e[i] == '?' || e[i] == '#' || (unsigned char)e[i] <= 0x20) {
+        if (e[i] == '?' || e[i] == '#' || (unsigned char)e[i] <= 0x20 || (unsigned char)e[i] >= 0x7f) {
             snprintf(err, errlen, "s3_endpoint_url: not a plain http(s)://host[:port][/path] URL");
             return -1;
         }
@@ -306,6 +306,11 @@ static void *s3_open_common(const struct sy_logconf *lc, const char *vars, int v
                  "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
         goto fail;
     }
+    for (const char *c = s->ak; *c; c++) /* in the Authorization header's Credential= */
+        if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f || *c == '/' || *c == ',') {
+            snprintf(err, errlen, "s3_aws_access_key_id is not an access key id");
+            goto fail;
+        }
     for (const char *c = s->token ? s->token : ""; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) {
             snprintf(err, errlen, "s3_aws_session_token holds a control character");
