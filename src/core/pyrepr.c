@@ -14,6 +14,7 @@
 #include "core/hex.h"
 #include "core/pyrepr.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,12 +46,24 @@ static int reads_back(uint64_t m, int x, double a)
 }
 
 /* Shortest round-trip digits of a (> 0, finite): dig (no trailing zeros) and
- * decpt, the value being 0.DIG x 10^decpt. Returns the digit count. */
+ * decpt, the value being 0.DIG x 10^decpt. Returns the digit count.
+ *
+ * The search starts at 15 digits, not 1: when some k <= 15 digit decimal
+ * reads back as a, it lies within half an ulp of a (< 1.2e-16 relative), and
+ * 15-digit decimals are at least 1e-15 relative apart, so the 15-digit
+ * rounding of a is that decimal padded with zeros, which the loop below
+ * strips. A neighbour (m +- 1) can read back where the rounding does not
+ * only at a power of two (the ulp below is half the one above), and then no
+ * shorter decimal reads back either. Three tries at most, where counting up
+ * from one digit took up to 17 (a timestamp's 16 digits cost 50 conversions:
+ * the logging sinks print several per record). Normal numbers only: a
+ * subnormal carries fewer bits. */
 static int shortest(double a, char dig[24], int *decpt)
 {
     uint64_t m = 0;
     int x = 0;
-    for (int p = 1; p <= 17; p++) {
+    /* a subnormal has fewer bits, so fewer digits may do: the whole search */
+    for (int p = a < DBL_MIN ? 1 : 15; p <= 17; p++) {
         char t[48];
         snprintf(t, sizeof t, "%.*e", p - 1, a);
         parse_e(t, p, &m, &x);
