@@ -56,6 +56,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "config/config.h"
@@ -1238,9 +1241,17 @@ static void on_wake(uv_async_t *h)
     run_once();
 }
 
+/* The logging thread runs niced (LOG_NICE above the workers): when the CPU
+ * is short, the workers' requests go first and the logging thread gets what
+ * is left (its queues absorb bursts; past their bounds records are counted
+ * as dropped), so a burst of payloads to build never delays an answer. */
+#define LOG_NICE 10
+
 static void *thread_main(void *arg)
 {
     (void)arg;
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), LOG_NICE) != 0) /* Linux: per thread */
+        sy_debug("logging: cannot lower the logging thread's priority");
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);
     return NULL;
