@@ -53,8 +53,10 @@ static int reads_back(uint64_t m, int x, double a)
  * 15-digit decimals are at least 1e-15 relative apart, so the 15-digit
  * rounding of a is that decimal padded with zeros, which the loop below
  * strips. A neighbour (m +- 1) can read back where the rounding does not
- * only at a power of two (the ulp below is half the one above), and then no
- * shorter decimal reads back either. Three tries at most, where counting up
+ * only at a power of two (the ulp below is half the one above; elsewhere the
+ * interval that reads back is symmetric and the rounding is the nearest), and
+ * then no shorter decimal reads back either: the neighbours are tried only
+ * there. Three tries at most, where counting up
  * from one digit took up to 17 (a timestamp's 16 digits cost 50 conversions:
  * the logging sinks print several per record). Normal numbers only: a
  * subnormal carries fewer bits. */
@@ -62,13 +64,17 @@ static int shortest(double a, char dig[24], int *decpt)
 {
     uint64_t m = 0;
     int x = 0;
+    int e2;
+    int pow2 = frexp(a, &e2) == 0.5; /* the ulp below a is half the one above */
     /* a subnormal has fewer bits, so fewer digits may do: the whole search */
     for (int p = a < DBL_MIN ? 1 : 15; p <= 17; p++) {
         char t[48];
         snprintf(t, sizeof t, "%.*e", p - 1, a);
         parse_e(t, p, &m, &x);
-        if (strtod(t, NULL) == a)
+        if (p == 17 || strtod(t, NULL) == a) /* 17 digits always read back */
             break;
+        if (!pow2) /* the rounding is the nearest decimal: when it misses, its neighbours do too */
+            continue;
         if (reads_back(m + 1, x, a)) {
             m++;
             break;
