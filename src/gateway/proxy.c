@@ -132,6 +132,7 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         sy_filter_data(c, b.p, b.len);
         sy_buf_free(&b);
         sy_call_account(c, status);
+        c->out.err_msg = NULL; /* read by the finish hooks only; the answer's end may free c */
         sy_resp_end(c->req);
     } else {
         char extra[64];
@@ -147,11 +148,11 @@ static void finish_error_code(struct sy_call *c, int status, const char *cls, co
         if (!sy_xlate_client_error(c->kind, status, msg, &b))
             error_body(&b, status, type, param, msg, openai_code);
         sy_call_account(c, status);
+        c->out.err_msg = NULL; /* read by the finish hooks only; the answer frees c */
         sy_resp_simple(c->req, status, h.p, h.len, "application/json", b.p, b.len);
         sy_buf_free(&h);
         sy_buf_free(&b);
     }
-    c->out.err_msg = NULL;
     free(msg);
 }
 
