@@ -1,0 +1,24 @@
+/* kinds.c - every guardrail kind this build has: the one list (guardrail.h).
+ *
+ * Adding a kind: its file in local/ or services/ with one const struct
+ * sy_guard_ops, one extern and one line here, its file in that folder's
+ * meson.build. */
+#include <string.h>
+
+#include "guardrails/guardrail.h"
+
+/* in process (local/) */
+
+/* services (services/) */
+
+const struct sy_guard_ops *const sy_guard_kinds[] = {
+    NULL,
+};
+
+const struct sy_guard_ops *sy_guard_kind(const char *name)
+{
+    for (size_t i = 0; name && sy_guard_kinds[i]; i++)
+        if (!strcmp(sy_guard_kinds[i]->name, name))
+            return sy_guard_kinds[i];
+    return NULL;
+}
