@@ -66,7 +66,10 @@ struct sy_gseg {
     size_t off, raw_len;
     unsigned char role; /* enum sy_grole */
     unsigned char kind; /* enum sy_gkind */
-    int msg;            /* index of the message / output item it belongs to */
+    unsigned char delta; /* a stream event's piece of a longer text: appended to the earlier pieces of the same
+                          * msg (sy_gevent_read); 0: a whole text */
+    int msg;             /* index of the message / output item it belongs to (a stream: the choice, content
+                          * block or output item the piece extends) */
 };
 
 /* A tool: one the request offers (phase PRE: tools[]) or a call the model
@@ -220,6 +223,20 @@ struct sy_gtexts {
 int sy_gtexts_read(struct sy_gtexts *t, enum sy_gdialect d, unsigned phase, const char *body, size_t n,
                    int skip_system, int skip_tool);
 void sy_gtexts_free(struct sy_gtexts *t);
+
+/* One event of a stream as the client gets it: ev[0..n) is the JSON of its
+ * `data:` line(s) (the stage splits the SSE framing). Its texts into t: the
+ * deltas (chat choices[].delta.content, Anthropic content_block_delta
+ * text_delta, Responses response.output_text.delta) as segments with delta 1,
+ * the whole texts some events repeat (Responses' *.done and response.completed,
+ * Anthropic has none) with delta 0; a tool call starting (chat delta.tool_calls[]
+ * with a function.name, Anthropic content_block_start tool_use, Responses
+ * response.output_item.added function_call) as a tool with its name, and the
+ * argument pieces as SY_GK_TOOL_ARGS deltas. Spans are offsets in ev, so
+ * sy_gtext_splice rewrites the event. Returns 0, 1 for the stream's end
+ * (chat `[DONE]`, message_stop, response.completed: its texts are still read),
+ * or -1 when ev is no JSON object of the dialect (the stage passes it as is). */
+int sy_gevent_read(struct sy_gtexts *t, enum sy_gdialect d, const char *ev, size_t n);
 
 /* A new body: body with each segment i whose repl[i] is not NULL replaced by
  * that text as a JSON string. 0 and *out (malloc'd, *outlen), or -1. */
