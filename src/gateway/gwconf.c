@@ -87,7 +87,7 @@ static int applies(const struct sy_stage *s, const struct sy_gwconf *g, int k)
 }
 
 _Static_assert(_Alignof(sy_stage_fn) == _Alignof(const char *) && _Alignof(sy_finish_fn) == _Alignof(const char *) &&
-                   _Alignof(sy_headers_fn) == _Alignof(const char *),
+                   _Alignof(sy_headers_fn) == _Alignof(const char *) && _Alignof(sy_answer_fn) == _Alignof(const char *),
                "a pipeline's arrays share one block");
 
 static int build_pipelines(struct sy_gwconf *g)
@@ -96,17 +96,18 @@ static int build_pipelines(struct sy_gwconf *g)
     pthread_once(&once, register_slots);
     for (int k = 0; k < SY_RK__COUNT; k++) {
         struct sy_pipeline *p = &g->routes[k];
-        size_t nrun = 0, nfin = 0, nhdr = 0, nfb = 0;
+        size_t nrun = 0, nfin = 0, nhdr = 0, nfb = 0, nans = 0;
         for (size_t i = 0; i < sy_nstages; i++)
             if (applies(sy_stages[i], g, k)) {
                 nrun += sy_stages[i]->run != NULL;
                 nfin += sy_stages[i]->finish != NULL;
                 nhdr += sy_stages[i]->headers != NULL;
                 nfb += sy_stages[i]->fallback != NULL;
+                nans += sy_stages[i]->answer != NULL;
             }
         size_t o_names = nrun * sizeof(sy_stage_fn), o_fin = o_names + nrun * sizeof(const char *),
                o_hdr = o_fin + nfin * sizeof(sy_finish_fn), o_fb = o_hdr + nhdr * sizeof(sy_headers_fn),
-               size = o_fb + nfb * sizeof(sy_fallback_fn);
+               o_ans = o_fb + nfb * sizeof(sy_fallback_fn), size = o_ans + nans * sizeof(sy_answer_fn);
         char *mem = malloc(size ? size : 1);
         if (!mem)
             return -1;
@@ -116,6 +117,7 @@ static int build_pipelines(struct sy_gwconf *g)
         p->finish = (sy_finish_fn *)(mem + o_fin);
         p->headers = (sy_headers_fn *)(mem + o_hdr);
         p->fallback = (sy_fallback_fn *)(mem + o_fb);
+        p->answer = (sy_answer_fn *)(mem + o_ans);
         for (size_t i = 0; i < sy_nstages; i++) {
             const struct sy_stage *s = sy_stages[i];
             if (!applies(s, g, k))
@@ -130,6 +132,8 @@ static int build_pipelines(struct sy_gwconf *g)
                 p->headers[p->nheaders++] = s->headers;
             if (s->fallback)
                 p->fallback[p->nfallback++] = s->fallback;
+            if (s->answer)
+                p->answer[p->nanswer++] = s->answer;
         }
     }
     return 0;

@@ -36,6 +36,11 @@
  *                     every listed stage, enabled or not, on w's loop.
  *   headers(c, b)     lines ("Name: value\r\n") the stage adds to every answer's
  *                     x-litellm headers, in list order; same rule as finish.
+ *   answer(c, body)   a whole 2xx JSON answer, in the client's dialect, is about
+ *                     to be sent: read or rewrite it, hold it (SY_AGAIN, then
+ *                     sy_call_answer_resume) or refuse it (SY_DONE, answered).
+ *                     A stage that must see a stream instead sets c->out.wr
+ *                     (struct sy_owriter, gateway.h) before the stream starts.
  */
 #ifndef SY_GATEWAY_STAGE_H
 #define SY_GATEWAY_STAGE_H
@@ -59,6 +64,7 @@ struct sy_stage {
     sy_finish_fn finish;     /* optional */
     sy_headers_fn headers;   /* optional */
     sy_fallback_fn fallback; /* optional: the attempt machine is about to try a fallback group */
+    sy_answer_fn answer;     /* optional: a whole 2xx JSON answer is about to go out (sy_call_answer) */
     int *slot;               /* its per-request state's slot index (static int x_slot = -1), or NULL */
     /* Per worker, whatever the config (nginx's init_process / exit_process): on the
      * worker's loop thread once it listens, and when it drains. Optional. */
