@@ -86,6 +86,12 @@ static unsigned fold_cp(unsigned cp)
     return utf8_loc ? (unsigned)towlower_l((wint_t)cp, utf8_loc) : cp;
 }
 
+unsigned sy_gfold_cp(unsigned cp)
+{
+    pthread_once(&loc_once, loc_init);
+    return fold_cp(cp);
+}
+
 static int word_cp(unsigned cp)
 {
     if (cp < 0x80)

@@ -24,6 +24,9 @@ int sy_gpat_add_keyword_mode(struct sy_gpat *p, const char *kw, int id, int mode
 long sy_gpat_scan_all(const struct sy_gpat *p, const char *text, size_t n,
                       int (*cb)(void *ud, const struct sy_gmatch *m), void *ud);
 
+/* A code point's simple lowercase, as keywords are folded (Unicode). */
+unsigned sy_gfold_cp(unsigned cp);
+
 /* How many patterns (regexes and keywords) the set holds. */
 size_t sy_gpat_count(const struct sy_gpat *p);
 
