@@ -322,16 +322,9 @@ int sy_guard_refuse(struct sy_call *c, struct gcall *gc, const struct sy_guard *
         snprintf(msg, sizeof msg, "{'error': 'Violated guardrail policy', 'guardrail_name': '%s'}", g->name);
     else
         snprintf(msg, sizeof msg, "Guardrail %s failed to respond", g->name);
-    struct sy_buf h;
-    sy_buf_init(&h, 4096);
-    if (gc->applied.len) {
-        SY_BUF_LIT(&h, "x-litellm-applied-guardrails: ");
-        sy_buf_append(&h, gc->applied.p, gc->applied.len);
-        SY_BUF_LIT(&h, "\r\n");
-    }
     c->out.exception_class = "GuardrailRaisedException";
-    sy_call_error(c, status, "None", "None", msg, h.p, h.len);
-    sy_buf_free(&h);
+    sy_call_error(c, status, "None", "None", msg, NULL, 0); /* with x-litellm-applied-guardrails (headers hook) */
+    (void)gc;
     return SY_DONE;
 }
 
@@ -480,14 +473,10 @@ static int texts_for(struct gcall *gc, const struct sy_guard *g)
 static void set_body(struct sy_call *c, struct gcall *gc, char *nb, size_t n)
 {
     struct sy_buf *b = gc->body;
-    size_t cap = b->cap;
+    size_t cap = b->cap > n ? b->cap : n;
     sy_buf_free(b);
-    sy_buf_init(b, 0);
-    sy_buf_append(b, nb, n);
-    sy_buf_reserve(b, 1);
-    if (b->p)
-        b->p[b->len] = 0;
-    b->cap = cap > n ? cap : 0;
+    sy_buf_init(b, cap);
+    sy_buf_append(b, nb, n); /* a sy_buf keeps a NUL after its bytes */
     gc->tx_ok = 0;
     if (gc->phase == SY_GM_PRE) {
         struct sy_jscan sc;
@@ -745,11 +734,9 @@ static int unmask_body(struct sy_call *c, struct gcall *gc, struct sy_buf *body)
     int any = 0;
     for (size_t i = 0; repl && i < t.nseg; i++) {
         struct sy_buf o;
-        sy_buf_init(&o, 0);
+        sy_buf_init(&o, SY_GUARD_BUF_MAX);
         if (t.seg[i].raw_len && sy_gunmask(gc->pairs, gc->npairs, t.seg[i].text, t.seg[i].len, &o)) {
-            sy_buf_reserve(&o, 1);
-            o.p[o.len] = 0;
-            repl[i] = o.p;
+            repl[i] = o.p; /* NUL-terminated */
             any = 1;
         } else {
             sy_buf_free(&o);
@@ -758,11 +745,10 @@ static int unmask_body(struct sy_call *c, struct gcall *gc, struct sy_buf *body)
     char *nb = NULL;
     size_t nn = 0;
     if (any && sy_gtext_splice(body->p, body->len, t.seg, t.nseg, repl, &nb, &nn) == 0) {
-        size_t cap = body->cap;
+        size_t cap = body->cap > nn ? body->cap : nn;
         sy_buf_free(body);
-        sy_buf_init(body, 0);
+        sy_buf_init(body, cap);
         sy_buf_append(body, nb, nn);
-        body->cap = cap > nn ? cap : 0;
         free(nb);
     }
     for (size_t i = 0; repl && i < t.nseg; i++)

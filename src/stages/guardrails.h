@@ -30,6 +30,10 @@
 
 struct gcall;
 
+/* The cap of the stages' scratch buffers (a body, a rewritten answer): the
+ * request and answer caps bound what reaches them. */
+#define SY_GUARD_BUF_MAX (512u << 20)
+
 /* One service exchange in flight (the call's arena). */
 struct gsvc {
     struct gcall *gc;

@@ -97,9 +97,9 @@ static struct gstream *gs_get(struct sy_call *c, struct gcall *gc, int costed)
     sy_buf_init(&gs->in, EVENT_MAX);
     sy_buf_init(&gs->held, HOLD_MAX);
     for (int i = 0; i < NMSG; i++)
-        sy_buf_init(&gs->text[i], 0);
-    sy_buf_init(&gs->pend, 0);
-    sy_buf_init(&gs->pend_text, 0);
+        sy_buf_init(&gs->text[i], SY_GUARD_BUF_MAX);
+    sy_buf_init(&gs->pend, SY_GUARD_BUF_MAX);
+    sy_buf_init(&gs->pend_text, SY_GUARD_BUF_MAX);
     for (size_t i = 0; i < gc->set->n; i++) /* a service post_call guardrail: hold, check at the end */
         if (gc->on[i] && (gc->set->g[i].modes & SY_GM_POST) && !gc->set->g[i].ops->check)
             gs->buffered = 1;
@@ -185,8 +185,8 @@ static void flush_pend(struct sy_call *c, struct gcall *gc, struct gstream *gs)
         return;
     gs->has_pend = 0;
     struct sy_buf u, o;
-    sy_buf_init(&u, 0);
-    sy_buf_init(&o, 0);
+    sy_buf_init(&u, SY_GUARD_BUF_MAX);
+    sy_buf_init(&o, SY_GUARD_BUF_MAX);
     unmask_into(gc, gs->pend_text.p ? gs->pend_text.p : "", gs->pend_text.len, &u);
     rewrite(&o, gs->pend.p, gs->pend.len, gs->pend_poff, gs->pend_plen, gs->pend_soff, gs->pend_sraw,
             u.p ? u.p : "", u.len);
@@ -203,7 +203,7 @@ static int unmask_piece(struct sy_call *c, struct gcall *gc, struct gstream *gs,
                         size_t poff, size_t plen, const struct sy_gseg *sg)
 {
     struct sy_buf t;
-    sy_buf_init(&t, 0);
+    sy_buf_init(&t, SY_GUARD_BUF_MAX);
     int same = gs->has_pend && gs->pend_msg == sg->msg;
     if (!same)
         flush_pend(c, gc, gs);
@@ -212,8 +212,8 @@ static int unmask_piece(struct sy_call *c, struct gcall *gc, struct gstream *gs,
     sy_buf_append(&t, sg->text, sg->len);
     size_t hold = sy_gunmask_hold(gc->pairs, gc->npairs, t.p ? t.p : "", t.len);
     struct sy_buf u, o;
-    sy_buf_init(&u, 0);
-    sy_buf_init(&o, 0);
+    sy_buf_init(&u, SY_GUARD_BUF_MAX);
+    sy_buf_init(&o, SY_GUARD_BUF_MAX);
     unmask_into(gc, t.p ? t.p : "", t.len - hold, &u);
     if (same) { /* the waiting event carries the committed text, this one the rest */
         rewrite(&o, gs->pend.p, gs->pend.len, gs->pend_poff, gs->pend_plen, gs->pend_soff, gs->pend_sraw,
@@ -302,7 +302,7 @@ static void check_event(struct sy_call *c, struct gcall *gc, struct gstream *gs,
                 continue;
             }
             struct sy_buf joined;
-            sy_buf_init(&joined, 0);
+            sy_buf_init(&joined, SY_GUARD_BUF_MAX);
             sy_buf_append(&joined, w->p, w->len);
             sy_buf_append(&joined, sg->text, sg->len);
             sy_buf_reserve(&joined, 1);
@@ -394,7 +394,7 @@ static void event(struct sy_call *c, struct gcall *gc, struct gstream *gs, const
         return;
     }
     struct sy_buf o;
-    sy_buf_init(&o, 0);
+    sy_buf_init(&o, SY_GUARD_BUF_MAX);
     const char *e = ev;
     size_t en = n;
     if (np) { /* a mask rewrote the payload: the event again, around it (its spans are no longer the event's) */
@@ -434,7 +434,7 @@ static void event(struct sy_call *c, struct gcall *gc, struct gstream *gs, const
             int any = 0;
             for (size_t k = 0; repl && k < tx.nseg; k++) {
                 struct sy_buf u;
-                sy_buf_init(&u, 0);
+                sy_buf_init(&u, SY_GUARD_BUF_MAX);
                 if (tx.seg[k].raw_len && sy_gunmask(gc->pairs, gc->npairs, tx.seg[k].text, tx.seg[k].len, &u)) {
                     sy_buf_reserve(&u, 1);
                     u.p[u.len] = 0;
@@ -448,7 +448,7 @@ static void event(struct sy_call *c, struct gcall *gc, struct gstream *gs, const
             size_t nn = 0;
             if (any && sy_gtext_splice(e + poff, plen, tx.seg, tx.nseg, repl, &nb, &nn) == 0) {
                 struct sy_buf o2;
-                sy_buf_init(&o2, 0);
+                sy_buf_init(&o2, SY_GUARD_BUF_MAX);
                 sy_buf_append(&o2, e, poff);
                 sy_buf_append(&o2, nb, nn);
                 sy_buf_append(&o2, e + poff + plen, en - poff - plen);
