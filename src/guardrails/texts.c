@@ -400,10 +400,12 @@ static size_t decode(const unsigned char *s, size_t n, char *o, size_t cap)
             i = j;
             continue;
         }
-        if (cap - k < 4)
-            return SIZE_MAX;
+        /* only invalid bytes grow (1 -> 3): while none was met k <= i and the
+         * checks below cannot fail for cap >= n */
         if (c >= 0x80) {
             size_t l = sy_utf8_seq(s + i, n - i);
+            if (cap - k < (l ? l : 3))
+                return SIZE_MAX;
             if (l) {
                 memcpy(o + k, s + i, l);
                 k += l;
@@ -415,6 +417,8 @@ static size_t decode(const unsigned char *s, size_t n, char *o, size_t cap)
             continue;
         }
         char e = (char)s[i + 1]; /* validated: an escape is complete */
+        if (cap - k < (e == 'u' ? 4u : 1u))
+            return SIZE_MAX;
         i += 2;
         switch (e) {
         case 'b': o[k++] = '\b'; break;
@@ -987,7 +991,7 @@ static void chat_event(struct rd *r, struct sp root)
         struct sp f[2], call;
         if (get(r, c, cn, 2, f))
             return;
-        int ci = int_of(r, f[0], (int)pos);
+        int ci = int_of(r, f[0], (int)pos) & 0x7fff;
         static const char *const dn[] = {"content", "tool_calls"};
         struct sp g[2];
         size_t idx[2];
@@ -1001,7 +1005,7 @@ static void chat_event(struct rd *r, struct sp root)
             }
             EACH(r, g[1], call, cpos)
             {
-                int key = ci * 65536 + int_of(r, get1(r, call, "index"), (int)cpos);
+                int key = ci * 65536 + (int_of(r, get1(r, call, "index"), (int)cpos) & 0xffff);
                 static const char *const fnames[] = {"name", "arguments"};
                 struct sp fn[2];
                 if (get(r, get1(r, call, "function"), fnames, 2, fn))
