@@ -856,7 +856,10 @@ static void messages_request(struct rd *r, struct sp root)
                 struct sp g[2];
                 if (get(r, m, mn, 2, g))
                     return;
-                msg_blocks(r, g[1], role_of(r, g[0]), (int)mi, 0, &calls);
+                /* only user and assistant turns exist here: a "system" entry
+                 * is the client's text, never skipped as the system prompt */
+                int role = role_of(r, g[0]);
+                msg_blocks(r, g[1], role == SY_GR_SYSTEM ? SY_GR_OTHER : role, (int)mi, 0, &calls);
             }
             break;
         case 2: tools_list(r, f[2], &ti); break;
