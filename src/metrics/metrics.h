@@ -138,6 +138,19 @@ void sy_metrics_deployment_state(const char *model, const char *model_id, const 
  * team, team_alias, fallback_model), across all shards: later new values are
  * rendered as "__overflow__". Env SWITCHYARD_METRICS_MAX_LABEL_VALUES. */
 #define SY_METRICS_MAX_LABEL_VALUES 100
+/* One guardrail check (stages/guardrails.c), LiteLLM's three series:
+ *   litellm_guardrail_requests_total{guardrail_name, status, hook_type}
+ *   litellm_guardrail_latency_seconds{guardrail_name, status, error_type, hook_type} (histogram)
+ *   litellm_guardrail_errors_total{guardrail_name, error_type, hook_type} (status "error" only)
+ * status: "success" (passed), "blocked", "masked" or "error"; hook_type: "pre_call",
+ * "during_call", "post_call"; error_type: "" unless status is "error" (then e.g.
+ * "timeout", "http_500", "bad_response"). Same rules as sy_metrics_record. */
+struct sy_metric_guardrail {
+    const char *name, *hook, *status, *error_type;
+    double latency_s;
+};
+void sy_metrics_guardrail(struct sy_metrics_shard *s, const struct sy_metric_guardrail *g);
+
 /* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
 void sy_metrics_set_max_label_values(unsigned n);
 /* Change the series bound (all shards together) for the next
