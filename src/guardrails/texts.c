@@ -768,6 +768,8 @@ static size_t order(const struct sp *vs, size_t k, size_t *idx)
  * and its arguments as a segment. */
 static void chat_call(struct rd *r, struct sp call, int msg, int index, int as_tool)
 {
+    if (call.t != 'o')
+        return;
     struct sp fn = get1(r, call, "function");
     static const char *const names[] = {"name", "arguments"};
     struct sp f[2];
@@ -814,7 +816,7 @@ static void offered_tool(struct rd *r, struct sp t, int index)
 {
     static const char *const names[] = {"function", "custom", "name", "type"};
     struct sp f[4];
-    if (get(r, t, names, 4, f))
+    if (t.t != 'o' || get(r, t, names, 4, f))
         return;
     struct sp name = get1(r, f[0], "name");
     if (name.t != 's')

@@ -361,11 +361,47 @@ static void test_large(void **state)
     sy_buf_free(&b);
 }
 
+/* 32 MB, the largest body the gateway takes: a 16 MB text, 8 M numbers in
+ * an unrelated array, a text of invalid bytes. Read whole, linear, and the
+ * texts come out exact. */
+static void test_32mb(void **state)
+{
+    (void)state;
+    size_t big = 16u << 20, nums = 4u << 20, bad = 1u << 20;
+    struct sy_buf b;
+    sy_buf_init(&b, 40u << 20);
+    SY_BUF_LIT(&b, "{\"x\":[");
+    for (size_t i = 0; i < nums; i++)
+        SY_BUF_LIT(&b, "0,");
+    SY_BUF_LIT(&b, "1],\"messages\":[{\"role\":\"user\",\"content\":\"");
+    size_t at = b.len;
+    assert_int_equal(sy_buf_reserve(&b, big + bad + 64), 0);
+    memset(b.p + at, 'a', big);
+    b.len += big;
+    SY_BUF_LIT(&b, "\"},{\"role\":\"user\",\"content\":\"");
+    memset(b.p + b.len, 0xff, bad);
+    b.len += bad;
+    SY_BUF_LIT(&b, "\"}]}");
+    struct sy_gtexts t = {0};
+    assert_int_equal(sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, b.p, b.len, 0, 0), 0);
+    assert_int_equal(t.nseg, 2);
+    assert_int_equal(t.seg[0].len, big);
+    assert_int_equal(t.seg[0].off, at - 1);
+    assert_int_equal(t.seg[1].len, 3 * bad); /* each bad byte one U+FFFD */
+    assert_memory_equal(t.seg[1].text, "\xef\xbf\xbd\xef\xbf\xbd", 6);
+    /* an unterminated 32 MB string: refused, not read past the end */
+    b.len -= 3;
+    assert_int_equal(sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, b.p, b.len, 0, 0), -1);
+    assert_int_equal(t.nseg, 0);
+    sy_gtexts_free(&t);
+    sy_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),  cmocka_unit_test(test_splice_masks), cmocka_unit_test(test_splice_refuses),
-        cmocka_unit_test(test_hostile), cmocka_unit_test(test_large),
+        cmocka_unit_test(test_hostile), cmocka_unit_test(test_large),        cmocka_unit_test(test_32mb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
