@@ -33,9 +33,9 @@
  * for their segments and their tool alike.
  *
  * Tool inputs that are JSON objects (Anthropic tool_use.input): each string
- * value inside is a SY_GK_TOOL_ARGS segment with its own span, so a masking
- * verdict reaches them; the tool (answers) carries the whole object's text
- * as args.
+ * inside, keys and values, is a SY_GK_TOOL_ARGS segment with its own span,
+ * so a masking verdict reaches them; the tool (answers) carries the whole
+ * object's text as args.
  *
  * Splicing writes each replacement as a JSON string (quotes, backslashes and
  * control characters escaped, invalid UTF-8 as \ufffd, other non-ASCII raw)
@@ -729,8 +729,8 @@ static void content(struct rd *r, struct sp c, int role, int kind, int msg)
     }
 }
 
-/* Every string value inside v (an object or array of a tool's input), in
- * body order, depth-first: segments of kind SY_GK_TOOL_ARGS. */
+/* Every string inside v (an object or array of a tool's input: keys and
+ * values), in body order, depth-first: segments of kind SY_GK_TOOL_ARGS. */
 static void strings_in(struct rd *r, struct sp v, int role, int msg, int depth)
 {
     if (v.t == 's') {
@@ -741,8 +741,11 @@ static void strings_in(struct rd *r, struct sp v, int role, int msg, int depth)
         return;
     size_t i = 0;
     struct sp key, e;
-    while (next(r, v, &i, &key, &e) > 0)
+    while (next(r, v, &i, &key, &e) > 0) {
+        if (v.t == 'o') /* a key is the model's text too */
+            seg(r, key, role, SY_GK_TOOL_ARGS, msg, 0);
         strings_in(r, e, role, msg, depth + 1);
+    }
 }
 
 /* Run up to 4 visits in body order: the members vs[] of one object, each
