@@ -114,7 +114,7 @@ static char *t_alloc(struct sy_gtexts *t, size_t n)
 static void t_reset(struct sy_gtexts *t, size_t n)
 {
     t->nseg = t->ntool = 0;
-    size_t want = n + 64 > CHUNK ? n + 64 : CHUNK;
+    size_t want = n + 64 > 256 ? n + 64 : 256;
     struct chunk *keep = NULL;
     for (size_t i = 0; i < t->nstrs; i++) {
         struct chunk *c = (struct chunk *)t->strs[i];

@@ -223,3 +223,27 @@ test('hostile spellings are read as the upstream reads them', async () => {
   const b = await lastBody();
   assert.equal(b.messages[0].content, `${big} [KEYWORD_REDACTED] ${big}`);
 });
+
+test('post_call on streams reads tool-call argument pieces and texts of every dialect', async () => {
+  const stream = async (p, body) => {
+    const res = await fetch(`${gw.url}${p}`, { method: 'POST', headers: { ...H, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    return { status: res.status, text: await res.text() };
+  };
+  const props = { type: 'object', properties: { zebra: { type: 'string' } } };
+  let s = await stream('/v1/chat/completions', { model: 'gpt', guardrails: ['out'], messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ type: 'function', function: { name: 'f', parameters: props } }], mock: { tool_call: true } });
+  assert.equal(s.status, 200);
+  assert.match(s.text, /"error"/, s.text);
+  s = await stream('/v1/messages', { model: 'claude', max_tokens: 50, guardrails: ['out'], messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ name: 'f', input_schema: props }], mock: { tool_call: true } });
+  assert.match(s.text, /event: error/, s.text);
+  s = await stream('/v1/responses', { model: 'gpt', guardrails: ['out'], input: 'hi',
+    tools: [{ type: 'function', name: 'f', parameters: props }], mock: { tool_call: true } });
+  assert.match(s.text, /error/, s.text);
+  assert.doesNotMatch(s.text, /response\.completed/);
+  // the same streams without the word end normally
+  s = await stream('/v1/chat/completions', { model: 'gpt', guardrails: ['out'], messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { horse: { type: 'string' } } } } }], mock: { tool_call: true } });
+  assert.doesNotMatch(s.text, /"error"/);
+  assert.match(s.text, /data: \[DONE\]/);
+});
