@@ -67,6 +67,7 @@ enum sy_route_kind {
     SY_RK_ROOT,          /* GET /: what this server is and its main endpoints (stages/root.c) */
     SY_RK_PROVIDER,      /* /anthropic/..., /vertex_ai/..., ... and pass_through_endpoints, any method (ptfwd.c) */
     SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
+    SY_RK_GUARDRAILS,    /* GET /guardrails/list (stages/guardrails.c) */
     SY_RK__COUNT
 };
 

@@ -8,10 +8,14 @@
 #include "guardrails/guardrail.h"
 
 /* in process (local/) */
+extern const struct sy_guard_ops sy_guard_content_filter;
+extern const struct sy_guard_ops sy_guard_prompt_injection;
 
 /* services (services/) */
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
+    &sy_guard_content_filter,
+    &sy_guard_prompt_injection,
     NULL,
 };
 

@@ -134,7 +134,8 @@ static int read_modes(json_object *v, unsigned *out, char *err, size_t errlen)
 
 static int is_secret_name(const char *k)
 {
-    static const char *const w[] = {"key", "token", "secret", "password", "authorization", "credential"};
+    static const char *const w[] = {"token", "secret", "password", "authorization", "credential", "api_key",
+                                    "apikey"};
     char low[128];
     size_t n = strlen(k);
     if (n >= sizeof low)
@@ -142,6 +143,8 @@ static int is_secret_name(const char *k)
     for (size_t i = 0; i < n; i++)
         low[i] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] + 32 : k[i]);
     low[n] = 0;
+    if (n >= 3 && !strcmp(low + n - 3, "key")) /* api_key, access_key, subscription_key; not keyword */
+        return 1;
     for (size_t i = 0; i < sizeof w / sizeof *w; i++)
         if (strstr(low, w[i]))
             return 1;
