@@ -684,8 +684,13 @@ static void test_guardrail_information(void **state)
     struct sy_spend_rec r;
     for (int i = 0; i < 5; i++) {
         mkrec(&r, id, 500 + i, 0.001);
-        r.guard_info = infos[i];
+        char *copy = infos[i] ? strdup(infos[i]) : NULL; /* the call's arena: gone after the record */
+        r.guard_info = copy;
         assert_int_equal(sy_spend_record(&r), 0);
+        if (copy) {
+            memset(copy, 'x', strlen(copy));
+            free(copy);
+        }
     }
     sy_spend_flush();
     assert_true(num("SELECT COUNT(*) FROM \"LiteLLM_SpendLogs\"") == 5);
