@@ -10,9 +10,10 @@
 /* in process (local/) */
 
 /* services (services/) */
+extern const struct sy_guard_ops sy_guard_generic_api, sy_guard_openai_moderation, sy_guard_presidio, sy_guard_lakera;
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
-    NULL,
+    &sy_guard_generic_api, &sy_guard_openai_moderation, &sy_guard_presidio, &sy_guard_lakera, NULL,
 };
 
 const struct sy_guard_ops *sy_guard_kind(const char *name)
