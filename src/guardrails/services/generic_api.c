@@ -237,6 +237,7 @@ static int gen_request(const struct sy_guard *g, const struct sy_ginput *in, int
     if (sy_sva_post(req, x->url) < 0)
         goto oom;
     sy_buf_append_buf(&req->headers, &x->hdr);
+    sy_buf_reserve(&req->body, 2 * in->body_len + 4096); /* messages and texts: one copy each */
     int pre = in->phase != SY_GM_POST;
     struct sy_jw w;
     sy_jw_init(&w, &req->body);

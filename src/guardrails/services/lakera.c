@@ -132,6 +132,7 @@ static int lk_request(const struct sy_guard *g, const struct sy_ginput *in, int 
     if (sy_sva_post(req, x->url) < 0)
         goto oom;
     sy_buf_append(&req->headers, x->auth, strlen(x->auth));
+    sy_buf_reserve(&req->body, in->body_len + 1024);
     struct sy_jw w;
     sy_jw_init(&w, &req->body);
     sy_jw_obj(&w);

@@ -187,6 +187,7 @@ static int om_request(const struct sy_guard *g, const struct sy_ginput *in, int 
     }
     sy_buf_append(&req->headers, x->auth, strlen(x->auth));
     SY_BUF_LIT(&req->headers, "Content-Type: application/json\r\n");
+    sy_buf_reserve(&req->body, tl + tl / 8 + 256);
     struct sy_jw w;
     sy_jw_init(&w, &req->body);
     sy_jw_obj(&w);

@@ -465,6 +465,7 @@ static int pr_request(const struct sy_guard *g, const struct sy_ginput *in, int 
     if (sy_sva_post(req, st->anonymizing ? x->anonymize_url : x->analyze_url) < 0)
         goto oom;
     SY_BUF_LIT(&req->headers, "Content-Type: application/json\r\nAccept: application/json\r\n");
+    sy_buf_reserve(&req->body, s->len + s->len / 8 + (st->results ? strlen(st->results) : 0) + 1024);
     sy_jw_init(&w, &req->body);
     if (st->anonymizing) {
         sy_jw_obj(&w);

@@ -156,12 +156,12 @@ static void test_generic_open(void **s)
     assert_int_equal(open_kind(&f, "generic_guardrail_api", "{}", NULL, err, sizeof err), -1);
     assert_string_equal(err, "api_base is required for Generic Guardrail API. Set GENERIC_GUARDRAIL_API_BASE "
                              "environment variable or pass it in litellm_params");
-    assert_int_equal(open_kind(&f, "generic_guardrail_api", "{\"api_base\":\"http://x\",\"headers\":{\"a\":[1]}}",
-                               NULL, err, sizeof err),
+    assert_int_equal(open_kind(&f, "generic_guardrail_api", "{\"api_base\":\"http://x\",\"headers\":{\"a\":[1]}}", NULL,
+                               err, sizeof err),
                      -1);
     assert_int_equal(open_kind(&f, "generic_guardrail_api",
-                               "{\"api_base\":\"http://x\",\"headers\":{\"x-evil\":\"a\\r\\nInjected: 1\"}}", NULL,
-                               err, sizeof err),
+                               "{\"api_base\":\"http://x\",\"headers\":{\"x-evil\":\"a\\r\\nInjected: 1\"}}", NULL, err,
+                               sizeof err),
                      -1);
     /* the environment; the path is not doubled */
     setenv("GENERIC_GUARDRAIL_API_BASE", "http://env:9/beta/litellm_basic_guardrail_api", 1);
@@ -177,8 +177,7 @@ static void test_generic_request(void **s)
 {
     (void)s;
     struct fx f;
-    open_ok(&f,
-            "generic_guardrail_api",
+    open_ok(&f, "generic_guardrail_api",
             "{\"api_base\":\"http://guard:8080/\",\"api_key\":\"k1\",\"headers\":{\"X-Team\":\"blue\",\"x-api-key\":"
             "\"old\"},\"additional_provider_specific_params\":{\"threshold\":0.8,\"lang\":\"en\"}}");
     static const char body[] =
@@ -297,9 +296,8 @@ static void test_moderation_open(void **s)
     assert_int_equal(open_kind(&f, "openai_moderation", "{}", NULL, err, sizeof err), -1);
     assert_string_equal(err, "OpenAI Moderation: api_key is required. Set OPENAI_API_KEY environment variable or "
                              "pass it in configuration.");
-    assert_int_equal(open_kind(&f, "openai_moderation", "{\"model\":\"mod-group\",\"api_key\":\"k\"}", NULL, err,
-                               sizeof err),
-                     -1);
+    assert_int_equal(
+        open_kind(&f, "openai_moderation", "{\"model\":\"mod-group\",\"api_key\":\"k\"}", NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "mod-group"));
     struct sy_genv env = {group_target, NULL};
     assert_int_equal(open_kind(&f, "openai_moderation", "{\"model\":\"other\"}", &env, err, sizeof err), -1);
@@ -428,8 +426,9 @@ static void test_presidio_open(void **s)
     open_ok(&f, "presidio", "{\"presidio_analyzer_api_base\":\"a\",\"presidio_anonymizer_api_base\":\"b\"}");
     assert_int_equal(f.g.fail_open, 1);
     close_kind(&f);
-    open_ok(&f, "presidio", "{\"presidio_analyzer_api_base\":\"a\",\"presidio_anonymizer_api_base\":\"b\","
-                            "\"unreachable_fallback\":\"fail_closed\"}");
+    open_ok(&f, "presidio",
+            "{\"presidio_analyzer_api_base\":\"a\",\"presidio_anonymizer_api_base\":\"b\","
+            "\"unreachable_fallback\":\"fail_closed\"}");
     assert_int_equal(f.g.fail_open, 0);
     close_kind(&f);
 }
@@ -457,17 +456,18 @@ static void test_presidio_mask(void **s)
     expect_request(&f, 0, &st, "http://analyzer:3000/analyze", "Accept: application/json\r\n",
                    "{\"text\":\"mail bob@x.io now\",\"language\":\"de\",\"entities\":[\"EMAIL_ADDRESS\",\"PERSON\","
                    "\"US_SSN\"],\"score_threshold\":0.4}");
-    assert_int_equal(answer(&f, 0, &st, 200,
-                            "[{\"entity_type\":\"EMAIL_ADDRESS\",\"start\":5,\"end\":13,\"score\":1.0}]", &r),
-                     SY_GSTEP_MORE);
+    assert_int_equal(
+        answer(&f, 0, &st, 200, "[{\"entity_type\":\"EMAIL_ADDRESS\",\"start\":5,\"end\":13,\"score\":1.0}]", &r),
+        SY_GSTEP_MORE);
     expect_request(&f, 1, &st, "https://anon.example/anonymize", NULL,
                    "{\"text\":\"mail bob@x.io now\",\"analyzer_results\":[{\"entity_type\":\"EMAIL_ADDRESS\","
                    "\"start\":5,\"end\":13,\"score\":1.0}]}");
-    assert_int_equal(answer(&f, 1, &st, 200,
-                            "{\"text\":\"mail <EMAIL_ADDRESS> now\",\"items\":[{\"start\":5,\"end\":20,"
-                            "\"entity_type\":\"EMAIL_ADDRESS\",\"text\":\"<EMAIL_ADDRESS>\",\"operator\":\"replace\"}]}",
-                            &r),
-                     SY_GSTEP_MORE);
+    assert_int_equal(
+        answer(&f, 1, &st, 200,
+               "{\"text\":\"mail <EMAIL_ADDRESS> now\",\"items\":[{\"start\":5,\"end\":20,"
+               "\"entity_type\":\"EMAIL_ADDRESS\",\"text\":\"<EMAIL_ADDRESS>\",\"operator\":\"replace\"}]}",
+               &r),
+        SY_GSTEP_MORE);
     expect_request(&f, 2, &st, "http://analyzer:3000/analyze", NULL, NULL);
     assert_int_equal(answer(&f, 2, &st, 200, "[]", &r), SY_GSTEP_DONE);
     assert_int_equal(r.verdict, SY_GV_MASKED);
@@ -486,8 +486,9 @@ static void test_presidio_reversible(void **s)
 {
     (void)s;
     struct fx f;
-    open_ok(&f, "presidio", "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
-                            "\"http://anon\",\"output_parse_pii\":true,\"pii_entities_config\":{\"PERSON\":\"MASK\"}}");
+    open_ok(&f, "presidio",
+            "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
+            "\"http://anon\",\"output_parse_pii\":true,\"pii_entities_config\":{\"PERSON\":\"MASK\"}}");
     /* code points, not bytes: "Zoë" is 3 code points, 4 bytes */
     static const char body[] = "{\"messages\":[{\"role\":\"user\",\"content\":\"Zoë met Al <PERSON_1>\"},"
                                "{\"role\":\"user\",\"content\":\"Ana again\"}]}";
@@ -570,8 +571,9 @@ static void test_presidio_block_and_errors(void **s)
     close_kind(&f);
 
     /* nothing protected: an analyzer failure lets the text pass (LiteLLM returns []) */
-    open_ok(&f, "presidio", "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
-                            "\"http://anon\"}");
+    open_ok(&f, "presidio",
+            "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
+            "\"http://anon\"}");
     input(&f, SY_GD_CHAT, SY_GM_PRE, CHAT, CHAT_T, CHAT_R, CHAT_M);
     st = NULL;
     assert_int_equal(f.g.ops->request(&f.g, &f.in, 0, &st, &req), 0);
@@ -602,8 +604,9 @@ static void test_lakera_request(void **s)
     struct fx f;
     unsetenv("LAKERA_API_KEY");
     setenv("LAKERA_API_BASE", "http://lakera:9/", 1);
-    open_ok(&f, "lakera_v2", "{\"api_key\":\"lk\",\"project_id\":\"p-1\",\"breakdown\":false,\"metadata\":{\"env\":"
-                             "\"prod\"}}");
+    open_ok(&f, "lakera_v2",
+            "{\"api_key\":\"lk\",\"project_id\":\"p-1\",\"breakdown\":false,\"metadata\":{\"env\":"
+            "\"prod\"}}");
     input(&f, SY_GD_CHAT, SY_GM_PRE, CHAT, CHAT_T, CHAT_R, CHAT_M);
     void *st = NULL;
     expect_request(&f, 0, &st, "http://lakera:9/v2/guard", "Authorization: Bearer lk\r\n",
@@ -735,12 +738,18 @@ static void test_cost(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generic_open),        cmocka_unit_test(test_generic_request),
-        cmocka_unit_test(test_generic_answers),     cmocka_unit_test(test_moderation_open),
-        cmocka_unit_test(test_moderation_request),  cmocka_unit_test(test_moderation_answers),
-        cmocka_unit_test(test_presidio_open),       cmocka_unit_test(test_presidio_mask),
-        cmocka_unit_test(test_presidio_reversible), cmocka_unit_test(test_presidio_block_and_errors),
-        cmocka_unit_test(test_lakera_request),      cmocka_unit_test(test_lakera_answers),
+        cmocka_unit_test(test_generic_open),
+        cmocka_unit_test(test_generic_request),
+        cmocka_unit_test(test_generic_answers),
+        cmocka_unit_test(test_moderation_open),
+        cmocka_unit_test(test_moderation_request),
+        cmocka_unit_test(test_moderation_answers),
+        cmocka_unit_test(test_presidio_open),
+        cmocka_unit_test(test_presidio_mask),
+        cmocka_unit_test(test_presidio_reversible),
+        cmocka_unit_test(test_presidio_block_and_errors),
+        cmocka_unit_test(test_lakera_request),
+        cmocka_unit_test(test_lakera_answers),
         cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
