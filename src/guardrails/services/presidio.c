@@ -234,7 +234,8 @@ static int pr_open(struct sy_guard *g, struct json_object *params, const struct 
     if (adhoc && !(x->ad_hoc = read_json_file(adhoc, err, errlen)))
         goto fail;
     /* LiteLLM's presidio defaults to unreachable_fallback: fail_open */
-    if (!json_object_object_get_ex(params, "unreachable_fallback", &o))
+    if (!json_object_object_get_ex(params, "unreachable_fallback", &o) &&
+        !json_object_object_get_ex(params, "fail_open", &o))
         g->fail_open = 1;
     return 0;
 oom:
