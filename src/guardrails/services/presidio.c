@@ -17,7 +17,8 @@
  * the other through the steps, as LiteLLM does one analyze + anonymize per
  * text (concurrently there):
  *
- *   analyze    POST <analyzer>analyze {"text", "language", ["ad_hoc_recognizers"],
+ *   analyze    POST <analyzer>analyze {"text", "language" (the request's
+ *              metadata.guardrail_config.language, else presidio_language), ["ad_hoc_recognizers"],
  *              ["entities": the configured ones]} updated with the request's
  *              extra_body; the text with earlier tokens (<PERSON_1>) blanked
  *              out; an empty or blank text is not sent. Results filtered by the
@@ -293,6 +294,7 @@ struct pr_state {
     char *results;   /* the filtered analyzer results (JSON array) for the anonymize */
     char **repl;     /* per segment */
     size_t nseg;
+    char *language; /* the request's metadata.guardrail_config.language, or NULL */
     struct sy_gpair *pairs;
     size_t npairs;
     struct pr_count *count;
@@ -305,6 +307,7 @@ static void pr_free_state(void *p)
     if (!st)
         return;
     free(st->results);
+    free(st->language);
     for (size_t i = 0; st->repl && i < st->nseg; i++) /* those not moved to the result */
         free(st->repl[i]);
     free(st->repl);
@@ -391,8 +394,30 @@ static char *analysis_text(const char *s, size_t n)
 
 /* ---- requests ---- */
 
-static void write_analyze(struct sy_jw *w, const struct pr *x, const char *text, size_t n, const char *extra,
-                          struct sy_arena *a)
+/* PresidioPerRequestConfig: the request's metadata.guardrail_config.language (malloc'd), or NULL. */
+static char *request_language(const struct sy_ginput *in)
+{
+    const char *b = in->phase == SY_GM_POST ? in->request : in->body;
+    size_t n = in->phase == SY_GM_POST ? in->request_len : in->body_len;
+    if (!b || !n || !memmem(b, n, "guardrail_config", 16))
+        return NULL;
+    struct sy_arena a;
+    sy_arena_init(&a);
+    struct sy_jdoc d;
+    char *out = NULL;
+    if (sy_jdom_parse(&d, b, n, &a, 0) == 0 && sy_jdom_type(&d, 0) == 'o') {
+        uint32_t gc = sy_jdom_member(&d, sy_jdom_top(&d, "metadata"), "guardrail_config");
+        size_t ll;
+        const char *l = sy_jdom_str(&d, sy_jdom_member(&d, gc, "language"), &a, &ll);
+        if (l && ll)
+            out = strndup(l, ll);
+    }
+    sy_arena_free(&a);
+    return out;
+}
+
+static void write_analyze(struct sy_jw *w, const struct pr *x, const char *lang, const char *text, size_t n,
+                          const char *extra, struct sy_arena *a)
 {
     struct sy_jdoc e;
     int he = extra && sy_jdom_parse(&e, extra, strlen(extra), a, 0) == 0 && sy_jdom_type(&e, 0) == 'o';
@@ -404,7 +429,7 @@ static void write_analyze(struct sy_jw *w, const struct pr *x, const char *text,
     }
     if (OWN("language")) {
         sy_jw_key(w, "language");
-        sy_jw_cstr(w, x->language);
+        sy_jw_cstr(w, lang ? lang : x->language);
     }
     if (x->ad_hoc && OWN("ad_hoc_recognizers")) {
         sy_jw_key(w, "ad_hoc_recognizers");
@@ -456,6 +481,7 @@ static int pr_request(const struct sy_guard *g, const struct sy_ginput *in, int 
         }
         st->seg = first;
         st->nseg = in->nseg;
+        st->language = request_language(in);
         *state = st;
     }
     (void)step;
@@ -479,7 +505,7 @@ static int pr_request(const struct sy_guard *g, const struct sy_ginput *in, int 
         char *t = analysis_text(s->text, s->len);
         if (!t)
             goto oom;
-        write_analyze(&w, x, t, s->len, in->extra_body, &a);
+        write_analyze(&w, x, st->language, t, s->len, in->extra_body, &a);
         free(t);
     }
     if (w.err || sy_buf_failed(&req->body) || sy_buf_failed(&req->headers))

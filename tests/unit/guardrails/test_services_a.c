@@ -349,6 +349,14 @@ static void test_moderation_request(void **s)
     input(&f, SY_GD_CHAT, SY_GM_POST, ans, ta, ra, ma);
     expect_request(&f, 0, &st, "http://mod:1/v1/moderations", NULL,
                    "{\"model\":\"text-moderation-latest\",\"input\":\"one\\ntwo\"}");
+    /* /v1/responses: its user input is read too */
+    static const char rb[] = "{\"model\":\"m\",\"instructions\":\"be kind\",\"input\":\"hurt them\"}";
+    static const char *const tr[] = {"be kind", "hurt them", NULL};
+    static const unsigned char rr[] = {SY_GR_SYSTEM, SY_GR_USER};
+    static const int mr[] = {0, 1};
+    input(&f, SY_GD_RESPONSES, SY_GM_PRE, rb, tr, rr, mr);
+    expect_request(&f, 0, &st, "http://mod:1/v1/moderations", NULL,
+                   "{\"model\":\"text-moderation-latest\",\"input\":\"hurt them\"}");
     close_kind(&f);
     unsetenv("OPENAI_API_KEY");
 }
@@ -525,6 +533,25 @@ static void test_presidio_reversible(void **s)
     assert_string_equal(r.pairs[2].original, "Ana");
     assert_int_equal(r.masked, 3);
     sy_gresult_free(&r);
+    f.g.ops->free_state(st);
+    close_kind(&f);
+}
+
+static void test_presidio_language(void **s)
+{
+    (void)s;
+    struct fx f;
+    open_ok(&f, "presidio",
+            "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
+            "\"http://anon\"}");
+    static const char body[] = "{\"metadata\":{\"guardrail_config\":{\"language\":\"es\"}},\"messages\":[{"
+                               "\"role\":\"user\",\"content\":\"hola\"}]}";
+    static const char *const t[] = {"hola", NULL};
+    static const unsigned char ro[] = {SY_GR_USER};
+    static const int mo[] = {0};
+    input(&f, SY_GD_CHAT, SY_GM_PRE, body, t, ro, mo);
+    void *st = NULL;
+    expect_request(&f, 0, &st, "http://an/analyze", NULL, "{\"text\":\"hola\",\"language\":\"es\"}");
     f.g.ops->free_state(st);
     close_kind(&f);
 }
@@ -740,19 +767,13 @@ static void test_cost(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generic_open),
-        cmocka_unit_test(test_generic_request),
-        cmocka_unit_test(test_generic_answers),
-        cmocka_unit_test(test_moderation_open),
-        cmocka_unit_test(test_moderation_request),
-        cmocka_unit_test(test_moderation_answers),
-        cmocka_unit_test(test_presidio_open),
-        cmocka_unit_test(test_presidio_mask),
-        cmocka_unit_test(test_presidio_reversible),
-        cmocka_unit_test(test_presidio_block_and_errors),
-        cmocka_unit_test(test_lakera_request),
-        cmocka_unit_test(test_lakera_answers),
-        cmocka_unit_test(test_cost),
+        cmocka_unit_test(test_generic_open),        cmocka_unit_test(test_generic_request),
+        cmocka_unit_test(test_generic_answers),     cmocka_unit_test(test_moderation_open),
+        cmocka_unit_test(test_moderation_request),  cmocka_unit_test(test_moderation_answers),
+        cmocka_unit_test(test_presidio_open),       cmocka_unit_test(test_presidio_mask),
+        cmocka_unit_test(test_presidio_reversible), cmocka_unit_test(test_presidio_block_and_errors),
+        cmocka_unit_test(test_presidio_language),   cmocka_unit_test(test_lakera_request),
+        cmocka_unit_test(test_lakera_answers),      cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
