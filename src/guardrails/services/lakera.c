@@ -398,3 +398,14 @@ const struct sy_guard_ops sy_guard_lakera = {
     .request = lk_request,
     .answer = lk_answer,
 };
+
+/* The legacy `litellm_settings.guardrails` callback lakera_prompt_injection
+ * (set.c maps it to this name): the same v2 check. */
+const struct sy_guard_ops sy_guard_lakera_ai = {
+    .name = "lakera_ai",
+    .modes = SY_GM_PRE | SY_GM_DURING,
+    .open = lk_open,
+    .close = lk_close,
+    .request = lk_request,
+    .answer = lk_answer,
+};
