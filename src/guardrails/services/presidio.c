@@ -12,47 +12,48 @@
  * (a JSON file read once at load, sent with each analyze), and
  * unreachable_fallback, whose default for presidio is fail_open (LiteLLM's).
  *
- * Each text (every message content string / text part of the request; the
- * answer's texts when apply_to_output) is checked on its own, one text after
- * the other through the steps, as LiteLLM does one analyze + anonymize per
- * text (concurrently there):
+ * The texts (every message content string / text part of the request; the
+ * answer's texts when apply_to_output; blank ones left out) are checked
+ * together: LiteLLM sends one analyze + anonymize pair per text, all at once;
+ * the engine runs a service's steps one after the other, so here the texts are
+ * joined with a separator line holding a random part no text contains, and a
+ * check is at most two requests whatever the number of texts:
  *
  *   analyze    POST <analyzer>analyze {"text", "language" (the request's
- *              metadata.guardrail_config.language, else presidio_language), ["ad_hoc_recognizers"],
- *              ["entities": the configured ones]} updated with the request's
- *              extra_body; the text with earlier tokens (<PERSON_1>) blanked
- *              out; an empty or blank text is not sent. Results filtered by the
- *              deny list and the thresholds; one whose entity is configured
- *              BLOCK -> BLOCK "Blocked entity detected: <ENTITY> by Guardrail:
- *              <name>. This entity is not allowed to be used in this request."
- *              (LiteLLM's BlockedPiiEntityError). No result: the text stays.
+ *              metadata.guardrail_config.language, else presidio_language),
+ *              ["ad_hoc_recognizers"], ["entities": the configured ones]}
+ *              updated with the request's extra_body; earlier tokens
+ *              (<PERSON_1>) blanked out. Results filtered by the deny list and
+ *              the thresholds; a finding across a separator is dropped; one
+ *              whose entity is configured BLOCK -> BLOCK "Blocked entity
+ *              detected: <ENTITY> by Guardrail: <name>. This entity is not
+ *              allowed to be used in this request." (LiteLLM's
+ *              BlockedPiiEntityError). No finding: the texts stay.
  *   anonymize  POST <anonymizer>anonymize {"text", "analyzer_results"}: its
- *              `text` replaces the text (Presidio's <ENTITY> tags).
- *              With output_parse_pii the text is instead rewritten here with
+ *              `text` (Presidio's <ENTITY> tags), cut at the separators again,
+ *              replaces the texts.
+ *              With output_parse_pii the texts are instead rewritten here with
  *              numbered tokens <ENTITY_n> (n counts through the request) from
  *              the analyzer's spans, as LiteLLM does, and each token and its
  *              original go to r->pairs so the answer gets the originals back;
  *              the anonymizer is not called (LiteLLM calls it and ignores it).
  *
- * So a check takes at most 2 steps per text, and at most PR_MAX_TEXTS texts
- * (more -> ERROR, so the guardrail's fail-open/closed setting decides): a
- * long conversation costs that many round trips in sequence. Overlapping
- * spans: LiteLLM splices them in reverse and garbles the text; here a span
- * that overlaps an earlier one is left out. A non-2xx analyzer answer, a
- * non-JSON one or {"error": ...} -> ERROR when the guardrail protects
+ * Overlapping spans: LiteLLM splices them in reverse and garbles the text; here
+ * a span that overlaps an earlier one is left out. A non-2xx analyzer answer,
+ * a non-JSON one or {"error": ...} -> ERROR when the guardrail protects
  * anything (pii_entities_config, output_parse_pii or apply_to_output), else
- * the text passes (LiteLLM's _fail_on_invalid_response); any anonymizer
- * failure -> ERROR.
+ * the texts pass (LiteLLM's _fail_on_invalid_response); any anonymizer failure
+ * (one that does not give back as many texts as were sent included) -> ERROR.
  */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "guardrails/services/svc_a.h"
-
-#define PR_MAX_TEXTS 128
 
 struct pr_ent {
     char *name;
@@ -288,10 +289,17 @@ struct pr_count {
     unsigned n;
 };
 
+/* A check: every text is analyzed in one call, the texts joined by a
+ * separator line with a random part no text contains, and anonymized in one
+ * more call; the anonymizer's text is cut at the separators again. */
 struct pr_state {
-    size_t seg;      /* the text being checked */
-    int anonymizing; /* its analyze is done, the anonymize is next */
-    char *results;   /* the filtered analyzer results (JSON array) for the anonymize */
+    size_t k;          /* texts checked */
+    size_t *seg;       /* their segments */
+    size_t *cp0, *cpn; /* each text's first code point in the joined text, and its length */
+    char sep[64];      /* the separator (ASCII: bytes = code points) */
+    size_t seplen;
+    int anonymizing; /* the analyze is done, the anonymize is next */
+    char *results;   /* the analyzer results kept (JSON array) for the anonymize */
     char **repl;     /* per segment */
     size_t nseg;
     char *language; /* the request's metadata.guardrail_config.language, or NULL */
@@ -306,6 +314,9 @@ static void pr_free_state(void *p)
     struct pr_state *st = p;
     if (!st)
         return;
+    free(st->seg);
+    free(st->cp0);
+    free(st->cpn);
     free(st->results);
     free(st->language);
     for (size_t i = 0; st->repl && i < st->nseg; i++) /* those not moved to the result */
@@ -455,64 +466,133 @@ static void write_analyze(struct sy_jw *w, const struct pr *x, const char *lang,
     sy_jw_end(w);
 }
 
+/* A separator no text of the check contains: 0, or -1. */
+static int make_sep(struct pr_state *st, const struct sy_ginput *in)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned char rnd[12];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+            uint64_t v = (uint64_t)(uintptr_t)st ^ ((uint64_t)tries << 56) ^ (uint64_t)time(NULL);
+            for (size_t i = 0; i < sizeof rnd; i++)
+                rnd[i] = (unsigned char)(v >> (8 * (i % 8)));
+        }
+        int n = snprintf(st->sep, sizeof st->sep, "\n\n----- ");
+        for (size_t i = 0; i < sizeof rnd; i++)
+            n += snprintf(st->sep + n, sizeof st->sep - (size_t)n, "%02x", rnd[i]);
+        n += snprintf(st->sep + n, sizeof st->sep - (size_t)n, " -----\n\n");
+        st->seplen = (size_t)n;
+        size_t i = 0;
+        for (; i < st->k; i++) {
+            const struct sy_gseg *s = &in->seg[st->seg[i]];
+            if (memmem(s->text, s->len, st->sep, st->seplen))
+                break;
+        }
+        if (i == st->k)
+            return 0;
+    }
+    return -1;
+}
+
+static struct pr_state *state_new(const struct pr *x, const struct sy_ginput *in)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < in->nseg; i++)
+        k += eligible(x, in, i);
+    if (!k)
+        return NULL;
+    struct pr_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->seg = malloc(k * sizeof *st->seg);
+    st->cp0 = malloc(k * sizeof *st->cp0);
+    st->cpn = malloc(k * sizeof *st->cpn);
+    st->repl = calloc(in->nseg, sizeof *st->repl);
+    st->nseg = in->nseg;
+    if (!st->seg || !st->cp0 || !st->cpn || !st->repl) {
+        pr_free_state(st);
+        return NULL;
+    }
+    for (size_t i = 0; i < in->nseg; i++)
+        if (eligible(x, in, i))
+            st->seg[st->k++] = i;
+    if (make_sep(st, in) < 0) {
+        pr_free_state(st);
+        return NULL;
+    }
+    size_t at = 0;
+    for (size_t t = 0; t < st->k; t++) {
+        const struct sy_gseg *s = &in->seg[st->seg[t]];
+        st->cp0[t] = at;
+        st->cpn[t] = sy_sva_cplen(s->text, s->len);
+        at += st->cpn[t] + st->seplen;
+    }
+    st->language = request_language(in);
+    return st;
+}
+
+/* The texts joined by the separator into b; blanked: earlier tokens blanked out (the analyze). */
+static int joined(const struct sy_ginput *in, const struct pr_state *st, int blanked, struct sy_buf *b)
+{
+    for (size_t t = 0; t < st->k; t++) {
+        const struct sy_gseg *s = &in->seg[st->seg[t]];
+        if (t)
+            sy_buf_append(b, st->sep, st->seplen);
+        if (blanked) {
+            char *a = analysis_text(s->text, s->len);
+            if (!a)
+                return -1;
+            sy_buf_append(b, a, s->len);
+            free(a);
+        } else
+            sy_buf_append(b, s->text, s->len);
+    }
+    return sy_buf_failed(b) ? -1 : 0;
+}
+
 static int pr_request(const struct sy_guard *g, const struct sy_ginput *in, int step, void **state,
                       struct sy_ghttp *req)
 {
+    (void)step;
     const struct pr *x = g->impl;
     struct pr_state *st = *state;
     memset(req, 0, sizeof *req);
     if (!st) {
-        size_t k = 0, first = in->nseg;
+        size_t k = 0;
         for (size_t i = 0; i < in->nseg; i++)
-            if (eligible(x, in, i)) {
-                if (first == in->nseg)
-                    first = i;
-                k++;
-            }
+            k += eligible(x, in, i);
         if (!k)
             return 0; /* nothing to check */
-        if (k > PR_MAX_TEXTS) {
-            /* more round trips than a check may take: the fail-open/closed setting decides */
+        if (!(st = state_new(x, in)))
             return -1;
-        }
-        if (!(st = calloc(1, sizeof *st)) || !(st->repl = calloc(in->nseg, sizeof *st->repl))) {
-            free(st);
-            return -1;
-        }
-        st->seg = first;
-        st->nseg = in->nseg;
-        st->language = request_language(in);
         *state = st;
     }
-    (void)step;
-    const struct sy_gseg *s = &in->seg[st->seg];
     struct sy_arena a;
     sy_arena_init(&a);
+    struct sy_buf j;
+    sy_buf_init(&j, SY_SVA_BODY_MAX);
     struct sy_jw w;
-    if (sy_sva_post(req, st->anonymizing ? x->anonymize_url : x->analyze_url) < 0)
+    if (sy_sva_post(req, st->anonymizing ? x->anonymize_url : x->analyze_url) < 0 ||
+        joined(in, st, !st->anonymizing, &j) < 0)
         goto oom;
     SY_BUF_LIT(&req->headers, "Content-Type: application/json\r\nAccept: application/json\r\n");
-    sy_buf_reserve(&req->body, s->len + s->len / 8 + (st->results ? strlen(st->results) : 0) + 1024);
+    sy_buf_reserve(&req->body, j.len + j.len / 8 + (st->results ? strlen(st->results) : 0) + 1024);
     sy_jw_init(&w, &req->body);
     if (st->anonymizing) {
         sy_jw_obj(&w);
         sy_jw_key(&w, "text");
-        sy_jw_str(&w, s->text, s->len);
+        sy_jw_str(&w, j.p, j.len);
         sy_jw_key(&w, "analyzer_results");
         sy_jw_raw(&w, st->results, strlen(st->results));
         sy_jw_end(&w);
-    } else {
-        char *t = analysis_text(s->text, s->len);
-        if (!t)
-            goto oom;
-        write_analyze(&w, x, st->language, t, s->len, in->extra_body, &a);
-        free(t);
-    }
+    } else
+        write_analyze(&w, x, st->language, j.p, j.len, in->extra_body, &a);
     if (w.err || sy_buf_failed(&req->body) || sy_buf_failed(&req->headers))
         goto oom;
+    sy_buf_free(&j);
     sy_arena_free(&a);
     return 0;
 oom:
+    sy_buf_free(&j);
     sy_arena_free(&a);
     sy_ghttp_free(req);
     return -1;
@@ -536,13 +616,16 @@ static int protects(const struct pr *x)
 }
 
 struct hit {
-    size_t start, end; /* code points, then bytes */
+    size_t t;          /* the text */
+    size_t start, end; /* code points in it, then bytes */
     uint32_t node;
 };
 
 static int hit_cmp(const void *a, const void *b)
 {
     const struct hit *p = a, *q = b;
+    if (p->t != q->t)
+        return p->t < q->t ? -1 : 1;
     return p->start < q->start ? -1 : p->start > q->start;
 }
 
@@ -569,18 +652,9 @@ static int keep(const struct pr *x, const struct sy_jdoc *d, uint32_t it, struct
     return sy_jdom_num(d, mem(d, it, "score"), &score) && score >= *min;
 }
 
-/* The next text after st->seg (SY_GSTEP_MORE), or the result (SY_GSTEP_DONE). */
-static int advance(const struct pr *x, const struct sy_ginput *in, struct pr_state *st, struct sy_gresult *r)
+/* The check's result into r (SY_GSTEP_DONE). */
+static int finish(const struct sy_ginput *in, struct pr_state *st, struct sy_gresult *r)
 {
-    st->anonymizing = 0;
-    free(st->results);
-    st->results = NULL;
-    for (size_t i = st->seg + 1; i < in->nseg; i++)
-        if (eligible(x, in, i)) {
-            st->seg = i;
-            return SY_GSTEP_MORE;
-        }
-    /* done: the texts, the pairs, the counts into r */
     unsigned masked = 0;
     for (size_t i = 0; i < st->ncount; i++)
         masked += st->count[i].n;
@@ -616,17 +690,20 @@ static int advance(const struct pr *x, const struct sy_ginput *in, struct pr_sta
     }
     sy_jw_end(&w);
     sy_jw_end(&w);
-    r->detail = w.err || sy_buf_failed(&b) ? (sy_buf_free(&b), NULL) : b.p;
+    if (w.err || sy_buf_failed(&b))
+        sy_buf_free(&b);
+    else
+        r->detail = b.p;
     return SY_GSTEP_DONE;
 }
 
-/* output_parse_pii: numbered tokens from the analyzer's spans (LiteLLM's
- * _finalize_presidio_anonymize_numbered_tokens). */
+/* output_parse_pii: numbered tokens from the analyzer's spans in text h[0].t
+ * (LiteLLM's _finalize_presidio_anonymize_numbered_tokens); h sorted by start. */
 static int number_tokens(const struct pr *x, const struct sy_ginput *in, struct pr_state *st, const struct sy_jdoc *d,
                          struct hit *h, size_t k, struct sy_arena *a)
 {
-    const struct sy_gseg *s = &in->seg[st->seg];
-    qsort(h, k, sizeof *h, hit_cmp);
+    size_t si = st->seg[h[0].t];
+    const struct sy_gseg *s = &in->seg[si];
     size_t *ix = malloc(2 * k * sizeof *ix);
     if (!ix)
         return -1;
@@ -674,8 +751,27 @@ static int number_tokens(const struct pr *x, const struct sy_ginput *in, struct 
         sy_buf_free(&out);
         return -1;
     }
-    free(st->repl[st->seg]);
-    st->repl[st->seg] = out.p ? out.p : strdup("");
+    free(st->repl[si]);
+    st->repl[si] = out.p ? out.p : strdup("");
+    return 0;
+}
+
+/* The text a span [s0, s1) of the joined text lies in (*t), or -1 (a separator, or across two). */
+static int locate(const struct pr_state *st, int64_t s0, int64_t s1, size_t *t)
+{
+    if (s0 < 0 || s1 <= s0)
+        return -1;
+    size_t lo = 0, hi = st->k;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (st->cp0[mid] <= (uint64_t)s0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if ((uint64_t)s0 < st->cp0[lo] || (uint64_t)s1 > st->cp0[lo] + st->cpn[lo])
+        return -1;
+    *t = lo;
     return 0;
 }
 
@@ -689,75 +785,76 @@ static int analyzed(const struct sy_guard *g, const struct sy_ginput *in, struct
     int rc = SY_GSTEP_DONE;
     int bad = status < 200 || status > 299;
     int parsed = !bad && sy_sva_parse(&d, body, n, &a) == 0;
+    struct hit *h = NULL;
     if (!bad && !parsed) {
         sy_gresult_error(r, "Presidio PII analysis failed: the analyzer's answer is not JSON");
         goto out;
     }
-    if (parsed && sy_jdom_type(&d, 0) == 'o' && sy_jdom_get(&d, 0, "error"))
+    if (parsed && (sy_jdom_type(&d, 0) == 'o' ? sy_jdom_get(&d, 0, "error") != 0 : sy_jdom_type(&d, 0) != 'a'))
         bad = 1;
-    if (parsed && !bad && sy_jdom_type(&d, 0) != 'o' && sy_jdom_type(&d, 0) != 'a') {
-        bad = 1;
-    }
     if (bad) {
-        if (protects(x)) {
-            sy_gresult_error(r, "Presidio analyzer returned invalid response: %s%d",
-                             status < 200 || status > 299 ? "HTTP " : "status ", status);
-            goto out;
-        }
-        rc = advance(x, in, st, r); /* an empty list: the text stays */
+        if (protects(x))
+            sy_gresult_error(r, "Presidio analyzer returned invalid response: %s %d",
+                             status < 200 || status > 299 ? "HTTP" : "status", status);
+        else
+            rc = finish(in, st, r); /* an empty list: the texts stay */
         goto out;
     }
     /* the results: a list of objects, or one object */
-    const struct sy_gseg *s = &in->seg[st->seg];
-    size_t cap = sy_jdom_type(&d, 0) == 'a' ? d.n[0].kids : 1, k = 0;
-    struct hit *h = calloc(cap ? cap : 1, sizeof *h);
+    int list = sy_jdom_type(&d, 0) == 'a';
+    size_t cap = list ? d.n[0].kids : 1, k = 0;
+    h = calloc(cap ? cap : 1, sizeof *h);
     if (!h) {
         sy_gresult_error(r, "out of memory");
         goto out;
     }
-    size_t cpl = sy_sva_cplen(s->text, s->len);
-    for (uint32_t it = sy_jdom_type(&d, 0) == 'a' ? sy_jdom_first(&d, 0) : 0;; it = sy_jdom_next(&d, it)) {
-        if (sy_jdom_type(&d, 0) == 'a' && !it)
-            break;
-        int64_t s0, s1;
-        if (sy_jdom_type(&d, it) == 'o' && keep(x, &d, it, &a) && sy_jdom_i64(&d, mem(&d, it, "start"), &s0) &&
-            sy_jdom_i64(&d, mem(&d, it, "end"), &s1) && sy_jdom_kind(&d, mem(&d, it, "entity_type")) == 's') {
-            /* BLOCK first: the raise comes before any masking */
-            size_t tl;
-            const char *t = sy_jdom_str(&d, mem(&d, it, "entity_type"), &a, &tl);
-            long ci = ent_resolve(t, tl, ENT_NAMES(x), x->nent, sizeof *x->ent);
-            if (ci >= 0 && x->ent[ci].block) {
-                sy_gresult_block(r, 400,
-                                 "Blocked entity detected: %.*s by Guardrail: %s. This entity is not allowed to be "
-                                 "used in this request.",
-                                 (int)tl, t, g->name ? g->name : "None");
-                if (asprintf(&r->detail, "{\"blocked_entity\":\"%.*s\"}",
-                             (int)strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789"), t) < 0)
-                    r->detail = NULL;
-                free(h);
-                goto out;
-            }
-            if (0 <= s0 && s0 < s1 && (uint64_t)s1 <= cpl)
-                h[k++] = (struct hit){(size_t)s0, (size_t)s1, it};
+    for (uint32_t it = list ? sy_jdom_first(&d, 0) : 0; list ? it != 0 : k == 0 && cap--; it = sy_jdom_next(&d, it)) {
+        size_t tl;
+        const char *t = sy_jdom_str(&d, mem(&d, it, "entity_type"), &a, &tl);
+        if (sy_jdom_type(&d, it) != 'o' || !t || !keep(x, &d, it, &a)) {
+            if (!list)
+                break;
+            continue;
         }
-        if (sy_jdom_type(&d, 0) != 'a')
+        int64_t s0 = -1, s1 = -1;
+        int spans = sy_jdom_i64(&d, mem(&d, it, "start"), &s0) && sy_jdom_i64(&d, mem(&d, it, "end"), &s1);
+        size_t ti = 0;
+        int in_text = spans && locate(st, s0, s1, &ti) == 0;
+        /* BLOCK first, as LiteLLM raises before any masking (a span inside a separator is none of the texts') */
+        long ci = ent_resolve(t, tl, ENT_NAMES(x), x->nent, sizeof *x->ent);
+        if (ci >= 0 && x->ent[ci].block && (in_text || !spans)) {
+            sy_gresult_block(r, 400,
+                             "Blocked entity detected: %.*s by Guardrail: %s. This entity is not allowed to be used in "
+                             "this request.",
+                             (int)tl, t, g->name ? g->name : "None");
+            if (asprintf(&r->detail, "{\"blocked_entity\":\"%.*s\"}",
+                         (int)strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789"), t) < 0)
+                r->detail = NULL;
+            goto out;
+        }
+        if (in_text)
+            h[k++] = (struct hit){ti, (size_t)s0 - st->cp0[ti], (size_t)s1 - st->cp0[ti], it};
+        if (!list)
             break;
     }
     if (!k) {
-        free(h);
-        rc = advance(x, in, st, r);
+        rc = finish(in, st, r);
         goto out;
     }
+    qsort(h, k, sizeof *h, hit_cmp);
     if (x->output_parse_pii && in->phase != SY_GM_POST) {
-        int e = number_tokens(x, in, st, &d, h, k, &a);
-        free(h);
-        if (e < 0)
-            sy_gresult_error(r, "out of memory");
-        else
-            rc = advance(x, in, st, r);
+        for (size_t i = 0, j; i < k; i = j) {
+            for (j = i; j < k && h[j].t == h[i].t;)
+                j++;
+            if (number_tokens(x, in, st, &d, h + i, j - i, &a) < 0) {
+                sy_gresult_error(r, "out of memory");
+                goto out;
+            }
+        }
+        rc = finish(in, st, r);
         goto out;
     }
-    /* the kept results, as the analyzer wrote them, for the anonymizer */
+    /* the kept results, as the analyzer wrote them (offsets in the joined text), for the anonymizer */
     struct sy_buf b;
     sy_buf_init(&b, SY_SVA_BODY_MAX);
     SY_BUF_LIT(&b, "[");
@@ -769,7 +866,6 @@ static int analyzed(const struct sy_guard *g, const struct sy_ginput *in, struct
         sy_buf_append(&b, raw, rl);
     }
     SY_BUF_LIT(&b, "]");
-    free(h);
     if (sy_buf_failed(&b)) {
         sy_buf_free(&b);
         sy_gresult_error(r, "out of memory");
@@ -779,14 +875,14 @@ static int analyzed(const struct sy_guard *g, const struct sy_ginput *in, struct
     st->anonymizing = 1;
     rc = SY_GSTEP_MORE;
 out:
+    free(h);
     sy_arena_free(&a);
     return rc;
 }
 
-static int anonymized(const struct sy_guard *g, const struct sy_ginput *in, struct pr_state *st, int status,
-                      const char *body, size_t n, struct sy_gresult *r)
+static int anonymized(const struct sy_ginput *in, struct pr_state *st, int status, const char *body, size_t n,
+                      struct sy_gresult *r)
 {
-    const struct pr *x = g->impl;
     if (status < 200 || status > 299) {
         sy_gresult_error(r, "Presidio anonymizer returned HTTP %d", status);
         return SY_GSTEP_DONE;
@@ -803,24 +899,35 @@ static int anonymized(const struct sy_guard *g, const struct sy_ginput *in, stru
     }
     size_t tl;
     const char *ts = sy_jdom_str(&d, t, &a, &tl);
+    /* cut at the separators: exactly one text per text sent */
+    const char *p = ts, *e = ts + tl;
+    for (size_t i = 0; i < st->k; i++) {
+        const char *q = i + 1 < st->k ? memmem(p, (size_t)(e - p), st->sep, st->seplen) : e;
+        if (!q || (i + 1 == st->k && memmem(p, (size_t)(e - p), st->sep, st->seplen))) {
+            sy_gresult_error(r, "Invalid anonymizer response: its text does not hold the %zu texts sent", st->k);
+            goto out;
+        }
+        size_t si = st->seg[i];
+        const struct sy_gseg *s = &in->seg[si];
+        if ((size_t)(q - p) != s->len || memcmp(p, s->text, s->len)) {
+            free(st->repl[si]);
+            if (!(st->repl[si] = strndup(p, (size_t)(q - p)))) {
+                sy_gresult_error(r, "out of memory");
+                goto out;
+            }
+        }
+        p = q + (i + 1 < st->k ? st->seplen : 0);
+    }
     uint32_t items = sy_jdom_top(&d, "items");
     for (uint32_t it = sy_jdom_kind(&d, items) == 'a' ? sy_jdom_first(&d, items) : 0; it; it = sy_jdom_next(&d, it)) {
         size_t el;
-        const char *e = sy_jdom_str(&d, mem(&d, it, "entity_type"), &a, &el);
-        if (e && count_add(st, e, el) < 0) {
+        const char *en = sy_jdom_str(&d, mem(&d, it, "entity_type"), &a, &el);
+        if (en && count_add(st, en, el) < 0) {
             sy_gresult_error(r, "out of memory");
             goto out;
         }
     }
-    const struct sy_gseg *s = &in->seg[st->seg];
-    if (tl != s->len || memcmp(ts, s->text, tl)) {
-        free(st->repl[st->seg]);
-        if (!(st->repl[st->seg] = strndup(ts, tl))) {
-            sy_gresult_error(r, "out of memory");
-            goto out;
-        }
-    }
-    rc = advance(x, in, st, r);
+    rc = finish(in, st, r);
 out:
     sy_arena_free(&a);
     return rc;
@@ -835,7 +942,7 @@ static int pr_answer(const struct sy_guard *g, const struct sy_ginput *in, int s
         sy_gresult_error(r, "presidio: an answer without a request");
         return SY_GSTEP_DONE;
     }
-    int rc = st->anonymizing ? anonymized(g, in, st, status, body, n, r) : analyzed(g, in, st, status, body, n, r);
+    int rc = st->anonymizing ? anonymized(in, st, status, body, n, r) : analyzed(g, in, st, status, body, n, r);
     if (rc == SY_GSTEP_DONE && r->verdict != SY_GV_MASKED)
         for (size_t i = 0; i < in->nseg; i++) { /* a block or an error: the masked texts go */
             free(st->repl[i]);

@@ -447,6 +447,33 @@ static const char PR_CFG[] = "{\"presidio_analyzer_api_base\":\"analyzer:3000\",
                              "\"https://anon.example/\",\"presidio_language\":\"de\",\"pii_entities_config\":{"
                              "\"EMAIL_ADDRESS\":\"MASK\",\"PERSON\":\"MASK\",\"US_SSN\":\"BLOCK\"}}";
 
+/* The step's request: its body (malloc'd) and its "text" member (malloc'd, *text). */
+static char *take_request(struct fx *f, int step, void **state, const char *url, char **text)
+{
+    struct sy_ghttp req;
+    assert_int_equal(f->g.ops->request(&f->g, &f->in, step, state, &req), 0);
+    assert_non_null(req.url);
+    assert_string_equal(req.url, url);
+    char *body = strdup(req.body.p);
+    struct json_object *o = json_tokener_parse(body), *t;
+    assert_non_null(o);
+    assert_true(json_object_object_get_ex(o, "text", &t));
+    *text = strdup(json_object_get_string(t));
+    json_object_put(o);
+    sy_ghttp_free(&req);
+    return body;
+}
+
+/* The separator between the first text (n0 bytes) and the rest of the joined text j. */
+static char *sep_of(const char *j, size_t n0)
+{
+    const char *p = j + n0, *e = strstr(p + 8, " -----\n\n");
+    assert_non_null(e);
+    assert_memory_equal(p, "\n\n----- ", 8);
+    assert_int_equal(e - (p + 8), 24); /* 12 random bytes in hex */
+    return strndup(p, (size_t)(e + 8 - p));
+}
+
 static void test_presidio_mask(void **s)
 {
     (void)s;
@@ -462,24 +489,41 @@ static void test_presidio_mask(void **s)
     f.in.extra_body = "{\"score_threshold\":0.4}";
     void *st = NULL;
     struct sy_gresult r;
-    /* the blank system text is skipped: the first analyze is the user's */
-    expect_request(&f, 0, &st, "http://analyzer:3000/analyze", "Accept: application/json\r\n",
-                   "{\"text\":\"mail bob@x.io now\",\"language\":\"de\",\"entities\":[\"EMAIL_ADDRESS\",\"PERSON\","
-                   "\"US_SSN\"],\"score_threshold\":0.4}");
-    assert_int_equal(
-        answer(&f, 0, &st, 200, "[{\"entity_type\":\"EMAIL_ADDRESS\",\"start\":5,\"end\":13,\"score\":1.0}]", &r),
-        SY_GSTEP_MORE);
-    expect_request(&f, 1, &st, "https://anon.example/anonymize", NULL,
-                   "{\"text\":\"mail bob@x.io now\",\"analyzer_results\":[{\"entity_type\":\"EMAIL_ADDRESS\","
-                   "\"start\":5,\"end\":13,\"score\":1.0}]}");
-    assert_int_equal(
-        answer(&f, 1, &st, 200,
-               "{\"text\":\"mail <EMAIL_ADDRESS> now\",\"items\":[{\"start\":5,\"end\":20,"
-               "\"entity_type\":\"EMAIL_ADDRESS\",\"text\":\"<EMAIL_ADDRESS>\",\"operator\":\"replace\"}]}",
-               &r),
-        SY_GSTEP_MORE);
-    expect_request(&f, 2, &st, "http://analyzer:3000/analyze", NULL, NULL);
-    assert_int_equal(answer(&f, 2, &st, 200, "[]", &r), SY_GSTEP_DONE);
+    /* one analyze for both texts (the blank one left out), joined by a separator line */
+    char *j, *b = take_request(&f, 0, &st, "http://analyzer:3000/analyze", &j);
+    char *sep = sep_of(j, 17);
+    char want[1024];
+    snprintf(want, sizeof want, "mail bob@x.io now%snothing here", sep);
+    assert_string_equal(j, want);
+    assert_non_null(strstr(b, "\",\"language\":\"de\",\"entities\":[\"EMAIL_ADDRESS\",\"PERSON\",\"US_SSN\"],"
+                              "\"score_threshold\":0.4}"));
+    free(b);
+    free(j);
+    /* a finding in the separator and one across it are dropped */
+    size_t sl = strlen(sep);
+    char ans[1024];
+    snprintf(ans, sizeof ans,
+             "[{\"entity_type\":\"EMAIL_ADDRESS\",\"start\":5,\"end\":13,\"score\":1.0},{\"entity_type\":\"PERSON\","
+             "\"start\":%zu,\"end\":%zu,\"score\":0.9},{\"entity_type\":\"PERSON\",\"start\":15,\"end\":%zu,\"score\":"
+             "0.9}]",
+             (size_t)21, (size_t)27, 17 + sl + 3);
+    assert_int_equal(answer(&f, 0, &st, 200, ans, &r), SY_GSTEP_MORE);
+    char *jt;
+    b = take_request(&f, 1, &st, "https://anon.example/anonymize", &jt);
+    snprintf(
+        want, sizeof want,
+        "{\"text\":\"mail bob@x.io now\\n\\n%.30s -----\\n\\nnothing here\",\"analyzer_results\":[{\"entity_type\":"
+        "\"EMAIL_ADDRESS\",\"start\":5,\"end\":13,\"score\":1.0}]}",
+        sep + 2);
+    assert_string_equal(b, want);
+    free(b);
+    free(jt);
+    /* the anonymizer's text is cut at the separator */
+    snprintf(ans, sizeof ans,
+             "{\"text\":\"mail <EMAIL_ADDRESS> now\\n\\n%.30s -----\\n\\nnothing here\",\"items\":[{\"start\":5,"
+             "\"end\":20,\"entity_type\":\"EMAIL_ADDRESS\",\"text\":\"<EMAIL_ADDRESS>\",\"operator\":\"replace\"}]}",
+             sep + 2);
+    assert_int_equal(answer(&f, 1, &st, 200, ans, &r), SY_GSTEP_DONE);
     assert_int_equal(r.verdict, SY_GV_MASKED);
     assert_null(r.repl[0]);
     assert_string_equal(r.repl[1], "mail <EMAIL_ADDRESS> now");
@@ -489,6 +533,22 @@ static void test_presidio_mask(void **s)
     assert_int_equal(r.npairs, 0);
     sy_gresult_free(&r);
     f.g.ops->free_state(st);
+
+    /* an anonymizer that loses a separator: an error, nothing half-masked */
+    st = NULL;
+    free(take_request(&f, 0, &st, "http://analyzer:3000/analyze", &j));
+    free(j);
+    assert_int_equal(answer(&f, 0, &st, 200, "[{\"entity_type\":\"EMAIL_ADDRESS\",\"start\":5,\"end\":13}]", &r),
+                     SY_GSTEP_MORE);
+    free(take_request(&f, 1, &st, "https://anon.example/anonymize", &j));
+    free(j);
+    assert_int_equal(answer(&f, 1, &st, 200, "{\"text\":\"mail <EMAIL_ADDRESS> now nothing here\"}", &r),
+                     SY_GSTEP_DONE);
+    assert_int_equal(r.verdict, SY_GV_ERROR);
+    assert_null(r.repl);
+    sy_gresult_free(&r);
+    f.g.ops->free_state(st);
+    free(sep);
     close_kind(&f);
 }
 
@@ -509,19 +569,20 @@ static void test_presidio_reversible(void **s)
     void *st = NULL;
     struct sy_gresult r;
     /* an earlier token is blanked out of what the analyzer reads */
-    expect_request(&f, 0, &st, "http://an/analyze", NULL,
-                   "{\"text\":\"Zoë met Al           \",\"language\":\"en\",\"entities\":[\"PERSON\"]}");
-    /* PERSON_2 resolves to the configured PERSON; an overlapping span is left out */
-    assert_int_equal(answer(&f, 0, &st, 200,
-                            "[{\"entity_type\":\"PERSON\",\"start\":8,\"end\":10,\"score\":0.85},{\"entity_type\":"
-                            "\"PERSON_2\",\"start\":0,\"end\":3,\"score\":0.9},{\"entity_type\":\"PERSON\",\"start\":1,"
-                            "\"end\":2,\"score\":0.9}]",
-                            &r),
-                     SY_GSTEP_MORE);
-    /* no anonymize: the next text's analyze */
-    expect_request(&f, 1, &st, "http://an/analyze", NULL, NULL);
-    assert_int_equal(answer(&f, 1, &st, 200, "[{\"entity_type\":\"PERSON\",\"start\":0,\"end\":3,\"score\":0.8}]", &r),
-                     SY_GSTEP_DONE);
+    char *j, *b = take_request(&f, 0, &st, "http://an/analyze", &j);
+    assert_memory_equal(j, "Zoë met Al           \n\n----- ", strlen("Zoë met Al           \n\n----- "));
+    free(b);
+    char *sep = sep_of(j, strlen("Zoë met Al           "));
+    size_t second = 21 + strlen(sep); /* code points */
+    free(j);
+    /* PERSON_2 resolves to the configured PERSON; an overlapping span is left out; no anonymize */
+    char ans[1024];
+    snprintf(ans, sizeof ans,
+             "[{\"entity_type\":\"PERSON\",\"start\":8,\"end\":10,\"score\":0.85},{\"entity_type\":\"PERSON_2\","
+             "\"start\":0,\"end\":3,\"score\":0.9},{\"entity_type\":\"PERSON\",\"start\":1,\"end\":2,\"score\":0.9},"
+             "{\"entity_type\":\"PERSON\",\"start\":%zu,\"end\":%zu,\"score\":0.8}]",
+             second, second + 3);
+    assert_int_equal(answer(&f, 0, &st, 200, ans, &r), SY_GSTEP_DONE);
     assert_int_equal(r.verdict, SY_GV_MASKED);
     assert_string_equal(r.repl[0], "<PERSON_1> met <PERSON_2> <PERSON_1>");
     assert_string_equal(r.repl[1], "<PERSON_3> again");
@@ -534,6 +595,7 @@ static void test_presidio_reversible(void **s)
     assert_int_equal(r.masked, 3);
     sy_gresult_free(&r);
     f.g.ops->free_state(st);
+    free(sep);
     close_kind(&f);
 }
 
@@ -571,22 +633,21 @@ static void test_presidio_block_and_errors(void **s)
     assert_string_equal(r.message, "Blocked entity detected: US_SSN by Guardrail: my-guard. This entity is not "
                                    "allowed to be used in this request.");
     sy_gresult_free(&r);
-    /* below the ALL threshold: dropped, no block; a denied type: dropped */
-    void *st = NULL;
-    struct sy_ghttp req;
-    assert_int_equal(f.g.ops->request(&f.g, &f.in, 0, &st, &req), 0);
-    sy_ghttp_free(&req);
-    assert_int_equal(answer(&f, 0, &st, 200,
-                            "[{\"entity_type\":\"US_SSN\",\"start\":0,\"end\":2,\"score\":0.4},{\"entity_type\":"
-                            "\"EMAIL_ADDRESS\",\"start\":0,\"end\":2,\"score\":0.8},{\"entity_type\":\"PHONE_NUMBER\","
-                            "\"start\":0,\"end\":2,\"score\":1}]",
-                            &r),
-                     SY_GSTEP_MORE);
+    /* one object instead of a list */
+    one_step(&f, 200, "{\"entity_type\":\"US_SSN\",\"start\":0,\"end\":2,\"score\":0.6}", &r);
+    assert_int_equal(r.verdict, SY_GV_BLOCK);
     sy_gresult_free(&r);
-    assert_int_equal(answer(&f, 1, &st, 200, "{\"error\":\"No text provided\"}", &r), SY_GSTEP_DONE);
+    /* below the ALL threshold, below EMAIL_ADDRESS's own, a denied type: all dropped */
+    one_step(
+        &f, 200,
+        "[{\"entity_type\":\"US_SSN\",\"start\":0,\"end\":2,\"score\":0.4},{\"entity_type\":\"EMAIL_ADDRESS\","
+        "\"start\":0,\"end\":2,\"score\":0.8},{\"entity_type\":\"PHONE_NUMBER\",\"start\":0,\"end\":2,\"score\":1}]",
+        &r);
+    assert_int_equal(r.verdict, SY_GV_PASS);
+    sy_gresult_free(&r);
+    one_step(&f, 200, "{\"error\":\"No text provided\"}", &r);
     assert_int_equal(r.verdict, SY_GV_ERROR); /* the guardrail protects entities: the error counts */
     sy_gresult_free(&r);
-    f.g.ops->free_state(st);
 
     const char *bad[] = {"nope", "\"str\"", "[", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -599,23 +660,24 @@ static void test_presidio_block_and_errors(void **s)
     sy_gresult_free(&r);
     close_kind(&f);
 
-    /* nothing protected: an analyzer failure lets the text pass (LiteLLM returns []) */
+    /* nothing protected: an analyzer failure lets the texts pass (LiteLLM returns []) */
     open_ok(&f, "presidio",
             "{\"presidio_analyzer_api_base\":\"http://an\",\"presidio_anonymizer_api_base\":"
             "\"http://anon\"}");
     input(&f, SY_GD_CHAT, SY_GM_PRE, CHAT, CHAT_T, CHAT_R, CHAT_M);
-    st = NULL;
+    one_step(&f, 503, "down", &r);
+    assert_int_equal(r.verdict, SY_GV_PASS);
+    sy_gresult_free(&r);
+    /* the anonymizer failing is an error */
+    void *st = NULL;
+    struct sy_ghttp req;
     assert_int_equal(f.g.ops->request(&f.g, &f.in, 0, &st, &req), 0);
     sy_ghttp_free(&req);
-    assert_int_equal(answer(&f, 0, &st, 503, "down", &r), SY_GSTEP_MORE);
+    assert_int_equal(answer(&f, 0, &st, 200, "[{\"entity_type\":\"X\",\"start\":0,\"end\":5}]", &r), SY_GSTEP_MORE);
     assert_int_equal(f.g.ops->request(&f.g, &f.in, 1, &st, &req), 0);
-    sy_ghttp_free(&req);
-    /* the anonymizer failing is an error */
-    assert_int_equal(answer(&f, 1, &st, 200, "[{\"entity_type\":\"X\",\"start\":0,\"end\":5}]", &r), SY_GSTEP_MORE);
-    assert_int_equal(f.g.ops->request(&f.g, &f.in, 2, &st, &req), 0);
     assert_non_null(strstr(req.url, "/anonymize"));
     sy_ghttp_free(&req);
-    assert_int_equal(answer(&f, 2, &st, 200, "{\"items\":[]}", &r), SY_GSTEP_DONE);
+    assert_int_equal(answer(&f, 1, &st, 200, "{\"items\":[]}", &r), SY_GSTEP_DONE);
     assert_int_equal(r.verdict, SY_GV_ERROR);
     sy_gresult_free(&r);
     f.g.ops->free_state(st);
