@@ -109,11 +109,13 @@ test('openai_moderation: pass and LiteLLM\'s block message', async () => {
 });
 
 test('presidio: masked email, blocked SSN, clean text', async () => {
-  let r = await chat('pres-closed', 'write to zoë@example.com please');
+  let r = await chat('pres-closed', 'Zoë: write to bob@example.com please');
   assert.equal(r.status, 200, r.text);
   noServiceErrors();
   const [b] = await upstreamBodies();
-  assert.equal(b.messages[1].content, 'write to <EMAIL_ADDRESS> please');
+  assert.equal(b.messages[1].content, 'Zoë: write to <EMAIL_ADDRESS> please');
+  assert.equal(b.messages[0].content, 'You are terse.');
+  assert.equal(svc.requests.filter((x) => x.path === '/analyze').length, 1, 'one analyze for both texts');
   assert.ok(svc.requests.some((x) => x.path === '/anonymize'));
 
   r = await chat('pres-closed', 'my ssn is 123-45-6789');
