@@ -34,10 +34,16 @@ before(async () => {
     g += guard(`${n}-closed`, kind, extra, 'fail_closed');
     g += guard(`${n}-open`, kind, extra, 'fail_open');
   }
+  g += guard('mod-group', 'openai_moderation', { model: 'mod-group' });
   const cfg = `model_list:
   - model_name: gpt-4o
     litellm_params:
       model: openai/gpt-4o
+      api_base: ${mock.base}
+      api_key: sk-upstream
+  - model_name: mod-group
+    litellm_params:
+      model: openai/omni-moderation-latest
       api_base: ${mock.base}
       api_key: sk-upstream
 general_settings:
@@ -106,6 +112,36 @@ test('openai_moderation: pass and LiteLLM\'s block message', async () => {
   r = await chat('mod-closed', 'BLOCKME now');
   blocked(r, "{'error': 'Violated OpenAI moderation policy', 'moderation_result': {'violated_categories': "
     + "['harassment'], 'category_scores': {'harassment': 0.93, 'violence': 0.002}}}");
+});
+
+test('openai_moderation through a model group of the config', async () => {
+  let r = await chat('mod-group', 'a kind word');
+  assert.equal(r.status, 200, r.text);
+  const mods = (await mock.requests()).filter((q) => q.path.endsWith('/moderations'));
+  assert.equal(mods.length, 1, 'the group\'s deployment was asked');
+  assert.deepEqual(JSON.parse(mods[0].body), { input: 'a kind word' });
+  r = await chat('mod-group', 'this is mock-flag content');
+  assert.equal(r.status, 400, r.text);
+  assert.match(r.json.error.message, /^\{'error': 'Violated OpenAI moderation policy', 'moderation_result': \{'violated_categories': \['violence'\], 'category_scores': \{'harassment': /);
+  assert.equal((await upstreamBodies()).length, 0);
+});
+
+test('generic_guardrail_api on /v1/messages: texts sent, Anthropic\'s error shape on a block', async () => {
+  await mock.reset();
+  svc.reset();
+  const send = (content) => postJSON(`${gw.url}/v1/messages`, {
+    model: 'gpt-4o', max_tokens: 20, system: 'Be terse.',
+    messages: [{ role: 'user', content }], guardrails: ['gen-closed'],
+  }, auth);
+  let r = await send('hello anthropic');
+  assert.equal(r.status, 200, r.text);
+  const q = svc.requests.find((x) => x.path === '/beta/litellm_basic_guardrail_api');
+  assert.deepEqual(q.body.texts, ['Be terse.', 'hello anthropic']);
+  assert.equal(q.body.structured_messages, null);
+  r = await send('BLOCKME please');
+  assert.equal(r.status, 400, r.text);
+  assert.equal(r.json.type, 'error', r.text);
+  assert.match(r.json.error.message, /mock says no/);
 });
 
 test('presidio: masked email, blocked SSN, clean text', async () => {
