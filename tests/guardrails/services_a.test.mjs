@@ -35,6 +35,7 @@ before(async () => {
     g += guard(`${n}-open`, kind, extra, 'fail_open');
   }
   g += guard('mod-group', 'openai_moderation', { model: 'mod-group' });
+  g += guard('gen-post', 'generic_guardrail_api', { api_base: svc.url, mode: 'post_call' });
   const cfg = `model_list:
   - model_name: gpt-4o
     litellm_params:
@@ -100,6 +101,28 @@ test('generic_guardrail_api: pass, block, masked, and its request', async () => 
   assert.equal(r.status, 200, r.text);
   const [b] = await upstreamBodies();
   assert.equal(b.messages[1].content, 'my secret is [MASKED] ok');
+});
+
+test('generic_guardrail_api post_call: the answer masked or blocked, a stream blocked', async () => {
+  let r = await chat('gen-post', 'hi', { mock: { content: 'the secret MASKME reply' } });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.choices[0].message.content, 'the secret [MASKED] reply');
+  const q = svc.requests.find((x) => x.path === '/beta/litellm_basic_guardrail_api');
+  assert.equal(q.body.input_type, 'response');
+  assert.deepEqual(q.body.texts, ['the secret MASKME reply']);
+
+  r = await chat('gen-post', 'hi', { mock: { content: 'a BLOCKME reply' } });
+  blocked(r, 'mock says no');
+
+  await mock.reset();
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }],
+      guardrails: ['gen-post'], mock: { content: 'a BLOCKME streamed reply' } }),
+  });
+  const text = await res.text();
+  assert.ok(!text.includes('BLOCKME'), `the held stream never shows the blocked text: ${text}`);
+  assert.match(text, /mock says no/);
 });
 
 test('openai_moderation: pass and LiteLLM\'s block message', async () => {
