@@ -12,8 +12,15 @@ extern const struct sy_guard_ops sy_guard_content_filter;
 extern const struct sy_guard_ops sy_guard_prompt_injection;
 
 /* services (services/) */
+extern const struct sy_guard_ops sy_guard_generic_api, sy_guard_openai_moderation, sy_guard_presidio, sy_guard_lakera,
+    sy_guard_lakera_ai;
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
+    &sy_guard_generic_api,
+    &sy_guard_openai_moderation,
+    &sy_guard_presidio,
+    &sy_guard_lakera,
+    &sy_guard_lakera_ai,
     &sy_guard_content_filter,
     &sy_guard_prompt_injection,
     NULL,
