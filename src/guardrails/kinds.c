@@ -10,8 +10,18 @@
 /* in process (local/) */
 
 /* services (services/) */
+extern const struct sy_guard_ops sy_guard_aporia;
+extern const struct sy_guard_ops sy_guard_bedrock;
+extern const struct sy_guard_ops sy_guard_azure_text_moderations;
+extern const struct sy_guard_ops sy_guard_azure_prompt_shield;
+extern const struct sy_guard_ops sy_guard_ibm_guardrails;
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
+    &sy_guard_aporia,
+    &sy_guard_bedrock,
+    &sy_guard_azure_text_moderations,
+    &sy_guard_azure_prompt_shield,
+    &sy_guard_ibm_guardrails,
     NULL,
 };
 
