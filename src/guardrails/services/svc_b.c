@@ -249,16 +249,26 @@ char *sy_svcb_last_user(const struct sy_ginput *in, size_t *len, int *oom)
     return b.p;
 }
 
+/* Whether the code point at s[*i] is whitespace (advancing *i past it), with an ASCII fast path. */
+static int space_at(const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    if (c < 0x80) {
+        (*i)++;
+        return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+    }
+    return py_space(sy_py_utf8_next(s, n, i));
+}
+
 /* The next token of split_text_by_words (\S+ or \s+) at s[i..n): its end, *cps its code points. */
 static size_t token_end(const char *s, size_t n, size_t i, size_t *cps)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t j = i, c = 0;
-    size_t k = j;
-    int sp = py_space(sy_py_utf8_next(u, n, &k));
+    size_t j = i, c = 0, k = i;
+    int sp = space_at(u, n, &k);
     while (j < n) {
         k = j;
-        if (py_space(sy_py_utf8_next(u, n, &k)) != sp)
+        if (space_at(u, n, &k) != sp)
             break;
         j = k;
         c++;
