@@ -8,6 +8,8 @@
 #include "guardrails/guardrail.h"
 
 /* in process (local/) */
+extern const struct sy_guard_ops sy_guard_content_filter;
+extern const struct sy_guard_ops sy_guard_prompt_injection;
 
 /* services (services/) */
 extern const struct sy_guard_ops sy_guard_aporia;
@@ -17,6 +19,8 @@ extern const struct sy_guard_ops sy_guard_azure_prompt_shield;
 extern const struct sy_guard_ops sy_guard_ibm_guardrails;
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
+    &sy_guard_content_filter,
+    &sy_guard_prompt_injection,
     &sy_guard_aporia,
     &sy_guard_bedrock,
     &sy_guard_azure_text_moderations,
