@@ -20,10 +20,7 @@ import path from 'node:path';
 import { MASTER_KEY, root, startGateway, startMock } from '../lib/harness.mjs';
 import { startServicesB } from './lib/services_b.mjs';
 
-const corpus = (name) => fs.readFileSync(path.join(root, '..', 'shared', 'compat', 'litellm-configs', name), 'utf8');
-const haveCorpus = (() => {
-  try { corpus('04-otel-guardrails-tags.yaml'); return true; } catch { return false; }
-})();
+const corpus = (name) => fs.readFileSync(path.join(root, 'tests', 'config', 'litellm-configs', name), 'utf8');
 
 const AWS = { accessKeyId: 'AKIDMOCK', secretAccessKey: 'mock/secret+key', region: 'us-east-1' };
 
@@ -68,7 +65,7 @@ const AWS_ENV = (url) => ({
   AWS_BEDROCK_RUNTIME_ENDPOINT: `${url}/bedrock`, AWS_REGION: '', AWS_SESSION_TOKEN: '', AWS_BEARER_TOKEN_BEDROCK: '',
 });
 
-describe('corpus config 04: aporia (post_call) and bedrock (during_call)', { skip: !haveCorpus && 'corpus absent' }, () => {
+describe('corpus config 04: aporia (post_call) and bedrock (during_call)', () => {
   let gw;
   before(async () => {
     const g04 = corpus('04-otel-guardrails-tags.yaml');
@@ -141,6 +138,21 @@ ${block}`;
       "'topicPolicy', 'matches': [{'category': 'topics', 'name': 'Forbidden', 'type': 'DENY', 'action': 'BLOCKED'}]}]}");
   });
 
+  test('aporia post_call on a stream: held, checked whole, then sent or ended with the error event', async () => {
+    svc.reset();
+    let r = await chat(gw, { guardrails: ['aporia-post-guard'], stream: true });
+    let text = await r.text();
+    assert.equal(r.status, 200);
+    assert.match(text, /data: \[DONE\]/);
+    const seen = svc.of('aporia');
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].json.response, 'Hello! This is a deterministic reply from the mock upstream server, used to test and benchmark the gateway.');
+    r = await chat(gw, { model: 'reply-blockme', guardrails: ['aporia-post-guard'], stream: true });
+    text = await r.text();
+    assert.match(text, /Violated guardrail policy/);
+    assert.doesNotMatch(text, /BLOCKME here/);
+  });
+
   test('a guardrail not asked for does not run', async () => {
     svc.reset();
     const r = await chat(gw, { messages: [{ role: 'user', content: 'BLOCKME' }] });
@@ -170,6 +182,12 @@ guardrails:
       guardrailIdentifier: mask1
       guardrailVersion: "DRAFT"
       mask_request_content: true
+  - guardrail_name: "bedrock-post"
+    litellm_params:
+      guardrail: bedrock
+      mode: "post_call"
+      guardrailIdentifier: post1
+      guardrailVersion: "DRAFT"
 `;
     gw = await startGateway(cfg, { env: AWS_ENV(svc.url) });
   });
@@ -192,6 +210,24 @@ guardrails:
     const all = JSON.stringify(await mock.requests());
     assert.ok(all.includes('I am {NAME}, hi'), all);
     assert.ok(!all.includes('MASKME'), all);
+  });
+
+  test('post_call: the answer\'s text as OUTPUT; a tool-call answer has nothing to check and passes', async () => {
+    svc.reset();
+    let r = await chat(gw, { model: 'reply-blockme', guardrails: ['bedrock-post'] });
+    const b = await json(r);
+    assert.equal(r.status, 400, JSON.stringify(b));
+    const out = svc.of('bedrock').filter((q) => q.url.includes('/post1/'));
+    assert.deepEqual(out[0].json, { source: 'OUTPUT', content: [{ text: { text: 'Sure BLOCKME here' } }] });
+    svc.reset();
+    r = await chat(gw, {
+      guardrails: ['bedrock-post'],
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }],
+    });
+    const t = await json(r);
+    assert.equal(r.status, 200, JSON.stringify(t));
+    assert.ok(t.choices[0].message.tool_calls, JSON.stringify(t));
+    assert.equal(svc.of('bedrock').filter((q) => q.url.includes('/post1/')).length, 0);
   });
 });
 
@@ -251,7 +287,7 @@ guardrails:
   });
 });
 
-describe('corpus config 17: ibm_guardrails', { skip: !haveCorpus && 'corpus absent' }, () => {
+describe('corpus config 17: ibm_guardrails', () => {
   let gw;
   before(async () => {
     const g17 = corpus('17-ibm-guardrails-only.yaml')
