@@ -18,6 +18,7 @@ extern const struct sy_guard_ops sy_guard_azure_text_moderations;
 extern const struct sy_guard_ops sy_guard_azure_prompt_shield;
 extern const struct sy_guard_ops sy_guard_ibm_guardrails;
 
+/* clang-format off: one kind a line */
 const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_content_filter,
     &sy_guard_prompt_injection,
@@ -28,6 +29,7 @@ const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_ibm_guardrails,
     NULL,
 };
+/* clang-format on */
 
 const struct sy_guard_ops *sy_guard_kind(const char *name)
 {
