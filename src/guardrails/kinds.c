@@ -18,7 +18,8 @@ extern const struct sy_guard_ops sy_guard_azure_text_moderations;
 extern const struct sy_guard_ops sy_guard_azure_prompt_shield;
 extern const struct sy_guard_ops sy_guard_ibm_guardrails;
 
-/* clang-format off: one kind a line */
+/* one kind a line */
+/* clang-format off */
 const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_content_filter,
     &sy_guard_prompt_injection,
