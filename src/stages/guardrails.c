@@ -399,14 +399,15 @@ static void svc_send(struct gsvc *s)
     sy_ghttp_free(&s->req);
     sy_buf_init(&s->req.headers, 64u << 10);
     sy_buf_init(&s->req.body, 64u << 20);
-    if (s->g->ops->request(s->g, &s->in, s->step, &s->state, &s->req) != 0) {
+    int rc = s->g->ops->request(s->g, &s->in, s->step, &s->state, &s->req);
+    if (rc == 0 && !s->req.url) { /* nothing for the service to check (no text of the kind it reads): a pass */
+        svc_finish(s, &r);
+        return;
+    }
+    if (rc != 0) {
         sy_gresult_error(&r, "guardrail %s: the request could not be built", s->g->name);
         svc_finish(s, &r);
         sy_gresult_free(&r);
-        return;
-    }
-    if (!s->req.url) { /* the kind has nothing to send (no text of the kind it reads): a pass */
-        svc_finish(s, &r);
         return;
     }
     s->body = uv_buf_init(s->req.body.p ? s->req.body.p : (char *)"", (unsigned)s->req.body.len);
