@@ -390,7 +390,7 @@ static size_t try_email(const char *t, size_t n, size_t at, size_t floor, struct
     int label_alpha = 1;
     while (j < n && j - at <= 253) {
         unsigned char c = (unsigned char)t[j];
-        if (is_alnum(c) || c == '-') {
+        if (is_alnum(c) || (c == '-' && label)) {
             if (!label)
                 label_alpha = 1;
             label_alpha &= is_alpha(c);

@@ -47,6 +47,7 @@
  */
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@
 /* character classes */
 enum { CS_ALNUM, CS_UALNUM, CS_B64URL, CS_WORD, CS_HEX, CS_B64, CS_SLACK, CS_HOOK, CS_N };
 
-static int in_cs(int cs, unsigned char c)
+static int in_cs_slow(int cs, unsigned char c)
 {
     int d = c >= '0' && c <= '9', lo = c >= 'a' && c <= 'z', up = c >= 'A' && c <= 'Z';
     switch (cs) {
@@ -73,6 +74,35 @@ static int in_cs(int cs, unsigned char c)
     case CS_HOOK: return d || lo || up || c == '_' || c == '/';
     }
     return 0;
+}
+
+/* The classes of each byte, a bit per class (built once, read-only after). */
+static unsigned char cls_tab[256];
+static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
+
+/* A word list indexed by first letter (built once with the class table). */
+struct wordset {
+    const char *const *w;
+    unsigned char len[32];
+    uint32_t first[256];
+};
+static struct wordset ctx_set, kw_set, aws_set;
+static void wordset_init(struct wordset *ws);
+
+static void cls_init(void)
+{
+    wordset_init(&ctx_set);
+    wordset_init(&kw_set);
+    wordset_init(&aws_set);
+    for (int c = 0; c < 256; c++)
+        for (int k = 0; k < CS_N; k++)
+            if (in_cs_slow(k, (unsigned char)c))
+                cls_tab[c] |= (unsigned char)(1u << k);
+}
+
+static inline int in_cs(int cs, unsigned char c)
+{
+    return cls_tab[c] >> cs & 1;
 }
 
 /* families (a bit each: the plugin selection) */
@@ -142,51 +172,51 @@ static const struct {
 /* prefixed tokens: the secret is prefix + run (or the run only: value_only) */
 static const struct pfx {
     const char *prefix;
-    unsigned char fam, cs, value_only;
+    unsigned char len, fam, cs, value_only;
     unsigned short min, max;
 } pfx[] = {
-    {"AKIA", F_AWS, CS_UALNUM, 0, 16, 16},
-    {"ASIA", F_AWS, CS_UALNUM, 0, 16, 16},
-    {"ABIA", F_AWS, CS_UALNUM, 0, 16, 16},
-    {"ACCA", F_AWS, CS_UALNUM, 0, 16, 16},
-    {"ghp_", F_GITHUB, CS_ALNUM, 0, 36, 255},
-    {"gho_", F_GITHUB, CS_ALNUM, 0, 36, 255},
-    {"ghu_", F_GITHUB, CS_ALNUM, 0, 36, 255},
-    {"ghs_", F_GITHUB, CS_ALNUM, 0, 36, 255},
-    {"ghr_", F_GITHUB, CS_ALNUM, 0, 36, 255},
-    {"github_pat_", F_GITHUB, CS_WORD, 0, 22, 255},
-    {"sk-ant-", F_ANTHROPIC, CS_B64URL, 0, 32, 300},
-    {"sk-", F_OPENAI, CS_B64URL, 0, 20, 300}, /* checked further: openai_ok */
-    {"xoxa-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"xoxb-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"xoxp-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"xoxo-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"xoxs-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"xoxr-", F_SLACK, CS_SLACK, 0, 10, 255},
-    {"https://hooks.slack.com/services/", F_SLACK, CS_HOOK, 0, 20, 255},
-    {"sk_live_", F_STRIPE, CS_ALNUM, 0, 24, 255},
-    {"rk_live_", F_STRIPE, CS_ALNUM, 0, 24, 255},
-    {"sk_test_", F_STRIPE, CS_ALNUM, 0, 24, 255},
-    {"rk_test_", F_STRIPE, CS_ALNUM, 0, 24, 255},
-    {"AIza", F_GCP, CS_B64URL, 0, 35, 35},
-    {"AccountKey=", F_AZURE, CS_B64, 1, 88, 88},
-    {"npm_", F_NPM, CS_ALNUM, 0, 36, 36},
-    {"SG.", F_SENDGRID, CS_B64URL, 0, 66, 66}, /* 22 '.' 43: checked further */
-    {"hf_", F_HF, CS_ALNUM, 0, 34, 40},
-    {"glpat-", F_GITLAB, CS_B64URL, 0, 20, 64},
-    {"dop_v1_", F_DO, CS_HEX, 0, 64, 64},
-    {"doo_v1_", F_DO, CS_HEX, 0, 64, 64},
-    {"dor_v1_", F_DO, CS_HEX, 0, 64, 64},
-    {"dapi", F_DATABRICKS, CS_HEX, 0, 32, 32},
-    {"pypi-AgEIcHlwaS5vcmc", F_PYPI, CS_B64URL, 0, 50, 300},
-    {"AGE-SECRET-KEY-1", F_AGE, CS_UALNUM, 0, 58, 58},
-    {"shpat_", F_SHOPIFY, CS_HEX, 0, 32, 32},
-    {"shpca_", F_SHOPIFY, CS_HEX, 0, 32, 32},
-    {"shppa_", F_SHOPIFY, CS_HEX, 0, 32, 32},
-    {"shpss_", F_SHOPIFY, CS_HEX, 0, 32, 32},
-    {"sq0csp-", F_SQUARE, CS_B64URL, 0, 43, 43},
-    {"SK", F_TWILIO, CS_HEX, 0, 32, 32},
-    {"gsk_", F_GROQ, CS_ALNUM, 0, 52, 52},
+    {"AKIA", 4, F_AWS, CS_UALNUM, 0, 16, 16},
+    {"ASIA", 4, F_AWS, CS_UALNUM, 0, 16, 16},
+    {"ABIA", 4, F_AWS, CS_UALNUM, 0, 16, 16},
+    {"ACCA", 4, F_AWS, CS_UALNUM, 0, 16, 16},
+    {"ghp_", 4, F_GITHUB, CS_ALNUM, 0, 36, 255},
+    {"gho_", 4, F_GITHUB, CS_ALNUM, 0, 36, 255},
+    {"ghu_", 4, F_GITHUB, CS_ALNUM, 0, 36, 255},
+    {"ghs_", 4, F_GITHUB, CS_ALNUM, 0, 36, 255},
+    {"ghr_", 4, F_GITHUB, CS_ALNUM, 0, 36, 255},
+    {"github_pat_", 11, F_GITHUB, CS_WORD, 0, 22, 255},
+    {"sk-ant-", 7, F_ANTHROPIC, CS_B64URL, 0, 32, 300},
+    {"sk-", 3, F_OPENAI, CS_B64URL, 0, 20, 300}, /* checked further: openai_ok */
+    {"xoxa-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"xoxb-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"xoxp-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"xoxo-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"xoxs-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"xoxr-", 5, F_SLACK, CS_SLACK, 0, 10, 255},
+    {"https://hooks.slack.com/services/", 33, F_SLACK, CS_HOOK, 0, 20, 255},
+    {"sk_live_", 8, F_STRIPE, CS_ALNUM, 0, 24, 255},
+    {"rk_live_", 8, F_STRIPE, CS_ALNUM, 0, 24, 255},
+    {"sk_test_", 8, F_STRIPE, CS_ALNUM, 0, 24, 255},
+    {"rk_test_", 8, F_STRIPE, CS_ALNUM, 0, 24, 255},
+    {"AIza", 4, F_GCP, CS_B64URL, 0, 35, 35},
+    {"AccountKey=", 11, F_AZURE, CS_B64, 1, 88, 88},
+    {"npm_", 4, F_NPM, CS_ALNUM, 0, 36, 36},
+    {"SG.", 3, F_SENDGRID, CS_B64URL, 0, 66, 66}, /* 22 '.' 43: checked further */
+    {"hf_", 3, F_HF, CS_ALNUM, 0, 34, 40},
+    {"glpat-", 6, F_GITLAB, CS_B64URL, 0, 20, 64},
+    {"dop_v1_", 7, F_DO, CS_HEX, 0, 64, 64},
+    {"doo_v1_", 7, F_DO, CS_HEX, 0, 64, 64},
+    {"dor_v1_", 7, F_DO, CS_HEX, 0, 64, 64},
+    {"dapi", 4, F_DATABRICKS, CS_HEX, 0, 32, 32},
+    {"pypi-AgEIcHlwaS5vcmc", 20, F_PYPI, CS_B64URL, 0, 50, 300},
+    {"AGE-SECRET-KEY-1", 16, F_AGE, CS_UALNUM, 0, 58, 58},
+    {"shpat_", 6, F_SHOPIFY, CS_HEX, 0, 32, 32},
+    {"shpca_", 6, F_SHOPIFY, CS_HEX, 0, 32, 32},
+    {"shppa_", 6, F_SHOPIFY, CS_HEX, 0, 32, 32},
+    {"shpss_", 6, F_SHOPIFY, CS_HEX, 0, 32, 32},
+    {"sq0csp-", 7, F_SQUARE, CS_B64URL, 0, 43, 43},
+    {"SK", 2, F_TWILIO, CS_HEX, 0, 32, 32},
+    {"gsk_", 4, F_GROQ, CS_ALNUM, 0, 52, 52},
 };
 #define NPFX (sizeof pfx / sizeof pfx[0])
 
@@ -199,6 +229,7 @@ struct found {
     struct span *v;
     size_t n, cap;
     int oom;
+    size_t extra; /* other occurrences redacted */
 };
 
 static void add(struct found *f, size_t off, size_t len, int fm)
@@ -218,9 +249,9 @@ static void add(struct found *f, size_t off, size_t len, int fm)
     f->v[f->n++] = (struct span){off, len, fm};
 }
 
-static int is_alnum(unsigned char c)
+static inline int is_alnum(unsigned char c)
 {
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return in_cs(CS_ALNUM, c);
 }
 
 /* The run of class cs starting at i, cached: positions inside a run already
@@ -278,8 +309,8 @@ static void try_prefixes(const unsigned char *cand, size_t ncand, const char *t,
         const struct pfx *p = &pfx[cand[k]];
         if (!(fams & (1u << p->fam)))
             continue;
-        size_t pl = strlen(p->prefix);
-        if (i + pl > n || memcmp(t + i, p->prefix, pl))
+        size_t pl = p->len;
+        if (i + pl > n || t[i + 1] != p->prefix[1] || memcmp(t + i, p->prefix, pl))
             continue;
         size_t r = run_len(rc, p->cs, t, n, i + pl);
         if (p->fam == F_SENDGRID) { /* SG.<22>.<43>: the class has no '.', measure both parts */
@@ -400,19 +431,6 @@ static double entropy(const char *s, size_t n)
     return h;
 }
 
-static int lower_has(const char *s, size_t n, const char *const *words)
-{
-    char low[80];
-    if (n > sizeof low)
-        n = sizeof low;
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] | 0x20 : s[i]);
-    for (size_t w = 0; words[w]; w++)
-        if (has_sub(low, n, words[w]))
-            return 1;
-    return 0;
-}
-
 static const char *const context_words[] = {"key", "secret", "token",      "password", "passwd",
                                             "pwd", "auth",   "credential", NULL};
 static const char *const keyword_terms[] = {
@@ -420,6 +438,33 @@ static const char *const keyword_terms[] = {
     "auth_key",     "authkey",    "service_key",   "account_key",   "db_key",       "database_key", "priv_key",
     "private_key",  "client_key", "db_pass",       "database_pass", "key_pass",     "access_key",   "accesskey",
     "access_token", "auth_token", "refresh_token", "api_token",     "bearer_token", "contrasena",   NULL};
+static const char *const aws_words[] = {"aws", NULL};
+static struct wordset ctx_set = {.w = context_words}, kw_set = {.w = keyword_terms}, aws_set = {.w = aws_words};
+
+static void wordset_init(struct wordset *ws)
+{
+    for (size_t k = 0; ws->w[k] && k < 32; k++) {
+        ws->len[k] = (unsigned char)strlen(ws->w[k]);
+        ws->first[(unsigned char)ws->w[k][0]] |= 1u << k;
+    }
+}
+
+/* Does s[0..n) (lower-cased; the first 80 bytes) hold a word of ws? */
+static int lower_has(const char *s, size_t n, const struct wordset *ws)
+{
+    char low[80];
+    if (n > sizeof low)
+        n = sizeof low;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] | 0x20 : s[i]);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t m = ws->first[(unsigned char)low[i]]; m; m &= m - 1) {
+            int k = __builtin_ctz(m);
+            if (ws->len[k] <= n - i && !memcmp(low + i, ws->w[k], ws->len[k]))
+                return 1;
+        }
+    return 0;
+}
 
 /* The line's text in the window of w bytes before i. */
 static size_t line_back(const char *t, size_t i, size_t w)
@@ -443,7 +488,7 @@ static size_t try_quoted(const char *t, size_t n, size_t i, uint32_t fams, struc
     if (j >= n || t[j] != q || len < 16 || len > 1000)
         return j > i + 1 ? j : i + 1;
     size_t b = line_back(t, i, 48);
-    int ctx = lower_has(t + b, i - b, context_words);
+    int ctx = lower_has(t + b, i - b, &ctx_set);
     if (hex && (fams & (1u << F_HEX)) && ctx) {
         double h = entropy(t + s, len);
         int digits = 1;
@@ -479,7 +524,7 @@ static size_t try_keyword(const char *t, size_t n, size_t i, struct found *f)
     size_t idl = j - i;
     if (j < n && ident_char((unsigned char)t[j]))
         return j; /* too long to be a name */
-    if (idl < 3 || !lower_has(t + i, idl, keyword_terms))
+    if (idl < 3 || !lower_has(t + i, idl, &kw_set))
         return j;
     size_t k = j;
     if (k < n && (t[k] == '"' || t[k] == '\''))
@@ -564,8 +609,7 @@ static void try_aws_secret(const char *t, size_t n, size_t i, size_t r, struct f
     if (!(up && lo && dg))
         return;
     size_t b = line_back(t, i, 64);
-    static const char *const aws[] = {"aws", NULL};
-    if (lower_has(t + b, i - b, aws))
+    if (lower_has(t + b, i - b, &aws_set))
         add(f, i, 40, F_AWS_SECRET);
     (void)n;
 }
@@ -628,31 +672,25 @@ static void scan(const struct cfg *cf, const char *t, size_t n, struct found *f)
     }
 }
 
-/* The text with every span (and every other occurrence of a found value)
- * replaced by "[REDACTED]". */
+/* The text with every span replaced by "[REDACTED]", then every other
+ * occurrence of a found value (6+ characters, 32 distinct a text) in one more
+ * pass (sy_gunmask with value -> "[REDACTED]" pairs). */
 static char *redact(const char *t, size_t n, struct found *f)
 {
-    size_t base = f->n;
-    for (size_t k = 0; k < base && k < 32; k++) {
-        const struct span *s = &f->v[k];
-        if (s->len < 6)
-            continue;
-        const char *v = t + s->off;
-        size_t vl = s->len;
-        const char *p = t, *end = t + n;
-        while ((p = memmem(p, (size_t)(end - p), v, vl)) != NULL) {
-            size_t off = (size_t)(p - t);
-            if (off != s->off)
-                add(f, off, vl, s->fam);
-            p += vl;
-        }
-    }
     qsort(f->v, f->n, sizeof *f->v, span_cmp);
     struct sy_buf b;
     sy_buf_init(&b, (size_t)1 << 31);
-    size_t done = 0;
+    struct sy_gpair pairs[32];
+    size_t np = 0, done = 0;
     for (size_t k = 0; k < f->n; k++) {
         size_t s = f->v[k].off, e = s + f->v[k].len;
+        if (f->v[k].len >= 6 && np < 32) {
+            int seen = 0;
+            for (size_t q = 0; q < np && !seen; q++)
+                seen = strlen(pairs[q].placeholder) == f->v[k].len && !memcmp(pairs[q].placeholder, t + s, f->v[k].len);
+            if (!seen && (pairs[np].placeholder = strndup(t + s, f->v[k].len)) != NULL)
+                pairs[np++].original = "[REDACTED]";
+        }
         if (e <= done)
             continue;
         if (s < done)
@@ -664,11 +702,20 @@ static char *redact(const char *t, size_t n, struct found *f)
         done = e;
     }
     sy_buf_append(&b, t + done, n - done);
-    if (sy_buf_failed(&b)) {
-        sy_buf_free(&b);
-        return NULL;
+    char *out = NULL;
+    if (!sy_buf_failed(&b)) {
+        struct sy_buf c;
+        sy_buf_init(&c, (size_t)1 << 31);
+        size_t more = sy_gunmask(pairs, np, b.p ? b.p : "", b.len, &c);
+        f->extra = more;
+        if (!sy_buf_failed(&c))
+            out = c.p ? c.p : strdup("");
+        else
+            sy_buf_free(&c);
     }
-    char *out = b.p ? b.p : strdup("");
+    sy_buf_free(&b);
+    for (size_t q = 0; q < np; q++)
+        free(pairs[q].placeholder);
     return out;
 }
 
@@ -681,6 +728,7 @@ static int secrets_open(struct sy_guard *g, struct json_object *params, const st
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    pthread_once(&cls_once, cls_init);
     c->fams = (1u << F_N) - 1;
     for (size_t i = 0; i < NPFX; i++) {
         unsigned char b = (unsigned char)pfx[i].prefix[0];
@@ -751,7 +799,7 @@ static void secrets_check(const struct sy_guard *g, const struct sy_ginput *in, 
             continue;
         }
         char *out = redact(sg->text, sg->len, &f);
-        masked += (unsigned)f.n;
+        masked += (unsigned)(f.n + f.extra);
         free(f.v);
         if (!out || sy_gresult_repl(r, in->nseg) < 0) {
             free(out);
