@@ -67,6 +67,7 @@ enum sy_route_kind {
     SY_RK_ROOT,          /* GET /: what this server is and its main endpoints (stages/root.c) */
     SY_RK_PROVIDER,      /* /anthropic/..., /vertex_ai/..., ... and pass_through_endpoints, any method (ptfwd.c) */
     SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
+    SY_RK_GUARDRAILS,    /* GET /guardrails/list (stages/guardrails.c) */
     SY_RK__COUNT
 };
 
@@ -127,6 +128,7 @@ struct sy_gwconf {
     int db;                           /* the database is on (keys, spend): store/dbpool.h */
     int keys;                         /* virtual keys are checked (auth on and a database) */
     struct sy_filter_routes *filters; /* each route's response filters (gateway/filter.h) */
+    void **sconf;                     /* the stages' per-config state (stage.h conf_build), by list index */
 };
 
 /* Compile a loaded config; logs warnings (unsupported providers...). Takes
@@ -308,6 +310,12 @@ struct sy_call_out {
     int final_status;
     const char *exception_class;
     const char *err_msg;  /* the error message the client is sent, while the call is accounted (logging) */
+    /* The guardrails that ran (stages/guardrails.c, set before the later
+     * stages' finish hooks): a JSON array of LiteLLM's
+     * StandardLoggingGuardrailInformation, for the logging payload's
+     * guardrail_information and the spend row's metadata; NULL: none ran. */
+    const char *guard_info;
+    unsigned char guard_status; /* SY_GUARD_NOT_RUN, _SUCCESS, _INTERVENED, _FAILED */
     const char *hit_body; /* a cache hit's stored response (JSON), while the call is accounted (logging) */
     size_t hit_len;
     int llm_failed;
@@ -372,6 +380,12 @@ struct sy_call {
     int in_cb;
     void *offload_job; /* gateway/offload.c: work queued on the pool */
 };
+
+/* sy_call_out.guard_status: LiteLLM's guardrail_status of the payload. */
+#define SY_GUARD_NOT_RUN     0 /* "not_run" */
+#define SY_GUARD_SUCCESS     1 /* "success" */
+#define SY_GUARD_INTERVENED  2 /* "guardrail_intervened": blocked or masked */
+#define SY_GUARD_FAILED      3 /* "guardrail_failed_to_respond" */
 
 #define SY_CACHE_HIT  1 /* sy_call.cache: answered from the cache */
 #define SY_CACHE_MISS 2 /* looked up, not found: the answer is stored when the call succeeds */

@@ -178,6 +178,22 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     }
     g->db = sy_gw.db;
     g->keys = g->db && g->master_key != NULL;
+    if (!(g->sconf = calloc(sy_nstages ? sy_nstages : 1, sizeof *g->sconf))) {
+        snprintf(err, errlen, "out of memory");
+        sy_gwconf_unref(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < sy_nstages; i++) { /* the stages' own per-config state */
+        const struct sy_stage *s = sy_stages[i];
+        if (!s->conf_build)
+            continue;
+        if (s->conf_slot)
+            *s->conf_slot = (int)i;
+        if (s->conf_build(g, &g->sconf[i], err, errlen) != 0) {
+            sy_gwconf_unref(g);
+            return NULL;
+        }
+    }
     if (build_pipelines(g) != 0 || sy_filters_build(g) != 0) {
         snprintf(err, errlen, "out of memory");
         sy_gwconf_unref(g);
@@ -201,6 +217,10 @@ void sy_gwconf_unref(struct sy_gwconf *g)
     for (int k = 0; k < SY_RK__COUNT; k++)
         free(g->routes[k].mem);
     sy_filters_free(g);
+    for (size_t i = 0; g->sconf && i < sy_nstages; i++)
+        if (g->sconf[i] && sy_stages[i]->conf_free)
+            sy_stages[i]->conf_free(g->sconf[i]);
+    free(g->sconf);
     free(g->models_json);
     sy_config_unref(g->cfg);
     free(g);
@@ -212,7 +232,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
         "chat",           "completions", "embeddings", "responses",    "passthrough",  "messages",
         "messages_count", "models",      "model_one",  "liveness",     "readiness",    "metrics",
         "token_counter",  "health",      "admin",      "cache_admin",  "responses_id", "files",
-        "routes",         "root",        "provider",   "provider_open"};
+        "routes",         "root",        "provider",   "provider_open", "guardrails"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);
@@ -224,4 +244,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
     for (size_t i = 0; i < g->ndrts; i++)
         ok += g->drts[i].prov != NULL;
     fprintf(out, "deployments: %zu usable of %zu, model groups: %zu\n", ok, g->ndrts, g->ngroups);
+    for (size_t i = 0; i < sy_nstages; i++) /* what stages compiled (guardrails and where they run) */
+        if (sy_stages[i]->conf_print && g->sconf && g->sconf[i])
+            sy_stages[i]->conf_print(g, out);
 }

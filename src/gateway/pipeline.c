@@ -88,6 +88,7 @@ static const struct route routes[] = {
     R("/cache/delete", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/routes", HTTP_GET, SY_RK_ROUTES),
+    R("/guardrails/list", HTTP_GET, SY_RK_GUARDRAILS),
     R("/", HTTP_GET, SY_RK_ROOT),
 };
 #undef R

@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gateway/gateway.h"
 
@@ -70,7 +71,22 @@ struct sy_stage {
      * worker's loop thread once it listens, and when it drains. Optional. */
     void (*worker_start)(struct sy_worker *w);
     void (*worker_stop)(struct sy_worker *w);
+    /* Per config (nginx's create_main_conf): what the stage compiles from a
+     * config, built after the model table and before the pipelines (enabled()
+     * may read it), freed with the config. conf_slot (static int x = -1) gets
+     * the index sy_stage_conf reads. conf_build returns 0, or -1 with err: the
+     * config is refused. conf_print adds lines to --check-config. Optional. */
+    int (*conf_build)(struct sy_gwconf *g, void **conf, char *err, size_t errlen);
+    void (*conf_free)(void *conf);
+    void (*conf_print)(const struct sy_gwconf *g, FILE *out);
+    int *conf_slot;
 };
+
+/* A stage's per-config state (conf_build), or NULL. */
+static inline void *sy_stage_conf(const struct sy_gwconf *g, int conf_slot)
+{
+    return conf_slot >= 0 && g->sconf ? g->sconf[conf_slot] : NULL;
+}
 
 /* The ordered list (src/stages/list.c from list.def). */
 extern const struct sy_stage *const sy_stages[];

@@ -8,6 +8,8 @@
 #include "guardrails/guardrail.h"
 
 /* in process (local/) */
+extern const struct sy_guard_ops sy_guard_content_filter;
+extern const struct sy_guard_ops sy_guard_prompt_injection;
 extern const struct sy_guard_ops sy_guard_pii_masking;
 extern const struct sy_guard_ops sy_guard_hide_secrets;
 extern const struct sy_guard_ops sy_guard_tool_permission;
@@ -15,6 +17,8 @@ extern const struct sy_guard_ops sy_guard_tool_permission;
 /* services (services/) */
 
 const struct sy_guard_ops *const sy_guard_kinds[] = {
+    &sy_guard_content_filter,
+    &sy_guard_prompt_injection,
     &sy_guard_pii_masking,
     &sy_guard_hide_secrets,
     &sy_guard_tool_permission,
