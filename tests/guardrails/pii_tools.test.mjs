@@ -172,3 +172,62 @@ test('pii_masking on /v1/messages and /v1/responses; hide_secrets redacts what t
   assert.equal(s.status, 200, JSON.stringify(s.json));
   assert.equal((await lastBody()).messages[0].content, 'openai_api_key=[REDACTED] and [REDACTED]');
 });
+
+test('tool_permission rewrite: the denied call leaves the JSON answer, its error joins the text', async () => {
+  const m2 = await startMock();
+  const g2 = await startGateway(`
+model_list:
+  - model_name: gpt
+    litellm_params: {model: openai/gpt-4o, api_base: "${m2.base}", api_key: sk-up}
+general_settings:
+  master_key: ${MASTER_KEY}
+guardrails:
+  - guardrail_name: rewrite-calls
+    litellm_params:
+      guardrail: tool_permission
+      mode: post_call
+      default_on: true
+      rules: [{id: deny_read, tool_name: Read, decision: deny}, {id: rest, tool_name: "*", decision: allow}]
+      on_disallowed_action: rewrite
+  - guardrail_name: rewrite-tools
+    litellm_params:
+      guardrail: tool_permission
+      mode: pre_call
+      rules: [{id: deny_read, tool_name: Read, decision: deny}, {id: rest, tool_name: "*", decision: allow}]
+      on_disallowed_action: rewrite
+litellm_settings:
+  guardrails:
+    - hide_secrets:
+        callbacks: [hide_secrets]
+        default_on: true
+`);
+  try {
+    const r = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'go' }],
+      tools: [tool('Read')] }, H);
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const msg = r.json.choices[0].message;
+    assert.equal(msg.tool_calls, undefined, 'the Read call left the answer');
+    assert.equal(msg.content, "Permission denied: Tool 'Read' denied by rule 'deny_read' (Rule: deny_read)");
+    assert.equal(r.json.choices[0].finish_reason, 'stop');
+    const b = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'go' }],
+      tools: [tool('Bash')] }, H);
+    assert.equal(b.json.choices[0].message.tool_calls[0].function.name, 'Bash', 'an allowed call stays');
+    // pre_call rewrite: the denied tools leave the request; none left: tools goes
+    const p = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', guardrails: ['rewrite-tools'],
+      messages: [{ role: 'user', content: 'go' }], tools: [tool('Bash'), tool('Read')] }, H);
+    assert.equal(p.status, 200, JSON.stringify(p.json));
+    assert.deepEqual(JSON.parse((await m2.requests()).at(-1).body).tools.map((t) => t.function.name), ['Bash']);
+    const none = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', guardrails: ['rewrite-tools'],
+      messages: [{ role: 'user', content: 'go' }], tools: [tool('Read')], tool_choice: 'auto' }, H);
+    assert.equal(none.status, 200, JSON.stringify(none.json));
+    const sent = JSON.parse((await m2.requests()).at(-1).body);
+    assert.equal('tools' in sent || 'tool_choice' in sent, false, 'no tool left: tools and tool_choice go');
+    // legacy litellm_settings.guardrails (corpus config 13's form): hide_secrets on by default
+    const s = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'AKIAIOSFODNN7EXAMPLE' }] }, H);
+    assert.equal(s.status, 200, JSON.stringify(s.json));
+    assert.equal(JSON.parse((await m2.requests()).at(-1).body).messages[0].content, '[REDACTED]');
+  } finally {
+    await g2.stop();
+    await m2.stop();
+  }
+});
