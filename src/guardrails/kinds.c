@@ -16,6 +16,7 @@ extern const struct sy_guard_ops sy_guard_tool_permission;
 
 /* services (services/) */
 
+/* clang-format off: one kind a line, so each part's line merges alone */
 const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_content_filter,
     &sy_guard_prompt_injection,
@@ -24,6 +25,7 @@ const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_tool_permission,
     NULL,
 };
+/* clang-format on */
 
 const struct sy_guard_ops *sy_guard_kind(const char *name)
 {
