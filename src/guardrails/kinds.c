@@ -16,7 +16,8 @@ extern const struct sy_guard_ops sy_guard_tool_permission;
 
 /* services (services/) */
 
-/* clang-format off: one kind a line, so each part's line merges alone */
+/* one kind a line, so each part's line merges alone */
+/* clang-format off */
 const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_content_filter,
     &sy_guard_prompt_injection,
