@@ -212,6 +212,12 @@ litellm_settings:
     const b = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'go' }],
       tools: [tool('Bash')] }, H);
     assert.equal(b.json.choices[0].message.tool_calls[0].function.name, 'Bash', 'an allowed call stays');
+    // a stream has no whole answer to rewrite: its denied call ends it with an error event
+    const res = await fetch(`${g2.url}/v1/chat/completions`, { method: 'POST', headers: { ...H, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'go' }], tools: [tool('Read')] }) });
+    const st = await res.text();
+    assert.match(st, /"error"/);
+    assert.doesNotMatch(st, /"name":"Read"/);
     // pre_call rewrite: the denied tools leave the request; none left: tools goes
     const p = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', guardrails: ['rewrite-tools'],
       messages: [{ role: 'user', content: 'go' }], tools: [tool('Bash'), tool('Read')] }, H);
