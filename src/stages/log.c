@@ -406,8 +406,8 @@ static void log_finish(struct sy_call *c, int status)
               (c->usage.cost_known ? SY_LOGREC_COST_KNOWN : 0) | (cut ? SY_LOGREC_STREAM_CUT : 0);
     /* content */
     if (!no_messages) {
-        r.request = body;
-        r.request_len = blen;
+        r.request = c->out.log_request ? c->out.log_request : body; /* a logging_only guardrail's mask */
+        r.request_len = c->out.log_request ? c->out.log_request_len : blen;
         int sse = 0, capcut = 0;
         size_t n = 0;
         const char *cap = sy_log_capture(c, &n, &sse, &capcut);
