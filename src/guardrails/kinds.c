@@ -10,6 +10,9 @@
 /* in process (local/) */
 extern const struct sy_guard_ops sy_guard_content_filter;
 extern const struct sy_guard_ops sy_guard_prompt_injection;
+extern const struct sy_guard_ops sy_guard_pii_masking;
+extern const struct sy_guard_ops sy_guard_hide_secrets;
+extern const struct sy_guard_ops sy_guard_tool_permission;
 
 /* services (services/) */
 extern const struct sy_guard_ops sy_guard_generic_api, sy_guard_openai_moderation, sy_guard_presidio, sy_guard_lakera,
@@ -35,6 +38,9 @@ const struct sy_guard_ops *const sy_guard_kinds[] = {
     &sy_guard_azure_text_moderations,
     &sy_guard_azure_prompt_shield,
     &sy_guard_ibm_guardrails,
+    &sy_guard_pii_masking,
+    &sy_guard_hide_secrets,
+    &sy_guard_tool_permission,
     NULL,
 };
 /* clang-format on */
