@@ -614,9 +614,9 @@ static void check_done(struct sy_call *c, void *arg)
     const struct sy_guard *g = arg;
     struct sy_gresult r = gc->res;
     memset(&gc->res, 0, sizeof gc->res);
+    gc->pos++; /* before: an answer (a block) frees gc with the request */
     int rc = pass_apply(c, gc, g, &r, gc->t0);
     sy_gresult_free(&r);
-    gc->pos++;
     if (rc != SY_OK)
         return;
     pass_continue(c, gc);
@@ -628,12 +628,21 @@ static void svc_pass_done(struct gsvc *s, struct sy_gresult *r)
     struct gcall *gc = s->gc;
     if (c->finished)
         return;
-    int rc = pass_apply(c, gc, s->g, r, s->t0);
-    gc->pos++;
-    if (rc != SY_OK) {
-        gc->waiting = 0;
+    gc->pos++; /* before: an answer (a block) frees gc with the request */
+    int waiting = gc->waiting;
+    gc->waiting = 0;
+    if (waiting)
+        c->req->on_abort = NULL;
+    if (waiting && c->aborted) { /* the client left while the service answered */
+        sy_call_account(c, 499);
+        sy_resp_end(c->req);
         return;
     }
+    if (pass_apply(c, gc, s->g, r, s->t0) != SY_OK)
+        return;
+    gc->waiting = waiting;
+    if (waiting)
+        c->req->on_abort = sy_call_wait_abort;
     pass_continue(c, gc);
 }
 

@@ -21,8 +21,8 @@ static const char *const KIND[] = {"generic_guardrail_api", "openai_moderation",
 static const char *const CFG[] = {
     "{\"api_base\":\"http://g\",\"api_key\":\"k\",\"additional_provider_specific_params\":{\"a\":1}}",
     "{\"api_key\":\"k\"}",
-    "{\"presidio_analyzer_api_base\":\"a\",\"presidio_anonymizer_api_base\":\"b\",\"pii_entities_config\":{"
-    "\"US_SSN\":\"BLOCK\",\"PERSON\":\"MASK\"},\"presidio_score_thresholds\":{\"ALL\":0.5}}",
+    ("{\"presidio_analyzer_api_base\":\"a\",\"presidio_anonymizer_api_base\":\"b\",\"pii_entities_config\":{"
+     "\"US_SSN\":\"BLOCK\",\"PERSON\":\"MASK\"},\"presidio_score_thresholds\":{\"ALL\":0.5}}"),
     "{\"api_key\":\"k\"}",
 };
 static const int STATUS[] = {200, 200, 200, 201, 500, 401, 0, 299};

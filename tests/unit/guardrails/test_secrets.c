@@ -168,8 +168,8 @@ static void test_dialects(void **state)
     assert_int_equal(open_guard(&g, "{}", err, sizeof err), 0);
     const char *bodies[3] = {
         "{\"messages\":[{\"role\":\"user\",\"content\":\"k=AKIAIOSFODNN7EXAMPLE\"}]}",
-        "{\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"k="
-        "AKIAIOSFODNN7EXAMPLE\"}]}]}",
+        ("{\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"k="
+         "AKIAIOSFODNN7EXAMPLE\"}]}]}"),
         "{\"input\":\"k=AKIAIOSFODNN7EXAMPLE\"}",
     };
     enum sy_gdialect d[3] = {SY_GD_CHAT, SY_GD_MESSAGES, SY_GD_RESPONSES};
