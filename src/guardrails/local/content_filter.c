@@ -826,12 +826,14 @@ static void detail_json(struct sy_gresult *r, const char *type, const char *cons
     sy_buf_init(&b, 1 << 20);
     sy_buf_printf(&b, "{\"type\":\"%s\"", type);
     for (size_t i = 0; i < nkv; i += 2) {
-        SY_BUF_LIT(&b, ",");
+        SY_BUF_LIT(&b, ",\"");
         sy_buf_json_escape(&b, kv[i], strlen(kv[i]));
-        SY_BUF_LIT(&b, ":");
-        if (kv[i + 1])
+        SY_BUF_LIT(&b, "\":");
+        if (kv[i + 1]) {
+            SY_BUF_LIT(&b, "\"");
             sy_buf_json_escape(&b, kv[i + 1], strlen(kv[i + 1]));
-        else
+            SY_BUF_LIT(&b, "\"");
+        } else
             SY_BUF_LIT(&b, "null");
     }
     SY_BUF_LIT(&b, "}");
