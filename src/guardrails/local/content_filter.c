@@ -44,7 +44,9 @@
 enum { ACT_BLOCK = 0, ACT_MASK = 1 };
 
 /* the data compiled in (meson.build) */
-#define CF_DATA(x) extern const char sy_cf_##x[]; extern const size_t sy_cf_##x##_len;
+#define CF_DATA(x)                 \
+    extern const char sy_cf_##x[]; \
+    extern const size_t sy_cf_##x##_len;
 CF_DATA(patterns)
 CF_DATA(cat_harmful_self_harm)
 CF_DATA(cat_harmful_violence)
@@ -61,10 +63,12 @@ static const struct {
     const char *data;
     const size_t *len;
 } builtin_cats[] = {
-#define C(x) {#x, sy_cf_cat_##x, &sy_cf_cat_##x##_len}
-    C(harmful_self_harm),     C(harmful_violence),      C(harmful_illegal_weapons),
-    C(bias_gender),           C(bias_sexual_orientation), C(denied_medical_advice),
-    C(denied_legal_advice),   C(denied_financial_advice),
+#define C(x)                                    \
+    {                                           \
+#x, sy_cf_cat_##x, &sy_cf_cat_##x##_len \
+    }
+    C(harmful_self_harm),       C(harmful_violence),      C(harmful_illegal_weapons), C(bias_gender),
+    C(bias_sexual_orientation), C(denied_medical_advice), C(denied_legal_advice),     C(denied_financial_advice),
 #undef C
 };
 
@@ -143,9 +147,7 @@ static int ynode(yaml_parser_t *ps, yaml_event_t *ev, json_object **out, int dep
     if (depth > YDEPTH)
         return -1;
     switch (ev->type) {
-    case YAML_SCALAR_EVENT:
-        *out = yscalar(ev);
-        return 0;
+    case YAML_SCALAR_EVENT: *out = yscalar(ev); return 0;
     case YAML_SEQUENCE_START_EVENT: {
         json_object *a = json_object_new_array();
         for (;;) {
@@ -182,12 +184,9 @@ static int ynode(yaml_parser_t *ps, yaml_event_t *ev, json_object **out, int dep
         return 0;
     }
     case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        return 1;
-    case YAML_ALIAS_EVENT: /* anchors are not followed */
-        return 0;
-    default:
-        return -1;
+    case YAML_MAPPING_END_EVENT: return 1;
+    case YAML_ALIAS_EVENT: /* anchors are not followed */ return 0;
+    default: return -1;
     }
 }
 
@@ -452,8 +451,8 @@ static int load_category(struct cf *c, const char *name, json_object *doc, int i
     return 0;
 }
 
-static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc,
-                           char *err, size_t errlen)
+static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc, char *err,
+                           size_t errlen)
 {
     for (size_t i = 0; i < json_object_array_length(cats); i++) {
         json_object *cc = json_object_array_get_idx(cats, i), *v;
@@ -495,8 +494,7 @@ static int open_categories(struct cf *c, json_object *cats, const char *dflt_thr
             while (k < sizeof builtin_cats / sizeof *builtin_cats && strcmp(builtin_cats[k].name, name))
                 k++;
             if (k == sizeof builtin_cats / sizeof *builtin_cats) {
-                sy_warn("guardrails: content filter: category %s is not built in (give category_file); skipped",
-                        name);
+                sy_warn("guardrails: content filter: category %s is not built in (give category_file); skipped", name);
                 continue;
             }
             doc = yaml_to_json(builtin_cats[k].data, *builtin_cats[k].len, err, errlen);
@@ -1057,9 +1055,9 @@ static int filter_text(const struct cf *c, struct sy_buf *cur, struct sy_buf *tm
 {
     int changed = 0;
     for (size_t st = 0; st < c->npat + 2; st++) {
-        int rc = st == 0               ? stage_categories(c, cur, tmp, r)
-                 : st <= c->npat       ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
-                                       : stage_bwords(c, cur, tmp, r);
+        int rc = st == 0         ? stage_categories(c, cur, tmp, r)
+                 : st <= c->npat ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
+                                 : stage_bwords(c, cur, tmp, r);
         if (rc < 0 || rc == 1)
             return rc;
         if (rc == 2) { /* the masked text becomes the current one */

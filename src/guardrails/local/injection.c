@@ -34,19 +34,20 @@
 #include "guardrails/match.h"
 
 #define SIMILARITY 0.7 /* LiteLLM's DEFAULT_PROMPT_INJECTION_SIMILARITY_THRESHOLD */
-#define MESSAGE "{'error': 'Rejected message. This is a prompt injection attack.'}"
+#define MESSAGE    "{'error': 'Rejected message. This is a prompt injection attack.'}"
 
-static const char *const verbs[] = {"Ignore", "Disregard", "Skip", "Forget", "Neglect", "Overlook",
-                                    "Omit", "Bypass", "Pay no attention to", "Do not follow", "Do not obey"};
-static const char *const adjectives[] = {"", "prior", "previous", "preceding", "above", "foregoing", "earlier",
-                                         "initial"};
+static const char *const verbs[] = {
+    "Ignore", "Disregard",           "Skip",          "Forget",     "Neglect", "Overlook", "Omit",
+    "Bypass", "Pay no attention to", "Do not follow", "Do not obey"};
+static const char *const adjectives[] = {"",      "prior",     "previous", "preceding",
+                                         "above", "foregoing", "earlier",  "initial"};
 static const char *const prepositions[] = {"", "and start over", "and start anew", "and begin afresh",
                                            "and start from scratch"};
 
-#define NA 24     /* the phrases' alphabet: 23 characters, and 0 for every other */
-#define MAXP 64   /* longest phrase + 1 */
+#define NA      24 /* the phrases' alphabet: 23 characters, and 0 for every other */
+#define MAXP    64 /* longest phrase + 1 */
 #define NPHRASE 400
-#define GROUP 64 /* phrases of one length, at most (39 today) */
+#define GROUP   64 /* phrases of one length, at most (39 today) */
 
 struct phrase {
     uint32_t cp[MAXP]; /* the characters */

@@ -43,15 +43,9 @@ static void add_line(struct sy_gpat *p, int how, const char *line, int id)
     char err[128];
     switch (how) {
     case 0:
-    case 1:
-        sy_gpat_add_regex(p, line, id, how, err, sizeof err);
-        break;
-    case 2:
-        sy_gpat_add_keyword(p, line, id);
-        break;
-    default:
-        sy_gpat_add_keyword_mode(p, line, id, how - 2);
-        break;
+    case 1: sy_gpat_add_regex(p, line, id, how, err, sizeof err); break;
+    case 2: sy_gpat_add_keyword(p, line, id); break;
+    default: sy_gpat_add_keyword_mode(p, line, id, how - 2); break;
     }
 }
 

@@ -32,7 +32,8 @@ static const char CONFIG_02[] =
     "{\"category\":\"bias_sexual_orientation\",\"enabled\":true,\"action\":\"BLOCK\",\"severity_threshold\":\"high\"},"
     "{\"category\":\"denied_medical_advice\",\"enabled\":true,\"action\":\"BLOCK\",\"severity_threshold\":\"high\"},"
     "{\"category\":\"denied_legal_advice\",\"enabled\":true,\"action\":\"BLOCK\",\"severity_threshold\":\"high\"},"
-    "{\"category\":\"denied_financial_advice\",\"enabled\":true,\"action\":\"BLOCK\",\"severity_threshold\":\"high\"}]}";
+    "{\"category\":\"denied_financial_advice\",\"enabled\":true,\"action\":\"BLOCK\",\"severity_threshold\":\"high\"}]"
+    "}";
 
 /* ---- a guard and its input ---- */
 
@@ -326,8 +327,10 @@ static void test_patterns_and_words(void **state)
                                 "\"action\":\"MASK\"}]}",
                                 err, sizeof err),
                      0);
-    expect_mask(&g, "mail a.b@example.com or c@d.org, ask EMP-1234", "mail [EMAIL_REDACTED] or [EMAIL_REDACTED], ask "
-                "[EMPLOYEE_ID_REDACTED]", 3);
+    expect_mask(&g, "mail a.b@example.com or c@d.org, ask EMP-1234",
+                "mail [EMAIL_REDACTED] or [EMAIL_REDACTED], ask "
+                "[EMPLOYEE_ID_REDACTED]",
+                3);
     expect_block(&g, "my ssn is 123-45-6789",
                  "{'error': 'Content blocked: us_ssn pattern detected', 'pattern': 'us_ssn'}");
     expect_block(&g, "about project titan",
@@ -374,8 +377,7 @@ static void test_category_mask(void **state)
     (void)state;
     struct sy_guard g;
     char err[256];
-    assert_int_equal(open_guard(&g,
-                                "{\"categories\":[{\"category\":\"denied_financial_advice\",\"action\":\"MASK\"}]}",
+    assert_int_equal(open_guard(&g, "{\"categories\":[{\"category\":\"denied_financial_advice\",\"action\":\"MASK\"}]}",
                                 err, sizeof err),
                      0);
     expect_mask(&g, "Stocks or Bonds?", "[KEYWORD_REDACTED] or [KEYWORD_REDACTED]?", 2);
@@ -436,8 +438,7 @@ static void test_bad_settings(void **state)
          "Unknown pattern name: 'nope'"},
         {"{\"patterns\":[{\"pattern_type\":\"regex\",\"pattern\":\"(x\",\"action\":\"BLOCK\"}]}", "bad regex"},
         {"{\"patterns\":[{\"pattern_type\":\"regex\",\"action\":\"BLOCK\"}]}", "pattern is required"},
-        {"{\"patterns\":[{\"pattern_type\":\"glob\",\"pattern\":\"x\",\"action\":\"BLOCK\"}]}",
-         "Unknown pattern_type"},
+        {"{\"patterns\":[{\"pattern_type\":\"glob\",\"pattern\":\"x\",\"action\":\"BLOCK\"}]}", "Unknown pattern_type"},
         {"{\"blocked_words\":[{\"keyword\":\"x\",\"action\":\"DROP\"}]}", "BLOCK or MASK"},
         {"{\"blocked_words_file\":\"/nonexistent/bw.yaml\"}", "cannot open"},
         {"{\"categories\":[{\"category\":\"c\",\"category_file\":\"/nonexistent/c.yaml\"}]}", "cannot open"},

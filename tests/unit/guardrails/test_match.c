@@ -171,7 +171,7 @@ static void test_keyword_boundaries(void **state)
     assert_int_equal(scan_str(p, "wend lifetime", &g), 1);
     assert_int_equal(g.m[0].id, 1);
     assert_int_equal(scan_str(p, "PRO-ANA tips", &g), 1);
-    assert_int_equal(scan_str(p, "_kill_", &g), 0); /* '_' is a word character */
+    assert_int_equal(scan_str(p, "_kill_", &g), 0);       /* '_' is a word character */
     assert_int_equal(scan_str(p, "kill\xc3\xa9", &g), 0); /* so is e-acute */
     /* a combining accent is no word character for Python: \b before it */
     assert_int_equal(scan_str(p, "kill\xcc\x81", &g), 1);
@@ -251,7 +251,7 @@ static void test_misuse(void **state)
     assert_int_equal(sy_gpat_add_keyword(p, "", 1), -1);
     assert_int_equal(sy_gpat_compile(p, NULL, 0), 0);
     assert_int_equal(sy_gpat_scan(p, "text", 4, NULL, NULL), 0); /* an empty set */
-    assert_int_equal(sy_gpat_add_keyword(p, "late", 1), -1);    /* after compile */
+    assert_int_equal(sy_gpat_add_keyword(p, "late", 1), -1);     /* after compile */
     assert_int_equal(sy_gpat_compile(p, NULL, 0), -1);
     sy_gpat_free(p);
     sy_gpat_free(NULL);
@@ -303,11 +303,16 @@ static void test_many_keywords_1mb(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_regex_basics),       cmocka_unit_test(test_python_syntax),
-        cmocka_unit_test(test_empty_matches_end),  cmocka_unit_test(test_match_limit),
-        cmocka_unit_test(test_invalid_utf8),       cmocka_unit_test(test_keyword_boundaries),
-        cmocka_unit_test(test_keyword_unicode_case), cmocka_unit_test(test_keyword_star),
-        cmocka_unit_test(test_overlaps),           cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_regex_basics),
+        cmocka_unit_test(test_python_syntax),
+        cmocka_unit_test(test_empty_matches_end),
+        cmocka_unit_test(test_match_limit),
+        cmocka_unit_test(test_invalid_utf8),
+        cmocka_unit_test(test_keyword_boundaries),
+        cmocka_unit_test(test_keyword_unicode_case),
+        cmocka_unit_test(test_keyword_star),
+        cmocka_unit_test(test_overlaps),
+        cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_many_keywords_1mb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
