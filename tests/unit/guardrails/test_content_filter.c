@@ -355,6 +355,23 @@ static void test_patterns_and_words(void **state)
     g.ops->close(&g);
 }
 
+static void test_card_luhn(void **state)
+{
+    (void)state;
+    struct sy_guard g;
+    char err[256];
+    assert_int_equal(open_guard(&g,
+                                "{\"patterns\":[{\"pattern_type\":\"prebuilt\",\"pattern_name\":\"credit_card\","
+                                "\"action\":\"MASK\"}]}",
+                                err, sizeof err),
+                     0);
+    /* a valid Visa test number is masked; one digit off fails Luhn's check */
+    expect_mask(&g, "card 4111 1111 1111 1111 ok", "card [CREDIT_CARD_REDACTED] ok", 1);
+    expect_mask(&g, "4111-1111-1111-1111, 4111-1111-1111-1112", "[CREDIT_CARD_REDACTED], 4111-1111-1111-1112", 1);
+    expect_pass(&g, "order 4111111111111112");
+    g.ops->close(&g);
+}
+
 static void test_contextual_pattern(void **state)
 {
     (void)state;
@@ -531,11 +548,17 @@ static void test_one_megabyte(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config02_blocks),    cmocka_unit_test(test_config02_passes),
-        cmocka_unit_test(test_severity_threshold), cmocka_unit_test(test_dialects),
-        cmocka_unit_test(test_patterns_and_words), cmocka_unit_test(test_contextual_pattern),
-        cmocka_unit_test(test_category_mask),      cmocka_unit_test(test_files),
-        cmocka_unit_test(test_bad_settings),       cmocka_unit_test(test_hostile_texts),
+        cmocka_unit_test(test_config02_blocks),
+        cmocka_unit_test(test_config02_passes),
+        cmocka_unit_test(test_severity_threshold),
+        cmocka_unit_test(test_dialects),
+        cmocka_unit_test(test_patterns_and_words),
+        cmocka_unit_test(test_contextual_pattern),
+        cmocka_unit_test(test_card_luhn),
+        cmocka_unit_test(test_category_mask),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_bad_settings),
+        cmocka_unit_test(test_hostile_texts),
         cmocka_unit_test(test_one_megabyte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
