@@ -77,6 +77,7 @@ tier unit meson meson test -C build --suite unit --print-errorlogs
 tier integration node node --test --test-concurrency=1 tests/integration/
 tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/
 tier logging node node --test --test-concurrency=1 tests/logging/
+tier guardrails node node --test --test-concurrency=1 tests/guardrails/
 tier agents node bash tests/agents/run.sh
 tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
 if [ -x tests/tokenizer/run.sh ]; then

@@ -217,6 +217,10 @@ struct sy_config {
     int detailed_debug;                    /* --detailed_debug / LITELLM_LOG=DEBUG: one line per request */
     const char *s3_callback_params;        /* litellm_settings.s3_callback_params as JSON object text; NULL */
     const char *callback_settings;         /* top-level callback_settings as JSON object text; NULL */
+    const char *guardrails;                /* top-level guardrails: list as JSON array text; NULL (guardrails/) */
+    const char *legacy_guardrails;         /* litellm_settings.guardrails (the old form) as JSON array text; NULL */
+    int skip_system_message_in_guardrail;  /* litellm_settings, bool: guardrails do not read system messages */
+    int skip_tool_message_in_guardrail;    /* litellm_settings, bool: ... nor tool messages */
     const char *default_team_settings;     /* litellm_settings.default_team_settings as JSON array text; NULL */
     double callback_batch_interval_s;      /* switchyard_callback_batch_interval (default 5) */
     size_t callback_queue_max;             /* switchyard_callback_queue_max per sink (default 10000) */

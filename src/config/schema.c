@@ -44,7 +44,7 @@ static const struct kdef top_keys[] = {{"model_list", USED},
                                        {"environment_variables", USED},
                                        {"credential_list", USED},
                                        {"include", USED},
-                                       {"guardrails", UNSUP},
+                                       {"guardrails", USED},
                                        {"prompts", UNSUP},
                                        {"finetune_settings", UNSUP},
                                        {"files_settings", UNSUP},
@@ -73,6 +73,8 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"telemetry", QUIET},
                                            {"suppress_debug_info", QUIET},
                                            {"turn_off_message_logging", USED},
+                                           {"skip_system_message_in_guardrail", USED},
+                                           {"skip_tool_message_in_guardrail", USED},
                                            {"redact_user_api_key_info", USED},
                                            {"switchyard_callback_batch_interval", USED},
                                            {"switchyard_callback_queue_max", USED},
@@ -105,7 +107,7 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"default_internal_user_params", USED},
                                            {"disable_end_user_cost_tracking", UNSUP},
                                            {"disable_end_user_cost_tracking_prometheus_only", UNSUP},
-                                           {"guardrails", UNSUP},
+                                           {"guardrails", USED},
                                            {"internal_user_budget_duration", USED},
                                            {"max_internal_user_budget", USED},
                                            {"max_end_user_budget", UNSUP},
@@ -834,6 +836,12 @@ static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_
 {
     int b;
     double d;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "skip_system_message_in_guardrail"),
+                     "litellm_settings.skip_system_message_in_guardrail", &b) > 0)
+        c->skip_system_message_in_guardrail = b;
+    if (sy__get_bool(ld, sy__ymap_get(ls, "skip_tool_message_in_guardrail"), "litellm_settings.skip_tool_message_in_guardrail",
+                     &b) > 0)
+        c->skip_tool_message_in_guardrail = b;
     if (sy__get_bool(ld, sy__ymap_get(ls, "turn_off_message_logging"), "litellm_settings.turn_off_message_logging",
                      &b) > 0)
         c->turn_off_message_logging = b;
@@ -848,6 +856,7 @@ static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_
         json_of(ld, sy__ymap_get(ls, "s3_callback_params"), "litellm_settings.s3_callback_params", 0);
     const struct sy_ynode *dts = sy__ymap_get(ls, "default_team_settings");
     c->default_team_settings = json_of(ld, dts, "litellm_settings.default_team_settings", 1);
+    c->legacy_guardrails = json_of(ld, sy__ymap_get(ls, "guardrails"), "litellm_settings.guardrails", 1);
     if (c->default_team_settings)
         for (size_t i = 0; i < dts->n; i++) {
             const struct sy_ynode *t = dts->items[i], *id = sy__ymap_get(t, "team_id");
@@ -1741,6 +1750,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
         }
     }
     c->callback_settings = json_of(ld, sy__ymap_get(root, "callback_settings"), "callback_settings", 0);
+    c->guardrails = json_of(ld, sy__ymap_get(root, "guardrails"), "guardrails", 1);
     if (c->callback_settings)
         ld->callback_settings = sy__ymap_get(root, "callback_settings");
     const struct sy_ynode *s;

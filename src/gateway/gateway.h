@@ -67,6 +67,7 @@ enum sy_route_kind {
     SY_RK_ROOT,          /* GET /: what this server is and its main endpoints (stages/root.c) */
     SY_RK_PROVIDER,      /* /anthropic/..., /vertex_ai/..., ... and pass_through_endpoints, any method (ptfwd.c) */
     SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
+    SY_RK_GUARDRAILS,    /* GET /guardrails/list (stages/guardrails.c) */
     SY_RK__COUNT
 };
 
@@ -82,6 +83,10 @@ typedef void (*sy_headers_fn)(const struct sy_call *c, struct sy_buf *b);
 /* A fallback is about to call c->group: SY_OK go on; SY_AGAIN then(c) follows
  * (or the call was answered); SY_DONE refused (the answer was sent). */
 typedef int (*sy_fallback_fn)(struct sy_call *c, void (*then)(struct sy_call *));
+/* A whole 2xx JSON answer (the client's dialect, in body) is about to be sent:
+ * SY_OK send it (the hook may have rewritten body), SY_AGAIN the hook goes on
+ * later and calls sy_call_answer_resume, SY_DONE the hook answered (an error). */
+typedef int (*sy_answer_fn)(struct sy_call *c, struct sy_buf *body);
 
 /* A route's pipeline: the stage list (src/stages/list.def) flattened at load
  * to the stages the config enables for the route (gwconf.c build_pipelines),
@@ -96,6 +101,8 @@ struct sy_pipeline {
     sy_headers_fn *headers;   /* sy_call_headers */
     sy_fallback_fn *fallback; /* sy_call_fallback */
     unsigned nfallback;
+    sy_answer_fn *answer; /* sy_call_answer */
+    unsigned nanswer;
     void *mem; /* the block the arrays live in */
 };
 
@@ -121,6 +128,7 @@ struct sy_gwconf {
     int db;                           /* the database is on (keys, spend): store/dbpool.h */
     int keys;                         /* virtual keys are checked (auth on and a database) */
     struct sy_filter_routes *filters; /* each route's response filters (gateway/filter.h) */
+    void **sconf;                     /* the stages' per-config state (stage.h conf_build), by list index */
 };
 
 /* Compile a loaded config; logs warnings (unsupported providers...). Takes
@@ -269,8 +277,32 @@ struct sy_call_attempts {
     unsigned char on, open; /* recording; the last one is in progress */
 };
 
+/* A stream's writer: a stage that must see, hold or rewrite a stream's bytes
+ * before the client gets them (guardrails) sets c->out.wr before the stream
+ * starts. Every piece the client would get goes to write(), which passes on
+ * what goes out now with sy_call_out_bytes (same costed flag), and may end
+ * the stream with an error through sy_call_stream_block. At the stream's end
+ * end() says whether bytes are still held: SY_OK none, SY_AGAIN then(c)
+ * follows once they went out (or a block was recorded). */
+struct sy_owriter {
+    size_t (*write)(struct sy_call *c, const char *p, size_t n, int costed);
+    int (*end)(struct sy_call *c, void (*then)(struct sy_call *));
+};
+
 /* The answer as the client gets it. */
 struct sy_call_out {
+    const struct sy_owriter *wr; /* the stream's writer (a stage's); NULL: bytes go out as they come */
+    int block_status;            /* sy_call_stream_block: the stream ends with this error (0: none) */
+    const char *block_type, *block_msg;
+    /* A gate (sy_call_gate): the upstream's answer waits for a stage (a
+     * during_call guardrail) before anything reaches the client. */
+    unsigned char gated;
+    unsigned char gate_done; /* the upstream ended while gated (1, gate_err), or the built-in mock waits (2) */
+    int gate_err;
+    struct sy_buf gate_buf; /* stream bytes that came while gated */
+    unsigned ans_hook;      /* sy_call_answer: next hook, what follows, the body */
+    void (*ans_then)(struct sy_call *);
+    struct sy_buf *ans_body;
     struct sy_fchain *fl;     /* the response's filter chain (gateway/filter.h); NULL: none linked */
     unsigned char fl_started; /* the chain was built (sy_filter_start) */
     unsigned char fl_hold;    /* the usage filter holds partial lines (usage.cost): writes go through it */
@@ -278,6 +310,12 @@ struct sy_call_out {
     int final_status;
     const char *exception_class;
     const char *err_msg;  /* the error message the client is sent, while the call is accounted (logging) */
+    /* The guardrails that ran (stages/guardrails.c, set before the later
+     * stages' finish hooks): a JSON array of LiteLLM's
+     * StandardLoggingGuardrailInformation, for the logging payload's
+     * guardrail_information and the spend row's metadata; NULL: none ran. */
+    const char *guard_info;
+    unsigned char guard_status; /* SY_GUARD_NOT_RUN, _SUCCESS, _INTERVENED, _FAILED */
     const char *hit_body; /* a cache hit's stored response (JSON), while the call is accounted (logging) */
     size_t hit_len;
     int llm_failed;
@@ -343,6 +381,12 @@ struct sy_call {
     void *offload_job; /* gateway/offload.c: work queued on the pool */
 };
 
+/* sy_call_out.guard_status: LiteLLM's guardrail_status of the payload. */
+#define SY_GUARD_NOT_RUN     0 /* "not_run" */
+#define SY_GUARD_SUCCESS     1 /* "success" */
+#define SY_GUARD_INTERVENED  2 /* "guardrail_intervened": blocked or masked */
+#define SY_GUARD_FAILED      3 /* "guardrail_failed_to_respond" */
+
 #define SY_CACHE_HIT  1 /* sy_call.cache: answered from the cache */
 #define SY_CACHE_MISS 2 /* looked up, not found: the answer is stored when the call succeeds */
 
@@ -367,6 +411,28 @@ void sy_call_error(struct sy_call *c, int status, const char *type, const char *
                    const char *extra, size_t extra_len);
 /* Standard x-litellm-* response headers for c into b. */
 void sy_call_headers(struct sy_call *c, struct sy_buf *b, int include_durations);
+/* A 2xx JSON answer in body is about to go out: the route's answer hooks in
+ * list order (pipeline.c). SY_OK: send it now; SY_AGAIN: then(c) follows
+ * when they passed (body must stay valid: in the call); SY_DONE: answered. */
+int sy_call_answer(struct sy_call *c, struct sy_buf *body, void (*then)(struct sy_call *));
+void sy_call_answer_resume(struct sy_call *c);
+/* Stream writers (struct sy_owriter, proxy.c): bytes to the client now (the
+ * usage.cost rewrite when costed is 1, the held-line path when 0, as they are
+ * when 2; the socket; the response filters). Returns the client's queue size. */
+size_t sy_call_out_bytes(struct sy_call *c, const char *p, size_t n, int costed);
+/* A writer ends the stream with an error (its message and type, static or in
+ * the call's arena): the engine writes the client dialect's error event and
+ * accounts status once the write returns. */
+void sy_call_stream_block(struct sy_call *c, int status, const char *type, const char *msg);
+/* A stream whose bytes all went out ends: the call accounted (with a recorded
+ * block's error event first; billed as a cut when the client left). */
+void sy_call_stream_finish(struct sy_call *c);
+/* The gate (proxy.c): while c->out.gated is set the upstream's stream bytes
+ * and its end are held (reading paused). sy_call_ungate lets them go on;
+ * sy_call_gate_refuse drops the upstream exchange (the deployment did its
+ * part) so the caller can answer with its error. */
+void sy_call_ungate(struct sy_call *c);
+void sy_call_gate_refuse(struct sy_call *c);
 
 /* Stages live in src/stages/ (one descriptor each, gateway/stage.h); what
  * the engine and other stages call in their files: */

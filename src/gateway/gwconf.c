@@ -87,7 +87,7 @@ static int applies(const struct sy_stage *s, const struct sy_gwconf *g, int k)
 }
 
 _Static_assert(_Alignof(sy_stage_fn) == _Alignof(const char *) && _Alignof(sy_finish_fn) == _Alignof(const char *) &&
-                   _Alignof(sy_headers_fn) == _Alignof(const char *),
+                   _Alignof(sy_headers_fn) == _Alignof(const char *) && _Alignof(sy_answer_fn) == _Alignof(const char *),
                "a pipeline's arrays share one block");
 
 static int build_pipelines(struct sy_gwconf *g)
@@ -96,17 +96,18 @@ static int build_pipelines(struct sy_gwconf *g)
     pthread_once(&once, register_slots);
     for (int k = 0; k < SY_RK__COUNT; k++) {
         struct sy_pipeline *p = &g->routes[k];
-        size_t nrun = 0, nfin = 0, nhdr = 0, nfb = 0;
+        size_t nrun = 0, nfin = 0, nhdr = 0, nfb = 0, nans = 0;
         for (size_t i = 0; i < sy_nstages; i++)
             if (applies(sy_stages[i], g, k)) {
                 nrun += sy_stages[i]->run != NULL;
                 nfin += sy_stages[i]->finish != NULL;
                 nhdr += sy_stages[i]->headers != NULL;
                 nfb += sy_stages[i]->fallback != NULL;
+                nans += sy_stages[i]->answer != NULL;
             }
         size_t o_names = nrun * sizeof(sy_stage_fn), o_fin = o_names + nrun * sizeof(const char *),
                o_hdr = o_fin + nfin * sizeof(sy_finish_fn), o_fb = o_hdr + nhdr * sizeof(sy_headers_fn),
-               size = o_fb + nfb * sizeof(sy_fallback_fn);
+               o_ans = o_fb + nfb * sizeof(sy_fallback_fn), size = o_ans + nans * sizeof(sy_answer_fn);
         char *mem = malloc(size ? size : 1);
         if (!mem)
             return -1;
@@ -116,6 +117,7 @@ static int build_pipelines(struct sy_gwconf *g)
         p->finish = (sy_finish_fn *)(mem + o_fin);
         p->headers = (sy_headers_fn *)(mem + o_hdr);
         p->fallback = (sy_fallback_fn *)(mem + o_fb);
+        p->answer = (sy_answer_fn *)(mem + o_ans);
         for (size_t i = 0; i < sy_nstages; i++) {
             const struct sy_stage *s = sy_stages[i];
             if (!applies(s, g, k))
@@ -130,6 +132,8 @@ static int build_pipelines(struct sy_gwconf *g)
                 p->headers[p->nheaders++] = s->headers;
             if (s->fallback)
                 p->fallback[p->nfallback++] = s->fallback;
+            if (s->answer)
+                p->answer[p->nanswer++] = s->answer;
         }
     }
     return 0;
@@ -174,6 +178,22 @@ struct sy_gwconf *sy_gwconf_build(struct sy_config *cfg, char *err, size_t errle
     }
     g->db = sy_gw.db;
     g->keys = g->db && g->master_key != NULL;
+    if (!(g->sconf = calloc(sy_nstages ? sy_nstages : 1, sizeof *g->sconf))) {
+        snprintf(err, errlen, "out of memory");
+        sy_gwconf_unref(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < sy_nstages; i++) { /* the stages' own per-config state */
+        const struct sy_stage *s = sy_stages[i];
+        if (!s->conf_build)
+            continue;
+        if (s->conf_slot)
+            *s->conf_slot = (int)i;
+        if (s->conf_build(g, &g->sconf[i], err, errlen) != 0) {
+            sy_gwconf_unref(g);
+            return NULL;
+        }
+    }
     if (build_pipelines(g) != 0 || sy_filters_build(g) != 0) {
         snprintf(err, errlen, "out of memory");
         sy_gwconf_unref(g);
@@ -197,6 +217,10 @@ void sy_gwconf_unref(struct sy_gwconf *g)
     for (int k = 0; k < SY_RK__COUNT; k++)
         free(g->routes[k].mem);
     sy_filters_free(g);
+    for (size_t i = 0; g->sconf && i < sy_nstages; i++)
+        if (g->sconf[i] && sy_stages[i]->conf_free)
+            sy_stages[i]->conf_free(g->sconf[i]);
+    free(g->sconf);
     free(g->models_json);
     sy_config_unref(g->cfg);
     free(g);
@@ -208,7 +232,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
         "chat",           "completions", "embeddings", "responses",    "passthrough",  "messages",
         "messages_count", "models",      "model_one",  "liveness",     "readiness",    "metrics",
         "token_counter",  "health",      "admin",      "cache_admin",  "responses_id", "files",
-        "routes",         "root",        "provider",   "provider_open"};
+        "routes",         "root",        "provider",   "provider_open", "guardrails"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);
@@ -220,4 +244,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
     for (size_t i = 0; i < g->ndrts; i++)
         ok += g->drts[i].prov != NULL;
     fprintf(out, "deployments: %zu usable of %zu, model groups: %zu\n", ok, g->ndrts, g->ngroups);
+    for (size_t i = 0; i < sy_nstages; i++) /* what stages compiled (guardrails and where they run) */
+        if (sy_stages[i]->conf_print && g->sconf && g->sconf[i])
+            sy_stages[i]->conf_print(g, out);
 }

@@ -223,7 +223,8 @@ static const char *const kname[] = {NULL,
                                     "cache",
                                     "mock_timeout",
                                     "mock_testing_rate_limit_error",
-                                    "tags"};
+                                    "tags",
+                                    "guardrails"};
 
 /* Key id of a decoded name k[0..len): compare by length first, no strlen. */
 static int kid(const char *k, size_t len)
@@ -241,6 +242,7 @@ static int kid(const char *k, size_t len)
     case 7: return memcmp(k, "timeout", 7) == 0 ? K_R0 + SY_JR_TIMEOUT : K_NONE;
     case 8: return memcmp(k, "messages", 8) == 0 ? K_MESSAGES : K_NONE;
     case 9: return memcmp(k, "fallbacks", 9) == 0 ? K_R0 + SY_JR_FALLBACKS : K_NONE;
+    case 10: return memcmp(k, "guardrails", 10) == 0 ? K_R0 + SY_JR_GUARDRAILS : K_NONE;
     case 11: return memcmp(k, "num_retries", 11) == 0 ? K_R0 + SY_JR_NUM_RETRIES : K_NONE;
     case 12: return memcmp(k, "mock_timeout", 12) == 0 ? K_R0 + SY_JR_MOCK_TIMEOUT : K_NONE;
     case 13: return memcmp(k, "include_usage", 13) == 0 ? K_INCLUDE_USAGE : K_NONE;

@@ -39,6 +39,7 @@ enum sy_jrkey {
     SY_JR_MOCK_TIMEOUT,             /* "mock_timeout" */
     SY_JR_MOCK_RATE_LIMIT,          /* "mock_testing_rate_limit_error" */
     SY_JR_TAGS,                     /* "tags": request tags (tag routing) */
+    SY_JR_GUARDRAILS,               /* "guardrails": the guardrails a request asks for (stages/guardrails.c) */
     SY_JR__COUNT
 };
 

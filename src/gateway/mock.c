@@ -46,6 +46,18 @@ static void usage_json(struct sy_buf *b, uint64_t pt, uint64_t ct)
                   (unsigned long long)ct, (unsigned long long)pt, (unsigned long long)(pt + ct));
 }
 
+static void mock_json_send(struct sy_call *c)
+{
+    struct sy_buf h;
+    sy_buf_init(&h, 8192);
+    sy_call_headers(c, &h, 1);
+    sy_filter_head(c, 200, "application/json", h.p, h.len);
+    sy_filter_data(c, c->up.up_body.p, c->up.up_body.len);
+    sy_call_account(c, 200);
+    sy_resp_simple(c->req, 200, h.p, h.len, "application/json", c->up.up_body.p, c->up.up_body.len);
+    sy_buf_free(&h);
+}
+
 static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
 {
     struct sy_buf ab;
@@ -58,25 +70,36 @@ static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
         sy_buf_free(body);
         *body = ab;
     }
+    c->up.up_status = 200;
+    sy_filter_start(c, stream); /* the response filters see the answer as an upstream's */
+    if (!stream) { /* the stages' answer hooks (a post_call guardrail) may hold it: it lives in the call */
+        sy_buf_free(&c->up.up_body);
+        c->up.up_body = *body;
+        sy_buf_init(body, 0);
+        if (sy_call_answer(c, &c->up.up_body, mock_json_send) == SY_OK)
+            mock_json_send(c);
+        return;
+    }
     struct sy_buf h;
     sy_buf_init(&h, 8192);
     sy_call_headers(c, &h, 1);
-    sy_filter_start(c, stream); /* the response filters see the answer as an upstream's */
-    if (stream) {
-        SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
-        sy_filter_head(c, 200, "text/event-stream", h.p, h.len);
-        sy_resp_start(c->req, 200, h.p, h.len, "text/event-stream");
+    SY_BUF_LIT(&h, "cache-control: no-cache\r\nx-accel-buffering: no\r\n");
+    sy_filter_head(c, 200, "text/event-stream", h.p, h.len);
+    sy_resp_start(c->req, 200, h.p, h.len, "text/event-stream");
+    c->out.client_started = 1;
+    sy_buf_free(&h);
+    if (!c->out.wr) {
         sy_resp_chunk(c->req, body->p, body->len);
         sy_filter_data(c, body->p, body->len);
         sy_call_account(c, 200);
         sy_resp_end(c->req);
-    } else {
-        sy_filter_head(c, 200, "application/json", h.p, h.len);
-        sy_filter_data(c, body->p, body->len);
-        sy_call_account(c, 200);
-        sy_resp_simple(c->req, 200, h.p, h.len, "application/json", body->p, body->len);
+        return;
     }
-    sy_buf_free(&h);
+    c->in_cb = 1;
+    c->out.wr->write(c, body->p, body->len, 2); /* a stage's writer (guardrails) */
+    c->in_cb = 0;
+    if (c->aborted || c->out.block_status || !c->out.wr->end || c->out.wr->end(c, sy_call_stream_finish) == SY_OK)
+        sy_call_stream_finish(c);
 }
 
 /* Embedding input count, and a deterministic pseudo-random unit vector per input. */

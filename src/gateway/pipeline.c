@@ -88,6 +88,7 @@ static const struct route routes[] = {
     R("/cache/delete", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/routes", HTTP_GET, SY_RK_ROUTES),
+    R("/guardrails/list", HTTP_GET, SY_RK_GUARDRAILS),
     R("/", HTTP_GET, SY_RK_ROOT),
 };
 #undef R
@@ -347,6 +348,32 @@ int sy_call_fallback(struct sy_call *c, void (*then)(struct sy_call *))
     return fallback_from(c);
 }
 
+static int answer_from(struct sy_call *c)
+{
+    while (c->out.ans_hook < c->pl->nanswer) {
+        int rc = c->pl->answer[c->out.ans_hook++](c, c->out.ans_body);
+        if (rc != SY_OK)
+            return rc; /* SY_AGAIN: sy_call_answer_resume goes on; SY_DONE: answered */
+    }
+    return SY_OK;
+}
+
+int sy_call_answer(struct sy_call *c, struct sy_buf *body, void (*then)(struct sy_call *))
+{
+    if (!c->pl->nanswer)
+        return SY_OK;
+    c->out.ans_hook = 0;
+    c->out.ans_then = then;
+    c->out.ans_body = body;
+    return answer_from(c);
+}
+
+void sy_call_answer_resume(struct sy_call *c)
+{
+    if (answer_from(c) == SY_OK)
+        c->out.ans_then(c);
+}
+
 void sy_call_resume(struct sy_call *c)
 {
     c->stage++;
@@ -357,6 +384,7 @@ static void call_cleanup(void *p)
 {
     struct sy_call *c = p;
     sy_buf_free(&c->up.up_body);
+    sy_buf_free(&c->out.gate_buf);
     sy_gwconf_unref(c->g);
 }
 

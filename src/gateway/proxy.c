@@ -293,9 +293,8 @@ static void take_xusage(struct sy_call *c, const struct sy_xusage *u)
     c->usage.have_usage = 1;
 }
 
-static void success_reply(struct sy_call *c, void *arg)
+static void success_send(struct sy_call *c)
 {
-    attempt_end(c, 1);
     struct sy_buf h;
     sy_buf_init(&h, 16384);
     sy_call_headers(c, &h, 1);
@@ -307,11 +306,116 @@ static void success_reply(struct sy_call *c, void *arg)
     sy_buf_free(&h);
 }
 
+/* A whole answer: the stages' answer hooks (a post_call guardrail may rewrite,
+ * hold or refuse it), then out. */
+static void success_reply(struct sy_call *c, void *arg)
+{
+    attempt_end(c, 1);
+    c->req->on_abort = on_abort; /* a hook that holds the answer: a client that leaves is accounted 499 */
+    if (c->up.up_status < 300 && sy_call_answer(c, &c->up.up_body, success_send) != SY_OK)
+        return;
+    success_send(c);
+}
+
+/* A writer's block (sy_call_stream_block) ends the stream: the client
+ * dialect's error event, the call accounted with the block's status. */
+static void block_end(struct sy_call *c)
+{
+    struct sy_buf b;
+    sy_buf_init(&b, 1 << 20);
+    int status = c->out.block_status;
+    if (!sy_xlate_stream_error(c, status, c->out.block_msg, &b)) {
+        SY_BUF_LIT(&b, "data: ");
+        error_body(&b, status, c->out.block_type, "None", c->out.block_msg, NULL);
+        SY_BUF_LIT(&b, "\n\ndata: [DONE]\n\n");
+    }
+    c->in_cb = 1;
+    sy_resp_chunk(c->req, b.p, b.len);
+    c->in_cb = 0;
+    sy_filter_data(c, b.p, b.len);
+    sy_buf_free(&b);
+    c->out.exception_class = "GuardrailRaisedException";
+    c->out.err_msg = c->out.block_msg;
+    sy_call_account(c, status);
+    c->out.err_msg = NULL;
+    sy_resp_end(c->req);
+}
+
+void sy_call_stream_finish(struct sy_call *c)
+{
+    if (c->aborted) { /* the client left while a writer released what it held */
+        stream_cut(c);
+        return;
+    }
+    if (c->out.block_status) {
+        block_end(c);
+        return;
+    }
+    sy_call_account(c, c->up.up_status);
+    sy_resp_end(c->req);
+}
+
 static void stream_end(struct sy_call *c, void *arg)
 {
     attempt_end(c, 1);
-    sy_call_account(c, c->up.up_status);
-    sy_resp_end(c->req);
+    c->req->on_abort = on_abort; /* while a writer holds bytes: a client that leaves is billed as a cut */
+    if (c->out.wr && c->out.wr->end && !c->out.block_status && c->out.wr->end(c, sy_call_stream_finish) != SY_OK)
+        return; /* held bytes go out (or a block is recorded), then sy_call_stream_finish */
+    sy_call_stream_finish(c);
+}
+
+/* A writer blocked the stream during a write from the upstream's callbacks:
+ * the deployment did its part; the upstream transfer is closed (the caller
+ * returns 1). Returns 1. */
+static int block_stop(struct sy_call *c)
+{
+    c->up.ureq = NULL;
+    attempt_end(c, 1);
+    c->req->on_abort = NULL;
+    block_end(c);
+    return 1;
+}
+
+void sy_call_stream_block(struct sy_call *c, int status, const char *type, const char *msg)
+{
+    if (c->out.block_status)
+        return;
+    c->out.block_status = status ? status : 400;
+    c->out.block_type = type ? type : "None";
+    c->out.block_msg = msg ? msg : "";
+}
+
+size_t sy_call_out_bytes(struct sy_call *c, const char *p, size_t n, int costed)
+{
+    if (!n || c->aborted)
+        return 0;
+    size_t q;
+    int was = c->in_cb;
+    c->in_cb = 1; /* a client that leaves during the write only marks the call (the caller ends it) */
+    if (costed == 1) {
+        const char *w = p;
+        size_t wn = n;
+        struct sy_buf cb;
+        sy_ustream_costed(c, &w, &wn, &cb);
+        q = sy_resp_chunk(c->req, w, wn);
+        sy_buf_free(&cb);
+    } else {
+        q = costed == 0 && c->out.fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
+    }
+    c->in_cb = was;
+    if (!c->aborted)
+        sy_filter_data(c, p, n);
+    return q;
+}
+
+/* Stream bytes for the client: through the stage's writer when one is set. */
+static size_t client_write(struct sy_call *c, const char *p, size_t n, int costed)
+{
+    int was = c->in_cb;
+    c->in_cb = 1; /* a client that leaves during the write is handled by the caller */
+    size_t q = c->out.wr ? c->out.wr->write(c, p, n, costed) : sy_call_out_bytes(c, p, n, costed);
+    c->in_cb = was;
+    return q;
 }
 
 /* A translated answer whose provider reported no usage (Ollama may leave its
@@ -385,19 +489,13 @@ static int x_write(struct sy_call *c, const char *p, size_t n)
 {
     if (!n)
         return 0;
-    const char *w = p;
-    size_t wn = n;
-    struct sy_buf cb;
-    sy_ustream_costed(c, &w, &wn, &cb);
-    c->in_cb = 1;
-    sy_resp_chunk(c->req, w, wn);
-    c->in_cb = 0;
-    sy_buf_free(&cb);
+    client_write(c, p, n, 1);
     if (c->aborted) {
         stream_cut(c);
         return 1;
     }
-    sy_filter_data(c, p, n);
+    if (c->out.block_status)
+        return block_stop(c);
     return 0;
 }
 
@@ -1112,8 +1210,13 @@ static void attempt(struct sy_call *c)
     if ((c->opt.mock_rate_limit || c->opt.mock_timeout || d->d->mock_timeout) && mock_failure(c))
         return;
     if (d->prov->flags & SY_PRESET_MOCK) { /* answered in-process */
-        c->req->on_abort = NULL;
         att_begin(c);
+        if (c->out.gated) { /* after the gate (sy_call_ungate) */
+            c->out.gate_done = 2;
+            c->req->on_abort = on_abort;
+            return;
+        }
+        c->req->on_abort = NULL;
         sy_mock_answer(c);
         return;
     }
@@ -1317,6 +1420,20 @@ static int x_stream_failed(struct sy_call *c)
 static int on_body(void *ud, const char *p, size_t n)
 {
     struct sy_call *c = ud;
+    if (c->out.gated && (c->up.sse_pending || c->out.client_started)) {
+        /* a stage holds the answer (sy_call_gate): keep the bytes, stop reading */
+        if (sy_buf_append(&c->out.gate_buf, p, n)) {
+            c->up.ureq = NULL;
+            attempt_end(c, 0);
+            finish_error(c, 502, "APIError", "api_error", NULL, "Upstream response too large");
+            return 1;
+        }
+        if (!c->up.paused) {
+            c->up.paused = 1;
+            sy_ureq_pause(c->up.ureq);
+        }
+        return 0;
+    }
     if (sy_xlate_forwarded(c) && c->up.up_status < 300 && !c->usage.have_usage)
         sy_xlate_native_usage(c, p, n); /* message_start carries input_tokens */
     if (sy_xlate_decodes(c) && (c->up.sse_pending || c->out.client_started)) {
@@ -1326,20 +1443,14 @@ static int on_body(void *ud, const char *p, size_t n)
         if (on) {
             if (c->up.sse_pending && start_stream(c))
                 return 1;
-            const char *w = o;
-            size_t wn = on;
-            struct sy_buf cb;
-            sy_ustream_costed(c, &w, &wn, &cb);
-            c->in_cb = 1;
-            size_t q = sy_resp_chunk(c->req, w, wn);
-            c->in_cb = 0;
-            sy_buf_free(&cb);
+            size_t q = client_write(c, o, on, 1);
             if (c->aborted) {
                 c->up.ureq = NULL; /* returning 1 closes the upstream connection */
                 stream_cut(c);
                 return 1;
             }
-            sy_filter_data(c, o, on);
+            if (c->out.block_status)
+                return block_stop(c);
             if (q > HIGH_WATER && !c->up.paused && !rc) {
                 c->up.paused = 1;
                 sy_ureq_pause(c->up.ureq);
@@ -1363,15 +1474,14 @@ static int pass_write(struct sy_call *c, const char *p, size_t n)
     if (c->up.sse_pending && start_stream(c))
         return 1;
     if (c->out.client_started) {
-        c->in_cb = 1;
-        size_t q = c->out.fl_hold ? sy_ustream_write(c, p, n) : sy_resp_chunk(c->req, p, n);
-        c->in_cb = 0;
+        size_t q = client_write(c, p, n, 0);
         if (c->aborted) {      /* the client went away during the write */
             c->up.ureq = NULL; /* returning 1 closes the upstream connection */
             stream_cut(c);
             return 1;
         }
-        sy_filter_data(c, p, n);
+        if (c->out.block_status)
+            return block_stop(c);
         if (q > HIGH_WATER && !c->up.paused) {
             c->up.paused = 1;
             sy_ureq_pause(c->up.ureq);
@@ -1400,6 +1510,11 @@ static void on_done(void *ud, int err)
     struct sy_call *c = ud;
     c->up.ureq = NULL;
     c->up.t_up_end = sy_now_ns();
+    if (c->out.gated) { /* the answer waits for the gate (sy_call_ungate) */
+        c->out.gate_done = 1;
+        c->out.gate_err = err;
+        return;
+    }
     if (!err && sy_xlate_forwarded(c) && c->up.up_status < 300) { /* a first event that never ended */
         const char *hp;
         size_t hn;
@@ -1434,6 +1549,60 @@ static void on_done(void *ud, int err)
 }
 
 static const struct sy_ureq_cbs cbs = {on_head, on_body, on_done};
+
+/* ---- the gate (a during_call guardrail) --------------------------------- */
+
+void sy_call_ungate(struct sy_call *c)
+{
+    if (!c->out.gated)
+        return;
+    c->out.gated = 0;
+    if (c->out.gate_done == 2) { /* the built-in mock's answer */
+        c->out.gate_done = 0;
+        c->req->on_abort = NULL;
+        sy_mock_answer(c);
+        return;
+    }
+    if (c->out.gate_buf.len) {
+        struct sy_buf b = c->out.gate_buf;
+        sy_buf_init(&c->out.gate_buf, 0);
+        struct sy_ureq *u = c->up.ureq;
+        int stop = on_body(c, b.p, b.len);
+        sy_buf_free(&b);
+        if (stop) { /* the call ended (or will): close the transfer on_body gave up */
+            if (u)
+                sy_ureq_cancel(u);
+            return;
+        }
+    }
+    if (c->out.gate_done == 1) {
+        c->out.gate_done = 0;
+        on_done(c, c->out.gate_err);
+        return;
+    }
+    if (c->up.paused && c->up.ureq) {
+        c->up.paused = 0;
+        sy_ureq_resume(c->up.ureq);
+    }
+}
+
+void sy_call_gate_refuse(struct sy_call *c)
+{
+    c->out.gated = 0;
+    c->out.gate_done = 0;
+    sy_buf_free(&c->out.gate_buf);
+    if (c->up.ureq) {
+        sy_ureq_cancel(c->up.ureq);
+        c->up.ureq = NULL;
+    }
+    if (c->rt.retry_timer) {
+        uv_timer_stop(c->rt.retry_timer);
+        uv_close((uv_handle_t *)c->rt.retry_timer, timer_close_cb);
+        c->rt.retry_timer = NULL;
+    }
+    attempt_release(c);
+    c->req->on_abort = NULL;
+}
 
 static void on_abort(struct sy_req *r)
 {

@@ -36,12 +36,18 @@
  *                     every listed stage, enabled or not, on w's loop.
  *   headers(c, b)     lines ("Name: value\r\n") the stage adds to every answer's
  *                     x-litellm headers, in list order; same rule as finish.
+ *   answer(c, body)   a whole 2xx JSON answer, in the client's dialect, is about
+ *                     to be sent: read or rewrite it, hold it (SY_AGAIN, then
+ *                     sy_call_answer_resume) or refuse it (SY_DONE, answered).
+ *                     A stage that must see a stream instead sets c->out.wr
+ *                     (struct sy_owriter, gateway.h) before the stream starts.
  */
 #ifndef SY_GATEWAY_STAGE_H
 #define SY_GATEWAY_STAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gateway/gateway.h"
 
@@ -59,12 +65,28 @@ struct sy_stage {
     sy_finish_fn finish;     /* optional */
     sy_headers_fn headers;   /* optional */
     sy_fallback_fn fallback; /* optional: the attempt machine is about to try a fallback group */
+    sy_answer_fn answer;     /* optional: a whole 2xx JSON answer is about to go out (sy_call_answer) */
     int *slot;               /* its per-request state's slot index (static int x_slot = -1), or NULL */
     /* Per worker, whatever the config (nginx's init_process / exit_process): on the
      * worker's loop thread once it listens, and when it drains. Optional. */
     void (*worker_start)(struct sy_worker *w);
     void (*worker_stop)(struct sy_worker *w);
+    /* Per config (nginx's create_main_conf): what the stage compiles from a
+     * config, built after the model table and before the pipelines (enabled()
+     * may read it), freed with the config. conf_slot (static int x = -1) gets
+     * the index sy_stage_conf reads. conf_build returns 0, or -1 with err: the
+     * config is refused. conf_print adds lines to --check-config. Optional. */
+    int (*conf_build)(struct sy_gwconf *g, void **conf, char *err, size_t errlen);
+    void (*conf_free)(void *conf);
+    void (*conf_print)(const struct sy_gwconf *g, FILE *out);
+    int *conf_slot;
 };
+
+/* A stage's per-config state (conf_build), or NULL. */
+static inline void *sy_stage_conf(const struct sy_gwconf *g, int conf_slot)
+{
+    return conf_slot >= 0 && g->sconf ? g->sconf[conf_slot] : NULL;
+}
 
 /* The ordered list (src/stages/list.c from list.def). */
 extern const struct sy_stage *const sy_stages[];

@@ -246,6 +246,9 @@ int sy_gtext_splice(const char *body, size_t n, const struct sy_gseg *seg, size_
 /* Reversible masking: every placeholder of pairs in p[0..n) replaced by its
  * original, into b. Returns how many were replaced. */
 size_t sy_gunmask(const struct sy_gpair *pairs, size_t npairs, const char *p, size_t n, struct sy_buf *b);
+/* The length of the longest suffix of p[0..n) that is a proper prefix of some
+ * placeholder (a placeholder a stream's next piece may complete). */
+size_t sy_gunmask_hold(const struct sy_gpair *pairs, size_t npairs, const char *p, size_t n);
 
 /* ---- Matching (match.c): compiled patterns any kind uses ---- */
 

@@ -1,7 +1,9 @@
 /* deployment.c - router / deployment metrics: upstream attempts, cooldowns,
- * fallbacks (per-shard series) and litellm_deployment_state (a small table).
+ * fallbacks, guardrail checks (per-shard series) and litellm_deployment_state
+ * (a small table).
  *
- * Attempts, cooldowns and fallbacks are counted like requests (shard.c): the
+ * Attempts, cooldowns, fallbacks and guardrail checks are counted like
+ * requests (shard.c): the
  * shard's worker is the only writer of its dentries; a record builds a key
  * (kind, ok, status and the kind's label values, each cut to
  * SY_METRICS_LABEL_MAX bytes), tries the shard's previous dentry, else one
@@ -19,7 +21,15 @@
  * A dentry is published like an entry: pointer stored in dentries[dn], then
  * dn stored with release; renderers load dn with acquire. The latency per
  * output token histogram uses prometheus_client's default buckets, as LiteLLM
- * creates it without `buckets=`.
+ * creates it without `buckets=`; a guardrail check's latency LiteLLM's
+ * LATENCY_BUCKETS, as its litellm_guardrail_latency_seconds.
+ *
+ * A guardrail check (sy_metrics_guardrail) is one dentry of kind
+ * SY__DK_GUARDRAIL keyed by guardrail_name, status, hook_type and error_type;
+ * its `ok` is 0 when LiteLLM would count it in litellm_guardrail_errors_total
+ * (status "error" with an error_type), so render.c filters on it.
+ * guardrail_name and error_type have value caps of their own (names come from
+ * the config, but a cap costs nothing on the record path of a known series).
  *
  * litellm_deployment_state is set rarely from any thread (the router, on a
  * state change), so it is a mutex-protected list of rows keyed by the four
@@ -60,7 +70,11 @@ static const uint32_t kind_labels[] = {
     [SY__DK_COOLDOWN] = B(SY__D_MODEL) | B(SY__D_MODEL_ID) | B(SY__D_API_BASE) | B(SY__D_PROVIDER),
     [SY__DK_FALLBACK] = B(SY__D_REQ_MODEL) | B(SY__D_FALLBACK) | B(SY__D_KEY_HASH) | B(SY__D_KEY_ALIAS) |
                         B(SY__D_TEAM) | B(SY__D_TEAM_ALIAS) | B(SY__D_EXC_CLASS),
+    [SY__DK_GUARDRAIL] = B(SY__D_GUARDRAIL) | B(SY__D_GSTATUS) | B(SY__D_HOOK) | B(SY__D_ERR_TYPE),
 };
+/* Labels that stay empty past the series cap when they are empty (no
+ * exception, no error): "no error" stays distinct from an overflowed one. */
+static const uint32_t keep_empty = B(SY__D_EXC_CLASS) | B(SY__D_ERR_TYPE);
 
 /* Client-influenced labels and the value set that caps each. */
 static const struct {
@@ -69,6 +83,7 @@ static const struct {
 } capped[] = {
     {SY__D_REQ_MODEL, SY__K_REQ_MODEL}, {SY__D_FALLBACK, SY__V_FALLBACK}, {SY__D_KEY_HASH, SY__K_KEY_HASH},
     {SY__D_KEY_ALIAS, SY__K_KEY_ALIAS}, {SY__D_TEAM, SY__K_TEAM},         {SY__D_TEAM_ALIAS, SY__K_TEAM_ALIAS},
+    {SY__D_GUARDRAIL, SY__V_GUARDRAIL}, {SY__D_ERR_TYPE, SY__V_GERR},
 };
 #define NCAPPED (sizeof capped / sizeof capped[0])
 
@@ -238,8 +253,8 @@ static struct sy__dentry *find(struct sy_metrics_shard *sh, struct dkey *k)
     }
     if (!e) {
         for (int l = 0; l < SY__D_COUNT; l++)
-            if ((kind_labels[k->kind] & (1u << l)) && (l != SY__D_EXC_CLASS || k->len[l])) {
-                /* an empty exception class (success) stays empty */
+            if ((kind_labels[k->kind] & (1u << l)) && (!(keep_empty & (1u << l)) || k->len[l])) {
+                /* an empty exception class (success) or error type stays empty */
                 k->s[l] = sy__overflow;
                 k->len[l] = SY__OVERFLOW_LEN;
             }
@@ -326,6 +341,27 @@ void sy_metrics_fallback(struct sy_metrics_shard *sh, const struct sy_metric_fal
     struct sy__dentry *e = find(sh, &k);
     if (e)
         sy__add(&e->count, 1);
+}
+
+void sy_metrics_guardrail(struct sy_metrics_shard *sh, const struct sy_metric_guardrail *g)
+{
+    if (!sh || !g || !sh->dentries)
+        return;
+    struct dkey k;
+    key_clear(&k, SY__DK_GUARDRAIL);
+    set_label(&k, SY__D_GUARDRAIL, g->name);
+    set_label(&k, SY__D_GSTATUS, g->status);
+    set_label(&k, SY__D_HOOK, g->hook);
+    set_label(&k, SY__D_ERR_TYPE, g->error_type);
+    /* LiteLLM: litellm_guardrail_errors_total when status == "error" and error_type */
+    k.ok = !(g->status && !strcmp(g->status, "error") && k.len[SY__D_ERR_TYPE]);
+    struct sy__dentry *e = find(sh, &k);
+    if (!e)
+        return;
+    sy__add(&e->count, 1);
+    double v = g->latency_s >= 0 ? g->latency_s : 0; /* negative or NaN: 0 */
+    sy__add(&e->h.b[sy__bucket_of(v)], 1);
+    sy__addd(&e->h.sum_bits, v);
 }
 
 /* ---- litellm_deployment_state ---- */

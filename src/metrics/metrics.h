@@ -131,13 +131,31 @@ void sy_metrics_deployment_state(const char *model, const char *model_id, const 
 #define SY_METRICS_LABEL_MAX 256
 /* Default bound on distinct label tuples, all shards together (OpenTelemetry's
  * default cardinality limit per metric is 2000): requests, attempts,
- * cooldowns and fallbacks share it. Env SWITCHYARD_METRICS_MAX_SERIES. */
+ * cooldowns, fallbacks and guardrail checks share it. Env SWITCHYARD_METRICS_MAX_SERIES. */
 #define SY_METRICS_MAX_SERIES 2000
 /* Default bound on distinct values of each client-influenced label (route,
  * requested_model, end_user, user, user_email, hashed_api_key, api_key_alias,
- * team, team_alias, fallback_model), across all shards: later new values are
+ * team, team_alias, fallback_model, guardrail_name, a guardrail's
+ * error_type), across all shards: later new values are
  * rendered as "__overflow__". Env SWITCHYARD_METRICS_MAX_LABEL_VALUES. */
 #define SY_METRICS_MAX_LABEL_VALUES 100
+/* One guardrail check (stages/guardrails.c), LiteLLM's three series:
+ *   litellm_guardrail_requests_total{guardrail_name, status, hook_type}
+ *   litellm_guardrail_latency_seconds{guardrail_name, status, error_type, hook_type} (histogram)
+ *   litellm_guardrail_errors_total{guardrail_name, error_type, hook_type} (status "error" only)
+ * status: "success" (passed), "blocked", "masked" or "error"; hook_type: "pre_call",
+ * "during_call", "post_call"; error_type: "" unless status is "error" (then e.g.
+ * "timeout", "http_500", "bad_response"). Same rules as sy_metrics_record.
+ * Rendered as LiteLLM's PrometheusLogger._record_guardrail_metrics records
+ * them: the latency histogram (LATENCY_BUCKETS) labels error_type "none"
+ * when there is none; errors_total counts status "error" with an error_type
+ * only. A negative or NaN latency is observed as 0. */
+struct sy_metric_guardrail {
+    const char *name, *hook, *status, *error_type;
+    double latency_s;
+};
+void sy_metrics_guardrail(struct sy_metrics_shard *s, const struct sy_metric_guardrail *g);
+
 /* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
 void sy_metrics_set_max_label_values(unsigned n);
 /* Change the series bound (all shards together) for the next

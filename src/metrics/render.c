@@ -36,12 +36,13 @@
 
 /* Label sources beyond the entry strings (past every enum sy__mkey and
  * enum sy__dkey index). */
-enum { L_STATUS = 64, L_EXC_STATUS };
+enum { L_STATUS = 64, L_EXC_STATUS, L_ERR_NONE };
 _Static_assert((int)SY__K_COUNT < (int)L_STATUS && (int)SY__D_COUNT < (int)L_STATUS, "label sources");
 
 struct label {
     const char *name;
-    int src; /* enum sy__mkey (request families) or enum sy__dkey (the others), L_STATUS or L_EXC_STATUS */
+    int src; /* enum sy__mkey (request families) or enum sy__dkey (the others), L_STATUS, L_EXC_STATUS or
+              * L_ERR_NONE (a guardrail's error_type, "none" when it has none: LiteLLM's `error_type or "none"`) */
 };
 
 enum kind { COUNTER, HISTOGRAM, GAUGE };
@@ -77,6 +78,8 @@ enum filter {
     F_COOLDOWN,
     F_FALLBACK_OK,
     F_FALLBACK_FAILED,
+    F_GUARD,       /* every guardrail check */
+    F_GUARD_ERROR, /* guardrail checks with status "error" and an error_type */
     /* state rows (enum sy__dkey labels) */
     F_STATE,
 };
@@ -88,13 +91,14 @@ static enum source source_of(enum filter f)
     return f >= F_STATE ? SRC_STATE : f >= F_ATTEMPT ? SRC_DENTRY : SRC_ENTRY;
 }
 
-/* Bucket layouts: LiteLLM gives its request histograms LATENCY_BUCKETS and
- * litellm_deployment_latency_per_output_token (the only dentry histogram) no
- * buckets, i.e. prometheus_client's DEFAULT_BUCKETS. */
+/* Bucket layouts: LiteLLM gives its request histograms and
+ * litellm_guardrail_latency_seconds LATENCY_BUCKETS, and
+ * litellm_deployment_latency_per_output_token no buckets, i.e.
+ * prometheus_client's DEFAULT_BUCKETS. */
 enum buckets { B_LATENCY, B_DEFAULT };
 static enum buckets buckets_of(enum filter f)
 {
-    return source_of(f) == SRC_DENTRY ? B_DEFAULT : B_LATENCY;
+    return source_of(f) == SRC_DENTRY && f != F_GUARD ? B_DEFAULT : B_LATENCY;
 }
 
 #define NLAB 12
@@ -232,6 +236,27 @@ struct family {
     {                                      \
         "exception_class", SY__D_EXC_CLASS \
     }
+/* litellm_guardrail_* (labelnames given inline in prometheus.py) */
+#define G_NAME                            \
+    {                                     \
+        "guardrail_name", SY__D_GUARDRAIL \
+    }
+#define G_STATUS                \
+    {                           \
+        "status", SY__D_GSTATUS \
+    }
+#define G_ERR                        \
+    {                                \
+        "error_type", SY__D_ERR_TYPE \
+    }
+#define G_ERR_NONE               \
+    {                            \
+        "error_type", L_ERR_NONE \
+    }
+#define G_HOOK                  \
+    {                           \
+        "hook_type", SY__D_HOOK \
+    }
 /* _logged_llm_labels, PrometheusMetricLabels.litellm_deployment_total_requests
  * and .litellm_deployment_successful_fallbacks (LiteLLM 1.80.11) */
 #define D_LLM_LABELS    D_MODEL_V2, D_MODEL_ID, D_API_BASE, D_PROVIDER
@@ -304,6 +329,28 @@ static const struct family families[] = {
      V_HIST,
      SY__H_OVERHEAD,
      {MODEL_GROUP, PROVIDER, API_BASE, MODEL_V2, KEY_HASH, KEY_ALIAS, MODEL_ID}},
+    /* guardrail checks, registered as LiteLLM does after the overhead latency */
+    {"litellm_guardrail_latency_seconds",
+     HISTOGRAM,
+     "Latency (seconds) for guardrail execution",
+     F_GUARD,
+     V_HIST,
+     0,
+     {G_NAME, G_STATUS, G_ERR_NONE, G_HOOK}},
+    {"litellm_guardrail_errors",
+     COUNTER,
+     "Total number of errors encountered during guardrail execution",
+     F_GUARD_ERROR,
+     V_COUNT,
+     0,
+     {G_NAME, G_ERR, G_HOOK}},
+    {"litellm_guardrail_requests",
+     COUNTER,
+     "Total number of guardrail invocations",
+     F_GUARD,
+     V_COUNT,
+     0,
+     {G_NAME, G_STATUS, G_HOOK}},
     {"litellm_deployment_state",
      GAUGE,
      "LLM Deployment Analytics - The state of the deployment: 0 = healthy, 1 = partial outage, 2 = complete "
@@ -457,7 +504,10 @@ static int put_labels(struct sy_buf *b, const struct family *f, const char *cons
         if ((i && SY_BUF_LIT(b, ",")) || sy_buf_puts(b, l->name) || SY_BUF_LIT(b, "=\""))
             return SY_ENOSPC;
         int rc;
-        if (l->src == L_EXC_STATUS && status == 0) {
+        if (l->src == L_ERR_NONE) {
+            rc = len[SY__D_ERR_TYPE] ? put_label_value(b, s[SY__D_ERR_TYPE], len[SY__D_ERR_TYPE])
+                                     : SY_BUF_LIT(b, "none");
+        } else if (l->src == L_EXC_STATUS && status == 0) {
             rc = SY_BUF_LIT(b, "None"); /* LiteLLM: str(getattr(exc, "status_code", None)) */
         } else if (l->src == L_STATUS || l->src == L_EXC_STATUS) {
             rc = sy_buf_u64(b, (uint64_t)status);
@@ -531,6 +581,8 @@ static int dentry_counts(const struct family *f, const struct sy__dentry *e)
     case F_COOLDOWN: return e->kind == SY__DK_COOLDOWN;
     case F_FALLBACK_OK: return e->kind == SY__DK_FALLBACK && e->ok;
     case F_FALLBACK_FAILED: return e->kind == SY__DK_FALLBACK && !e->ok;
+    case F_GUARD: return e->kind == SY__DK_GUARDRAIL;
+    case F_GUARD_ERROR: return e->kind == SY__DK_GUARDRAIL && !e->ok;
     default: return 0;
     }
 }

@@ -71,7 +71,8 @@ struct valset {
     uint32_t count; /* atomic */
     uint32_t limit;
 };
-/* Indexed by enum sy__mkey, plus SY__V_FALLBACK (fallback_model, deployment.c). */
+/* Indexed by enum sy__mkey, plus SY__V_FALLBACK (fallback_model), SY__V_GUARDRAIL
+ * (guardrail_name) and SY__V_GERR (a guardrail's error_type), deployment.c's. */
 static struct valset valsets[SY__V_COUNT];
 
 /* Every byte of a value (value sets keep only hashes, so no byte may be
@@ -155,8 +156,9 @@ static void valsets_free(void)
 
 static int valsets_init(void)
 {
-    for (size_t k = 0; k <= NCAPPED; k++) {
-        struct valset *vs = &valsets[k < NCAPPED ? capped[k] : SY__V_FALLBACK];
+    static const int extra[] = {SY__V_FALLBACK, SY__V_GUARDRAIL, SY__V_GERR};
+    for (size_t k = 0; k < NCAPPED + sizeof extra / sizeof extra[0]; k++) {
+        struct valset *vs = &valsets[k < NCAPPED ? capped[k] : extra[k - NCAPPED]];
         uint32_t size = 16;
         while (size < max_label_values * 2u + 2u)
             size *= 2;

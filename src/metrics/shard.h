@@ -95,24 +95,30 @@ enum sy__dkey {
     SY__D_TEAM_ALIAS,
     SY__D_FALLBACK, /* fallback_model */
     SY__D_EXC_CLASS,
+    SY__D_GUARDRAIL, /* guardrail_name */
+    SY__D_GSTATUS,   /* a guardrail check's status: "success", "blocked", "masked", "error" */
+    SY__D_HOOK,      /* hook_type: "pre_call", "during_call", "post_call" */
+    SY__D_ERR_TYPE,  /* a guardrail's error_type ("" unless its status is "error") */
     SY__D_COUNT
 };
 
 enum sy__dkind {
-    SY__DK_ATTEMPT,  /* litellm_deployment_{total_requests,success,failure}, latency per output token */
-    SY__DK_COOLDOWN, /* litellm_deployment_cooled_down */
-    SY__DK_FALLBACK, /* litellm_deployment_{successful,failed}_fallbacks */
+    SY__DK_ATTEMPT,   /* litellm_deployment_{total_requests,success,failure}, latency per output token */
+    SY__DK_COOLDOWN,  /* litellm_deployment_cooled_down */
+    SY__DK_FALLBACK,  /* litellm_deployment_{successful,failed}_fallbacks */
+    SY__DK_GUARDRAIL, /* litellm_guardrail_{requests,errors}_total, litellm_guardrail_latency_seconds */
 };
 
 struct sy__dentry {
     uint64_t hash;
     int kind;                   /* enum sy__dkind */
-    int ok;                     /* attempt / fallback succeeded */
+    int ok;                     /* attempt / fallback succeeded; a guardrail check that is not an error */
     int status;                 /* exception_status: 0 or 100..599 (0 for successful attempts) */
     const char *s[SY__D_COUNT]; /* point into the dentry's own allocation */
     uint32_t len[SY__D_COUNT];
     uint64_t count;    /* events with this key */
-    struct sy__hist h; /* attempts: latency per output token (default buckets) */
+    struct sy__hist h; /* attempts: latency per output token (default buckets); guardrail checks: latency
+                        * (LATENCY_BUCKETS) */
 };
 
 /* litellm_deployment_state: one row per deployment label tuple (only the
@@ -163,9 +169,12 @@ extern uint64_t sy__hash_seed;
 extern uint32_t sy__series_total;
 
 /* Value sets of the capped labels: the request key's labels use their enum
- * sy__mkey index, fallback_model has its own set. */
-#define SY__V_FALLBACK SY__K_COUNT
-#define SY__V_COUNT    (SY__K_COUNT + 1)
+ * sy__mkey index; fallback_model, guardrail_name and a guardrail's error_type
+ * have their own sets. */
+#define SY__V_FALLBACK  SY__K_COUNT
+#define SY__V_GUARDRAIL (SY__K_COUNT + 1)
+#define SY__V_GERR      (SY__K_COUNT + 2)
+#define SY__V_COUNT     (SY__K_COUNT + 3)
 /* 1 when the value may label a new series (known, empty, or room left under
  * the label's cap; then it is remembered). Any thread; lock-free. */
 int sy__value_admit(int set, const char *p, uint32_t n);

@@ -359,7 +359,7 @@ static void test_unknown_keys(void **state)
 {
     (void)state;
     struct sy_config *c = ok("foo: 1\n"
-                             "guardrails: [x]\n"
+                             "prompts: [x]\n"
                              "litellm_settings:\n"
                              "  bogus: 1\n"
                              "  service_callback: [otel]\n"
@@ -378,11 +378,11 @@ static void test_unknown_keys(void **state)
                              "  - model_name: m\n"
                              "    litellm_params: {model: x/z, max_budget: 2}\n"
                              "    surprise: 1\n");
-    /* foo, guardrails, bogus, service_callback, enable_load_balancing, routing_strategy,
+    /* foo, prompts, bogus, service_callback, enable_load_balancing, routing_strategy,
      * disable_reset_budget, max_budget (once), surprise; fallbacks: [] asks for nothing */
     assert_int_equal(c->n_warnings, 9);
     assert_true(has_warning(c, "t.yaml:1: unknown top-level key foo"));
-    assert_true(has_warning(c, "t.yaml:2: guardrails: not supported yet"));
+    assert_true(has_warning(c, "t.yaml:2: prompts: not supported yet"));
     assert_true(has_warning(c, "t.yaml:4: unknown key litellm_settings.bogus"));
     assert_true(has_warning(c, "t.yaml:5: litellm_settings.service_callback: 'otel' not supported (only prometheus"));
     assert_true(has_warning(c, "t.yaml:9: unknown key router_settings.enable_load_balancing"));

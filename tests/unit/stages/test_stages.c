@@ -195,6 +195,7 @@ static const char full_expected[] =
     "  root          root\n"
     "  provider      auth -> provider_pt\n"
     "  provider_open provider_pt\n"
+    "  guardrails    auth -> guardrails\n"
     "deployments: 1 usable of 1, model groups: 1\n";
 
 /* A request as the server hands it to the engine. */
