@@ -261,10 +261,10 @@ static int scan_len(const struct inj *j, const struct phrase *ph, size_t np, con
         }
         if (pos + 1 < len)
             continue;
-        uint8_t any = 0;
+        uint8_t most = 0; /* a max over bytes: a few vector instructions */
         for (size_t p = 0; p < GROUP; p++)
-            any |= (uint8_t)(inter[p] >= thr);
-        if (!any)
+            most = inter[p] > most ? inter[p] : most;
+        if (most < thr)
             continue;
         for (size_t p = 0; p < np; p++) {
             if (inter[p] < thr || pos < next[p])
