@@ -87,9 +87,17 @@ struct bword {
     int action;
 };
 
+/* keyword -> index while the lists are built (LiteLLM's dicts: a repeated
+ * keyword keeps its place), so a list of 100,000 keywords loads in linear time */
+struct kwindex {
+    int32_t *slot; /* index + 1, 0 empty */
+    size_t cap, n;
+};
+
 struct cf {
     struct ckw *ckw;
     size_t nckw, capckw;
+    struct kwindex ckix, bwix;
     struct sy_gpat *cat, *exc;
     size_t nexc;
     struct cpat *pat;
@@ -298,6 +306,65 @@ static char *lower_dup(const char *s)
     return d;
 }
 
+static uint64_t kwhash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The index of kw (get: key(ud, i) gives entry i's keyword), or -1. */
+static long kwindex_find(const struct kwindex *x, const char *kw, const char *(*key)(const void *, size_t),
+                         const void *ud)
+{
+    if (!x->cap)
+        return -1;
+    for (size_t h = kwhash(kw) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+        if (!x->slot[h])
+            return -1;
+        if (!strcmp(key(ud, (size_t)x->slot[h] - 1), kw))
+            return x->slot[h] - 1;
+    }
+}
+
+static int kwindex_put(struct kwindex *x, const char *kw, size_t idx, const char *(*key)(const void *, size_t),
+                       const void *ud)
+{
+    if ((x->n + 1) * 2 > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 256;
+        int32_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->slot[i]) {
+                size_t h = kwhash(key(ud, (size_t)x->slot[i] - 1)) & (cap - 1);
+                while (slot[h])
+                    h = (h + 1) & (cap - 1);
+                slot[h] = x->slot[i];
+            }
+        free(x->slot);
+        x->slot = slot;
+        x->cap = cap;
+    }
+    size_t h = kwhash(kw) & (x->cap - 1);
+    while (x->slot[h])
+        h = (h + 1) & (x->cap - 1);
+    x->slot[h] = (int32_t)idx + 1;
+    x->n++;
+    return 0;
+}
+
+static const char *ckw_key(const void *ud, size_t i)
+{
+    return ((const struct cf *)ud)->ckw[i].kw;
+}
+
+static const char *bw_key(const void *ud, size_t i)
+{
+    return ((const struct cf *)ud)->bw[i].kw;
+}
+
 /* Put a category keyword in LiteLLM's dict: a new one at the end, a known one
  * keeps its place and takes the new value. */
 static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *sev, int action)
@@ -305,22 +372,22 @@ static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *se
     char *lk = lower_dup(kw);
     if (!lk)
         return -1;
-    for (size_t i = 0; i < c->nckw; i++)
-        if (!strcmp(c->ckw[i].kw, lk)) {
-            free(lk);
-            char *nc = strdup(cat), *ns = strdup(sev);
-            if (!nc || !ns) {
-                free(nc);
-                free(ns);
-                return -1;
-            }
-            free(c->ckw[i].category);
-            free(c->ckw[i].severity);
-            c->ckw[i].category = nc;
-            c->ckw[i].severity = ns;
-            c->ckw[i].action = action;
-            return 0;
+    long found = kwindex_find(&c->ckix, lk, ckw_key, c);
+    if (found >= 0) {
+        size_t i = (size_t)found;
+        char *nc = strdup(cat), *ns = strdup(sev);
+        if (!nc || !ns) {
+            free(nc);
+            free(ns);
+            return -1;
         }
+        free(c->ckw[i].category);
+        free(c->ckw[i].severity);
+        c->ckw[i].category = nc;
+        c->ckw[i].severity = ns;
+        c->ckw[i].action = action;
+        return 0;
+    }
     if (c->nckw == c->capckw) {
         size_t cap = c->capckw ? c->capckw * 2 : 64;
         struct ckw *n = realloc(c->ckw, cap * sizeof *n);
@@ -337,6 +404,8 @@ static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *se
     e->severity = strdup(sev);
     e->action = action;
     c->nckw++;
+    if (kwindex_put(&c->ckix, lk, c->nckw - 1, ckw_key, c) < 0)
+        return -1;
     return e->category && e->severity ? 0 : -1;
 }
 
@@ -345,14 +414,15 @@ static int put_bword(struct cf *c, const char *kw, int action, const char *desc)
     char *lk = lower_dup(kw);
     if (!lk)
         return -1;
-    for (size_t i = 0; i < c->nbw; i++)
-        if (!strcmp(c->bw[i].kw, lk)) {
-            free(lk);
-            free(c->bw[i].desc);
-            c->bw[i].desc = desc ? strdup(desc) : NULL;
-            c->bw[i].action = action;
-            return 0;
-        }
+    long found = kwindex_find(&c->bwix, lk, bw_key, c);
+    if (found >= 0) {
+        size_t i = (size_t)found;
+        free(lk);
+        free(c->bw[i].desc);
+        c->bw[i].desc = desc ? strdup(desc) : NULL;
+        c->bw[i].action = action;
+        return 0;
+    }
     if (c->nbw == c->capbw) {
         size_t cap = c->capbw ? c->capbw * 2 : 16;
         struct bword *n = realloc(c->bw, cap * sizeof *n);
@@ -367,7 +437,7 @@ static int put_bword(struct cf *c, const char *kw, int action, const char *desc)
     c->bw[c->nbw].desc = desc ? strdup(desc) : NULL;
     c->bw[c->nbw].action = action;
     c->nbw++;
-    return 0;
+    return kwindex_put(&c->bwix, lk, c->nbw - 1, bw_key, c);
 }
 
 /* A category file's keywords (YAML {keywords: [{keyword, severity}],
@@ -651,6 +721,8 @@ static void cf_free(struct cf *c)
     }
     free(c->bw);
     sy_gpat_free(c->bwp);
+    free(c->ckix.slot);
+    free(c->bwix.slot);
     free(c->pattern_fmt);
     free(c->kw_tag);
     free(c);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "guardrails/guardrail.h"
 
 /* corpus config 02's guardrail, verbatim (as JSON) */
@@ -445,6 +446,45 @@ static void test_files(void **state)
     free(js);
 }
 
+/* LiteLLM's dict: a keyword in two categories keeps its first place and takes
+ * the last category; a list of 50,000 keywords loads (linear, hashed). */
+static void test_dict_order_and_big_lists(void **state)
+{
+    (void)state;
+    char *a = tmpfile_with("a.yaml", "keywords:\n  - {keyword: alpha, severity: high}\n"
+                                     "  - {keyword: beta, severity: high}\n");
+    char *b = tmpfile_with("b.yaml", "keywords:\n  - {keyword: ALPHA, severity: high}\n");
+    struct sy_buf big;
+    sy_buf_init(&big, 1 << 24);
+    SY_BUF_LIT(&big, "[");
+    for (int i = 0; i < 50000; i++)
+        sy_buf_printf(&big, "%s{\"match\":\"word%d|other%d\",\"severity\":4}", i ? "," : "", i, i);
+    SY_BUF_LIT(&big, "]");
+    char *c = tmpfile_with("big.json", big.p);
+    sy_buf_free(&big);
+    char params[1024], err[256];
+    snprintf(params, sizeof params,
+             "{\"categories\":[{\"category\":\"A\",\"category_file\":\"%s\"},{\"category\":\"B\","
+             "\"category_file\":\"%s\"},{\"category\":\"big\",\"category_file\":\"%s\"}]}",
+             a, b, c);
+    struct sy_guard g;
+    assert_int_equal(open_guard(&g, params, err, sizeof err), 0);
+    expect_block(&g, "beta then alpha",
+                 "{'error': \"Content blocked: B category keyword 'alpha' detected (severity: high)\", 'category': "
+                 "'B', 'keyword': 'alpha', 'severity': 'high'}");
+    expect_block(&g, "say other49999 now",
+                 "{'error': \"Content blocked: big category keyword 'other49999' detected (severity: high)\", "
+                 "'category': 'big', 'keyword': 'other49999', 'severity': 'high'}");
+    expect_pass(&g, "word50000");
+    g.ops->close(&g);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void test_bad_settings(void **state)
 {
     (void)state;
@@ -548,17 +588,12 @@ static void test_one_megabyte(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config02_blocks),
-        cmocka_unit_test(test_config02_passes),
-        cmocka_unit_test(test_severity_threshold),
-        cmocka_unit_test(test_dialects),
-        cmocka_unit_test(test_patterns_and_words),
-        cmocka_unit_test(test_contextual_pattern),
-        cmocka_unit_test(test_card_luhn),
-        cmocka_unit_test(test_category_mask),
-        cmocka_unit_test(test_files),
-        cmocka_unit_test(test_bad_settings),
-        cmocka_unit_test(test_hostile_texts),
+        cmocka_unit_test(test_config02_blocks),    cmocka_unit_test(test_config02_passes),
+        cmocka_unit_test(test_severity_threshold), cmocka_unit_test(test_dialects),
+        cmocka_unit_test(test_patterns_and_words), cmocka_unit_test(test_contextual_pattern),
+        cmocka_unit_test(test_card_luhn),          cmocka_unit_test(test_dict_order_and_big_lists),
+        cmocka_unit_test(test_category_mask),      cmocka_unit_test(test_files),
+        cmocka_unit_test(test_bad_settings),       cmocka_unit_test(test_hostile_texts),
         cmocka_unit_test(test_one_megabyte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
