@@ -375,6 +375,7 @@ static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *se
     long found = kwindex_find(&c->ckix, lk, ckw_key, c);
     if (found >= 0) {
         size_t i = (size_t)found;
+        free(lk);
         char *nc = strdup(cat), *ns = strdup(sev);
         if (!nc || !ns) {
             free(nc);
