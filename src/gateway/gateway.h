@@ -316,6 +316,8 @@ struct sy_call_out {
      * guardrail_information and the spend row's metadata; NULL: none ran. */
     const char *guard_info;
     unsigned char guard_status; /* SY_GUARD_NOT_RUN, _SUCCESS, _INTERVENED, _FAILED */
+    const char *log_request;    /* the request as the logs record it (a logging_only guardrail masked it); NULL: as sent */
+    size_t log_request_len;
     const char *hit_body; /* a cache hit's stored response (JSON), while the call is accounted (logging) */
     size_t hit_len;
     int llm_failed;

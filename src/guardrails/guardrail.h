@@ -190,7 +190,9 @@ struct sy_guard_ops {
     void (*check)(const struct sy_guard *g, const struct sy_ginput *in, struct sy_gresult *r);
     /* A service: step 0's request for in (or step k's, after answer() said MORE).
      * *state is the kind's own between steps (NULL at step 0; freed by
-     * free_state). 0, or -1 with r filled (ERROR: nothing to send). */
+     * free_state). 0, or -1 with r filled (ERROR: nothing to send). 0 with req->url
+     * left NULL at step 0: nothing for the service to check (as LiteLLM skips the
+     * call when there is no text): the check passes. */
     int (*request)(const struct sy_guard *g, const struct sy_ginput *in, int step, void **state,
                    struct sy_ghttp *req);
     /* ... and the answer to it (status 0: none: timeout or transport error,

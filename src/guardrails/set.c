@@ -257,6 +257,16 @@ static int add_one(struct build *b, const char *name, const char *kind, json_obj
             return -1;
         }
     }
+    if ((g->modes & SY_GM_LOGGING_ONLY) && !ops->check) {
+        warnf(b, "guardrail %s: logging_only runs in-process kinds only (pii_masking, litellm_content_filter, "
+                 "hide_secrets); %s is left out of the logging_only hook",
+              name, ops->name);
+        g->modes &= ~(unsigned)SY_GM_LOGGING_ONLY;
+        if (!g->modes) {
+            free(g->name);
+            return 0;
+        }
+    }
     g->skip_system = jbool(params, "skip_system_message_in_guardrail", b->skip_system);
     g->skip_tool = jbool(params, "skip_tool_message_in_guardrail", b->skip_tool);
     const char *uf = jstr(params, "unreachable_fallback");

@@ -33,9 +33,9 @@
  * for their segments and their tool alike.
  *
  * Tool inputs that are JSON objects (Anthropic tool_use.input): each string
- * value inside is a SY_GK_TOOL_ARGS segment with its own span, so a masking
- * verdict reaches them; the tool (answers) carries the whole object's text
- * as args.
+ * inside, keys and values, is a SY_GK_TOOL_ARGS segment with its own span,
+ * so a masking verdict reaches them; the tool (answers) carries the whole
+ * object's text as args.
  *
  * Splicing writes each replacement as a JSON string (quotes, backslashes and
  * control characters escaped, invalid UTF-8 as \ufffd, other non-ASCII raw)
@@ -106,22 +106,39 @@ static char *t_alloc(struct sy_gtexts *t, size_t n)
     return c->data;
 }
 
-/* Empty t for a new read: keep the arrays and one chunk. */
-static void t_reset(struct sy_gtexts *t)
+/* Empty t for a read of an n-byte body: keep the arrays, and one chunk big
+ * enough for the body's texts (decoded texts are never longer than their
+ * JSON strings, NULs included, so one chunk of about n bytes holds them all:
+ * one allocation per read, none when t is reused for events of a stream;
+ * only invalid UTF-8, which grows, needs another). */
+static void t_reset(struct sy_gtexts *t, size_t n)
 {
     t->nseg = t->ntool = 0;
-    size_t keep = 0;
+    size_t want = n + 64 > 256 ? n + 64 : 256;
+    struct chunk *keep = NULL;
     for (size_t i = 0; i < t->nstrs; i++) {
         struct chunk *c = (struct chunk *)t->strs[i];
-        if (!keep && c->cap == CHUNK) {
+        if (!keep && c->cap >= want && (c->cap <= CHUNK || c->cap / 4 <= want)) {
+            keep = c; /* not one far larger than needed: memory goes back */
             c->used = 0;
-            t->strs[0] = (char *)c;
-            keep = 1;
         } else {
             free(c);
         }
     }
-    t->nstrs = keep;
+    t->nstrs = 0;
+    if (!keep && (keep = malloc(sizeof *keep + want)) != NULL) {
+        keep->cap = want;
+        keep->used = 0;
+    }
+    if (!keep)
+        return; /* out of memory: t_alloc tries again and reports it */
+    char **ns = grow(t->strs, &t->strcap, 1, sizeof *t->strs);
+    if (!ns) {
+        free(keep);
+        return;
+    }
+    t->strs = ns;
+    t->strs[t->nstrs++] = (char *)keep;
 }
 
 void sy_gtexts_free(struct sy_gtexts *t)
@@ -145,13 +162,49 @@ struct sp {
     char t;
 };
 
+/* Ends of values already scanned (see memo_put), direct-mapped by start
+ * offset: a + 1 (0 empty) and the end. */
+struct memo {
+    uint32_t a1, b;
+};
+
 struct rd {
     const unsigned char *s;
     size_t n;
     struct sy_gtexts *t;
     int skip_system, skip_tool;
     int oom;
+    struct memo *memo; /* NULL: none */
+    uint32_t mmask;
 };
+
+/* The validating pass over the root records where the outer containers
+ * (depth 3 or less: the root, messages[], each message, its content list)
+ * and the long strings end, so the later walk skips them in one step
+ * instead of scanning them again: the bytes of a long text are scanned twice
+ * (validated, decoded), not once per level. A lost entry (a collision) only
+ * costs a scan. */
+#define MEMO_DEPTH 3
+#define MEMO_STR   128
+
+static inline uint32_t memo_slot(const struct rd *r, size_t a)
+{
+    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 40) & r->mmask;
+}
+
+static inline void memo_put(const struct rd *r, size_t a, size_t b)
+{
+    struct memo *m = &r->memo[memo_slot(r, a)];
+    m->a1 = (uint32_t)a + 1;
+    m->b = (uint32_t)b;
+}
+
+static inline size_t memo_get(const struct rd *r, size_t a)
+{
+    const struct memo *m = &r->memo[memo_slot(r, a)];
+    return m->a1 == (uint32_t)a + 1 ? m->b : 0;
+}
 
 static inline size_t ws(const struct rd *r, size_t i)
 {
@@ -264,6 +317,7 @@ static size_t val_end(const struct rd *r, size_t i, char *type)
     const unsigned char *s = r->s;
     size_t n = r->n;
     unsigned char stack[MAX_DEPTH];
+    size_t start[MAX_DEPTH];
     int d = 0, esc = 0;
     if (i >= n)
         return 0;
@@ -274,6 +328,11 @@ static size_t val_end(const struct rd *r, size_t i, char *type)
             : s[i] == 'f' ? 'f'
             : s[i] == 'n' ? 'z'
                           : 'n';
+    if (r->memo) {
+        size_t e = memo_get(r, i);
+        if (e)
+            return e;
+    }
     for (;;) {
         /* a value at i */
         if (i >= n)
@@ -283,6 +342,7 @@ static size_t val_end(const struct rd *r, size_t i, char *type)
         case '[':
             if (d == MAX_DEPTH)
                 return 0;
+            start[d] = i;
             stack[d++] = s[i] == '{' ? '}' : ']';
             i = ws(r, i + 1);
             if (i < n && s[i] == stack[d - 1]) {
@@ -293,10 +353,14 @@ static size_t val_end(const struct rd *r, size_t i, char *type)
             if (stack[d - 1] == '}')
                 goto key;
             continue;
-        case '"':
+        case '"': {
+            size_t a = i;
             if (!(i = str_end(r, i, &esc)))
                 return 0;
+            if (r->memo && i - a >= MEMO_STR)
+                memo_put(r, a, i);
             break;
+        }
         case 't':
             if (n - i < 4 || memcmp(s + i, "true", 4))
                 return 0;
@@ -325,6 +389,8 @@ static size_t val_end(const struct rd *r, size_t i, char *type)
         if (s[i] == stack[d - 1]) {
             i++;
             d--;
+            if (r->memo && d <= MEMO_DEPTH)
+                memo_put(r, start[d], i);
             goto after;
         }
         if (s[i] != ',')
@@ -391,6 +457,16 @@ static size_t decode(const unsigned char *s, size_t n, char *o, size_t cap)
         unsigned char c = s[i];
         if (c < 0x80 && c != '\\') {
             size_t j = i + 1;
+            while (n - j >= 8) { /* 8 at a time to the next backslash or non-ASCII byte */
+                uint64_t w, ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+                memcpy(&w, s + j, 8);
+                uint64_t b = w ^ (ones * '\\'), m = (((b - ones) & ~b) | w) & high;
+                if (m) {
+                    j += (size_t)__builtin_ctzll(m) >> 3;
+                    break;
+                }
+                j += 8;
+            }
             while (j < n && s[j] < 0x80 && s[j] != '\\')
                 j++;
             if (cap - k < j - i)
@@ -400,10 +476,12 @@ static size_t decode(const unsigned char *s, size_t n, char *o, size_t cap)
             i = j;
             continue;
         }
-        if (cap - k < 4)
-            return SIZE_MAX;
+        /* only invalid bytes grow (1 -> 3): while none was met k <= i and the
+         * checks below cannot fail for cap >= n */
         if (c >= 0x80) {
             size_t l = sy_utf8_seq(s + i, n - i);
+            if (cap - k < (l ? l : 3))
+                return SIZE_MAX;
             if (l) {
                 memcpy(o + k, s + i, l);
                 k += l;
@@ -415,6 +493,8 @@ static size_t decode(const unsigned char *s, size_t n, char *o, size_t cap)
             continue;
         }
         char e = (char)s[i + 1]; /* validated: an escape is complete */
+        if (cap - k < (e == 'u' ? 4u : 1u))
+            return SIZE_MAX;
         i += 2;
         switch (e) {
         case 'b': o[k++] = '\b'; break;
@@ -649,8 +729,8 @@ static void content(struct rd *r, struct sp c, int role, int kind, int msg)
     }
 }
 
-/* Every string value inside v (an object or array of a tool's input), in
- * body order, depth-first: segments of kind SY_GK_TOOL_ARGS. */
+/* Every string inside v (an object or array of a tool's input: keys and
+ * values), in body order, depth-first: segments of kind SY_GK_TOOL_ARGS. */
 static void strings_in(struct rd *r, struct sp v, int role, int msg, int depth)
 {
     if (v.t == 's') {
@@ -661,8 +741,11 @@ static void strings_in(struct rd *r, struct sp v, int role, int msg, int depth)
         return;
     size_t i = 0;
     struct sp key, e;
-    while (next(r, v, &i, &key, &e) > 0)
+    while (next(r, v, &i, &key, &e) > 0) {
+        if (v.t == 'o') /* a key is the model's text too */
+            seg(r, key, role, SY_GK_TOOL_ARGS, msg, 0);
         strings_in(r, e, role, msg, depth + 1);
+    }
 }
 
 /* Run up to 4 visits in body order: the members vs[] of one object, each
@@ -688,6 +771,8 @@ static size_t order(const struct sp *vs, size_t k, size_t *idx)
  * and its arguments as a segment. */
 static void chat_call(struct rd *r, struct sp call, int msg, int index, int as_tool)
 {
+    if (call.t != 'o')
+        return;
     struct sp fn = get1(r, call, "function");
     static const char *const names[] = {"name", "arguments"};
     struct sp f[2];
@@ -734,7 +819,7 @@ static void offered_tool(struct rd *r, struct sp t, int index)
 {
     static const char *const names[] = {"function", "custom", "name", "type"};
     struct sp f[4];
-    if (get(r, t, names, 4, f))
+    if (t.t != 'o' || get(r, t, names, 4, f))
         return;
     struct sp name = get1(r, f[0], "name");
     if (name.t != 's')
@@ -852,7 +937,10 @@ static void messages_request(struct rd *r, struct sp root)
                 struct sp g[2];
                 if (get(r, m, mn, 2, g))
                     return;
-                msg_blocks(r, g[1], role_of(r, g[0]), (int)mi, 0, &calls);
+                /* only user and assistant turns exist here: a "system" entry
+                 * is the client's text, never skipped as the system prompt */
+                int role = role_of(r, g[0]);
+                msg_blocks(r, g[1], role == SY_GR_SYSTEM ? SY_GR_OTHER : role, (int)mi, 0, &calls);
             }
             break;
         case 2: tools_list(r, f[2], &ti); break;
@@ -925,6 +1013,33 @@ static void responses_output(struct rd *r, struct sp resp)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The memo for a body of r->n bytes: local (64 entries) for small ones, one
+ * entry per 128 bytes up to 1M entries for larger ones; none when that
+ * allocation fails (slower, same result). */
+#define MEMO_LOCAL 64
+static void memo_init(struct rd *r, struct memo *local)
+{
+    size_t want = MEMO_LOCAL;
+    while (want < r->n / 128 && want < (1u << 20))
+        want *= 2;
+    if (r->n >= UINT32_MAX)
+        return;
+    if (want == MEMO_LOCAL) {
+        memset(local, 0, MEMO_LOCAL * sizeof *local);
+        r->memo = local;
+    } else {
+        r->memo = calloc(want, sizeof *r->memo);
+    }
+    r->mmask = (uint32_t)want - 1;
+}
+
+static void memo_done(struct rd *r, struct memo *local)
+{
+    if (r->memo != local)
+        free(r->memo);
+    r->memo = NULL;
+}
+
 /* The root of the body: an object, validated whole. type 0 when not. */
 static struct sp root_of(const struct rd *r)
 {
@@ -942,15 +1057,21 @@ static struct sp root_of(const struct rd *r)
 int sy_gtexts_read(struct sy_gtexts *t, enum sy_gdialect d, unsigned phase, const char *body, size_t n, int skip_system,
                    int skip_tool)
 {
-    t_reset(t);
+    t_reset(t, body ? n : 0);
+    if ((unsigned)d > SY_GD_EMBEDDINGS)
+        return -1;
     struct rd r = {.s = (const unsigned char *)body,
                    .n = body ? n : 0,
                    .t = t,
                    .skip_system = skip_system,
                    .skip_tool = skip_tool};
+    struct memo local[MEMO_LOCAL];
+    memo_init(&r, local);
     struct sp root = root_of(&r);
-    if (root.t != 'o')
+    if (root.t != 'o') {
+        memo_done(&r, local);
         return -1;
+    }
     int post = (phase & SY_GM_POST) != 0;
     switch (d) {
     case SY_GD_CHAT: post ? chat_answer(&r, root) : chat_request(&r, root); break;
@@ -966,8 +1087,9 @@ int sy_gtexts_read(struct sy_gtexts *t, enum sy_gdialect d, unsigned phase, cons
         break;
     case SY_GD_MESSAGES: post ? messages_answer(&r, root) : messages_request(&r, root); break;
     case SY_GD_RESPONSES: post ? responses_output(&r, root) : responses_request(&r, root); break;
-    default: return -1;
+    default: break;
     }
+    memo_done(&r, local);
     if (r.oom) {
         t->nseg = t->ntool = 0;
         return -1;
@@ -987,7 +1109,7 @@ static void chat_event(struct rd *r, struct sp root)
         struct sp f[2], call;
         if (get(r, c, cn, 2, f))
             return;
-        int ci = int_of(r, f[0], (int)pos);
+        int ci = int_of(r, f[0], (int)pos) & 0x7fff;
         static const char *const dn[] = {"content", "tool_calls"};
         struct sp g[2];
         size_t idx[2];
@@ -1001,7 +1123,7 @@ static void chat_event(struct rd *r, struct sp root)
             }
             EACH(r, g[1], call, cpos)
             {
-                int key = ci * 65536 + int_of(r, get1(r, call, "index"), (int)cpos);
+                int key = ci * 65536 + (int_of(r, get1(r, call, "index"), (int)cpos) & 0xffff);
                 static const char *const fnames[] = {"name", "arguments"};
                 struct sp fn[2];
                 if (get(r, get1(r, call, "function"), fnames, 2, fn))
@@ -1095,23 +1217,30 @@ static int responses_event(struct rd *r, struct sp root)
 
 int sy_gevent_read(struct sy_gtexts *t, enum sy_gdialect d, const char *ev, size_t n)
 {
-    t_reset(t);
+    t_reset(t, ev ? n : 0);
     struct rd r = {.s = (const unsigned char *)ev, .n = ev ? n : 0, .t = t};
     size_t i = ws(&r, 0), e = r.n;
     while (e > i && (r.s[e - 1] == ' ' || r.s[e - 1] == '\n' || r.s[e - 1] == '\r' || r.s[e - 1] == '\t'))
         e--;
     if (d == SY_GD_CHAT && e - i == 6 && !memcmp(r.s + i, "[DONE]", 6))
         return 1;
-    struct sp root = root_of(&r);
-    if (root.t != 'o')
+    if (d != SY_GD_CHAT && d != SY_GD_MESSAGES && d != SY_GD_RESPONSES)
         return -1;
+    struct memo local[MEMO_LOCAL];
+    memo_init(&r, local);
+    struct sp root = root_of(&r);
     int end = 0;
-    switch (d) {
-    case SY_GD_CHAT: chat_event(&r, root); break;
-    case SY_GD_MESSAGES: end = messages_event(&r, root); break;
-    case SY_GD_RESPONSES: end = responses_event(&r, root); break;
-    default: return -1;
-    }
+    if (root.t != 'o')
+        end = -1;
+    else if (d == SY_GD_CHAT)
+        chat_event(&r, root);
+    else if (d == SY_GD_MESSAGES)
+        end = messages_event(&r, root);
+    else
+        end = responses_event(&r, root);
+    memo_done(&r, local);
+    if (end < 0)
+        return -1;
     if (r.oom) {
         t->nseg = t->ntool = 0;
         return -1;

@@ -146,6 +146,7 @@ static const size_t str_fields[] = {
     F(error_class),
     F(error_message),
     F(route_json),
+    F(guard_info),
 };
 #undef F
 #define NSTR (sizeof str_fields / sizeof str_fields[0])

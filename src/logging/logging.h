@@ -78,6 +78,12 @@ struct sy_logattempt {
 #define SY_LOGREC_STREAM_CUT  128u /* the client left mid-stream */
 #define SY_LOGREC_RAW         256u /* sy_log_submit_to: payload is one sink's prepared message, no fields */
 
+/* sy_logrec.guard_status (the values of gateway.h's SY_GUARD_*). */
+#define SY_LOGREC_GUARD_NOT_RUN    0 /* "not_run" (then read from guard_info, as LiteLLM does) */
+#define SY_LOGREC_GUARD_SUCCESS    1 /* "success" */
+#define SY_LOGREC_GUARD_INTERVENED 2 /* "guardrail_intervened" */
+#define SY_LOGREC_GUARD_FAILED     3 /* "guardrail_failed_to_respond" */
+
 /* LiteLLM's StandardLoggingPayload's facts about one call. Every pointer is
  * NUL-terminated text or NULL (absent). Filled with borrowed pointers by the
  * log stage; sy_log_submit copies all of it. */
@@ -129,6 +135,10 @@ struct sy_logrec {
     /* routing: a JSON array [{"callback_name","callback_type","callback_vars":{..}}] from the
      * key's metadata.logging or the team's default_team_settings; NULL: the config's sinks */
     const char *route_json;
+    /* guardrails (stages/guardrails.c): a JSON array of LiteLLM's
+     * StandardLoggingGuardrailInformation, one per check; NULL: none ran */
+    const char *guard_info;
+    int guard_status; /* SY_LOGREC_GUARD_*: the payload's status_fields.guardrail_status */
 
     /* ---- below: set by sy_log_submit / the logging thread, not by the stage ---- */
     atomic_int refs;

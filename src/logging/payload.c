@@ -10,7 +10,10 @@
  *                     as LiteLLM writes it (a hit is not the same request twice)
  *   trace_id          metadata.trace_id / litellm_trace_id, else the call id
  *   call_type, cache_hit, stream (true for a stream, else null), status,
- *   status_fields     {"llm_api_status", "guardrail_status": "not_run"}
+ *   status_fields     {"llm_api_status", "guardrail_status"}: the record's
+ *                     guard_status, or when that is "not_run" the first
+ *                     entry of guardrail_information that ran, mapped as
+ *                     LiteLLM's _get_status_fields maps it
  *   custom_llm_provider, saved_cache_cost (0.0), startTime, endTime,
  *   completionStartTime (unix seconds, floats), response_time (first token
  *                     for a stream, the end otherwise)
@@ -19,7 +22,9 @@
  *                     spend_logs_metadata, requester_ip_address, user_agent,
  *                     requester_metadata (the body's metadata), usage_object,
  *                     user_api_key_auth_metadata (the key's metadata, its
- *                     "logging" entry scrubbed as LiteLLM scrubs it), ...
+ *                     "logging" entry scrubbed as LiteLLM scrubs it),
+ *                     applied_guardrails (the names in guardrail_information,
+ *                     each once, in order; null when none ran), ...
  *   cache_key, response_cost, cost_breakdown (null), total/prompt/completion
  *   tokens, request_tags (the record's tags, then LiteLLM's two User-Agent
  *   tags), end_user, api_base (trailing slash dropped), model_group,
@@ -37,7 +42,11 @@
  *   model_parameters  the request's members other than the prompt, the
  *                     model, metadata and switchyard/LiteLLM routing keys
  *   hidden_params, model_map_information, error_str, error_information,
- *   response_cost_failure_debug_info, guardrail_information,
+ *   response_cost_failure_debug_info,
+ *   guardrail_information  the record's guard_info (the list of LiteLLM's
+ *                     StandardLoggingGuardrailInformation the guardrails
+ *                     stage built) as it came; null when none ran or when it
+ *                     is not a JSON array
  *   standard_built_in_tools_params.
  *
  * Redaction. SY_LOGREC_NO_MESSAGES (turn_off_message_logging): messages is
@@ -525,7 +534,67 @@ static void write_key_metadata(struct sy_buf *b, json_object *km)
     jobj(b, km);
 }
 
-static void write_metadata(struct sy_buf *b, const struct sy_logrec *r, json_object *rm)
+/* applied_guardrails: each guardrail_name of the list once, in order. */
+static void write_applied_guardrails(struct sy_buf *b, json_object *gi)
+{
+    if (!gi) {
+        sy_buf_puts(b, "null");
+        return;
+    }
+    json_object *seen = json_object_new_object();
+    int first = 1;
+    sy_buf_puts(b, "[");
+    for (size_t i = 0; i < json_object_array_length(gi); i++) {
+        const char *name = jget_str(json_object_array_get_idx(gi, i), "guardrail_name");
+        if (!name || json_object_object_get_ex(seen, name, NULL))
+            continue;
+        json_object_object_add(seen, name, NULL);
+        if (!first)
+            sy_buf_puts(b, ",");
+        first = 0;
+        jstr(b, name);
+    }
+    sy_buf_puts(b, "]");
+    json_object_put(seen);
+}
+
+/* status_fields.guardrail_status: the record's, else (not_run) LiteLLM's
+ * _get_status_fields over the list: the first entry that ran, its legacy
+ * values mapped. */
+static const char *guardrail_status(const struct sy_logrec *r, json_object *gi)
+{
+    static const char *const names[] = {
+        [SY_LOGREC_GUARD_NOT_RUN] = "not_run",
+        [SY_LOGREC_GUARD_SUCCESS] = "success",
+        [SY_LOGREC_GUARD_INTERVENED] = "guardrail_intervened",
+        [SY_LOGREC_GUARD_FAILED] = "guardrail_failed_to_respond",
+    };
+    if (r->guard_status > 0 && r->guard_status < (int)(sizeof names / sizeof names[0]))
+        return names[r->guard_status];
+    static const char *const map[][2] = {
+        {"success", "success"},
+        {"blocked", "guardrail_intervened"},
+        {"guardrail_intervened", "guardrail_intervened"},
+        {"failure", "guardrail_failed_to_respond"},
+        {"guardrail_failed_to_respond", "guardrail_failed_to_respond"},
+    };
+    for (size_t i = 0; gi && i < json_object_array_length(gi); i++) {
+        json_object *e = json_object_array_get_idx(gi, i);
+        if (!e || !json_object_is_type(e, json_type_object))
+            continue;
+        json_object *v = jget(e, "guardrail_status");
+        const char *st = v ? (json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "") : "not_run";
+        if (!strcmp(st, "not_run"))
+            continue;
+        for (size_t j = 0; j < sizeof map / sizeof map[0]; j++)
+            if (!strcmp(st, map[j][0]))
+                return map[j][1];
+        return "not_run"; /* GUARDRAIL_STATUS_MAP.get(raw_status, "not_run") */
+    }
+    return "not_run";
+}
+
+static void write_metadata(struct sy_buf *b, const struct sy_logrec *r, json_object *rm, json_object *gi)
 {
     int keys = !(r->flags & SY_LOGREC_REDACT_KEY), first = 1;
     sy_buf_puts(b, "{");
@@ -575,7 +644,7 @@ static void write_metadata(struct sy_buf *b, const struct sy_logrec *r, json_obj
     jkey(b, &first, "prompt_management_metadata");
     sy_buf_puts(b, "null");
     jkey(b, &first, "applied_guardrails");
-    sy_buf_puts(b, "null");
+    write_applied_guardrails(b, gi);
     jkey(b, &first, "mcp_tool_call_metadata");
     sy_buf_puts(b, "null");
     jkey(b, &first, "vector_store_request_metadata");
@@ -696,6 +765,11 @@ int sy_log_payload_build(const struct sy_logrec *r, struct sy_buf *b)
         req = NULL;
     }
     json_object *rm = jparse_obj(r->request_metadata);
+    json_object *gi = r->guard_info ? jparse(r->guard_info, strlen(r->guard_info)) : NULL; /* NULL: none ran */
+    if (gi && !json_object_is_type(gi, json_type_array)) {
+        json_object_put(gi);
+        gi = NULL;
+    }
     double cost = (r->flags & SY_LOGREC_COST_KNOWN) ? r->cost : 0;
     uint64_t total = r->prompt_tokens + r->completion_tokens;
 
@@ -723,8 +797,10 @@ int sy_log_payload_build(const struct sy_logrec *r, struct sy_buf *b)
     jkey(b, &first, "status");
     sy_buf_puts(b, fail ? "\"failure\"" : "\"success\"");
     jkey(b, &first, "status_fields");
-    sy_buf_puts(b, fail ? "{\"llm_api_status\":\"failure\",\"guardrail_status\":\"not_run\"}"
-                        : "{\"llm_api_status\":\"success\",\"guardrail_status\":\"not_run\"}");
+    sy_buf_puts(b, fail ? "{\"llm_api_status\":\"failure\",\"guardrail_status\":\""
+                        : "{\"llm_api_status\":\"success\",\"guardrail_status\":\"");
+    sy_buf_puts(b, guardrail_status(r, gi));
+    sy_buf_puts(b, "\"}");
     jkey(b, &first, "custom_llm_provider");
     jstr(b, r->provider);
     jkey(b, &first, "saved_cache_cost");
@@ -740,7 +816,7 @@ int sy_log_payload_build(const struct sy_logrec *r, struct sy_buf *b)
     jkey(b, &first, "model");
     jstr(b, bare_model(r));
     jkey(b, &first, "metadata");
-    write_metadata(b, r, rm);
+    write_metadata(b, r, rm, gi);
     jkey(b, &first, "cache_key");
     jstr(b, r->cache_key);
     jkey(b, &first, "response_cost");
@@ -814,7 +890,7 @@ int sy_log_payload_build(const struct sy_logrec *r, struct sy_buf *b)
     jkey(b, &first, "response_cost_failure_debug_info");
     sy_buf_puts(b, "null");
     jkey(b, &first, "guardrail_information");
-    sy_buf_puts(b, "null");
+    sy_buf_puts(b, gi ? r->guard_info : "null"); /* as the stage wrote it (its floats kept) */
     jkey(b, &first, "standard_built_in_tools_params");
     sy_buf_puts(b, "{\"web_search_options\":");
     json_object *ws = jget(req, "web_search_options");
@@ -826,6 +902,7 @@ int sy_log_payload_build(const struct sy_logrec *r, struct sy_buf *b)
     sy_buf_puts(b, "}");
     json_object_put(req);
     json_object_put(rm);
+    json_object_put(gi);
     return sy_buf_failed(b) ? -1 : 0;
 }
 

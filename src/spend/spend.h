@@ -244,6 +244,11 @@ struct sy_spend_rec {
     const char *cache_key;    /* the response cache's key; NULL when caching is off ("Cache OFF") */
     const char *usage_source; /* "provider" | "counted" (our tokenizer) | NULL (no usage) */
     int stream_cut;           /* the client left mid-stream: billed for what was streamed */
+    /* the guardrails that ran (stages/guardrails.c): a JSON array of LiteLLM's
+     * StandardLoggingGuardrailInformation, written to the metadata's
+     * guardrail_information (and its names to applied_guardrails); NULL: none
+     * ran. Copied by sy_spend_record. */
+    const char *guard_info;
     /* general_settings.store_prompts_in_spend_logs (prompts.c): the request body
      * and the answer the client got (SSE bytes when response_sse), copied by
      * sy_spend_record; NULL: the columns stay "{}" */

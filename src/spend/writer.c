@@ -59,6 +59,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
 #include "core/buf.h"
 #include "core/log.h"
 #include "logging/logging.h"
@@ -108,6 +110,7 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, cache_key),
     offsetof(struct sy_spend_rec, usage_source),
     offsetof(struct sy_spend_rec, resv_id),
+    offsetof(struct sy_spend_rec, guard_info),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -331,6 +334,77 @@ static void jkey_str(struct sy_buf *b, const char *k, const char *v, int *first)
     sy_buf_puts(b, "\"");
 }
 
+/* The guardrails of a record (r->guard_info) parsed, when it is a JSON
+ * array; NULL otherwise (PostgreSQL would refuse the row's metadata: what is
+ * not an array is no information). */
+static json_object *guard_list(const char *info)
+{
+    size_t n = strlen(info);
+    struct json_tokener *tok = n < (size_t)0x7ffffff0 ? json_tokener_new_ex(64) : NULL;
+    if (!tok)
+        return NULL;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *gi = json_tokener_parse_ex(tok, info, (int)n);
+    if (gi && (json_tokener_get_error(tok) != json_tokener_success || tok->char_offset != (int)n ||
+               !json_object_is_type(gi, json_type_array))) {
+        json_object_put(gi);
+        gi = NULL;
+    }
+    json_tokener_free(tok);
+    return gi;
+}
+
+/* JSON text with each \u0000 escape written \ufffd: PostgreSQL's jsonb
+ * refuses U+0000, and the whole row would be refused with it. */
+static void put_json_no_nul(struct sy_buf *b, const char *s)
+{
+    if (!strstr(s, "\\u0000")) {
+        sy_buf_puts(b, s);
+        return;
+    }
+    const char *run = s;
+    for (const char *p = s; *p;) {
+        if (*p != '\\') {
+            p++;
+            continue;
+        }
+        if (p[1] == 'u' && !strncmp(p + 2, "0000", 4)) {
+            sy_buf_append(b, run, (size_t)(p - run));
+            sy_buf_puts(b, "\\ufffd");
+            p += 6;
+            run = p;
+        } else {
+            p += p[1] ? 2 : 1; /* an escape: its second character is not a backslash to look at */
+        }
+    }
+    sy_buf_puts(b, run);
+}
+
+/* applied_guardrails: the names of the list, each once, in order ([] without
+ * one), as LiteLLM's _get_spend_logs_metadata copies the payload's. */
+static void put_applied(struct sy_buf *b, json_object *gi)
+{
+    sy_buf_puts(b, ",\"applied_guardrails\":[");
+    json_object *seen = gi ? json_object_new_object() : NULL;
+    int first = 1;
+    for (size_t i = 0; gi && i < json_object_array_length(gi); i++) {
+        json_object *e = json_object_array_get_idx(gi, i), *v = NULL;
+        if (!json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "guardrail_name", &v) ||
+            !json_object_is_type(v, json_type_string))
+            continue;
+        const char *name = json_object_get_string(v);
+        if (json_object_object_get_ex(seen, name, NULL))
+            continue;
+        json_object_object_add(seen, name, NULL);
+        sy_buf_puts(b, first ? "\"" : ",\"");
+        first = 0;
+        sy_buf_json_escape(b, name, strlen(name));
+        sy_buf_puts(b, "\"");
+    }
+    sy_buf_puts(b, "]");
+    json_object_put(seen);
+}
+
 /* LiteLLM's SpendLogsMetadata for a record that brought none. */
 static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
 {
@@ -345,11 +419,18 @@ static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
     jkey_str(b, "user_api_key_team_alias", NULL, &first);
     jkey_str(b, "spend_logs_metadata", NULL, &first);
     jkey_str(b, "requester_ip_address", r->requester_ip, &first);
-    sy_buf_puts(b, ",\"applied_guardrails\":[]");
+    json_object *gi = r->guard_info ? guard_list(r->guard_info) : NULL; /* nothing ran: no parse */
+    put_applied(b, gi);
     jkey_str(b, "batch_models", NULL, &first);
     jkey_str(b, "mcp_tool_call_metadata", NULL, &first);
     jkey_str(b, "vector_store_request_metadata", NULL, &first);
-    jkey_str(b, "guardrail_information", NULL, &first);
+    if (gi) { /* the list as the stage wrote it (its floats kept) */
+        sy_buf_puts(b, ",\"guardrail_information\":");
+        put_json_no_nul(b, r->guard_info);
+        json_object_put(gi);
+    } else {
+        jkey_str(b, "guardrail_information", NULL, &first);
+    }
     /* no printf: this runs for every row */
     SY_BUF_LIT(b, ",\"usage_object\":{\"completion_tokens\":");
     sy_buf_u64(b, u->completion_tokens);

@@ -854,6 +854,7 @@ static void spend_finish(struct sy_call *c, int status)
                      : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider"
                                                                        : NULL;
     r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
+    r.guard_info = c->out.guard_info; /* the guardrails that ran (stages/guardrails.c); NULL: none */
     if (c->g->cfg->store_prompts_in_spend_logs && !c->g->cfg->turn_off_message_logging) {
         /* SpendLogs' proxy_server_request and response (spend/prompts.c, on the writer thread) */
         r.prompt = c->req->body.p;

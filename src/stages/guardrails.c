@@ -180,6 +180,7 @@ static void gcall_free(void *p)
     for (size_t i = 0; gc->extra && gc->set && i < gc->set->n; i++)
         free(gc->extra[i]);
     sy_buf_free(&gc->applied);
+    sy_buf_free(&gc->logbody);
     sy_buf_free(&gc->info);
     for (unsigned i = 0; i < gc->nsv; i++) {
         struct gsvc *s = gc->sv[i];
@@ -398,7 +399,12 @@ static void svc_send(struct gsvc *s)
     sy_ghttp_free(&s->req);
     sy_buf_init(&s->req.headers, 64u << 10);
     sy_buf_init(&s->req.body, 64u << 20);
-    if (s->g->ops->request(s->g, &s->in, s->step, &s->state, &s->req) != 0 || !s->req.url) {
+    int rc = s->g->ops->request(s->g, &s->in, s->step, &s->state, &s->req);
+    if (rc == 0 && !s->req.url) { /* nothing for the service to check (no text of the kind it reads): a pass */
+        svc_finish(s, &r);
+        return;
+    }
+    if (rc != 0) {
         sy_gresult_error(&r, "guardrail %s: the request could not be built", s->g->name);
         svc_finish(s, &r);
         sy_gresult_free(&r);
@@ -451,6 +457,12 @@ struct gsvc *sy_guard_svc_start(struct sy_call *c, struct gcall *gc, const struc
 
 static int pass_run(struct sy_call *c, struct gcall *gc);
 
+/* What a pass reads: the answer, or the request (pre_call, logging_only). */
+static unsigned tphase(const struct gcall *gc)
+{
+    return gc->phase == SY_GM_POST ? SY_GM_POST : SY_GM_PRE;
+}
+
 /* Texts of gc->body for g (re-read when the body changed or g skips other roles). */
 static int texts_for(struct gcall *gc, const struct sy_guard *g)
 {
@@ -460,7 +472,7 @@ static int texts_for(struct gcall *gc, const struct sy_guard *g)
     sy_gtexts_free(&gc->tx);
     memset(&gc->tx, 0, sizeof gc->tx);
     gc->tx_ok = 0;
-    if (sy_gtexts_read(&gc->tx, gc->d, gc->phase, gc->body->p ? gc->body->p : "", gc->body->len, g->skip_system,
+    if (sy_gtexts_read(&gc->tx, gc->d, tphase(gc), gc->body->p ? gc->body->p : "", gc->body->len, g->skip_system,
                        g->skip_tool) != 0)
         return -1;
     gc->tx_ok = 1;
@@ -504,8 +516,24 @@ static void keep_pairs(struct gcall *gc, struct sy_gresult *r)
 static int pass_apply(struct sy_call *c, struct gcall *gc, const struct sy_guard *g, struct sy_gresult *r,
                       uint64_t t0)
 {
-    unsigned hook = gc->phase == SY_GM_POST ? SY_GM_POST : (g->modes & SY_GM_PRE ? SY_GM_PRE : SY_GM_DURING);
+    unsigned hook = gc->phase == SY_GM_POST            ? SY_GM_POST
+                    : gc->phase == SY_GM_LOGGING_ONLY ? SY_GM_LOGGING_ONLY
+                    : g->modes & SY_GM_PRE            ? SY_GM_PRE
+                                                      : SY_GM_DURING;
     sy_guard_record(c, gc, g, hook, r, t0);
+    if (gc->phase == SY_GM_LOGGING_ONLY) { /* masks what the logs see; never blocks */
+        if (r->verdict == SY_GV_MASKED && r->repl) {
+            char *nb = NULL;
+            size_t nn = 0;
+            if (sy_gtext_splice(gc->body->p, gc->body->len, gc->tx.seg, gc->tx.nseg, r->repl, &nb, &nn) == 0) {
+                set_body(c, gc, nb, nn);
+                free(nb);
+            }
+        } else if (r->verdict == SY_GV_MASKED && r->body) {
+            set_body(c, gc, r->body, r->body_len);
+        }
+        return SY_OK;
+    }
     switch (r->verdict) {
     case SY_GV_PASS: return SY_OK;
     case SY_GV_MASKED:
@@ -540,6 +568,8 @@ static int in_pass(const struct gcall *gc, const struct sy_guard *g)
         return 0;
     if (gc->phase == SY_GM_POST)
         return (g->modes & SY_GM_POST) != 0;
+    if (gc->phase == SY_GM_LOGGING_ONLY)
+        return (g->modes & SY_GM_LOGGING_ONLY) && g->ops->check;
     /* pre_call; an in-process during_call check runs here too (same verdict, no gate) */
     return (g->modes & SY_GM_PRE) || ((g->modes & SY_GM_DURING) && g->ops->check);
 }
@@ -551,7 +581,7 @@ static void pass_continue(struct sy_call *c, struct gcall *gc)
     int rc = pass_run(c, gc);
     if (rc != SY_OK)
         return;
-    if (gc->phase == SY_GM_PRE)
+    if (gc->phase != SY_GM_POST)
         sy_call_resume(c);
     else
         sy_call_answer_resume(c);
@@ -574,7 +604,7 @@ static void check_work(struct sy_call *c, void *arg)
     if (texts_for(gc, g) != 0)
         return; /* no texts: a pass */
     struct sy_ginput in;
-    sy_guard_input(c, gc, g, gc->phase, gc->body->p, gc->body->len, &in);
+    sy_guard_input(c, gc, g, tphase(gc), gc->body->p, gc->body->len, &in);
     g->ops->check(g, &in, &gc->res);
 }
 
@@ -627,7 +657,7 @@ static int pass_run(struct sy_call *c, struct gcall *gc)
             struct sy_gresult r = {0};
             if (texts_for(gc, g) == 0) {
                 struct sy_ginput in;
-                sy_guard_input(c, gc, g, gc->phase, gc->body->p, gc->body->len, &in);
+                sy_guard_input(c, gc, g, tphase(gc), gc->body->p, gc->body->len, &in);
                 g->ops->check(g, &in, &r);
             }
             int rc = pass_apply(c, gc, g, &r, t0);
@@ -641,7 +671,7 @@ static int pass_run(struct sy_call *c, struct gcall *gc)
         if (texts_for(gc, g) != 0)
             continue;
         struct sy_ginput in;
-        sy_guard_input(c, gc, g, gc->phase, gc->body->p, gc->body->len, &in);
+        sy_guard_input(c, gc, g, tphase(gc), gc->body->p, gc->body->len, &in);
         pass_wait(c, gc);
         if (!sy_guard_svc_start(c, gc, g, gc->phase == SY_GM_POST ? SY_GM_POST : SY_GM_PRE, &in, svc_pass_done)) {
             struct sy_gresult r = {0};
@@ -653,6 +683,15 @@ static int pass_run(struct sy_call *c, struct gcall *gc)
             continue;
         }
         return SY_AGAIN;
+    }
+    if (gc->phase == SY_GM_PRE && gc->logonly) { /* then logging_only ones, on a copy for the logs */
+        gc->phase = SY_GM_LOGGING_ONLY;
+        gc->pos = 0;
+        gc->tx_ok = 0;
+        sy_buf_init(&gc->logbody, c->req->body.len + 1);
+        sy_buf_append(&gc->logbody, c->req->body.p ? c->req->body.p : "", c->req->body.len);
+        gc->body = &gc->logbody;
+        return pass_run(c, gc);
     }
     return SY_OK;
 }
@@ -714,9 +753,12 @@ static int guard_run(struct sy_call *c)
     sy_buf_init(&gc->applied, 4096);
     sy_buf_init(&gc->info, 1u << 20);
     sy_arena_defer(&c->req->arena, gcall_free, gc);
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         if (on[i] && (s->g[i].modes & SY_GM_POST))
             gc->post = 1;
+        if (on[i] && (s->g[i].modes & SY_GM_LOGGING_ONLY) && s->g[i].ops->check)
+            gc->logonly = 1;
+    }
     gc->phase = SY_GM_PRE;
     gc->body = &c->req->body;
     return pass_run(c, gc);
@@ -806,6 +848,10 @@ static void guard_finish(struct sy_call *c, int status)
         gc->info.len--; /* a second finish (none expected) appends after the same list */
     }
     c->out.guard_status = gc->status;
+    if (gc->logonly && gc->logbody.p) { /* the request as the logs see it (logging_only masks) */
+        c->out.log_request = gc->logbody.p;
+        c->out.log_request_len = gc->logbody.len;
+    }
 }
 
 const struct sy_stage sy_stage_guardrails = {

@@ -17,8 +17,9 @@
  * asked for, the group and deployment that answered, usage and cost
  * (sy_call_cost), cache hit and key, times (received, first attempt, first
  * byte, end), the request's metadata and tags, trace_id / session_id /
- * generation_name, traceparent, user agent, the attempts, and for a failure
- * the exception class and the message the client got. Content: the request
+ * generation_name, traceparent, user agent, the attempts, the guardrails
+ * that ran (c->out.guard_info / guard_status), and for a failure the
+ * exception class and the message the client got. Content: the request
  * body and the captured answer (filters/log_capture.c), or neither when
  * messages are not logged: turn_off_message_logging, globally, in the
  * request (LiteLLM's dynamic param) or in the key's or team's metadata.
@@ -48,6 +49,10 @@
 #include "http/server.h"
 #include "keys/keys.h"
 #include "logging/logging.h"
+
+_Static_assert(SY_GUARD_NOT_RUN == SY_LOGREC_GUARD_NOT_RUN && SY_GUARD_SUCCESS == SY_LOGREC_GUARD_SUCCESS &&
+                   SY_GUARD_INTERVENED == SY_LOGREC_GUARD_INTERVENED && SY_GUARD_FAILED == SY_LOGREC_GUARD_FAILED,
+               "guardrail status values");
 
 static int log_on(const struct sy_gwconf *g, enum sy_route_kind k)
 {
@@ -406,8 +411,8 @@ static void log_finish(struct sy_call *c, int status)
               (c->usage.cost_known ? SY_LOGREC_COST_KNOWN : 0) | (cut ? SY_LOGREC_STREAM_CUT : 0);
     /* content */
     if (!no_messages) {
-        r.request = body;
-        r.request_len = blen;
+        r.request = c->out.log_request ? c->out.log_request : body; /* a logging_only guardrail's mask */
+        r.request_len = c->out.log_request ? c->out.log_request_len : blen;
         int sse = 0, capcut = 0;
         size_t n = 0;
         const char *cap = sy_log_capture(c, &n, &sse, &capcut);
@@ -449,6 +454,9 @@ static void log_finish(struct sy_call *c, int status)
         r.route_json = metadata_logging(c, k->team->metadata);
     if (!r.route_json && k)
         r.route_json = team_route(c, k->team_id);
+    /* guardrails (stages/guardrails.c ran before this finish) */
+    r.guard_info = c->out.guard_info;
+    r.guard_status = c->out.guard_status;
     sy_log_submit(&r);
 }
 

@@ -249,3 +249,47 @@ test('bad configs fail the load naming the guardrail', () => {
   assert.equal(p.status, 0);
   assert.match(p.stdout + p.stderr, /Python code.*generic_guardrail_api/);
 });
+
+test('logging_only masks what the logs record, not what the upstream gets; the payload names the guardrails', async () => {
+  const { startWebhook } = await import('../logging/lib/webhook.mjs');
+  const hook = await startWebhook();
+  const g2 = await startGateway(`
+model_list:
+  - model_name: gpt
+    litellm_params: {model: openai/gpt-4o, api_base: "${mock.base}", api_key: sk-up}
+litellm_settings:
+  success_callback: ["generic_api"]
+  failure_callback: ["generic_api"]
+  switchyard_callback_batch_interval: 0.2
+guardrails:
+  - guardrail_name: logmask
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: logging_only
+      default_on: true
+      blocked_words: [{keyword: codename, action: MASK}]
+  - guardrail_name: words
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_call
+      default_on: true
+      blocked_words: [{keyword: forbidden, action: BLOCK}]
+`, { env: { GENERIC_LOGGER_ENDPOINT: hook.url } });
+  try {
+    await mock.reset();
+    const r = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'the codename is blue' }] });
+    assert.equal(r.status, 200);
+    assert.match((await lastBody()).messages[0].content, /codename/, 'the upstream gets the text as sent');
+    const b = await postJSON(`${g2.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'forbidden' }] });
+    assert.equal(b.status, 400);
+    assert.ok(await hook.waitRecords(2, 15000), `2 records, got ${hook.records().length}`);
+    const recs = hook.records();
+    const ok = recs.find((x) => x.status === 'success');
+    assert.doesNotMatch(JSON.stringify(ok.messages), /codename/);
+    assert.match(JSON.stringify(ok.messages), /REDACTED/);
+    const info = ok.guardrail_information;
+    assert.ok(Array.isArray(info) && info.some((i) => i.guardrail_name === 'logmask' && i.guardrail_mode === 'logging_only'));
+    const bad = recs.find((x) => x.status === 'failure');
+    assert.equal(bad.status_fields?.guardrail_status ?? 'guardrail_intervened', 'guardrail_intervened');
+  } finally { await g2.stop(); await hook.stop?.(); }
+});

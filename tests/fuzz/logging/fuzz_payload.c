@@ -5,10 +5,12 @@
  *
  * Input: byte 0 picks the call type and the record's flags; the rest is split
  * at "\n--\n" into the request body, the response (SSE or JSON), the
- * request metadata, the key's metadata and the tags. Must never crash, and
- * whatever the bytes, the payload is one JSON object that json-c reads back
- * with every member LiteLLM's TypedDict declares, and both prompt columns
- * are JSON. */
+ * request metadata, the key's metadata, the tags and the guardrails' list
+ * (guard_info; byte 0 also picks guard_status, out of range included). Must
+ * never crash, and whatever the bytes, the payload is one JSON object that
+ * json-c reads back with every member LiteLLM's TypedDict declares,
+ * guardrail_information an array or null, and both prompt columns are
+ * JSON. */
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +33,7 @@ static const char *const members[] = {"id",
                                       "model_parameters",
                                       "error_information",
                                       "hidden_params",
+                                      "guardrail_information",
                                       "standard_built_in_tools_params"};
 
 static void must_parse(const char *p, size_t n, int object)
@@ -45,6 +48,10 @@ static void must_parse(const char *p, size_t n, int object)
         for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
             if (!json_object_object_get_ex(o, members[i], NULL))
                 abort();
+        json_object *gi = NULL;
+        json_object_object_get_ex(o, "guardrail_information", &gi);
+        if (gi && !json_object_is_type(gi, json_type_array))
+            abort();
     }
     json_object_put(o);
     json_tokener_free(tok);
@@ -73,10 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!s)
         return 0;
     memcpy(s, data + 1, size - 1);
-    size_t n = size - 1, off = 0, len[5] = {0};
+    size_t n = size - 1, off = 0, len[6] = {0};
     s[n] = 0;
-    char *parts[5] = {0};
-    for (int i = 0; i < 5; i++)
+    char *parts[6] = {0};
+    for (int i = 0; i < 6; i++)
         parts[i] = part(s, n, &off, &len[i]);
 
     struct sy_logrec r;
@@ -102,6 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     r.upstream_model = parts[2];
     r.provider = parts[3];
     r.http_status = 429;
+    r.guard_info = parts[5];
+    r.guard_status = (int)(sel % 5);
 
     struct sy_buf b;
     sy_buf_init(&b, 64u << 20);

@@ -304,6 +304,23 @@ static void test_hostile(void **state)
     sy_gtexts_free(&t);
 }
 
+/* The fastest of reps reads of body (the machine may be shared: the best
+ * run is the cost). */
+static double best_us(struct sy_gtexts *t, const char *body, size_t n, int reps)
+{
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sy_gtexts_read(t, SY_GD_CHAT, SY_GM_PRE, body, n, 0, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        if (us < best)
+            best = us;
+    }
+    return best;
+}
+
 /* A large body: linear, every text found, reuse of one struct. Also prints
  * the cost per KB (informational, never asserted). */
 static void test_large(void **state)
@@ -334,23 +351,48 @@ static void test_large(void **state)
                         "Please answer briefly and mention the temperature in Celsius.\"}],\"temperature\":0.2,"
                         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":"
                         "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}]}";
-    struct timespec t0, t1;
-    int reps = 20000;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < reps; i++)
-        sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, small, strlen(small), 0, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3) / reps;
-    print_message("sy_gtexts_read: %zu-byte chat body %.2f us (%.2f us/KB)\n", strlen(small), us,
+    double us = best_us(&t, small, strlen(small), 20000);
+    print_message("sy_gtexts_read: %zu-byte chat body %.2f us (%.2f us/KB, best of 20000)\n", strlen(small), us,
                   us / ((double)strlen(small) / 1024));
-    reps = 20;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < reps; i++)
-        sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, b.p, b.len, 0, 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    us = ((double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3) / reps;
-    print_message("sy_gtexts_read: %zu-byte chat body (%zu messages) %.0f us (%.2f us/KB)\n", b.len, msgs, us,
-                  us / ((double)b.len / 1024));
+    us = best_us(&t, b.p, b.len, 30);
+    print_message("sy_gtexts_read: %zu-byte chat body (%zu messages) %.0f us (%.2f us/KB, best of 30)\n", b.len, msgs,
+                  us, us / ((double)b.len / 1024));
+    sy_gtexts_free(&t);
+    sy_buf_free(&b);
+}
+
+/* 32 MB, the largest body the gateway takes: a 16 MB text, 8 M numbers in
+ * an unrelated array, a text of invalid bytes. Read whole, linear, and the
+ * texts come out exact. */
+static void test_32mb(void **state)
+{
+    (void)state;
+    size_t big = 16u << 20, nums = 4u << 20, bad = 1u << 20;
+    struct sy_buf b;
+    sy_buf_init(&b, 40u << 20);
+    SY_BUF_LIT(&b, "{\"x\":[");
+    for (size_t i = 0; i < nums; i++)
+        SY_BUF_LIT(&b, "0,");
+    SY_BUF_LIT(&b, "1],\"messages\":[{\"role\":\"user\",\"content\":\"");
+    size_t at = b.len;
+    assert_int_equal(sy_buf_reserve(&b, big + bad + 64), 0);
+    memset(b.p + at, 'a', big);
+    b.len += big;
+    SY_BUF_LIT(&b, "\"},{\"role\":\"user\",\"content\":\"");
+    memset(b.p + b.len, 0xff, bad);
+    b.len += bad;
+    SY_BUF_LIT(&b, "\"}]}");
+    struct sy_gtexts t = {0};
+    assert_int_equal(sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, b.p, b.len, 0, 0), 0);
+    assert_int_equal(t.nseg, 2);
+    assert_int_equal(t.seg[0].len, big);
+    assert_int_equal(t.seg[0].off, at - 1);
+    assert_int_equal(t.seg[1].len, 3 * bad); /* each bad byte one U+FFFD */
+    assert_memory_equal(t.seg[1].text, "\xef\xbf\xbd\xef\xbf\xbd", 6);
+    /* an unterminated 32 MB string: refused, not read past the end */
+    b.len -= 3;
+    assert_int_equal(sy_gtexts_read(&t, SY_GD_CHAT, SY_GM_PRE, b.p, b.len, 0, 0), -1);
+    assert_int_equal(t.nseg, 0);
     sy_gtexts_free(&t);
     sy_buf_free(&b);
 }
@@ -359,7 +401,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),  cmocka_unit_test(test_splice_masks), cmocka_unit_test(test_splice_refuses),
-        cmocka_unit_test(test_hostile), cmocka_unit_test(test_large),
+        cmocka_unit_test(test_hostile), cmocka_unit_test(test_large),        cmocka_unit_test(test_32mb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

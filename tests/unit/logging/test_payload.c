@@ -2,7 +2,8 @@
  * StandardLoggingPayload of hand-built records against golden files (what
  * LiteLLM's get_standard_logging_object_payload writes for the same call:
  * a chat answer, an OpenAI stream, an Anthropic stream with a tool call, a
- * Responses stream, a failure, a cache hit, both redactions), every member
+ * Responses stream, a failure, a cache hit, both redactions, guardrails that
+ * masked, passed and blocked), every member
  * LiteLLM's TypedDict names present, and hostile input (invalid JSON, a cut
  * capture, invalid UTF-8, an out-of-range block index) giving valid JSON. */
 #include <setjmp.h>
@@ -433,6 +434,129 @@ static void test_hostile(void **state)
 }
 
 /* sy_log_payload builds once and keeps it in the record. */
+/* The guardrails that ran: guardrail_information as the stage wrote it,
+ * status_fields.guardrail_status from the record, applied_guardrails the
+ * names, each once. A blocked call is a failure with the guardrail's error. */
+static const char guard_info[] =
+    "[{\"guardrail_name\":\"pii-mask\",\"guardrail_provider\":\"presidio\",\"guardrail_mode\":\"pre_call\","
+    "\"guardrail_request\":null,\"guardrail_response\":\"masked 1 entity\",\"guardrail_status\":"
+    "\"guardrail_intervened\",\"start_time\":1733450000.01,\"end_time\":1733450000.0125,\"duration\":0.0025,"
+    "\"masked_entity_count\":{\"EMAIL_ADDRESS\":1}},"
+    "{\"guardrail_name\":\"content-filter\",\"guardrail_provider\":\"litellm_content_filter\",\"guardrail_mode\":"
+    "\"pre_call\",\"guardrail_request\":null,\"guardrail_response\":null,\"guardrail_status\":\"success\","
+    "\"start_time\":1733450000.0125,\"end_time\":1733450000.013,\"duration\":0.0005},"
+    "{\"guardrail_name\":\"pii-mask\",\"guardrail_provider\":\"presidio\",\"guardrail_mode\":\"post_call\","
+    "\"guardrail_request\":null,\"guardrail_response\":null,\"guardrail_status\":\"success\",\"start_time\":"
+    "1733450001.0,\"end_time\":1733450001.001,\"duration\":0.001}]";
+
+static void test_guardrails(void **state)
+{
+    (void)state;
+    struct sy_logrec r = base();
+    r.guard_info = guard_info;
+    r.guard_status = SY_LOGREC_GUARD_INTERVENED;
+    json_object *o = check(&r, "guardrails");
+    assert_string_equal(gets(o, "status_fields.guardrail_status"), "guardrail_intervened");
+    assert_string_equal(gets(o, "status_fields.llm_api_status"), "success");
+    assert_int_equal(json_object_array_length(get(o, "metadata.applied_guardrails")), 2);
+    assert_string_equal(gets(o, "metadata.applied_guardrails.0"), "pii-mask");
+    assert_string_equal(gets(o, "metadata.applied_guardrails.1"), "content-filter");
+    assert_int_equal(json_object_array_length(get(o, "guardrail_information")), 3);
+    assert_string_equal(gets(o, "guardrail_information.2.guardrail_mode"), "post_call");
+    assert_int_equal(json_object_get_int(get(o, "guardrail_information.0.masked_entity_count.EMAIL_ADDRESS")), 1);
+    json_object_put(o);
+
+    /* a pre_call block: the call failed with LiteLLM's 400 */
+    static const char blocked[] = "[{\"guardrail_name\":\"content-filter\",\"guardrail_mode\":\"pre_call\","
+                                  "\"guardrail_response\":\"Content blocked: keyword 'secret' detected\","
+                                  "\"guardrail_status\":\"guardrail_intervened\",\"start_time\":1733450000.01,"
+                                  "\"end_time\":1733450000.011,\"duration\":0.001}]";
+    r = base();
+    r.id = r.call_id;
+    r.http_status = 400;
+    r.flags = SY_LOGREC_FAILURE;
+    r.error_class = "BadRequestError";
+    r.error_message = "Content blocked: keyword 'secret' detected";
+    r.response = NULL;
+    r.response_len = 0;
+    r.prompt_tokens = r.completion_tokens = 0;
+    r.nattempts = 0;
+    r.guard_info = blocked;
+    r.guard_status = SY_LOGREC_GUARD_INTERVENED;
+    o = check(&r, "guardrails_blocked");
+    assert_string_equal(gets(o, "status_fields.llm_api_status"), "failure");
+    assert_string_equal(gets(o, "status_fields.guardrail_status"), "guardrail_intervened");
+    assert_string_equal(gets(o, "metadata.applied_guardrails.0"), "content-filter");
+    json_object_put(o);
+
+    /* a service that did not answer */
+    r.guard_status = SY_LOGREC_GUARD_FAILED;
+    o = check(&r, NULL);
+    assert_string_equal(gets(o, "status_fields.guardrail_status"), "guardrail_failed_to_respond");
+    json_object_put(o);
+}
+
+/* guard_status "not_run" with a list: LiteLLM's _get_status_fields, the first
+ * entry that ran, legacy values mapped; anything that is not a JSON array is
+ * no information (null, never broken JSON); no list, no cost: the payload of
+ * a call without guardrails is byte for byte the one before guardrails. */
+static void test_guardrails_odd(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *info, *status;
+    } cases[] = {
+        {"[{\"guardrail_name\":\"a\",\"guardrail_status\":\"not_run\"},"
+         "{\"guardrail_name\":\"b\",\"guardrail_status\":\"blocked\"}]",
+         "guardrail_intervened"},
+        {"[{\"guardrail_name\":\"a\",\"guardrail_status\":\"failure\"}]", "guardrail_failed_to_respond"},
+        {"[{\"guardrail_name\":\"a\",\"guardrail_status\":\"success\"}]", "success"},
+        {"[{\"guardrail_name\":\"a\",\"guardrail_status\":\"weird\"}]", "not_run"},
+        {"[{\"guardrail_name\":\"a\",\"guardrail_status\":7},{\"guardrail_name\":\"b\"}]", "not_run"},
+        {"[1,\"x\",null,[],{\"guardrail_name\":3}]", "not_run"},
+        {"[]", "not_run"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sy_logrec r = base();
+        r.guard_info = cases[i].info;
+        json_object *o = check(&r, NULL);
+        assert_string_equal(gets(o, "status_fields.guardrail_status"), cases[i].status);
+        assert_true(json_object_is_type(get(o, "guardrail_information"), json_type_array));
+        assert_true(json_object_is_type(get(o, "metadata.applied_guardrails"), json_type_array));
+        json_object_put(o);
+    }
+    struct sy_logrec r = base();
+    r.guard_info = "[{\"guardrail_name\":\"a\"},{\"guardrail_name\":\"a\"},{\"guardrail_name\":\"b\\\"c\"}]";
+    json_object *o = check(&r, NULL);
+    assert_int_equal(json_object_array_length(get(o, "metadata.applied_guardrails")), 2);
+    assert_string_equal(gets(o, "metadata.applied_guardrails.1"), "b\"c");
+    json_object_put(o);
+    /* not an array, not JSON, cut, invalid UTF-8, a status out of range */
+    static const char *const bad[] = {
+        "{\"guardrail_name\":\"a\"}", "[{\"guardrail_name\":", "not json", "", "[\"\xff\xfe\"]", "[{\"a\":1}] [2]"};
+    struct sy_buf plain, b;
+    sy_buf_init(&plain, 64u << 20);
+    r = base();
+    assert_int_equal(sy_log_payload_build(&r, &plain), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = base();
+        r.guard_info = bad[i];
+        r.guard_status = 9;
+        o = check(&r, NULL);
+        assert_true(json_object_is_type(get(o, "guardrail_information"), json_type_null));
+        assert_true(json_object_is_type(get(o, "metadata.applied_guardrails"), json_type_null));
+        assert_string_equal(gets(o, "status_fields.guardrail_status"), "not_run");
+        json_object_put(o);
+        /* the same bytes as a call without guardrails */
+        sy_buf_init(&b, 64u << 20);
+        assert_int_equal(sy_log_payload_build(&r, &b), 0);
+        assert_int_equal(b.len, plain.len);
+        assert_memory_equal(b.p, plain.p, b.len);
+        sy_buf_free(&b);
+    }
+    sy_buf_free(&plain);
+}
+
 static void test_cached_in_record(void **state)
 {
     (void)state;
@@ -458,6 +582,8 @@ int main(void)
         cmocka_unit_test(test_redacted),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_cached_in_record),
+        cmocka_unit_test(test_guardrails),
+        cmocka_unit_test(test_guardrails_odd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

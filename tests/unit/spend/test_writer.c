@@ -9,7 +9,8 @@
  * unavailable (SQLite: another connection holding an exclusive transaction;
  * PostgreSQL: a server that does not answer) - records queue and are all
  * written when it is back; queue overflow counted; stop flushes; stop with the
- * database down gives up after its timeout.
+ * database down gives up after its timeout; the guardrails that ran in the
+ * metadata (guardrail_information, applied_guardrails).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -657,6 +658,79 @@ static void test_pg_bad_row(void **state)
     sy_spend_stop(5);
 }
 
+/* The guardrails that ran: SpendLogsMetadata's guardrail_information is the
+ * list as the stage wrote it, applied_guardrails its names (each once); a
+ * call without guardrails keeps [] and null; what is not a JSON array is no
+ * information and the row is still written; a U+0000 escape (which
+ * PostgreSQL's jsonb refuses) is written U+FFFD. */
+static void test_guardrail_information(void **state)
+{
+    (void)state;
+    seed();
+    struct sy_spend_conf c = wconf();
+    assert_int_equal(sy_spend_start(&c), 0);
+    static const char *const infos[] = {
+        "[{\"guardrail_name\":\"pii-mask\",\"guardrail_mode\":\"pre_call\",\"guardrail_status\":"
+        "\"guardrail_intervened\",\"start_time\":1767225600.01,\"end_time\":1767225600.0125,\"duration\":0.0025,"
+        "\"masked_entity_count\":{\"EMAIL_ADDRESS\":2}},"
+        "{\"guardrail_name\":\"content-filter\",\"guardrail_mode\":\"pre_call\",\"guardrail_status\":\"success\"},"
+        "{\"guardrail_name\":\"pii-mask\",\"guardrail_mode\":\"post_call\",\"guardrail_status\":\"success\"}]",
+        NULL,
+        "{\"guardrail_name\":\"not-a-list\"}",
+        "[{\"guardrail_name\":\"cut\"",
+        "[{\"guardrail_name\":\"nul\",\"guardrail_response\":\"a\\u0000b \\\\u0000 c\"}]",
+    };
+    char id[64];
+    struct sy_spend_rec r;
+    for (int i = 0; i < 5; i++) {
+        mkrec(&r, id, 500 + i, 0.001);
+        char *copy = infos[i] ? strdup(infos[i]) : NULL; /* the call's arena: gone after the record */
+        r.guard_info = copy;
+        assert_int_equal(sy_spend_record(&r), 0);
+        if (copy) {
+            memset(copy, 'x', strlen(copy));
+            free(copy);
+        }
+    }
+    sy_spend_flush();
+    assert_true(num("SELECT COUNT(*) FROM \"LiteLLM_SpendLogs\"") == 5);
+
+    struct json_object *o = row("SELECT * FROM \"LiteLLM_SpendLogs\" WHERE \"request_id\" = 'req-000500'");
+    struct json_object *meta, *v, *e;
+    assert_true(json_object_object_get_ex(o, "metadata", &meta) && json_object_is_type(meta, json_type_object));
+    assert_true(json_object_object_get_ex(meta, "applied_guardrails", &v) && json_object_array_length(v) == 2);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "pii-mask");
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1)), "content-filter");
+    assert_true(json_object_object_get_ex(meta, "guardrail_information", &v) && json_object_array_length(v) == 3);
+    e = json_object_array_get_idx(v, 0);
+    assert_string_equal(jstr(e, "guardrail_status"), "guardrail_intervened");
+    assert_true(json_object_object_get_ex(e, "masked_entity_count", &e) &&
+                json_object_object_get_ex(e, "EMAIL_ADDRESS", &e) && json_object_get_int(e) == 2);
+    assert_string_equal(jstr(json_object_array_get_idx(v, 2), "guardrail_mode"), "post_call");
+    assert_string_equal(jstr(meta, "user_api_key"), "k1"); /* the rest of the metadata as before */
+    json_object_put(o);
+
+    for (int i = 501; i <= 503; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT * FROM \"LiteLLM_SpendLogs\" WHERE \"request_id\" = 'req-%06d'", i);
+        o = row(sql);
+        assert_true(json_object_object_get_ex(o, "metadata", &meta));
+        assert_true(json_object_object_get_ex(meta, "applied_guardrails", &v) &&
+                    json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0);
+        assert_true(json_object_object_get_ex(meta, "guardrail_information", &v) && v == NULL);
+        json_object_put(o);
+    }
+
+    o = row("SELECT * FROM \"LiteLLM_SpendLogs\" WHERE \"request_id\" = 'req-000504'");
+    assert_true(json_object_object_get_ex(o, "metadata", &meta));
+    assert_true(json_object_object_get_ex(meta, "guardrail_information", &v) && json_object_array_length(v) == 1);
+    /* the escape became U+FFFD; an escaped backslash followed by "u0000" is text, kept */
+    assert_string_equal(jstr(json_object_array_get_idx(v, 0), "guardrail_response"), "a\xef\xbf\xbd"
+                                                                                     "b \\u0000 c");
+    json_object_put(o);
+    sy_spend_stop(5);
+}
+
 static void test_pg_skipped(void **state)
 {
     (void)state;
@@ -667,6 +741,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_10k),
+        cmocka_unit_test(test_guardrail_information),
         cmocka_unit_test(test_settle_reserved),
         cmocka_unit_test(test_disable_spend_logs),
         cmocka_unit_test(test_stop_flushes),
