@@ -34,9 +34,9 @@
 
 #include "core/buf.h"
 
-#define MATCH_LIMIT 2000000u /* backtracking steps per match attempt */
-#define DEPTH_LIMIT 5000u
-#define HEAP_LIMIT 20000u        /* KiB */
+#define MATCH_LIMIT   2000000u /* backtracking steps per match attempt */
+#define DEPTH_LIMIT   5000u
+#define HEAP_LIMIT    20000u      /* KiB */
 #define MAX_DFA_CELLS (48u << 20) /* states x classes: bounds a set's automaton (192 MB) */
 
 struct gre {
@@ -58,9 +58,9 @@ struct sy_gpat {
     size_t nkw, capkw;
     pcre2_match_context *mctx;
     /* the automaton */
-    int32_t *delta; /* nstate * ncls */
-    int32_t *out;   /* first keyword ending at the state, -1 */
-    int32_t *dict;  /* next state on the failure chain with an output, -1 */
+    int32_t *delta;  /* nstate * ncls */
+    int32_t *out;    /* first keyword ending at the state, -1 */
+    int32_t *dict;   /* next state on the failure chain with an output, -1 */
     int32_t *kwnext; /* next keyword ending at the same state, -1 */
     uint8_t cls[256];
     unsigned ncls;
@@ -278,8 +278,7 @@ static int push_re(struct sy_gpat *p, pcre2_code *code, int id)
     return 0;
 }
 
-static int add_regex_raw(struct sy_gpat *p, const char *re, size_t len, int id, int caseless, char *err,
-                         size_t errlen)
+static int add_regex_raw(struct sy_gpat *p, const char *re, size_t len, int id, int caseless, char *err, size_t errlen)
 {
     int ec;
     PCRE2_SIZE eo;
@@ -595,8 +594,8 @@ static int boundary_ok(const struct gkw *k, const unsigned char *s, size_t n, si
 #define RING_STACK 256
 
 /* Every keyword occurrence (overlapping ones too). Count, or -2 stopped, -1 no memory. */
-static long scan_ac(const struct sy_gpat *p, const char *text, size_t n,
-                    int (*cb)(void *, const struct sy_gmatch *), void *ud)
+static long scan_ac(const struct sy_gpat *p, const char *text, size_t n, int (*cb)(void *, const struct sy_gmatch *),
+                    void *ud)
 {
     size_t stackring[RING_STACK], *ring = stackring;
     if (p->ring > RING_STACK) {
@@ -706,8 +705,8 @@ static int by_place(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-long sy_gpat_scan(const struct sy_gpat *p, const char *text, size_t n,
-                  int (*cb)(void *ud, const struct sy_gmatch *m), void *ud)
+long sy_gpat_scan(const struct sy_gpat *p, const char *text, size_t n, int (*cb)(void *ud, const struct sy_gmatch *m),
+                  void *ud)
 {
     struct coll c = {0};
     long rc = sy_gpat_scan_all(p, text, n, collect, &c);

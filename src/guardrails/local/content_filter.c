@@ -44,7 +44,9 @@
 enum { ACT_BLOCK = 0, ACT_MASK = 1 };
 
 /* the data compiled in (meson.build) */
-#define CF_DATA(x) extern const char sy_cf_##x[]; extern const size_t sy_cf_##x##_len;
+#define CF_DATA(x)                 \
+    extern const char sy_cf_##x[]; \
+    extern const size_t sy_cf_##x##_len;
 CF_DATA(patterns)
 CF_DATA(cat_harmful_self_harm)
 CF_DATA(cat_harmful_violence)
@@ -61,10 +63,12 @@ static const struct {
     const char *data;
     const size_t *len;
 } builtin_cats[] = {
-#define C(x) {#x, sy_cf_cat_##x, &sy_cf_cat_##x##_len}
-    C(harmful_self_harm),     C(harmful_violence),      C(harmful_illegal_weapons),
-    C(bias_gender),           C(bias_sexual_orientation), C(denied_medical_advice),
-    C(denied_legal_advice),   C(denied_financial_advice),
+#define C(x)                                    \
+    {                                           \
+#x, sy_cf_cat_##x, &sy_cf_cat_##x##_len \
+    }
+    C(harmful_self_harm),       C(harmful_violence),      C(harmful_illegal_weapons), C(bias_gender),
+    C(bias_sexual_orientation), C(denied_medical_advice), C(denied_legal_advice),     C(denied_financial_advice),
 #undef C
 };
 
@@ -75,6 +79,7 @@ struct ckw { /* a category keyword: LiteLLM's dict entry (first place, last valu
 struct cpat {
     char *name;
     int action;
+    int luhn;                     /* a card number pattern: a match counts when its digits pass Luhn's check */
     struct sy_gpat *re, *context; /* context: keyword_pattern, or NULL */
 };
 struct bword {
@@ -82,9 +87,17 @@ struct bword {
     int action;
 };
 
+/* keyword -> index while the lists are built (LiteLLM's dicts: a repeated
+ * keyword keeps its place), so a list of 100,000 keywords loads in linear time */
+struct kwindex {
+    int32_t *slot; /* index + 1, 0 empty */
+    size_t cap, n;
+};
+
 struct cf {
     struct ckw *ckw;
     size_t nckw, capckw;
+    struct kwindex ckix, bwix;
     struct sy_gpat *cat, *exc;
     size_t nexc;
     struct cpat *pat;
@@ -143,9 +156,7 @@ static int ynode(yaml_parser_t *ps, yaml_event_t *ev, json_object **out, int dep
     if (depth > YDEPTH)
         return -1;
     switch (ev->type) {
-    case YAML_SCALAR_EVENT:
-        *out = yscalar(ev);
-        return 0;
+    case YAML_SCALAR_EVENT: *out = yscalar(ev); return 0;
     case YAML_SEQUENCE_START_EVENT: {
         json_object *a = json_object_new_array();
         for (;;) {
@@ -182,12 +193,9 @@ static int ynode(yaml_parser_t *ps, yaml_event_t *ev, json_object **out, int dep
         return 0;
     }
     case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        return 1;
-    case YAML_ALIAS_EVENT: /* anchors are not followed */
-        return 0;
-    default:
-        return -1;
+    case YAML_MAPPING_END_EVENT: return 1;
+    case YAML_ALIAS_EVENT: /* anchors are not followed */ return 0;
+    default: return -1;
     }
 }
 
@@ -298,6 +306,65 @@ static char *lower_dup(const char *s)
     return d;
 }
 
+static uint64_t kwhash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The index of kw (get: key(ud, i) gives entry i's keyword), or -1. */
+static long kwindex_find(const struct kwindex *x, const char *kw, const char *(*key)(const void *, size_t),
+                         const void *ud)
+{
+    if (!x->cap)
+        return -1;
+    for (size_t h = kwhash(kw) & (x->cap - 1);; h = (h + 1) & (x->cap - 1)) {
+        if (!x->slot[h])
+            return -1;
+        if (!strcmp(key(ud, (size_t)x->slot[h] - 1), kw))
+            return x->slot[h] - 1;
+    }
+}
+
+static int kwindex_put(struct kwindex *x, const char *kw, size_t idx, const char *(*key)(const void *, size_t),
+                       const void *ud)
+{
+    if ((x->n + 1) * 2 > x->cap) {
+        size_t cap = x->cap ? x->cap * 2 : 256;
+        int32_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t i = 0; i < x->cap; i++)
+            if (x->slot[i]) {
+                size_t h = kwhash(key(ud, (size_t)x->slot[i] - 1)) & (cap - 1);
+                while (slot[h])
+                    h = (h + 1) & (cap - 1);
+                slot[h] = x->slot[i];
+            }
+        free(x->slot);
+        x->slot = slot;
+        x->cap = cap;
+    }
+    size_t h = kwhash(kw) & (x->cap - 1);
+    while (x->slot[h])
+        h = (h + 1) & (x->cap - 1);
+    x->slot[h] = (int32_t)idx + 1;
+    x->n++;
+    return 0;
+}
+
+static const char *ckw_key(const void *ud, size_t i)
+{
+    return ((const struct cf *)ud)->ckw[i].kw;
+}
+
+static const char *bw_key(const void *ud, size_t i)
+{
+    return ((const struct cf *)ud)->bw[i].kw;
+}
+
 /* Put a category keyword in LiteLLM's dict: a new one at the end, a known one
  * keeps its place and takes the new value. */
 static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *sev, int action)
@@ -305,22 +372,23 @@ static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *se
     char *lk = lower_dup(kw);
     if (!lk)
         return -1;
-    for (size_t i = 0; i < c->nckw; i++)
-        if (!strcmp(c->ckw[i].kw, lk)) {
-            free(lk);
-            char *nc = strdup(cat), *ns = strdup(sev);
-            if (!nc || !ns) {
-                free(nc);
-                free(ns);
-                return -1;
-            }
-            free(c->ckw[i].category);
-            free(c->ckw[i].severity);
-            c->ckw[i].category = nc;
-            c->ckw[i].severity = ns;
-            c->ckw[i].action = action;
-            return 0;
+    long found = kwindex_find(&c->ckix, lk, ckw_key, c);
+    if (found >= 0) {
+        size_t i = (size_t)found;
+        free(lk);
+        char *nc = strdup(cat), *ns = strdup(sev);
+        if (!nc || !ns) {
+            free(nc);
+            free(ns);
+            return -1;
         }
+        free(c->ckw[i].category);
+        free(c->ckw[i].severity);
+        c->ckw[i].category = nc;
+        c->ckw[i].severity = ns;
+        c->ckw[i].action = action;
+        return 0;
+    }
     if (c->nckw == c->capckw) {
         size_t cap = c->capckw ? c->capckw * 2 : 64;
         struct ckw *n = realloc(c->ckw, cap * sizeof *n);
@@ -337,6 +405,8 @@ static int put_ckw(struct cf *c, const char *kw, const char *cat, const char *se
     e->severity = strdup(sev);
     e->action = action;
     c->nckw++;
+    if (kwindex_put(&c->ckix, lk, c->nckw - 1, ckw_key, c) < 0)
+        return -1;
     return e->category && e->severity ? 0 : -1;
 }
 
@@ -345,14 +415,15 @@ static int put_bword(struct cf *c, const char *kw, int action, const char *desc)
     char *lk = lower_dup(kw);
     if (!lk)
         return -1;
-    for (size_t i = 0; i < c->nbw; i++)
-        if (!strcmp(c->bw[i].kw, lk)) {
-            free(lk);
-            free(c->bw[i].desc);
-            c->bw[i].desc = desc ? strdup(desc) : NULL;
-            c->bw[i].action = action;
-            return 0;
-        }
+    long found = kwindex_find(&c->bwix, lk, bw_key, c);
+    if (found >= 0) {
+        size_t i = (size_t)found;
+        free(lk);
+        free(c->bw[i].desc);
+        c->bw[i].desc = desc ? strdup(desc) : NULL;
+        c->bw[i].action = action;
+        return 0;
+    }
     if (c->nbw == c->capbw) {
         size_t cap = c->capbw ? c->capbw * 2 : 16;
         struct bword *n = realloc(c->bw, cap * sizeof *n);
@@ -367,7 +438,7 @@ static int put_bword(struct cf *c, const char *kw, int action, const char *desc)
     c->bw[c->nbw].desc = desc ? strdup(desc) : NULL;
     c->bw[c->nbw].action = action;
     c->nbw++;
-    return 0;
+    return kwindex_put(&c->bwix, lk, c->nbw - 1, bw_key, c);
 }
 
 /* A category file's keywords (YAML {keywords: [{keyword, severity}],
@@ -452,8 +523,8 @@ static int load_category(struct cf *c, const char *name, json_object *doc, int i
     return 0;
 }
 
-static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc,
-                           char *err, size_t errlen)
+static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc, char *err,
+                           size_t errlen)
 {
     for (size_t i = 0; i < json_object_array_length(cats); i++) {
         json_object *cc = json_object_array_get_idx(cats, i), *v;
@@ -495,8 +566,7 @@ static int open_categories(struct cf *c, json_object *cats, const char *dflt_thr
             while (k < sizeof builtin_cats / sizeof *builtin_cats && strcmp(builtin_cats[k].name, name))
                 k++;
             if (k == sizeof builtin_cats / sizeof *builtin_cats) {
-                sy_warn("guardrails: content filter: category %s is not built in (give category_file); skipped",
-                        name);
+                sy_warn("guardrails: content filter: category %s is not built in (give category_file); skipped", name);
                 continue;
             }
             doc = yaml_to_json(builtin_cats[k].data, *builtin_cats[k].len, err, errlen);
@@ -577,6 +647,9 @@ static int open_patterns(struct cf *c, json_object *pats, char *err, size_t errl
                 return -1;
             }
             cp->name = strdup(pname);
+            static const char *const cards[] = {"credit_card", "visa", "mastercard", "amex", "discover"};
+            for (size_t k = 0; k < sizeof cards / sizeof *cards; k++)
+                cp->luhn |= !strcmp(pname, cards[k]);
         } else if (!strcmp(type, "regex")) {
             if (!re) {
                 snprintf(err, errlen, "pattern is required for regex patterns");
@@ -649,6 +722,8 @@ static void cf_free(struct cf *c)
     }
     free(c->bw);
     sy_gpat_free(c->bwp);
+    free(c->ckix.slot);
+    free(c->bwix.slot);
     free(c->pattern_fmt);
     free(c->kw_tag);
     free(c);
@@ -938,6 +1013,26 @@ static int near_keyword(const char *t, const struct spans *ctx, size_t *cursor, 
     return 0;
 }
 
+/* Luhn's check over the digits of t[off, end) (separators skipped). A
+ * static copy: the pii kind's validators are not shared yet. */
+static int luhn_ok(const char *t, size_t off, size_t end)
+{
+    unsigned sum = 0, n = 0;
+    for (size_t i = end; i > off; i--) {
+        char ch = t[i - 1];
+        if (ch < '0' || ch > '9')
+            continue;
+        unsigned d = (unsigned)(ch - '0');
+        if (n++ & 1) {
+            d *= 2;
+            if (d > 9)
+                d -= 9;
+        }
+        sum += d;
+    }
+    return n >= 12 && sum % 10 == 0;
+}
+
 /* Stage 2: one pattern. */
 static int stage_pattern(const struct cf *c, const struct cpat *p, struct sy_buf *cur, struct sy_buf *tmp,
                          struct sy_gresult *r)
@@ -965,6 +1060,13 @@ static int stage_pattern(const struct cf *c, const struct cpat *p, struct sy_buf
     } else {
         v = all;
         all = (struct spans){0};
+    }
+    if (p->luhn && !out) {
+        size_t k = 0;
+        for (size_t i = 0; i < v.n; i++)
+            if (luhn_ok(cur->p, v.s[i].off, v.s[i].end))
+                v.s[k++] = v.s[i];
+        v.n = k;
     }
     if (!out && v.oom)
         out = -1;
@@ -1057,9 +1159,9 @@ static int filter_text(const struct cf *c, struct sy_buf *cur, struct sy_buf *tm
 {
     int changed = 0;
     for (size_t st = 0; st < c->npat + 2; st++) {
-        int rc = st == 0               ? stage_categories(c, cur, tmp, r)
-                 : st <= c->npat       ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
-                                       : stage_bwords(c, cur, tmp, r);
+        int rc = st == 0         ? stage_categories(c, cur, tmp, r)
+                 : st <= c->npat ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
+                                 : stage_bwords(c, cur, tmp, r);
         if (rc < 0 || rc == 1)
             return rc;
         if (rc == 2) { /* the masked text becomes the current one */

@@ -34,18 +34,20 @@
 #include "guardrails/match.h"
 
 #define SIMILARITY 0.7 /* LiteLLM's DEFAULT_PROMPT_INJECTION_SIMILARITY_THRESHOLD */
-#define MESSAGE "{'error': 'Rejected message. This is a prompt injection attack.'}"
+#define MESSAGE    "{'error': 'Rejected message. This is a prompt injection attack.'}"
 
-static const char *const verbs[] = {"Ignore", "Disregard", "Skip", "Forget", "Neglect", "Overlook",
-                                    "Omit", "Bypass", "Pay no attention to", "Do not follow", "Do not obey"};
-static const char *const adjectives[] = {"", "prior", "previous", "preceding", "above", "foregoing", "earlier",
-                                         "initial"};
+static const char *const verbs[] = {
+    "Ignore", "Disregard",           "Skip",          "Forget",     "Neglect", "Overlook", "Omit",
+    "Bypass", "Pay no attention to", "Do not follow", "Do not obey"};
+static const char *const adjectives[] = {"",      "prior",     "previous", "preceding",
+                                         "above", "foregoing", "earlier",  "initial"};
 static const char *const prepositions[] = {"", "and start over", "and start anew", "and begin afresh",
                                            "and start from scratch"};
 
-#define NA 24     /* the phrases' alphabet: 23 characters, and 0 for every other */
-#define MAXP 64   /* longest phrase + 1 */
+#define NA      24 /* the phrases' alphabet: 23 characters, and 0 for every other */
+#define MAXP    64 /* longest phrase + 1 */
 #define NPHRASE 400
+#define GROUP   64 /* phrases of one length, at most (39 today) */
 
 struct phrase {
     uint32_t cp[MAXP]; /* the characters */
@@ -229,12 +231,16 @@ static int scan_len(const struct inj *j, const struct phrase *ph, size_t np, con
                     size_t n, size_t *budget)
 {
     const size_t len = ph[0].len, thr = least_block(len);
-    uint16_t win[NA] = {0};
-    size_t above = 0, next[NPHRASE] = {0}; /* next[p]: the first window whose LCS can reach thr */
-    /* the counts transposed (character, then phrase): the per-character loops
-     * below run over contiguous bytes */
-    uint8_t cnt[NA][NPHRASE];
-    uint16_t inter[NPHRASE] = {0};
+    uint8_t win[NA] = {0};
+    size_t next[GROUP] = {0}; /* next[p]: the first window whose LCS can reach thr */
+    /* the counts transposed (character, then phrase) and padded to GROUP
+     * phrases (a padding phrase has no characters): the per-character loops
+     * below have a fixed trip count over contiguous bytes, which the compiler
+     * turns into a few vector instructions */
+    uint8_t cnt[NA][GROUP], inter[GROUP] = {0};
+    if (np > GROUP)
+        np = GROUP;
+    memset(cnt, 0, sizeof cnt);
     for (size_t a = 0; a < NA; a++)
         for (size_t p = 0; p < np; p++)
             cnt[a][p] = ph[p].cnt[a];
@@ -242,24 +248,23 @@ static int scan_len(const struct inj *j, const struct phrase *ph, size_t np, con
         if (pos >= len) {
             unsigned a = ta[pos - len];
             if (a) {
-                unsigned w = --win[a];
-                for (size_t p = 0; p < np; p++) {
-                    unsigned dec = w < cnt[a][p];
-                    above -= dec & (inter[p] == thr);
-                    inter[p] = (uint16_t)(inter[p] - dec);
-                }
+                uint8_t w = --win[a];
+                for (size_t p = 0; p < GROUP; p++)
+                    inter[p] = (uint8_t)(inter[p] - (w < cnt[a][p]));
             }
         }
         unsigned a = ta[pos];
         if (a) {
-            unsigned w = win[a]++;
-            for (size_t p = 0; p < np; p++) {
-                unsigned inc = w < cnt[a][p];
-                inter[p] = (uint16_t)(inter[p] + inc);
-                above += inc & (inter[p] == thr);
-            }
+            uint8_t w = win[a]++;
+            for (size_t p = 0; p < GROUP; p++)
+                inter[p] = (uint8_t)(inter[p] + (w < cnt[a][p]));
         }
-        if (pos + 1 < len || !above)
+        if (pos + 1 < len)
+            continue;
+        uint8_t most = 0; /* a max over bytes: a few vector instructions */
+        for (size_t p = 0; p < GROUP; p++)
+            most = inter[p] > most ? inter[p] : most;
+        if (most < thr)
             continue;
         for (size_t p = 0; p < np; p++) {
             if (inter[p] < thr || pos < next[p])
