@@ -171,6 +171,10 @@ struct sy_guard {
 struct sy_genv {
     int (*group_target)(void *ud, const char *model, char *url, size_t urlcap, char *auth, size_t authcap);
     void *ud;
+    /* A warning about a setting that does not stop the load (counted in the
+     * config's warnings); NULL: none. */
+    void (*warn)(void *ud, const char *msg);
+    void *warn_ud;
 };
 
 /* Steps of a service exchange: request() may be called again after answer()
@@ -201,6 +205,10 @@ struct sy_guard_ops {
     int (*answer)(const struct sy_guard *g, const struct sy_ginput *in, int step, void **state, int status,
                   const char *body, size_t n, struct sy_gresult *r);
     void (*free_state)(void *state);
+    /* In process: a body of this many bytes or more is checked on the offload
+     * pool (0: SY_OFFLOAD_MIN_BYTES, 32 KB): a kind that costs more than a few
+     * microseconds per KB sets less, so no check holds a worker's loop. */
+    size_t offload_min;
 };
 
 /* The kinds this build has (kinds.c), and the one named name (NULL: none). */

@@ -108,8 +108,8 @@ static void conf_warn(void *ud, const char *msg)
 static int guard_conf(struct sy_gwconf *g, void **conf, char *err, size_t errlen)
 {
     const struct sy_config *cfg = g->cfg;
-    struct sy_genv env = {group_target, g};
     struct warn_ctx w = {g};
+    struct sy_genv env = {group_target, g, conf_warn, &w};
     struct sy_guardset *s = NULL;
     char e[512];
     if (sy_guardset_build(cfg->guardrails, cfg->legacy_guardrails, cfg->skip_system_message_in_guardrail,
@@ -656,10 +656,12 @@ static int pass_run(struct sy_call *c, struct gcall *gc)
         if (!in_pass(gc, g))
             continue;
         if (g->ops->check) {
-            if (gc->body->len >= SY_OFFLOAD_MIN_BYTES) { /* a large body: off the loop */
+            size_t omin = g->ops->offload_min ? g->ops->offload_min : SY_OFFLOAD_MIN_BYTES;
+            if (gc->body->len >= omin) { /* a large body (or a costly kind): off the loop */
                 gc->t0 = sy_now_ns();
                 gc->async = 1; /* the offload layer handles a client that leaves meanwhile */
-                sy_call_run_work(c, gc->body->len, check_work, check_done, (void *)g);
+                sy_call_run_work(c, gc->body->len >= SY_OFFLOAD_MIN_BYTES ? gc->body->len : SY_OFFLOAD_MIN_BYTES,
+                                 check_work, check_done, (void *)g);
                 return SY_AGAIN;
             }
             uint64_t t0 = sy_now_ns();

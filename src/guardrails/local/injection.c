@@ -348,4 +348,5 @@ const struct sy_guard_ops sy_guard_prompt_injection = {
     .open = inj_open,
     .close = inj_close,
     .check = inj_check,
+    .offload_min = 128, /* ~1.7 ms per KB: any prompt longer than a greeting is checked off the loop */
 };

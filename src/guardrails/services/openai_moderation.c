@@ -32,12 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
+
 #include "guardrails/services/svc_a.h"
 
 struct om {
     char *url;
     char *auth;  /* header lines */
     char *model; /* the body's model, or NULL (a group's server default) */
+    int nokey;   /* no api_key at load: every check is an error */
 };
 
 static int known_model(const char *m)
@@ -85,11 +88,18 @@ static int om_open(struct sy_guard *g, struct json_object *params, const struct 
     const char *key = sy_sva_str(params, "api_key");
     if (!key)
         key = getenv("OPENAI_API_KEY");
-    if (!key || !*key) {
-        snprintf(err, errlen,
-                 "OpenAI Moderation: api_key is required. Set OPENAI_API_KEY environment variable or pass it in "
-                 "configuration.");
-        goto fail;
+    if (!key || !*key) { /* as LiteLLM, a failure of the check, not of the config: it fails closed per call */
+        char m[512];
+        snprintf(m, sizeof m,
+                 "guardrail %s: OpenAI Moderation: api_key is required. Set OPENAI_API_KEY environment variable or "
+                 "pass it in configuration. Its checks fail until then.",
+                 g->name);
+        if (env && env->warn)
+            env->warn(env->warn_ud, m);
+        else
+            sy_warn("%s", m);
+        x->nokey = 1;
+        return 0;
     }
     const char *base = sy_sva_str(params, "api_base");
     if (!base)
@@ -175,6 +185,8 @@ static int om_request(const struct sy_guard *g, const struct sy_ginput *in, int 
     (void)state;
     const struct om *x = g->impl;
     memset(req, 0, sizeof *req);
+    if (x->nokey)
+        return -1;
     size_t tl = 0;
     int oom;
     char *text = om_text(in, &tl, &oom);
