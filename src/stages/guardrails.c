@@ -422,6 +422,7 @@ static void svc_send(struct gsvc *s)
         .connect_timeout_s = t < 10 ? t : 10,
         .total_timeout_s = t,
     };
+    sy_buf_free(&s->resp); /* the previous step's answer */
     sy_buf_init(&s->resp, SVC_MAX_ANSWER);
     s->status = 0;
     s->ur = sy_ureq_start(s->c->w->upool, &o, &svc_cbs, s);
