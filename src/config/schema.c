@@ -839,8 +839,8 @@ static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_bool(ld, sy__ymap_get(ls, "skip_system_message_in_guardrail"),
                      "litellm_settings.skip_system_message_in_guardrail", &b) > 0)
         c->skip_system_message_in_guardrail = b;
-    if (sy__get_bool(ld, sy__ymap_get(ls, "skip_tool_message_in_guardrail"), "litellm_settings.skip_tool_message_in_guardrail",
-                     &b) > 0)
+    if (sy__get_bool(ld, sy__ymap_get(ls, "skip_tool_message_in_guardrail"),
+                     "litellm_settings.skip_tool_message_in_guardrail", &b) > 0)
         c->skip_tool_message_in_guardrail = b;
     if (sy__get_bool(ld, sy__ymap_get(ls, "turn_off_message_logging"), "litellm_settings.turn_off_message_logging",
                      &b) > 0)

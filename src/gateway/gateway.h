@@ -309,14 +309,14 @@ struct sy_call_out {
     int client_started;       /* bytes sent to the client */
     int final_status;
     const char *exception_class;
-    const char *err_msg;  /* the error message the client is sent, while the call is accounted (logging) */
+    const char *err_msg; /* the error message the client is sent, while the call is accounted (logging) */
     /* The guardrails that ran (stages/guardrails.c, set before the later
      * stages' finish hooks): a JSON array of LiteLLM's
      * StandardLoggingGuardrailInformation, for the logging payload's
      * guardrail_information and the spend row's metadata; NULL: none ran. */
     const char *guard_info;
     unsigned char guard_status; /* SY_GUARD_NOT_RUN, _SUCCESS, _INTERVENED, _FAILED */
-    const char *log_request;    /* the request as the logs record it (a logging_only guardrail masked it); NULL: as sent */
+    const char *log_request; /* the request as the logs record it (a logging_only guardrail masked it); NULL: as sent */
     size_t log_request_len;
     const char *hit_body; /* a cache hit's stored response (JSON), while the call is accounted (logging) */
     size_t hit_len;
@@ -384,10 +384,10 @@ struct sy_call {
 };
 
 /* sy_call_out.guard_status: LiteLLM's guardrail_status of the payload. */
-#define SY_GUARD_NOT_RUN     0 /* "not_run" */
-#define SY_GUARD_SUCCESS     1 /* "success" */
-#define SY_GUARD_INTERVENED  2 /* "guardrail_intervened": blocked or masked */
-#define SY_GUARD_FAILED      3 /* "guardrail_failed_to_respond" */
+#define SY_GUARD_NOT_RUN    0 /* "not_run" */
+#define SY_GUARD_SUCCESS    1 /* "success" */
+#define SY_GUARD_INTERVENED 2 /* "guardrail_intervened": blocked or masked */
+#define SY_GUARD_FAILED     3 /* "guardrail_failed_to_respond" */
 
 #define SY_CACHE_HIT  1 /* sy_call.cache: answered from the cache */
 #define SY_CACHE_MISS 2 /* looked up, not found: the answer is stored when the call succeeds */

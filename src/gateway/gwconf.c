@@ -87,7 +87,8 @@ static int applies(const struct sy_stage *s, const struct sy_gwconf *g, int k)
 }
 
 _Static_assert(_Alignof(sy_stage_fn) == _Alignof(const char *) && _Alignof(sy_finish_fn) == _Alignof(const char *) &&
-                   _Alignof(sy_headers_fn) == _Alignof(const char *) && _Alignof(sy_answer_fn) == _Alignof(const char *),
+                   _Alignof(sy_headers_fn) == _Alignof(const char *) &&
+                   _Alignof(sy_answer_fn) == _Alignof(const char *),
                "a pipeline's arrays share one block");
 
 static int build_pipelines(struct sy_gwconf *g)
@@ -229,9 +230,9 @@ void sy_gwconf_unref(struct sy_gwconf *g)
 void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
 {
     static const char *names[SY_RK__COUNT] = {
-        "chat",           "completions", "embeddings", "responses",    "passthrough",  "messages",
-        "messages_count", "models",      "model_one",  "liveness",     "readiness",    "metrics",
-        "token_counter",  "health",      "admin",      "cache_admin",  "responses_id", "files",
+        "chat",           "completions", "embeddings", "responses",     "passthrough",  "messages",
+        "messages_count", "models",      "model_one",  "liveness",      "readiness",    "metrics",
+        "token_counter",  "health",      "admin",      "cache_admin",   "responses_id", "files",
         "routes",         "root",        "provider",   "provider_open", "guardrails"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {

@@ -72,7 +72,7 @@ static void send_headers_and(struct sy_call *c, int stream, struct sy_buf *body)
     }
     c->up.up_status = 200;
     sy_filter_start(c, stream); /* the response filters see the answer as an upstream's */
-    if (!stream) { /* the stages' answer hooks (a post_call guardrail) may hold it: it lives in the call */
+    if (!stream) {              /* the stages' answer hooks (a post_call guardrail) may hold it: it lives in the call */
         sy_buf_free(&c->up.up_body);
         c->up.up_body = *body;
         sy_buf_init(body, 0);

@@ -64,8 +64,8 @@ struct sy_gseg {
     const char *text;
     size_t len;
     size_t off, raw_len;
-    unsigned char role; /* enum sy_grole */
-    unsigned char kind; /* enum sy_gkind */
+    unsigned char role;  /* enum sy_grole */
+    unsigned char kind;  /* enum sy_gkind */
     unsigned char delta; /* a stream event's piece of a longer text: appended to the earlier pieces of the same
                           * msg (sy_gevent_read); 0: a whole text */
     int msg;             /* index of the message / output item it belongs to (a stream: the choice, content
@@ -98,7 +98,8 @@ struct sy_ginput {
     size_t body_len;
     const char *request; /* phase POST: the request body too (LiteLLM's post_call hooks get `data`); else NULL */
     size_t request_len;
-    const char *extra_body; /* the request's {"<name>": {"extra_body": {...}}} for this guardrail: JSON object text, or NULL */
+    const char
+        *extra_body; /* the request's {"<name>": {"extra_body": {...}}} for this guardrail: JSON object text, or NULL */
     const char *user_key_alias, *team_id, *user_id; /* who calls (may be NULL) */
 };
 
@@ -119,16 +120,16 @@ struct sy_gpair {
 
 struct sy_gresult {
     enum sy_gverdict verdict;
-    int status;       /* BLOCK: HTTP status for the client (0: 400, LiteLLM's) */
-    char *message;    /* BLOCK: the error message as LiteLLM words it (str(detail)); ERROR: why */
-    char *detail;     /* JSON object text for guardrail_information / logs (what matched), or NULL */
-    char **repl;      /* MASKED: nseg entries (calloc'd by the kind), NULL = unchanged, else the new text */
+    int status;    /* BLOCK: HTTP status for the client (0: 400, LiteLLM's) */
+    char *message; /* BLOCK: the error message as LiteLLM words it (str(detail)); ERROR: why */
+    char *detail;  /* JSON object text for guardrail_information / logs (what matched), or NULL */
+    char **repl;   /* MASKED: nseg entries (calloc'd by the kind), NULL = unchanged, else the new text */
     size_t nrepl;
-    char *body;       /* MASKED: a whole new body instead (a tool removed, a request rewritten), or NULL */
+    char *body; /* MASKED: a whole new body instead (a tool removed, a request rewritten), or NULL */
     size_t body_len;
     struct sy_gpair *pairs; /* reversible masking: what to put back in the answer */
     size_t npairs;
-    unsigned masked;  /* how many entities were masked (metrics) */
+    unsigned masked; /* how many entities were masked (metrics) */
 };
 void sy_gresult_free(struct sy_gresult *r);
 /* Helpers for kinds: r->repl sized for n segments (0, or -1 out of memory);
@@ -141,8 +142,8 @@ int sy_gresult_pair(struct sy_gresult *r, const char *placeholder, const char *o
 /* An HTTP request a service kind wants made (the stage sends it on the
  * worker's loop with the guardrail's timeout). */
 struct sy_ghttp {
-    const char *method; /* static: "POST", "GET" */
-    char *url;          /* malloc'd, absolute */
+    const char *method;    /* static: "POST", "GET" */
+    char *url;             /* malloc'd, absolute */
     struct sy_buf headers; /* "Name: value\r\n" lines, Content-Type included */
     struct sy_buf body;
 };
@@ -151,16 +152,16 @@ void sy_ghttp_free(struct sy_ghttp *h);
 /* One configured guardrail. */
 struct sy_guard {
     const struct sy_guard_ops *ops;
-    char *name;          /* guardrail_name */
-    unsigned modes;      /* SY_GM_* */
+    char *name;     /* guardrail_name */
+    unsigned modes; /* SY_GM_* */
     int default_on;
-    int fail_open;       /* a service error lets the call through (default: 0, closed, as LiteLLM raises) */
-    double timeout_s;    /* a service's whole exchange (default 10) */
+    int fail_open;              /* a service error lets the call through (default: 0, closed, as LiteLLM raises) */
+    double timeout_s;           /* a service's whole exchange (default 10) */
     int skip_system, skip_tool; /* skip_system_message_in_guardrail / skip_tool_message_in_guardrail */
-    char *params_json;   /* litellm_params as given (JSON), for /guardrails/list */
-    char *info_json;     /* guardrail_info, or NULL */
-    void *impl;          /* the kind's parsed settings (open / close) */
-    int index;           /* position in the set */
+    char *params_json;          /* litellm_params as given (JSON), for /guardrails/list */
+    char *info_json;            /* guardrail_info, or NULL */
+    void *impl;                 /* the kind's parsed settings (open / close) */
+    int index;                  /* position in the set */
 };
 
 /* What a kind's open() may ask of the config it is built in: the model
@@ -182,13 +183,12 @@ struct sy_genv {
 enum { SY_GSTEP_DONE = 0, SY_GSTEP_MORE = 1 };
 
 struct sy_guard_ops {
-    const char *name;     /* litellm_params.guardrail: "litellm_content_filter", "presidio", ... */
-    unsigned modes;       /* hooks it supports (SY_GM_*); a config asking for another is refused at load */
+    const char *name; /* litellm_params.guardrail: "litellm_content_filter", "presidio", ... */
+    unsigned modes;   /* hooks it supports (SY_GM_*); a config asking for another is refused at load */
     /* Parse litellm_params (a json-c object; os.environ/ already resolved) and
      * the environment into g->impl. 0, or -1 with err ("missing api_key"...):
      * the config load fails naming the guardrail. May be NULL (no settings). */
-    int (*open)(struct sy_guard *g, struct json_object *params, const struct sy_genv *env, char *err,
-                size_t errlen);
+    int (*open)(struct sy_guard *g, struct json_object *params, const struct sy_genv *env, char *err, size_t errlen);
     void (*close)(struct sy_guard *g);
     /* In process: decide on in now. Any thread; linear in the texts. */
     void (*check)(const struct sy_guard *g, const struct sy_ginput *in, struct sy_gresult *r);
@@ -197,8 +197,7 @@ struct sy_guard_ops {
      * free_state). 0, or -1 with r filled (ERROR: nothing to send). 0 with req->url
      * left NULL at step 0: nothing for the service to check (as LiteLLM skips the
      * call when there is no text): the check passes. */
-    int (*request)(const struct sy_guard *g, const struct sy_ginput *in, int step, void **state,
-                   struct sy_ghttp *req);
+    int (*request)(const struct sy_guard *g, const struct sy_ginput *in, int step, void **state, struct sy_ghttp *req);
     /* ... and the answer to it (status 0: none: timeout or transport error,
      * which the stage reports as ERROR without calling this). SY_GSTEP_DONE
      * with r filled, or SY_GSTEP_MORE (request(step + 1) follows). */
@@ -230,8 +229,8 @@ struct sy_gtexts {
     char **strs; /* decoded texts (freed with it) */
     size_t nstrs, strcap;
 };
-int sy_gtexts_read(struct sy_gtexts *t, enum sy_gdialect d, unsigned phase, const char *body, size_t n,
-                   int skip_system, int skip_tool);
+int sy_gtexts_read(struct sy_gtexts *t, enum sy_gdialect d, unsigned phase, const char *body, size_t n, int skip_system,
+                   int skip_tool);
 void sy_gtexts_free(struct sy_gtexts *t);
 
 /* One event of a stream as the client gets it: ev[0..n) is the JSON of its
@@ -250,8 +249,8 @@ int sy_gevent_read(struct sy_gtexts *t, enum sy_gdialect d, const char *ev, size
 
 /* A new body: body with each segment i whose repl[i] is not NULL replaced by
  * that text as a JSON string. 0 and *out (malloc'd, *outlen), or -1. */
-int sy_gtext_splice(const char *body, size_t n, const struct sy_gseg *seg, size_t nseg, char *const *repl,
-                    char **out, size_t *outlen);
+int sy_gtext_splice(const char *body, size_t n, const struct sy_gseg *seg, size_t nseg, char *const *repl, char **out,
+                    size_t *outlen);
 
 /* Reversible masking: every placeholder of pairs in p[0..n) replaced by its
  * original, into b. Returns how many were replaced. */
@@ -283,7 +282,7 @@ void sy_gpat_free(struct sy_gpat *p);
  * nonzero to stop). Returns the number of matches reported, or -1 when the
  * match limit was hit (the caller treats it as a match: fail closed). Thread
  * safe (per-call match data). */
-long sy_gpat_scan(const struct sy_gpat *p, const char *text, size_t n,
-                  int (*cb)(void *ud, const struct sy_gmatch *m), void *ud);
+long sy_gpat_scan(const struct sy_gpat *p, const char *text, size_t n, int (*cb)(void *ud, const struct sy_gmatch *m),
+                  void *ud);
 
 #endif

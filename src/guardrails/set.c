@@ -134,8 +134,7 @@ static int read_modes(json_object *v, unsigned *out, char *err, size_t errlen)
 
 static int is_secret_name(const char *k)
 {
-    static const char *const w[] = {"token", "secret", "password", "authorization", "credential", "api_key",
-                                    "apikey"};
+    static const char *const w[] = {"token", "secret", "password", "authorization", "credential", "api_key", "apikey"};
     char low[128];
     size_t n = strlen(k);
     if (n >= sizeof low)
@@ -213,8 +212,9 @@ static int add_one(struct build *b, const char *name, const char *kind, json_obj
                   "unchecked by it). Serve it over HTTP and use guardrail: generic_guardrail_api",
                   name, kind);
         else
-            warnf(b, "guardrail %s: kind '%s' is not supported by switchyard; it is left out (requests pass unchecked "
-                     "by it)",
+            warnf(b,
+                  "guardrail %s: kind '%s' is not supported by switchyard; it is left out (requests pass unchecked "
+                  "by it)",
                   name, kind);
         return 0;
     }
@@ -258,8 +258,9 @@ static int add_one(struct build *b, const char *name, const char *kind, json_obj
         }
     }
     if ((g->modes & SY_GM_LOGGING_ONLY) && !ops->check) {
-        warnf(b, "guardrail %s: logging_only runs in-process kinds only (pii_masking, litellm_content_filter, "
-                 "hide_secrets); %s is left out of the logging_only hook",
+        warnf(b,
+              "guardrail %s: logging_only runs in-process kinds only (pii_masking, litellm_content_filter, "
+              "hide_secrets); %s is left out of the logging_only hook",
               name, ops->name);
         g->modes &= ~(unsigned)SY_GM_LOGGING_ONLY;
         if (!g->modes) {

@@ -45,8 +45,7 @@ int sy_guardset_find(const struct sy_guardset *s, const char *name, size_t len);
  * request's extra_body object for guardrail i (JSON text, malloc'd) or NULL;
  * extra may be NULL. Returns how many run. */
 size_t sy_guardset_select(const struct sy_guardset *s, const char *request, size_t rlen, const char *metadata,
-                          size_t mlen, const char *key_meta, const char *team_meta, unsigned char *on,
-                          char **extra);
+                          size_t mlen, const char *key_meta, const char *team_meta, unsigned char *on, char **extra);
 
 /* The name a mode bit prints as ("pre_call", ...). */
 const char *sy_guard_mode_name(unsigned mode);

@@ -304,8 +304,8 @@ void sy_guard_record(struct sy_call *c, struct gcall *gc, const struct sy_guard 
     SY_BUF_LIT(b, ",\"guardrail_status\":");
     json_str(b, gs);
     double ws = (double)sy_wall_ms() / 1000.0;
-    sy_buf_printf(b, ",\"start_time\":%.6f,\"end_time\":%.6f,\"duration\":%.6f,\"masked_entity_count\":", ws - lat,
-                  ws, lat);
+    sy_buf_printf(b, ",\"start_time\":%.6f,\"end_time\":%.6f,\"duration\":%.6f,\"masked_entity_count\":", ws - lat, ws,
+                  lat);
     if (r->masked)
         sy_buf_printf(b, "{\"total\":%u}", r->masked);
     else
@@ -375,8 +375,8 @@ static void svc_on_done(void *ud, int err)
         sy_gresult_free(&r);
         return;
     }
-    int more = s->g->ops->answer(s->g, &s->in, s->step, &s->state, s->status, s->resp.p ? s->resp.p : "",
-                                 s->resp.len, &r);
+    int more =
+        s->g->ops->answer(s->g, &s->in, s->step, &s->state, s->status, s->resp.p ? s->resp.p : "", s->resp.len, &r);
     if (more == SY_GSTEP_MORE && s->step < 8) {
         sy_gresult_free(&r);
         s->step++;
@@ -514,10 +514,9 @@ static void keep_pairs(struct gcall *gc, struct sy_gresult *r)
 }
 
 /* Apply r of g to the pass. SY_OK go on, SY_DONE answered. */
-static int pass_apply(struct sy_call *c, struct gcall *gc, const struct sy_guard *g, struct sy_gresult *r,
-                      uint64_t t0)
+static int pass_apply(struct sy_call *c, struct gcall *gc, const struct sy_guard *g, struct sy_gresult *r, uint64_t t0)
 {
-    unsigned hook = gc->phase == SY_GM_POST            ? SY_GM_POST
+    unsigned hook = gc->phase == SY_GM_POST           ? SY_GM_POST
                     : gc->phase == SY_GM_LOGGING_ONLY ? SY_GM_LOGGING_ONLY
                     : g->modes & SY_GM_PRE            ? SY_GM_PRE
                                                       : SY_GM_DURING;

@@ -58,8 +58,8 @@ struct gcall {
     char **extra;      /* set->n: the request's extra_body for it, or NULL */
     enum sy_gdialect d;
     size_t nrun;
-    unsigned post;    /* some selected guardrail has post_call */
-    unsigned logonly; /* ... logging_only (an in-process one) */
+    unsigned post;         /* some selected guardrail has post_call */
+    unsigned logonly;      /* ... logging_only (an in-process one) */
     struct sy_buf logbody; /* the request as the logs see it */
     /* a sequential pass (pre_call, or post_call on a JSON answer) */
     unsigned pos, phase;

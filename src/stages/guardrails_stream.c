@@ -40,10 +40,10 @@
 #include "gateway/slot.h"
 #include "http/server.h"
 
-#define WINDOW     512           /* bytes of a text's tail checked with its next piece */
-#define HOLD_MAX   (32u << 20)   /* a buffered stream's events held at most */
-#define EVENT_MAX  (16u << 20)   /* an event longer than this goes out unread */
-#define NMSG       16            /* texts (choices, content blocks, output items) followed */
+#define WINDOW    512         /* bytes of a text's tail checked with its next piece */
+#define HOLD_MAX  (32u << 20) /* a buffered stream's events held at most */
+#define EVENT_MAX (16u << 20) /* an event longer than this goes out unread */
+#define NMSG      16          /* texts (choices, content blocks, output items) followed */
 
 struct gstream {
     struct sy_buf in;   /* bytes not yet a whole event */
@@ -60,7 +60,7 @@ struct gstream {
     char **tools;           /* buffered: tool names called */
     size_t ntools;
     /* the event waiting for the next piece of its text (undoing masks) */
-    struct sy_buf pend;      /* its bytes */
+    struct sy_buf pend; /* its bytes */
     size_t pend_poff, pend_plen, pend_soff, pend_sraw;
     int pend_msg;
     struct sy_buf pend_text; /* its piece's text, decoded */
@@ -188,8 +188,8 @@ static void flush_pend(struct sy_call *c, struct gcall *gc, struct gstream *gs)
     sy_buf_init(&u, SY_GUARD_BUF_MAX);
     sy_buf_init(&o, SY_GUARD_BUF_MAX);
     unmask_into(gc, gs->pend_text.p ? gs->pend_text.p : "", gs->pend_text.len, &u);
-    rewrite(&o, gs->pend.p, gs->pend.len, gs->pend_poff, gs->pend_plen, gs->pend_soff, gs->pend_sraw,
-            u.p ? u.p : "", u.len);
+    rewrite(&o, gs->pend.p, gs->pend.len, gs->pend_poff, gs->pend_plen, gs->pend_soff, gs->pend_sraw, u.p ? u.p : "",
+            u.len);
     emit(c, gs, o.p, o.len);
     sy_buf_free(&u);
     sy_buf_free(&o);
@@ -199,8 +199,8 @@ static void flush_pend(struct sy_call *c, struct gcall *gc, struct gstream *gs)
 
 /* Undo masks in one text piece of an event (seg of its payload). Returns 1
  * when the event was handled (emitted or kept waiting), 0 to emit it as is. */
-static int unmask_piece(struct sy_call *c, struct gcall *gc, struct gstream *gs, const char *ev, size_t n,
-                        size_t poff, size_t plen, const struct sy_gseg *sg)
+static int unmask_piece(struct sy_call *c, struct gcall *gc, struct gstream *gs, const char *ev, size_t n, size_t poff,
+                        size_t plen, const struct sy_gseg *sg)
 {
     struct sy_buf t;
     sy_buf_init(&t, SY_GUARD_BUF_MAX);
