@@ -151,6 +151,8 @@ int sy_buf_append_buf(struct sy_buf *b, const struct sy_buf *src)
 {
     if (src->err && !b->err)
         return fail(b, src->err);
+    if (!src->len) /* an empty src may have no bytes at all (p NULL) */
+        return b->err;
     return sy_buf_append(b, src->p, src->len);
 }
 
