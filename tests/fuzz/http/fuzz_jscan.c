@@ -36,7 +36,8 @@ static const char *const keys[] = {"model",
                                    "cache",
                                    "mock_timeout",
                                    "mock_testing_rate_limit_error",
-                                   "tags"};
+                                   "tags",
+                                   "guardrails"};
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* One value at p[i..n) read by json-c; 1 on success, *end = first byte after it. */

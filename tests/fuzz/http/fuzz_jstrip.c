@@ -24,7 +24,8 @@ static const char *const rkeys[] = {"fallbacks",
                                     "cache",
                                     "mock_timeout",
                                     "mock_testing_rate_limit_error",
-                                    "tags"};
+                                    "tags",
+                                    "guardrails"};
 
 static int is_rkey(const char *k)
 {
