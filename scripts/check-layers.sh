@@ -5,7 +5,7 @@
 #
 #   floor 0  core
 #   floor 1  providers store redis upstream http config tokenizer metrics
-#   floor 2  router keys spend limits cache responses dialects logging guardrails
+#   floor 2  router keys spend limits cache responses dialects logging guardrails mcp
 #   floor 3  admin ui
 #   floor 4  gateway engine                      (the engine)
 #   floor 5  stages filters                      (features at its extension points)
@@ -46,7 +46,7 @@ set -uo pipefail
 FLOORS='
 0 core
 1 providers store redis upstream http config tokenizer metrics
-2 router keys spend limits cache responses dialects logging guardrails
+2 router keys spend limits cache responses dialects logging guardrails mcp
 3 admin ui
 4 gateway engine
 5 stages filters

@@ -219,6 +219,8 @@ struct sy_config {
     const char *callback_settings;         /* top-level callback_settings as JSON object text; NULL */
     const char *guardrails;                /* top-level guardrails: list as JSON array text; NULL (guardrails/) */
     const char *legacy_guardrails;         /* litellm_settings.guardrails (the old form) as JSON array text; NULL */
+    const char *mcp_servers;               /* top-level mcp_servers: {name: {...}} as JSON object text; NULL (mcp/) */
+    const char *mcp_aliases;               /* litellm_settings.mcp_aliases: {alias: server name} as JSON text; NULL */
     int skip_system_message_in_guardrail;  /* litellm_settings, bool: guardrails do not read system messages */
     int skip_tool_message_in_guardrail;    /* litellm_settings, bool: ... nor tool messages */
     const char *default_team_settings;     /* litellm_settings.default_team_settings as JSON array text; NULL */

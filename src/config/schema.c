@@ -50,7 +50,7 @@ static const struct kdef top_keys[] = {{"model_list", USED},
                                        {"files_settings", UNSUP},
                                        {"assistant_settings", UNSUP},
                                        {"default_vertex_config", UNSUP},
-                                       {"mcp_servers", UNSUP},
+                                       {"mcp_servers", USED},
                                        {"mcp_tools", UNSUP},
                                        {"agent_list", UNSUP},
                                        {"vector_store_registry", UNSUP},
@@ -111,7 +111,7 @@ static const struct kdef litellm_keys[] = {{"drop_params", USED},
                                            {"internal_user_budget_duration", USED},
                                            {"max_internal_user_budget", USED},
                                            {"max_end_user_budget", UNSUP},
-                                           {"mcp_aliases", UNSUP},
+                                           {"mcp_aliases", USED},
                                            {"vertex_location", USED},
                                            {"vertex_project", USED},
                                            {"upperbound_key_generate_params", UNSUP},
@@ -857,6 +857,7 @@ static void fill_logging(struct sy_ld *ld, struct sy_config *c, const struct sy_
     const struct sy_ynode *dts = sy__ymap_get(ls, "default_team_settings");
     c->default_team_settings = json_of(ld, dts, "litellm_settings.default_team_settings", 1);
     c->legacy_guardrails = json_of(ld, sy__ymap_get(ls, "guardrails"), "litellm_settings.guardrails", 1);
+    c->mcp_aliases = json_of(ld, sy__ymap_get(ls, "mcp_aliases"), "litellm_settings.mcp_aliases", 0);
     if (c->default_team_settings)
         for (size_t i = 0; i < dts->n; i++) {
             const struct sy_ynode *t = dts->items[i], *id = sy__ymap_get(t, "team_id");
@@ -1751,6 +1752,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     }
     c->callback_settings = json_of(ld, sy__ymap_get(root, "callback_settings"), "callback_settings", 0);
     c->guardrails = json_of(ld, sy__ymap_get(root, "guardrails"), "guardrails", 1);
+    c->mcp_servers = json_of(ld, sy__ymap_get(root, "mcp_servers"), "mcp_servers", 0);
     if (c->callback_settings)
         ld->callback_settings = sy__ymap_get(root, "callback_settings");
     const struct sy_ynode *s;

@@ -68,6 +68,9 @@ enum sy_route_kind {
     SY_RK_PROVIDER,      /* /anthropic/..., /vertex_ai/..., ... and pass_through_endpoints, any method (ptfwd.c) */
     SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
     SY_RK_GUARDRAILS,    /* GET /guardrails/list (stages/guardrails.c) */
+    SY_RK_MCP,           /* POST|GET|DELETE /mcp, /{alias}/mcp: MCP streamable HTTP (stages/mcp.c) */
+    SY_RK_MCP_SSE,       /* GET /sse, /mcp/sse (the old SSE transport's stream), POST its message endpoint (stages/mcp_sse.c) */
+    SY_RK_MCP_REST,      /* GET /mcp-rest/tools/list, POST /mcp-rest/tools/call (stages/mcp.c) */
     SY_RK__COUNT
 };
 

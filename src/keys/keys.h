@@ -68,6 +68,16 @@ struct sy_model_budget { /* one entry of a key's model_max_budget */
     double spend;          /* from the key's model_spend */
 };
 
+/* The MCP part of an object_permission (LiteLLM_ObjectPermissionTable) of a
+ * key, team or organization (mcp/mcp.h sy_mcp_allowed reads it). */
+struct sy_objperm {
+    char **mcp_servers; /* server ids, names or aliases; may hold "no-mcp-servers" */
+    size_t nmcp_servers;
+    char **mcp_access_groups;
+    size_t nmcp_access_groups;
+    char *mcp_tool_permissions; /* {"<server>": ["tool", ...]} as JSON object text; NULL: none */
+};
+
 struct sy_keyinfo {
     atomic_int refs;
     char token[65];   /* sha256 hex of the key */
@@ -95,6 +105,9 @@ struct sy_keyinfo {
     struct sy_budget *user;   /* NULL: no user row */
     struct sy_budget *member; /* NULL: no membership budget */
     struct sy_budget *org;    /* NULL: no organization */
+    /* object_permission rows (their MCP part) of the key, its team and its
+     * organization; NULL: that entity has none */
+    struct sy_objperm *perm, *team_perm, *org_perm;
 };
 
 /* End user ("customer"): id, spend, budget (from its budget_id row), blocked. */
