@@ -271,5 +271,53 @@ export async function initialize(url, opts = {}) {
   return { sessionId: r.sessionId, result: r.json.result, protocolVersion: r.json.result.protocolVersion };
 }
 
+/**
+ * A round-robin HTTP load balancer in front of several gateways: each request
+ * (not each connection) goes to the next backend, bodies streamed both ways,
+ * as a fleet behind a balancer sees a session's requests. Returns {url, port,
+ * hits: [n per backend], stop()}.
+ */
+export async function startRoundRobin(backends) {
+  const http = await import('node:http');
+  const targets = backends.map((b) => new URL(typeof b === 'string' ? b : b.url));
+  const hits = targets.map(() => 0);
+  const agent = new http.Agent({ keepAlive: true });
+  let next = 0;
+  const srv = http.createServer((req, res) => {
+    const i = next++ % targets.length;
+    hits[i]++;
+    const t = targets[i];
+    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers, agent }, (ur) => {
+      res.writeHead(ur.statusCode, ur.headers);
+      ur.pipe(res);
+    });
+    up.on('error', (e) => { if (!res.headersSent) res.writeHead(502); res.end(String(e.message)); });
+    res.on('close', () => up.destroy());
+    req.pipe(up);
+  });
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address();
+  return {
+    port, url: `http://127.0.0.1:${port}`, hits,
+    async stop() { agent.destroy(); srv.closeAllConnections?.(); srv.close(); },
+  };
+}
+
+/** The error text of a JSON-RPC answer to tools/call: the error's message, or an
+ * isError result's text; null when the call succeeded. */
+export function callError(msg) {
+  if (msg?.error) return msg.error.message ?? JSON.stringify(msg.error);
+  if (msg?.result?.isError) return textOf(msg.result) ?? 'isError';
+  return null;
+}
+
+/** VmHWM / VmRSS of a process, in bytes (Linux /proc). */
+export function memOf(pid) {
+  const st = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number((new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(st) || [])[1] || 0) * 1024;
+  return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
+}
+
 /** The text of a CallToolResult's first content item. */
 export const textOf = (result) => result?.content?.find((c) => c.type === 'text')?.text;
