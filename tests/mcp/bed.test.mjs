@@ -5,6 +5,7 @@
 // what the gateway's tests rely on.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, connectStdio, initialize, rpc, startMcpServer, textOf } from './lib.mjs';
 
 const started = [];
@@ -13,7 +14,7 @@ const start = async (kind, opts) => { const s = await startMcpServer(kind, opts)
 
 async function exercise(client, kind) {
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-  assert.deepEqual(tools, ['add', 'big', 'crash', 'echo', 'fail', 'slow', 'whoami']);
+  assert.deepEqual(tools, ['add', 'big', 'crash', 'echo', 'fail', 'log', 'notify', 'slow', 'whoami']);
   assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'héllo' } })), 'héllo');
   const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
   assert.equal(textOf(sum), '42');
@@ -25,6 +26,11 @@ async function exercise(client, kind) {
   assert.equal(textOf(await client.callTool({ name: 'slow', arguments: { ms: 20 } })), 'slept 20');
   const bad = await client.callTool({ name: 'add', arguments: { a: 'x' } }).catch((e) => ({ thrown: e }));
   assert.ok(bad.thrown || bad.isError, 'invalid arguments are refused');
+  const notes = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { notes.push(n.params.data); });
+  assert.equal(textOf(await client.callTool({ name: 'notify', arguments: { count: 3 } })), 'notified 3');
+  assert.deepEqual(notes, ['note 0', 'note 1', 'note 2']);
+  assert.equal(textOf(await client.callTool({ name: 'log', arguments: { lines: 2 } })), 'logged 2');
   const who = JSON.parse(textOf(await client.callTool({ name: 'whoami', arguments: {} })));
   assert.equal(who.transport, kind);
   assert.equal(typeof who.pid, 'number');
@@ -45,7 +51,7 @@ test('streamable HTTP server (SSE answers): tools, prompt, resource, whoami head
   assert.equal(who.sessionId, c.transport.sessionId);
   const st = await s.stats();
   assert.equal(st.methods.initialize, 1);
-  assert.equal(st.methods['tools/call'], 7);
+  assert.equal(st.methods['tools/call'], 9);
   assert.equal(st.calls.echo, 1);
   assert.equal(st.sessions, 1);
   await c.close();

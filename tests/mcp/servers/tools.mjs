@@ -9,6 +9,9 @@
 //         slow {ms}         -> waits ms (at most 10 min; cancellable), "slept <ms>"
 //         big {bytes}       -> a text of that many "x"
 //         fail              -> an isError result
+//         notify {count}    -> sends count notifications/message (logging) on the
+//                              call's stream first (SSE answers: before the result)
+//         log {lines}       -> writes that many lines to stderr, "logged <lines>"
 //         crash             -> the server dies: the process exits with status 3
 //                              without answering (http, sse: its sockets are
 //                              destroyed first, so the port stops listening)
@@ -36,7 +39,7 @@ import fs from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
-export const ALL_TOOLS = ['echo', 'add', 'whoami', 'slow', 'big', 'fail', 'crash'];
+export const ALL_TOOLS = ['echo', 'add', 'whoami', 'slow', 'big', 'fail', 'notify', 'log', 'crash'];
 
 /** Parse argv ("--k v", "--flag") over MCP_BED_* env defaults. */
 export function options(argv = process.argv.slice(2), env = process.env) {
@@ -95,6 +98,18 @@ export function makeServer(opts, ctx) {
   tool('big', { description: 'A text result of that many bytes', inputSchema: { bytes: z.number().int().min(0).max(1 << 30) } },
     ({ bytes }) => text('x'.repeat(bytes)));
   tool('fail', { description: 'Always fails' }, () => ({ isError: true, content: [{ type: 'text', text: 'this tool failed' }] }));
+  tool('notify', { description: 'Send notifications before the result', inputSchema: { count: z.number().int().min(0).max(1000) } },
+    async ({ count }, extra) => {
+      for (let i = 0; i < count; i++) {
+        await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `note ${i}` } });
+      }
+      return text(`notified ${count}`);
+    });
+  tool('log', { description: 'Write lines to stderr', inputSchema: { lines: z.number().int().min(0).max(1000000) } },
+    ({ lines }) => {
+      process.stderr.write(`bed log line ${'.'.repeat(40)}\n`.repeat(lines));
+      return text(`logged ${lines}`);
+    });
   tool('crash', { description: 'Kill the server' }, () => { ctx.crash(); return new Promise(() => {}); });
 
   server.registerPrompt('greet', { description: 'Greet someone', argsSchema: { name: z.string() } }, ({ name }) => ({
