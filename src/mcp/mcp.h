@@ -6,7 +6,7 @@
  *   LiteLLM_MCPServerTable rows (admin/mcp.c, on a DB thread)┴─▶ sy_mcp_set_build (conf.c)
  *        │  one immutable, refcounted set; stages/mcp_registry.c swaps it
  *        ▼
- *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/*), mcp_sse.c (the old SSE
+ *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/...), mcp_sse.c (the old SSE
  *   transport), mcp_tools.c (type "mcp" tools inside LLM calls)
  *        │  sy_mcp_allowed / sy_mcp_tool_allowed (perm.c), names (names.c),
  *        │  sy_mcp_rpc_* (rpc.c), sy_mcp_session_* (session.c)
@@ -111,7 +111,7 @@ void sy_mcp_set_unref(struct sy_mcp_set *s);
 /* The server a name, alias, prefix or id denotes; NULL: none. */
 const struct sy_mcp_server *sy_mcp_find(const struct sy_mcp_set *set, const char *name, size_t len);
 /* The server a namespaced tool name "<prefix>-<tool>" belongs to (longest
- * prefix that matches), with *tool/*tool_len the bare name; NULL: none. */
+ * prefix that matches), with *tool and *tool_len the bare name; NULL: none. */
 const struct sy_mcp_server *sy_mcp_split_tool(const struct sy_mcp_set *set, const char *name, size_t len,
                                               const char **tool, size_t *tool_len);
 /* A server as GET /v1/mcp/server shows it (LiteLLM's LiteLLM_MCPServerTable
