@@ -353,7 +353,7 @@ static struct disp *disp_new(struct sy_call *c, const struct sy_mcp_server *one,
 static int token_char(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           strchr("!#$%&'*+-.^_`|~", ch);
+           (ch && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
 static int safe_value(struct sy_str v)
@@ -387,6 +387,22 @@ static size_t server_header(struct sy_str h, const struct sy_mcp_server *s)
     return 0;
 }
 
+/* A header that carries the gateway key: never forwarded (x-litellm-api-key,
+ * and the others auth reads when x-litellm-api-key is absent). */
+static int gateway_key_header(const struct sy_req *r, struct sy_str nm)
+{
+    static const char *const keyh[] = {"authorization", "api-key", "x-api-key", "x-goog-api-key",
+                                       "ocp-apim-subscription-key"};
+    if (SY_STR_CASEEQ(nm, "x-litellm-api-key"))
+        return 1;
+    if (sy_req_header(r, "x-litellm-api-key").p)
+        return 0;
+    for (size_t i = 0; i < sizeof keyh / sizeof keyh[0]; i++)
+        if (sy_str_caseeq(nm, keyh[i], strlen(keyh[i])))
+            return 1;
+    return 0;
+}
+
 /* The client headers forwarded to s, as "Name: v\r\n" lines (arena); *len 0: none. */
 static const char *fwd_headers(struct sy_call *c, const struct sy_mcp_server *s, size_t *len)
 {
@@ -411,8 +427,7 @@ static const char *fwd_headers(struct sy_call *c, const struct sy_mcp_server *s,
             continue;
         }
         for (size_t k = 0; k < s->nextra_headers; k++) /* the server's extra_headers, as they come */
-            if (sy_str_caseeq(nm, s->extra_headers[k], strlen(s->extra_headers[k])) &&
-                !SY_STR_CASEEQ(nm, "x-litellm-api-key")) {
+            if (sy_str_caseeq(nm, s->extra_headers[k], strlen(s->extra_headers[k])) && !gateway_key_header(r, nm)) {
                 sy_buf_append(&b, nm.p, nm.n);
                 SY_BUF_LIT(&b, ": ");
                 sy_buf_append(&b, v.p, v.n);
@@ -475,10 +490,15 @@ static void sub_done(void *ud, int err, const char *msg, size_t n)
     s->op = NULL;
     s->err = err;
     struct sy_call *c = s->j->d->c;
-    s->msg = msg && n ? sy_arena_strndup(&c->req->arena, msg, n) : "";
     s->n = msg ? n : 0;
-    if (--s->j->pending == 0)
+    if (s->j->pending == 1) { /* the job's last answer: read now, while msg is valid (no copy) */
+        s->msg = msg ? msg : "";
+        s->j->pending = 0;
         disp_job_done(s->j);
+        return;
+    }
+    s->msg = msg && n ? sy_arena_strndup(&c->req->arena, msg, n) : "";
+    s->j->pending--;
 }
 
 static int sub_start(struct job *j, struct sub *s, const char *method, const char *params, size_t plen)
@@ -769,7 +789,7 @@ static void account_tool(struct job *j, int ok)
         r.request_id = rid;
         r.call_type = "call_mcp_tool";
         r.status = ok ? "success" : "failure";
-        r.api_key = c->auth.hashed_key && (c->auth.key || c->auth.no_db) ? c->auth.hashed_key : "";
+        r.api_key = c->auth.hashed_key ? c->auth.hashed_key : "";
         const struct sy_keyinfo *k = c->auth.key;
         if (k) {
             r.key_alias = k->key_alias;
@@ -1140,6 +1160,10 @@ static void disp_finish(struct disp *d)
             d->reply(c, 202, "", 0, d->arg);
             return;
         }
+        if (d->njobs == 1 && !d->is_batch && !sy_buf_failed(&d->jobs[0].out)) { /* the common case: no copy */
+            d->reply(c, 200, d->jobs[0].out.p ? d->jobs[0].out.p : "", d->jobs[0].out.len, d->arg);
+            return;
+        }
         struct sy_buf b;
         sy_buf_init(&b, 64u << 20);
         if (d->is_batch)
@@ -1375,7 +1399,8 @@ static int h_scope(struct sy_call *c, struct hstate *hs, const struct sy_mcp_set
     if (memchr(name, ',', dn)) {
         *list = sy_arena_strndup(&c->req->arena, name, dn);
         *list_len = dn;
-        hs->scope = *list;
+        /* the session's scope holds 127 bytes: compare what it can hold */
+        hs->scope = sy_arena_strndup(&c->req->arena, name, dn < sizeof hs->sess.scope ? dn : sizeof hs->sess.scope - 1);
         return 0;
     }
     const struct sy_mcp_server *s = set ? sy_mcp_find(set, name, dn) : NULL;
@@ -1453,9 +1478,7 @@ static void redis_checked(void *ud, const redisReply *reply)
         h_refuse(c, 404, -32001, "Session not found", NULL, 0);
         return;
     }
-    /* Redis down or an error: the local table decided (fail open, documented) */
-    if (h_post_run(c, hs) != SY_AGAIN)
-        return;
+    h_post_run(c, hs); /* Redis down or an error: the local table decided (fail open, documented) */
 }
 
 /* Ask Redis whether another instance revoked the session: SY_AGAIN (the reply resumes), or SY_OK (no Redis). */
