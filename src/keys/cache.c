@@ -459,6 +459,13 @@ static int ki_matches(void *obj, void *arg)
     return 0;
 }
 
+static void (*_Atomic inval_hook)(const char *kind, const char *id);
+
+void sy_keys_set_invalidate_hook(void (*fn)(const char *kind, const char *id))
+{
+    atomic_store(&inval_hook, fn);
+}
+
 void sy_keys_invalidate(const char *kind, const char *id)
 {
     if (!kind)
@@ -479,6 +486,9 @@ void sy_keys_invalidate(const char *kind, const char *id)
         struct inval iv = {kind[0], id};
         sy__ctab_drop_if(&keys_tab, ki_matches, &iv);
     }
+    void (*hook)(const char *, const char *) = atomic_load(&inval_hook);
+    if (hook)
+        hook(kind, id);
 }
 
 /* ---- settled spend ------------------------------------------------------ */
