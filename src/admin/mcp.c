@@ -55,9 +55,8 @@
 #include "mcp/mcp.h"
 #include "router/table.h"
 
-#define T_MCP       "\"LiteLLM_MCPServerTable\""
-#define ROUTE_PFX   "/v1/mcp/server/"
-#define ACTIVE_ONLY "(\"approval_status\" IS NULL OR \"approval_status\" = 'active')"
+#define T_MCP     "\"LiteLLM_MCPServerTable\""
+#define ROUTE_PFX "/v1/mcp/server/"
 
 /* NewMCPServerRequest / UpdateMCPServerRequest: field -> column */
 static const struct sy__field F[] = {
@@ -66,7 +65,7 @@ static const struct sy__field F[] = {
     {"description", SY_FK_STR, "description", 0},
     {"url", SY_FK_STR, "url", 0},
     {"transport", SY_FK_STR, "transport", SY_FF_NOTNULL},
-    {"spec_path", SY_FK_STR, "spec_path", 0},
+    {"spec_path", SY_FK_STR, NULL, 0}, /* schema.prisma columns newer than the table: accepted, not stored */
     {"auth_type", SY_FK_STR, "auth_type", 0},
     {"credentials", SY_FK_OBJ, "credentials", 0},
     {"mcp_info", SY_FK_OBJ, "mcp_info", 0},
@@ -88,8 +87,8 @@ static const struct sy__field F[] = {
     {"is_byok", SY_FK_BOOL, "is_byok", SY_FF_NOTNULL},
     {"byok_description", SY_FK_STRARR, "byok_description", 0},
     {"byok_api_key_help_url", SY_FK_STR, "byok_api_key_help_url", 0},
-    {"delegate_auth_to_upstream", SY_FK_BOOL, "delegate_auth_to_upstream", SY_FF_NOTNULL},
-    {"source_url", SY_FK_STR, "source_url", 0},
+    {"delegate_auth_to_upstream", SY_FK_BOOL, NULL, 0},
+    {"source_url", SY_FK_STR, NULL, 0},
     {"timeout", SY_FK_NUM, "timeout", 0},
     {"server_id", SY_FK_STR, NULL, 0},
 };
@@ -148,7 +147,8 @@ static int rows_cb(void *ud, const struct sy_srow *r)
 {
     struct rows *rs = ud;
     const char *id = sy_srow_text(r, "server_id");
-    if (!id)
+    const char *ap = sy_srow_text(r, "approval_status"); /* newer LiteLLM: submissions under review */
+    if (!id || (ap && strcmp(ap, "active") != 0))
         return 0;
     if (rs->n == rs->cap) {
         int cap = rs->cap ? rs->cap * 2 : 16;
@@ -193,7 +193,8 @@ static void rows_free(struct rows *rs)
     sy_buf_free(&rs->raw);
 }
 
-/* Read the active rows (one, when id is not NULL). rc as sy_store_exec. */
+/* Read the active rows (one, when id is not NULL; rows under review, in
+ * newer LiteLLM databases, are left out). rc as sy_store_exec. */
 static int rows_read(struct sy_store *st, struct rows *rs, const char *id, int admin_view)
 {
     memset(rs, 0, sizeof *rs);
@@ -202,9 +203,8 @@ static int rows_read(struct sy_store *st, struct rows *rs, const char *id, int a
     SY_BUF_LIT(&rs->raw, "[");
     struct sy_sval p = sy_sv_text(id);
     int rc =
-        id ? sy_store_exec(st, "SELECT * FROM " T_MCP " WHERE \"server_id\" = $1 AND " ACTIVE_ONLY, 1, &p, rows_cb, rs)
-           : sy_store_exec(st, "SELECT * FROM " T_MCP " WHERE " ACTIVE_ONLY " ORDER BY \"created_at\", \"server_id\"",
-                           0, NULL, rows_cb, rs);
+        id ? sy_store_exec(st, "SELECT * FROM " T_MCP " WHERE \"server_id\" = $1", 1, &p, rows_cb, rs)
+           : sy_store_exec(st, "SELECT * FROM " T_MCP " ORDER BY \"created_at\", \"server_id\"", 0, NULL, rows_cb, rs);
     SY_BUF_LIT(&rs->raw, "]");
     if (rc >= 0 && (rs->oom || sy_buf_failed(&rs->raw)))
         rc = SY_STORE_EQUERY;
@@ -655,7 +655,6 @@ static void mcp_create(struct sy_store *st, struct sy_admin_ctx *a)
     sy__cset_put(&cs, "server_id", sy_sv_text(sid));
     if (!sy__cset_has(&cs, "transport"))
         sy__cset_put(&cs, "transport", sy_sv_text("sse"));
-    sy__cset_put(&cs, "approval_status", sy_sv_text("active"));
     sy__cset_put(&cs, "created_at", sy_sv_ts(now));
     sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
     sy__cset_put(&cs, "created_by", sy_sv_text(sy_admin_actor(a)));

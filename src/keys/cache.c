@@ -426,6 +426,9 @@ void sy__keyinfo_free(struct sy_keyinfo *ki)
     sy__budget_free(ki->user);
     sy__budget_free(ki->member);
     sy__budget_free(ki->org);
+    sy__objperm_free(ki->perm);
+    sy__objperm_free(ki->team_perm);
+    sy__objperm_free(ki->org_perm);
     free(ki);
 }
 

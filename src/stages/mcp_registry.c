@@ -214,6 +214,9 @@ struct rows_acc {
 static int rows_cb(void *ud, const struct sy_srow *r)
 {
     struct rows_acc *acc = ud;
+    const char *ap = sy_srow_text(r, "approval_status"); /* newer LiteLLM: a submission under review */
+    if (ap && strcmp(ap, "active") != 0)
+        return 0;
     if (acc->n++)
         SY_BUF_LIT(&acc->b, ",");
     sy_srow_json(&acc->b, r);
@@ -240,10 +243,8 @@ static void refresh_run(struct sy_store *st, struct sy_db_job *job)
         struct rows_acc acc = {.n = 0};
         sy_buf_init(&acc.b, ROWS_MAX);
         SY_BUF_LIT(&acc.b, "[");
-        rc = sy_store_exec(st,
-                           "SELECT * FROM \"LiteLLM_MCPServerTable\" WHERE \"approval_status\" IS NULL OR "
-                           "\"approval_status\" = 'active' ORDER BY \"created_at\", \"server_id\"",
-                           0, NULL, rows_cb, &acc);
+        rc = sy_store_exec(st, "SELECT * FROM \"LiteLLM_MCPServerTable\" ORDER BY \"created_at\", \"server_id\"", 0,
+                           NULL, rows_cb, &acc);
         SY_BUF_LIT(&acc.b, "]");
         if (rc < 0 || sy_buf_failed(&acc.b)) {
             if (rc < 0)

@@ -102,7 +102,6 @@ const char *sy__sqlite_default(const char *d, int *constant)
         {"''::text", "''", 1},
         {"'sse'::text", "'sse'", 1},
         {"'unknown'::text", "'unknown'", 1},
-        {"'active'::text", "'active'", 1},
         {"false", "0", 1},
         {"true", "1", 1},
         {"0", "0", 1},
@@ -490,8 +489,11 @@ static const struct sy__col c_ErrorLogs[] = {
     {"status_code", "text", "''::text", 1},
 };
 /* The MCP gateway's servers (LiteLLM's _experimental/mcp_server/db.py;
- * stages/mcp_registry.c reads them, admin/mcp.c writes them). Columns of the
- * dump first, then the ones schema.prisma has that the dump predates. */
+ * stages/mcp_registry.c reads them, admin/mcp.c writes them). The dump's
+ * columns only: schema.prisma's newer ones (spec_path, approval_status, the
+ * BYOM review fields, delegate_auth_to_upstream, source_url) would be added
+ * to an existing LiteLLM database's table, which migrate never does to
+ * LiteLLM's tables; readers treat them as optional. */
 static const struct sy__col c_MCPServerTable[] = {
     {"server_id", "text", NULL, 1},
     {"server_name", "text", NULL, 0},
@@ -528,18 +530,11 @@ static const struct sy__col c_MCPServerTable[] = {
     {"tool_name_to_display_name", "jsonb", "'{}'::jsonb", 0},
     {"instructions", "text", NULL, 0},
     {"timeout", "double precision", NULL, 0},
-    /* schema.prisma only */
-    {"spec_path", "text", NULL, 0},
-    {"delegate_auth_to_upstream", "boolean", "false", 1},
-    {"source_url", "text", NULL, 0},
-    {"approval_status", "text", "'active'::text", 0},
-    {"submitted_by", "text", NULL, 0},
-    {"submitted_at", "timestamp(3) without time zone", NULL, 0},
-    {"reviewed_at", "timestamp(3) without time zone", NULL, 0},
-    {"review_notes", "text", NULL, 0},
 };
 /* What a key, team, organization, user or end user may use besides models
- * (object_permission_id on their rows; admin/objperm.c, keys/load.c). */
+ * (object_permission_id on their rows; admin/objperm.c, keys/load.c). The
+ * dump's columns (schema.prisma's blocked_tools, mcp_toolsets and
+ * search_tools are newer). */
 static const struct sy__col c_ObjectPermissionTable[] = {
     {"object_permission_id", "text", NULL, 1},
     {"mcp_servers", "text[]", "ARRAY[]::text[]", 0},
@@ -549,10 +544,6 @@ static const struct sy__col c_ObjectPermissionTable[] = {
     {"agents", "text[]", "ARRAY[]::text[]", 0},
     {"agent_access_groups", "text[]", "ARRAY[]::text[]", 0},
     {"models", "text[]", "ARRAY[]::text[]", 0},
-    /* schema.prisma only */
-    {"blocked_tools", "text[]", "ARRAY[]::text[]", 0},
-    {"mcp_toolsets", "text[]", "ARRAY[]::text[]", 0},
-    {"search_tools", "text[]", "ARRAY[]::text[]", 0},
 };
 /* switchyard's own: stored Responses conversations (responses/store.h). */
 static const struct sy__col c_ModelTable[] = {
@@ -715,7 +706,6 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_team_id_idx", 0, "team_id"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_token_idx", 0, "token"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
-    {"LiteLLM_MCPServerTable", "LiteLLM_MCPServerTable_approval_status_idx", 0, "approval_status"},
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
     {"SwitchyardObject", "SwitchyardObject_kind_token_idx", 0, "kind, token"},
     {"SwitchyardObject", "SwitchyardObject_kind_user_id_idx", 0, "kind, user_id"},

@@ -160,10 +160,10 @@ static void fresh_and_idempotent(void **state)
     assert_int_equal(
         sy_store_exec(st, "INSERT INTO \"LiteLLM_MCPServerTable\" (server_id) VALUES ('s1')", 0, NULL, NULL, NULL), 1);
     assert_string_equal(one(st,
-                            "SELECT transport || '/' || status || '/' || approval_status || '/' || "
+                            "SELECT transport || '/' || status || '/' || "
                             "CAST(allow_all_keys AS TEXT) || '/' || args FROM \"LiteLLM_MCPServerTable\"",
                             out),
-                        "sse/unknown/active/0/[]");
+                        "sse/unknown/0/[]");
 
     struct sy_buf a, b;
     sy_buf_init(&a, 1 << 22);
