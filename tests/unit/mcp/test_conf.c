@@ -151,7 +151,7 @@ static void test_aliases(void **state)
     sy_mcp_set_unref(s);
     /* an alias clashing with another server's name */
     refused("{\"a\":{\"url\":\"https://a/mcp\"},\"b\":{\"url\":\"https://b/mcp\"}}", "{\"a\":\"b\"}", "mcp_servers.b",
-            "also server a");
+            "also names server a");
     refused("{\"a\":{\"url\":\"https://a/mcp\"}}", "{\"bad-alias\":\"a\"}", "mcp_servers.a", "'-'");
     refused("{\"a\":{\"url\":\"https://a/mcp\"}}", "{\"x\":7}", "mcp_aliases", "string");
     refused("{\"a\":{\"url\":\"https://a/mcp\"}}", "[1]", "mcp_aliases", NULL);
@@ -268,7 +268,7 @@ static void test_errors(void **state)
     refused("[1]", NULL, "mcp_servers", "mapping");
     refused("{\"a\":", NULL, "mcp_servers", "JSON");
     refused("{\"a\":{\"url\":\"https://x/mcp\"},\"b\":{\"url\":\"https://y/mcp\",\"alias\":\"a\"}}", NULL,
-            "mcp_servers.b", "also server a");
+            "mcp_servers.b", "also names server a");
     char long_name[300];
     memset(long_name, 'n', 200);
     long_name[200] = 0;
