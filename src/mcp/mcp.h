@@ -66,7 +66,7 @@ struct sy_mcp_server {
     enum sy_mcp_transport transport;
     char *spec_version; /* the protocol revision to offer it; NULL: the newest we speak */
     enum sy_mcp_auth auth_type;
-    char *auth_value; /* os.environ/ resolved */
+    char *auth_value;                                     /* os.environ/ resolved */
     char *token_url, *client_id, *client_secret, *scopes; /* oauth2 */
     char *static_headers;                                 /* "Name: v\r\n" lines sent on every request; NULL */
     char **extra_headers;                                 /* client header names forwarded as they come */
