@@ -6,7 +6,7 @@
  *   LiteLLM_MCPServerTable rows (admin/mcp.c, on a DB thread)┴─▶ sy_mcp_set_build (conf.c)
  *        │  one immutable, refcounted set; stages/mcp_registry.c swaps it
  *        ▼
- *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/*), mcp_sse.c (the old SSE
+ *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/...), mcp_sse.c (the old SSE
  *   transport), mcp_tools.c (type "mcp" tools inside LLM calls)
  *        │  sy_mcp_allowed / sy_mcp_tool_allowed (perm.c), names (names.c),
  *        │  sy_mcp_rpc_* (rpc.c), sy_mcp_session_* (session.c)
@@ -111,7 +111,7 @@ void sy_mcp_set_unref(struct sy_mcp_set *s);
 /* The server a name, alias, prefix or id denotes; NULL: none. */
 const struct sy_mcp_server *sy_mcp_find(const struct sy_mcp_set *set, const char *name, size_t len);
 /* The server a namespaced tool name "<prefix>-<tool>" belongs to (longest
- * prefix that matches), with *tool/*tool_len the bare name; NULL: none. */
+ * prefix that matches), with *tool and *tool_len the bare name; NULL: none. */
 const struct sy_mcp_server *sy_mcp_split_tool(const struct sy_mcp_set *set, const char *name, size_t len,
                                               const char **tool, size_t *tool_len);
 /* A server as GET /v1/mcp/server shows it (LiteLLM's LiteLLM_MCPServerTable
@@ -227,6 +227,9 @@ struct sy_mcp_req {
     double timeout_s;  /* 0: s->timeout_s */
     size_t max_result; /* 0: 16 MiB */
     int notify;        /* a notification: no answer expected (done gets err 0, msg "") */
+    const char *id;    /* the caller's JSON-RPC id (raw JSON) put back in the answer in place of the
+                          pool's own; NULL: the answer keeps the pool's id */
+    size_t id_len;
 };
 /* Start one request; NULL only on bad arguments. */
 struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req *r, sy_mcp_done_fn done, void *ud);
