@@ -428,6 +428,7 @@ static struct mconn *conn_get(struct sy_mcp_pool *p, const struct sy_mcp_server 
     c->s.env = dupv(a, s->env, s->nenv);
     c->s.nenv = s->nenv;
     c->s.timeout_s = s->timeout_s;
+    c->s.from_db = s->from_db;
     memcpy(c->s.fingerprint, s->fingerprint, sizeof c->s.fingerprint);
     /* the static headers, checked once (lines we own dropped) */
     if (s->static_headers && *s->static_headers) {
@@ -569,7 +570,12 @@ static void conn_submit(struct sy_mcp_op *op)
     ml_push(&c->waiting, &op->q);
     if (c->state == CS_IDLE) {
         if (c->s.transport == SY_MCP_STDIO && !c->stdio) {
-            mcp_fail_list(&c->waiting, SY_EUPCONNECT, "the stdio server could not be started");
+            char m[300];
+            snprintf(m, sizeof m, "MCP server '%s': %s", c->s.name,
+                     c->s.from_db ? "a stdio server from the database is never started (only the config may start "
+                                    "processes)"
+                                  : "the stdio server could not be started");
+            mcp_fail_list(&c->waiting, SY_EUPCONNECT, m);
             return;
         }
         conn_init_start(c);
