@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/buf.h"
@@ -774,8 +775,140 @@ static void t_sync(void **state)
     env_free(e);
 }
 
-int main(void)
+/* ---- stdio (the child is this program, run with --stdio-server) ---- */
+
+/* The stdio MCP server: one JSON-RPC message a line on stdin, answers on
+ * stdout; each initialize is counted in the file $MSRV_COUNT. Tools: echo,
+ * "crash" (exits without answering), "chatty" (a ping request and a
+ * notification before the answer). */
+static int stdio_server(void)
 {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    const char *cf = getenv("MSRV_COUNT");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        char *id = strstr(line, "\"id\":");
+        char idv[64] = "";
+        if (id)
+            snprintf(idv, sizeof idv, "%.*s", (int)strcspn(id + 5, ",}"), id + 5);
+        if (strstr(line, "\"method\":\"initialize\"")) {
+            if (cf) {
+                FILE *f = fopen(cf, "a");
+                if (f) {
+                    fputs("init\n", f);
+                    fclose(f);
+                }
+            }
+            printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                   "\"serverInfo\":{\"name\":\"child\"}}}\n",
+                   idv);
+        } else if (strstr(line, "\"method\":\"tools/call\"")) {
+            if (strstr(line, "\"name\":\"crash\""))
+                exit(3);
+            if (strstr(line, "\"name\":\"chatty\""))
+                printf("{\"jsonrpc\":\"2.0\",\"id\":\"c-1\",\"method\":\"ping\"}\n"
+                       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n"
+                       "not json at all\n");
+            printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"from child "
+                   "%d\"}]}}\n",
+                   idv, (int)getpid());
+        } else if (strstr(line, "\"result\":{}") && strstr(line, "\"c-1\"")) {
+            /* our ping was answered */
+        } else if (id && strstr(line, "\"method\"")) {
+            printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n", idv);
+        }
+    }
+    free(line);
+    return 0;
+}
+
+static char self_exe[4096];
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0, ch;
+    if (!f)
+        return 0;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+static void t_stdio(void **state)
+{
+    (void)state;
+    struct env *e = env_new(NULL, "/stdio", SY_MCP_STDIO);
+    char cf[4200], envv[4300], cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        fail_msg("getcwd");
+    snprintf(cf, sizeof cf, "%s/test_mcp_client.%d.count", cwd, (int)getpid());
+    unlink(cf);
+    snprintf(envv, sizeof envv, "MSRV_COUNT=%s", cf);
+    char *args[] = {"--stdio-server"};
+    char *envs[] = {envv};
+    e->s.url = NULL;
+    e->s.command = self_exe;
+    e->s.args = args;
+    e->s.nargs = 1;
+    e->s.env = envs;
+    e->s.nenv = 1;
+    struct res r[3];
+    for (int i = 0; i < 3; i++)
+        start(e, &r[i], "tools/call", ECHO_ARGS("x"), NULL);
+    for (int i = 0; i < 3; i++) {
+        run_until(e, &r[i].done);
+        if (r[i].err)
+            fail_msg("%s", r[i].msg);
+        assert_non_null(strstr(r[i].msg, "from child"));
+        free(r[i].msg);
+    }
+    assert_int_equal(count_lines(cf), 1);
+    /* the child's own requests are answered, noise is skipped */
+    struct sy_mcp_req q = {.id = "5", .id_len = 1};
+    call(e, &r[0], "tools/call", "{\"name\":\"chatty\"}", &q);
+    assert_int_equal(r[0].err, 0);
+    assert_non_null(strstr(r[0].msg, "\"id\":5,"));
+    free(r[0].msg);
+    /* the child dies mid-call: the call fails, the next one runs on a new child, initialized again */
+    call(e, &r[0], "tools/call", "{\"name\":\"crash\"}", NULL);
+    assert_int_equal(r[0].err, SY_EUPRESET);
+    free(r[0].msg);
+    struct sy_mcp_req q2 = {.timeout_s = 8};
+    call(e, &r[1], "tools/call", ECHO_ARGS("y"), &q2);
+    if (r[1].err)
+        fail_msg("%s", r[1].msg);
+    free(r[1].msg);
+    assert_int_equal(count_lines(cf), 2);
+    struct sy_mcp_pool_stats st;
+    sy_mcp_pool_stats(e->p, &st);
+    assert_int_equal(st.initializes, 2);
+    assert_int_equal(st.reinitializes, 1);
+    assert_true(st.spawns >= 2);
+    unlink(cf);
+    env_free(e);
+    /* a stdio server from the database is never started */
+    e = env_new(NULL, "/stdio-db", SY_MCP_STDIO);
+    e->s.url = NULL;
+    e->s.command = self_exe;
+    e->s.from_db = 1;
+    call(e, &r[0], "tools/list", NULL, NULL);
+    assert_int_equal(r[0].err, SY_EUPCONNECT);
+    assert_non_null(strstr(r[0].msg, "database"));
+    free(r[0].msg);
+    env_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--stdio-server"))
+        return stdio_server();
+    ssize_t sl = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    if (sl > 0)
+        self_exe[sl] = 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_http_handshake_once),
         cmocka_unit_test(t_http_ids),
@@ -796,6 +929,7 @@ int main(void)
         cmocka_unit_test(t_msg_scan),
         cmocka_unit_test(t_cancel_and_close),
         cmocka_unit_test(t_sync),
+        cmocka_unit_test(t_stdio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
