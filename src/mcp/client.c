@@ -860,7 +860,8 @@ struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req 
         }
     }
     p->st.requests++;
-    op_arm(op, timeout_ms(r->timeout_s > 0 ? r->timeout_s : c->s.timeout_s));
+    op_arm(op, timeout_ms(r->timeout_s > 0 ? r->timeout_s
+                                           : r->s->timeout_s)); /* the named server's: a conn may serve several */
     if (sy_buf_failed(&op->body)) {
         mcp_op_failf(op, SY_ENOSPC, "the MCP request is too large");
         return op;
