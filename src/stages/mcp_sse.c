@@ -51,6 +51,7 @@
 #include "core/log.h"
 #include "gateway/offload.h"
 #include "http/server.h"
+#include "keys/keys.h"
 
 #define SSE_MESSAGES_PATH   "/mcp/sse/messages"
 #define SSE_VERSION         "2024-11-05" /* the protocol revision of the HTTP+SSE transport */
@@ -166,14 +167,16 @@ static const char *secret(const struct sy_gwconf *g, size_t *len)
     return (const char *)proc_secret;
 }
 
-/* The caller as a session records it: the first 16 hex of its hashed key,
- * "" for the master key or no auth. */
+/* The caller as a session records it (as mcp.c binds its sessions): the
+ * first 16 hex of its hashed key, "" for the master key or no auth. */
 static void caller_hash(const struct sy_call *c, char out[17])
 {
-    out[0] = 0;
-    if (c->auth.key && c->auth.hashed_key && strlen(c->auth.hashed_key) >= 16) {
-        memcpy(out, c->auth.hashed_key, 16);
+    const char *h = c->auth.key ? c->auth.key->token : c->auth.no_db ? c->auth.hashed_key : NULL;
+    if (h && strlen(h) >= 16) {
+        memcpy(out, h, 16);
         out[16] = 0;
+    } else {
+        out[0] = 0;
     }
 }
 
