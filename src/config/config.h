@@ -299,6 +299,7 @@ struct sy_config {
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;     /* default 65536 */
+    size_t mcp_sse_max_streams;  /* switchyard_mcp_sse_max_streams: MCP SSE streams per worker; 0 = 1000 */
     double header_timeout_s;     /* default 30: whole request head must arrive */
     double body_timeout_s;       /* default 60: idle time between body bytes */
     double body_total_timeout_s; /* default 60: the whole body must arrive in this time */

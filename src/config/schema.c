@@ -188,6 +188,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"switchyard_body_total_timeout_s", USED},
                                            {"switchyard_cors_allowed_origins", USED},
                                            {"switchyard_keepalive_timeout_s", USED},
+                                           {"switchyard_mcp_sse_max_streams", USED},
                                            {"switchyard_spend_queue_max", USED},
                                            {"switchyard_model_prices", USED},
                                            {"switchyard_unpriced_models", USED},
@@ -1204,6 +1205,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->body_total_timeout_s = d;
     if (positive(ld, gs, "switchyard_keepalive_timeout_s", 0, &d))
         c->keepalive_timeout_s = d;
+    if (positive(ld, gs, "switchyard_mcp_sse_max_streams", 1, &d)) /* stages/mcp_sse.c */
+        c->mcp_sse_max_streams = (size_t)d;
     int b;
     if (sy__get_bool(ld, sy__ymap_get(gs, "background_health_checks"), "general_settings.background_health_checks",
                      &b) > 0)
