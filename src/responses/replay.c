@@ -242,7 +242,9 @@ static void ev_response(struct rp *r, const char *type, int opening)
         static const char *const v[] = {"\"in_progress\"", "[]", "null"};
         obj_with(&w, r->d, r->a, 0, k, v, 3);
     } else {
-        sy_jw_node(&w, r->d, 0);
+        size_t n;
+        const char *raw = sy_jdom_raw(r->d, 0, &n); /* sy_jw_node writes node 0 as null */
+        sy_jw_raw(&w, raw, n);
     }
     ev_end(r, &w);
 }
@@ -252,7 +254,7 @@ int sy_resp_sse_replay(const char *resp, size_t n, struct sy_arena *a, struct sy
     struct sy_jdoc d;
     if (sy_jdom_parse(&d, resp, n, a, 0) != 0 || sy_jdom_type(&d, 0) != 'o')
         return SY_EJSON;
-    uint32_t output = sy_jdom_member(&d, 0, "output");
+    uint32_t output = sy_jdom_top(&d, "output");
     if (output && sy_jdom_kind(&d, output) != 'a')
         return SY_EJSON;
     struct rp r = {&d, a, out, 0, 0};
@@ -276,7 +278,7 @@ int sy_resp_sse_replay(const char *resp, size_t n, struct sy_arena *a, struct sy
             ev_item(&r, "response.output_item.done", it, idx, NULL, NULL, 0);
         }
     }
-    uint32_t st = sy_jdom_member(&d, 0, "status");
+    uint32_t st = sy_jdom_top(&d, "status");
     ev_response(&r,
                 sy_jdom_str_eq(&d, st, "incomplete") ? "response.incomplete"
                 : sy_jdom_str_eq(&d, st, "failed")   ? "response.failed"
