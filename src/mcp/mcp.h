@@ -6,7 +6,7 @@
  *   LiteLLM_MCPServerTable rows (admin/mcp.c, on a DB thread)┴─▶ sy_mcp_set_build (conf.c)
  *        │  one immutable, refcounted set; stages/mcp_registry.c swaps it
  *        ▼
- *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/*), mcp_sse.c (the old SSE
+ *   stages/mcp.c (/mcp, /{alias}/mcp, /mcp-rest/...), mcp_sse.c (the old SSE
  *   transport), mcp_tools.c (type "mcp" tools inside LLM calls)
  *        │  sy_mcp_allowed / sy_mcp_tool_allowed (perm.c), names (names.c),
  *        │  sy_mcp_rpc_* (rpc.c), sy_mcp_session_* (session.c)
@@ -57,7 +57,7 @@ struct sy_mcp_tool_cost {
 /* One MCP server, compiled. Strings are NUL-terminated and owned by the set. */
 struct sy_mcp_server {
     unsigned idx;      /* index in its set */
-    char *id;          /* server_id: the DB row's, or for a config server its name (as LiteLLM) */
+    char *id;          /* server_id: the DB row's; a config server's is LiteLLM's stable id (conf.c) */
     char *name;        /* the mcp_servers key / server_name */
     char *alias;       /* DB alias or an mcp_aliases entry naming it; NULL */
     char *prefix;      /* the tool-name prefix and the /{prefix}/mcp path: alias, else name */
@@ -111,7 +111,7 @@ void sy_mcp_set_unref(struct sy_mcp_set *s);
 /* The server a name, alias, prefix or id denotes; NULL: none. */
 const struct sy_mcp_server *sy_mcp_find(const struct sy_mcp_set *set, const char *name, size_t len);
 /* The server a namespaced tool name "<prefix>-<tool>" belongs to (longest
- * prefix that matches), with *tool/*tool_len the bare name; NULL: none. */
+ * prefix that matches), with *tool and *tool_len the bare name; NULL: none. */
 const struct sy_mcp_server *sy_mcp_split_tool(const struct sy_mcp_set *set, const char *name, size_t len,
                                               const char **tool, size_t *tool_len);
 /* A server as GET /v1/mcp/server shows it (LiteLLM's LiteLLM_MCPServerTable
@@ -166,8 +166,8 @@ void sy_mcp_rpc_error(struct sy_buf *b, const char *id, size_t id_len, int code,
 /* The member name of the JSON object p[0..n) as raw JSON (NULL: absent). */
 const char *sy_mcp_member(const char *p, size_t n, const char *name, size_t *len);
 
-/* Protocol revisions, newest first: "2025-11-25", "2025-06-18",
- * "2025-03-26", "2024-11-05". The one to answer a client asking for v:
+/* Protocol revisions, newest first, NULL-terminated: "2025-11-25",
+ * "2025-06-18", "2025-03-26", "2024-11-05". The one to answer a client asking for v:
  * v when we speak it, else the newest. */
 extern const char *const sy_mcp_versions[];
 const char *sy_mcp_negotiate(const char *v, size_t len);
