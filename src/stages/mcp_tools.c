@@ -67,6 +67,7 @@
 #include "gateway/slot.h"
 #include "gateway/stage.h"
 #include "http/server.h"
+#include "keys/keys.h"
 #include "providers/jdom.h"
 #include "responses/responses.h"
 #include "stages/mcp.h"
@@ -835,6 +836,20 @@ static void list_done(struct sy_call *c, int err, const char *json, size_t n, vo
         sy_call_resume(c);
 }
 
+/* May the caller use server s? (stages/mcp.c decides the same way; a server
+ * named in server_url that the key may not use is refused, not listed empty.) */
+static int allowed(struct sy_call *c, struct mt *m, const struct sy_mcp_server *s)
+{
+    size_t n = m->set->n;
+    unsigned char *ok = sy_arena_alloc(&c->req->arena, n ? n : 1);
+    if (!ok)
+        return 0;
+    const struct sy_keyinfo *k = c->auth.key;
+    int admin = c->auth.is_admin || !c->g->master_key; /* no master key: the proxy is open, as LiteLLM */
+    sy_mcp_allowed(m->set, admin, k ? k->perm : NULL, k ? k->team_perm : NULL, k ? k->org_perm : NULL, ok);
+    return s->idx < n && ok[s->idx];
+}
+
 /* The mcp entry e of the request into m (and its lists). SY_OK or SY_DONE. */
 static int entry_add(struct sy_call *c, struct mt *m, const struct sy_jdoc *d, uint32_t e, const char *u, size_t ul)
 {
@@ -885,6 +900,9 @@ static int entry_add(struct sy_call *c, struct mt *m, const struct sy_jdoc *d, u
             if (!s)
                 return refuse(c, 400, "invalid_request_error", "tools", "MCP server '%.*s' not found",
                               (int)(n > 200 ? 200 : n), p);
+            if (!allowed(c, m, s))
+                return refuse(c, 403, "permission_error", "tools",
+                              "MCP server '%s' is not allowed for this key (object_permission.mcp_servers)", s->prefix);
             if (m->nl >= MT_MAX_LISTS)
                 return refuse(c, 400, "invalid_request_error", "tools", "too many MCP servers in one request");
             m->l[m->nl++] = (struct mlist){.m = m, .entry = ei, .one = s};
