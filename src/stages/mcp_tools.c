@@ -659,15 +659,20 @@ static int request_rewrite(struct sy_call *c, struct mt *m)
         for (uint32_t e = sy_jdom_first(&fd, 0); e; e = sy_jdom_next(&fd, e))
             sy_jw_node(&w, &fd, e);
     sy_jw_end(&w);
-    struct edit ed[5];
+    int none = tools.len == 2; /* "[]": OpenAI refuses an empty tools array */
+    struct edit ed[7];
     size_t ne = 0;
-    ed[ne++] = (struct edit){"tools", tools.p, tools.len, 0};
+    ed[ne++] = (struct edit){"tools", none ? NULL : tools.p, tools.len, 0};
+    if (none) {
+        ed[ne++] = (struct edit){"tool_choice", NULL, 0, 0};
+        ed[ne++] = (struct edit){"parallel_tool_calls", NULL, 0, 0};
+    }
     ed[ne++] = (struct edit){"stream", "false", 5, 0};
     ed[ne++] = (struct edit){"stream_options", NULL, 0, 0};
     if (m->input.len)
         ed[ne++] = (struct edit){"input", m->input.p, m->input.len, 0};
     uint32_t tc = sy_jdom_top(&d, "tool_choice");
-    if (sy_jdom_kind(&d, tc) == 'o' && sy_jdom_str_eq(&d, sy_jdom_member(&d, tc, "type"), "mcp"))
+    if (!none && sy_jdom_kind(&d, tc) == 'o' && sy_jdom_str_eq(&d, sy_jdom_member(&d, tc, "type"), "mcp"))
         ed[ne++] = (struct edit){"tool_choice", "\"auto\"", 6, 0}; /* naming the mcp tool: any of its tools */
     struct sy_buf nb;
     sy_buf_init(&nb, MT_BODY_MAX);
