@@ -4,7 +4,8 @@
 # includes or calls that point up a floor (scripts/check-layers.sh), builds
 # twice with -Werror (gcc; clang with ASan+UBSan and libFuzzer), and runs: unit
 # tests, integration tests of the real binary against the mock upstream, the
-# OpenAI Node SDK end-to-end tests, the coding-agent CLIs (Claude Code,
+# OpenAI Node SDK end-to-end tests, the MCP gateway with the official MCP SDK
+# on both sides (tests/mcp), the coding-agent CLIs (Claude Code,
 # Codex, opencode) end to end (tests/agents), the config corpus check, the tokenizer
 # differential test against tiktoken, the same unit+integration tests under
 # sanitizers, and each fuzz harness briefly.
@@ -58,7 +59,7 @@ export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests
 tier layers-calls plain bash scripts/check-layers.sh --objects build
 
 # --- npm test clients (official SDKs, tiktoken reference, coding-agent CLIs) --
-for d in tests/e2e tests/tokenizer tests/agents tests/logging; do
+for d in tests/e2e tests/tokenizer tests/agents tests/logging tests/mcp; do
   [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
 done
 
@@ -78,6 +79,8 @@ tier integration node node --test --test-concurrency=1 tests/integration/
 tier e2e-openai-sdk node node --test --test-concurrency=1 tests/e2e/
 tier logging node node --test --test-concurrency=1 tests/logging/
 tier guardrails node node --test --test-concurrency=1 tests/guardrails/
+# the MCP gateway with the official MCP SDK on both sides (one tier: not repeated under ASan)
+tier mcp node node --test --test-concurrency=1 tests/mcp/
 tier agents node bash tests/agents/run.sh
 tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
 if [ -x tests/tokenizer/run.sh ]; then

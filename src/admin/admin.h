@@ -108,6 +108,7 @@ extern const struct sy_admin_route sy_admin_org_routes[];      /* admin/orgs.c *
 extern const struct sy_admin_route sy_admin_budget_routes[];   /* admin/budgets.c */
 extern const struct sy_admin_route sy_admin_spend_routes[];    /* admin/spend.c */
 extern const struct sy_admin_route sy_admin_model_routes[];    /* admin/models.c */
+extern const struct sy_admin_route sy_admin_mcp_routes[];      /* admin/mcp.c */
 
 /* Find the handler for method + path: the route, or NULL; *path_known set
  * when the path exists with another method. */

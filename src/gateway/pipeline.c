@@ -90,6 +90,15 @@ static const struct route routes[] = {
     R("/routes", HTTP_GET, SY_RK_ROUTES),
     R("/guardrails/list", HTTP_GET, SY_RK_GUARDRAILS),
     R("/", HTTP_GET, SY_RK_ROOT),
+    /* MCP (stages/mcp.c): streamable HTTP at /mcp (LiteLLM mounts it at /mcp/ too), LiteLLM's REST mirror */
+    R("/mcp", HTTP_POST, SY_RK_MCP),
+    R("/mcp", HTTP_GET, SY_RK_MCP),
+    R("/mcp", HTTP_DELETE, SY_RK_MCP),
+    R("/mcp/", HTTP_POST, SY_RK_MCP),
+    R("/mcp/", HTTP_GET, SY_RK_MCP),
+    R("/mcp/", HTTP_DELETE, SY_RK_MCP),
+    R("/mcp-rest/tools/list", HTTP_GET, SY_RK_MCP_REST),
+    R("/mcp-rest/tools/call", HTTP_POST, SY_RK_MCP_REST),
 };
 #undef R
 
@@ -127,6 +136,13 @@ static const struct proute proutes[] = {
     {"/batches/", "", HTTP_GET, SY_RK_FILES, "batch_id"},
     {"/v1/models/", "", HTTP_GET, SY_RK_MODEL_ONE, "model_id"},
     {"/models/", "", HTTP_GET, SY_RK_MODEL_ONE, "model_id"},
+    /* MCP, one server (or a comma list): /mcp/{name} as LiteLLM's mount, /{name}/mcp as its dynamic route */
+    {"/mcp/", "", HTTP_POST, SY_RK_MCP, "server_name"},
+    {"/mcp/", "", HTTP_GET, SY_RK_MCP, "server_name"},
+    {"/mcp/", "", HTTP_DELETE, SY_RK_MCP, "server_name"},
+    {"/", "/mcp", HTTP_POST, SY_RK_MCP, "server_name"},
+    {"/", "/mcp", HTTP_GET, SY_RK_MCP, "server_name"},
+    {"/", "/mcp", HTTP_DELETE, SY_RK_MCP, "server_name"},
 };
 
 /* The served route nearest to path (edit distance): the route table's literal

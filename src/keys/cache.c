@@ -426,6 +426,9 @@ void sy__keyinfo_free(struct sy_keyinfo *ki)
     sy__budget_free(ki->user);
     sy__budget_free(ki->member);
     sy__budget_free(ki->org);
+    sy__objperm_free(ki->perm);
+    sy__objperm_free(ki->team_perm);
+    sy__objperm_free(ki->org_perm);
     free(ki);
 }
 
@@ -459,6 +462,13 @@ static int ki_matches(void *obj, void *arg)
     return 0;
 }
 
+static void (*_Atomic inval_hook)(const char *kind, const char *id);
+
+void sy_keys_set_invalidate_hook(void (*fn)(const char *kind, const char *id))
+{
+    atomic_store(&inval_hook, fn);
+}
+
 void sy_keys_invalidate(const char *kind, const char *id)
 {
     if (!kind)
@@ -479,6 +489,9 @@ void sy_keys_invalidate(const char *kind, const char *id)
         struct inval iv = {kind[0], id};
         sy__ctab_drop_if(&keys_tab, ki_matches, &iv);
     }
+    void (*hook)(const char *, const char *) = atomic_load(&inval_hook);
+    if (hook)
+        hook(kind, id);
 }
 
 /* ---- settled spend ------------------------------------------------------ */

@@ -144,6 +144,10 @@ void sy_enduser_unref(struct sy_enduser *eu);
  * "all" (id ignored); an entry goes when its own id or a joined entity's id
  * matches. Thread-safe. */
 void sy_keys_invalidate(const char *kind, const char *id);
+/* Called by sy_keys_invalidate for every kind after the cache's own work
+ * ("mcp", "all", ...: stages/mcp_registry.c reloads the MCP servers on
+ * "mcp:servers"), on whatever thread invalidates; NULL: none. */
+void sy_keys_set_invalidate_hook(void (*fn)(const char *kind, const char *id));
 
 /* Load on a DB thread. Returns 0 and sets *out (refs 1; found 0 when there is
  * no such key / end user), or a negative SY_STORE_E* (database unreachable:

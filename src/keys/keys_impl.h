@@ -78,6 +78,7 @@ void sy__budget_clear(struct sy_budget *b);
 void sy__budget_free(struct sy_budget *b); /* clear + free(b); NULL ok */
 void sy__budget_init(struct sy_budget *b); /* "none" everywhere: -1 limits, 0 spend */
 void sy__keyinfo_free(struct sy_keyinfo *ki);
+void sy__objperm_free(struct sy_objperm *p); /* load.c; NULL ok */
 void sy__enduser_free(struct sy_enduser *eu);
 /* atomically add x to a double (CAS loop) */
 void sy__add_double(_Atomic double *d, double x);

@@ -14,6 +14,11 @@
  *   6 "LiteLLM_OrganizationTable"  WHERE organization_id = key's, else the team's
  *     "LiteLLM_BudgetTable"        WHERE budget_id = org's     org max_budget, limits
  *
+ * The key, its team and its organization each bring their
+ * "LiteLLM_ObjectPermissionTable" row (MCP servers, access groups, tool
+ * permissions: sy_keyinfo.perm, team_perm, org_perm) in the same statement,
+ * by a LEFT JOIN on object_permission_id.
+ *
  * How the key's own fields combine with its budget row follows LiteLLM's
  * LiteLLM_VerificationTokenView: max_budget, soft_budget, tpm_limit,
  * rpm_limit and model_max_budget come from the budget row when the key's own
@@ -244,6 +249,35 @@ static void strv_col(struct cap *c, const struct sy_srow *r, const char *name, c
         c->oom = 1;
 }
 
+void sy__objperm_free(struct sy_objperm *p)
+{
+    if (!p)
+        return;
+    sy__strv_free(p->mcp_servers, p->nmcp_servers);
+    sy__strv_free(p->mcp_access_groups, p->nmcp_access_groups);
+    free(p->mcp_tool_permissions);
+    free(p);
+}
+
+/* The joined object permission columns (OP_COLS) of a row; NULL when the
+ * entity has none (or its row is gone). */
+static struct sy_objperm *perm_col(struct cap *c, const struct sy_srow *r)
+{
+    if (!sy_srow_text(r, "op_id"))
+        return NULL;
+    struct sy_objperm *p = calloc(1, sizeof *p);
+    if (!p) {
+        c->oom = 1;
+        return NULL;
+    }
+    strv_col(c, r, "op_mcp_servers", &p->mcp_servers, &p->nmcp_servers);
+    strv_col(c, r, "op_mcp_access_groups", &p->mcp_access_groups, &p->nmcp_access_groups);
+    const char *tp = sy_srow_text(r, "op_mcp_tool_permissions");
+    if (tp && strcmp(tp, "null") != 0 && !(p->mcp_tool_permissions = strdup(tp)))
+        c->oom = 1;
+    return p;
+}
+
 /* a budget row, "LiteLLM_BudgetTable" */
 struct budget_row {
     struct cap c;
@@ -328,11 +362,19 @@ struct key_row {
     char *budget_id, *mmb, *model_spend;
 };
 
+/* Each entity's object permission row comes with it (a LEFT JOIN: no
+ * extra round trip, nothing when object_permission_id is NULL). */
+#define OP_COLS                                                            \
+    "op.object_permission_id AS op_id, op.mcp_servers AS op_mcp_servers, " \
+    "op.mcp_access_groups AS op_mcp_access_groups, op.mcp_tool_permissions AS op_mcp_tool_permissions "
+#define OP_JOIN(t) \
+    " LEFT JOIN \"LiteLLM_ObjectPermissionTable\" op ON op.object_permission_id = " t ".object_permission_id"
+
 static const char key_sql[] =
-    "SELECT token, key_name, key_alias, spend, expires, models, user_id, team_id, max_parallel_requests, "
-    "metadata, blocked, tpm_limit, rpm_limit, max_budget, budget_duration, "
-    "budget_reset_at, model_spend, model_max_budget, budget_id, organization_id, allowed_routes, aliases "
-    "FROM \"LiteLLM_VerificationToken\" WHERE token = $1";
+    "SELECT k.token, k.key_name, k.key_alias, k.spend, k.expires, k.models, k.user_id, k.team_id, "
+    "k.max_parallel_requests, k.metadata, k.blocked, k.tpm_limit, k.rpm_limit, k.max_budget, k.budget_duration, "
+    "k.budget_reset_at, k.model_spend, k.model_max_budget, k.budget_id, k.organization_id, k.allowed_routes, "
+    "k.aliases, " OP_COLS "FROM \"LiteLLM_VerificationToken\" k" OP_JOIN("k") " WHERE k.token = $1";
 
 static int key_cb(void *ud, const struct sy_srow *r)
 {
@@ -363,6 +405,7 @@ static int key_cb(void *ud, const struct sy_srow *r)
     strv_col(c, r, "allowed_routes", &ki->allowed_routes, &ki->nallowed_routes);
     if (sy__strmap_from_json(sy_srow_text(r, "aliases"), &ki->aliases, &ki->naliases) != 0)
         c->oom = 1;
+    ki->perm = perm_col(c, r);
     return 1;
 }
 
@@ -372,12 +415,13 @@ struct team_row {
     struct sy_budget *b;
     char *alias, *org_id;
     int64_t model_id; /* its LiteLLM_ModelTable row (model_aliases); < 0 none */
+    struct sy_objperm *perm;
 };
 
 static const char team_sql[] =
-    "SELECT team_id, team_alias, organization_id, metadata, max_budget, spend, models, "
-    "max_parallel_requests, tpm_limit, rpm_limit, budget_duration, budget_reset_at, blocked, soft_budget, model_id "
-    "FROM \"LiteLLM_TeamTable\" WHERE team_id = $1";
+    "SELECT t.team_id, t.team_alias, t.organization_id, t.metadata, t.max_budget, t.spend, t.models, "
+    "t.max_parallel_requests, t.tpm_limit, t.rpm_limit, t.budget_duration, t.budget_reset_at, t.blocked, "
+    "t.soft_budget, t.model_id, " OP_COLS "FROM \"LiteLLM_TeamTable\" t" OP_JOIN("t") " WHERE t.team_id = $1";
 
 /* the team's model_aliases */
 struct alias_row {
@@ -416,6 +460,7 @@ static int team_cb(void *ud, const struct sy_srow *r)
     b->budget_reset_at = ts_col(r, "budget_reset_at");
     b->blocked = sy_srow_int(r, "blocked", 0) != 0;
     t->model_id = sy_srow_int(r, "model_id", -1);
+    t->perm = perm_col(&t->c, r);
     return 1;
 }
 
@@ -474,10 +519,11 @@ struct org_row {
     struct cap c;
     struct sy_budget *b;
     char *budget_id;
+    struct sy_objperm *perm;
 };
 
-static const char org_sql[] = "SELECT organization_id, budget_id, models, spend, metadata "
-                              "FROM \"LiteLLM_OrganizationTable\" WHERE organization_id = $1";
+static const char org_sql[] = "SELECT o.organization_id, o.budget_id, o.models, o.spend, o.metadata, " OP_COLS
+                              "FROM \"LiteLLM_OrganizationTable\" o" OP_JOIN("o") " WHERE o.organization_id = $1";
 
 static int org_cb(void *ud, const struct sy_srow *r)
 {
@@ -489,6 +535,7 @@ static int org_cb(void *ud, const struct sy_srow *r)
     strv_col(&o->c, r, "models", &b->models, &b->nmodels);
     atomic_store(&b->spend, sy_srow_num(r, "spend", 0));
     b->metadata = dup_col(&o->c, r, "metadata");
+    o->perm = perm_col(&o->c, r);
     return 1;
 }
 
@@ -516,7 +563,7 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
     char *team_org = NULL;
     /* 3. team */
     if (ki->team_id) {
-        struct team_row t = {{0, 0}, budget_new(), NULL, NULL, -1};
+        struct team_row t = {{0, 0}, budget_new(), NULL, NULL, -1, NULL};
         if (!t.b)
             return SY_STORE_EQUERY;
         struct sy_sval p[1] = {sy_sv_text(ki->team_id)};
@@ -525,11 +572,13 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
             sy__budget_free(t.b);
             free(t.alias);
             free(t.org_id);
+            sy__objperm_free(t.perm);
             if (rc < 0)
                 return rc;
         } else {
             ki->team = t.b;
             ki->team_alias = t.alias;
+            ki->team_perm = t.perm;
             team_org = t.org_id;
             if (t.model_id >= 0) {
                 struct alias_row ar = {{0, 0}, ki};
@@ -610,7 +659,7 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
     }
     free(team_org);
     if (ki->org_id) {
-        struct org_row o = {{0, 0}, budget_new(), NULL};
+        struct org_row o = {{0, 0}, budget_new(), NULL, NULL};
         if (!o.b)
             return SY_STORE_EQUERY;
         struct sy_sval p[1] = {sy_sv_text(ki->org_id)};
@@ -618,8 +667,10 @@ static int load_joined(struct sy_store *st, struct sy_keyinfo *ki)
         if (rc < 0 || !o.c.found) {
             sy__budget_free(o.b);
             free(o.budget_id);
+            sy__objperm_free(o.perm);
             return rc < 0 ? rc : 0;
         }
+        ki->org_perm = o.perm;
         struct budget_row br;
         rc = load_budget(st, o.budget_id, &br);
         free(o.budget_id);

@@ -71,6 +71,7 @@ static const uint32_t kind_labels[] = {
     [SY__DK_FALLBACK] = B(SY__D_REQ_MODEL) | B(SY__D_FALLBACK) | B(SY__D_KEY_HASH) | B(SY__D_KEY_ALIAS) |
                         B(SY__D_TEAM) | B(SY__D_TEAM_ALIAS) | B(SY__D_EXC_CLASS),
     [SY__DK_GUARDRAIL] = B(SY__D_GUARDRAIL) | B(SY__D_GSTATUS) | B(SY__D_HOOK) | B(SY__D_ERR_TYPE),
+    [SY__DK_MCP] = B(SY__D_MCP_SERVER) | B(SY__D_MCP_TOOL) | B(SY__D_GSTATUS),
 };
 /* Labels that stay empty past the series cap when they are empty (no
  * exception, no error): "no error" stays distinct from an overflowed one. */
@@ -83,7 +84,7 @@ static const struct {
 } capped[] = {
     {SY__D_REQ_MODEL, SY__K_REQ_MODEL}, {SY__D_FALLBACK, SY__V_FALLBACK}, {SY__D_KEY_HASH, SY__K_KEY_HASH},
     {SY__D_KEY_ALIAS, SY__K_KEY_ALIAS}, {SY__D_TEAM, SY__K_TEAM},         {SY__D_TEAM_ALIAS, SY__K_TEAM_ALIAS},
-    {SY__D_GUARDRAIL, SY__V_GUARDRAIL}, {SY__D_ERR_TYPE, SY__V_GERR},
+    {SY__D_GUARDRAIL, SY__V_GUARDRAIL}, {SY__D_ERR_TYPE, SY__V_GERR},     {SY__D_MCP_TOOL, SY__V_MCP_TOOL},
 };
 #define NCAPPED (sizeof capped / sizeof capped[0])
 
@@ -360,6 +361,29 @@ void sy_metrics_guardrail(struct sy_metrics_shard *sh, const struct sy_metric_gu
         return;
     sy__add(&e->count, 1);
     double v = g->latency_s >= 0 ? g->latency_s : 0; /* negative or NaN: 0 */
+    sy__add(&e->h.b[sy__bucket_of(v)], 1);
+    sy__addd(&e->h.sum_bits, v);
+}
+
+/* One MCP tool call (stages/mcp.c): a counter and a latency histogram
+ * (LATENCY_BUCKETS) keyed by server, tool and status. The tool name comes
+ * from the client (any name of an allowed server is forwarded), so it has a
+ * value cap of its own. */
+void sy_metrics_mcp(struct sy_metrics_shard *sh, const struct sy_metric_mcp *m)
+{
+    if (!sh || !m || !sh->dentries)
+        return;
+    struct dkey k;
+    key_clear(&k, SY__DK_MCP);
+    set_label(&k, SY__D_MCP_SERVER, m->server_name);
+    set_label(&k, SY__D_MCP_TOOL, m->tool_name);
+    set_label(&k, SY__D_GSTATUS, m->status);
+    k.ok = m->status && !strcmp(m->status, "success");
+    struct sy__dentry *e = find(sh, &k);
+    if (!e)
+        return;
+    sy__add(&e->count, 1);
+    double v = m->latency_s >= 0 ? m->latency_s : 0; /* negative or NaN: 0 */
     sy__add(&e->h.b[sy__bucket_of(v)], 1);
     sy__addd(&e->h.sum_bits, v);
 }

@@ -155,6 +155,16 @@ struct sy_metric_guardrail {
     double latency_s;
 };
 void sy_metrics_guardrail(struct sy_metrics_shard *s, const struct sy_metric_guardrail *g);
+/* One MCP tool call through the gateway (stages/mcp.c):
+ *   litellm_mcp_tool_calls_total{server_name, tool_name, status}
+ *   litellm_mcp_tool_call_latency_seconds{server_name, tool_name, status} (histogram, LATENCY_BUCKETS)
+ * status "success" or "error"; tool_name is the bare name and has a value cap
+ * of its own. Same rules as sy_metrics_record. */
+struct sy_metric_mcp {
+    const char *server_name, *tool_name, *status;
+    double latency_s;
+};
+void sy_metrics_mcp(struct sy_metrics_shard *s, const struct sy_metric_mcp *m);
 
 /* Change the per-label bound for the next sy_metrics_init(). n >= 1. */
 void sy_metrics_set_max_label_values(unsigned n);

@@ -80,6 +80,7 @@ enum filter {
     F_FALLBACK_FAILED,
     F_GUARD,       /* every guardrail check */
     F_GUARD_ERROR, /* guardrail checks with status "error" and an error_type */
+    F_MCP,         /* MCP tool calls (stages/mcp.c) */
     /* state rows (enum sy__dkey labels) */
     F_STATE,
 };
@@ -98,7 +99,7 @@ static enum source source_of(enum filter f)
 enum buckets { B_LATENCY, B_DEFAULT };
 static enum buckets buckets_of(enum filter f)
 {
-    return source_of(f) == SRC_DENTRY && f != F_GUARD ? B_DEFAULT : B_LATENCY;
+    return source_of(f) == SRC_DENTRY && f != F_GUARD && f != F_MCP ? B_DEFAULT : B_LATENCY;
 }
 
 #define NLAB 12
@@ -257,6 +258,12 @@ struct family {
     {                           \
         "hook_type", SY__D_HOOK \
     }
+/* switchyard's MCP tool calls (LiteLLM's prometheus.py has no MCP series) */
+#define MCP_LABELS                                                    \
+    {"server_name", SY__D_MCP_SERVER}, {"tool_name", SY__D_MCP_TOOL}, \
+    {                                                                 \
+        "status", SY__D_GSTATUS                                       \
+    }
 /* _logged_llm_labels, PrometheusMetricLabels.litellm_deployment_total_requests
  * and .litellm_deployment_successful_fallbacks (LiteLLM 1.80.11) */
 #define D_LLM_LABELS    D_MODEL_V2, D_MODEL_ID, D_API_BASE, D_PROVIDER
@@ -351,6 +358,20 @@ static const struct family families[] = {
      V_COUNT,
      0,
      {G_NAME, G_STATUS, G_HOOK}},
+    {"litellm_mcp_tool_calls",
+     COUNTER,
+     "Total number of MCP tool calls made through the gateway",
+     F_MCP,
+     V_COUNT,
+     0,
+     {MCP_LABELS}},
+    {"litellm_mcp_tool_call_latency_seconds",
+     HISTOGRAM,
+     "Latency (seconds) of MCP tool calls made through the gateway",
+     F_MCP,
+     V_HIST,
+     0,
+     {MCP_LABELS}},
     {"litellm_deployment_state",
      GAUGE,
      "LLM Deployment Analytics - The state of the deployment: 0 = healthy, 1 = partial outage, 2 = complete "
@@ -583,6 +604,7 @@ static int dentry_counts(const struct family *f, const struct sy__dentry *e)
     case F_FALLBACK_FAILED: return e->kind == SY__DK_FALLBACK && !e->ok;
     case F_GUARD: return e->kind == SY__DK_GUARDRAIL;
     case F_GUARD_ERROR: return e->kind == SY__DK_GUARDRAIL && !e->ok;
+    case F_MCP: return e->kind == SY__DK_MCP;
     default: return 0;
     }
 }

@@ -156,7 +156,7 @@ static void valsets_free(void)
 
 static int valsets_init(void)
 {
-    static const int extra[] = {SY__V_FALLBACK, SY__V_GUARDRAIL, SY__V_GERR};
+    static const int extra[] = {SY__V_FALLBACK, SY__V_GUARDRAIL, SY__V_GERR, SY__V_MCP_TOOL};
     for (size_t k = 0; k < NCAPPED + sizeof extra / sizeof extra[0]; k++) {
         struct valset *vs = &valsets[k < NCAPPED ? capped[k] : extra[k - NCAPPED]];
         uint32_t size = 16;

@@ -95,10 +95,12 @@ enum sy__dkey {
     SY__D_TEAM_ALIAS,
     SY__D_FALLBACK, /* fallback_model */
     SY__D_EXC_CLASS,
-    SY__D_GUARDRAIL, /* guardrail_name */
-    SY__D_GSTATUS,   /* a guardrail check's status: "success", "blocked", "masked", "error" */
-    SY__D_HOOK,      /* hook_type: "pre_call", "during_call", "post_call" */
-    SY__D_ERR_TYPE,  /* a guardrail's error_type ("" unless its status is "error") */
+    SY__D_GUARDRAIL,  /* guardrail_name */
+    SY__D_GSTATUS,    /* a guardrail check's status: "success", "blocked", "masked", "error" */
+    SY__D_HOOK,       /* hook_type: "pre_call", "during_call", "post_call" */
+    SY__D_ERR_TYPE,   /* a guardrail's error_type ("" unless its status is "error") */
+    SY__D_MCP_SERVER, /* an MCP tool call's server_name */
+    SY__D_MCP_TOOL,   /* an MCP tool call's tool_name (bare) */
     SY__D_COUNT
 };
 
@@ -107,6 +109,7 @@ enum sy__dkind {
     SY__DK_COOLDOWN,  /* litellm_deployment_cooled_down */
     SY__DK_FALLBACK,  /* litellm_deployment_{successful,failed}_fallbacks */
     SY__DK_GUARDRAIL, /* litellm_guardrail_{requests,errors}_total, litellm_guardrail_latency_seconds */
+    SY__DK_MCP, /* litellm_mcp_tool_calls_total, litellm_mcp_tool_call_latency_seconds (status in SY__D_GSTATUS) */
 };
 
 struct sy__dentry {
@@ -174,7 +177,8 @@ extern uint32_t sy__series_total;
 #define SY__V_FALLBACK  SY__K_COUNT
 #define SY__V_GUARDRAIL (SY__K_COUNT + 1)
 #define SY__V_GERR      (SY__K_COUNT + 2)
-#define SY__V_COUNT     (SY__K_COUNT + 3)
+#define SY__V_MCP_TOOL  (SY__K_COUNT + 3)
+#define SY__V_COUNT     (SY__K_COUNT + 4)
 /* 1 when the value may label a new series (known, empty, or room left under
  * the label's cap; then it is remembered). Any thread; lock-free. */
 int sy__value_admit(int set, const char *p, uint32_t n);

@@ -235,8 +235,9 @@ struct sy_spend_rec {
     const char *custom_llm_provider;
     const char *api_base;
     const char *requester_ip;
-    const char *metadata;     /* JSON object text (SpendLogsMetadata), may be NULL */
-    const char *request_tags; /* JSON array text, may be NULL */
+    const char *metadata;                 /* JSON object text (SpendLogsMetadata), may be NULL */
+    const char *request_tags;             /* JSON array text, may be NULL */
+    const char *mcp_namespaced_tool_name; /* an MCP tool call's "<server>-<tool>" (stages/mcp.c); NULL otherwise */
     double spend;
     struct sy_usage usage;
     double start_s, end_s, completion_start_s; /* unix seconds */

@@ -33,7 +33,8 @@
  *      custom_llm_provider, mcp_namespaced_tool_name, endpoint), then one
  *      INSERT ... ON CONFLICT (that key) DO UPDATE SET x = x + EXCLUDED.x each.
  *      date is the UTC day of startTime (as LiteLLM); mcp_namespaced_tool_name
- *      and endpoint are '' (NULLs would never conflict); a NULL model or
+ *      is an MCP tool call's, else '', and endpoint is '' (NULLs would never
+ *      conflict); a NULL model or
  *      provider is written ''. User rows are written for every request
  *      (user_id '' when the key has no user, as LiteLLM), team / org / end user
  *      rows only when the request has one.
@@ -73,7 +74,7 @@ void (*sy_spend_on_reset)(void);
 
 #define LOG_SHIFT   8 /* SpendLogs INSERTs carry 2^k rows, k = LOG_SHIFT..0 */
 #define LOG_ROWS    (1 << LOG_SHIFT)
-#define LOG_COLS    29   /* parameters per SpendLogs row */
+#define LOG_COLS    30   /* parameters per SpendLogs row */
 #define CHUNK       2000 /* rows per transaction */
 #define MAX_QERR    5    /* non-EDOWN failures before a chunk is dropped */
 #define BACKOFF_MIN 0.25
@@ -111,6 +112,7 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, usage_source),
     offsetof(struct sy_spend_rec, resv_id),
     offsetof(struct sy_spend_rec, guard_info),
+    offsetof(struct sy_spend_rec, mcp_namespaced_tool_name),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -305,7 +307,8 @@ static const char *const logs_head =
     "\"prompt_tokens\", \"completion_tokens\", \"startTime\", \"endTime\", \"completionStartTime\", \"model\", "
     "\"model_id\", \"model_group\", \"custom_llm_provider\", \"api_base\", \"user\", \"metadata\", \"cache_hit\", "
     "\"cache_key\", \"request_tags\", \"team_id\", \"organization_id\", \"end_user\", \"requester_ip_address\", "
-    "\"status\", \"request_duration_ms\", \"messages\", \"response\", \"proxy_server_request\") VALUES ";
+    "\"status\", \"request_duration_ms\", \"messages\", \"response\", \"proxy_server_request\", "
+    "\"mcp_namespaced_tool_name\") VALUES ";
 
 static void build_logs_sql(struct sy_buf *b, int rows)
 {
@@ -511,6 +514,7 @@ static void log_params(struct wctx *x, int i, const struct sy_spend_rec *r)
     p[26] = sy_sv_json("{}"); /* LiteLLM writes the prompt in proxy_server_request */
     p[27] = sy_sv_json("{}");
     p[28] = sy_sv_json("{}");
+    p[29] = sy_sv_text(r->mcp_namespaced_tool_name); /* NULL for LLM calls, as LiteLLM */
     if (r->prompt || r->response) {
         sy_buf_reset(&x->preq[i]);
         sy_buf_reset(&x->presp[i]);
@@ -566,7 +570,7 @@ enum { D_USER, D_TEAM, D_ORG, D_END_USER, D__COUNT };
     "\"custom_llm_provider\", \"mcp_namespaced_tool_name\", \"endpoint\", \"prompt_tokens\", "                     \
     "\"completion_tokens\", \"cache_read_input_tokens\", \"cache_creation_input_tokens\", \"spend\", "             \
     "\"api_requests\", \"successful_requests\", \"failed_requests\", \"created_at\", \"updated_at\") "             \
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, '', '', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) "                 \
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $17, '', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) "                \
     "ON CONFLICT (\"" COL "\", \"date\", \"api_key\", \"model\", \"custom_llm_provider\", "                        \
     "\"mcp_namespaced_tool_name\", \"endpoint\") DO UPDATE SET "                                                   \
     "\"prompt_tokens\" = \"" T "\".\"prompt_tokens\" + EXCLUDED.\"prompt_tokens\", "                               \
@@ -589,7 +593,7 @@ static const char *const daily_sql[D__COUNT] = {
 
 struct daily {
     int t;
-    const char *id, *api_key, *model, *provider, *group;
+    const char *id, *api_key, *model, *provider, *group, *tool;
     char date[11];
     int64_t pt, ct, cr, cc, req, ok, fail;
     double spend;
@@ -602,9 +606,9 @@ static int daily_cmp(const void *a_, const void *b_)
     if (a->t != b->t)
         return a->t < b->t ? -1 : 1;
     if ((c = strcmp(a->id, b->id)) || (c = strcmp(a->date, b->date)) || (c = strcmp(a->api_key, b->api_key)) ||
-        (c = strcmp(a->model, b->model)))
+        (c = strcmp(a->model, b->model)) || (c = strcmp(a->provider, b->provider)))
         return c;
-    return strcmp(a->provider, b->provider);
+    return strcmp(a->tool, b->tool);
 }
 
 static int write_daily(struct wctx *x, struct wrec *list, size_t n)
@@ -629,6 +633,7 @@ static int write_daily(struct wctx *x, struct wrec *list, size_t n)
             e->model = nz(r->model);
             e->provider = nz(r->custom_llm_provider);
             e->group = r->model_group;
+            e->tool = nz(r->mcp_namespaced_tool_name);
             memcpy(e->date, date, 10);
             e->date[10] = 0;
             e->pt = (int64_t)r->usage.prompt_tokens;
@@ -657,13 +662,13 @@ static int write_daily(struct wctx *x, struct wrec *list, size_t n)
         i = j;
         char id[37];
         uuid4(id, &x->rng);
-        struct sy_sval p[16] = {
-            sy_sv_text(id),      sy_sv_text(a.id),    sy_sv_text(a.date),     sy_sv_text(a.api_key),
-            sy_sv_text(a.model), sy_sv_text(a.group), sy_sv_text(a.provider), sy_sv_int(a.pt),
-            sy_sv_int(a.ct),     sy_sv_int(a.cr),     sy_sv_int(a.cc),        sy_sv_num(a.spend),
-            sy_sv_int(a.req),    sy_sv_int(a.ok),     sy_sv_int(a.fail),      sy_sv_ts(now_iso),
+        struct sy_sval p[17] = {
+            sy_sv_text(id),      sy_sv_text(a.id),       sy_sv_text(a.date), sy_sv_text(a.api_key), sy_sv_text(a.model),
+            sy_sv_text(a.group), sy_sv_text(a.provider), sy_sv_int(a.pt),    sy_sv_int(a.ct),       sy_sv_int(a.cr),
+            sy_sv_int(a.cc),     sy_sv_num(a.spend),     sy_sv_int(a.req),   sy_sv_int(a.ok),       sy_sv_int(a.fail),
+            sy_sv_ts(now_iso),   sy_sv_text(a.tool),
         };
-        rc = sy_store_exec(x->st, daily_sql[a.t], 16, p, NULL, NULL);
+        rc = sy_store_exec(x->st, daily_sql[a.t], 17, p, NULL, NULL);
     }
     free(d);
     return rc < 0 ? rc : 0;

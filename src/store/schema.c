@@ -9,7 +9,7 @@
  * keeps the references itself; several point at tables switchyard does not
  * create).
  *
- * LiteLLM's tables (17):
+ * LiteLLM's tables (19):
  *
  *   | table                              | primary key                  | what for                      |
  *   |------------------------------------|------------------------------|-------------------------------|
@@ -22,7 +22,9 @@
  *   | LiteLLM_BudgetTable                | budget_id                    | shared budgets                |
  *   | LiteLLM_EndUserTable               | user_id                      | end users (customers)         |
  *   | LiteLLM_SpendLogs                  | request_id                   | one row per request           |
- *   | LiteLLM_Daily{User,Team,Organization,EndUser,Tag}Spend | id       | daily aggregates; upserted ON CONFLICT on
+ *   | LiteLLM_MCPServerTable             | server_id                    | MCP servers added by the API  |
+ *   | LiteLLM_ObjectPermissionTable      | object_permission_id         | MCP servers / tools a key, team or org may
+ * use | | LiteLLM_Daily{User,Team,Organization,EndUser,Tag}Spend | id       | daily aggregates; upserted ON CONFLICT on
  * their unique (entity, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint) index | |
  * LiteLLM_DeletedVerificationToken   | id                           | audit of deleted keys         | | LiteLLM_Config
  * | param_name                   | proxy settings in the DB      | | LiteLLM_ErrorLogs                  | request_id |
@@ -60,7 +62,7 @@
  *   | PostgreSQL default   | SQLite default                                  |
  *   |----------------------|-------------------------------------------------|
  *   | ARRAY[]::text[]      | '[]'                                            |
- *   | '{}'::jsonb, '[]'::jsonb, ''::text | the literal without the cast      |
+ *   | '{}'::jsonb, '[]'::jsonb, ''::text, 'sse'::text | the literal without the cast |
  *   | false / true         | 0 / 1                                           |
  *   | 0, 0.0               | the same                                        |
  *   | CURRENT_TIMESTAMP    | (strftime('%Y-%m-%dT%H:%M:%fZ','now')) - ISO text like switchyard writes; not constant, so
@@ -98,6 +100,8 @@ const char *sy__sqlite_default(const char *d, int *constant)
         {"'{}'::jsonb", "'{}'", 1},
         {"'[]'::jsonb", "'[]'", 1},
         {"''::text", "''", 1},
+        {"'sse'::text", "'sse'", 1},
+        {"'unknown'::text", "'unknown'", 1},
         {"false", "0", 1},
         {"true", "1", 1},
         {"0", "0", 1},
@@ -484,6 +488,63 @@ static const struct sy__col c_ErrorLogs[] = {
     {"exception_string", "text", "''::text", 1},
     {"status_code", "text", "''::text", 1},
 };
+/* The MCP gateway's servers (LiteLLM's _experimental/mcp_server/db.py;
+ * stages/mcp_registry.c reads them, admin/mcp.c writes them). The dump's
+ * columns only: schema.prisma's newer ones (spec_path, approval_status, the
+ * BYOM review fields, delegate_auth_to_upstream, source_url) would be added
+ * to an existing LiteLLM database's table, which migrate never does to
+ * LiteLLM's tables; readers treat them as optional. */
+static const struct sy__col c_MCPServerTable[] = {
+    {"server_id", "text", NULL, 1},
+    {"server_name", "text", NULL, 0},
+    {"description", "text", NULL, 0},
+    {"url", "text", NULL, 0},
+    {"transport", "text", "'sse'::text", 1},
+    {"auth_type", "text", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+    {"created_by", "text", NULL, 0},
+    {"updated_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 0},
+    {"updated_by", "text", NULL, 0},
+    {"status", "text", "'unknown'::text", 0},
+    {"last_health_check", "timestamp(3) without time zone", NULL, 0},
+    {"health_check_error", "text", NULL, 0},
+    {"mcp_info", "jsonb", "'{}'::jsonb", 0},
+    {"args", "text[]", "ARRAY[]::text[]", 0},
+    {"command", "text", NULL, 0},
+    {"env", "jsonb", "'{}'::jsonb", 0},
+    {"mcp_access_groups", "text[]", NULL, 0},
+    {"alias", "text", NULL, 0},
+    {"allowed_tools", "text[]", "ARRAY[]::text[]", 0},
+    {"extra_headers", "text[]", "ARRAY[]::text[]", 0},
+    {"static_headers", "jsonb", "'{}'::jsonb", 0},
+    {"credentials", "jsonb", "'{}'::jsonb", 0},
+    {"authorization_url", "text", NULL, 0},
+    {"registration_url", "text", NULL, 0},
+    {"token_url", "text", NULL, 0},
+    {"allow_all_keys", "boolean", "false", 1},
+    {"available_on_public_internet", "boolean", "false", 1},
+    {"byok_api_key_help_url", "text", NULL, 0},
+    {"byok_description", "text[]", "ARRAY[]::text[]", 0},
+    {"is_byok", "boolean", "false", 1},
+    {"tool_name_to_description", "jsonb", "'{}'::jsonb", 0},
+    {"tool_name_to_display_name", "jsonb", "'{}'::jsonb", 0},
+    {"instructions", "text", NULL, 0},
+    {"timeout", "double precision", NULL, 0},
+};
+/* What a key, team, organization, user or end user may use besides models
+ * (object_permission_id on their rows; admin/objperm.c, keys/load.c). The
+ * dump's columns (schema.prisma's blocked_tools, mcp_toolsets and
+ * search_tools are newer). */
+static const struct sy__col c_ObjectPermissionTable[] = {
+    {"object_permission_id", "text", NULL, 1},
+    {"mcp_servers", "text[]", "ARRAY[]::text[]", 0},
+    {"vector_stores", "text[]", "ARRAY[]::text[]", 0},
+    {"mcp_access_groups", "text[]", "ARRAY[]::text[]", 0},
+    {"mcp_tool_permissions", "jsonb", NULL, 0},
+    {"agents", "text[]", "ARRAY[]::text[]", 0},
+    {"agent_access_groups", "text[]", "ARRAY[]::text[]", 0},
+    {"models", "text[]", "ARRAY[]::text[]", 0},
+};
 /* switchyard's own: stored Responses conversations (responses/store.h). */
 static const struct sy__col c_ModelTable[] = {
     {"id", "integer", NULL, 1},
@@ -560,6 +621,11 @@ const struct sy__table sy__tables[] = {
     {"LiteLLM_Config", c_Config, (int)(sizeof c_Config / sizeof c_Config[0]), "LiteLLM_Config_pkey", "param_name"},
     {"LiteLLM_ErrorLogs", c_ErrorLogs, (int)(sizeof c_ErrorLogs / sizeof c_ErrorLogs[0]), "LiteLLM_ErrorLogs_pkey",
      "request_id"},
+    {"LiteLLM_MCPServerTable", c_MCPServerTable, (int)(sizeof c_MCPServerTable / sizeof c_MCPServerTable[0]),
+     "LiteLLM_MCPServerTable_pkey", "server_id"},
+    {"LiteLLM_ObjectPermissionTable", c_ObjectPermissionTable,
+     (int)(sizeof c_ObjectPermissionTable / sizeof c_ObjectPermissionTable[0]), "LiteLLM_ObjectPermissionTable_pkey",
+     "object_permission_id"},
     {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey",
      "id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]),

@@ -356,6 +356,60 @@ static void test_budget_fill_and_personal(void **state)
     sy_keyinfo_unref(ki);
 }
 
+/* The key's, its team's and its org's object permissions come with their
+ * rows; none (NULL) when the id is NULL or names no row. */
+static void test_object_permissions(void **state)
+{
+    struct sy_store *st = *state;
+    struct sy_sval p[] = {sy_sv_text("op-k"), sy_sv_textarr("[\"github\", \"no-mcp-servers\"]"),
+                          sy_sv_textarr("[\"dev\"]"), sy_sv_json("{\"github\": [\"search\"]}")};
+    exec_p(st,
+           "INSERT INTO \"LiteLLM_ObjectPermissionTable\" (object_permission_id, mcp_servers, mcp_access_groups, "
+           "mcp_tool_permissions) VALUES ($1, $2, $3, $4)",
+           4, p);
+    struct sy_sval q[] = {sy_sv_text("op-t"), sy_sv_textarr("[\"jira\"]")};
+    exec_p(st, "INSERT INTO \"LiteLLM_ObjectPermissionTable\" (object_permission_id, mcp_servers) VALUES ($1, $2)", 2,
+           q);
+    exec_p(st, "INSERT INTO \"LiteLLM_ObjectPermissionTable\" (object_permission_id) VALUES ('op-o')", 0, NULL);
+    exec_p(st, "UPDATE \"LiteLLM_TeamTable\" SET object_permission_id = 'op-t' WHERE team_id = 'team-1'", 0, NULL);
+    exec_p(st, "UPDATE \"LiteLLM_OrganizationTable\" SET object_permission_id = 'op-o' WHERE organization_id = 'org-1'",
+           0, NULL);
+    char tok[65];
+    sy_keys_hash("sk-K1", 5, tok);
+    struct sy_sval t = sy_sv_text(tok);
+    exec_p(st, "UPDATE \"LiteLLM_VerificationToken\" SET object_permission_id = 'op-k' WHERE token = $1", 1, &t);
+
+    struct sy_keyinfo *ki = load(st, "sk-K1");
+    assert_non_null(ki->perm);
+    assert_int_equal(ki->perm->nmcp_servers, 2);
+    assert_string_equal(ki->perm->mcp_servers[0], "github");
+    assert_string_equal(ki->perm->mcp_servers[1], "no-mcp-servers");
+    assert_int_equal(ki->perm->nmcp_access_groups, 1);
+    assert_string_equal(ki->perm->mcp_access_groups[0], "dev");
+    assert_non_null(ki->perm->mcp_tool_permissions);
+    assert_non_null(strstr(ki->perm->mcp_tool_permissions, "search"));
+    assert_non_null(ki->team_perm);
+    assert_int_equal(ki->team_perm->nmcp_servers, 1);
+    assert_string_equal(ki->team_perm->mcp_servers[0], "jira");
+    assert_null(ki->team_perm->mcp_tool_permissions);
+    assert_non_null(ki->org_perm); /* a row with nothing in it */
+    assert_int_equal(ki->org_perm->nmcp_servers, 0);
+    assert_null(ki->org_perm->mcp_servers);
+    /* the team's models are still the team's, not the permission row's */
+    assert_int_equal(ki->team->nmodels, 2);
+    sy_keyinfo_unref(ki);
+
+    /* an id that names no row: no permission, the key still loads */
+    exec_p(st, "UPDATE \"LiteLLM_VerificationToken\" SET object_permission_id = 'gone' WHERE token = $1", 1, &t);
+    exec_p(st, "UPDATE \"LiteLLM_TeamTable\" SET object_permission_id = NULL WHERE team_id = 'team-1'", 0, NULL);
+    ki = load(st, "sk-K1");
+    assert_int_equal(ki->found, 1);
+    assert_null(ki->perm);
+    assert_null(ki->team_perm);
+    assert_non_null(ki->org_perm);
+    sy_keyinfo_unref(ki);
+}
+
 static void test_missing(void **state)
 {
     struct sy_store *st = *state;
@@ -508,6 +562,7 @@ static int run_suite(const char *label)
         cmocka_unit_test_setup_teardown(test_team_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_budget_fill_and_personal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_object_permissions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endusers, setup, teardown),
     };
     return cmocka_run_group_tests_name(label, tests, NULL, NULL);

@@ -111,6 +111,8 @@ static void fresh_and_idempotent(void **state)
                             "LiteLLM_DeletedVerificationToken",
                             "LiteLLM_Config",
                             "LiteLLM_ErrorLogs",
+                            "LiteLLM_MCPServerTable",
+                            "LiteLLM_ObjectPermissionTable",
                             "Switchyard_Meta",
                             NULL};
     char out[256];
@@ -136,6 +138,11 @@ static void fresh_and_idempotent(void **state)
         {"LiteLLM_VerificationToken", "max_parallel_requests", "INTEGER"},
         {"LiteLLM_SpendLogs", "startTime", "TIMESTAMP"},
         {"LiteLLM_SpendLogs", "request_tags", "JSONTEXT"},
+        {"LiteLLM_MCPServerTable", "args", "JSONTEXT"},
+        {"LiteLLM_MCPServerTable", "allow_all_keys", "BOOLEAN"},
+        {"LiteLLM_MCPServerTable", "timeout", "DOUBLE PRECISION"},
+        {"LiteLLM_ObjectPermissionTable", "mcp_servers", "JSONTEXT"},
+        {"LiteLLM_ObjectPermissionTable", "mcp_tool_permissions", "JSONTEXT"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char sql[300];
@@ -149,6 +156,14 @@ static void fresh_and_idempotent(void **state)
                         "CREATE UNIQUE INDEX \"LiteLLM_DailyUserSpend_user_id_date_api_key_model_custom_ll_key\" ON "
                         "\"LiteLLM_DailyUserSpend\" (user_id, date, api_key, model, custom_llm_provider, "
                         "mcp_namespaced_tool_name, endpoint)");
+    /* LiteLLM's text defaults reach SQLite too: a server row made with its id alone */
+    assert_int_equal(
+        sy_store_exec(st, "INSERT INTO \"LiteLLM_MCPServerTable\" (server_id) VALUES ('s1')", 0, NULL, NULL, NULL), 1);
+    assert_string_equal(one(st,
+                            "SELECT transport || '/' || status || '/' || "
+                            "CAST(allow_all_keys AS TEXT) || '/' || args FROM \"LiteLLM_MCPServerTable\"",
+                            out),
+                        "sse/unknown/0/[]");
 
     struct sy_buf a, b;
     sy_buf_init(&a, 1 << 22);
