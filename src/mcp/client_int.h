@@ -99,6 +99,7 @@ struct sy_mcp_op {
     size_t cid_len;
     int kerr;                /* kicked: the error to deliver */
     struct sy_mcp_op **post; /* SSE: the post in flight points at us through this */
+    const char *sname;       /* the name of the server the caller named (a conn may serve several) */
     /* HTTP (http.c): the attempt in flight */
     struct sy_ureq *ureq;
     struct sy_buf hdr;  /* header lines of the attempt */
@@ -159,6 +160,12 @@ struct sy_mcp_pool {
     int closing, handles;
     struct sy_mcp_pool_stats st;
 };
+
+/* The server name an op's messages give. */
+static inline const char *mcp_op_name(const struct sy_mcp_op *op)
+{
+    return op->sname ? op->sname : op->c && op->c->s.name ? op->c->s.name : "?";
+}
 
 /* ---- client.c: what the transports call back ---- */
 /* Finish op: detached from everything, done called (user ops), freed. msg
