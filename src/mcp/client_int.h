@@ -107,9 +107,9 @@ struct sy_mcp_op {
     uv_buf_t bodyv;     /* the request body as the upstream client takes it */
     struct sy_framer *fr;
     int status, is_sse, delivered;
-    unsigned gen;       /* the session generation the attempt used */
-    unsigned token_gen; /* the OAuth2 token it carried (0: none) */
-    unsigned retried_404 : 1, retried_401 : 1;
+    unsigned gen;                                            /* the session generation the attempt used */
+    unsigned token_gen;                                      /* the OAuth2 token it carried (0: none) */
+    unsigned retried_404 : 1, retried_401 : 1, sent_sid : 1; /* sent_sid: the attempt carried a session id */
 };
 
 enum conn_state { CS_IDLE, CS_INIT, CS_READY };

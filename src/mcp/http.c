@@ -173,7 +173,7 @@ static void on_done(void *ud, int err)
         return;
     }
     int st = op->status;
-    if (st == 404 && op->kind == OPK_USER && c->session && !op->retried_404) {
+    if (st == 404 && op->kind == OPK_USER && op->sent_sid && !op->retried_404) {
         /* the session expired on the server: initialize again, then retry */
         ml_del(&op->q);
         op->where = OPW_NONE;
@@ -225,8 +225,10 @@ int mcp_http_send(struct sy_mcp_op *op)
     struct sy_buf *h = &op->hdr;
     sy_buf_reset(h);
     SY_BUF_LIT(h, "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n");
+    op->sent_sid = 0;
     if (op->kind != OPK_INIT) {
         if (c->session) {
+            op->sent_sid = 1;
             SY_BUF_LIT(h, "Mcp-Session-Id: ");
             sy_buf_puts(h, c->session);
             SY_BUF_LIT(h, "\r\n");
