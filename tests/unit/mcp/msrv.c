@@ -190,9 +190,13 @@ static void reply(int fd, int status, const char *ctype, const char *extra, cons
     size_t n = body ? strlen(body) : 0;
     snprintf(h, sizeof h, "HTTP/1.1 %d X\r\n%s%s%s%sContent-Length: %zu\r\n\r\n", status, ctype ? "Content-Type: " : "",
              ctype ? ctype : "", ctype ? "\r\n" : "", extra ? extra : "", n);
-    wr(fd, h, strlen(h));
+    size_t hl = strlen(h);
+    char *all = malloc(hl + n + 1);
+    memcpy(all, h, hl);
     if (n)
-        wr(fd, body, n);
+        memcpy(all + hl, body, n);
+    wr(fd, all, hl + n);
+    free(all);
 }
 
 static void chunk(int fd, const char *p, size_t n)
