@@ -272,12 +272,13 @@ static void answer(struct conn *c, const char *id, const char *result, const cha
         snprintf(h, sizeof h,
                  "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n%sTransfer-Encoding: chunked\r\n\r\n",
                  extra ? extra : "");
-        wr(c->fd, h, strlen(h));
-        size_t en = strlen(m) + 64;
+        size_t en = strlen(m) + 64, hl = strlen(h);
         char *ev = malloc(en);
         int k = snprintf(ev, en, "event: message\ndata: %s\n\n", m);
-        chunk(c->fd, ev, (size_t)k);
-        wr(c->fd, "0\r\n\r\n", 5);
+        char *all = malloc(hl + (size_t)k + 64);
+        int t = snprintf(all, hl + (size_t)k + 64, "%s%x\r\n%s\r\n0\r\n\r\n", h, k, ev);
+        wr(c->fd, all, (size_t)t); /* one write: one wake-up of the client */
+        free(all);
         free(ev);
     }
     free(m);
