@@ -1084,5 +1084,7 @@ void sy_mcp_server_json(const struct sy_mcp_server *s, struct sy_buf *b)
     sy_jw_bool(&w, 0);
     sy_jw_key(&w, "timeout");
     sy_jw_double(&w, s->timeout_s);
+    sy_jw_key(&w, "credentials"); /* LiteLLM's _redact_mcp_credentials */
+    sy_jw_null(&w);
     sy_jw_end(&w);
 }
