@@ -234,6 +234,9 @@ struct sy_mcp_req {
     double timeout_s;  /* 0: s->timeout_s */
     size_t max_result; /* 0: 16 MiB */
     int notify;        /* a notification: no answer expected (done gets err 0, msg "") */
+    const char *id;    /* the caller's JSON-RPC id (raw JSON) put back in the answer in place of the
+                          pool's own; NULL: the answer keeps the pool's id */
+    size_t id_len;
 };
 /* Start one request; NULL only on bad arguments. */
 struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req *r, sy_mcp_done_fn done, void *ud);
