@@ -66,7 +66,7 @@ struct sy_mcp_server {
     enum sy_mcp_transport transport;
     char *spec_version; /* the protocol revision to offer it; NULL: the newest we speak */
     enum sy_mcp_auth auth_type;
-    char *auth_value; /* os.environ/ resolved */
+    char *auth_value;                                     /* os.environ/ resolved */
     char *token_url, *client_id, *client_secret, *scopes; /* oauth2 */
     char *static_headers;                                 /* "Name: v\r\n" lines sent on every request; NULL */
     char **extra_headers;                                 /* client header names forwarded as they come */
@@ -227,6 +227,9 @@ struct sy_mcp_req {
     double timeout_s;  /* 0: s->timeout_s */
     size_t max_result; /* 0: 16 MiB */
     int notify;        /* a notification: no answer expected (done gets err 0, msg "") */
+    const char *id;    /* the caller's JSON-RPC id (raw JSON) put back in the answer in place of the
+                          pool's own; NULL: the answer keeps the pool's id */
+    size_t id_len;
 };
 /* Start one request; NULL only on bad arguments. */
 struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req *r, sy_mcp_done_fn done, void *ud);
