@@ -113,6 +113,28 @@ test_servers(void **state)
     assert_string_equal(allowed(s, 1, &k, NULL, NULL), "");
     /* a team with only the sentinel gets nothing but allow_all_keys */
     assert_string_equal(allowed(s, 0, NULL, &k, NULL), "open");
+    /* an organization's list with no key or team list is the result */
+    assert_string_equal(allowed(s, 0, NULL, NULL, &o), "wiki,open");
+    assert_string_equal(allowed(s, 0, &empty, &empty, &o), "wiki,open");
+    /* servers named in mcp_tool_permissions are granted (and make a list) */
+    k = P(NULL, 0, NULL, 0, "{\"jira\":[\"get\"]}");
+    assert_string_equal(allowed(s, 0, &k, NULL, NULL), "open,jira");
+    assert_string_equal(allowed(s, 0, &k, &t, NULL), "open"); /* and cut by the team */
+    t = P(NULL, 0, NULL, 0, "{\"gh\":[]}");
+    assert_string_equal(allowed(s, 0, NULL, &t, NULL), "gh,open");
+    k = P(NULL, 0, NULL, 0, "{}"); /* an empty object restricts nothing */
+    assert_string_equal(allowed(s, 0, &k, &t, NULL), "gh,open");
+    assert_string_equal(allowed(s, 1, &k, NULL, NULL), "gh,wiki,open,ops,jira");
+    /* the special names */
+    char *allp[] = {"all-proxy-mcpservers"}, *allt[] = {"all-team-mcpservers"};
+    t = P(allp, 1, NULL, 0, NULL);
+    k = P(gh, 1, NULL, 0, NULL);
+    assert_string_equal(allowed(s, 0, &k, &t, NULL), "gh,open");
+    assert_string_equal(allowed(s, 0, NULL, &t, NULL), "gh,wiki,open,ops,jira");
+    t = P(dev, 0, dev, 1, NULL);
+    k = P(allt, 1, NULL, 0, NULL);
+    assert_string_equal(allowed(s, 0, &k, &t, NULL), "gh,open,ops"); /* inherits the team's */
+    assert_string_equal(allowed(s, 0, &k, NULL, NULL), "open");
     /* NULL set or out: nothing happens */
     sy_mcp_allowed(NULL, 1, NULL, NULL, NULL, NULL);
     sy_mcp_set_unref(s);
@@ -163,6 +185,11 @@ static void test_tools(void **state)
     /* an empty list for a server: no tool */
     k.mcp_tool_permissions = "{\"gh\":[]}";
     assert_false(sy_mcp_tool_allowed(gh, "search", 6, &k, NULL));
+    /* the organization's ceiling: a second call with the org's permission */
+    struct sy_objperm org = P(NULL, 0, NULL, 0, "{\"gh\":[\"read\"]}");
+    k.mcp_tool_permissions = "{\"gh\":[\"search\",\"read\"]}";
+    assert_true(sy_mcp_tool_allowed(gh, "read", 4, &k, NULL) && sy_mcp_tool_allowed(gh, "read", 4, &org, NULL));
+    assert_false(sy_mcp_tool_allowed(gh, "search", 6, &org, NULL));
     /* malformed: fail closed */
     const char *bad[] = {"{\"gh\":\"search\"}",          "{\"gh\":[1]}", "{\"gh\":[\"search\",", "[\"gh\"]", "nonsense",
                          "{\"gh\":[\"search\"] \"x\":1}"};
