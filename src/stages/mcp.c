@@ -284,7 +284,9 @@ static void compute_allowed(struct disp *d)
     sy_mcp_allowed(d->set, admin, k ? k->perm : NULL, k ? k->team_perm : NULL, k ? k->org_perm : NULL, d->allowed);
 }
 
-/* Keep only the servers a comma list names (x-mcp-servers, /mcp/a,b). */
+/* Keep only the servers a comma list names (x-mcp-servers, /mcp/a,b): a
+ * server's id, name, alias or prefix, or an access group (every server of it,
+ * as LiteLLM reads the header). */
 static void narrow(struct disp *d, const char *list, size_t n)
 {
     if (!d->set)
@@ -305,6 +307,12 @@ static void narrow(struct disp *d, const char *list, size_t n)
             const struct sy_mcp_server *s = sy_mcp_find(d->set, list + a, b - a);
             if (s)
                 keep[s->idx] = 1;
+            else
+                for (size_t k = 0; k < d->set->n; k++)
+                    for (size_t g = 0; g < d->set->s[k].naccess_groups; g++)
+                        if (strlen(d->set->s[k].access_groups[g]) == b - a &&
+                            memcmp(d->set->s[k].access_groups[g], list + a, b - a) == 0)
+                            keep[k] = 1;
         }
         i = e + 1;
     }
