@@ -19,7 +19,7 @@ before(async () => {
   gw = await startGatewayWithMcp({
     servers: {
       bed,
-      two: { server: two, extra_headers: ['x-forward-me'] },
+      two: { server: two, extra_headers: ['x-forward-me'], access_groups: ['team-two'] },
       gone: { url: 'http://127.0.0.1:9/mcp', transport: 'http' }, // nothing listens: left out of lists
     },
     keys: [{ key_alias: 'k1' }, { key_alias: 'k2' }],
@@ -218,9 +218,11 @@ test('auth: no key 401 in LiteLLM\'s shape; x-litellm-api-key leaves Authorizati
 });
 
 test('x-mcp-servers narrows the servers; x-mcp-<alias>-<header> and extra_headers reach one server only', async () => {
-  const c = await connect(gw.mcpUrl, { key: MASTER_KEY, headers: { 'x-mcp-servers': 'two' } });
-  assert.deepEqual(names((await c.listTools()).tools), ['two-add', 'two-echo', 'two-whoami']);
-  await c.close();
+  for (const h of ['two', ' two , nosuch', 'team-two']) { // a name, unknown names ignored, an access group
+    const c = await connect(gw.mcpUrl, { key: MASTER_KEY, headers: { 'x-mcp-servers': h } });
+    assert.deepEqual(names((await c.listTools()).tools), ['two-add', 'two-echo', 'two-whoami'], h);
+    await c.close();
+  }
   const h = { 'x-mcp-two-x-secret': 's2', 'x-mcp-bed-x-secret': 'sb', 'x-forward-me': 'fw', 'x-not-forwarded': 'no' };
   const c2 = await connect(gw.mcpUrl, { key: MASTER_KEY, keyHeader: 'x-litellm-api-key', headers: h });
   const who2 = JSON.parse(textOf(await c2.callTool({ name: 'two-whoami', arguments: {} })));
