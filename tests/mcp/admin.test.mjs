@@ -19,13 +19,14 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
-import { MASTER_KEY, connect, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
+import { MASTER_KEY, connect, initialize, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
 
 const SERVED_MS = 20000; // the registry reads on a change at once, and every 10 s in any case
 
-/** The tool names key sees on gw's /mcp (raw JSON-RPC: no session needed to list). */
+/** The tool names key sees on gw's /mcp (a session of its own, then tools/list). */
 async function toolNames(gw, key) {
-  const r = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key });
+  const { sessionId } = await initialize(gw.mcpUrl, { key });
+  const r = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key, sessionId });
   if (r.status !== 200 || !r.json?.result) return [];
   return r.json.result.tools.map((t) => t.name);
 }
