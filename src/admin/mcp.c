@@ -235,8 +235,10 @@ static struct sy_mcp_set *set_of(const struct sy_admin_ctx *a, const struct rows
         return NULL;
     }
     const struct sy_keyinfo *k = a->caller_key;
-    sy_mcp_allowed(set, is_admin_view(a) || !k, k ? k->perm : NULL, k ? k->team_perm : NULL, k ? k->org_perm : NULL,
-                   *allowed);
+    if (is_admin_view(a) || !k) /* admins see every server, whatever their own key may use */
+        memset(*allowed, 1, set->n);
+    else
+        sy_mcp_allowed(set, 0, k->perm, k->team_perm, k->org_perm, *allowed);
     return set;
 }
 
