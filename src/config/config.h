@@ -211,16 +211,18 @@ struct sy_config {
     size_t n_success_callbacks;
     const char **failure_callbacks; /* failure_callback + callbacks */
     size_t n_failure_callbacks;
-    int turn_off_message_logging;          /* litellm_settings, bool */
-    int redact_user_api_key_info;          /* litellm_settings, bool */
-    int json_logs;                         /* litellm_settings, bool: operator logs as JSON lines */
-    int detailed_debug;                    /* --detailed_debug / LITELLM_LOG=DEBUG: one line per request */
-    const char *s3_callback_params;        /* litellm_settings.s3_callback_params as JSON object text; NULL */
-    const char *callback_settings;         /* top-level callback_settings as JSON object text; NULL */
-    const char *guardrails;                /* top-level guardrails: list as JSON array text; NULL (guardrails/) */
-    const char *legacy_guardrails;         /* litellm_settings.guardrails (the old form) as JSON array text; NULL */
-    const char *mcp_servers;               /* top-level mcp_servers: {name: {...}} as JSON object text; NULL (mcp/) */
-    const char *mcp_aliases;               /* litellm_settings.mcp_aliases: {alias: server name} as JSON text; NULL */
+    int turn_off_message_logging;   /* litellm_settings, bool */
+    int redact_user_api_key_info;   /* litellm_settings, bool */
+    int json_logs;                  /* litellm_settings, bool: operator logs as JSON lines */
+    int detailed_debug;             /* --detailed_debug / LITELLM_LOG=DEBUG: one line per request */
+    const char *s3_callback_params; /* litellm_settings.s3_callback_params as JSON object text; NULL */
+    const char *callback_settings;  /* top-level callback_settings as JSON object text; NULL */
+    const char *guardrails;         /* top-level guardrails: list as JSON array text; NULL (guardrails/) */
+    const char *legacy_guardrails;  /* litellm_settings.guardrails (the old form) as JSON array text; NULL */
+    const char *mcp_servers;        /* top-level mcp_servers: {name: {...}} as JSON object text; NULL (mcp/) */
+    const char *mcp_aliases;        /* litellm_settings.mcp_aliases: {alias: server name} as JSON text; NULL */
+    int mcp_max_rounds; /* general_settings.switchyard_mcp_max_tool_rounds: tool rounds of a call with MCP tools
+                         * (stages/mcp_tools.c), default 5 (LiteLLM's MAX_MCP_TOOL_CALL_ROUNDS), at most 100 */
     int skip_system_message_in_guardrail;  /* litellm_settings, bool: guardrails do not read system messages */
     int skip_tool_message_in_guardrail;    /* litellm_settings, bool: ... nor tool messages */
     const char *default_team_settings;     /* litellm_settings.default_team_settings as JSON array text; NULL */
@@ -262,7 +264,8 @@ struct sy_config {
     const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
     int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
-    int store_prompts_in_spend_logs;     /* general_settings, bool: SpendLogs.messages / response kept */
+    int mcp_stdio_from_api; /* general_settings.switchyard_mcp_stdio_from_api: stdio MCP servers from the database */
+    int store_prompts_in_spend_logs; /* general_settings, bool: SpendLogs.messages / response kept */
     /* alerting (general_settings; logging/sinks/slack.c) */
     int alerting_slack;          /* "slack" in general_settings.alerting */
     double alerting_threshold_s; /* slow-response threshold, default 300 */
@@ -297,6 +300,7 @@ struct sy_config {
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;     /* default 65536 */
+    size_t mcp_sse_max_streams;  /* switchyard_mcp_sse_max_streams: MCP SSE streams per worker; 0 = 1000 */
     double header_timeout_s;     /* default 30: whole request head must arrive */
     double body_timeout_s;       /* default 60: idle time between body bytes */
     double body_total_timeout_s; /* default 60: the whole body must arrive in this time */

@@ -188,7 +188,9 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"switchyard_body_total_timeout_s", USED},
                                            {"switchyard_cors_allowed_origins", USED},
                                            {"switchyard_keepalive_timeout_s", USED},
+                                           {"switchyard_mcp_sse_max_streams", USED},
                                            {"switchyard_spend_queue_max", USED},
+                                           {"switchyard_mcp_max_tool_rounds", USED},
                                            {"switchyard_model_prices", USED},
                                            {"switchyard_unpriced_models", USED},
                                            {"background_health_checks", USED},
@@ -239,6 +241,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"key_management_settings", UNSUP},
                                            {"otel", USED},
                                            {"reject_clientside_metadata_tags", USED},
+                                           {"switchyard_mcp_stdio_from_api", USED},
                                            {"custom_key_generate", PYONLY},
                                            {"infer_model_from_keys", UNSUP},
                                            {"ui_access_mode", UNSUP},
@@ -1203,6 +1206,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->body_total_timeout_s = d;
     if (positive(ld, gs, "switchyard_keepalive_timeout_s", 0, &d))
         c->keepalive_timeout_s = d;
+    if (positive(ld, gs, "switchyard_mcp_sse_max_streams", 1, &d)) /* stages/mcp_sse.c */
+        c->mcp_sse_max_streams = (size_t)d;
     int b;
     if (sy__get_bool(ld, sy__ymap_get(gs, "background_health_checks"), "general_settings.background_health_checks",
                      &b) > 0)
@@ -1250,11 +1255,16 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->user_api_key_cache_ttl_s = d;
     if (positive(ld, gs, "switchyard_spend_queue_max", 1, &d))
         c->spend_queue_max = (size_t)d;
+    if (positive(ld, gs, "switchyard_mcp_max_tool_rounds", 1, &d))
+        c->mcp_max_rounds = d > 100 ? 100 : (int)d;
     c->model_prices_path =
         sy__get_str(ld, sy__ymap_get(gs, "switchyard_model_prices"), "general_settings.switchyard_model_prices");
     if (sy__get_bool(ld, sy__ymap_get(gs, "reject_clientside_metadata_tags"),
                      "general_settings.reject_clientside_metadata_tags", &b) > 0)
         c->reject_clientside_metadata_tags = b;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "switchyard_mcp_stdio_from_api"),
+                     "general_settings.switchyard_mcp_stdio_from_api", &b) > 0)
+        c->mcp_stdio_from_api = b;
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;
@@ -1725,6 +1735,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->proxy_batch_write_at_s = 1;
     c->user_api_key_cache_ttl_s = 10;
     c->spend_queue_max = 100000;
+    c->mcp_max_rounds = 5;
     c->global_max_parallel = -1;
     c->cache_ttl_s = 600;
     c->cache_call_types = SY_CACHE_CT_CHAT | SY_CACHE_CT_TEXT | SY_CACHE_CT_EMBED;

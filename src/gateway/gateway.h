@@ -69,8 +69,9 @@ enum sy_route_kind {
     SY_RK_PROVIDER_OPEN, /* a pass_through_endpoints entry with auth: false */
     SY_RK_GUARDRAILS,    /* GET /guardrails/list (stages/guardrails.c) */
     SY_RK_MCP,           /* POST|GET|DELETE /mcp, /{alias}/mcp: MCP streamable HTTP (stages/mcp.c) */
-    SY_RK_MCP_SSE,       /* GET /sse, /mcp/sse (the old SSE transport's stream), POST its message endpoint (stages/mcp_sse.c) */
-    SY_RK_MCP_REST,      /* GET /mcp-rest/tools/list, POST /mcp-rest/tools/call (stages/mcp.c) */
+    SY_RK_MCP_SSE,  /* GET /sse, /mcp/sse (the old SSE transport's stream), POST its message endpoint (stages/mcp_sse.c)
+                     */
+    SY_RK_MCP_REST, /* GET /mcp-rest/tools/list, POST /mcp-rest/tools/call (stages/mcp.c) */
     SY_RK__COUNT
 };
 
@@ -261,6 +262,12 @@ struct sy_call_usage {
     int usage_counted; /* usage came from our tokenizer, not the upstream */
     double cost;       /* the call's cost in USD once known */
     int cost_known;
+    /* Earlier rounds of a call a stage sent again (sy_call_redo): their usage
+     * and cost, folded into the fields above when the call is accounted. */
+    unsigned rounds; /* rounds carried (0: the call went upstream once) */
+    uint64_t carry_prompt, carry_completion, carry_cached, carry_cache_write, carry_cache_write_1h, carry_reasoning;
+    double carry_cost;
+    int carry_cost_known;
 };
 
 /* The call's upstream attempts (proxy.c) for the logging callbacks: recorded
@@ -421,6 +428,19 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int include_durations)
  * when they passed (body must stay valid: in the call); SY_DONE: answered. */
 int sy_call_answer(struct sy_call *c, struct sy_buf *body, void (*then)(struct sy_call *));
 void sy_call_answer_resume(struct sy_call *c);
+/* Send the model another request in the same call (proxy.c): an answer hook
+ * that holds a whole JSON answer (SY_AGAIN) and wants the model to go on (a
+ * tool loop: stages/mcp_tools.c) calls it instead of sy_call_answer_resume.
+ * body[0..n) (copied) becomes the request, in the client's dialect, as if the
+ * client had sent it: rescanned, translated again, routed in the same group
+ * with fresh retries, and answered through the answer hooks again. The
+ * round's usage and cost are carried (c->usage.carry_*) and summed into the
+ * call's when it is accounted, so spend, limits and metrics count every
+ * round. The body must be JSON with the model the client asked for and no
+ * "stream": true (the hook streams the final answer itself if it must).
+ * 0, or SY_EINVAL (not JSON, no model) with nothing changed: the caller
+ * answers. */
+int sy_call_redo(struct sy_call *c, const char *body, size_t n);
 /* Stream writers (struct sy_owriter, proxy.c): bytes to the client now (the
  * usage.cost rewrite when costed is 1, the held-line path when 0, as they are
  * when 2; the socket; the response filters). Returns the client's queue size. */

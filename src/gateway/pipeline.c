@@ -89,6 +89,10 @@ static const struct route routes[] = {
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/routes", HTTP_GET, SY_RK_ROUTES),
     R("/guardrails/list", HTTP_GET, SY_RK_GUARDRAILS),
+    /* MCP's old HTTP+SSE transport (stages/mcp_sse.c): the stream, its message endpoint */
+    R("/sse", HTTP_GET, SY_RK_MCP_SSE),
+    R("/mcp/sse", HTTP_GET, SY_RK_MCP_SSE),
+    R("/mcp/sse/messages", HTTP_POST, SY_RK_MCP_SSE),
     R("/", HTTP_GET, SY_RK_ROOT),
     /* MCP (stages/mcp.c): streamable HTTP at /mcp (LiteLLM mounts it at /mcp/ too), LiteLLM's REST mirror */
     R("/mcp", HTTP_POST, SY_RK_MCP),
@@ -580,6 +584,26 @@ void sy_call_headers(struct sy_call *c, struct sy_buf *b, int durations)
     }
 }
 
+/* The rounds sy_call_redo carried, added to the last round's usage and cost
+ * (that one priced at its own deployment first). */
+static void usage_fold(struct sy_call *c)
+{
+    struct sy_call_usage *u = &c->usage;
+    sy_call_cost(c);
+    u->prompt_tokens += u->carry_prompt;
+    u->completion_tokens += u->carry_completion;
+    u->cached_tokens += u->carry_cached;
+    u->cache_write_tokens += u->carry_cache_write;
+    u->cache_write_1h_tokens += u->carry_cache_write_1h;
+    u->reasoning_tokens += u->carry_reasoning;
+    u->have_usage = 1;
+    if (u->carry_cost_known) {
+        u->cost = (u->cost_known ? u->cost : 0) + u->carry_cost;
+        u->cost_known = 1;
+    }
+    u->rounds = 0;
+}
+
 void sy_call_account(struct sy_call *c, int status)
 {
     if (c->finished)
@@ -587,7 +611,9 @@ void sy_call_account(struct sy_call *c, int status)
     c->finished = 1;
     if (c->counted_inflight)
         sy_metrics_inflight(c->w->metrics, -1);
-    sy_filter_end(c, status);                     /* the response filters (gateway/filter.h): their final usage first */
+    sy_filter_end(c, status); /* the response filters (gateway/filter.h): their final usage first */
+    if (c->usage.rounds)
+        usage_fold(c);                            /* a call sent again (sy_call_redo): every round counts */
     for (unsigned i = 0; i < c->pl->nfinish; i++) /* limits settle, spend row (list order) */
         c->pl->finish[i](c, status);
     if (!SY_RK_IS_LLM(c->kind))

@@ -1817,6 +1817,73 @@ send:;
     r->on_abort = on_abort;
 }
 
+/* ---- another round (sy_call_redo) ---------------------------------------- */
+
+/* The finished round's usage and cost into the carry; the usage cleared for the next. */
+static void carry_usage(struct sy_call *c)
+{
+    struct sy_call_usage *u = &c->usage;
+    sy_call_cost(c); /* priced at the deployment that answered it */
+    u->carry_prompt += u->prompt_tokens;
+    u->carry_completion += u->completion_tokens;
+    u->carry_cached += u->cached_tokens;
+    u->carry_cache_write += u->cache_write_tokens;
+    u->carry_cache_write_1h += u->cache_write_1h_tokens;
+    u->carry_reasoning += u->reasoning_tokens;
+    if (u->cost_known) {
+        u->carry_cost += u->cost;
+        u->carry_cost_known = 1;
+    }
+    u->rounds++;
+    u->prompt_tokens = u->completion_tokens = u->cached_tokens = 0;
+    u->cache_write_tokens = u->cache_write_1h_tokens = u->reasoning_tokens = 0;
+    u->have_usage = u->usage_counted = 0;
+    u->cost = 0;
+    u->cost_known = 0;
+}
+
+int sy_call_redo(struct sy_call *c, const char *body, size_t n)
+{
+    struct sy_jscan sc;
+    if (c->finished || !body || sy_jscan(body, n, &sc) != 0 || !sc.top_is_object || sc.model.type != 's')
+        return SY_EINVAL;
+    struct sy_buf nb;
+    sy_buf_init(&nb, n + 1 > c->req->body.cap ? n + 1 : c->req->body.cap);
+    sy_buf_append(&nb, body, n);
+    if (sy_buf_failed(&nb)) {
+        sy_buf_free(&nb);
+        return SY_EINVAL;
+    }
+    carry_usage(c);
+    sy_buf_free(&c->req->body);
+    c->req->body = nb;
+    c->in.scan = sc;
+    c->opt.fwd_body = NULL; /* the router keys were stripped from the first body; the new one has none */
+    c->opt.fwd_len = 0;
+    sy_xlate_redo(c);
+    /* a fresh attempt machine in the group that answered */
+    struct sy_call_progress *rt = &c->rt;
+    rt->mock_failing = 0;
+    rt->max_retries = -1;
+    rt->fb_kind = -1;
+    rt->fb_next = 0;
+    rt->retries_in_group = 0;
+    rt->sdk_retries = 0;
+    rt->err_status = 0;
+    rt->err_class = 0;
+    rt->input_tokens = -1; /* the router's pre-call checks count again if they must */
+    rt->input_is_bound = 0;
+    rt->retry_after_s = 0;
+    c->up.up_status = 0;
+    c->up.up_body_over = 0;
+    c->up.retry_after_hdr[0] = 0;
+    sy_buf_reset(&c->up.up_body);
+    c->out.exception_class = NULL;
+    c->req->on_abort = on_abort;
+    attempt(c);
+    return 0;
+}
+
 static int upstream_run(struct sy_call *c)
 {
     attempt(c);

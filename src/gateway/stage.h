@@ -39,6 +39,9 @@
  *   answer(c, body)   a whole 2xx JSON answer, in the client's dialect, is about
  *                     to be sent: read or rewrite it, hold it (SY_AGAIN, then
  *                     sy_call_answer_resume) or refuse it (SY_DONE, answered).
+ *                     A hook that holds it may instead ask the model again
+ *                     with a new request (sy_call_redo, gateway.h: a tool
+ *                     loop); the new answer comes through the hooks again.
  *                     A stage that must see a stream instead sets c->out.wr
  *                     (struct sy_owriter, gateway.h) before the stream starts.
  */

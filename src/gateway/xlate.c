@@ -146,6 +146,26 @@ static int client_doc(struct sy_call *c, struct sy_xcall *x)
     return 0;
 }
 
+void sy_xlate_redo(struct sy_call *c)
+{
+    struct sy_xcall *x = c->x;
+    if (x) {
+        x->have_areq = 0;
+        x->have_oreq = 0;
+        x->oai_body = NULL;
+        x->oai_len = 0;
+        x->oai_ws = x->oai_had_ws = 0;
+        x->prepared = 0;
+        x->have_err = 0;
+        x->native_status = 0;
+    }
+    struct sy_rcall *r = c->rsp;
+    if (r) { /* the built-in mock's view of a Responses request, made again */
+        r->chat = NULL;
+        r->have_req = 0;
+    }
+}
+
 /* A Responses request continuing a conversation that could not be loaded. */
 static int prior_missing(struct sy_call *c, struct sy_xcall *x)
 {

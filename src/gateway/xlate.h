@@ -280,6 +280,11 @@ int sy_xlate_stream_error(struct sy_call *c, int status, const char *message, st
 int sy_xlate_probe(struct sy_worker *w, const struct sy_drt *d, int embed, const char *body, size_t n, char **url,
                    char **hdrs, size_t *hlen, char **obody, size_t *olen, char *err, size_t errlen);
 
+/* The call's request was replaced (sy_call_redo): what was translated or
+ * parsed from the old one is dropped, so the next attempt starts from the
+ * new body (xlate.c). */
+void sy_xlate_redo(struct sy_call *c);
+
 /* Relaunch an attempt whose OAuth token arrived (proxy.c). */
 void sy_proxy_relaunch(struct sy_call *c);
 

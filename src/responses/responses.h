@@ -272,4 +272,13 @@ int sy_resp_id_decode(const char *id, size_t n, struct sy_resp_id *d);
  * Appends to out. Returns the number of ids rewritten (0: out holds p as is). */
 int sy_resp_ids_rewrite(const char *p, size_t n, const char *provider, const char *model_id, struct sy_buf *out);
 
+/* ---- replay (replay.c) -----------------------------------------------------
+ *
+ * A whole `response` object resp[0..n) appended to out as the Responses event
+ * stream OpenAI sends for it ("event: T\ndata: {...}\n\n" frames, sequence
+ * numbers from 0; the events per item type are listed at the top of
+ * replay.c). For a stage that held the answer whole and owes the client a
+ * stream. 0, SY_EJSON (not a response object), SY_ENOSPC (out's cap). */
+int sy_resp_sse_replay(const char *resp, size_t n, struct sy_arena *a, struct sy_buf *out);
+
 #endif

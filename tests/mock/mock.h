@@ -82,7 +82,9 @@ struct mock_fault {
     long cache_read, cache_write, cache_write_1h; /* Anthropic usage: cache_read_input_tokens,
                                                      cache_creation_input_tokens (cache_write_1h of
                                                      them in cache_creation.ephemeral_1h_input_tokens) */
+    long echo_tool_result;                        /* after a tool result: the reply is its text */
     struct sy_str error_message, error_type, error_code, content, finish_reason, stream_error;
+    struct sy_str tool_name; /* the declared tool to call (default: the first) */
 };
 
 #define MOCK_MAX_PROPS 16
@@ -106,7 +108,8 @@ struct mock_req {
     /* the conversation's last turn (messages[-1] or contents[-1]) */
     int n_msgs;
     struct sy_str last_role;
-    int last_tool_result; /* it carries a tool result */
+    int last_tool_result;         /* it carries a tool result */
+    struct sy_str last_tool_text; /* a chat tool message's content / a function_call_output's output (raw) */
     /* the first declared tool (tools[0], or toolConfig.tools[0] on Bedrock) */
     struct sy_str tool;                  /* its name (raw); empty = no tools */
     struct sy_str props[MOCK_MAX_PROPS]; /* its parameters' property names (raw) */

@@ -66,6 +66,8 @@ static const struct {
     {"split_utf8", D_BOOL, offsetof(struct mock_fault, split_utf8)},
     {"utf8", D_BOOL, offsetof(struct mock_fault, utf8)},
     {"tool_call", D_BOOL, offsetof(struct mock_fault, tool_call)},
+    {"tool_name", D_STR, offsetof(struct mock_fault, tool_name)},
+    {"echo_tool_result", D_BOOL, offsetof(struct mock_fault, echo_tool_result)},
     {"expires_in", D_NUM, offsetof(struct mock_fault, expires_in)},
     {"dimensions", D_NUM, offsetof(struct mock_fault, dimensions)},
     {"no_usage", D_BOOL, offsetof(struct mock_fault, no_usage)},
@@ -328,6 +330,9 @@ static void last_turn(const char *js, const jsmntok_t *t, int nt, int arr, struc
     int role = obj_get(js, t, nt, k, "role"), end = skip(t, nt, k);
     q->last_role = role >= 0 && t[role].type == JSMN_STRING ? tok_str(js, &t[role]) : SY_STR_NULL;
     q->last_tool_result = SY_STR_EQ(q->last_role, "tool") || SY_STR_EQ(q->last_role, "function");
+    int tc = q->last_tool_result ? obj_get(js, t, nt, k, "content") : -1;
+    if (tc >= 0 && t[tc].type == JSMN_STRING)
+        q->last_tool_text = tok_str(js, &t[tc]);
     for (int j = k; j < end && !q->last_tool_result; j++)
         for (size_t r = 0; r < sizeof results / sizeof results[0]; r++)
             if (tok_eq(js, &t[j], results[r]))
@@ -346,17 +351,21 @@ static void last_input(const char *js, const jsmntok_t *t, int nt, int arr, stru
     int role = obj_get(js, t, nt, k, "role"), type = obj_get(js, t, nt, k, "type");
     q->last_role = role >= 0 && t[role].type == JSMN_STRING ? tok_str(js, &t[role]) : SY_STR_NULL;
     q->last_tool_result = type >= 0 && tok_eq(js, &t[type], "function_call_output");
+    int out = q->last_tool_result ? obj_get(js, t, nt, k, "output") : -1;
+    if (out >= 0 && t[out].type == JSMN_STRING)
+        q->last_tool_text = tok_str(js, &t[out]);
 }
 
-/* The first declared tool: Anthropic {name, input_schema}, OpenAI-style
- * {type, function:{name, parameters}} (Cohere, Ollama), Gemini
- * {functionDeclarations:[{name, parameters}]}, Bedrock {toolSpec:{name,
- * inputSchema:{json}}}. */
-static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, struct mock_req *q)
+/* A declared tool (element d of "tools"): Anthropic {name, input_schema},
+ * OpenAI-style {type, function:{name, parameters}} (Cohere, Ollama), the
+ * Responses API's {type, name, parameters}, Gemini {functionDeclarations:[{name,
+ * parameters}]}, Bedrock {toolSpec:{name, inputSchema:{json}}}. Its name and
+ * properties into q when want is empty or names it; 1 when taken. */
+static int tool_at(const char *js, const jsmntok_t *t, int nt, int d, struct sy_str want, struct mock_req *q)
 {
-    int d = arr_first(t, tools), x;
+    int x;
     if (d < 0 || t[d].type != JSMN_OBJECT)
-        return;
+        return 0;
     if ((x = obj_get(js, t, nt, d, "function")) >= 0 && t[x].type == JSMN_OBJECT)
         d = x;
     else if ((x = obj_get(js, t, nt, d, "functionDeclarations")) >= 0)
@@ -365,8 +374,12 @@ static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, st
         d = x;
     int name = obj_get(js, t, nt, d, "name");
     if (name < 0 || t[name].type != JSMN_STRING)
-        return;
-    q->tool = tok_str(js, &t[name]);
+        return 0;
+    struct sy_str nm = tok_str(js, &t[name]);
+    if (want.n && (nm.n != want.n || memcmp(nm.p, want.p, nm.n)))
+        return 0;
+    q->tool = nm;
+    q->n_props = q->has_schema = 0;
     int sch = obj_get(js, t, nt, d, "input_schema");
     if (sch < 0)
         sch = obj_get(js, t, nt, d, "parameters");
@@ -375,15 +388,31 @@ static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, st
     if (sch < 0)
         sch = obj_get(js, t, nt, obj_get(js, t, nt, d, "inputSchema"), "json");
     if (sch < 0 || t[sch].type != JSMN_OBJECT)
-        return;
+        return 1;
     q->has_schema = 1;
     int props = obj_get(js, t, nt, sch, "properties");
     if (props < 0 || t[props].type != JSMN_OBJECT)
-        return;
+        return 1;
     for (int j = props + 1, m = 0; m < t[props].size && j < nt && q->n_props < MOCK_MAX_PROPS; m++) {
         q->props[q->n_props++] = tok_str(js, &t[j]);
         j = skip(t, nt, j + 1);
     }
+    return 1;
+}
+
+static void first_tool(const char *js, const jsmntok_t *t, int nt, int tools, struct mock_req *q)
+{
+    tool_at(js, t, nt, arr_first(t, tools), SY_STR_NULL, q);
+}
+
+/* The tool_name directive: the declared tool of that name instead of the first. */
+static void named_tool(const char *js, const jsmntok_t *t, int nt, int tools, struct mock_req *q)
+{
+    if (tools < 0 || t[tools].type != JSMN_ARRAY)
+        return;
+    for (int k = tools + 1, m = 0; m < t[tools].size && k < nt; m++, k = skip(t, nt, k))
+        if (tool_at(js, t, nt, k, q->fault.tool_name, q))
+            return;
 }
 
 /* max_tokens from a nested config object. */
@@ -421,7 +450,7 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
         rc = -1;
         goto out;
     }
-    int mock_obj = -1;
+    int mock_obj = -1, tools_at = -1;
     struct sy_str body_model = SY_STR_NULL;
     for (int i = 1; i + 1 < nt;) {
         const jsmntok_t *k = &t[i], *v = &t[i + 1];
@@ -473,9 +502,9 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
         else if (tok_eq(body, k, "options"))
             nested_max(body, t, nt, vi, "num_predict", q);
         else if (tok_eq(body, k, "tools"))
-            first_tool(body, t, nt, vi, q);
+            first_tool(body, t, nt, tools_at = vi, q);
         else if (tok_eq(body, k, "toolConfig") && v->type == JSMN_OBJECT)
-            first_tool(body, t, nt, obj_get(body, t, nt, vi, "tools"), q);
+            first_tool(body, t, nt, tools_at = obj_get(body, t, nt, vi, "tools"), q);
         else if (tok_eq(body, k, "anthropic_version") && v->type == JSMN_STRING)
             q->anthropic_version = tok_str(body, v);
         else if (tok_eq(body, k, "input_type") && v->type == JSMN_STRING)
@@ -501,6 +530,10 @@ int mock_scan(const char *body, size_t n, struct sy_str path_model, struct mock_
     }
     if (q->dimensions < 0 && q->fault.dimensions > 0)
         q->dimensions = q->fault.dimensions;
+    if (q->fault.tool_name.n && q->tool.n)
+        named_tool(body, t, nt, tools_at, q);
+    if (q->fault.echo_tool_result > 0 && q->last_tool_result && q->last_tool_text.n && !q->fault.content.n)
+        q->fault.content = q->last_tool_text;
 out:
     if (t != stack_toks)
         free(t);

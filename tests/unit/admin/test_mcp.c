@@ -272,6 +272,17 @@ static void test_bad_input(void **state)
             "{\"server_name\":\"n3\",\"alias\":\"fixed\",\"url\":\"http://h/mcp\"}");
     expect(&c, 400); /* an alias may not be another server's id */
     call_free(&c);
+    /* stdio with the opt-in: a command is required, then it is stored */
+    g_cfg.mcp_stdio_from_api = 1;
+    do_call(st, &c, HTTP_POST, "/v1/mcp/server", "{\"server_name\":\"proc\",\"transport\":\"stdio\"}");
+    expect(&c, 400);
+    call_free(&c);
+    do_call(st, &c, HTTP_POST, "/v1/mcp/server",
+            "{\"server_name\":\"proc\",\"transport\":\"stdio\",\"command\":\"node\",\"args\":[\"s.mjs\"]}");
+    expect(&c, 201);
+    assert_string_equal(jstr(c.j, "command"), "node");
+    call_free(&c);
+    g_cfg.mcp_stdio_from_api = 0;
     /* an update may not turn a server into a process */
     do_call(st, &c, HTTP_PUT, "/v1/mcp/server", "{\"server_id\":\"fixed\",\"transport\":\"stdio\",\"command\":\"sh\"}");
     expect(&c, 400);
