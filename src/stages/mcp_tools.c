@@ -688,6 +688,7 @@ static int request_rewrite(struct sy_call *c, struct mt *m)
     c->in.scan = sc;
     c->in.stream = 0; /* every round is held whole; the final answer is streamed here (final_stream) */
     c->in.include_usage = 0;
+    m->phase = 0;
     return SY_OK;
 }
 

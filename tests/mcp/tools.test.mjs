@@ -11,8 +11,8 @@
 // tool on every round (the rounds bound).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, MASTER_KEY, startGatewayWithMcp, startMcpServer } from './lib.mjs';
-import { startMock, until } from '../lib/harness.mjs';
+import { MASTER_KEY, startGatewayWithMcp, startMcpServer } from './lib.mjs';
+import { api, startMock, until } from '../lib/harness.mjs';
 
 let bed, mock, gw;
 
@@ -207,7 +207,7 @@ test('approval: the call waits for mcp_approval_response; approved it runs, deni
   assert.equal(a.json.output.find((o) => o.type === 'message').content[0].text, 'mock');
   assert.equal((await bed.stats()).calls.echo, 1);
   const up = (await upstream('/v1/responses')).at(-1);
-  assert.ok(!up.input.some((i) => i.type.startsWith('mcp_')), 'no MCP item reaches the model');
+  assert.ok(!up.input.some((i) => (i.type || '').startsWith('mcp_')), 'no MCP item reaches the model');
   assert.equal(up.input.find((i) => i.type === 'function_call_output').output, 'mock');
   // denied: not run, the model is told
   const d = await post('/v1/responses', { model: 'm', input: [{ role: 'user', content: 'x' }, { type: 'mcp_approval_response', approval_request_id: req.id, approve: false }], tools: [tool] });
@@ -260,7 +260,7 @@ test('spend: one LLM row with every round\'s tokens and cost summed, one tool-ca
   await mock.reset();
   const r = await post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'count me' }], tools: [MCP_TOOL] });
   assert.equal(r.status, 200, r.text);
-  const callId = r.headers.get('x-litellm-call-id');
+  const rowId = r.json.id; // SpendLogs.request_id: the answer's id, as LiteLLM
   // what each round cost, asked of the mock directly with the bodies switchyard sent
   let pt = 0, ct = 0;
   for (const b of await upstream('/v1/chat/completions')) {
@@ -272,9 +272,9 @@ test('spend: one LLM row with every round\'s tokens and cost summed, one tool-ca
   assert.ok(await until(async () => {
     const l = await api(gw.url, MASTER_KEY, 'GET', '/spend/logs');
     rows = Array.isArray(l.json) ? l.json : l.json?.data ?? [];
-    return rows.some((x) => x.request_id === callId);
+    return rows.some((x) => x.request_id === rowId);
   }, 10000), 'the spend row is written');
-  const row = rows.find((x) => x.request_id === callId);
+  const row = rows.find((x) => x.request_id === rowId);
   assert.equal(row.prompt_tokens, pt);
   assert.equal(row.completion_tokens, ct);
   assert.ok(Math.abs(row.spend - (pt * 0.000001 + ct * 0.000002)) < 1e-9, `${row.spend} vs ${pt}/${ct}`);
