@@ -135,6 +135,16 @@ int sy__team_role(struct sy_store *st, const char *team_id, const char *user_id,
 int sy__is_team_admin(struct sy_store *st, const struct sy_admin_ctx *a, const char *team_id);
 int sy__may_manage_key(struct sy_store *st, const struct sy_admin_ctx *a, const struct sy_srow *r);
 
+/* "object_permission" (admin/objperm.c). sy__objperm_get reads and checks
+ * body's member (SY_AF_*, *out borrowed; SY_AF_ERR with the 422 written).
+ * sy__objperm_put writes op for an entity whose object_permission_id is cur
+ * (NULL: none): that row gets op's fields (made when gone), else a new row;
+ * id_out (>= 128 bytes) gets its id. sy__objperm_member appends the member
+ * "object_permission": the row of id, or null. Both: 0 or a store error. */
+int sy__objperm_get(struct sy_admin_ctx *a, struct json_object *body, struct json_object **out);
+int sy__objperm_put(struct sy_store *st, struct json_object *op, const char *cur, char *id_out);
+int sy__objperm_member(struct sy_store *st, struct sy_buf *b, int *first, const char *id);
+
 /* The keys of a SQL IN list: "$k,$k+1,..." for n values from k. */
 void sy__in_list(struct sy_buf *sql, int k, int n);
 

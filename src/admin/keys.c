@@ -26,7 +26,9 @@
  * model_tpm_limit, guardrails, prompts, tags, enforced_params,
  * temp_budget_* -> metadata.<name>; key_type -> allowed_routes
  * (llm_api_routes / management_routes / info_routes); soft_budget -> a new
- * "LiteLLM_BudgetTable" row whose id goes to budget_id. object_permission,
+ * "LiteLLM_BudgetTable" row whose id goes to budget_id; object_permission ->
+ * a "LiteLLM_ObjectPermissionTable" row whose id goes to object_permission_id
+ * (admin/objperm.c; only admins set it: it grants MCP servers and tools).
  * allowed_vector_store_indexes and send_invite_email are accepted and
  * ignored. Generate ignores nulls (exclude_none); update writes nulls
  * (exclude_unset) except into NOT NULL columns, which keep their value.
@@ -523,7 +525,8 @@ static const char *ks_text(const struct kset *ks, const char *col)
 
 static const char *const ADMIN_ONLY[] = {
     "spend",   "blocked", "budget_id",   "temp_budget_increase", "temp_budget_expiry",
-    "aliases", "config",  "permissions", "organization_id",      NULL};
+    "aliases", "config",  "permissions", "organization_id",      "object_permission",
+    NULL};
 
 static int ks_find(const struct kset *ks, const char *col)
 {
@@ -646,6 +649,16 @@ static int within_caller(struct sy_admin_ctx *a, struct json_object *body, struc
     return 0;
 }
 
+/* object_permission grants MCP servers and tools: proxy admins only. 0, or
+ * -1 with the answer written. */
+static int objperm_admin(struct sy_admin_ctx *a, const struct json_object *op)
+{
+    if (!op || a->is_admin)
+        return 0;
+    sy_admin_error(a, 403, "auth_error", "object_permission", "Only proxy admin can set 'object_permission' on a key");
+    return -1;
+}
+
 /* A non-admin's team key: the caller must be a member of the team
  * (LiteLLM's _team_key_operation_team_member_check). 0 ok, -1 written. */
 static int team_member_check(struct sy_store *st, struct sy_admin_ctx *a, const char *team_id)
@@ -676,7 +689,9 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
     struct json_object *body = sy_admin_body(a);
     if (!body)
         goto out;
-    if (sy_admin_get_str(a, body, "key", &custom) < 0 || collect(a, body, M_GEN, NULL, &ks) < 0)
+    struct json_object *op = NULL;
+    if (sy_admin_get_str(a, body, "key", &custom) < 0 || collect(a, body, M_GEN, NULL, &ks) < 0 ||
+        sy__objperm_get(a, body, &op) < 0 || objperm_admin(a, op) < 0)
         goto out;
     double mb = 0;
     for (int i = 0; i < ks.n; i++)
@@ -770,6 +785,14 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
         }
         ks_put(&ks, "budget_id", sy_sv_text(budget_id));
     }
+    char op_id[128] = "";
+    if (op) { /* the key's object permission row */
+        if ((rc = sy__objperm_put(st, op, NULL, op_id)) < 0) {
+            sy_admin_db_error(a, st, rc);
+            goto out;
+        }
+        ks_put(&ks, "object_permission_id", sy_sv_text(op_id));
+    }
     /* defaults LiteLLM writes for an unset field */
     static const struct {
         const char *col;
@@ -845,6 +868,10 @@ static void key_generate(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jkey(&a->out, &first, "litellm_budget_table");
     SY_BUF_LIT(&a->out, "null");
     row_members(&a->out, &row.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, op_id)) < 0) {
+        sy_admin_db_error(a, st, rc);
+        goto out;
+    }
     SY_BUF_LIT(&a->out, "}");
 out:
     if (in_tx)
@@ -930,7 +957,9 @@ static void key_update(struct sy_store *st, struct sy_admin_ctx *a)
         sy_admin_error(a, 403, "auth_error", NULL, "You are not allowed to update this key");
         goto out;
     }
-    if (collect(a, body, M_UPD, sy_srow_text(&old.r, "metadata"), &ks) < 0)
+    struct json_object *op = NULL;
+    if (collect(a, body, M_UPD, sy_srow_text(&old.r, "metadata"), &ks) < 0 || sy__objperm_get(a, body, &op) < 0 ||
+        objperm_admin(a, op) < 0)
         goto out;
     {
         const char *nt = ks_text(&ks, "team_id");
@@ -948,6 +977,18 @@ static void key_update(struct sy_store *st, struct sy_admin_ctx *a)
     }
     if (alias_check(a, st, &ks, token) < 0)
         goto out;
+    char op_id[128];
+    const char *old_op = sy_srow_text(&old.r, "object_permission_id");
+    snprintf(op_id, sizeof op_id, "%s", old_op ? old_op : "");
+    if (op) { /* the key's row gets the fields given (LiteLLM's _handle_update_object_permission) */
+        const char *cur = op_id[0] ? op_id : NULL;
+        if ((rc = sy__objperm_put(st, op, cur, op_id)) < 0) {
+            sy_admin_db_error(a, st, rc);
+            goto out;
+        }
+        if (!cur)
+            ks_put(&ks, "object_permission_id", sy_sv_text(op_id));
+    }
     rc = update_row(a, st, token, &ks, &row);
     if (rc < 0 || !row.found) {
         sy_admin_db_error(a, st, rc < 0 ? rc : SY_STORE_EQUERY);
@@ -960,6 +1001,10 @@ static void key_update(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "{\"key\":");
     sy_admin_jstr(&a->out, key);
     row_members(&a->out, &row.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, sy_srow_text(&row.r, "object_permission_id"))) < 0) {
+        sy_admin_db_error(a, st, rc);
+        goto out;
+    }
     SY_BUF_LIT(&a->out, "}");
 out:
     sy_admin_row_free(&old);
@@ -1163,6 +1208,10 @@ static void key_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, key);
     SY_BUF_LIT(&a->out, ",\"info\":{");
     row_members(&a->out, &row.r, "token", &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, sy_srow_text(&row.r, "object_permission_id"))) < 0) {
+        sy_admin_db_error(a, st, rc);
+        goto out;
+    }
     sy_admin_jkey(&a->out, &first, "litellm_budget_table");
     const char *bid = sy_srow_text(&row.r, "budget_id");
     size_t mark = a->out.len;

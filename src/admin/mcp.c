@@ -28,9 +28,9 @@
  * command, static_headers / env that are not string maps, and a name or
  * alias another server (config or database) already answers to.
  *
- * stdio servers run a command on the gateway's host, so the API may add
- * them only with general_settings.switchyard_mcp_stdio_from_api: true; by
- * default only the config file starts processes.
+ * stdio servers run a command on the gateway's host: the API refuses them
+ * (LiteLLM lets an admin add them). Only the config file starts processes;
+ * the pool never starts a stdio server that comes from the database.
  *
  * credentials are stored as the JSON given (LiteLLM encrypts them with its
  * salt key, nacl secretbox: switchyard has no libsodium; see
@@ -527,19 +527,11 @@ static int check_write(struct sy_admin_ctx *a, struct json_object *body, struct 
             return -1;
         }
     }
-    if (strcmp(tr, "stdio") == 0) {
-        const struct sy_config *cfg = cfg_of(a);
-        if (!cfg || !cfg->mcp_stdio_from_api) {
-            sy__detail(a, 400,
-                       "stdio MCP servers start a process on the gateway's host: declare them in config.yaml, or set "
-                       "general_settings.switchyard_mcp_stdio_from_api: true to allow adding them through the API");
-            return -1;
-        }
-        const char *cmd = eff(cs, row, "command", NULL);
-        if (!cmd || !*cmd) {
-            sy__detail(a, 400, "command is required for a stdio MCP server");
-            return -1;
-        }
+    if (strcmp(tr, "stdio") == 0) { /* only the config starts processes (mcp/client.c never starts a DB one) */
+        sy__detail(a, 400,
+                   "stdio MCP servers start a process on the gateway's host: declare them in config.yaml's "
+                   "mcp_servers; the API adds http and sse servers only");
+        return -1;
     } else {
         const char *url = eff(cs, row, "url", NULL);
         if (!http_url(url)) {

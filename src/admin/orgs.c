@@ -90,8 +90,10 @@ static int org_json(struct sy_store *st, const char *id, int full, struct sy_buf
     int first = 1;
     SY_BUF_LIT(b, "{");
     sy__row_members(b, &row.r, NULL, &first);
+    rc = sy__objperm_member(st, b, &first, sy_srow_text(&row.r, "object_permission_id"));
     sy_admin_jkey(b, &first, "litellm_budget_table");
-    rc = sy__budget_json(st, sy_srow_text(&row.r, "budget_id"), b);
+    if (rc >= 0)
+        rc = sy__budget_json(st, sy_srow_text(&row.r, "budget_id"), b);
     if (rc >= 0 && full) {
         struct sy_admin_rows rr = {b, 0};
         SY_BUF_LIT(b, ",\"members\":[");
@@ -124,7 +126,10 @@ static void org_new(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 401, "Only admins can create orgs. Your role is = %s", "None");
         goto out;
     }
-    if (sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 || sy__collect(a, body, ORG_F, NORG_F, 0, &cs) < 0)
+    struct json_object *op = NULL;
+    char op_id[128] = "";
+    if (sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 || sy__collect(a, body, ORG_F, NORG_F, 0, &cs) < 0 ||
+        sy__objperm_get(a, body, &op) < 0)
         goto out;
     if (sy_admin_get_str(a, body, "organization_alias", &alias) != SY_AF_SET) {
         struct json_object *v = NULL;
@@ -177,6 +182,11 @@ static void org_new(struct sy_store *st, struct sy_admin_ctx *a)
     sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
     sy__cset_put(&cs, "created_by", sy_sv_text(sy_admin_actor(a)));
     sy__cset_put(&cs, "updated_by", sy_sv_text(sy_admin_actor(a)));
+    if (op) { /* the org's object permission row (admin/objperm.c) */
+        if ((rc = sy__objperm_put(st, op, NULL, op_id)) < 0)
+            goto dberr;
+        sy__cset_put(&cs, "object_permission_id", sy_sv_text(op_id));
+    }
     rc = sy__insert(st, T_ORG, &cs, sy_admin_row_cb, &row);
     if (rc == SY_STORE_ECONFLICT) {
         sy__err_dict(a, 400, "internal_server_error",
@@ -196,6 +206,8 @@ static void org_new(struct sy_store *st, struct sy_admin_ctx *a)
     int first = 1;
     SY_BUF_LIT(&a->out, "{");
     sy__row_members(&a->out, &row.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, op_id)) < 0)
+        goto dberr;
     SY_BUF_LIT(&a->out, "}");
     goto out;
 dberr:
@@ -218,6 +230,7 @@ struct org_update_tx {
     const struct sy_admin_row *old;
     struct sy__cset *bcs, *cs;
     struct sy_buf *b;
+    struct json_object *op; /* object_permission given, or NULL */
 };
 static int org_update_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
 {
@@ -232,6 +245,14 @@ static int org_update_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
         sy__cset_put(x->bcs, "updated_by", sy_sv_text(sy_admin_actor(a)));
         if ((rc = sy__update(st, T_BUDGET, "budget_id", bid, x->bcs, NULL, NULL)) < 0)
             return rc;
+    }
+    if (x->op) { /* the org's row gets the fields given; an org without one gets one */
+        const char *cur = sy_srow_text(&x->old->r, "object_permission_id");
+        char op_id[128];
+        if ((rc = sy__objperm_put(st, x->op, cur, op_id)) < 0)
+            return rc;
+        if (!cur || !*cur)
+            sy__cset_put(x->cs, "object_permission_id", sy_sv_text(sy__cset_own(x->cs, strdup(op_id))));
     }
     sy__cset_put(x->cs, "updated_at", sy_sv_ts(x->now));
     sy__cset_put(x->cs, "updated_by", sy_sv_text(sy_admin_actor(a)));
@@ -251,7 +272,9 @@ static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
     int rc;
     if (!body)
         return;
-    if (sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 || sy__collect(a, body, ORG_F, NORG_F, 0, &cs) < 0)
+    struct json_object *op = NULL;
+    if (sy__collect(a, body, BUDGET_F, NBUDGET_F, 0, &bcs) < 0 || sy__collect(a, body, ORG_F, NORG_F, 0, &cs) < 0 ||
+        sy__objperm_get(a, body, &op) < 0)
         goto out;
     if (sy_admin_get_str(a, body, "organization_id", &id) != SY_AF_SET) {
         sy__missing(a, "body", "organization_id", body);
@@ -268,7 +291,7 @@ static void org_update(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_iso_now(a, now);
     struct sy_buf b;
     sy_buf_init(&b, 16 << 20);
-    struct org_update_tx tx = {id, now, &old, &bcs, &cs, &b};
+    struct org_update_tx tx = {id, now, &old, &bcs, &cs, &b, op};
     if (sy_admin_tx(st, a, org_update_tx, &tx) != 0) {
         sy_buf_free(&b);
         goto out;

@@ -317,7 +317,10 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
     sy_buf_init(&tms, 16 << 20);
     if (!body)
         goto out;
-    if (sy__collect(a, body, TEAM_F, NTEAM_F, 0, &cs) < 0 || sy_admin_get_arr(a, body, "members_with_roles", &mwr) < 0)
+    struct json_object *op = NULL;
+    char op_id[128] = "";
+    if (sy__collect(a, body, TEAM_F, NTEAM_F, 0, &cs) < 0 ||
+        sy_admin_get_arr(a, body, "members_with_roles", &mwr) < 0 || sy__objperm_get(a, body, &op) < 0)
         goto out;
     add = json_object_new_array();
     for (size_t i = 0; mwr && i < json_object_array_length(mwr); i++) {
@@ -435,6 +438,11 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
     sy__cset_put(&cs, "updated_at", sy_sv_ts(now));
     if ((rc = put_model_aliases(st, a, body, &cs)) < 0)
         goto dberr;
+    if (op) { /* the team's object permission row (admin/objperm.c) */
+        if ((rc = sy__objperm_put(st, op, NULL, op_id)) < 0)
+            goto dberr;
+        sy__cset_put(&cs, "object_permission_id", sy_sv_text(op_id));
+    }
     rc = sy__insert(st, T_TEAMS, &cs, sy_admin_row_cb, &team);
     if (rc == SY_STORE_ECONFLICT) {
         sy__err_dict(a, 400, "internal_server_error", "Team id = %s already exists. Please use a different team id.",
@@ -462,6 +470,8 @@ static void team_new(struct sy_store *st, struct sy_admin_ctx *a)
     int first = 1;
     SY_BUF_LIT(&a->out, "{");
     sy__row_members(&a->out, &team.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, op_id)) < 0)
+        goto dberr;
     sy_admin_jkey(&a->out, &first, "litellm_model_table");
     SY_BUF_LIT(&a->out, "null}");
     goto out;
@@ -507,13 +517,23 @@ static void team_update(struct sy_store *st, struct sy_admin_ctx *a)
     int rc, touched;
     if (!body)
         return;
-    if (required_str(a, body, "team_id", &tid) < 0 || sy__collect(a, body, TEAM_F, NTEAM_F, 1, &cs) < 0)
+    struct json_object *op = NULL;
+    if (required_str(a, body, "team_id", &tid) < 0 || sy__collect(a, body, TEAM_F, NTEAM_F, 1, &cs) < 0 ||
+        sy__objperm_get(a, body, &op) < 0)
         goto out;
     if ((rc = load_team(st, tid, &old)) < 0)
         goto dberr;
     if (!old.found) {
         sy__err_dict(a, 404, "internal_server_error", "Team not found, passed team_id=%s", tid);
         goto out;
+    }
+    if (op) { /* the team's row gets the fields given; a team without one gets one */
+        const char *cur = sy_srow_text(&old.r, "object_permission_id");
+        char op_id[128];
+        if ((rc = sy__objperm_put(st, op, cur, op_id)) < 0)
+            goto dberr;
+        if (!cur || !*cur)
+            sy__cset_put(&cs, "object_permission_id", sy_sv_text(sy__cset_own(&cs, strdup(op_id))));
     }
     char *meta = team_meta(body, sy_srow_text(&old.r, "metadata"), &touched);
     if (touched)
@@ -539,6 +559,8 @@ static void team_update(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, tid);
     SY_BUF_LIT(&a->out, ",\"data\":{");
     sy__row_members(&a->out, &row.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, sy_srow_text(&row.r, "object_permission_id"))) < 0)
+        goto dberr;
     SY_BUF_LIT(&a->out, "}}");
     goto out;
 dberr:
@@ -814,6 +836,11 @@ static void team_info(struct sy_store *st, struct sy_admin_ctx *a)
     sy_admin_jstr(&a->out, tid);
     SY_BUF_LIT(&a->out, ",\"team_info\":{");
     sy__row_members(&a->out, &t.r, NULL, &first);
+    if ((rc = sy__objperm_member(st, &a->out, &first, sy_srow_text(&t.r, "object_permission_id"))) < 0) {
+        sy_admin_db_error(a, st, rc);
+        sy_buf_free(&tmb);
+        goto out;
+    }
     sy_admin_jkey(&a->out, &first, "team_member_budget_table");
     sy_buf_append(&a->out, tmb.p ? tmb.p : "null", tmb.p ? tmb.len : 4);
     sy_admin_limits_usage(&a->out, &first, SY_LIM_TEAM, tid);

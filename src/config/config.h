@@ -264,9 +264,7 @@ struct sy_config {
     const char *model_prices_path; /* general_settings.switchyard_model_prices (LiteLLM-format JSON); may be NULL */
     int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
-    int mcp_stdio_from_api; /* general_settings.switchyard_mcp_stdio_from_api: POST /v1/mcp/server may add stdio servers
-                             */
-    int store_prompts_in_spend_logs; /* general_settings, bool: SpendLogs.messages / response kept */
+    int store_prompts_in_spend_logs;     /* general_settings, bool: SpendLogs.messages / response kept */
     /* alerting (general_settings; logging/sinks/slack.c) */
     int alerting_slack;          /* "slack" in general_settings.alerting */
     double alerting_threshold_s; /* slow-response threshold, default 300 */
@@ -301,6 +299,7 @@ struct sy_config {
 
     /* switchyard server limits (general_settings.switchyard_* or CLI) */
     size_t max_header_bytes;     /* default 65536 */
+    size_t mcp_sse_max_streams;  /* switchyard_mcp_sse_max_streams: MCP SSE streams per worker; 0 = 1000 */
     double header_timeout_s;     /* default 30: whole request head must arrive */
     double body_timeout_s;       /* default 60: idle time between body bytes */
     double body_total_timeout_s; /* default 60: the whole body must arrive in this time */

@@ -188,6 +188,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"switchyard_body_total_timeout_s", USED},
                                            {"switchyard_cors_allowed_origins", USED},
                                            {"switchyard_keepalive_timeout_s", USED},
+                                           {"switchyard_mcp_sse_max_streams", USED},
                                            {"switchyard_spend_queue_max", USED},
                                            {"switchyard_mcp_max_tool_rounds", USED},
                                            {"switchyard_model_prices", USED},
@@ -240,7 +241,6 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"key_management_settings", UNSUP},
                                            {"otel", USED},
                                            {"reject_clientside_metadata_tags", USED},
-                                           {"switchyard_mcp_stdio_from_api", USED},
                                            {"custom_key_generate", PYONLY},
                                            {"infer_model_from_keys", UNSUP},
                                            {"ui_access_mode", UNSUP},
@@ -1205,6 +1205,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
         c->body_total_timeout_s = d;
     if (positive(ld, gs, "switchyard_keepalive_timeout_s", 0, &d))
         c->keepalive_timeout_s = d;
+    if (positive(ld, gs, "switchyard_mcp_sse_max_streams", 1, &d)) /* stages/mcp_sse.c */
+        c->mcp_sse_max_streams = (size_t)d;
     int b;
     if (sy__get_bool(ld, sy__ymap_get(gs, "background_health_checks"), "general_settings.background_health_checks",
                      &b) > 0)
@@ -1259,9 +1261,6 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_bool(ld, sy__ymap_get(gs, "reject_clientside_metadata_tags"),
                      "general_settings.reject_clientside_metadata_tags", &b) > 0)
         c->reject_clientside_metadata_tags = b;
-    if (sy__get_bool(ld, sy__ymap_get(gs, "switchyard_mcp_stdio_from_api"),
-                     "general_settings.switchyard_mcp_stdio_from_api", &b) > 0)
-        c->mcp_stdio_from_api = b;
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;

@@ -89,6 +89,10 @@ static const struct route routes[] = {
     R("/cache/flushall", HTTP_POST, SY_RK_CACHE_ADMIN),
     R("/routes", HTTP_GET, SY_RK_ROUTES),
     R("/guardrails/list", HTTP_GET, SY_RK_GUARDRAILS),
+    /* MCP's old HTTP+SSE transport (stages/mcp_sse.c): the stream, its message endpoint */
+    R("/sse", HTTP_GET, SY_RK_MCP_SSE),
+    R("/mcp/sse", HTTP_GET, SY_RK_MCP_SSE),
+    R("/mcp/sse/messages", HTTP_POST, SY_RK_MCP_SSE),
     R("/", HTTP_GET, SY_RK_ROOT),
     /* MCP (stages/mcp.c): streamable HTTP at /mcp (LiteLLM mounts it at /mcp/ too), LiteLLM's REST mirror */
     R("/mcp", HTTP_POST, SY_RK_MCP),

@@ -758,15 +758,18 @@ static int same(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
-/* Does s clash with t (one name a client could mean either by)? */
-static const char *clash(const struct sy_mcp_server *s, const struct sy_mcp_server *t)
+/* Does s clash with t: a name a client could mean either by (an id, name,
+ * alias or prefix of one equal to any of the other's)? */
+static const char *clash(const struct sy_mcp_server *s, const struct sy_mcp_server *t, const char **val)
 {
-    if (same(s->id, t->id))
-        return "server_id";
-    if (same(s->prefix, t->prefix))
-        return "tool prefix";
-    if (same(s->name, t->name) || same(s->name, t->alias) || same(s->alias, t->name) || same(s->alias, t->alias))
-        return "name or alias";
+    const char *a[4] = {s->id, s->name, s->alias, s->prefix}, *b[4] = {t->id, t->name, t->alias, t->prefix};
+    static const char *const what[4] = {"server_id", "name", "alias", "tool prefix"};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (same(a[i], b[j])) {
+                *val = a[i];
+                return what[i];
+            }
     return NULL;
 }
 
@@ -849,9 +852,9 @@ struct sy_mcp_set *sy_mcp_set_build(const char *servers_json, const char *aliase
             if (config_server(&c, &sd, k, s, have_a ? &ad : NULL, used) < 0)
                 goto fail;
             for (size_t j = 0; j < set->n; j++) {
-                const char *why = clash(s, &set->s[j]);
+                const char *val, *why = clash(s, &set->s[j], &val);
                 if (why) {
-                    bad(&c, "its %s is also server %s's", why, set->s[j].name);
+                    bad(&c, "its %s \"%s\" also names server %s", why, val, set->s[j].name);
                     goto fail;
                 }
             }
@@ -865,9 +868,9 @@ struct sy_mcp_set *sy_mcp_set_build(const char *servers_json, const char *aliase
             struct bctx rc = {a, &tmp, "LiteLLM_MCPServerTable row", rerr, sizeof rerr, 0};
             int ok = db_server(&rc, &dd, r, s) == 0;
             for (size_t j = 0; ok && j < set->n; j++) {
-                const char *why = clash(s, &set->s[j]);
+                const char *val, *why = clash(s, &set->s[j], &val);
                 if (why) {
-                    bad(&rc, "its %s is also server %s's (%s): skipped", why, set->s[j].name,
+                    bad(&rc, "its %s \"%s\" also names server %s (%s): skipped", why, val, set->s[j].name,
                         set->s[j].from_db ? "an earlier row" : "the config wins");
                     ok = 0;
                 }

@@ -66,7 +66,7 @@ struct sy_mcp_server {
     enum sy_mcp_transport transport;
     char *spec_version; /* the protocol revision to offer it; NULL: the newest we speak */
     enum sy_mcp_auth auth_type;
-    char *auth_value; /* os.environ/ resolved */
+    char *auth_value;                                     /* os.environ/ resolved */
     char *token_url, *client_id, *client_secret, *scopes; /* oauth2 */
     char *static_headers;                                 /* "Name: v\r\n" lines sent on every request; NULL */
     char **extra_headers;                                 /* client header names forwarded as they come */
@@ -119,17 +119,20 @@ const struct sy_mcp_server *sy_mcp_split_tool(const struct sy_mcp_set *set, cons
 void sy_mcp_server_json(const struct sy_mcp_server *s, struct sy_buf *b);
 
 /* ---- permissions (perm.c): LiteLLM's MCPRequestHandler ----
- * Admin without an object permission of its own: every server. Else the key's
- * servers (ids, names, aliases, and every server of its access groups); when
- * the team has some, the key's are cut to the team's, and a key with none
- * inherits the team's; the organization's, when it has some, cap the result;
- * "no-mcp-servers" on the key means none at all; servers with allow_all_keys
- * are added for everyone. out[i] is 1 for set->s[i] the caller may use. */
+ * A permission grants a server by id, name, alias or prefix in mcp_servers,
+ * by an access group, or by an entry in mcp_tool_permissions. "no-mcp-servers"
+ * on the key: none at all. Admin whose key restricts nothing: every server.
+ * Else the key's servers; when the team has some, the key's are cut to the
+ * team's, and a key with none inherits the team's; the organization's, when
+ * it has some, cap the result (or are the result when neither key nor team
+ * restricts); servers with allow_all_keys are added for everyone. out[i] is
+ * 1 for set->s[i] the caller may use (perm.c has the details). */
 void sy_mcp_allowed(const struct sy_mcp_set *set, int is_admin, const struct sy_objperm *key,
                     const struct sy_objperm *team, const struct sy_objperm *org, unsigned char *out);
 /* May the caller call tool (bare name) of s? The server's allowed_tools /
  * disallowed_tools, then the key's and team's mcp_tool_permissions for s
- * (keyed by id, name or alias). 1 yes. */
+ * (keyed by id, name or alias). 1 yes. The organization's ceiling is a second
+ * call: sy_mcp_tool_allowed(s, tool, len, org, NULL). */
 int sy_mcp_tool_allowed(const struct sy_mcp_server *s, const char *tool, size_t len, const struct sy_objperm *key,
                         const struct sy_objperm *team);
 
@@ -227,6 +230,9 @@ struct sy_mcp_req {
     double timeout_s;  /* 0: s->timeout_s */
     size_t max_result; /* 0: 16 MiB */
     int notify;        /* a notification: no answer expected (done gets err 0, msg "") */
+    const char *id;    /* the caller's JSON-RPC id (raw JSON) put back in the answer in place of the
+                          pool's own; NULL: the answer keeps the pool's id */
+    size_t id_len;
 };
 /* Start one request; NULL only on bad arguments. */
 struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req *r, sy_mcp_done_fn done, void *ud);

@@ -17,7 +17,13 @@
  * trusted) goes to on_msg. When the child exits or its pipes fail:
  * on_state(ud, 0), then a restart after a back-off (1 s, doubling to 60 s;
  * reset after 60 s of life), and on_state(ud, 1) once the new child runs
- * (the pool must initialize it again). */
+ * (the pool must initialize it again).
+ * The first child is spawned inside sy_mcp_stdio_start, without on_state:
+ * sy_mcp_stdio_running says whether it runs (when it could not start, the
+ * restarts follow and on_state(ud, 1) reports the first that runs). A
+ * server from the database (from_db) is refused (NULL): only the config
+ * starts processes. Callbacks may call send and
+ * stop; none follows stop. */
 struct sy_mcp_stdio;
 struct sy_mcp_stdio_cbs {
     void (*on_msg)(void *ud, const char *line, size_t n);
@@ -34,5 +40,9 @@ int sy_mcp_stdio_running(const struct sy_mcp_stdio *t);
 void sy_mcp_stdio_stop(struct sy_mcp_stdio *t);
 /* Children started and restarted (stats). */
 void sy_mcp_stdio_counts(const struct sy_mcp_stdio *t, unsigned long *spawns, unsigned long *restarts);
+/* stdout lines dropped for their length (stats). */
+unsigned long sy_mcp_stdio_dropped(const struct sy_mcp_stdio *t);
+/* The running child's pid, 0 when none (tests). */
+int sy_mcp_stdio_pid(const struct sy_mcp_stdio *t);
 
 #endif

@@ -1,25 +1,40 @@
 /* perm.c - who may use which MCP server and tool: LiteLLM's MCPRequestHandler
- * (proxy/_experimental/mcp_server/auth/user_api_key_auth_mcp.py) over the
- * object permissions auth already loaded (keys/keys.h struct sy_objperm).
+ * (proxy/_experimental/mcp_server/auth/user_api_key_auth_mcp.py,
+ * get_allowed_mcp_servers and get_allowed_tools_for_server) over the object
+ * permissions auth already loaded (keys/keys.h struct sy_objperm).
+ *
+ * A permission P "grants" server S when P.mcp_servers holds S's id, name,
+ * alias or prefix (or "all-proxy-mcpservers"), when one of
+ * P.mcp_access_groups is one of S's access_groups, or when
+ * P.mcp_tool_permissions has an entry for S (LiteLLM: servers named there
+ * are reachable). P "restricts" when it has any of the three.
  *
  * Servers (sy_mcp_allowed), for each server S of the set:
- *   - the key's list names "no-mcp-servers": no server at all (LiteLLM's
- *     sentinel for "this key gets none, whatever its team has");
- *   - an admin key without an object permission of its own: every server;
- *   - K = the key grants S (mcp_servers holds S's id, name, alias or prefix,
- *     or one of mcp_access_groups is one of S's access_groups); T the same
- *     for the team. A key with a grant list and a team with one: K and T (the
- *     key is cut to the team's); a key with none: T (inherits); no team
- *     list: K;
- *   - the organization, when it has a list, caps the result: S must be in it;
- *   - S with allow_all_keys: every caller (but the "no-mcp-servers" key).
- *   A permission "has a list" when it names at least one server or group.
+ *   - the key's list holds "no-mcp-servers": no server at all (LiteLLM's
+ *     opt-out; it beats the team, the organization and allow_all_keys);
+ *   - an admin key that does not restrict: every server;
+ *   - K = the key grants S, T = the team does. Key and team restrict: K and T
+ *     (the key is cut to the team's); only the team: T (the key inherits; a
+ *     key whose list is "all-team-mcpservers" inherits too); only the key: K;
+ *     neither: no server;
+ *   - the organization, when it restricts, is a ceiling: S must be granted by
+ *     it as well; when neither key nor team restricts, its list is the result
+ *     (LiteLLM: "no lower-level restrictions: the org list becomes the
+ *     ceiling");
+ *   - S with allow_all_keys: every caller but the "no-mcp-servers" key.
+ *   Unlike LiteLLM, a name that matches no server still counts as a
+ *   restriction: a key whose only server was deleted gets none, not its
+ *   team's or organization's (LiteLLM drops unknown names first, so such a key
+ *   falls back to the levels above it).
  *
  * Tools (sy_mcp_tool_allowed): S's own allowed_tools (when any) must hold the
- * tool and its disallowed_tools must not; then the key's and the team's
- * mcp_tool_permissions ({"<server id, name or alias>": ["tool", ...]}), when
- * they have an entry for S, must each list it (bare, or "<prefix>-<tool>").
- * An entry that is not a list of strings denies (fail closed).
+ * tool and its disallowed_tools must not; then each of the key's and the
+ * team's mcp_tool_permissions ({"<server id, name or alias>": ["tool", ...]})
+ * that has an entry for S must list it, bare or as "<prefix>-<tool>" (so the
+ * team's entry is a ceiling on the key's, and a key without one inherits the
+ * team's: LiteLLM's intersection). An entry that is not a list of strings
+ * denies (fail closed). The organization's ceiling is the same check again:
+ * sy_mcp_tool_allowed(s, tool, len, org, NULL).
  */
 #include "mcp/mcp.h"
 
@@ -37,30 +52,55 @@ static int names_server(const char *x, const struct sy_mcp_server *s)
     return streq(x, s->id) || streq(x, s->name) || streq(x, s->alias) || streq(x, s->prefix);
 }
 
-static int has_list(const struct sy_objperm *p)
+/* perm names s as a key of its mcp_tool_permissions object (1), not (0). */
+static int tool_perm_names(const struct sy_objperm *p, const struct sy_mcp_server *s)
 {
-    return p && (p->nmcp_servers > 0 || p->nmcp_access_groups > 0);
+    if (!p->mcp_tool_permissions)
+        return 0;
+    struct sy__mcp_it it;
+    const char *j = p->mcp_tool_permissions;
+    if (sy__mcp_it_init(&it, j, strlen(j)) < 0)
+        return 0;
+    const char *ids[4] = {s->id, s->name, s->alias, s->prefix};
+    while (sy__mcp_it_next(&it) > 0)
+        for (int k = 0; k < 4; k++)
+            if (ids[k] && sy__mcp_str_eq(it.k, it.klen, it.kesc, ids[k], strlen(ids[k])))
+                return 1;
+    return 0;
+}
+
+/* mcp_tool_permissions has at least one entry. */
+static int tool_perm_any(const struct sy_objperm *p)
+{
+    struct sy__mcp_it it;
+    const char *j = p->mcp_tool_permissions;
+    return j && sy__mcp_it_init(&it, j, strlen(j)) == 0 && sy__mcp_it_next(&it) > 0;
+}
+
+static int in_servers(const struct sy_objperm *p, const char *name)
+{
+    if (p)
+        for (size_t i = 0; i < p->nmcp_servers; i++)
+            if (streq(p->mcp_servers[i], name))
+                return 1;
+    return 0;
+}
+
+static int restricts(const struct sy_objperm *p)
+{
+    return p && (p->nmcp_servers > 0 || p->nmcp_access_groups > 0 || tool_perm_any(p));
 }
 
 static int grants(const struct sy_objperm *p, const struct sy_mcp_server *s)
 {
     for (size_t i = 0; i < p->nmcp_servers; i++)
-        if (names_server(p->mcp_servers[i], s))
+        if (names_server(p->mcp_servers[i], s) || streq(p->mcp_servers[i], "all-proxy-mcpservers"))
             return 1;
     for (size_t i = 0; i < p->nmcp_access_groups; i++)
         for (size_t j = 0; j < s->naccess_groups; j++)
             if (streq(p->mcp_access_groups[i], s->access_groups[j]))
                 return 1;
-    return 0;
-}
-
-static int no_servers(const struct sy_objperm *p)
-{
-    if (p)
-        for (size_t i = 0; i < p->nmcp_servers; i++)
-            if (streq(p->mcp_servers[i], "no-mcp-servers"))
-                return 1;
-    return 0;
+    return tool_perm_names(p, s);
 }
 
 void sy_mcp_allowed(const struct sy_mcp_set *set, int is_admin, const struct sy_objperm *key,
@@ -68,8 +108,9 @@ void sy_mcp_allowed(const struct sy_mcp_set *set, int is_admin, const struct sy_
 {
     if (!set || !out)
         return;
-    int none = no_servers(key), all = is_admin && !has_list(key);
-    int hk = has_list(key), ht = has_list(team), ho = has_list(org);
+    int none = in_servers(key, "no-mcp-servers");
+    int hk = restricts(key) && !in_servers(key, "all-team-mcpservers");
+    int ht = restricts(team), ho = restricts(org), all = is_admin && !restricts(key);
     for (size_t i = 0; i < set->n; i++) {
         const struct sy_mcp_server *s = &set->s[i];
         int r;
@@ -82,8 +123,8 @@ void sy_mcp_allowed(const struct sy_mcp_set *set, int is_admin, const struct sy_
                 r = grants(team, s) && (!hk || grants(key, s));
             else
                 r = hk && grants(key, s);
-            if (ho && !grants(org, s))
-                r = 0;
+            if (ho)
+                r = (hk || ht) ? r && grants(org, s) : grants(org, s);
             if (s->allow_all_keys)
                 r = 1;
         }

@@ -302,7 +302,7 @@ const struct sy_stage sy_stage_auth = {
     .routes = SY_RKB_LLM | SY_RKB(SY_RK_ADMIN) | SY_RKB(SY_RK_CACHE_ADMIN) | SY_RKB(SY_RK_MODELS) |
               SY_RKB(SY_RK_MODEL_ONE) | SY_RKB(SY_RK_TOKEN_COUNTER) | SY_RKB(SY_RK_HEALTH) |
               SY_RKB(SY_RK_MESSAGES_COUNT) | SY_RKB(SY_RK_RESPONSES_ID) | SY_RKB(SY_RK_FILES) | SY_RKB(SY_RK_PROVIDER) |
-              SY_RKB(SY_RK_GUARDRAILS) | SY_RKB(SY_RK_MCP) | SY_RKB(SY_RK_MCP_REST),
+              SY_RKB(SY_RK_GUARDRAILS) | SY_RKB(SY_RK_MCP) | SY_RKB(SY_RK_MCP_SSE) | SY_RKB(SY_RK_MCP_REST),
     .enabled = auth_on,
     .run = auth_run,
 };

@@ -1239,6 +1239,22 @@ void sy_mcp_list_tools(struct sy_call *c, const struct sy_mcp_server *one, sy_mc
         done(c, SY_ENOMEM, "out of memory", 13, arg);
         return;
     }
+    if (one && !d->one) {
+        done(c, SY_ENOTFOUND, "the MCP server is no longer configured", 38, arg);
+        return;
+    }
+    if (one) { /* one server asked for by name: refused when the caller may not use it (not an empty list) */
+        unsigned char *mine = sy_arena_alloc(&c->req->arena, d->set->n);
+        const struct sy_keyinfo *k = c->auth.key;
+        sy_mcp_allowed(d->set, c->auth.is_admin || !c->g->master_key, k ? k->perm : NULL, k ? k->team_perm : NULL,
+                       k ? k->org_perm : NULL, mine);
+        if (!mine[d->one->idx]) {
+            char why[300];
+            int wn = snprintf(why, sizeof why, "the key may not use MCP server %s", d->one->name);
+            done(c, SY_EAUTH, why, (size_t)(wn > 0 && (size_t)wn < sizeof why ? wn : 0), arg);
+            return;
+        }
+    }
     d->json = done;
     d->reply = list_done_json;
     d->arg = arg;

@@ -254,3 +254,32 @@ test('tool calls are counted in /metrics', async () => {
   assert.match(m, /litellm_mcp_tool_calls_total\{server_name="bed",tool_name="fail",status="error"\} [1-9]/);
   assert.match(m, /litellm_mcp_tool_call_latency_seconds_bucket\{server_name="two",tool_name="echo",status="success",le="\+Inf"\} [1-9]/);
 });
+
+test('DELETE on one instance ends the session on another (Redis)', async () => {
+  const { startRedis, until } = await import('../lib/harness.mjs');
+  const redis = await startRedis();
+  const extraConfig = `router_settings:\n  redis_host: 127.0.0.1\n  redis_port: ${redis.port}`;
+  const A = await startGatewayWithMcp({ servers: { two }, extraConfig, env: { LITELLM_SALT_KEY: 'sk-salt-gw-test' } });
+  const B = await startGatewayWithMcp({ servers: { two }, extraConfig, env: { LITELLM_SALT_KEY: 'sk-salt-gw-test' } });
+  try {
+    const ping = (g, sid) => rpc(g.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'ping' }, { key: MASTER_KEY, sessionId: sid });
+    // the workers' Redis clients connect in the background: a session ended before that is ended locally only
+    let s;
+    assert.ok(await until(async () => {
+      s = await initialize(A.mcpUrl, { key: MASTER_KEY });
+      const del = await fetch(A.mcpUrl, { method: 'DELETE', headers: { authorization: `Bearer ${MASTER_KEY}`, 'mcp-session-id': s.sessionId } });
+      assert.equal(del.status, 200);
+      return (await ping(B, s.sessionId)).status === 404;
+    }, 15000), 'a session ended on A is refused by B');
+    assert.equal((await ping(A, s.sessionId)).status, 404);
+    const live = await initialize(A.mcpUrl, { key: MASTER_KEY });
+    assert.equal((await ping(B, live.sessionId)).status, 200, 'another session still works on B');
+    const tl = await rpc(B.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'two-echo', arguments: { text: 'b' } } },
+      { key: MASTER_KEY, sessionId: live.sessionId });
+    assert.equal(textOf(tl.json.result), 'b');
+  } finally {
+    await A.stop();
+    await B.stop();
+    await redis.stop();
+  }
+});

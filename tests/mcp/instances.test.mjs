@@ -1,7 +1,7 @@
 // instances.test.mjs - MCP sessions that survive more than one instance (issue
 // 24, "Sessions across instances"): two switchyard instances with the same
-// master key and LITELLM_SALT_KEY on one PostgreSQL database, one bed server
-// (streamable HTTP) behind both.
+// master key and LITELLM_SALT_KEY on one PostgreSQL database and one Redis,
+// one bed server (streamable HTTP) behind both.
 //
 //   alternating        initialize on A; notifications/initialized, tools/list and
 //                      tools/call on B with A's Mcp-Session-Id; and back to A
@@ -12,29 +12,35 @@
 //   refused            a forged id (payload or mac changed, truncated, garbage),
 //                      a session of another key, of another fleet (other salt),
 //                      of one server's endpoint used on /mcp: no tool is called
+//   DELETE             a session ended on one instance is refused on the other
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { startRedis, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 import {
   MASTER_KEY, callError, connect, initialize, rpc, startGatewayWithMcp, startMcpServer, startRoundRobin, textOf,
 } from './lib.mjs';
 
 const SALT = 'sk-salt-instances-0123456789';
-let pg, db, up, A, B, lb;
+let pg, db, redis, up, A, B, lb;
 const grant = (alias) => ({ key_alias: alias, object_permission: { mcp_servers: ['bed'] } });
 
 before(async () => {
   pg = await startPostgres();
   db = await pg.createDb('mcp_instances');
+  redis = await startRedis();
   up = await startMcpServer('http');
   const servers = { bed: up };
-  A = await startGatewayWithMcp({ servers, db, env: { LITELLM_SALT_KEY: SALT }, keys: [grant('k1'), grant('k2')] });
-  B = await startGatewayWithMcp({ servers, db, env: { LITELLM_SALT_KEY: SALT } });
+  const extraConfig = `router_settings:\n  redis_host: 127.0.0.1\n  redis_port: ${redis.port}`;
+  const env = { LITELLM_SALT_KEY: SALT };
+  A = await startGatewayWithMcp({ servers, db, env, extraConfig, keys: [grant('k1'), grant('k2')] });
+  B = await startGatewayWithMcp({ servers, db, env, extraConfig });
 });
 after(async () => {
   await lb?.stop();
   for (const g of [A, B]) if (g) assert.equal(await g.stop(), 0);
   await up?.stop();
+  await redis?.stop();
   await pg?.stop();
 });
 
@@ -148,6 +154,28 @@ test('a session of another fleet (other salt, same master key) is refused', asyn
   } finally {
     assert.equal(await C.stop(), 0);
   }
+});
+
+test('a session DELETEd on one instance is refused on the other', async () => {
+  const key = A.key.k1;
+  const { sessionId } = await initialize(A.mcpUrl, { key });
+  const on = await rpc(B.mcpUrl, call(1, 'bed-echo', { text: 'before' }), { key, sessionId });
+  assert.equal(textOf(on.json?.result), 'before', on.text);
+  const del = await fetch(B.mcpUrl, { method: 'DELETE', headers: { authorization: `Bearer ${key}`, 'mcp-session-id': sessionId } });
+  assert.equal(del.status, 200);
+  const here = await rpc(B.mcpUrl, call(2, 'bed-echo', { text: 'after' }), { key, sessionId });
+  assert.equal(here.status, 404, here.text);
+  // B's revocation reaches A through Redis (B sends it as it answers the DELETE)
+  let last = null;
+  const gone = await until(async () => {
+    last = await rpc(A.mcpUrl, { jsonrpc: '2.0', id: 3, method: 'ping' }, { key, sessionId });
+    return last.status === 404;
+  }, 5000);
+  assert.ok(gone, `A still serves the ended session: ${last?.status} ${last?.text}`);
+  // another session of the same key is untouched
+  const s2 = await initialize(B.mcpUrl, { key });
+  const ok = await rpc(A.mcpUrl, call(4, 'bed-echo', { text: 'fresh' }), { key, sessionId: s2.sessionId });
+  assert.equal(textOf(ok.json?.result), 'fresh', ok.text);
 });
 
 test('A stopped: B keeps serving the session A made', async () => {

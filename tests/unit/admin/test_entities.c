@@ -680,6 +680,61 @@ static void test_user_teams(void **state)
     call_free(&c);
 }
 
+/* object_permission on teams and organizations: made on new, the fields
+ * given changed on update (an entity without one gets one), shown by info. */
+static void test_object_permissions(void **state)
+{
+    struct sy_store *st = *state;
+    struct call c = call(st, HTTP_POST, "/team/new", NULL,
+                         "{\"team_id\":\"tp\",\"object_permission\":{\"mcp_servers\":[\"github\"],"
+                         "\"mcp_tool_permissions\":{\"github\":[\"search\"]}}}");
+    expect_status(c, 200);
+    char opid[128];
+    snprintf(opid, sizeof opid, "%s", jstr(c.j, "object_permission_id") ? jstr(c.j, "object_permission_id") : "");
+    assert_true(opid[0]);
+    assert_string_equal(jstr(c.j, "object_permission.object_permission_id"), opid);
+    assert_string_equal(jstr(c.j, "object_permission.mcp_servers.0"), "github");
+    call_free(&c);
+    c = call(st, HTTP_POST, "/team/update", NULL,
+             "{\"team_id\":\"tp\",\"object_permission\":{\"mcp_access_groups\":[\"dev\"]}}");
+    expect_status(c, 200);
+    assert_string_equal(jstr(c.j, "data.object_permission.object_permission_id"), opid);
+    assert_string_equal(jstr(c.j, "data.object_permission.mcp_servers.0"), "github");
+    assert_string_equal(jstr(c.j, "data.object_permission.mcp_access_groups.0"), "dev");
+    assert_true(has_inval(&c, "team:tp"));
+    call_free(&c);
+    c = call(st, HTTP_GET, "/team/info", "team_id=tp", NULL);
+    expect_status(c, 200);
+    assert_string_equal(jstr(c.j, "team_info.object_permission.mcp_access_groups.0"), "dev");
+    assert_string_equal(jstr(c.j, "team_info.object_permission.mcp_tool_permissions.github.0"), "search");
+    call_free(&c);
+    c = call(st, HTTP_POST, "/team/new", NULL, "{\"team_id\":\"tq\",\"object_permission\":{\"mcp_servers\":[1]}}");
+    expect_status(c, 422);
+    call_free(&c);
+
+    /* organizations: none at first, one given by update */
+    c = call(st, HTTP_POST, "/organization/new", NULL, "{\"organization_alias\":\"o1\",\"organization_id\":\"o1\"}");
+    expect_status(c, 200);
+    assert_true(json_object_object_get_ex(c.j, "object_permission", NULL)); /* there, and null */
+    assert_null(jget(c.j, "object_permission"));
+    call_free(&c);
+    c = call(st, HTTP_PATCH, "/organization/update", NULL,
+             "{\"organization_id\":\"o1\",\"object_permission\":{\"mcp_servers\":[\"jira\"]}}");
+    expect_status(c, 200);
+    assert_string_equal(jstr(c.j, "object_permission.mcp_servers.0"), "jira");
+    assert_non_null(jstr(c.j, "object_permission_id"));
+    call_free(&c);
+    c = call(st, HTTP_GET, "/organization/info", "organization_id=o1", NULL);
+    expect_status(c, 200);
+    assert_string_equal(jstr(c.j, "object_permission.mcp_servers.0"), "jira");
+    call_free(&c);
+    c = call(st, HTTP_POST, "/organization/new", NULL,
+             "{\"organization_alias\":\"o2\",\"object_permission\":{\"mcp_access_groups\":[\"ops\"]}}");
+    expect_status(c, 200);
+    assert_string_equal(jstr(c.j, "object_permission.mcp_access_groups.0"), "ops");
+    call_free(&c);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_user_new_info_list_delete, setup, teardown),
     cmocka_unit_test_setup_teardown(test_team_round_trip, setup, teardown),
@@ -687,6 +742,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_org_round_trip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_budget_round_trip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_user_teams, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_object_permissions, setup, teardown),
 };
 
 static char pg_name[64];

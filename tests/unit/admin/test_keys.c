@@ -342,6 +342,101 @@ static void test_generate(void **state)
     call_free(&c);
 }
 
+/* object_permission: a row of its own linked by object_permission_id, shown
+ * by generate, update and info; update changes the fields given only; bad
+ * shapes are FastAPI's 422 with the nested loc; only admins set it. */
+static void test_object_permission(void **state)
+{
+    struct sy_store *st = *state;
+    struct call c;
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL,
+            "{\"object_permission\":{\"mcp_servers\":[\"github\"],\"mcp_access_groups\":[\"dev\"],"
+            "\"mcp_tool_permissions\":{\"github\":[\"search\"]}}}");
+    expect_status(&c, 200);
+    char tok[65], opid[128];
+    snprintf(tok, sizeof tok, "%s", jstr(c.j, "token"));
+    struct json_object *op = jget(c.j, "object_permission");
+    assert_non_null(op);
+    const char *id0 = jstr(op, "object_permission_id");
+    assert_non_null(id0);
+    snprintf(opid, sizeof opid, "%s", id0 ? id0 : "");
+    assert_string_equal(jstr(c.j, "object_permission_id"), opid);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(op, "mcp_servers"), 0)), "github");
+    assert_int_equal(json_object_array_length(jget(jget(op, "mcp_tool_permissions"), "github")), 1);
+    call_free(&c);
+    struct json_object *r = row_of(st, "LiteLLM_ObjectPermissionTable", "object_permission_id", opid);
+    assert_non_null(r);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(r, "mcp_access_groups"), 0)), "dev");
+    json_object_put(r);
+
+    /* update: mcp_servers replaced, the access groups kept, the same row */
+    char body[256];
+    snprintf(body, sizeof body, "{\"key\":\"%s\",\"object_permission\":{\"mcp_servers\":[\"jira\",\"wiki\"]}}", tok);
+    do_call(st, &c, HTTP_POST, "/key/update", NULL, body);
+    expect_status(&c, 200);
+    op = jget(c.j, "object_permission");
+    assert_string_equal(jstr(op, "object_permission_id"), opid);
+    assert_int_equal(json_object_array_length(jget(op, "mcp_servers")), 2);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(op, "mcp_access_groups"), 0)), "dev");
+    assert_true(has_inval(&c, "token", tok));
+    call_free(&c);
+
+    /* info shows it */
+    char q[128];
+    snprintf(q, sizeof q, "key=%s", tok);
+    do_call(st, &c, HTTP_GET, "/key/info", q, NULL);
+    expect_status(&c, 200);
+    op = jget(jget(c.j, "info"), "object_permission");
+    assert_non_null(op);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(op, "mcp_servers"), 1)), "wiki");
+    call_free(&c);
+
+    /* a key without one: null; an update gives it one */
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{}");
+    expect_status(&c, 200);
+    assert_null(jget(c.j, "object_permission"));
+    snprintf(tok, sizeof tok, "%s", jstr(c.j, "token"));
+    call_free(&c);
+    snprintf(body, sizeof body, "{\"key\":\"%s\",\"object_permission\":{\"mcp_access_groups\":[\"ops\"]}}", tok);
+    do_call(st, &c, HTTP_POST, "/key/update", NULL, body);
+    expect_status(&c, 200);
+    assert_non_null(jstr(c.j, "object_permission_id"));
+    assert_string_equal(jstr(jget(c.j, "object_permission"), "object_permission_id"),
+                        jstr(c.j, "object_permission_id"));
+    call_free(&c);
+
+    /* bad shapes */
+    static const struct {
+        const char *body, *type, *loc;
+    } bad[] = {
+        {"{\"object_permission\":{\"mcp_servers\":\"github\"}}", "list_type",
+         "[\"body\",\"object_permission\",\"mcp_servers\"]"},
+        {"{\"object_permission\":{\"mcp_servers\":[\"a\",7]}}", "string_type",
+         "[\"body\",\"object_permission\",\"mcp_servers\",1]"},
+        {"{\"object_permission\":{\"mcp_tool_permissions\":[\"x\"]}}", "dict_type",
+         "[\"body\",\"object_permission\",\"mcp_tool_permissions\"]"},
+        {"{\"object_permission\":{\"mcp_tool_permissions\":{\"s\":\"tool\"}}}", "list_type",
+         "[\"body\",\"object_permission\",\"mcp_tool_permissions\",\"s\"]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        do_call(st, &c, HTTP_POST, "/key/generate", NULL, bad[i].body);
+        expect_status(&c, 422);
+        struct json_object *d = json_object_array_get_idx(jget(c.j, "detail"), 0);
+        assert_string_equal(jstr(d, "type"), bad[i].type);
+        assert_string_equal(json_object_to_json_string_ext(jget(d, "loc"), JSON_C_TO_STRING_PLAIN), bad[i].loc);
+        call_free(&c);
+    }
+
+    /* a non-admin may not grant MCP servers on a key */
+    g_admin = 0;
+    g_caller_user = "alice";
+    do_call(st, &c, HTTP_POST, "/key/generate", NULL, "{\"object_permission\":{\"mcp_servers\":[\"github\"]}}");
+    expect_status(&c, 403);
+    call_free(&c);
+    g_admin = 1;
+    g_caller_user = NULL;
+}
+
 static void test_generate_custom_and_conflicts(void **state)
 {
     struct sy_store *st = *state;
@@ -909,6 +1004,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_util),
         cmocka_unit_test_setup_teardown(test_generate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_object_permission, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generate_custom_and_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_info, setup, teardown),

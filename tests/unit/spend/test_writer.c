@@ -731,6 +731,51 @@ static void test_guardrail_information(void **state)
     sy_spend_stop(5);
 }
 
+/* MCP tool calls: the SpendLogs row carries mcp_namespaced_tool_name (NULL for
+ * an LLM call); the daily rows are keyed by it, so two tools of one key and
+ * day are two rows, and an LLM call of the same key and model a third. */
+static void test_mcp_tool_name(void **state)
+{
+    (void)state;
+    seed();
+    struct sy_spend_conf c = wconf();
+    assert_int_equal(sy_spend_start(&c), 0);
+    char id[64];
+    struct sy_spend_rec r;
+    static const char *const tools[] = {"bed-echo", "bed-echo", "bed-add", NULL};
+    for (int i = 0; i < 4; i++) {
+        mkrec(&r, id, 700 + i, 0.25);
+        r.status = "success";
+        if (tools[i]) {
+            r.call_type = "call_mcp_tool";
+            r.model = "mcp-model";
+            r.custom_llm_provider = "mcp";
+            r.mcp_namespaced_tool_name = tools[i];
+        } else {
+            r.model = "mcp-model"; /* same model and provider as the tool rows: only the tool name differs */
+            r.custom_llm_provider = "mcp";
+        }
+        assert_int_equal(sy_spend_record(&r), 0);
+    }
+    sy_spend_flush();
+    struct json_object *o = row("SELECT * FROM \"LiteLLM_SpendLogs\" WHERE \"request_id\" = 'req-000702'");
+    assert_string_equal(jstr(o, "mcp_namespaced_tool_name"), "bed-add");
+    assert_string_equal(jstr(o, "call_type"), "call_mcp_tool");
+    json_object_put(o);
+    o = row("SELECT * FROM \"LiteLLM_SpendLogs\" WHERE \"request_id\" = 'req-000703'");
+    assert_null(jstr(o, "mcp_namespaced_tool_name"));
+    json_object_put(o);
+    assert_true(num("SELECT COUNT(*) FROM \"LiteLLM_DailyUserSpend\" WHERE \"model\" = 'mcp-model'") == 3);
+    assert_true(num("SELECT \"api_requests\" FROM \"LiteLLM_DailyUserSpend\" WHERE "
+                    "\"mcp_namespaced_tool_name\" = 'bed-echo'") == 2);
+    assert_true(fabs(num("SELECT \"spend\" FROM \"LiteLLM_DailyTeamSpend\" WHERE "
+                         "\"mcp_namespaced_tool_name\" = 'bed-add'") -
+                     0.25) < 1e-9);
+    assert_true(num("SELECT \"api_requests\" FROM \"LiteLLM_DailyUserSpend\" WHERE \"model\" = 'mcp-model' AND "
+                    "\"mcp_namespaced_tool_name\" = ''") == 1);
+    sy_spend_stop(5);
+}
+
 static void test_pg_skipped(void **state)
 {
     (void)state;
@@ -742,6 +787,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_10k),
         cmocka_unit_test(test_guardrail_information),
+        cmocka_unit_test(test_mcp_tool_name),
         cmocka_unit_test(test_settle_reserved),
         cmocka_unit_test(test_disable_spend_logs),
         cmocka_unit_test(test_stop_flushes),
