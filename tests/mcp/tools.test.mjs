@@ -123,6 +123,21 @@ test('Responses on a translated deployment (chat upstream): the same loop throug
   assert.equal(last.content, 'mock');
 });
 
+test('Responses, translated: a stored answer with MCP items continues with previous_response_id', async () => {
+  await mock.reset();
+  const r = await post('/v1/responses', { model: 'vllm', input: 'first', tools: [MCP_TOOL] });
+  assert.equal(r.status, 200, r.text);
+  let n = null;
+  assert.ok(await until(async () => {
+    n = await post('/v1/responses', { model: 'vllm', input: 'and then?', previous_response_id: r.json.id });
+    return n.status !== 400 || !/not found/.test(n.text);
+  }, 10000));
+  assert.equal(n.status, 200, n.text);
+  const last = (await upstream('/v1/chat/completions')).at(-1);
+  assert.equal(last.messages.at(-1).content, 'and then?');
+  assert.ok(last.messages.some((m) => m.role === 'assistant' && m.content === 'mock'), 'the earlier answer is in the history');
+});
+
 test('Responses, streamed: the MCP events, then the answer, as OpenAI streams them', async () => {
   await mock.reset();
   const r = await post('/v1/responses', { model: 'm', input: 'say it', stream: true, tools: [MCP_TOOL] });
