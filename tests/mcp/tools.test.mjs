@@ -312,3 +312,20 @@ test('requests without an mcp tool are untouched', async () => {
   assert.equal(o.status, 200, o.text);
   assert.equal((await upstream('/v1/responses'))[0].tools[0].type, 'mcp');
 });
+
+test('a client that leaves at any point of the loop (a round upstream, the tools, the next round) is let go; the gateway goes on', async () => {
+  await mock.reset();
+  for (const after of [50, 150, 250, 350, 450]) {
+    const ac = new AbortController();
+    const t = setTimeout(() => ac.abort(), after);
+    await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST', signal: ac.signal,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', input: 'slow', tools: [MCP_TOOL], mock: { delay_ms: 150 } }),
+    }).then((r) => r.text()).catch(() => null);
+    clearTimeout(t);
+  }
+  const r = await post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'still there?' }], tools: [MCP_TOOL] });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.choices[0].message.content, 'mock');
+});
