@@ -21,10 +21,8 @@
  *
  * The security model: only the config can start a process. A server that
  * came from the database (s->from_db) is refused here, whatever wrote the
- * row (the gateway's API, LiteLLM's UI on a shared database, SQL), unless
- * general_settings.switchyard_mcp_stdio_from_api opted in
- * (sy_mcp_stdio_allow_db): a database write cannot run a command on the
- * gateway's hosts by default. The child gets a minimal environment: PATH, HOME and LANG
+ * row (the gateway's API, LiteLLM's UI on a shared database, SQL): a
+ * database write cannot run a command on the gateway's hosts. The child gets a minimal environment: PATH, HOME and LANG
  * of the gateway (read once) and the server's own env entries, never the
  * gateway's secrets (master key, database URL, provider keys). Before each
  * spawn every descriptor of the process is marked close-on-exec (libuv does
@@ -105,13 +103,6 @@ struct wreq {
 static uint64_t now_ms(void)
 {
     return sy_now_ns() / 1000000u;
-}
-
-static atomic_int allow_db;
-
-void sy_mcp_stdio_allow_db(int on)
-{
-    atomic_store(&allow_db, on ? 1 : 0);
 }
 
 /* ---- the child's environment ---- */
@@ -523,9 +514,8 @@ struct sy_mcp_stdio *sy_mcp_stdio_start(uv_loop_t *loop, const struct sy_mcp_ser
 {
     if (!loop || !s || !s->command || !s->command[0] || !cbs || !cbs->on_msg)
         return NULL;
-    if (s->from_db && !atomic_load(&allow_db)) {
-        sy_warn("mcp server %s: a stdio server from the database is refused: only the config starts processes "
-                "(general_settings.switchyard_mcp_stdio_from_api: true allows them)",
+    if (s->from_db) {
+        sy_warn("mcp server %s: a stdio server from the database is refused: only the config starts processes",
                 s->name ? s->name : "?");
         return NULL;
     }
