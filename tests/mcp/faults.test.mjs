@@ -1,8 +1,10 @@
 // faults.test.mjs - what the MCP gateway does when its servers misbehave (issue
-// 24, "Faults"). One switchyard, the master key, five servers:
+// 24, "Faults"). One switchyard, the master key, six servers:
 //
-//   st     stdio bed server (echo, whoami, crash): a crash is followed by a restart
-//   bed    streamable HTTP bed server, timeout 2 s: slow, big, echo
+//   st     stdio bed server (echo, whoami, big, crash), timeout 10 s: a crash is
+//          followed by a restart
+//   bed    streamable HTTP bed server, timeout 2 s: slow, echo
+//   huge   streamable HTTP bed server: big
 //   flaky  streamable HTTP bed server, stopped and started again on its port
 //   hang   a TCP server that accepts and never answers, timeout 1 s
 //   down   a port where nothing listens
@@ -15,12 +17,13 @@ import net from 'node:net';
 import { freePort, until } from '../lib/harness.mjs';
 import { MASTER_KEY, callError, initialize, memOf, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
 
-let gw, st, bed, flaky, hang, sid;
+let gw, st, bed, huge, flaky, hang, sid;
 const held = new Set();
 
 before(async () => {
-  st = await startMcpServer('stdio', { tools: ['echo', 'whoami', 'crash'] });
-  bed = await startMcpServer('http', { tools: ['echo', 'slow', 'big'] });
+  st = await startMcpServer('stdio', { tools: ['echo', 'whoami', 'big', 'crash'] });
+  bed = await startMcpServer('http', { tools: ['echo', 'slow'] });
+  huge = await startMcpServer('http', { tools: ['echo', 'big'] });
   flaky = await startMcpServer('http', { tools: ['echo'] });
   hang = net.createServer((s) => { held.add(s); s.on('error', () => {}); s.on('close', () => held.delete(s)); });
   hang.listen(0, '127.0.0.1');
@@ -28,8 +31,9 @@ before(async () => {
   const downPort = await freePort();
   gw = await startGatewayWithMcp({
     servers: {
-      st,
+      st: { server: st, timeout: 10 },
       bed: { server: bed, timeout: 2 },
+      huge,
       flaky,
       hang: { url: `http://127.0.0.1:${hang.address().port}/mcp`, transport: 'http', timeout: 1 },
       down: { url: `http://127.0.0.1:${downPort}/mcp`, transport: 'http', timeout: 1 },
@@ -42,6 +46,7 @@ after(async () => {
   for (const s of held) s.destroy();
   hang?.close();
   await bed?.stop();
+  await huge?.stop();
   await flaky?.stop();
 });
 
@@ -59,7 +64,7 @@ test('a server that hangs or is down leaves the other servers listed and callabl
   const r = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { key: MASTER_KEY, sessionId: sid, timeoutMs: 20000 });
   assert.equal(r.status, 200, r.text);
   const names = r.json.result.tools.map((t) => t.name);
-  for (const n of ['st-echo', 'bed-echo', 'bed-slow', 'flaky-echo']) assert.ok(names.includes(n), `${n} in ${names}`);
+  for (const n of ['st-echo', 'bed-echo', 'bed-slow', 'huge-big', 'flaky-echo']) assert.ok(names.includes(n), `${n} in ${names}`);
   assert.ok(!names.some((n) => n.startsWith('hang-') || n.startsWith('down-')), names.join(','));
   assert.equal(textOf(await ok('bed-echo', { text: 'still here' })), 'still here');
 
@@ -85,14 +90,28 @@ test('an upstream call that hangs hits the server timeout with a clear error', a
 test('a huge tool result is capped: a clear error, no memory blowup, the server still usable', async () => {
   const size = 48 << 20;
   const m0 = memOf(gw.proc.pid);
-  const r = await call('bed-big', { bytes: size }, 60000);
+  const r = await call('huge-big', { bytes: size }, 60000);
   const err = callError(r.json);
   assert.ok(err, `an error, not ${r.text.length} bytes`);
+  assert.match(err, /larger than \d+ bytes/, 'the error says why');
   assert.ok(r.text.length < 1 << 20, 'the answer is not the result');
   const m1 = memOf(gw.proc.pid);
-  assert.ok(m1.hwm - m0.hwm < size, `peak RSS grew by ${((m1.hwm - m0.hwm) / 1048576).toFixed(1)} MiB for a ${size >> 20} MiB result`);
-  assert.equal(textOf(await ok('bed-big', { bytes: 1000 })).length, 1000);
-  assert.equal(textOf(await ok('bed-echo', { text: 'after the big one' })), 'after the big one');
+  assert.ok(m1.hwm - m0.hwm < size / 2, `peak RSS grew by ${((m1.hwm - m0.hwm) / 1048576).toFixed(1)} MiB for a ${size >> 20} MiB result`);
+  assert.equal(textOf(await ok('huge-big', { bytes: 1000 })).length, 1000);
+  assert.equal(textOf(await ok('huge-echo', { text: 'after the big one' })), 'after the big one');
+});
+
+test('a huge result over stdio: the line is dropped, the call fails within the server timeout, the process goes on', async () => {
+  const size = 48 << 20;
+  const pid = JSON.parse(textOf(await ok('st-whoami'))).pid;
+  const m0 = memOf(gw.proc.pid);
+  const r = await call('st-big', { bytes: size }, 60000);
+  assert.ok(callError(r.json), `an error, not ${r.text.length} bytes`);
+  assert.ok(r.text.length < 1 << 20, 'the answer is not the result');
+  const m1 = memOf(gw.proc.pid);
+  assert.ok(m1.hwm - m0.hwm < size / 2, `peak RSS grew by ${((m1.hwm - m0.hwm) / 1048576).toFixed(1)} MiB for a ${size >> 20} MiB line`);
+  assert.equal(textOf(await ok('st-echo', { text: 'after the big line' })), 'after the big line');
+  assert.equal(JSON.parse(textOf(await ok('st-whoami'))).pid, pid, 'the same process');
 });
 
 test('a stdio server that crashes is restarted; the next call works in a new process', async () => {

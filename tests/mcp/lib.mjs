@@ -23,7 +23,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { api, MASTER_KEY, startGateway, tmpdir } from '../lib/harness.mjs';
 
-export { MASTER_KEY };
+export { api, MASTER_KEY };
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const SERVERS = path.join(here, 'servers');
 

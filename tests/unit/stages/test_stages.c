@@ -169,11 +169,12 @@ static const char full_yaml[] = "model_list:\n"
  * before stages were descriptors (gwconf.c's named list), with ours added. */
 static const char full_expected[] =
     "pipelines:\n"
-    "  chat          auth -> parse -> file_refs -> key_checks -> route -> limits -> cache -> reserve -> upstream\n"
+    "  chat          auth -> parse -> file_refs -> key_checks -> mcp_tools -> route -> limits -> cache -> reserve -> "
+    "upstream\n"
     "  completions   auth -> parse -> key_checks -> route -> limits -> cache -> reserve -> upstream\n"
     "  embeddings    auth -> parse -> key_checks -> route -> limits -> cache -> reserve -> upstream\n"
-    "  responses     auth -> parse -> responses_prev -> file_refs -> key_checks -> route -> limits -> reserve -> "
-    "upstream\n"
+    "  responses     auth -> parse -> responses_prev -> file_refs -> key_checks -> mcp_tools -> route -> limits -> "
+    "reserve -> upstream\n"
     "  passthrough   auth -> passthru -> key_checks -> route -> limits -> reserve -> upstream\n"
     "  messages      auth -> parse -> key_checks -> route -> limits -> reserve -> upstream\n"
     "  messages_countauth -> parse -> messages_count\n"
@@ -196,7 +197,11 @@ static const char full_expected[] =
     "  provider      auth -> provider_pt\n"
     "  provider_open provider_pt\n"
     "  guardrails    auth -> guardrails\n"
-    "deployments: 1 usable of 1, model groups: 1\n";
+    "  mcp           auth -> mcp\n"
+    "  mcp_sse       auth -> mcp_sse\n"
+    "  mcp_rest      auth -> mcp\n"
+    "deployments: 1 usable of 1, model groups: 1\n"
+    "mcp servers: also the database's LiteLLM_MCPServerTable (read every 10 s)\n";
 
 /* A request as the server hands it to the engine. */
 struct fake {
@@ -234,7 +239,7 @@ static void pipelines_follow_the_list(void **state)
     assert_string_equal(out, full_expected);
     free(out);
     /* the chat route: dummy's routes mask has it, its enabled() says no */
-    assert_int_equal(g->routes[SY_RK_CHAT].n, 9);
+    assert_int_equal(g->routes[SY_RK_CHAT].n, 10);
     /* finish hooks in list order: limits, reserve (the spend row); the cache
      * store is the cache_store response filter's end */
     assert_int_equal(g->routes[SY_RK_CHAT].nfinish, 2);
