@@ -19,8 +19,6 @@ int sy__mcp_secretbox_open(unsigned char *out, const unsigned char *box, size_t 
 /* The reverse: box gets the tag and n bytes of ciphertext. 0 or -1. */
 int sy__mcp_secretbox_seal(unsigned char *box, const unsigned char *msg, size_t n,
                            const unsigned char nonce[SY_SECRETBOX_NONCE], const unsigned char key[32]);
-/* HSalsa20 (exposed for its known-answer test). */
-void sy__mcp_hsalsa20(unsigned char out[32], const unsigned char in[16], const unsigned char key[32]);
 
 /* A stored value as LiteLLM's decrypt_value_helper reads it: base64
  * (url-safe or standard) of nonce, tag, ciphertext, under sha256(salt).
