@@ -249,4 +249,10 @@ struct sy_mcp_pool_stats {
 };
 void sy_mcp_pool_stats(const struct sy_mcp_pool *p, struct sy_mcp_pool_stats *st);
 
+/* stdio servers from the database (from_db) start a process only when
+ * general_settings.switchyard_mcp_stdio_from_api allows it: otherwise the
+ * config is the only thing that starts processes (stdio.c refuses them).
+ * Process-wide, set at each config load (stages/mcp_registry.c). */
+void sy_mcp_stdio_allow_db(int on);
+
 #endif

@@ -21,8 +21,10 @@
  *
  * The security model: only the config can start a process. A server that
  * came from the database (s->from_db) is refused here, whatever wrote the
- * row (LiteLLM's UI on a shared database, SQL: the API refuses stdio
- * servers), so a database write cannot run a command on the gateway's hosts. The child gets a minimal environment:
+ * row (the gateway's API, LiteLLM's UI on a shared database, SQL), unless
+ * general_settings.switchyard_mcp_stdio_from_api opted in
+ * (sy_mcp_stdio_allow_db): by default a database write cannot run a
+ * command on the gateway's hosts. The child gets a minimal environment:
  * PATH, HOME and LANG of the gateway (read once) and the server's own env entries, never the gateway's secrets (master
  * key, database URL, provider keys). Before each spawn every descriptor of the process is marked close-on-exec (libuv
  * does not close inherited descriptors), so the child holds none of the gateway's sockets or files.
@@ -45,6 +47,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -100,6 +103,13 @@ struct wreq {
 static uint64_t now_ms(void)
 {
     return sy_now_ns() / 1000000u;
+}
+
+static atomic_int allow_db;
+
+void sy_mcp_stdio_allow_db(int on)
+{
+    atomic_store(&allow_db, on ? 1 : 0);
 }
 
 /* ---- the child's environment ---- */
@@ -511,8 +521,9 @@ struct sy_mcp_stdio *sy_mcp_stdio_start(uv_loop_t *loop, const struct sy_mcp_ser
 {
     if (!loop || !s || !s->command || !s->command[0] || !cbs || !cbs->on_msg)
         return NULL;
-    if (s->from_db) {
-        sy_warn("mcp server %s: a stdio server from the database is refused: only the config starts processes",
+    if (s->from_db && !atomic_load(&allow_db)) {
+        sy_warn("mcp server %s: a stdio server from the database is refused: only the config starts processes "
+                "(general_settings.switchyard_mcp_stdio_from_api: true allows them)",
                 s->name ? s->name : "?");
         return NULL;
     }

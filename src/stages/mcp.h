@@ -55,4 +55,10 @@ void sy_mcp_list_tools(struct sy_call *c, const struct sy_mcp_server *one, sy_mc
 void sy_mcp_call_tool(struct sy_call *c, const char *name, size_t nlen, const char *args, size_t alen,
                       sy_mcp_json_fn done, void *arg);
 
+/* ---- mcp_sse.c ---- */
+/* The SSE events of one answer appended to b: one "event: message" per
+ * JSON-RPC message (a batch's array split into its elements), a "data: "
+ * line per line of its text. Pure (tests, fuzzing). */
+void sy_mcp_sse_events(struct sy_buf *b, const char *p, size_t n);
+
 #endif

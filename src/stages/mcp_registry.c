@@ -509,6 +509,7 @@ static int reg_conf_build(struct sy_gwconf *g, void **conf, char *err, size_t er
 {
     const struct sy_config *cfg = g->cfg;
     *conf = NULL;
+    sy_mcp_stdio_allow_db(cfg->mcp_stdio_from_api); /* stdio rows of the database run only when allowed */
     if (!cfg->mcp_servers && !g->db)
         return 0; /* MCP off */
     struct regconf *rc = calloc(1, sizeof *rc);

@@ -255,8 +255,8 @@ static int ws(char ch)
 }
 
 /* The events of an answer: a batch's (a JSON array) one per message, as the
- * transport carries single messages. */
-static void events_of(struct sy_buf *b, const char *p, size_t n)
+ * transport carries single messages (stages/mcp.h). */
+void sy_mcp_sse_events(struct sy_buf *b, const char *p, size_t n)
 {
     size_t i = 0;
     while (i < n && ws(p[i]))
@@ -503,7 +503,7 @@ static int deliver(struct sy_call *c, const char *nonce, const char *body, size_
 {
     struct sy_buf ev;
     sy_buf_init(&ev, 8 * n + 4096); /* each line of the answer costs at most 7 bytes more ("data: ") */
-    events_of(&ev, body, n);
+    sy_mcp_sse_events(&ev, body, n);
     if (sy_buf_failed(&ev)) {
         sy_buf_free(&ev);
         return -1;

@@ -328,6 +328,13 @@ static void t_refused(void **st)
     char *args[1] = {NULL};
     struct sy_mcp_server s = {.name = "db", .command = "cat", .args = args, .from_db = 1};
     assert_null(sy_mcp_stdio_start(&x.loop, &s, 0, &cbs, &x)); /* only the config starts processes */
+    sy_mcp_stdio_allow_db(1); /* general_settings.switchyard_mcp_stdio_from_api: true */
+    x.t = sy_mcp_stdio_start(&x.loop, &s, 0, &cbs, &x);
+    assert_non_null(x.t);
+    assert_true(sy_mcp_stdio_running(x.t));
+    sy_mcp_stdio_stop(x.t);
+    x.t = NULL;
+    sy_mcp_stdio_allow_db(0);
     s.from_db = 0;
     s.command = "";
     assert_null(sy_mcp_stdio_start(&x.loop, &s, 0, &cbs, &x));
