@@ -29,8 +29,10 @@
  * alias another server (config or database) already answers to.
  *
  * stdio servers run a command on the gateway's host: the API refuses them
- * (LiteLLM lets an admin add them). Only the config file starts processes;
- * the pool never starts a stdio server that comes from the database.
+ * (LiteLLM lets an admin add them) unless
+ * general_settings.switchyard_mcp_stdio_from_api is true, the same switch
+ * that lets the pool start a stdio server from the database (mcp/stdio.c):
+ * by default only the config file starts processes.
  *
  * credentials are stored as the JSON given (LiteLLM encrypts them with its
  * salt key, nacl secretbox: switchyard has no libsodium; see
@@ -235,8 +237,10 @@ static struct sy_mcp_set *set_of(const struct sy_admin_ctx *a, const struct rows
         return NULL;
     }
     const struct sy_keyinfo *k = a->caller_key;
-    sy_mcp_allowed(set, is_admin_view(a) || !k, k ? k->perm : NULL, k ? k->team_perm : NULL, k ? k->org_perm : NULL,
-                   *allowed);
+    if (is_admin_view(a) || !k) /* admins see every server, whatever their own key may use */
+        memset(*allowed, 1, set->n);
+    else
+        sy_mcp_allowed(set, 0, k->perm, k->team_perm, k->org_perm, *allowed);
     return set;
 }
 
@@ -527,11 +531,20 @@ static int check_write(struct sy_admin_ctx *a, struct json_object *body, struct 
             return -1;
         }
     }
-    if (strcmp(tr, "stdio") == 0) { /* only the config starts processes (mcp/client.c never starts a DB one) */
-        sy__detail(a, 400,
-                   "stdio MCP servers start a process on the gateway's host: declare them in config.yaml's "
-                   "mcp_servers; the API adds http and sse servers only");
-        return -1;
+    if (strcmp(tr, "stdio") == 0) {
+        const struct sy_config *cfg = cfg_of(a);
+        if (!cfg || !cfg->mcp_stdio_from_api) { /* by default only the config starts processes */
+            sy__detail(a, 400,
+                       "stdio MCP servers start a process on the gateway's host: declare them in config.yaml's "
+                       "mcp_servers, or set general_settings.switchyard_mcp_stdio_from_api: true to allow adding "
+                       "them through the API");
+            return -1;
+        }
+        const char *cmd = eff(cs, row, "command", NULL);
+        if (!cmd || !*cmd) {
+            sy__detail(a, 400, "command is required for a stdio MCP server");
+            return -1;
+        }
     } else {
         const char *url = eff(cs, row, "url", NULL);
         if (!http_url(url)) {

@@ -241,6 +241,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"key_management_settings", UNSUP},
                                            {"otel", USED},
                                            {"reject_clientside_metadata_tags", USED},
+                                           {"switchyard_mcp_stdio_from_api", USED},
                                            {"custom_key_generate", PYONLY},
                                            {"infer_model_from_keys", UNSUP},
                                            {"ui_access_mode", UNSUP},
@@ -1261,6 +1262,9 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_bool(ld, sy__ymap_get(gs, "reject_clientside_metadata_tags"),
                      "general_settings.reject_clientside_metadata_tags", &b) > 0)
         c->reject_clientside_metadata_tags = b;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "switchyard_mcp_stdio_from_api"),
+                     "general_settings.switchyard_mcp_stdio_from_api", &b) > 0)
+        c->mcp_stdio_from_api = b;
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;

@@ -410,7 +410,7 @@ static struct mconn *conn_get(struct sy_mcp_pool *p, const struct sy_mcp_server 
     c->smem = a;
     c->s.idx = s->idx;
     c->s.id = dupn(a, s->id);
-    c->s.name = dupn(a, s->name ? s->name : s->id);
+    c->s.name = dupn(a, s->name ? s->name : s->id ? s->id : "?");
     c->s.alias = dupn(a, s->alias);
     c->s.prefix = dupn(a, s->prefix);
     c->s.url = dupn(a, s->url);
@@ -543,7 +543,7 @@ void mcp_conn_send(struct sy_mcp_op *op)
         break;
     case SY_MCP_STDIO:
         if (!c->stdio || sy_mcp_stdio_send(c->stdio, op->body.p, op->body.len) != 0) {
-            mcp_op_failf(op, SY_EUPRESET, "MCP server '%s': the stdio server is not running", c->s.name);
+            mcp_op_failf(op, SY_EUPRESET, "MCP server '%s': the stdio server is not running", mcp_op_name(op));
             return;
         }
         if (op->notify) {
@@ -555,7 +555,7 @@ void mcp_conn_send(struct sy_mcp_op *op)
         return;
     }
     if (rc)
-        mcp_op_failf(op, rc, "MCP server '%s': cannot send to %s (%s)", c->s.name, c->s.url ? c->s.url : "?",
+        mcp_op_failf(op, rc, "MCP server '%s': cannot send to %s (%s)", mcp_op_name(op), c->s.url ? c->s.url : "?",
                      sy_err_name(rc));
 }
 
@@ -754,7 +754,7 @@ static void dl_cb(uv_timer_t *t)
             send_cancelled(op->c, op->wid, "timeout");
         if (op->kind == OPK_USER)
             p->st.timeouts++;
-        mcp_op_failf(op, SY_EUPTIMEOUT, "MCP server '%s' did not answer in time", op->c ? op->c->s.name : "?");
+        mcp_op_failf(op, SY_EUPTIMEOUT, "MCP server '%s' did not answer in time", mcp_op_name(op));
     }
     dl_rearm(p);
 }
@@ -847,6 +847,7 @@ struct sy_mcp_op *sy_mcp_request(struct sy_mcp_pool *p, const struct sy_mcp_req 
         return NULL;
     op->done = done;
     op->ud = ud;
+    op->sname = r->s->name;
     op->notify = r->notify != 0;
     if (r->max_result)
         op->max_result = r->max_result;

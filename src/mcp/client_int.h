@@ -99,6 +99,7 @@ struct sy_mcp_op {
     size_t cid_len;
     int kerr;                /* kicked: the error to deliver */
     struct sy_mcp_op **post; /* SSE: the post in flight points at us through this */
+    const char *sname;       /* the name of the server the caller named (a conn may serve several) */
     /* HTTP (http.c): the attempt in flight */
     struct sy_ureq *ureq;
     struct sy_buf hdr;  /* header lines of the attempt */
@@ -106,9 +107,9 @@ struct sy_mcp_op {
     uv_buf_t bodyv;     /* the request body as the upstream client takes it */
     struct sy_framer *fr;
     int status, is_sse, delivered;
-    unsigned gen;       /* the session generation the attempt used */
-    unsigned token_gen; /* the OAuth2 token it carried (0: none) */
-    unsigned retried_404 : 1, retried_401 : 1;
+    unsigned gen;                                            /* the session generation the attempt used */
+    unsigned token_gen;                                      /* the OAuth2 token it carried (0: none) */
+    unsigned retried_404 : 1, retried_401 : 1, sent_sid : 1; /* sent_sid: the attempt carried a session id */
 };
 
 enum conn_state { CS_IDLE, CS_INIT, CS_READY };
@@ -159,6 +160,12 @@ struct sy_mcp_pool {
     int closing, handles;
     struct sy_mcp_pool_stats st;
 };
+
+/* The server name an op's messages give. */
+static inline const char *mcp_op_name(const struct sy_mcp_op *op)
+{
+    return op->sname ? op->sname : op->c && op->c->s.name ? op->c->s.name : "?";
+}
 
 /* ---- client.c: what the transports call back ---- */
 /* Finish op: detached from everything, done called (user ops), freed. msg

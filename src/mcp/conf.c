@@ -50,6 +50,7 @@
  */
 #include "mcp/mcp.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@
 #include "core/arena.h"
 #include "core/hex.h"
 #include "core/utf8.h"
+#include "mcp/secretbox.h"
 #include "providers/jdom.h"
 
 #define MAX_PREFIX 127 /* fits sy_mcp_session.scope */
@@ -90,6 +92,32 @@ static int bad(struct bctx *c, const char *fmt, ...)
 }
 
 /* ---- values ---- */
+
+static char *g_master_key; /* set once at start (sy_mcp_set_master_key) */
+
+void sy_mcp_set_master_key(const char *k)
+{
+    char *old = g_master_key;
+    g_master_key = k && *k ? strdup(k) : NULL;
+    free(old);
+}
+
+/* A credential LiteLLM stored encrypted (its salt key: LITELLM_SALT_KEY, else
+ * the master key) is decrypted; any other value stays as it is (LiteLLM's
+ * decrypt_value_helper with return_original_value). */
+static char *maybe_decrypt(struct bctx *c, char *v)
+{
+    const char *salt = getenv("LITELLM_SALT_KEY");
+    if (!salt || !*salt)
+        salt = g_master_key;
+    char plain[4096];
+    long n = v && salt ? sy__mcp_litellm_decrypt(v, salt, plain, sizeof plain) : -1;
+    if (n < 0 || sy_utf8_check(plain, (size_t)n) != (size_t)n)
+        return v;
+    char *r = sy_arena_strndup(c->a, plain, (size_t)n);
+    OPENSSL_cleanse(plain, sizeof plain);
+    return r;
+}
 
 /* A JSON value as text: strings decoded (NUL refused), numbers and booleans
  * as written; os.environ/VAR resolved. In the set's arena. */
@@ -724,6 +752,9 @@ static int db_server(struct bctx *c, const struct sy_jdoc *d, uint32_t row, stru
             ((v = memb(cd, ci, "client_secret")) &&
              scalar(c, cd, v, "credentials.client_secret", &s->client_secret) < 0))
             return -1;
+        s->auth_value = maybe_decrypt(c, s->auth_value);
+        s->client_id = maybe_decrypt(c, s->client_id);
+        s->client_secret = maybe_decrypt(c, s->client_secret);
         if ((v = memb(cd, ci, "scopes"))) {
             if (sy_jdom_kind(cd, v) == 's') {
                 if (scalar(c, cd, v, "credentials.scopes", &scopes_s) < 0)
@@ -1084,5 +1115,7 @@ void sy_mcp_server_json(const struct sy_mcp_server *s, struct sy_buf *b)
     sy_jw_bool(&w, 0);
     sy_jw_key(&w, "timeout");
     sy_jw_double(&w, s->timeout_s);
+    sy_jw_key(&w, "credentials"); /* LiteLLM's _redact_mcp_credentials */
+    sy_jw_null(&w);
     sy_jw_end(&w);
 }

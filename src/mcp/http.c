@@ -65,7 +65,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
             struct mconn *c = op->c;
             if (!session_ok(h[i].value, h[i].value_len)) {
                 op->ureq = NULL;
-                mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' sent a malformed Mcp-Session-Id", c->s.name);
+                mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' sent a malformed Mcp-Session-Id", mcp_op_name(op));
                 return 1;
             }
             free(c->session);
@@ -106,7 +106,7 @@ static int on_body(void *ud, const char *p, size_t n)
         int rc = sy_sse_feed(op->fr, p, n, on_event, op);
         if (rc < 0) {
             op->ureq = NULL;
-            mcp_op_failf(op, SY_ENOSPC, "MCP server '%s': an answer larger than %zu bytes", op->c->s.name,
+            mcp_op_failf(op, SY_ENOSPC, "MCP server '%s': an answer larger than %zu bytes", mcp_op_name(op),
                          op->max_result);
             return 1;
         }
@@ -114,7 +114,8 @@ static int on_body(void *ud, const char *p, size_t n)
     }
     if (op->resp.len + n > op->max_result) {
         op->ureq = NULL;
-        mcp_op_failf(op, SY_ENOSPC, "MCP server '%s': an answer larger than %zu bytes", op->c->s.name, op->max_result);
+        mcp_op_failf(op, SY_ENOSPC, "MCP server '%s': an answer larger than %zu bytes", mcp_op_name(op),
+                     op->max_result);
         return 1;
     }
     if (sy_buf_append(&op->resp, p, n) != 0) {
@@ -132,8 +133,8 @@ static void json_answer(struct sy_mcp_op *op)
         if (op->notify)
             mcp_op_finish(op, 0, "", 0);
         else
-            mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered a request with no message (HTTP %d)", c->s.name,
-                         op->status);
+            mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered a request with no message (HTTP %d)",
+                         mcp_op_name(op), op->status);
         return;
     }
     if (op->notify) { /* a body to a notification: ignored */
@@ -147,8 +148,8 @@ static void json_answer(struct sy_mcp_op *op)
         for (size_t i = 0; i < n; i++)
             ex[i] = (unsigned char)op->resp.p[i] < 0x20 ? ' ' : op->resp.p[i];
         ex[n] = 0;
-        mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered with something that is not the answer (%s)", c->s.name,
-                     ex);
+        mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered with something that is not the answer (%s)",
+                     mcp_op_name(op), ex);
     }
 }
 
@@ -164,7 +165,7 @@ static void on_done(void *ud, int err)
         return; /* decided already: the kick frees it */
     struct mconn *c = op->c;
     if (err) {
-        mcp_op_failf(op, err, "MCP server '%s': %s", c->s.name,
+        mcp_op_failf(op, err, "MCP server '%s': %s", mcp_op_name(op),
                      err == SY_EUPCONNECT || err == SY_EDNS ? "cannot connect"
                      : err == SY_ETLS                       ? "TLS failed"
                      : err == SY_EUPRESET                   ? "connection reset"
@@ -172,7 +173,7 @@ static void on_done(void *ud, int err)
         return;
     }
     int st = op->status;
-    if (st == 404 && op->kind == OPK_USER && c->session && !op->retried_404) {
+    if (st == 404 && op->kind == OPK_USER && op->sent_sid && !op->retried_404) {
         /* the session expired on the server: initialize again, then retry */
         ml_del(&op->q);
         op->where = OPW_NONE;
@@ -192,7 +193,7 @@ static void on_done(void *ud, int err)
         for (size_t i = 0; i < n; i++) /* one line in a log or an error message */
             ex[i] = (unsigned char)op->resp.p[i] < 0x20 ? ' ' : op->resp.p[i];
         ex[n] = 0;
-        mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered HTTP %d: %s", c->s.name, st, ex);
+        mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' answered HTTP %d: %s", mcp_op_name(op), st, ex);
         return;
     }
     if (op->fr) {
@@ -201,7 +202,7 @@ static void on_done(void *ud, int err)
             if (op->notify)
                 mcp_op_finish(op, 0, "", 0);
             else
-                mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' ended its stream without the answer", c->s.name);
+                mcp_op_failf(op, SY_EUPPROTO, "MCP server '%s' ended its stream without the answer", mcp_op_name(op));
         }
         return;
     }
@@ -224,8 +225,10 @@ int mcp_http_send(struct sy_mcp_op *op)
     struct sy_buf *h = &op->hdr;
     sy_buf_reset(h);
     SY_BUF_LIT(h, "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n");
+    op->sent_sid = 0;
     if (op->kind != OPK_INIT) {
         if (c->session) {
+            op->sent_sid = 1;
             SY_BUF_LIT(h, "Mcp-Session-Id: ");
             sy_buf_puts(h, c->session);
             SY_BUF_LIT(h, "\r\n");

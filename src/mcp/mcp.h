@@ -106,6 +106,10 @@ struct sy_mcp_set {
  * warn (may be NULL). Refs 1. */
 struct sy_mcp_set *sy_mcp_set_build(const char *servers_json, const char *aliases_json, const char *db_rows_json,
                                     char *err, size_t errlen, struct sy_buf *warn);
+/* Credentials LiteLLM stored encrypted in LiteLLM_MCPServerTable are
+ * decrypted with LITELLM_SALT_KEY, else with this master key (set once at
+ * start, before any set is built; NULL clears it). */
+void sy_mcp_set_master_key(const char *k);
 void sy_mcp_set_ref(struct sy_mcp_set *s);
 void sy_mcp_set_unref(struct sy_mcp_set *s);
 /* The server a name, alias, prefix or id denotes; NULL: none. */

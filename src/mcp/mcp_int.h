@@ -22,8 +22,7 @@
  * sy_mcp_stdio_running says whether it runs (when it could not start, the
  * restarts follow and on_state(ud, 1) reports the first that runs). A
  * server from the database (from_db) is refused (NULL): only the config
- * starts processes. Callbacks may call send and
- * stop; none follows stop. */
+ * starts processes. Callbacks may call send and stop; none follows stop. */
 struct sy_mcp_stdio;
 struct sy_mcp_stdio_cbs {
     void (*on_msg)(void *ud, const char *line, size_t n);

@@ -149,7 +149,7 @@ static void post_done(void *ud, int err)
     struct post *pp = ud;
     struct sy_mcp_op *op = pp->op;
     if (op) {
-        const char *name = op->c ? op->c->s.name : "?";
+        const char *name = mcp_op_name(op);
         if (err) {
             mcp_op_failf(op, err, "MCP server '%s': POST of the message failed (%s)", name, sy_err_name(err));
         } else if (pp->status / 100 != 2) {

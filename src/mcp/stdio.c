@@ -21,13 +21,11 @@
  *
  * The security model: only the config can start a process. A server that
  * came from the database (s->from_db) is refused here, whatever wrote the
- * row (the gateway's API, LiteLLM's UI on a shared database, SQL): a
- * database write cannot run a command on the gateway's hosts. The child gets a minimal environment: PATH, HOME and LANG
- * of the gateway (read once) and the server's own env entries, never the
- * gateway's secrets (master key, database URL, provider keys). Before each
- * spawn every descriptor of the process is marked close-on-exec (libuv does
- * not close inherited descriptors), so the child holds none of the gateway's
- * sockets or files.
+ * row (LiteLLM's UI on a shared database, SQL: the API refuses stdio
+ * servers), so a database write cannot run a command on the gateway's hosts. The child gets a minimal environment:
+ * PATH, HOME and LANG of the gateway (read once) and the server's own env entries, never the gateway's secrets (master
+ * key, database URL, provider keys). Before each spawn every descriptor of the process is marked close-on-exec (libuv
+ * does not close inherited descriptors), so the child holds none of the gateway's sockets or files.
  *
  * Each child leads its own process group (UV_PROCESS_DETACHED: setsid), so a
  * signal reaches what it started too (npx and the node it runs). Stopping:
@@ -47,7 +45,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>

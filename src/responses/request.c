@@ -47,7 +47,8 @@
  *     reasoning (other); hosted tools' items   dropped (chat has no place for them)
  *       (web_search_call, tool_search_call,
  *       tool_search_output, image_generation_call,
- *       file_search_call, code_interpreter_call)
+ *       file_search_call, code_interpreter_call;
+ *       mcp_list_tools, mcp_call, mcp_approval_*)
  *     item_reference, any other type           400 param "input" (needs a native deployment)
  *   tools [{type:function, name, description,  tools [{type:function, function:{name,
  *           parameters, strict}]               description (default ""), parameters (default
@@ -587,8 +588,11 @@ static int w_reasoning(struct tx *t, uint32_t it)
 
 /* Items of hosted tools (run by OpenAI, never by a translated deployment):
  * dropped from the history. */
-static const char *const hosted_calls[] = {"web_search_call",       "tool_search_call", "tool_search_output",
-                                           "image_generation_call", "file_search_call", "code_interpreter_call"};
+static const char *const hosted_calls[] = {"web_search_call", "tool_search_call", "tool_search_output",
+                                           "image_generation_call", "file_search_call", "code_interpreter_call",
+                                           /* the MCP items switchyard's tool loop adds (stages/mcp_tools.c) */
+                                           "mcp_list_tools", "mcp_call", "mcp_approval_request",
+                                           "mcp_approval_response"};
 
 /* One input item (of t->d) -> zero or one chat message (or a tool call
  * added to the open assistant message). */

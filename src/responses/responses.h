@@ -281,4 +281,24 @@ int sy_resp_ids_rewrite(const char *p, size_t n, const char *provider, const cha
  * stream. 0, SY_EJSON (not a response object), SY_ENOSPC (out's cap). */
 int sy_resp_sse_replay(const char *resp, size_t n, struct sy_arena *a, struct sy_buf *out);
 
+/* ---- MCP tool loop items (mcpitems.c) ----------------------------------------
+ *
+ * For stages/mcp_tools.c: the ids of mcp_approval_request items, which carry
+ * the call they ask about ("mcpr_" + base64 of {call_id, tool, arguments,
+ * server_label}), and a CallToolResult as the text the model gets. */
+struct sy_resp_mcp_call {
+    const char *call_id, *name, *args, *label;
+    size_t call_id_len, name_len, args_len, label_len;
+};
+/* k's approval request id appended to out (NUL-terminated). 0 or SY_ENOSPC. */
+int sy_resp_mcp_approval_id(const struct sy_resp_mcp_call *k, struct sy_buf *out);
+/* An approval request id back into its call (strings decoded, NUL-terminated,
+ * in a). 0, or SY_EINVAL: not an id sy_resp_mcp_approval_id made. */
+int sy_resp_mcp_approval_decode(const char *id, size_t n, struct sy_arena *a, struct sy_resp_mcp_call *k);
+/* CallToolResult json[0..n) as the model's text appended to out (LiteLLM's
+ * _parse_mcp_result: text parts joined by a space, other parts named,
+ * "Tool executed successfully" when nothing is left); *is_error its isError.
+ * 0 or SY_ENOSPC. */
+int sy_resp_mcp_result_text(const char *json, size_t n, struct sy_arena *a, struct sy_buf *out, int *is_error);
+
 #endif

@@ -220,6 +220,7 @@ struct job {
     uint64_t t0;
     struct sy_buf out; /* this job's answer (a JSON-RPC response, or the mode's document) */
     int done;
+    int answered; /* out holds the answer already (inline results, refusals): nothing to finish */
 };
 
 struct disp {
@@ -283,7 +284,9 @@ static void compute_allowed(struct disp *d)
     sy_mcp_allowed(d->set, admin, k ? k->perm : NULL, k ? k->team_perm : NULL, k ? k->org_perm : NULL, d->allowed);
 }
 
-/* Keep only the servers a comma list names (x-mcp-servers, /mcp/a,b). */
+/* Keep only the servers a comma list names (x-mcp-servers, /mcp/a,b): a
+ * server's id, name, alias or prefix, or an access group (every server of it,
+ * as LiteLLM reads the header). */
 static void narrow(struct disp *d, const char *list, size_t n)
 {
     if (!d->set)
@@ -304,6 +307,12 @@ static void narrow(struct disp *d, const char *list, size_t n)
             const struct sy_mcp_server *s = sy_mcp_find(d->set, list + a, b - a);
             if (s)
                 keep[s->idx] = 1;
+            else
+                for (size_t k = 0; k < d->set->n; k++)
+                    for (size_t g = 0; g < d->set->s[k].naccess_groups; g++)
+                        if (strlen(d->set->s[k].access_groups[g]) == b - a &&
+                            memcmp(d->set->s[k].access_groups[g], list + a, b - a) == 0)
+                            keep[k] = 1;
         }
         i = e + 1;
     }
@@ -471,6 +480,7 @@ static void job_error(struct job *j, int code, const char *msg)
 {
     sy_buf_reset(&j->out);
     sy_mcp_rpc_error(&j->out, j->id, j->id_len, code, msg);
+    j->answered = 1;
 }
 
 /* The top-level member `name` of the JSON object text p (raw), or NULL. */
@@ -592,7 +602,7 @@ static int append_items(struct job *j, struct sub *s, const char *field, struct 
     struct sy_jdoc doc;
     if (sy_jdom_parse(&doc, s->msg, s->n, &c->req->arena, 0) != 0 || sy_jdom_type(&doc, 0) != 'o')
         return -1;
-    uint32_t res = sy_jdom_member(&doc, 0, "result");
+    uint32_t res = sy_jdom_top(&doc, "result");
     if (sy_jdom_kind(&doc, res) != 'o')
         return -1;
     uint32_t arr = sy_jdom_member(&doc, res, field);
@@ -900,7 +910,7 @@ static void disp_job_done(struct job *j)
     if (j->done)
         return;
     j->done = 1;
-    switch (j->kind) {
+    switch (j->answered ? MK_UNKNOWN : j->kind) {
     case MK_TOOLS_LIST:
     case MK_PROMPTS_LIST:
     case MK_RES_LIST:
@@ -1003,6 +1013,29 @@ static const char *rebuild_params(struct sy_call *c, const char *params, size_t 
     return out;
 }
 
+/* The decoded text of the raw JSON string s[0..n) (quotes included): a span
+ * of s when it has no escape, else decoded into the arena. NULL: not a string. */
+static const char *json_string(struct sy_arena *a, const char *s, size_t n, size_t *len)
+{
+    int esc = 0;
+    if (!n || s[0] != '"' || sy_jdom_string_len(s, n, &esc) != n)
+        return NULL;
+    if (!esc) {
+        *len = n - 2;
+        return s + 1;
+    }
+    char *w = sy_arena_alloc(a, n + 2); /* "[" s "]": node 1 is the string */
+    if (!w)
+        return NULL;
+    w[0] = '[';
+    memcpy(w + 1, s, n);
+    w[n + 1] = ']';
+    struct sy_jdoc doc;
+    if (sy_jdom_parse(&doc, w, n + 2, a, 4) != 0 || doc.count < 2)
+        return NULL;
+    return sy_jdom_view(&doc, 1, a, len);
+}
+
 /* Start a call by name: tools/call or prompts/get. 0 started (or answered
  * into j->out), else a refusal code for the modes without JSON-RPC. */
 static int start_named(struct job *j, const char *method)
@@ -1012,11 +1045,8 @@ static int start_named(struct job *j, const char *method)
     size_t nl = 0;
     const char *nraw = member(j->params, j->params_len, "name", &nl);
     char name[1024];
-    struct sy_jdoc doc;
     size_t dl = 0;
-    const char *dec = NULL;
-    if (nraw && nl >= 2 && nraw[0] == '"' && sy_jdom_parse(&doc, nraw, nl, &c->req->arena, 4) == 0)
-        dec = sy_jdom_view(&doc, 0, &c->req->arena, &dl);
+    const char *dec = nraw ? json_string(&c->req->arena, nraw, nl, &dl) : NULL;
     if (!dec || !dl || dl >= sizeof name || memchr(dec, 0, dl)) {
         job_error(j, -32602, "Invalid params: a string \"name\" is required");
         return SY_EINVAL;
@@ -1110,6 +1140,7 @@ static void start_job(struct job *j)
         break;
     default: job_error(j, -32601, "Method not found"); break;
     }
+    j->answered = 1;
     j->pending = 1; /* answered inline */
 }
 

@@ -502,7 +502,7 @@ static int rpc_fail(struct sy_call *c, int status, int code, const char *msg)
 static int deliver(struct sy_call *c, const char *nonce, const char *body, size_t n)
 {
     struct sy_buf ev;
-    sy_buf_init(&ev, (size_t)-1);
+    sy_buf_init(&ev, 8 * n + 4096); /* each line of the answer costs at most 7 bytes more ("data: ") */
     events_of(&ev, body, n);
     if (sy_buf_failed(&ev)) {
         sy_buf_free(&ev);

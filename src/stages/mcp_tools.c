@@ -52,7 +52,6 @@
  * client that leaves while tools run or list is accounted 499 once they are
  * done (gateway/offload.h's wait pattern), never while an op is in flight.
  */
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,63 +251,34 @@ static int rebuild(const char *p, size_t n, struct edit *ed, size_t ne, struct s
     return w.err ? -1 : 0;
 }
 
-/* ---- approval ids: "mcpr_" + base64({"c":call_id,"n":name,"a":arguments,"l":label}) ---- */
+/* ---- approval ids (responses/mcpitems.c) ---------------------------------- */
 
 static const char *approval_id(struct mt *m, const struct mcall *k)
 {
-    struct sy_buf j;
-    sy_buf_init(&j, MT_BODY_MAX);
-    struct sy_jw w;
-    sy_jw_init(&w, &j);
-    sy_jw_obj(&w);
-    sy_jw_key(&w, "c");
-    sy_jw_str(&w, k->call_id, k->call_id_len);
-    sy_jw_key(&w, "n");
-    sy_jw_str(&w, k->name, k->nlen);
-    sy_jw_key(&w, "a");
-    sy_jw_str(&w, k->args, k->alen);
-    sy_jw_key(&w, "l");
-    sy_jw_cstr(&w, m->e[k->entry].label);
-    sy_jw_end(&w);
-    char *out = NULL;
-    if (!w.err && j.len < (1u << 28)) {
-        out = sy_arena_alloc(&m->c->req->arena, 5 + 4 * ((j.len + 2) / 3) + 1);
-        if (out) {
-            memcpy(out, "mcpr_", 5);
-            EVP_EncodeBlock((unsigned char *)out + 5, (const unsigned char *)j.p, (int)j.len);
-        }
-    }
-    sy_buf_free(&j);
-    return out;
+    const struct mentry *e = &m->e[k->entry];
+    struct sy_resp_mcp_call rc = {k->call_id,     k->name, k->args, e->label,
+                                  k->call_id_len, k->nlen, k->alen, strlen(e->label)};
+    struct sy_buf b;
+    sy_buf_init(&b, MT_BODY_MAX);
+    const char *id = NULL;
+    if (sy_resp_mcp_approval_id(&rc, &b) == 0)
+        id = sy_arena_strndup(&m->c->req->arena, b.p, b.len);
+    sy_buf_free(&b);
+    return id;
 }
 
-/* An approval request id back into a call (0), or -1 (not one of ours). */
 static int approval_decode(struct mt *m, const char *id, size_t n, struct mcall *k)
 {
-    struct sy_arena *a = &m->c->req->arena;
-    if (n < 9 || memcmp(id, "mcpr_", 5) || (n - 5) % 4 || n - 5 > (1u << 28))
+    struct sy_resp_mcp_call rc;
+    if (sy_resp_mcp_approval_decode(id, n, &m->c->req->arena, &rc) != 0)
         return -1;
-    size_t bn = n - 5;
-    unsigned char *raw = sy_arena_alloc(a, bn / 4 * 3 + 1);
-    if (!raw)
-        return -1;
-    int dl = EVP_DecodeBlock(raw, (const unsigned char *)id + 5, (int)bn);
-    if (dl < 0)
-        return -1;
-    if (id[n - 1] == '=')
-        dl--;
-    if (id[n - 2] == '=')
-        dl--;
-    struct sy_jdoc d;
-    if (sy_jdom_parse(&d, (const char *)raw, (size_t)dl, a, 64) != 0 || sy_jdom_type(&d, 0) != 'o')
-        return -1;
-    uint32_t c = sy_jdom_top(&d, "c"), nm = sy_jdom_top(&d, "n"), ar = sy_jdom_top(&d, "a");
-    if (sy_jdom_kind(&d, c) != 's' || sy_jdom_kind(&d, nm) != 's' || sy_jdom_kind(&d, ar) != 's')
-        return -1;
-    k->call_id = sy_jdom_str(&d, c, a, &k->call_id_len);
-    k->name = sy_jdom_str(&d, nm, a, &k->nlen);
-    k->args = sy_jdom_str(&d, ar, a, &k->alen);
-    return k->call_id && k->name && k->args ? 0 : -1;
+    k->call_id = rc.call_id;
+    k->call_id_len = rc.call_id_len;
+    k->name = rc.name;
+    k->nlen = rc.name_len;
+    k->args = rc.args;
+    k->alen = rc.args_len;
+    return 0;
 }
 
 /* ---- the tools ------------------------------------------------------------ */
@@ -446,49 +416,14 @@ static int tools_build(struct mt *m)
 
 /* ---- tool calls --------------------------------------------------------------- */
 
-/* A CallToolResult as the model's text (LiteLLM's _parse_mcp_result: text
- * parts joined by a space, other parts named). */
+/* A CallToolResult as the model's text (responses/mcpitems.c). */
 static void result_text(struct mt *m, struct mcall *k, const char *json, size_t n)
 {
-    struct sy_arena *a = &m->c->req->arena;
-    struct sy_jdoc d;
     struct sy_buf t;
     sy_buf_init(&t, MT_BODY_MAX);
     int is_error = 0;
-    if (sy_jdom_parse(&d, json, n, a, 0) == 0 && sy_jdom_type(&d, 0) == 'o') {
-        sy_jdom_bool(&d, sy_jdom_top(&d, "isError"), &is_error);
-        uint32_t content = sy_jdom_top(&d, "content");
-        struct sy_buf other;
-        sy_buf_init(&other, 4096);
-        for (uint32_t p = sy_jdom_kind(&d, content) == 'a' ? sy_jdom_first(&d, content) : 0; p;
-             p = sy_jdom_next(&d, p)) {
-            uint32_t ty = sy_jdom_member(&d, p, "type");
-            size_t l;
-            const char *s;
-            if (sy_jdom_str_eq(&d, ty, "text") && (s = sy_jdom_str(&d, sy_jdom_member(&d, p, "text"), a, &l))) {
-                if (t.len)
-                    SY_BUF_LIT(&t, " ");
-                sy_buf_append(&t, s, l);
-            } else {
-                const char *nm = sy_jdom_str_eq(&d, ty, "image")      ? "Image"
-                                 : sy_jdom_str_eq(&d, ty, "audio")    ? "Audio"
-                                 : sy_jdom_str_eq(&d, ty, "resource") ? "EmbeddedResource"
-                                                                      : "ResourceLink";
-                if (other.len)
-                    SY_BUF_LIT(&other, ", ");
-                sy_buf_puts(&other, nm);
-            }
-        }
-        if (other.len) {
-            if (t.len)
-                SY_BUF_LIT(&t, " ");
-            sy_buf_printf(&t, "[Generated %.*s]", (int)other.len, other.p);
-        }
-        sy_buf_free(&other);
-    }
-    if (!t.len)
-        SY_BUF_LIT(&t, "Tool executed successfully");
-    k->output = sy_arena_strndup(a, t.p, t.len);
+    sy_resp_mcp_result_text(json, n, &m->c->req->arena, &t, &is_error);
+    k->output = sy_arena_strndup(&m->c->req->arena, t.p ? t.p : "", t.len);
     k->error = is_error ? k->output : NULL;
     sy_buf_free(&t);
 }
@@ -688,6 +623,7 @@ static int request_rewrite(struct sy_call *c, struct mt *m)
     c->in.scan = sc;
     c->in.stream = 0; /* every round is held whole; the final answer is streamed here (final_stream) */
     c->in.include_usage = 0;
+    m->phase = 0;
     return SY_OK;
 }
 

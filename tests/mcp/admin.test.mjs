@@ -14,18 +14,20 @@
 //   SQLite / PG   the same on the instance's SQLite file and on PostgreSQL
 //   two instances one PostgreSQL: a server added on A is served on B (its
 //                 periodic read; no Redis)
-//   stdio         refused from the API: only the config starts processes
+//   stdio         refused from the API unless
+//                 general_settings.switchyard_mcp_stdio_from_api is true
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { api, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
-import { MASTER_KEY, connect, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
+import { MASTER_KEY, connect, initialize, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
 
 const SERVED_MS = 20000; // the registry reads on a change at once, and every 10 s in any case
 
-/** The tool names key sees on gw's /mcp (raw JSON-RPC: no session needed to list). */
+/** The tool names key sees on gw's /mcp (a session of its own, then tools/list). */
 async function toolNames(gw, key) {
-  const r = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key });
+  const { sessionId } = await initialize(gw.mcpUrl, { key });
+  const r = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { key, sessionId });
   if (r.status !== 200 || !r.json?.result) return [];
   return r.json.result.tools.map((t) => t.name);
 }
@@ -288,5 +290,26 @@ describe('two instances on one PostgreSQL', () => {
     assert.equal(one.status, 200, one.text);
     assert.equal((await api(A.url, MASTER_KEY, 'DELETE', `/v1/mcp/server/${c.json.server_id}`)).status, 202);
     assert.ok(await until(async () => !(await toolNames(B, MASTER_KEY)).includes('shared-echo'), SERVED_MS));
+  });
+});
+
+describe('stdio servers from the API, when the config allows it', () => {
+  let gw, std;
+  before(async () => {
+    std = await startMcpServer('stdio', { tools: ['echo'] });
+    gw = await startGatewayWithMcp({ general: '  switchyard_mcp_stdio_from_api: true' });
+  });
+  after(async () => { if (gw) assert.equal(await gw.stop(), 0); });
+
+  test('added, started on use, and served', async () => {
+    const c = await api(gw.url, MASTER_KEY, 'POST', '/v1/mcp/server', {
+      server_name: 'proc', transport: 'stdio', command: std.command, args: std.args,
+    });
+    assert.equal(c.status, 201, c.text);
+    assert.ok(await until(async () => (await toolNames(gw, MASTER_KEY)).includes('proc-echo'), SERVED_MS));
+    const client = await connect(gw.mcpUrl, { key: MASTER_KEY });
+    const res = await client.callTool({ name: 'proc-echo', arguments: { text: 'hi' } });
+    assert.equal(textOf(res), 'hi');
+    await client.close();
   });
 });

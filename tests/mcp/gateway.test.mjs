@@ -6,7 +6,8 @@
 // headers forwarded to one server, the REST mirror and the metrics.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, connect, initialize, MASTER_KEY, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
+import { connect, initialize, MASTER_KEY, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
+import { api } from '../lib/harness.mjs';
 
 let bed, two, gw;
 const started = [];
@@ -18,10 +19,9 @@ before(async () => {
   gw = await startGatewayWithMcp({
     servers: {
       bed,
-      two: { server: two, extra_headers: ['x-forward-me'] },
+      two: { server: two, extra_headers: ['x-forward-me'], access_groups: ['team-two'] },
       gone: { url: 'http://127.0.0.1:9/mcp', transport: 'http' }, // nothing listens: left out of lists
     },
-    aliases: { zwei: 'two' },
     keys: [{ key_alias: 'k1' }, { key_alias: 'k2' }],
     general: '  max_request_size_mb: 1',
   });
@@ -72,7 +72,7 @@ test('prompts and resources pass through; prompt names are namespaced', async ()
 });
 
 test('/{alias}/mcp and /mcp/{name}: one server; bare names accepted; an unknown server is 404', async () => {
-  for (const p of ['/two/mcp', '/zwei/mcp', '/mcp/two']) {
+  for (const p of ['/two/mcp', '/mcp/two']) {
     const c = await connect(url(p), { key: MASTER_KEY });
     assert.deepEqual(names((await c.listTools()).tools), ['two-add', 'two-echo', 'two-whoami'], p);
     assert.equal(textOf(await c.callTool({ name: 'echo', arguments: { text: 'bare' } })), 'bare', p);
@@ -87,6 +87,20 @@ test('/{alias}/mcp and /mcp/{name}: one server; bare names accepted; an unknown 
   const r = await rpc(url('/nosuch/mcp'), { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { key: MASTER_KEY });
   assert.equal(r.status, 404);
   assert.match(r.json.error.message, /MCP server not found: nosuch/);
+});
+
+test('mcp_aliases: the alias is the tool prefix and a path; the name still finds the server', async () => {
+  const g = await startGatewayWithMcp({ servers: { two }, aliases: { zwei: 'two' } });
+  try {
+    for (const p of ['/mcp', '/zwei/mcp', '/two/mcp']) {
+      const c = await connect(`${g.url}${p}`, { key: MASTER_KEY });
+      assert.deepEqual(names((await c.listTools()).tools), ['zwei-add', 'zwei-echo', 'zwei-whoami'], p);
+      assert.equal(textOf(await c.callTool({ name: 'zwei-echo', arguments: { text: 'z' } })), 'z', p);
+      await c.close();
+    }
+  } finally {
+    await g.stop();
+  }
 });
 
 test('initialize: the negotiated revision; a session is bound to its scope', async () => {
@@ -137,12 +151,12 @@ test('batches keep ids and order; notifications alone are 202; unknown methods -
     { jsonrpc: '2.0', id: 'a', method: 'ping' },
     { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'zz' } },
     { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'two-add', arguments: { a: 1, b: 2 } } },
-    { jsonrpc: '2.0', id: { x: 1 }, method: 'nope/nope' },
+    { jsonrpc: '2.0', id: 'z', method: 'nope/nope' },
   ], o);
   assert.equal(r.status, 200);
   const arr = JSON.parse(r.text);
   assert.ok(Array.isArray(arr));
-  assert.deepEqual(arr.map((m) => m.id), ['a', 7, { x: 1 }]);
+  assert.deepEqual(arr.map((m) => m.id), ['a', 7, 'z']);
   assert.deepEqual(arr[0].result, {});
   assert.equal(arr[1].result.structuredContent.sum, 3);
   assert.equal(arr[2].error.code, -32601);
@@ -151,6 +165,8 @@ test('batches keep ids and order; notifications alone are 202; unknown methods -
   assert.equal(n.text, '');
   const two2 = await rpc(gw.mcpUrl, [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { jsonrpc: '2.0', id: 2, method: 'ping' }], { key: MASTER_KEY });
   assert.equal(two2.status, 400);
+  const objId = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: { x: 1 }, method: 'ping' }, o);
+  assert.equal(objId.status, 400, 'an id must be a string or a number');
 });
 
 test('bad bodies: not JSON, duplicate keys, not JSON-RPC, wrong media type, over the size cap', async () => {
@@ -191,15 +207,22 @@ test('auth: no key 401 in LiteLLM\'s shape; x-litellm-api-key leaves Authorizati
   assert.equal(j.error.type, 'auth_error');
   const bad = await rpc(gw.mcpUrl, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { key: 'sk-nope' });
   assert.equal(bad.status, 401);
-  const c = await connect(gw.mcpUrl, { key: gw.key.k1, keyHeader: 'x-litellm-api-key', headers: { authorization: 'Bearer for-the-server' } });
+  const c = await connect(gw.mcpUrl, { key: MASTER_KEY, keyHeader: 'x-litellm-api-key', headers: { authorization: 'Bearer for-the-server' } });
   assert.ok((await c.listTools()).tools.length > 0);
+  const who = JSON.parse(textOf(await c.callTool({ name: 'two-whoami', arguments: {} })));
+  assert.equal(who.headers.authorization, undefined, 'the client\'s Authorization goes only to oauth2 servers without credentials');
   await c.close();
+  const k1 = await connect(gw.mcpUrl, { key: gw.key.k1 });
+  assert.deepEqual((await k1.listTools()).tools, [], 'a key without MCP permissions sees no server');
+  await k1.close();
 });
 
 test('x-mcp-servers narrows the servers; x-mcp-<alias>-<header> and extra_headers reach one server only', async () => {
-  const c = await connect(gw.mcpUrl, { key: MASTER_KEY, headers: { 'x-mcp-servers': 'two' } });
-  assert.deepEqual(names((await c.listTools()).tools), ['two-add', 'two-echo', 'two-whoami']);
-  await c.close();
+  for (const h of ['two', ' two , nosuch', 'team-two']) { // a name, unknown names ignored, an access group
+    const c = await connect(gw.mcpUrl, { key: MASTER_KEY, headers: { 'x-mcp-servers': h } });
+    assert.deepEqual(names((await c.listTools()).tools), ['two-add', 'two-echo', 'two-whoami'], h);
+    await c.close();
+  }
   const h = { 'x-mcp-two-x-secret': 's2', 'x-mcp-bed-x-secret': 'sb', 'x-forward-me': 'fw', 'x-not-forwarded': 'no' };
   const c2 = await connect(gw.mcpUrl, { key: MASTER_KEY, keyHeader: 'x-litellm-api-key', headers: h });
   const who2 = JSON.parse(textOf(await c2.callTool({ name: 'two-whoami', arguments: {} })));

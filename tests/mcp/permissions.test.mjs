@@ -6,8 +6,8 @@
 // each tool call writes a spend row with the server's per-call cost.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, connect, MASTER_KEY, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
-import { until } from '../lib/harness.mjs';
+import { connect, MASTER_KEY, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
+import { api, until } from '../lib/harness.mjs';
 
 let a, b, gw;
 

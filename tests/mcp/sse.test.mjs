@@ -23,7 +23,8 @@ before(async () => {
   bed = await startMcpServer('http', { tools: ['echo', 'add'] });
   gw = await startGatewayWithMcp({
     servers: { bed },
-    keys: [{ key_alias: 'a' }, { key_alias: 'b' }],
+    keys: [{ key_alias: 'a', object_permission: { mcp_servers: ['bed'] } },
+      { key_alias: 'b', object_permission: { mcp_servers: ['bed'] } }],
     workers: 2,
     general: '  switchyard_mcp_sse_max_streams: 40',
   });
@@ -46,6 +47,7 @@ async function openStream(url, headers = {}) {
   const reader = res.body.getReader();
   const dec = new TextDecoder();
   let buf = '';
+  let pending = null; // a read that outlived a timeout: the next call takes its bytes
   st.next = async (ms = 10000) => {
     const end = Date.now() + ms;
     for (;;) {
@@ -64,8 +66,12 @@ async function openStream(url, headers = {}) {
       }
       const left = end - Date.now();
       if (left <= 0) return null;
-      const r = await Promise.race([reader.read(), new Promise((r) => setTimeout(() => r({ timeout: true }), left))]);
+      pending ??= reader.read();
+      let timer;
+      const r = await Promise.race([pending, new Promise((res) => { timer = setTimeout(() => res({ timeout: true }), left); })]);
+      clearTimeout(timer);
       if (r.timeout) return null;
+      pending = null;
       if (r.done) return null;
       buf += dec.decode(r.value, { stream: true });
     }

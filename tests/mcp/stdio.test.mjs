@@ -4,6 +4,7 @@
 //
 //   - a tools/call reaches the child and comes back; the child's environment
 //     is the config's env plus PATH, HOME and LANG, none of the gateway's;
+//     its stderr is logged with the server's name, at a bounded rate;
 //   - a child killed from outside is restarted and the next call works;
 //   - a server whose command does not exist is left out, the others work;
 //   - a reload without the server stops its child;
@@ -49,12 +50,12 @@ const call = async (client, name, args = {}) => {
 };
 
 test('a tools/call reaches the stdio child; its env is the config\'s plus PATH, HOME, LANG only', async () => {
-  const st = await startMcpServer('stdio', { tools: ['echo', 'whoami'], env: { BED_TOKEN: 'from-config' } });
+  const st = await startMcpServer('stdio', { tools: ['echo', 'whoami', 'log'], env: { BED_TOKEN: 'from-config' } });
   const gw = await gateway({ servers: { st }, env: { SY_GATEWAY_SECRET: 'must-not-leak', LANG: 'C.UTF-8' } });
   const client = await connect(gw.mcpUrl, { key: MASTER_KEY });
   try {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['st-echo', 'st-whoami']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['st-echo', 'st-log', 'st-whoami']);
     assert.equal(textOf(await call(client, 'st-echo', { text: 'through a pipe' })), 'through a pipe');
     const who = JSON.parse(textOf(await call(client, 'st-whoami')));
     assert.equal(who.transport, 'stdio');
@@ -69,6 +70,11 @@ test('a tools/call reaches the stdio child; its env is the config\'s plus PATH, 
     const stats = await st.stats();
     assert.equal(stats.starts, 1);
     assert.equal(stats.calls.echo, 1);
+    // 5000 stderr lines: logged with the server's name, 20 per 10 s window at most
+    assert.equal(textOf(await call(client, 'st-log', { lines: 5000 })), 'logged 5000');
+    assert.ok(await until(() => /mcp server st: stderr: /.test(gw.log()), 10000), 'stderr is logged');
+    const logged = gw.log().split('\n').filter((l) => l.includes('mcp server st: stderr: ')).length;
+    assert.ok(logged >= 1 && logged <= 20, `${logged} stderr lines logged`);
   } finally {
     await client.close();
   }
@@ -104,7 +110,9 @@ test('a child killed from outside is restarted and the next call works in the ne
 test('a stdio server whose command does not exist is left out; the others work', async () => {
   const st = await startMcpServer('stdio', { tools: ['echo'] });
   const gw = await gateway({
-    servers: { st, ghost: { transport: 'stdio', command: '/nonexistent/mcp-server', args: ['--x'] } },
+    // the pool waits for a child that is not running (a crashed one is back within a second) until the
+    // server's timeout: a short one keeps the missing server from holding tools/list
+    servers: { st, ghost: { transport: 'stdio', command: '/nonexistent/mcp-server', args: ['--x'], timeout: 2 } },
   });
   const client = await connect(gw.mcpUrl, { key: MASTER_KEY });
   try {

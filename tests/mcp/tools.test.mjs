@@ -11,8 +11,8 @@
 // tool on every round (the rounds bound).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, MASTER_KEY, startGatewayWithMcp, startMcpServer } from './lib.mjs';
-import { startMock, until } from '../lib/harness.mjs';
+import { MASTER_KEY, startGatewayWithMcp, startMcpServer } from './lib.mjs';
+import { api, startMock, until } from '../lib/harness.mjs';
 
 let bed, mock, gw;
 
@@ -123,6 +123,21 @@ test('Responses on a translated deployment (chat upstream): the same loop throug
   assert.equal(last.content, 'mock');
 });
 
+test('Responses, translated: a stored answer with MCP items continues with previous_response_id', async () => {
+  await mock.reset();
+  const r = await post('/v1/responses', { model: 'vllm', input: 'first', tools: [MCP_TOOL] });
+  assert.equal(r.status, 200, r.text);
+  let n = null;
+  assert.ok(await until(async () => {
+    n = await post('/v1/responses', { model: 'vllm', input: 'and then?', previous_response_id: r.json.id });
+    return n.status !== 400 || !/not found/.test(n.text);
+  }, 10000));
+  assert.equal(n.status, 200, n.text);
+  const last = (await upstream('/v1/chat/completions')).at(-1);
+  assert.equal(last.messages.at(-1).content, 'and then?');
+  assert.ok(last.messages.some((m) => m.role === 'assistant' && m.content === 'mock'), 'the earlier answer is in the history');
+});
+
 test('Responses, streamed: the MCP events, then the answer, as OpenAI streams them', async () => {
   await mock.reset();
   const r = await post('/v1/responses', { model: 'm', input: 'say it', stream: true, tools: [MCP_TOOL] });
@@ -207,7 +222,7 @@ test('approval: the call waits for mcp_approval_response; approved it runs, deni
   assert.equal(a.json.output.find((o) => o.type === 'message').content[0].text, 'mock');
   assert.equal((await bed.stats()).calls.echo, 1);
   const up = (await upstream('/v1/responses')).at(-1);
-  assert.ok(!up.input.some((i) => i.type.startsWith('mcp_')), 'no MCP item reaches the model');
+  assert.ok(!up.input.some((i) => (i.type || '').startsWith('mcp_')), 'no MCP item reaches the model');
   assert.equal(up.input.find((i) => i.type === 'function_call_output').output, 'mock');
   // denied: not run, the model is told
   const d = await post('/v1/responses', { model: 'm', input: [{ role: 'user', content: 'x' }, { type: 'mcp_approval_response', approval_request_id: req.id, approve: false }], tools: [tool] });
@@ -260,7 +275,7 @@ test('spend: one LLM row with every round\'s tokens and cost summed, one tool-ca
   await mock.reset();
   const r = await post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'count me' }], tools: [MCP_TOOL] });
   assert.equal(r.status, 200, r.text);
-  const callId = r.headers.get('x-litellm-call-id');
+  const rowId = r.json.id; // SpendLogs.request_id: the answer's id, as LiteLLM
   // what each round cost, asked of the mock directly with the bodies switchyard sent
   let pt = 0, ct = 0;
   for (const b of await upstream('/v1/chat/completions')) {
@@ -272,9 +287,9 @@ test('spend: one LLM row with every round\'s tokens and cost summed, one tool-ca
   assert.ok(await until(async () => {
     const l = await api(gw.url, MASTER_KEY, 'GET', '/spend/logs');
     rows = Array.isArray(l.json) ? l.json : l.json?.data ?? [];
-    return rows.some((x) => x.request_id === callId);
+    return rows.some((x) => x.request_id === rowId);
   }, 10000), 'the spend row is written');
-  const row = rows.find((x) => x.request_id === callId);
+  const row = rows.find((x) => x.request_id === rowId);
   assert.equal(row.prompt_tokens, pt);
   assert.equal(row.completion_tokens, ct);
   assert.ok(Math.abs(row.spend - (pt * 0.000001 + ct * 0.000002)) < 1e-9, `${row.spend} vs ${pt}/${ct}`);
@@ -296,4 +311,21 @@ test('requests without an mcp tool are untouched', async () => {
   const o = await post('/v1/responses', { model: 'm', input: 'x', tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://example.invalid/mcp' }] });
   assert.equal(o.status, 200, o.text);
   assert.equal((await upstream('/v1/responses'))[0].tools[0].type, 'mcp');
+});
+
+test('a client that leaves at any point of the loop (a round upstream, the tools, the next round) is let go; the gateway goes on', async () => {
+  await mock.reset();
+  for (const after of [50, 150, 250, 350, 450]) {
+    const ac = new AbortController();
+    const t = setTimeout(() => ac.abort(), after);
+    await fetch(`${gw.url}/v1/responses`, {
+      method: 'POST', signal: ac.signal,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', input: 'slow', tools: [MCP_TOOL], mock: { delay_ms: 150 } }),
+    }).then((r) => r.text()).catch(() => null);
+    clearTimeout(t);
+  }
+  const r = await post('/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'still there?' }], tools: [MCP_TOOL] });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.choices[0].message.content, 'mock');
 });

@@ -19,6 +19,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static int once;
+    if (!once) { /* DB credentials go through the decryption path too */
+        sy_mcp_set_master_key("fuzz-master-key");
+        once = 1;
+    }
     char *s = malloc(size + 1);
     if (!s)
         return 0;

@@ -3,13 +3,16 @@
  * (it must be refused: nobody forges a mac by chance, and nothing may read
  * past the token); then its first bytes fill a session's fields, which are
  * minted and read back (they must round-trip), and the minted token with one
- * byte changed at a place the input picks must be refused. */
+ * byte changed at a place the input picks must be refused. The input is also
+ * read as a credential LiteLLM stored encrypted (src/mcp/secretbox.c): a
+ * random one never opens. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcp/mcp.h"
+#include "mcp/secretbox.h"
 
 static const char K[] = "fuzz-secret";
 
@@ -38,6 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sy_mcp_session_read(K, sizeof K - 1, tok, size, 0, &r) == 0)
         abort(); /* a forged session */
     free(tok);
+    char *cred = malloc(size + 1), plain[256];
+    if (!cred)
+        return 0;
+    memcpy(cred, data, size);
+    cred[size] = 0;
+    if (sy__mcp_litellm_decrypt(cred, K, plain, sizeof plain) >= 0)
+        abort(); /* a forged ciphertext */
+    free(cred);
 
     memset(&s, 0, sizeof s);
     const uint8_t *p = data;

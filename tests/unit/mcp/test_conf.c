@@ -442,6 +442,7 @@ static void test_server_json(void **state)
     assert_non_null(strstr(b.p, "\"mcp_access_groups\":[\"g\"]"));
     assert_non_null(strstr(b.p, "\"X-Key\":\"********\""));
     assert_non_null(strstr(b.p, "\"default_cost_per_query\":0.25"));
+    assert_non_null(strstr(b.p, "\"credentials\":null"));
     sy_buf_reset(&b);
     sy_mcp_server_json(&s->s[1], &b);
     assert_non_null(strstr(b.p, "\"transport\":\"stdio\""));
