@@ -55,6 +55,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -93,13 +94,18 @@ static int bad(struct bctx *c, const char *fmt, ...)
 
 /* ---- values ---- */
 
-static char *g_master_key; /* set once at start (sy_mcp_set_master_key) */
+/* The master key, for LiteLLM's salt when LITELLM_SALT_KEY is unset: set at
+ * each config load (stages/mcp_registry.c), read by builds on DB threads. A
+ * replaced key is left allocated (a reload that changes the master key is
+ * rare; freeing it could pull it from under a build reading it). */
+static char *_Atomic g_master_key;
 
 void sy_mcp_set_master_key(const char *k)
 {
-    char *old = g_master_key;
-    g_master_key = k && *k ? strdup(k) : NULL;
-    free(old);
+    char *cur = atomic_load(&g_master_key);
+    if ((!k || !*k) ? cur == NULL : (cur && strcmp(cur, k) == 0))
+        return;
+    atomic_store(&g_master_key, k && *k ? strdup(k) : NULL);
 }
 
 /* A credential LiteLLM stored encrypted (its salt key: LITELLM_SALT_KEY, else
@@ -109,7 +115,7 @@ static char *maybe_decrypt(struct bctx *c, char *v)
 {
     const char *salt = getenv("LITELLM_SALT_KEY");
     if (!salt || !*salt)
-        salt = g_master_key;
+        salt = atomic_load(&g_master_key);
     char plain[4096];
     long n = v && salt ? sy__mcp_litellm_decrypt(v, salt, plain, sizeof plain) : -1;
     if (n < 0 || sy_utf8_check(plain, (size_t)n) != (size_t)n)

@@ -521,6 +521,7 @@ static int reg_conf_build(struct sy_gwconf *g, void **conf, char *err, size_t er
     rc->servers_json = cfg->mcp_servers;
     rc->aliases_json = cfg->mcp_aliases;
     pthread_mutex_init(&rc->mu, NULL);
+    sy_mcp_set_master_key(g->master_key); /* LiteLLM's salt for stored credentials when LITELLM_SALT_KEY is unset */
     /* the config alone first: its errors fail the load, whatever the DB holds */
     char e[256] = "";
     struct sy_buf warn;

@@ -60,6 +60,10 @@ const MATRIX = {
   'GET /global/all_end_users': 'read', 'POST /global/spend/reset': 'master',
   'GET /model/info': 'info', 'GET /v1/model/info': 'info', 'GET /v2/model/info': 'info',
   'GET /model_group/info': 'info',
+  // the MCP server routes pass the gate for every key; their handlers refuse
+  // writes by non-admins with LiteLLM's own 403 (tests/mcp/admin.test.mjs)
+  'GET /v1/mcp/server': 'info', 'GET /v1/mcp/server/*': 'info', 'GET /v1/mcp/access_groups': 'info',
+  'POST /v1/mcp/server': 'info', 'PUT /v1/mcp/server': 'info', 'DELETE /v1/mcp/server/*': 'info',
 };
 
 /** Every route of the C tables: "METHOD path" ("ANY" for method 0). */
