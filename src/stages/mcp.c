@@ -32,6 +32,11 @@
  * "call_mcp_tool", mcp_namespaced_tool_name, the server's per-call cost), the
  * key's spend, and litellm_mcp_tool_calls_total / _latency_seconds.
  *
+ * One file of ~1,900 lines, on purpose: the three entry points (streamable
+ * HTTP, the REST mirror, and sy_mcp_dispatch / list_tools / call_tool for
+ * mcp_sse.c and mcp_tools.c) share one job machine (fan-out to servers,
+ * answers, accounting); split, its internals would become a header.
+ *
  * Requests keep their state in the call's arena; a server's answer is parsed
  * with jdom (one array of nodes from the arena) only where names are
  * rewritten (lists); a tools/call answer is cut at its top-level "result" or
