@@ -32,6 +32,10 @@ struct sy_mcp_pool *sy_mcp_worker_pool(struct sy_worker *w);
 void sy_mcp_registry_changed(struct sy_worker *w);
 
 /* ---- mcp.c ---- */
+/* The session ids' HMAC secret under config g: LITELLM_SALT_KEY, else the
+ * master key (what every instance of a fleet shares), else (auth off) a key
+ * derived from the config's mcp_servers. NULL when the stage is off. */
+const char *sy_mcp_secret(const struct sy_gwconf *g, size_t *len);
 /* What a JSON-RPC body is dispatched for: one server (/{alias}/mcp) or
  * every server the caller may use (one NULL), the client's headers to
  * forward (x-mcp-<alias>-<header>, a server's extra_headers), narrowed by

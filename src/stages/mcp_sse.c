@@ -135,36 +135,11 @@ static struct stream *reg_find(const char *nonce)
     return NULL;
 }
 
-/* ---- the session secret: the instances' shared one ---- */
+/* ---- the session secret: mcp.c's (sy_mcp_secret) ---- */
 
-static uv_once_t secret_once = UV_ONCE_INIT;
-static const char *salt_key;
-static unsigned char proc_secret[32];
-
-static void secret_init(void)
-{
-    salt_key = getenv("LITELLM_SALT_KEY");
-    if (salt_key && !*salt_key)
-        salt_key = NULL;
-    RAND_bytes(proc_secret, sizeof proc_secret);
-}
-
-/* LITELLM_SALT_KEY, else the master key (what every instance of a fleet
- * shares), else a secret of this process (auth off: sessions are this
- * instance's anyway). */
 static const char *secret(const struct sy_gwconf *g, size_t *len)
 {
-    uv_once(&secret_once, secret_init);
-    if (salt_key) {
-        *len = strlen(salt_key);
-        return salt_key;
-    }
-    if (g->master_key && g->master_key_len) {
-        *len = g->master_key_len;
-        return g->master_key;
-    }
-    *len = sizeof proc_secret;
-    return (const char *)proc_secret;
+    return sy_mcp_secret(g, len);
 }
 
 /* The caller as a session records it (as mcp.c binds its sessions): the
