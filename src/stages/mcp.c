@@ -108,8 +108,7 @@ static int mcp_conf_build(struct sy_gwconf *g, void **out, char *err, size_t err
         EVP_MD_CTX *d = EVP_MD_CTX_new();
         unsigned int n = 0;
         int ok = d && EVP_DigestInit_ex(d, EVP_sha256(), NULL) && EVP_DigestUpdate(d, tag, sizeof tag) &&
-                 EVP_DigestUpdate(d, ms, strlen(ms)) &&
-                 EVP_DigestFinal_ex(d, (unsigned char *)mc->secret, &n);
+                 EVP_DigestUpdate(d, ms, strlen(ms)) && EVP_DigestFinal_ex(d, (unsigned char *)mc->secret, &n);
         EVP_MD_CTX_free(d);
         if (!ok) {
             free(mc);
