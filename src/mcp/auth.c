@@ -157,7 +157,7 @@ void mcp_auth_headers(struct mconn *c, const struct sy_buf *xhdr, struct sy_buf 
     if (xp)
         sy_buf_append(h, xp, xn);
     /* static headers the caller did not set */
-    for (const char *l = sh, *e = sh + shn; l && l < e;) {
+    for (const char *l = sh, *e = sh ? sh + shn : NULL; l && l < e;) {
         const char *nl = memchr(l, '\n', (size_t)(e - l));
         const char *le = nl ? nl + 1 : e;
         const char *colon = memchr(l, ':', (size_t)(le - l));

@@ -96,16 +96,29 @@ static int bad(struct bctx *c, const char *fmt, ...)
 
 /* The master key, for LiteLLM's salt when LITELLM_SALT_KEY is unset: set at
  * each config load (stages/mcp_registry.c), read by builds on DB threads. A
- * replaced key is left allocated (a reload that changes the master key is
- * rare; freeing it could pull it from under a build reading it). */
-static char *_Atomic g_master_key;
+ * replaced key stays allocated, chained behind the new one (a reload that
+ * changes the master key is rare; freeing it could pull it from under a
+ * build reading it). */
+struct master_key {
+    struct master_key *older;
+    char k[];
+};
+static struct master_key *_Atomic g_master_key;
 
 void sy_mcp_set_master_key(const char *k)
 {
-    char *cur = atomic_load(&g_master_key);
-    if ((!k || !*k) ? cur == NULL : (cur && strcmp(cur, k) == 0))
+    struct master_key *cur = atomic_load(&g_master_key);
+    if (!k)
+        k = "";
+    if (cur ? strcmp(cur->k, k) == 0 : !*k)
         return;
-    atomic_store(&g_master_key, k && *k ? strdup(k) : NULL);
+    size_t n = strlen(k);
+    struct master_key *m = malloc(sizeof *m + n + 1);
+    if (!m)
+        return;
+    m->older = cur;
+    memcpy(m->k, k, n + 1);
+    atomic_store(&g_master_key, m);
 }
 
 /* A credential LiteLLM stored encrypted (its salt key: LITELLM_SALT_KEY, else
@@ -114,8 +127,9 @@ void sy_mcp_set_master_key(const char *k)
 static char *maybe_decrypt(struct bctx *c, char *v)
 {
     const char *salt = getenv("LITELLM_SALT_KEY");
+    const struct master_key *m = atomic_load(&g_master_key);
     if (!salt || !*salt)
-        salt = atomic_load(&g_master_key);
+        salt = m && m->k[0] ? m->k : NULL;
     char plain[4096];
     long n = v && salt ? sy__mcp_litellm_decrypt(v, salt, plain, sizeof plain) : -1;
     if (n < 0 || sy_utf8_check(plain, (size_t)n) != (size_t)n)
