@@ -39,6 +39,7 @@ struct rp {
     struct sy_buf *out;
     int64_t seq;
     int err;
+    size_t data_at; /* where the event's data starts in out */
 };
 
 static void ev_begin(struct rp *r, struct sy_jw *w, const char *type)
@@ -46,6 +47,7 @@ static void ev_begin(struct rp *r, struct sy_jw *w, const char *type)
     sy_jw_init(w, r->out);
     if (SY_BUF_LIT(r->out, "event: ") || sy_buf_puts(r->out, type) || SY_BUF_LIT(r->out, "\ndata: "))
         w->err = SY_ENOSPC;
+    r->data_at = r->out->len;
     sy_jw_obj(w);
     sy_jw_key(w, "type");
     sy_jw_cstr(w, type);
@@ -56,6 +58,12 @@ static void ev_begin(struct rp *r, struct sy_jw *w, const char *type)
 static void ev_end(struct rp *r, struct sy_jw *w)
 {
     sy_jw_end(w);
+    /* raw spans of the upstream's JSON keep its whitespace: a line break
+     * there would end the data line (or the event). JSON strings hold no
+     * raw CR or LF, so every one is whitespace and becomes a space. */
+    for (size_t i = r->data_at; !w->err && i < r->out->len; i++)
+        if (r->out->p[i] == '\n' || r->out->p[i] == '\r')
+            r->out->p[i] = ' ';
     if (!w->err && SY_BUF_LIT(r->out, "\n\n"))
         w->err = SY_ENOSPC;
     if (w->err)
@@ -257,7 +265,7 @@ int sy_resp_sse_replay(const char *resp, size_t n, struct sy_arena *a, struct sy
     uint32_t output = sy_jdom_top(&d, "output");
     if (output && sy_jdom_kind(&d, output) != 'a')
         return SY_EJSON;
-    struct rp r = {&d, a, out, 0, 0};
+    struct rp r = {&d, a, out, 0, 0, 0};
     ev_response(&r, "response.created", 1);
     ev_response(&r, "response.in_progress", 1);
     int64_t idx = 0;
