@@ -31,8 +31,9 @@ count_node() { # parse "# pass N" / "# fail N" from node --test output
 tier() { # tier NAME KIND COMMAND...
   local name=$1 kind=$2; shift 2
   echo "=== $name"
-  local out="$LOG/$name.log"
+  local out="$LOG/$name.log" t0=$SECONDS
   "$@" >"$out" 2>&1; local rc=$?
+  echo "($name: $((SECONDS - t0)) s)"
   if [ "$kind" = meson ]; then count_meson "$out"; elif [ "$kind" = node ]; then count_node "$out"; else
     if [ $rc -eq 0 ]; then PASS=$((PASS+1)); else FAIL=$((FAIL+1)); fi; fi
   if [ $rc -ne 0 ]; then
