@@ -228,31 +228,15 @@ static int cost_inject(const struct sy_call *c)
             ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->in.include_usage));
 }
 
-/* The number after "key": in p[0..n), -1 when none. */
-static int64_t line_num(const char *p, size_t n, const char *key)
-{
-    size_t kl = strlen(key);
-    const char *k = memmem(p, n, key, kl);
-    if (!k)
-        return -1;
-    const char *e = p + n;
-    k += kl;
-    while (k < e && (*k == ' ' || *k == ':'))
-        k++;
-    int64_t v = -1;
-    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
-        v = (v < 0 ? 0 : v * 10) + (*k - '0');
-    return v;
-}
-
 /* The cost for a message_delta event p[0..n): its counts, the prompt from
  * message_start (the call's) when it carries no input_tokens. */
 static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
 {
     struct sy_usage u = {0};
-    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
-    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
-    int64_t h1 = line_num(p, n, "\"ephemeral_1h_input_tokens\"");
+    int64_t in = SY_USAGE_LAST_NUM(p, n, "\"input_tokens\""), out = SY_USAGE_LAST_NUM(p, n, "\"output_tokens\"");
+    int64_t cr = SY_USAGE_LAST_NUM(p, n, "\"cache_read_input_tokens\""),
+            cw = SY_USAGE_LAST_NUM(p, n, "\"cache_creation_input_tokens\"");
+    int64_t h1 = SY_USAGE_LAST_NUM(p, n, "\"ephemeral_1h_input_tokens\"");
     if (in > 0) {
         u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
         u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
