@@ -58,6 +58,7 @@ extern const size_t sy_prices_builtin_json_len;
 /* Also used by the fuzz harness and tests; not in spend.h. */
 int sy_prices_load_buffer(const char *json, size_t n, char *err, size_t errlen);
 void sy__prices_release_old(void);
+int sy__prices_lazy_diff(const char *json, size_t n);
 
 struct gen {
     struct gen *older;     /* retired chain */
@@ -976,4 +977,31 @@ const char *sy_prices_env_map(char *note, size_t notelen)
     }
     snprintf(path, sizeof path, "%s", u);
     return path;
+}
+
+/* For the fuzz harness: index json lazily and parse it whole; where both
+ * accept it, every entry must be the same (key, order, JSON text, prices).
+ * 0 same (or not comparable), 1 different. */
+int sy__prices_lazy_diff(const char *json, size_t n)
+{
+    char err[64];
+    struct gen *lz = gen_lazy(json, n);
+    if (!lz)
+        return 0;
+    struct gen *ea = gen_parse(json, n, "fuzz", NULL, err, sizeof err);
+    int diff = 0;
+    if (ea) {
+        diff = ea->n != lz->n;
+        for (size_t i = 0; !diff && i < ea->n; i++) {
+            const struct sy_price *a = ea->list[i], *b = entry_at(lz, i);
+            diff = !b || strcmp(a->key, b->key) || strcmp(a->json, b->json) ||
+                   memcmp(&a->input_cost_per_token, &b->input_cost_per_token, sizeof a->input_cost_per_token) ||
+                   a->supports != b->supports || gen_get(lz, a->key, strlen(a->key), NULL) != b;
+        }
+    }
+    for (size_t i = 0; i < lz->n; i++)
+        free((void *)lz->list[i]);
+    gen_free(lz);
+    gen_free(ea);
+    return diff;
 }
