@@ -55,6 +55,7 @@
 #include "config/config.h"
 #include "core/buf.h"
 #include "core/secret.h"
+#include "core/utf8.h"
 #include "http/server.h"
 #include "router/table.h"
 
@@ -280,7 +281,7 @@ static const char *path_name(const struct sy_admin_ctx *a, const char *prefix, c
     if (!n || n >= cap)
         return NULL;
     size_t l = sy_pct_decode(a->path + pl, n, out, cap, 0);
-    return l && strlen(out) == l ? out : NULL;
+    return l && strlen(out) == l && sy_utf8_check(out, l) == l ? out : NULL; /* no NUL, text only */
 }
 
 static const char *salt_of(const struct sy_admin_ctx *a)

@@ -117,6 +117,13 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(Object.keys(r.json), ['credential_name', 'credential_info', 'credential_values']);
       assert.equal(r.json.credential_values.api_key, 'sk****76');
+      for (const bad of ['%ff', 'a%00b', '%c3%28']) {
+        // not text: the gateway refuses the path (400), or no credential has that name (404)
+        r = await A('GET', `/credentials/by_name/${bad}`);
+        assert.ok([400, 404].includes(r.status), `${bad}: ${r.text}`);
+        r = await A('DELETE', `/credentials/${bad}`);
+        assert.ok([400, 404].includes(r.status), `${bad}: ${r.text}`);
+      }
       r = await A('GET', '/credentials/by_name/nope');
       assert.equal(r.status, 404, r.text);
       assert.deepEqual(r.json, { error: { message: 'Credential not found. Got credential name: nope', type: 'internal_server_error', param: 'None', code: '404' } });
