@@ -26,7 +26,8 @@ int sy_credentials_load(struct sy_store *st, const char *salt, struct json_objec
  *            stored text), every other member copied as it is;
  *   decrypt: every string member decrypted; one that does not decrypt is
  *            null, or with keep_original the stored string as it is
- *            (decrypt_value_helper's return_original_value). */
+ *            (decrypt_value_helper's return_original_value, which LiteLLM's
+ *            decrypt_model_list_from_db uses for a model's litellm_params). */
 struct json_object *sy_credentials_encrypt_values(struct json_object *vals, const char *salt);
 struct json_object *sy_credentials_decrypt_values(struct json_object *vals, const char *salt, int keep_original);
 
