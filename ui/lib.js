@@ -414,3 +414,128 @@ export function fmtDate(s) {
   if (Number.isNaN(d.getTime())) return String(s);
   return d.toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
+
+// ---- helpers the management pages share -----------------------------------
+
+// The heading row of a page: an h1 (labelling the page root) and buttons.
+export function pageHeader(title, ...actions) {
+  return h("div", { class: "page-head" }, h("h1", { id: "page-title" }, title), h("div", { class: "actions" }, actions));
+}
+
+// A fetchPage over a route that answers the whole list (LiteLLM's
+// /team/list, /organization/list, /customer/list, /budget/list): the
+// list is read on page 1 (a reload) and sliced, filtered by match(row).
+export function listPager(load, match) {
+  let cache = null;
+  return async (page, size) => {
+    if (page === 1 || !cache) cache = await load();
+    const rows = match ? cache.filter(match) : cache;
+    return { rows: rows.slice((page - 1) * size, page * size), total: rows.length };
+  };
+}
+
+// spend against a budget: "$1.20 / $10.00" with a bar.
+export function budgetCell(spend, max) {
+  const s = Number(spend) || 0;
+  if (max === null || max === undefined) return h("span", null, fmtMoney(s), h("span", { class: "help" }, " / no limit"));
+  const m = Number(max);
+  const pct = m > 0 ? Math.min(100, (s / m) * 100) : 100;
+  const bar = h("span", { class: ["bar", s >= m ? "over" : ""], role: "presentation" }, h("span", { class: "w" + Math.round(pct / 5) * 5 }));
+  return h("span", null, `${fmtMoney(s)} / ${fmtMoney(m)}`, bar);
+}
+
+export function chips(list, empty = "–") {
+  if (!Array.isArray(list) || !list.length) return empty;
+  return h("span", { class: "chips" }, list.map((x) => h("span", { class: "badge" }, String(x))));
+}
+
+// A modal holding a form; submit(values) may be async; an error (bad
+// input or the server's) stays in the dialog.
+export function formDialog(title, spec, submit, label = "Save") {
+  const form = formFields(spec);
+  return modal(title, form.el, [{ label, kind: "primary", onClick: () => submit(form.values()) }]);
+}
+
+// Show a secret once (a new key) with a copy button.
+export function secretDialog(title, value, note) {
+  const code = h("code", { tabindex: "0" }, value);
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "btn small",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          toast("Copied", "success");
+        } catch {
+          const r = document.createRange();
+          r.selectNodeContents(code);
+          const sel = getSelection();
+          sel.removeAllRanges();
+          sel.addRange(r);
+          toast("Press Ctrl+C to copy", "info");
+        }
+      },
+    },
+    "Copy",
+  );
+  return modal(title, h("div", null, note ? h("p", null, note) : null, h("div", { class: "secret" }, code, copy)), []);
+}
+
+// The row buttons of a table cell.
+export function rowActions(...buttons) {
+  return h("div", { class: "actions" }, buttons.filter(Boolean));
+}
+
+export function button(label, onclick, kind = "", extra = {}) {
+  return h("button", { type: "button", class: ["btn", "small", kind], onclick, ...extra }, label);
+}
+
+// The model group names a picker offers (GET /v1/models); [] on error.
+export async function modelNames() {
+  try {
+    const r = await api("GET", "/v1/models");
+    return [...new Set((r.data || []).map((m) => m.id))].sort();
+  } catch {
+    return [];
+  }
+}
+
+// Numbers and strings for a form's initial value from a row.
+export function pick(row, ...names) {
+  const out = {};
+  for (const n of names) if (row && row[n] !== undefined && row[n] !== null) out[n] = row[n];
+  return out;
+}
+
+// A one-field filter form (role=search) calling onSearch(text).
+export function searchForm(id, label, placeholder, onSearch, ...extra) {
+  const input = h("input", { id, type: "search", placeholder });
+  return h(
+    "form",
+    {
+      class: "toolbar",
+      role: "search",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        onSearch(input.value.trim());
+      },
+    },
+    h("div", { class: "field" }, h("label", { for: id }, label), input),
+    extra,
+    h("button", { type: "submit", class: "btn" }, "Search"),
+  );
+}
+
+// Run an action from a row button: errors become a toast, success a
+// toast and a table reload.
+export async function act(fn, done, tbl) {
+  try {
+    await fn();
+    if (done) toast(done, "success");
+    if (tbl) tbl.reload();
+  } catch (e) {
+    toast(e.message, "error");
+  }
+}
