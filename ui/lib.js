@@ -93,6 +93,12 @@ export async function api(method, path, { body, query } = {}) {
   } else {
     data = null;
   }
+  if (res.status === 401 && sessionCache && path !== "/ui/session" && path !== "/login") {
+    // the session ended (expired, revoked, logged out elsewhere): the shell
+    // shows the login form
+    sessionCache = null;
+    window.dispatchEvent(new CustomEvent("sy:unauthorized"));
+  }
   if (!res.ok) throw new ApiError(res.status, errorMessage(data, res.status));
   return data;
 }
