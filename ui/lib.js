@@ -321,6 +321,17 @@ export function formFields(spec) {
       const v = type === "json" && f.value !== undefined && typeof f.value !== "string" ? JSON.stringify(f.value, null, 2) : f.value;
       input = h("textarea", { id, name: f.name, rows: f.rows || 3, placeholder: f.placeholder, required: f.required, spellcheck: "false" });
       input.value = v === undefined || v === null ? "" : v;
+    } else if (type === "select" && f.multiple) {
+      // a multi-choice as a group of checkboxes: keyboard- and
+      // screen-reader-friendly where <select multiple> is not
+      const cur = new Set((f.value || []).map(String));
+      const boxes = (f.options || []).map((o, i) => {
+        const [val, lab] = typeof o === "object" ? [o.value, o.label] : [o, o];
+        const cid = `${id}-${i}`;
+        return h("span", { class: "choice" }, h("input", { id: cid, type: "checkbox", value: String(val), checked: cur.has(String(val)) }), h("label", { for: cid }, lab));
+      });
+      input = h("div", { class: "choices", role: "group" }, boxes.length ? boxes : h("span", { class: "help" }, "None available"));
+      input.multi = true;
     } else if (type === "select") {
       const cur = Array.isArray(f.value) ? f.value.map(String) : [String(f.value ?? "")];
       input = h(
@@ -349,6 +360,10 @@ export function formFields(spec) {
     inputs[f.name] = { f, input };
     const helpId = f.help ? id + "-help" : undefined;
     if (helpId) input.setAttribute("aria-describedby", helpId);
+    if (input.multi) {
+      input.setAttribute("aria-labelledby", id + "-legend");
+      return h("fieldset", { class: "field choices-field" }, h("legend", { id: id + "-legend" }, f.label), input, f.help ? h("small", { id: helpId, class: "help" }, f.help) : null);
+    }
     return h(
       "div",
       { class: ["field", type === "checkbox" ? "check" : ""] },
@@ -367,7 +382,7 @@ export function formFields(spec) {
         continue;
       }
       if (type === "select" && f.multiple) {
-        out[name] = [...input.selectedOptions].map((o) => o.value);
+        out[name] = [...input.querySelectorAll("input:checked")].map((o) => o.value);
         continue;
       }
       const raw = input.value.trim();
@@ -418,7 +433,7 @@ export function fmtDate(s) {
   if (!s) return "–";
   const d = new Date(s);
   if (Number.isNaN(d.getTime())) return String(s);
-  return d.toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
 }
 
 // ---- helpers the management pages share -----------------------------------

@@ -7,6 +7,17 @@ import { api, h, table, formDialog, secretDialog, confirmDialog, toast, fmtDate,
 
 const HEX64 = /^[0-9a-f]{64}$/i;
 
+// A search term as /key/list filters: a key's sha256 (typed, or hashed
+// here from "sk-..." where the browser offers WebCrypto) or an exact alias.
+async function keyFilter(q) {
+  if (HEX64.test(q)) return { key_hash: q.toLowerCase(), key_alias: "" };
+  if (q.startsWith("sk-") && globalThis.crypto && crypto.subtle) {
+    const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(q)));
+    return { key_hash: [...d].map((b) => b.toString(16).padStart(2, "0")).join(""), key_alias: "" };
+  }
+  return { key_hash: "", key_alias: q };
+}
+
 function keySpec(models, teams, row = {}, isNew = true, isAdmin = false) {
   const spec = [
     { name: "key_alias", label: "Key alias", value: row.key_alias },
@@ -160,7 +171,7 @@ export default {
       },
     });
 
-    const search = h("input", { id: "key-search", type: "search", placeholder: "Key alias or key hash" });
+    const search = h("input", { id: "key-search", type: "search", placeholder: "Exact alias, sk-… key or its hash" });
     const user = h("input", { id: "key-user", type: "search", placeholder: "User ID" });
     const team = h("input", { id: "key-team", type: "search", placeholder: "Team ID" });
     const form = h(
@@ -168,11 +179,9 @@ export default {
       {
         class: "toolbar",
         role: "search",
-        onsubmit: (ev) => {
+        onsubmit: async (ev) => {
           ev.preventDefault();
-          const q = search.value.trim();
-          filters.key_hash = HEX64.test(q) ? q.toLowerCase() : "";
-          filters.key_alias = HEX64.test(q) ? "" : q;
+          Object.assign(filters, await keyFilter(search.value.trim()));
           filters.user_id = ctx.isAdminView ? user.value.trim() : "";
           filters.team_id = team.value.trim();
           tbl.goto(1);

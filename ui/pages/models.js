@@ -25,10 +25,12 @@ function perMillion(x) {
 // server uses (model_info.health_status / cooldown, or top-level).
 function health(d) {
   const mi = d.model_info || {};
-  const cooldown = d.cooldown ?? mi.cooldown ?? mi.in_cooldown ?? d.in_cooldown;
-  const st = d.health_status ?? mi.health_status ?? d.health ?? mi.health;
+  const until = mi.cooldown_until ?? d.cooldown_until;
+  const cooldown = d.cooldown ?? mi.cooldown ?? mi.in_cooldown ?? mi.is_in_cooldown ?? d.in_cooldown;
+  const st = mi.health_status ?? d.health_status ?? mi.health ?? d.health;
   const out = [];
-  if (cooldown && (cooldown === true || typeof cooldown === "object" || typeof cooldown === "number"))
+  const cooling = cooldown === true || (cooldown && typeof cooldown === "object") || (typeof cooldown === "number" && cooldown > 0);
+  if (cooling || (until && new Date(typeof until === "number" ? until * 1000 : until) > new Date()))
     out.push(h("span", { class: "badge warn" }, "Cooling down"));
   if (typeof st === "string") out.push(h("span", { class: ["badge", /^(healthy|ok)$/i.test(st) ? "ok" : /unknown/i.test(st) ? "" : "bad"] }, st));
   else if (st && typeof st === "object" && st.status) out.push(h("span", { class: "badge" }, String(st.status)));
@@ -69,6 +71,7 @@ export default {
   title: "Models",
   render(root, ctx) {
     let filter = "";
+    let groups = {};
 
     function add() {
       formDialog(
@@ -107,7 +110,11 @@ export default {
     }
 
     const columns = [
-      { key: "model_name", title: "Model name", render: (d) => h("strong", null, d.model_name) },
+      {
+        key: "model_name",
+        title: "Model name",
+        render: (d) => h("span", null, h("strong", null, d.model_name), groups[d.model_name] > 1 ? h("span", { class: "help" }, ` · ${groups[d.model_name]} deployments`) : null),
+      },
       { key: "provider", title: "Provider", render: provider },
       { key: "model", title: "Upstream model", render: (d) => h("code", null, (d.litellm_params || {}).model || "–") },
       { key: "api_base", title: "API base", render: (d) => (d.litellm_params || {}).api_base || "–" },
@@ -142,6 +149,8 @@ export default {
         async () => {
           const r = await api("GET", "/v2/model/info");
           const rows = (r && r.data) || [];
+          groups = {};
+          for (const d of rows) groups[d.model_name] = (groups[d.model_name] || 0) + 1;
           return rows.slice().sort((a, b) => String(a.model_name).localeCompare(String(b.model_name)));
         },
         (d) => !filter || String(d.model_name).toLowerCase().includes(filter) || String((d.litellm_params || {}).model || "").toLowerCase().includes(filter),

@@ -3,7 +3,7 @@
 // /user/new (its key, when one is made, shown once), edit with
 // /user/update (role, budget, password for the UI login), delete with
 // /user/delete.
-import { api, h, table, formDialog, confirmDialog, toast, pageHeader, budgetCell, chips, rowActions, button, modelNames, act, fmtDate, secretDialog } from "../lib.js";
+import { api, h, table, formDialog, confirmDialog, toast, pageHeader, budgetCell, rowActions, button, modelNames, act, fmtDate, secretDialog } from "../lib.js";
 
 const ROLES = [
   { value: "internal_user", label: "Internal user" },
@@ -73,8 +73,8 @@ export default {
       { key: "user_role", title: "Role", render: (u) => h("span", { class: "badge" }, (ROLES.find((r) => r.value === u.user_role) || {}).label || u.user_role || "Internal user") },
       { key: "spend", title: "Spend / budget", render: (u) => budgetCell(u.spend, u.max_budget) },
       { key: "key_count", title: "Keys", render: (u) => String(u.key_count ?? "–") },
-      { key: "teams", title: "Teams", render: (u) => chips(u.teams) },
-      { key: "created_at", title: "Created", render: (u) => fmtDate(u.created_at) },
+      { key: "teams", title: "Teams", render: (u) => ((u.teams || []).length ? h("span", { title: u.teams.join(", ") }, String(u.teams.length)) : "–") },
+      { key: "created_at", title: "Created", render: (u) => h("span", { class: "nowrap" }, fmtDate(u.created_at)) },
     ];
     if (ctx.isAdmin)
       columns.push({
