@@ -73,7 +73,12 @@ export default {
   render(root, ctx) {
     const filters = { key_alias: "", key_hash: "", user_id: "", team_id: "" };
     let lookups = null;
-    const lookup = () => (lookups ||= Promise.all([modelNames(), loadTeams()]));
+    const teamNames = new Map();
+    const lookup = () =>
+      (lookups ||= Promise.all([modelNames(), loadTeams()]).then((r) => {
+        for (const t of r[1]) teamNames.set(t.team_id, t.team_alias || t.team_id);
+        return r;
+      }));
 
     function afterNewKey(r, what) {
       secretDialog(what, r.key, "Copy this key now: it will not be shown again.");
@@ -142,7 +147,7 @@ export default {
       { key: "key_alias", title: "Alias", render: (r) => r.key_alias || "–" },
       { key: "key_name", title: "Key", render: (r) => h("code", null, r.key_name || (r.token || "").slice(0, 10) + "…") },
       { key: "user_id", title: "User", render: (r) => r.user_id || "–" },
-      { key: "team_id", title: "Team", render: (r) => r.team_alias || r.team_id || "–" },
+      { key: "team_id", title: "Team", render: (r) => (r.team_id ? teamNames.get(r.team_id) || r.team_id : "–") },
       { key: "models", title: "Models", render: (r) => chips(r.models, "All") },
       { key: "spend", title: "Spend / budget", render: (r) => budgetCell(r.spend, r.max_budget) },
       { key: "expires", title: "Expires", render: (r) => (r.expires ? fmtDate(r.expires) : "Never") },
@@ -156,7 +161,7 @@ export default {
           rowActions(
             button("Edit", () => edit(r), "", { "aria-label": `Edit ${r.key_alias || r.key_name}` }),
             button("Regenerate", () => regenerate(r), "", { "aria-label": `Regenerate ${r.key_alias || r.key_name}` }),
-            button(r.blocked ? "Unblock" : "Block", () => block(r), "", { "aria-label": `${r.blocked ? "Unblock" : "Block"} ${r.key_alias || r.key_name}` }),
+            ctx.isAdmin ? button(r.blocked ? "Unblock" : "Block", () => block(r), "", { "aria-label": `${r.blocked ? "Unblock" : "Block"} ${r.key_alias || r.key_name}` }) : null,
             button("Delete", () => remove(r), "danger", { "aria-label": `Delete ${r.key_alias || r.key_name}` }),
           ),
       });
@@ -166,6 +171,7 @@ export default {
       columns,
       pageSize: 25,
       fetchPage: async (page, size) => {
+        await lookup(); // team names for the Team column
         const r = await api("GET", "/key/list", { query: { page, size, return_full_object: "true", ...filters } });
         return { rows: (r.keys || []).filter((k) => k && typeof k === "object"), total: r.total_count || 0 };
       },
