@@ -560,3 +560,18 @@ export async function act(fn, done, tbl) {
     toast(e.message, "error");
   }
 }
+
+// A read-only view of an object's fields (a row's details): scalars as
+// text, objects and lists as formatted JSON.
+export function detailsList(obj, skip = []) {
+  return h(
+    "dl",
+    { class: "kv" },
+    Object.entries(obj || {})
+      .filter(([k]) => !skip.includes(k))
+      .map(([k, v]) => [
+        h("dt", null, k),
+        h("dd", null, v !== null && typeof v === "object" ? h("pre", { class: "mono" }, JSON.stringify(v, null, 2)) : v === null || v === undefined || v === "" ? "–" : String(v)),
+      ]),
+  );
+}

@@ -3,7 +3,7 @@
 // with POST /key/generate (the key is shown once), edit with /key/update,
 // POST /key/{key}/regenerate, /key/block|unblock and /key/delete.  The
 // server scopes an internal user's list to their own keys.
-import { api, h, table, formDialog, secretDialog, confirmDialog, toast, fmtDate, pageHeader, budgetCell, chips, rowActions, button, modelNames } from "../lib.js";
+import { api, h, table, modal, detailsList, loading, errorBox, formDialog, secretDialog, confirmDialog, toast, fmtDate, pageHeader, budgetCell, chips, rowActions, button, modelNames } from "../lib.js";
 
 const HEX64 = /^[0-9a-f]{64}$/i;
 
@@ -112,6 +112,14 @@ export default {
       });
     }
 
+    function details(row) {
+      const body = h("div", null, loading());
+      modal(`Key ${row.key_alias || row.key_name || ""}`.trim(), body, []);
+      api("GET", "/key/info", { query: { key: row.token } })
+        .then((r) => body.replaceChildren(detailsList(r.info || r, ["token"])))
+        .catch((e) => body.replaceChildren(errorBox(e)));
+    }
+
     async function regenerate(row) {
       if (!(await confirmDialog("Regenerate key", `A new value replaces ${row.key_name || "this key"}; the old one stops working at once.`, "Regenerate"))) return;
       try {
@@ -144,7 +152,11 @@ export default {
     }
 
     const columns = [
-      { key: "key_alias", title: "Alias", render: (r) => r.key_alias || "–" },
+      {
+        key: "key_alias",
+        title: "Alias",
+        render: (r) => h("button", { type: "button", class: "btn link", onclick: () => details(r), title: "Details" }, r.key_alias || "(no alias)"),
+      },
       { key: "key_name", title: "Key", render: (r) => h("code", null, r.key_name || (r.token || "").slice(0, 10) + "…") },
       { key: "user_id", title: "User", render: (r) => r.user_id || "–" },
       { key: "team_id", title: "Team", render: (r) => (r.team_id ? teamNames.get(r.team_id) || r.team_id : "–") },
