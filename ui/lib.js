@@ -189,9 +189,16 @@ export function table({ columns, fetchPage, pageSize = 25, onRow, caption, empty
         );
         if (onRow) {
           tr.classList.add("clickable");
+          tr.tabIndex = 0;
           tr.addEventListener("click", (ev) => {
             if (ev.target.closest("button, a, input, select, label")) return;
             onRow(row);
+          });
+          tr.addEventListener("keydown", (ev) => {
+            if (ev.target === tr && (ev.key === "Enter" || ev.key === " ")) {
+              ev.preventDefault();
+              onRow(row);
+            }
           });
         }
         return tr;

@@ -2,7 +2,7 @@
 // scopes it to the caller's teams for internal users), create with
 // /team/new, edit with /team/update, delete with /team/delete, members
 // through /team/info, /team/member_add and /team/member_delete.
-import { api, h, table, formDialog, modal, confirmDialog, toast, pageHeader, budgetCell, chips, rowActions, button, listPager, modelNames, formFields } from "../lib.js";
+import { api, h, table, formDialog, modal, confirmDialog, toast, pageHeader, budgetCell, chips, rowActions, button, listPager, modelNames, formFields, act } from "../lib.js";
 
 function teamSpec(models, row = {}) {
   return [
@@ -171,6 +171,11 @@ export default {
           rowActions(
             button("Members", () => members(t), "", { "aria-label": `Members of ${t.team_alias || t.team_id}` }),
             ctx.isAdmin ? button("Edit", () => edit(t), "", { "aria-label": `Edit ${t.team_alias || t.team_id}` }) : null,
+            ctx.isAdmin
+              ? button(t.blocked ? "Unblock" : "Block", () => act(() => api("POST", t.blocked ? "/team/unblock" : "/team/block", { body: { team_id: t.team_id } }), t.blocked ? "Team unblocked" : "Team blocked", tbl), "", {
+                  "aria-label": `${t.blocked ? "Unblock" : "Block"} ${t.team_alias || t.team_id}`,
+                })
+              : null,
             ctx.isAdmin ? button("Delete", () => remove(t), "danger", { "aria-label": `Delete ${t.team_alias || t.team_id}` }) : null,
           ),
       },

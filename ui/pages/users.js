@@ -3,7 +3,7 @@
 // /user/new (its key, when one is made, shown once), edit with
 // /user/update (role, budget, password for the UI login), delete with
 // /user/delete.
-import { api, h, table, formDialog, confirmDialog, toast, pageHeader, budgetCell, rowActions, button, modelNames, act, fmtDate, secretDialog } from "../lib.js";
+import { api, h, table, modal, detailsList, loading, errorBox, formDialog, confirmDialog, toast, pageHeader, budgetCell, rowActions, button, modelNames, act, fmtDate, secretDialog } from "../lib.js";
 
 const ROLES = [
   { value: "internal_user", label: "Internal user" },
@@ -62,13 +62,21 @@ export default {
       });
     }
 
+    function details(u) {
+      const body = h("div", null, loading());
+      modal(`User ${u.user_email || u.user_id}`, body, []);
+      api("GET", "/user/info", { query: { user_id: u.user_id } })
+        .then((r) => body.replaceChildren(detailsList(r.user_info || {}, ["password"]), h("h3", null, "Teams"), detailsList(Object.fromEntries((r.teams || []).map((t) => [t.team_alias || t.team_id, t.team_id]))), h("p", null, `${(r.keys || []).length} key(s)`)))
+        .catch((e) => body.replaceChildren(errorBox(e)));
+    }
+
     async function remove(u) {
       if (!(await confirmDialog("Delete user", `Delete ${u.user_email || u.user_id}? Their keys are deleted too.`))) return;
       act(() => api("POST", "/user/delete", { body: { user_ids: [u.user_id] } }), "User deleted", tbl);
     }
 
     const columns = [
-      { key: "user_id", title: "User ID", render: (u) => h("code", null, u.user_id) },
+      { key: "user_id", title: "User ID", render: (u) => h("button", { type: "button", class: "btn link mono", onclick: () => details(u), title: "Details" }, u.user_id) },
       { key: "user_email", title: "Email", render: (u) => u.user_email || "–" },
       { key: "user_role", title: "Role", render: (u) => h("span", { class: "badge" }, (ROLES.find((r) => r.value === u.user_role) || {}).label || u.user_role || "Internal user") },
       { key: "spend", title: "Spend / budget", render: (u) => budgetCell(u.spend, u.max_budget) },
