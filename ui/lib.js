@@ -125,7 +125,7 @@ export function h(tag, attrs, ...children) {
       } else if (k === "class") {
         el.className = Array.isArray(v) ? v.filter(Boolean).join(" ") : v;
       } else if (k === "value" && "value" in el) {
-        el.value = v;
+        continue; // after the children: a <select>'s options must exist first
       } else if (k === "checked" || k === "selected" || k === "disabled") {
         el[k] = !!v;
         if (v) el.setAttribute(k, "");
@@ -137,6 +137,7 @@ export function h(tag, attrs, ...children) {
     }
   }
   appendChild(el, children);
+  if (attrs && attrs.value !== undefined && attrs.value !== null && "value" in el) el.value = attrs.value;
   return el;
 }
 
