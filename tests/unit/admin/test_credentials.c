@@ -90,7 +90,7 @@ static const char *member(struct json_object *o, const char *k)
 
 static int setup(void **state)
 {
-    snprintf(db_path, sizeof db_path, "/tmp/sy-test-admin-cred-%d.db", (int)getpid());
+    snprintf(db_path, sizeof db_path, "%s/sy-test-admin-cred-%d.db", P_tmpdir, (int)getpid());
     unlink(db_path);
     unsetenv("LITELLM_SALT_KEY");
     struct sy_store_conf conf = {.url = db_path};
