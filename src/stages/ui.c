@@ -53,11 +53,10 @@ static int is_path(const struct sy_req *r, const char *p)
     return r->path.n == n && memcmp(r->path.p, p, n) == 0;
 }
 
-static long long session_ttl(void)
+static long long session_ttl(const struct sy_call *c)
 {
-    const char *e = getenv("SWITCHYARD_UI_SESSION_TTL");
-    long long t = e && *e ? atoll(e) : 0;
-    return t > 0 && t <= 31536000 ? t : SY_UI_DEFAULT_TTL;
+    double t = c->g->cfg->ui_session_ttl_s; /* general_settings.switchyard_ui_session_ttl */
+    return t >= 1 ? (long long)t : SY_UI_DEFAULT_TTL;
 }
 
 static void auth_error(struct sy_call *c, int status, const char *msg)
@@ -125,7 +124,7 @@ static int form_post(const struct sy_req *r)
 
 static int login_ok(struct sy_call *c, const char *salt)
 {
-    long long ttl = session_ttl();
+    long long ttl = session_ttl(c);
     struct sy_ui_sess s = {.kind = SY_UI_MASTER, .exp = now_s() + ttl};
     unsigned char rnd[16];
     if (RAND_bytes(rnd, sizeof rnd) != 1) {

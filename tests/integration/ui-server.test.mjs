@@ -323,10 +323,15 @@ test('a user session names its virtual key: the key\'s own scope, not the admin\
   assert.equal((await get('/key/list', { cookie: `sy_session=${c}` })).status, 401);
 });
 
-test('login rate limit: more than 10 failures a minute for a name or an address is 429, even with the right password', async () => {
-  const g2 = await startGateway(keysConfig(mock.base), { env: { UI_PASSWORD } });
+test('login rate limit: more than 10 failures a minute for a name or an address is 429, even with the right password; the TTL setting', async () => {
+  const g2 = await startGateway(keysConfig(mock.base, { general: '  switchyard_ui_session_ttl: 120\n' }), { env: { UI_PASSWORD } });
   try {
     const post = (body) => fetch(`${g2.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ok = await post({ username: 'admin', password: UI_PASSWORD });
+    assert.equal(ok.status, 200);
+    assert.match(ok.headers.get('set-cookie'), /; Max-Age=120$/);
+    const exp = Date.parse((await ok.json()).expires_at);
+    assert.ok(exp > Date.now() + 60e3 && exp < Date.now() + 180e3);
     for (let i = 0; i < 10; i++) assert.equal((await post({ username: 'admin', password: `bad-${i}` })).status, 401);
     const r = await post({ username: 'admin', password: UI_PASSWORD });
     assert.equal(r.status, 429);
