@@ -23,6 +23,7 @@ static const struct sy_admin_route *const *tables(size_t *n)
         sy_admin_spend_routes,
         sy_admin_model_routes,
         sy_admin_mcp_routes,
+        sy_admin_credential_routes,
         // the UI's data
         sy_admin_activity_routes,
         sy_admin_logdetail_routes,
