@@ -96,6 +96,7 @@ int sy_activity_list(const char *s, char (*out)[256], int max)
 struct aq {
     struct sy_buf w; /* " WHERE ..." */
     struct sy_sval p[MAXPARAMS];
+    char *own[MAXPARAMS]; /* the parameters' text, owned (the query outlives the buffers it came from) */
     int n;
 };
 
@@ -105,20 +106,29 @@ static void aq_and(struct aq *q, const char *cond)
     sy_buf_puts(&q->w, cond);
 }
 
-/* Append "$<n>" for a new parameter. */
-static void aq_param(struct aq *q, struct sy_sval v)
+/* Append "$<n>" for a new text parameter (copied). */
+static void aq_param(struct aq *q, const char *text)
 {
     if (q->n >= MAXPARAMS)
         return;
-    q->p[q->n++] = v;
+    q->own[q->n] = strdup(text);
+    q->p[q->n] = q->own[q->n] ? sy_sv_text(q->own[q->n]) : sy_sv_null();
+    q->n++;
     sy_buf_printf(&q->w, "$%d", q->n);
+}
+
+static void aq_free(struct aq *q)
+{
+    for (int i = 0; i < q->n; i++)
+        free(q->own[i]);
+    sy_buf_free(&q->w);
 }
 
 static void aq_eq(struct aq *q, const char *col, const char *v)
 {
     aq_and(q, col);
     sy_buf_puts(&q->w, " = ");
-    aq_param(q, sy_sv_text(v));
+    aq_param(q, v);
 }
 
 /* col [NOT] IN (items); an empty list matches nothing (IN) or everything (NOT IN). */
@@ -134,7 +144,7 @@ static void aq_in(struct aq *q, const char *col, int not, char (*items)[256], in
     for (int i = 0; i < n; i++) {
         if (i)
             sy_buf_puts(&q->w, ", ");
-        aq_param(q, sy_sv_text(items[i]));
+        aq_param(q, items[i]);
     }
     sy_buf_puts(&q->w, ")");
 }
@@ -513,9 +523,9 @@ static int build_where(struct sy_store *st, struct sy_admin_ctx *a, enum act_kin
         return -1;
     }
     aq_and(q, "D.date >= ");
-    aq_param(q, sy_sv_text(sd));
+    aq_param(q, sd);
     aq_and(q, "D.date <= ");
-    aq_param(q, sy_sv_text(ed));
+    aq_param(q, ed);
     if (sy_admin_query(a, "model", model, sizeof model))
         aq_eq(q, "D.model", model);
     if (sy_admin_query(a, "api_key", key, sizeof key) && *key) {
@@ -591,7 +601,7 @@ static int build_where(struct sy_store *st, struct sy_admin_ctx *a, enum act_kin
             aq_in(q, "D.tag", 0, l1, n);
         if (!privileged(a)) {
             aq_and(q, "D.api_key IN (SELECT token FROM \"LiteLLM_VerificationToken\" WHERE user_id = ");
-            aq_param(q, sy_sv_text(a->caller_user_id ? a->caller_user_id : ""));
+            aq_param(q, a->caller_user_id ? a->caller_user_id : "");
             sy_buf_puts(&q->w, ")");
         }
     }
@@ -705,7 +715,7 @@ static void activity(struct sy_store *st, struct sy_admin_ctx *a, enum act_kind 
 out:
     fold_free(&f);
     sy_buf_free(&sql);
-    sy_buf_free(&q.w);
+    aq_free(&q);
 }
 
 static void user_activity(struct sy_store *st, struct sy_admin_ctx *a)
