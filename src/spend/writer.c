@@ -113,6 +113,8 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, resv_id),
     offsetof(struct sy_spend_rec, guard_info),
     offsetof(struct sy_spend_rec, mcp_namespaced_tool_name),
+    offsetof(struct sy_spend_rec, error_class),
+    offsetof(struct sy_spend_rec, error_message),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -457,7 +459,20 @@ static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
         SY_BUF_LIT(b, ",\"stream_cut\":true");
     jkey_str(b, "status", r->status ? r->status : "success", &first);
     jkey_str(b, "proxy_server_request", NULL, &first);
-    jkey_str(b, "error_information", NULL, &first);
+    if (r->error_code || r->error_class || r->error_message) { /* LiteLLM's StandardLoggingPayloadErrorInformation */
+        sy_buf_puts(b, ",\"error_information\":{");
+        int f2 = 1;
+        char code[16];
+        snprintf(code, sizeof code, "%d", r->error_code);
+        jkey_str(b, "error_code", r->error_code ? code : NULL, &f2);
+        jkey_str(b, "error_class", r->error_class, &f2);
+        jkey_str(b, "llm_provider", r->custom_llm_provider, &f2);
+        jkey_str(b, "traceback", NULL, &f2);
+        jkey_str(b, "error_message", r->error_message, &f2);
+        sy_buf_puts(b, "}");
+    } else {
+        jkey_str(b, "error_information", NULL, &first);
+    }
     sy_buf_puts(b, "}");
 }
 

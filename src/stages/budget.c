@@ -889,6 +889,11 @@ static void spend_finish(struct sy_call *c, int status)
                                                                        : NULL;
     r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
     r.request_tags = spend_tags(c);
+    if (status >= 400) { /* metadata.error_information */
+        r.error_code = status;
+        r.error_class = c->out.exception_class;
+        r.error_message = c->out.err_msg ? c->out.err_msg : c->up.up_body.len ? c->up.up_body.p : NULL;
+    }
     r.guard_info = c->out.guard_info; /* the guardrails that ran (stages/guardrails.c); NULL: none */
     if (c->g->cfg->store_prompts_in_spend_logs && !c->g->cfg->turn_off_message_logging) {
         /* SpendLogs' proxy_server_request and response (spend/prompts.c, on the writer thread) */
