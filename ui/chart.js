@@ -46,8 +46,9 @@ function dataTable(caption, head, rows) {
 }
 
 // series: [{name, values: [number per label]}]; labels: x labels (dates);
-// format: number -> text (axis and table).
-export function lineChart({ title, labels, series, format = String }) {
+// format: number -> text (table, point titles); axisFormat: for the y axis
+// (default format).
+export function lineChart({ title, labels, series, format = String, axisFormat = format }) {
   const W = 640, H = 240, L = 64, R = 12, T = 12, B = 28;
   const max = niceMax(Math.max(0, ...series.flatMap((x) => x.values)));
   const n = labels.length;
@@ -57,11 +58,11 @@ export function lineChart({ title, labels, series, format = String }) {
   for (let k = 0; k <= 4; k++) {
     const v = (max * k) / 4;
     svg.append(s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e5e8ec" }));
-    svg.append(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#535a64" }, format(v)));
+    svg.append(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#535a64" }, axisFormat(v)));
   }
   const step = Math.max(1, Math.ceil(n / 8));
   labels.forEach((lb, i) => {
-    if (i % step === 0 || i === n - 1)
+    if ((n - 1 - i) % step === 0) /* counted from the last day, so it is always labelled and never crowded */
       svg.append(s("text", { x: x(i), y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#535a64" }, String(lb).slice(5)));
   });
   series.forEach((sr, k) => {

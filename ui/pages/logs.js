@@ -34,9 +34,14 @@ function block(title, value) {
   return h("section", null, h("h3", { style: "font-size:1rem;margin:.75rem 0 .25rem" }, title), h("pre", { tabindex: "0", style: "max-height:18rem;overflow:auto;background:#f3f4f6;padding:.75rem;border-radius:6px;white-space:pre-wrap;word-break:break-word" }, pretty(value)));
 }
 
-async function showDetail(row) {
-  const body = h("div", null, loading("Loading request…"));
+function showDetail(row) {
+  const body = h("div", null);
   modal(`Request ${row.request_id}`, body, []);
+  fill(body, row);
+}
+
+async function fill(body, row) {
+  clear(body).append(loading("Loading request…"));
   try {
     const d = await api("GET", `/spend/logs/ui/${encodeURIComponent(row.request_id)}`);
     const meta = obj(d.metadata) || {};
@@ -70,7 +75,7 @@ async function showDetail(row) {
     if (Array.isArray(tags) && tags.length) parts.push(h("p", null, "Tags: ", tags.map((t) => h("span", { class: "badge info", style: "margin-right:.25rem" }, t))));
     clear(body).append(...parts);
   } catch (e) {
-    clear(body).append(errorBox(e, () => showDetail(row)));
+    clear(body).append(errorBox(e, () => fill(body, row)));
   }
 }
 

@@ -130,9 +130,9 @@ export default {
         h(
           "div",
           { style: grid },
-          h("section", { class: "panel" }, lineChart({ title: "Spend per day", labels, series: [{ name: "Spend", values: spend }], format: (v) => fmtMoney(v) })),
-          h("section", { class: "panel" }, lineChart({ title: "Requests per day", labels, series: [{ name: "Requests", values: reqs }, { name: "Failed", values: failed }], format: (v) => num(Math.round(v)) })),
-          h("section", { class: "panel" }, lineChart({ title: "Tokens per day", labels, series: [{ name: "Tokens", values: tokens }], format: (v) => num(Math.round(v)) })),
+          h("section", { class: "panel" }, lineChart({ title: "Spend per day", labels, series: [{ name: "Spend", values: spend }], format: (v) => fmtMoney(v), axisFormat: (v) => (v ? "$" + Number(v.toPrecision(3)) : "$0") })),
+          h("section", { class: "panel" }, lineChart({ title: "Requests per day", labels, series: [{ name: "Requests", values: reqs }, { name: "Failed", values: failed }], format: (v) => num(v) })),
+          h("section", { class: "panel" }, lineChart({ title: "Tokens per day", labels, series: [{ name: "Tokens", values: tokens }], format: (v) => num(v) })),
           h("section", { class: "panel" }, barChart({ title: entityTitle, items: items(d.groups.entities, "spend"), format: fmtMoney })),
           h("section", { class: "panel" }, barChart({ title: "Spend by model", items: items(d.groups.models, "spend"), format: fmtMoney })),
           h("section", { class: "panel" }, barChart({ title: "Spend by key", items: items(d.groups.api_keys, "spend"), format: fmtMoney })),
