@@ -60,7 +60,8 @@ int sy_activity_ymd(const char *s)
     for (int i = 0; i < 10; i++)
         if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
             return -1;
-    int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
+    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (y < 1 || m < 1 || m > 12 || d < 1)
         return -1;
