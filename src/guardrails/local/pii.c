@@ -617,6 +617,7 @@ static int pii_open(struct sy_guard *g, struct json_object *params, const struct
         params && json_object_object_get_ex(params, "output_parse_pii", &v) && v && json_object_get_boolean(v);
     c->apply_to_output =
         params && json_object_object_get_ex(params, "apply_to_output", &v) && v && json_object_get_boolean(v);
+    g->post_pass = !c->apply_to_output && (g->modes & (SY_GM_PRE | SY_GM_DURING)); /* see pii_check */
     g->impl = c;
     return 0;
 }
