@@ -42,6 +42,7 @@
 
 struct gre {
     pcre2_code *code;
+    pcre2_code *ascii; /* the same without UTF/UCP, for an all-ASCII text; NULL: none */
     int id;
 };
 
@@ -265,7 +266,38 @@ static int translate(const char *re, struct sy_buf *b)
     return sy_buf_failed(b) ? -1 : 0;
 }
 
-static int push_re(struct sy_gpat *p, pcre2_code *code, int id)
+/* On an all-ASCII text, Unicode mode reads a pattern as byte mode does:
+ * \d \w \s \b and the POSIX classes hold the same ASCII characters, caseless
+ * letters have no other ASCII case, '.' is one byte. Byte mode lets PCRE2 use
+ * its start-of-match bitmap (Unicode \d \w have none), which is most of a
+ * regex's cost on prose. Made only for a pattern of plain ASCII without the
+ * constructs that name code points or properties (\x{ \p \P \X \N \o{ (*),
+ * so nothing can mean otherwise; NULL when there is no such twin. */
+static pcre2_code *ascii_twin(const char *re, size_t len, int caseless)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)re[i];
+        if (c >= 0x80 || !c)
+            return NULL;
+        if (c == '(' && i + 1 < len && re[i + 1] == '*')
+            return NULL;
+        if (c == '\\' && i + 1 < len) {
+            char e = re[i + 1];
+            if (e == 'p' || e == 'P' || e == 'X' || e == 'N' || e == 'R' || e == 'C' || e == 'o' ||
+                (e == 'x' && i + 2 < len && re[i + 2] == '{'))
+                return NULL;
+            i++;
+        }
+    }
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, len, caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+    if (code)
+        pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    return code;
+}
+
+static int push_re(struct sy_gpat *p, pcre2_code *code, pcre2_code *ascii, int id)
 {
     if (p->nre == p->capre) {
         size_t cap = p->capre ? p->capre * 2 : 8;
@@ -276,6 +308,7 @@ static int push_re(struct sy_gpat *p, pcre2_code *code, int id)
         p->capre = cap;
     }
     p->re[p->nre].code = code;
+    p->re[p->nre].ascii = ascii;
     p->re[p->nre].id = id;
     p->nre++;
     return 0;
@@ -296,8 +329,10 @@ static int add_regex_raw(struct sy_gpat *p, const char *re, size_t len, int id, 
         return -1;
     }
     pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* no JIT: the interpreter */
-    if (push_re(p, code, id) < 0) {
+    pcre2_code *ascii = ascii_twin(re, len, caseless);
+    if (push_re(p, code, ascii, id) < 0) {
         pcre2_code_free(code);
+        pcre2_code_free(ascii);
         if (err && errlen)
             snprintf(err, errlen, "out of memory");
         return -1;
@@ -419,6 +454,40 @@ static int build_pairs(struct sy_gpat *p, const struct tnode *t)
     return 0;
 }
 
+/* Renumber the trie's states breadth first (perm, queue: ns scratch cells):
+ * the shallow states, where a scan spends nearly all its steps, then share a
+ * few cache lines instead of being spread over the whole automaton. */
+static int bfs_order(struct tnode *t, int32_t *out, size_t ns, int32_t *perm, int32_t *queue)
+{
+    struct tnode *nt = malloc(ns * sizeof *nt);
+    int32_t *nout = malloc(ns * sizeof *nout);
+    if (!nt || !nout) {
+        free(nt);
+        free(nout);
+        return -1;
+    }
+    size_t qh = 0, qt = 0;
+    queue[qt++] = 0;
+    while (qh < qt) {
+        int32_t s = queue[qh];
+        perm[s] = (int32_t)qh++;
+        for (int32_t x = t[s].child; x >= 0; x = t[x].sib)
+            queue[qt++] = x;
+    }
+    for (size_t o = 0; o < ns; o++) {
+        int32_t n = perm[o];
+        nt[n] = t[o];
+        nt[n].child = t[o].child >= 0 ? perm[t[o].child] : -1;
+        nt[n].sib = t[o].sib >= 0 ? perm[t[o].sib] : -1;
+        nout[n] = out[o];
+    }
+    memcpy(t, nt, ns * sizeof *t);
+    memcpy(out, nout, ns * sizeof *out);
+    free(nt);
+    free(nout);
+    return 0;
+}
+
 static int build_ac(struct sy_gpat *p, char *err, size_t errlen)
 {
     size_t total = 1;
@@ -479,6 +548,8 @@ static int build_ac(struct sy_gpat *p, char *err, size_t errlen)
             p->kwnext[k] = (int32_t)i;
         }
     }
+    if (bfs_order(t, p->out, ns, fail, queue) < 0)
+        goto nomem;
     p->delta = malloc(ns * ncls * sizeof *p->delta);
     if (!p->delta)
         goto nomem;
@@ -551,8 +622,10 @@ void sy_gpat_free(struct sy_gpat *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nre; i++)
+    for (size_t i = 0; i < p->nre; i++) {
         pcre2_code_free(p->re[i].code);
+        pcre2_code_free(p->re[i].ascii);
+    }
     free(p->re);
     for (size_t i = 0; i < p->nkw; i++)
         free(p->kw[i].fold);
@@ -576,17 +649,15 @@ size_t sy_gpat_count(const struct sy_gpat *p)
 /* One regex's successive matches (Python's finditer: an empty match is
  * retried non-empty at the same place, then the scan moves on one code
  * point). Returns the count, -1 on a limit, or -2 when cb stopped. */
-static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *text, size_t n,
-                    int (*cb)(void *, const struct sy_gmatch *), void *ud)
+static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *text, size_t n, int ascii,
+                    pcre2_match_data *md, int (*cb)(void *, const struct sy_gmatch *), void *ud)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(g->code, NULL);
-    if (!md)
-        return -1;
+    const pcre2_code *code = ascii && g->ascii ? g->ascii : g->code;
     long count = 0;
     size_t start = 0;
     uint32_t flags = 0;
     for (;;) {
-        int rc = pcre2_match(g->code, (PCRE2_SPTR)text, n, start, flags, md, p->mctx);
+        int rc = pcre2_match(code, (PCRE2_SPTR)text, n, start, flags, md, p->mctx);
         if (rc == PCRE2_ERROR_NOMATCH) {
             if (!flags)
                 break;
@@ -619,7 +690,6 @@ static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *te
         if (flags && start >= n)
             break;
     }
-    pcre2_match_data_free(md);
     return count;
 }
 
@@ -720,6 +790,20 @@ static long scan_ac(const struct sy_gpat *p, const char *text, size_t n, int (*c
     return count;
 }
 
+static int all_ascii(const unsigned char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= s[i];
+    return !(acc & 0x8080808080808080ull);
+}
+
 long sy_gpat_scan_all(const struct sy_gpat *p, const char *text, size_t n,
                       int (*cb)(void *ud, const struct sy_gmatch *m), void *ud)
 {
@@ -736,14 +820,23 @@ long sy_gpat_scan_all(const struct sy_gpat *p, const char *text, size_t n,
             return total + 1;
         total += c;
     }
+    if (!p->nre)
+        return total;
+    /* one match block for every regex: only the whole match's offsets are read (a
+     * match with more groups than it holds still reports them, rc 0) */
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md)
+        return -1;
+    int ascii = all_ascii((const unsigned char *)text, n);
     for (size_t i = 0; i < p->nre; i++) {
-        long c = scan_re(p, &p->re[i], text, n, cb, ud);
-        if (c == -1)
-            return -1;
-        if (c == -2)
-            return total + 1;
+        long c = scan_re(p, &p->re[i], text, n, ascii, md, cb, ud);
+        if (c < 0) {
+            total = c == -1 ? -1 : total + 1;
+            break;
+        }
         total += c;
     }
+    pcre2_match_data_free(md);
     return total;
 }
 
