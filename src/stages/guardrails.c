@@ -650,21 +650,11 @@ static void svc_pass_done(struct gsvc *s, struct sy_gresult *r)
     if (c->finished)
         return;
     gc->pos++; /* before: an answer (a block) frees gc with the request */
-    int waiting = gc->waiting;
-    gc->waiting = 0;
-    if (waiting)
-        c->req->on_abort = NULL;
-    if (waiting && c->aborted) { /* the client left while the service answered */
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
-        return;
-    }
+    if (sy_call_wait_done(c, &gc->waiting))
+        return; /* the client left while the service answered: accounted */
     if (pass_apply(c, gc, s->g, r, s->t0) != SY_OK)
         return;
-    gc->waiting = waiting;
-    if (waiting)
-        c->req->on_abort = sy_call_wait_abort;
-    pass_continue(c, gc);
+    pass_continue(c, gc); /* the next service wait arms the abort hook again (pass_wait) */
 }
 
 /* Run the pass's remaining guardrails: SY_OK all passed (synchronously),

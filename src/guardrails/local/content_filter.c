@@ -524,6 +524,25 @@ static int load_category(struct cf *c, const char *name, json_object *doc, int i
     return 0;
 }
 
+/* A settings file (a category file, blocked_words_file) as a json-c document:
+ * JSON when is_json, else YAML. NULL with err. */
+static json_object *load_file(const char *path, int is_json, char *err, size_t errlen)
+{
+    size_t n;
+    char *text = read_file(path, &n, err, errlen);
+    if (!text)
+        return NULL;
+    json_object *doc;
+    if (is_json) {
+        doc = json_tokener_parse(text);
+        if (!doc)
+            snprintf(err, errlen, "%s: bad JSON", path);
+    } else
+        doc = yaml_to_json(text, n, err, errlen);
+    free(text);
+    return doc;
+}
+
 static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc, char *err,
                            size_t errlen)
 {
@@ -547,20 +566,9 @@ static int open_categories(struct cf *c, json_object *cats, const char *dflt_thr
         json_object *doc = NULL;
         int is_json = 0;
         if (file) {
-            size_t n;
-            char *text = read_file(file, &n, err, errlen);
-            if (!text)
-                return -1;
             size_t fl = strlen(file);
             is_json = fl > 5 && !strcasecmp(file + fl - 5, ".json");
-            if (is_json) {
-                doc = json_tokener_parse(text);
-                if (!doc)
-                    snprintf(err, errlen, "%s: bad JSON", file);
-            } else
-                doc = yaml_to_json(text, n, err, errlen);
-            free(text);
-            if (!doc)
+            if (!(doc = load_file(file, is_json, err, errlen)))
                 return -1;
         } else {
             size_t k = 0;
@@ -781,10 +789,7 @@ static int cf_open(struct sy_guard *g, json_object *params, const struct sy_genv
         rc = open_bwords(c, v, err, errlen, 0);
     const char *bwf = jstr(params, "blocked_words_file");
     if (!rc && bwf) {
-        size_t n;
-        char *text = read_file(bwf, &n, err, errlen);
-        json_object *doc = text ? yaml_to_json(text, n, err, errlen) : NULL, *list;
-        free(text);
+        json_object *doc = load_file(bwf, 0, err, errlen), *list;
         if (!doc || !json_object_object_get_ex(doc, "blocked_words", &list) ||
             !json_object_is_type(list, json_type_array)) {
             if (doc || !*err)
