@@ -117,35 +117,7 @@ for t in "${TARGETS[@]}"; do
 done
 url_of() { if [ "$1" = nginx ]; then echo "http://127.0.0.1:$nport/v1/chat/completions"; else echo "http://127.0.0.1:${port[$1]}/v1/chat/completions"; fi; }
 pids_of() { if [ "$1" = nginx ]; then proc_tree "$nginx_pid"; else echo "${pid[$1]}"; fi; }
-lat_ms() { # wrk output -> mean latency in ms
-  awk '/^    Latency/{v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}'
-}
 declare -A rps req ticks lat
-for r in $(seq "$rounds"); do
-  for t in "${TARGETS[@]}"; do
-    ps=$(pids_of "$t")
-    # shellcheck disable=SC2086
-    t0=$(cpu_ticks $ps)
-    out=$(wrk -t1 -c"$conc" -d"${dur}s" -s "$here/chat.lua" "$(url_of "$t")" 2>&1)
-    # shellcheck disable=SC2086
-    t1=$(cpu_ticks $ps)
-    out1=$(wrk -t1 -c1 -d"${dur}s" -s "$here/chat.lua" "$(url_of "$t")" 2>&1)
-    r1=$(awk '/^Requests\/sec/{print $2}' <<<"$out")
-    n1=$(awk '/requests in/{print $1}' <<<"$out")
-    l1=$(lat_ms <<<"$out1")
-    rps[$t]=$(awk -v a="${rps[$t]:-0}" -v b="$r1" 'BEGIN{print a+b}')
-    req[$t]=$(( ${req[$t]:-0} + n1 ))
-    ticks[$t]=$(( ${ticks[$t]:-0} + t1 - t0 ))
-    lat[$t]=$(awk -v a="${lat[$t]:-0}" -v b="$l1" 'BEGIN{print a+b}')
-    echo "round $r: $t rps(c=$conc)=$r1 latency(c=1)=${l1}ms"
-  done
-done
+bench_rounds "$rounds" "$dur" "$conc" "${TARGETS[@]}"
 echo
-printf '%-11s %9s %8s %10s %10s %10s %10s\n' target rps rps/off cpu_us/req +us/req c1_ms +c1_ms
-for t in "${TARGETS[@]}"; do
-  awk -v t="$t" -v rps="${rps[$t]}" -v orps="${rps[off]}" -v tk="${ticks[$t]}" -v n="${req[$t]}" \
-    -v otk="${ticks[off]}" -v on="${req[off]}" -v hz="$CLK_TCK" -v l="${lat[$t]}" -v ol="${lat[off]}" \
-    -v rounds="$rounds" \
-    'BEGIN{c=tk/hz*1e6/n; oc=otk/hz*1e6/on;
-           printf "%-11s %9.0f %8.3f %10.1f %+10.1f %10.3f %+10.3f\n", t, rps/rounds, rps/orps, c, c-oc, l/rounds, (l-ol)/rounds}'
-done
+bench_table "$rounds" 11 "" "${TARGETS[@]}"

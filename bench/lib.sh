@@ -126,3 +126,54 @@ start_mock() {
   for _ in $(seq 100); do grep -q '^listening on' "$tmp/mock.out" && break; sleep 0.05; done
   mock=http://127.0.0.1:$(awk '/^listening on/{print $3}' "$tmp/mock.out")
 }
+
+# lat_ms: wrk's output on stdin -> its mean latency in ms.
+lat_ms() {
+  awk '/^    Latency/{v=$2; if (v ~ /us$/) {sub(/us/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms/,"",v)} else if (v ~ /s$/) {sub(/s/,"",v); v*=1000}; print v}'
+}
+
+# bench_rounds ROUNDS DURATION CONC TARGET...: interleaved rounds over the targets, each a wrk run at
+# c=CONC (RPS, and the CPU ticks of `pids_of TARGET` over it) then one at c=1 (mean latency), with
+# $here/chat.lua against `url_of TARGET` (both functions the caller's). Sums into the global
+# associative arrays rps, req, ticks, lat (declare them with -A first).
+bench_rounds() {
+  local rounds=$1 dur=$2 conc=$3 r t ps t0 t1 out out1 r1 n1 l1
+  shift 3
+  for r in $(seq "$rounds"); do
+    for t in "$@"; do
+      ps=$(pids_of "$t")
+      # shellcheck disable=SC2086
+      t0=$(cpu_ticks $ps)
+      out=$(wrk -t1 -c"$conc" -d"${dur}s" -s "$here/chat.lua" "$(url_of "$t")" 2>&1)
+      # shellcheck disable=SC2086
+      t1=$(cpu_ticks $ps)
+      out1=$(wrk -t1 -c1 -d"${dur}s" -s "$here/chat.lua" "$(url_of "$t")" 2>&1)
+      r1=$(awk '/^Requests\/sec/{print $2}' <<<"$out")
+      n1=$(awk '/requests in/{print $1}' <<<"$out")
+      l1=$(lat_ms <<<"$out1")
+      rps[$t]=$(awk -v a="${rps[$t]:-0}" -v b="$r1" 'BEGIN{print a+b}')
+      req[$t]=$(( ${req[$t]:-0} + n1 ))
+      ticks[$t]=$(( ${ticks[$t]:-0} + t1 - t0 ))
+      lat[$t]=$(awk -v a="${lat[$t]:-0}" -v b="$l1" 'BEGIN{print a+b}')
+      echo "round $r: $t rps(c=$conc)=$r1 latency(c=1)=${l1}ms"
+    done
+  done
+}
+
+# bench_table ROUNDS WIDTH EXTRA TARGET...: bench_rounds' sums as a table against the target "off":
+# RPS and its ratio, CPU us per request and the difference, mean c=1 latency and the difference.
+# EXTRA: "" or a function printing a last column for a target (its header is the function's name).
+bench_table() {
+  local rounds=$1 w=$2 extra=$3 t d=
+  shift 3
+  printf "%-${w}s %9s %8s %10s %10s %10s %10s%s\n" target rps rps/off cpu_us/req +us/req c1_ms +c1_ms \
+    "${extra:+  $extra}"
+  for t in "$@"; do
+    [ -n "$extra" ] && d=$($extra "$t")
+    awk -v t="$t" -v rps="${rps[$t]}" -v orps="${rps[off]}" -v tk="${ticks[$t]}" -v n="${req[$t]}" \
+      -v otk="${ticks[off]}" -v on="${req[off]}" -v hz="$CLK_TCK" -v l="${lat[$t]}" -v ol="${lat[off]}" \
+      -v rounds="$rounds" -v d="${d:+  $d}" -v w="$w" \
+      'BEGIN{c=tk/hz*1e6/n; oc=otk/hz*1e6/on;
+             printf "%-" w "s %9.0f %8.3f %10.1f %+10.1f %10.3f %+10.3f%s\n", t, rps/rounds, rps/orps, c, c-oc, l/rounds, (l-ol)/rounds, d}'
+  done
+}

@@ -162,6 +162,8 @@ struct sy_guard {
     char *info_json;            /* guardrail_info, or NULL */
     void *impl;                 /* the kind's parsed settings (open / close) */
     int index;                  /* position in the set */
+    int post_pass;              /* its check passes every answer without reading it (set by open): post_call
+                                   records the pass and reads no text */
 };
 
 /* What a kind's open() may ask of the config it is built in: the model

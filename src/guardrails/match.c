@@ -38,9 +38,11 @@
 #define DEPTH_LIMIT   5000u
 #define HEAP_LIMIT    20000u      /* KiB */
 #define MAX_DFA_CELLS (48u << 20) /* states x classes: bounds a set's automaton (192 MB) */
+#define OUT_BIT       0x80000000u /* in a delta cell: the state reached has an output */
 
 struct gre {
     pcre2_code *code;
+    pcre2_code *ascii; /* the same without UTF/UCP, for an all-ASCII text; NULL: none */
     int id;
 };
 
@@ -58,11 +60,13 @@ struct sy_gpat {
     size_t nkw, capkw;
     pcre2_match_context *mctx;
     /* the automaton */
-    int32_t *delta;  /* nstate * ncls */
-    int32_t *out;    /* first keyword ending at the state, -1 */
-    int32_t *dict;   /* next state on the failure chain with an output, -1 */
-    int32_t *kwnext; /* next keyword ending at the same state, -1 */
-    uint8_t cls[256];
+    uint32_t *delta;   /* nstate * ncls: the next state's row (state * ncls), OUT_BIT when it reports */
+    int32_t *out;      /* first keyword ending at the state, -1 */
+    int32_t *dict;     /* next state on the failure chain with an output, -1 */
+    int32_t *kwnext;   /* next keyword ending at the same state, -1 */
+    uint8_t cls[256];  /* a folded byte's class */
+    uint8_t acls[256]; /* an ASCII byte's class after folding (A-Z read as a-z) */
+    uint8_t *pair;     /* 64K bits over raw byte pairs: a keyword may start at the first (skip filter) */
     unsigned ncls;
     size_t nstate;
     size_t ring; /* power of two > longest folded keyword */
@@ -262,7 +266,38 @@ static int translate(const char *re, struct sy_buf *b)
     return sy_buf_failed(b) ? -1 : 0;
 }
 
-static int push_re(struct sy_gpat *p, pcre2_code *code, int id)
+/* On an all-ASCII text, Unicode mode reads a pattern as byte mode does:
+ * \d \w \s \b and the POSIX classes hold the same ASCII characters, caseless
+ * letters have no other ASCII case, '.' is one byte. Byte mode lets PCRE2 use
+ * its start-of-match bitmap (Unicode \d \w have none), which is most of a
+ * regex's cost on prose. Made only for a pattern of plain ASCII without the
+ * constructs that name code points or properties (\x{ \p \P \X \N \o{ (*),
+ * so nothing can mean otherwise; NULL when there is no such twin. */
+static pcre2_code *ascii_twin(const char *re, size_t len, int caseless)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)re[i];
+        if (c >= 0x80 || !c)
+            return NULL;
+        if (c == '(' && i + 1 < len && re[i + 1] == '*')
+            return NULL;
+        if (c == '\\' && i + 1 < len) {
+            char e = re[i + 1];
+            if (e == 'p' || e == 'P' || e == 'X' || e == 'N' || e == 'R' || e == 'C' || e == 'o' ||
+                (e == 'x' && i + 2 < len && re[i + 2] == '{'))
+                return NULL;
+            i++;
+        }
+    }
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, len, caseless ? PCRE2_CASELESS : 0, &ec, &eo, NULL);
+    if (code)
+        pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    return code;
+}
+
+static int push_re(struct sy_gpat *p, pcre2_code *code, pcre2_code *ascii, int id)
 {
     if (p->nre == p->capre) {
         size_t cap = p->capre ? p->capre * 2 : 8;
@@ -273,6 +308,7 @@ static int push_re(struct sy_gpat *p, pcre2_code *code, int id)
         p->capre = cap;
     }
     p->re[p->nre].code = code;
+    p->re[p->nre].ascii = ascii;
     p->re[p->nre].id = id;
     p->nre++;
     return 0;
@@ -293,8 +329,10 @@ static int add_regex_raw(struct sy_gpat *p, const char *re, size_t len, int id, 
         return -1;
     }
     pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* no JIT: the interpreter */
-    if (push_re(p, code, id) < 0) {
+    pcre2_code *ascii = ascii_twin(re, len, caseless);
+    if (push_re(p, code, ascii, id) < 0) {
         pcre2_code_free(code);
+        pcre2_code_free(ascii);
         if (err && errlen)
             snprintf(err, errlen, "out of memory");
         return -1;
@@ -381,6 +419,75 @@ struct tnode {
     uint8_t byte;
 };
 
+/* The skip filter: bit (a << 8 | b) is set when a keyword may start at a raw
+ * byte a followed by b: either is not ASCII (folding decides: the automaton
+ * reads it), a folded is a one-byte keyword, or a b folded are a keyword's
+ * first two bytes. Where it is clear, the scan stays at the root without
+ * reading the automaton (see scan_ac). */
+static int build_pairs(struct sy_gpat *p, const struct tnode *t)
+{
+    p->pair = calloc(1, 65536 / 8);
+    if (!p->pair)
+        return -1;
+    uint8_t first[128] = {0}; /* 1 a keyword starts with it, 2 a keyword is it */
+    for (int32_t x = t[0].child; x >= 0; x = t[x].sib)
+        if (t[x].byte < 0x80)
+            first[t[x].byte] = p->out[x] >= 0 ? 2 : 1;
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b++) {
+            int set = a >= 0x80 || b >= 0x80;
+            if (!set) {
+                unsigned fa = a >= 'A' && a <= 'Z' ? a + 32 : a, fb = b >= 'A' && b <= 'Z' ? b + 32 : b;
+                if (first[fa] == 2)
+                    set = 1;
+                else if (first[fa] == 1) {
+                    int32_t x = t[0].child;
+                    while (x >= 0 && t[x].byte != fa)
+                        x = t[x].sib;
+                    for (int32_t y = x >= 0 ? t[x].child : -1; y >= 0 && !set; y = t[y].sib)
+                        set = t[y].byte == fb;
+                }
+            }
+            if (set)
+                p->pair[(a << 8 | b) >> 3] |= (uint8_t)(1u << (b & 7));
+        }
+    return 0;
+}
+
+/* Renumber the trie's states breadth first (perm, queue: ns scratch cells):
+ * the shallow states, where a scan spends nearly all its steps, then share a
+ * few cache lines instead of being spread over the whole automaton. */
+static int bfs_order(struct tnode *t, int32_t *out, size_t ns, int32_t *perm, int32_t *queue)
+{
+    struct tnode *nt = malloc(ns * sizeof *nt);
+    int32_t *nout = malloc(ns * sizeof *nout);
+    if (!nt || !nout) {
+        free(nt);
+        free(nout);
+        return -1;
+    }
+    size_t qh = 0, qt = 0;
+    queue[qt++] = 0;
+    while (qh < qt) {
+        int32_t s = queue[qh];
+        perm[s] = (int32_t)qh++;
+        for (int32_t x = t[s].child; x >= 0; x = t[x].sib)
+            queue[qt++] = x;
+    }
+    for (size_t o = 0; o < ns; o++) {
+        int32_t n = perm[o];
+        nt[n] = t[o];
+        nt[n].child = t[o].child >= 0 ? perm[t[o].child] : -1;
+        nt[n].sib = t[o].sib >= 0 ? perm[t[o].sib] : -1;
+        nout[n] = out[o];
+    }
+    memcpy(t, nt, ns * sizeof *t);
+    memcpy(out, nout, ns * sizeof *out);
+    free(nt);
+    free(nout);
+    return 0;
+}
+
 static int build_ac(struct sy_gpat *p, char *err, size_t errlen)
 {
     size_t total = 1;
@@ -441,6 +548,8 @@ static int build_ac(struct sy_gpat *p, char *err, size_t errlen)
             p->kwnext[k] = (int32_t)i;
         }
     }
+    if (bfs_order(t, p->out, ns, fail, queue) < 0)
+        goto nomem;
     p->delta = malloc(ns * ncls * sizeof *p->delta);
     if (!p->delta)
         goto nomem;
@@ -458,16 +567,25 @@ static int build_ac(struct sy_gpat *p, char *err, size_t errlen)
     }
     while (qh < qt) {
         int32_t s = queue[qh++];
-        int32_t *row = p->delta + (size_t)s * ncls, *frow = p->delta + (size_t)fail[s] * ncls;
+        uint32_t *row = p->delta + (size_t)s * ncls, *frow = p->delta + (size_t)fail[s] * ncls;
         memcpy(row, frow, ncls * sizeof *row);
         for (int32_t x = t[s].child; x >= 0; x = t[x].sib) {
-            int32_t f = frow[p->cls[t[x].byte]];
+            int32_t f = (int32_t)frow[p->cls[t[x].byte]];
             fail[x] = f;
             p->dict[x] = p->out[f] >= 0 ? f : p->dict[f];
-            row[p->cls[t[x].byte]] = x;
+            row[p->cls[t[x].byte]] = (uint32_t)x;
             queue[qt++] = x;
         }
     }
+    /* the cells as the scan reads them: the next state's row, and whether it reports */
+    for (size_t c = 0; c < ns * ncls; c++) {
+        uint32_t x = p->delta[c];
+        p->delta[c] = (uint32_t)(x * ncls) | (p->out[x] >= 0 || p->dict[x] >= 0 ? OUT_BIT : 0);
+    }
+    for (unsigned b = 0; b < 128; b++)
+        p->acls[b] = p->cls[b >= 'A' && b <= 'Z' ? b + 32 : b];
+    if (build_pairs(p, t) < 0)
+        goto nomem;
     size_t ring = 1;
     while (ring <= maxlen)
         ring <<= 1;
@@ -504,13 +622,16 @@ void sy_gpat_free(struct sy_gpat *p)
 {
     if (!p)
         return;
-    for (size_t i = 0; i < p->nre; i++)
+    for (size_t i = 0; i < p->nre; i++) {
         pcre2_code_free(p->re[i].code);
+        pcre2_code_free(p->re[i].ascii);
+    }
     free(p->re);
     for (size_t i = 0; i < p->nkw; i++)
         free(p->kw[i].fold);
     free(p->kw);
     free(p->delta);
+    free(p->pair);
     free(p->out);
     free(p->dict);
     free(p->kwnext);
@@ -528,17 +649,15 @@ size_t sy_gpat_count(const struct sy_gpat *p)
 /* One regex's successive matches (Python's finditer: an empty match is
  * retried non-empty at the same place, then the scan moves on one code
  * point). Returns the count, -1 on a limit, or -2 when cb stopped. */
-static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *text, size_t n,
-                    int (*cb)(void *, const struct sy_gmatch *), void *ud)
+static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *text, size_t n, int ascii,
+                    pcre2_match_data *md, int (*cb)(void *, const struct sy_gmatch *), void *ud)
 {
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(g->code, NULL);
-    if (!md)
-        return -1;
+    const pcre2_code *code = ascii && g->ascii ? g->ascii : g->code;
     long count = 0;
     size_t start = 0;
     uint32_t flags = 0;
     for (;;) {
-        int rc = pcre2_match(g->code, (PCRE2_SPTR)text, n, start, flags, md, p->mctx);
+        int rc = pcre2_match(code, (PCRE2_SPTR)text, n, start, flags, md, p->mctx);
         if (rc == PCRE2_ERROR_NOMATCH) {
             if (!flags)
                 break;
@@ -571,7 +690,6 @@ static long scan_re(const struct sy_gpat *p, const struct gre *g, const char *te
         if (flags && start >= n)
             break;
     }
-    pcre2_match_data_free(md);
     return count;
 }
 
@@ -593,7 +711,35 @@ static int boundary_ok(const struct gkw *k, const unsigned char *s, size_t n, si
 
 #define RING_STACK 256
 
-/* Every keyword occurrence (overlapping ones too). Count, or -2 stopped, -1 no memory. */
+/* The keywords ending at the state whose row is row, each a match ending at
+ * end (original bytes; fpos folded bytes read so far). 0 go on, -2 stopped. */
+static int report(const struct sy_gpat *p, uint32_t row, const unsigned char *s, size_t n, const size_t *ring,
+                  size_t fpos, size_t end, int (*cb)(void *, const struct sy_gmatch *), void *ud, long *count)
+{
+    int32_t st = (int32_t)(row / p->ncls);
+    for (int32_t x = p->out[st] >= 0 ? st : p->dict[st]; x >= 0; x = p->dict[x]) {
+        for (int32_t w = p->out[x]; w >= 0; w = p->kwnext[w]) {
+            const struct gkw *kw = &p->kw[w];
+            size_t off = ring[(fpos - kw->flen) & (p->ring - 1)];
+            if ((kw->word_l || kw->word_r) && !boundary_ok(kw, s, n, off, end))
+                continue;
+            struct sy_gmatch m = {.off = off, .len = end - off, .id = kw->id};
+            (*count)++;
+            if (cb && cb(ud, &m))
+                return -2;
+        }
+    }
+    return 0;
+}
+
+/* Every keyword occurrence (overlapping ones too). Count, or -2 stopped, -1 no
+ * memory. At the root, the pair filter skips the bytes where no keyword can
+ * start without reading the automaton (no dependent load); an ASCII byte is
+ * folded and classed by one table read; a cell holds the next row itself and
+ * whether it reports, so the inner loop is one load on the state's chain.
+ * Bytes of 0x80 and above are decoded, folded and fed as their folded UTF-8.
+ * The ring maps a folded position back to the original byte (only bytes the
+ * automaton reads are written: no match starts in a skipped byte). */
 static long scan_ac(const struct sy_gpat *p, const char *text, size_t n, int (*cb)(void *, const struct sy_gmatch *),
                     void *ud)
 {
@@ -604,43 +750,58 @@ static long scan_ac(const struct sy_gpat *p, const char *text, size_t n, int (*c
             return -1;
     }
     const unsigned char *s = (const unsigned char *)text;
-    const size_t mask = p->ring - 1, ncls = p->ncls;
-    const int32_t *delta = p->delta;
+    const uint8_t *pair = p->pair, *acls = p->acls;
+    const size_t mask = p->ring - 1;
+    const uint32_t *delta = p->delta;
     long count = 0;
-    size_t fpos = 0;
-    int32_t st = 0;
-    for (size_t i = 0, k; i < n; i += k) {
-        unsigned char fb[4];
-        size_t fl;
-        if (s[i] < 0x80) {
-            k = 1;
-            fb[0] = (unsigned char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
-            fl = 1;
-        } else
-            fl = enc(fold_cp(dec(s, n, i, &k)), fb);
-        for (size_t j = 0; j < fl; j++) {
-            st = delta[(size_t)st * ncls + p->cls[fb[j]]];
-            ring[fpos++ & mask] = i;
+    size_t fpos = 0, i = 0;
+    uint32_t row = 0;
+    while (i < n) {
+        if (row == 0) { /* the root: skip what cannot start a keyword */
+            size_t j = i;
+            while (j + 1 < n && !(pair[(s[j] << 8 | s[j + 1]) >> 3] & (1u << (s[j + 1] & 7))))
+                j++;
+            fpos += j - i;
+            i = j;
         }
-        for (int32_t x = p->out[st] >= 0 ? st : p->dict[st]; x >= 0; x = p->dict[x]) {
-            for (int32_t w = p->out[x]; w >= 0; w = p->kwnext[w]) {
-                const struct gkw *kw = &p->kw[w];
-                size_t off = ring[(fpos - kw->flen) & mask], end = i + k;
-                if ((kw->word_l || kw->word_r) && !boundary_ok(kw, s, n, off, end))
-                    continue;
-                struct sy_gmatch m = {.off = off, .len = end - off, .id = kw->id};
-                count++;
-                if (cb && cb(ud, &m)) {
-                    count = -2;
-                    goto out;
-                }
+        uint32_t v;
+        if (s[i] < 0x80) {
+            v = delta[row + acls[s[i]]];
+            ring[fpos++ & mask] = i;
+            i++;
+        } else {
+            unsigned char fb[4];
+            size_t k, fl = enc(fold_cp(dec(s, n, i, &k)), fb);
+            v = row;
+            for (size_t j = 0; j < fl; j++) {
+                v = delta[(v & ~OUT_BIT) + p->cls[fb[j]]];
+                ring[fpos++ & mask] = i;
             }
+            i += k;
+        }
+        row = v & ~OUT_BIT;
+        if ((v & OUT_BIT) && report(p, row, s, n, ring, fpos, i, cb, ud, &count) < 0) {
+            count = -2;
+            break;
         }
     }
-out:
     if (ring != stackring)
         free(ring);
     return count;
+}
+
+static int all_ascii(const unsigned char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= s[i];
+    return !(acc & 0x8080808080808080ull);
 }
 
 long sy_gpat_scan_all(const struct sy_gpat *p, const char *text, size_t n,
@@ -659,14 +820,23 @@ long sy_gpat_scan_all(const struct sy_gpat *p, const char *text, size_t n,
             return total + 1;
         total += c;
     }
+    if (!p->nre)
+        return total;
+    /* one match block for every regex: only the whole match's offsets are read (a
+     * match with more groups than it holds still reports them, rc 0) */
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md)
+        return -1;
+    int ascii = all_ascii((const unsigned char *)text, n);
     for (size_t i = 0; i < p->nre; i++) {
-        long c = scan_re(p, &p->re[i], text, n, cb, ud);
-        if (c == -1)
-            return -1;
-        if (c == -2)
-            return total + 1;
+        long c = scan_re(p, &p->re[i], text, n, ascii, md, cb, ud);
+        if (c < 0) {
+            total = c == -1 ? -1 : total + 1;
+            break;
+        }
         total += c;
     }
+    pcre2_match_data_free(md);
     return total;
 }
 

@@ -249,6 +249,20 @@ static void json_str(struct sy_buf *b, const char *s)
     SY_BUF_LIT(b, "\"");
 }
 
+/* Microseconds as seconds with six decimals (what %.6f prints, without the
+ * floating-point formatting every check would pay for). */
+static void put_secs(struct sy_buf *b, uint64_t us)
+{
+    char f[7];
+    uint64_t frac = us % 1000000;
+    for (int i = 5; i >= 0; i--, frac /= 10)
+        f[i] = (char)('0' + frac % 10);
+    f[6] = '.';
+    sy_buf_u64(b, us / 1000000);
+    sy_buf_append(b, f + 6, 1);
+    sy_buf_append(b, f, 6);
+}
+
 void sy_guard_record(struct sy_call *c, struct gcall *gc, const struct sy_guard *g, unsigned hook,
                      const struct sy_gresult *r, uint64_t t0)
 {
@@ -303,12 +317,19 @@ void sy_guard_record(struct sy_call *c, struct gcall *gc, const struct sy_guard 
         SY_BUF_LIT(b, "null");
     SY_BUF_LIT(b, ",\"guardrail_status\":");
     json_str(b, gs);
-    double ws = (double)sy_wall_ms() / 1000.0;
-    sy_buf_printf(b, ",\"start_time\":%.6f,\"end_time\":%.6f,\"duration\":%.6f,\"masked_entity_count\":", ws - lat, ws,
-                  lat);
-    if (r->masked)
-        sy_buf_printf(b, "{\"total\":%u}", r->masked);
-    else
+    uint64_t lat_us = t0 && t1 > t0 ? (t1 - t0 + 500) / 1000 : 0, end_us = (uint64_t)sy_wall_ms() * 1000;
+    SY_BUF_LIT(b, ",\"start_time\":");
+    put_secs(b, end_us - lat_us);
+    SY_BUF_LIT(b, ",\"end_time\":");
+    put_secs(b, end_us);
+    SY_BUF_LIT(b, ",\"duration\":");
+    put_secs(b, lat_us);
+    SY_BUF_LIT(b, ",\"masked_entity_count\":");
+    if (r->masked) {
+        SY_BUF_LIT(b, "{\"total\":");
+        sy_buf_u64(b, r->masked);
+        SY_BUF_LIT(b, "}");
+    } else
         SY_BUF_LIT(b, "null");
     SY_BUF_LIT(b, "}");
 }
@@ -629,21 +650,11 @@ static void svc_pass_done(struct gsvc *s, struct sy_gresult *r)
     if (c->finished)
         return;
     gc->pos++; /* before: an answer (a block) frees gc with the request */
-    int waiting = gc->waiting;
-    gc->waiting = 0;
-    if (waiting)
-        c->req->on_abort = NULL;
-    if (waiting && c->aborted) { /* the client left while the service answered */
-        sy_call_account(c, 499);
-        sy_resp_end(c->req);
-        return;
-    }
+    if (sy_call_wait_done(c, &gc->waiting))
+        return; /* the client left while the service answered: accounted */
     if (pass_apply(c, gc, s->g, r, s->t0) != SY_OK)
         return;
-    gc->waiting = waiting;
-    if (waiting)
-        c->req->on_abort = sy_call_wait_abort;
-    pass_continue(c, gc);
+    pass_continue(c, gc); /* the next service wait arms the abort hook again (pass_wait) */
 }
 
 /* Run the pass's remaining guardrails: SY_OK all passed (synchronously),
@@ -655,6 +666,13 @@ static int pass_run(struct sy_call *c, struct gcall *gc)
         const struct sy_guard *g = &s->g[gc->pos];
         if (!in_pass(gc, g))
             continue;
+        if (g->ops->check && gc->phase == SY_GM_POST && g->post_pass) { /* the answer is not its concern */
+            struct sy_gresult r = {.verdict = SY_GV_PASS};
+            int rc = pass_apply(c, gc, g, &r, sy_now_ns());
+            if (rc != SY_OK)
+                return rc;
+            continue;
+        }
         if (g->ops->check) {
             size_t omin = g->ops->offload_min ? g->ops->offload_min : SY_OFFLOAD_MIN_BYTES;
             if (gc->body->len >= omin) { /* a large body (or a costly kind): off the loop */

@@ -158,15 +158,27 @@ static int payload_of(const char *ev, size_t n, size_t *off, size_t *len)
     return found ? 0 : -1;
 }
 
+/* The event ev (n bytes) with its bytes [off, off + len) replaced by mid, appended to out:
+ * a payload put back into its SSE event, or a text into its payload. */
+static void splice_event(struct sy_buf *out, const char *ev, size_t n, size_t off, size_t len, const char *mid,
+                         size_t midlen)
+{
+    sy_buf_append(out, ev, off);
+    sy_buf_append(out, mid, midlen);
+    sy_buf_append(out, ev + off + len, n - off - len);
+}
+
 /* ev with its payload's segment [soff, soff + sraw) replaced by text as a JSON string. */
 static void rewrite(struct sy_buf *out, const char *ev, size_t n, size_t poff, size_t plen, size_t soff, size_t sraw,
                     const char *text, size_t tlen)
 {
-    sy_buf_append(out, ev, poff + soff);
-    SY_BUF_LIT(out, "\"");
-    sy_buf_json_escape(out, text, tlen);
-    SY_BUF_LIT(out, "\"");
-    sy_buf_append(out, ev + poff + soff + sraw, n - poff - soff - sraw);
+    struct sy_buf q;
+    sy_buf_init(&q, SY_GUARD_BUF_MAX);
+    SY_BUF_LIT(&q, "\"");
+    sy_buf_json_escape(&q, text, tlen);
+    SY_BUF_LIT(&q, "\"");
+    splice_event(out, ev, n, poff + soff, sraw, q.p ? q.p : "", q.len);
+    sy_buf_free(&q);
     (void)plen;
 }
 
@@ -398,9 +410,7 @@ static void event(struct sy_call *c, struct gcall *gc, struct gstream *gs, const
     const char *e = ev;
     size_t en = n;
     if (np) { /* a mask rewrote the payload: the event again, around it (its spans are no longer the event's) */
-        sy_buf_append(&o, ev, poff);
-        sy_buf_append(&o, np, npl);
-        sy_buf_append(&o, ev + poff + plen, n - poff - plen);
+        splice_event(&o, ev, n, poff, plen, np, npl);
         e = o.p;
         en = o.len;
         free(np);
@@ -449,9 +459,7 @@ static void event(struct sy_call *c, struct gcall *gc, struct gstream *gs, const
             if (any && sy_gtext_splice(e + poff, plen, tx.seg, tx.nseg, repl, &nb, &nn) == 0) {
                 struct sy_buf o2;
                 sy_buf_init(&o2, SY_GUARD_BUF_MAX);
-                sy_buf_append(&o2, e, poff);
-                sy_buf_append(&o2, nb, nn);
-                sy_buf_append(&o2, e + poff + plen, en - poff - plen);
+                splice_event(&o2, e, en, poff, plen, nb, nn);
                 emit(c, gs, o2.p, o2.len);
                 sy_buf_free(&o2);
                 free(nb);

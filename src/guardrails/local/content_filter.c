@@ -105,6 +105,7 @@ struct cf {
     struct bword *bw;
     size_t nbw, capbw;
     struct sy_gpat *bwp;
+    struct sy_gpat *any; /* the category keywords and blocked words in one set: the prefilter */
     char *pattern_fmt, *kw_tag;
 };
 
@@ -523,6 +524,25 @@ static int load_category(struct cf *c, const char *name, json_object *doc, int i
     return 0;
 }
 
+/* A settings file (a category file, blocked_words_file) as a json-c document:
+ * JSON when is_json, else YAML. NULL with err. */
+static json_object *load_file(const char *path, int is_json, char *err, size_t errlen)
+{
+    size_t n;
+    char *text = read_file(path, &n, err, errlen);
+    if (!text)
+        return NULL;
+    json_object *doc;
+    if (is_json) {
+        doc = json_tokener_parse(text);
+        if (!doc)
+            snprintf(err, errlen, "%s: bad JSON", path);
+    } else
+        doc = yaml_to_json(text, n, err, errlen);
+    free(text);
+    return doc;
+}
+
 static int open_categories(struct cf *c, json_object *cats, const char *dflt_threshold, struct sy_buf *exc, char *err,
                            size_t errlen)
 {
@@ -546,20 +566,9 @@ static int open_categories(struct cf *c, json_object *cats, const char *dflt_thr
         json_object *doc = NULL;
         int is_json = 0;
         if (file) {
-            size_t n;
-            char *text = read_file(file, &n, err, errlen);
-            if (!text)
-                return -1;
             size_t fl = strlen(file);
             is_json = fl > 5 && !strcasecmp(file + fl - 5, ".json");
-            if (is_json) {
-                doc = json_tokener_parse(text);
-                if (!doc)
-                    snprintf(err, errlen, "%s: bad JSON", file);
-            } else
-                doc = yaml_to_json(text, n, err, errlen);
-            free(text);
-            if (!doc)
+            if (!(doc = load_file(file, is_json, err, errlen)))
                 return -1;
         } else {
             size_t k = 0;
@@ -722,6 +731,7 @@ static void cf_free(struct cf *c)
     }
     free(c->bw);
     sy_gpat_free(c->bwp);
+    sy_gpat_free(c->any);
     free(c->ckix.slot);
     free(c->bwix.slot);
     free(c->pattern_fmt);
@@ -734,19 +744,22 @@ static int compile_sets(struct cf *c, const struct sy_buf *exc, char *err, size_
     c->cat = sy_gpat_new();
     c->exc = sy_gpat_new();
     c->bwp = sy_gpat_new();
-    if (!c->cat || !c->exc || !c->bwp)
+    c->any = sy_gpat_new();
+    if (!c->cat || !c->exc || !c->bwp || !c->any)
         return -1;
     for (size_t i = 0; i < c->nckw; i++)
-        if (sy_gpat_add_keyword_mode(c->cat, c->ckw[i].kw, (int)i, SY_GKW_WORD) < 0)
+        if (sy_gpat_add_keyword_mode(c->cat, c->ckw[i].kw, (int)i, SY_GKW_WORD) < 0 ||
+            sy_gpat_add_keyword_mode(c->any, c->ckw[i].kw, 0, SY_GKW_WORD) < 0)
             return -1;
     for (size_t o = 0; o < exc->len; o += strlen(exc->p + o) + 1, c->nexc++)
         if (sy_gpat_add_keyword_mode(c->exc, exc->p + o, 0, SY_GKW_PLAIN) < 0)
             return -1;
     for (size_t i = 0; i < c->nbw; i++)
-        if (sy_gpat_add_keyword_mode(c->bwp, c->bw[i].kw, (int)i, SY_GKW_SUBSTR) < 0)
+        if (sy_gpat_add_keyword_mode(c->bwp, c->bw[i].kw, (int)i, SY_GKW_SUBSTR) < 0 ||
+            sy_gpat_add_keyword_mode(c->any, c->bw[i].kw, 0, SY_GKW_SUBSTR) < 0)
             return -1;
     if (sy_gpat_compile(c->cat, err, errlen) < 0 || sy_gpat_compile(c->exc, err, errlen) < 0 ||
-        sy_gpat_compile(c->bwp, err, errlen) < 0)
+        sy_gpat_compile(c->bwp, err, errlen) < 0 || sy_gpat_compile(c->any, err, errlen) < 0)
         return -1;
     return 0;
 }
@@ -776,10 +789,7 @@ static int cf_open(struct sy_guard *g, json_object *params, const struct sy_genv
         rc = open_bwords(c, v, err, errlen, 0);
     const char *bwf = jstr(params, "blocked_words_file");
     if (!rc && bwf) {
-        size_t n;
-        char *text = read_file(bwf, &n, err, errlen);
-        json_object *doc = text ? yaml_to_json(text, n, err, errlen) : NULL, *list;
-        free(text);
+        json_object *doc = load_file(bwf, 0, err, errlen), *list;
         if (!doc || !json_object_object_get_ex(doc, "blocked_words", &list) ||
             !json_object_is_type(list, json_type_array)) {
             if (doc || !*err)
@@ -1154,14 +1164,24 @@ static int stage_bwords(const struct cf *c, struct sy_buf *cur, struct sy_buf *t
 }
 
 /* One text through the stages: 1 blocked, 0 unchanged, 2 masked (cur holds
- * the new text), -1 error. */
+ * the new text), -1 error. The prefilter first: one scan for every category
+ * keyword and blocked word (the common text holds none); while the text is
+ * the one it cleared, the keyword stages have nothing to find and are
+ * skipped (the exceptions only matter once a category keyword matched). */
 static int filter_text(const struct cf *c, struct sy_buf *cur, struct sy_buf *tmp, struct sy_gresult *r)
 {
-    int changed = 0;
+    int changed = 0, clear = 0;
+    if (c->nckw || c->nbw) {
+        int hit = 0;
+        if (sy_gpat_scan_all(c->any, cur->p, cur->len, on_any, &hit) < 0)
+            return -1;
+        clear = !hit;
+    }
     for (size_t st = 0; st < c->npat + 2; st++) {
-        int rc = st == 0         ? stage_categories(c, cur, tmp, r)
-                 : st <= c->npat ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
-                                 : stage_bwords(c, cur, tmp, r);
+        int rc = st == 0             ? (clear ? 0 : stage_categories(c, cur, tmp, r))
+                 : st <= c->npat     ? stage_pattern(c, &c->pat[st - 1], cur, tmp, r)
+                 : changed || !clear ? stage_bwords(c, cur, tmp, r)
+                                     : 0;
         if (rc < 0 || rc == 1)
             return rc;
         if (rc == 2) { /* the masked text becomes the current one */

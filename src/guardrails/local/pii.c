@@ -38,6 +38,7 @@
  */
 #include <arpa/inet.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,12 +480,43 @@ static int hit_cmp(const void *a, const void *b)
     return x->len > y->len ? -1 : x->len < y->len;
 }
 
+/* The skip filter's byte classes: what may start a candidate (an '@'; a
+ * digit, '+' or '('; a hex digit or ':' and an uppercase letter, these two
+ * only after a byte that is not alphanumeric), and the alphanumerics. */
+enum { PC_AT = 1, PC_NUM = 2, PC_HEX = 4, PC_UP = 8, PC_ALNUM = 16 };
+
+static uint8_t pclass[256];
+static pthread_once_t pclass_once = PTHREAD_ONCE_INIT;
+
+static void pclass_init(void)
+{
+    for (unsigned c = 0; c < 256; c++)
+        pclass[c] =
+            (uint8_t)((c == '@' ? PC_AT : 0) | (is_digit((unsigned char)c) || c == '+' || c == '(' ? PC_NUM : 0) |
+                      (is_hex((unsigned char)c) || c == ':' ? PC_HEX : 0) | (is_upper((unsigned char)c) ? PC_UP : 0) |
+                      (is_alnum((unsigned char)c) ? PC_ALNUM : 0));
+}
+
 size_t sy_pii_scan(const char *t, size_t n, unsigned mask, int (*cb)(void *ud, const struct sy_pii_hit *h), void *ud)
 {
     struct hits h = {0};
     unsigned num = mask & ((1u << SY_PII_CARD) | (1u << SY_PII_SSN) | (1u << SY_PII_PHONE) | (1u << SY_PII_IP));
     size_t i = 0, digits_next = 0, v6_next = 0, email_floor = 0;
+    pthread_once(&pclass_once, pclass_init);
+    /* the classes that can start something under this mask; a byte of none of
+     * them (or a HEX/UP one inside a word) is passed over without the checks below */
+    unsigned want = (mask & (1u << SY_PII_EMAIL) ? PC_AT : 0) | (num ? PC_NUM : 0) |
+                    (mask & (1u << SY_PII_IP) ? PC_HEX : 0) | (mask & (1u << SY_PII_IBAN) ? PC_UP : 0);
     while (i < n) {
+        for (;;) {
+            unsigned k = pclass[(unsigned char)t[i]] & want;
+            if (k & (PC_AT | PC_NUM))
+                break;
+            if (k && (i == 0 || !(pclass[(unsigned char)t[i - 1]] & PC_ALNUM)))
+                break;
+            if (++i == n)
+                goto done;
+        }
         unsigned char c = (unsigned char)t[i];
         if (c == '@' && (mask & (1u << SY_PII_EMAIL))) {
             size_t e = try_email(t, n, i, email_floor, &h);
@@ -515,6 +547,7 @@ size_t sy_pii_scan(const char *t, size_t n, unsigned mask, int (*cb)(void *ud, c
         }
         i++;
     }
+done:;
     size_t reported = 0;
     if (h.n > 1)
         qsort(h.v, h.n, sizeof *h.v, hit_cmp);
@@ -617,6 +650,7 @@ static int pii_open(struct sy_guard *g, struct json_object *params, const struct
         params && json_object_object_get_ex(params, "output_parse_pii", &v) && v && json_object_get_boolean(v);
     c->apply_to_output =
         params && json_object_object_get_ex(params, "apply_to_output", &v) && v && json_object_get_boolean(v);
+    g->post_pass = !c->apply_to_output && (g->modes & (SY_GM_PRE | SY_GM_DURING)); /* see pii_check */
     g->impl = c;
     return 0;
 }

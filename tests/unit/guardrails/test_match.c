@@ -300,6 +300,182 @@ static void test_many_keywords_1mb(void **state)
     sy_gpat_free(p);
 }
 
+/* ---- the automaton against a plain search ---- */
+
+/* pieces texts and keywords are made of: ASCII in both cases, a space, and
+ * code points whose folded form differs in length or is ASCII (U+212A KELVIN
+ * SIGN folds to 'k', U+0130 to "i̇" in three bytes), plus a stray byte */
+static const char *const PIECE[] = {"a",        "b", "k",   "A", "B", "K", " ", "\xc3\xa9", "\xc3\x89", "\xe2\x84\xaa",
+                                    "\xc4\xb0", "i", "\xff"};
+#define NPIECE (sizeof PIECE / sizeof *PIECE)
+
+struct hit {
+    size_t off, len;
+    int id;
+};
+struct hits {
+    struct hit v[4096];
+    size_t n;
+};
+
+static int take(void *ud, const struct sy_gmatch *m)
+{
+    struct hits *h = ud;
+    assert_true(h->n < 4096);
+    h->v[h->n++] = (struct hit){m->off, m->len, m->id};
+    return 0;
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+    const struct hit *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* the folded text, and for each folded byte the original code point's start and end */
+static size_t fold_map(const char *t, size_t n, char *f, size_t *cs, size_t *ce)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        const unsigned char *u = (const unsigned char *)t + i;
+        size_t k = u[0] < 0x80 ? 1 : (u[0] & 0xE0) == 0xC0 ? 2 : (u[0] & 0xF0) == 0xE0 ? 3 : 1;
+        unsigned cp = u[0];
+        if (k == 2)
+            cp = (u[0] & 0x1Fu) << 6 | (u[1] & 0x3Fu);
+        else if (k == 3)
+            cp = (u[0] & 0x0Fu) << 12 | (u[1] & 0x3Fu) << 6 | (u[2] & 0x3Fu);
+        else if (u[0] >= 0x80)
+            cp = 0xFFFD;
+        unsigned fc = sy_gfold_cp(cp);
+        char e[4];
+        size_t el;
+        if (fc < 0x80) {
+            e[0] = (char)fc;
+            el = 1;
+        } else if (fc < 0x800) {
+            e[0] = (char)(0xC0 | fc >> 6);
+            e[1] = (char)(0x80 | (fc & 0x3F));
+            el = 2;
+        } else {
+            e[0] = (char)(0xE0 | fc >> 12);
+            e[1] = (char)(0x80 | ((fc >> 6) & 0x3F));
+            e[2] = (char)(0x80 | (fc & 0x3F));
+            el = 3;
+        }
+        for (size_t j = 0; j < el; j++) {
+            f[o] = e[j];
+            cs[o] = i;
+            ce[o] = i + k;
+            o++;
+        }
+        i += k;
+    }
+    return o;
+}
+
+/* Random keyword sets (plain and substring mode) and texts: every match the
+ * automaton (with its pair filter) reports is the plain search's, and none is
+ * missed. A match is a folded keyword occurring in the folded text and ending
+ * where a code point's folded bytes end, reported over the original bytes. */
+static void test_automaton_vs_plain_search(void **state)
+{
+    (void)state;
+    srand(23);
+    for (int round = 0; round < 300; round++) {
+        struct sy_gpat *p = sy_gpat_new();
+        char kw[12][32], fk[12][128];
+        size_t fkl[12], nkw = 1 + (size_t)rand() % 12;
+        size_t cs[4096], ce[4096];
+        for (size_t k = 0; k < nkw; k++) {
+            kw[k][0] = 0;
+            size_t len = 1 + (size_t)rand() % 4;
+            for (size_t j = 0; j < len; j++)
+                strcat(kw[k], PIECE[(size_t)rand() % (NPIECE - 1)]); /* no stray byte in a keyword */
+            assert_int_equal(sy_gpat_add_keyword_mode(p, kw[k], (int)k, round & 1 ? SY_GKW_PLAIN : SY_GKW_SUBSTR), 0);
+            fkl[k] = fold_map(kw[k], strlen(kw[k]), fk[k], cs, ce);
+        }
+        assert_int_equal(sy_gpat_compile(p, NULL, 0), 0);
+        for (int tr = 0; tr < 20; tr++) {
+            char text[1024] = "";
+            size_t np = (size_t)rand() % 200;
+            for (size_t j = 0; j < np; j++)
+                strcat(text, PIECE[(size_t)rand() % NPIECE]);
+            size_t n = strlen(text);
+            char f[4096];
+            size_t fl = fold_map(text, n, f, cs, ce);
+            static struct hits want, got;
+            want.n = got.n = 0;
+            for (size_t k = 0; k < nkw; k++)
+                for (size_t a = 0; a + fkl[k] <= fl; a++) {
+                    size_t z = a + fkl[k];
+                    if (memcmp(f + a, fk[k], fkl[k]) || (z < fl && cs[z] == cs[z - 1]))
+                        continue; /* not there, or ends inside a code point's folded bytes */
+                    want.v[want.n++] = (struct hit){cs[a], ce[z - 1] - cs[a], (int)k};
+                }
+            assert_true(sy_gpat_scan_all(p, text, n, take, &got) >= 0);
+            qsort(want.v, want.n, sizeof *want.v, hit_cmp);
+            qsort(got.v, got.n, sizeof *got.v, hit_cmp);
+            assert_int_equal(got.n, want.n);
+            for (size_t j = 0; j < got.n; j++) {
+                assert_int_equal(got.v[j].off, want.v[j].off);
+                assert_int_equal(got.v[j].len, want.v[j].len);
+                assert_int_equal(got.v[j].id, want.v[j].id);
+            }
+        }
+        sy_gpat_free(p);
+    }
+}
+
+/* A regex reads an all-ASCII text through its byte-mode twin: the matches are
+ * the ones the Unicode-mode pattern finds in the same text once a non-ASCII
+ * code point follows it (which sends the scan through the Unicode pattern). */
+static void test_regex_ascii_twin(void **state)
+{
+    (void)state;
+    static const char *const RE[] = {"\\b\\d{3}-\\d{2}-\\d{4}\\b",
+                                     "\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Z|a-z]{2,}\\b",
+                                     "\\w+\\s\\w+",
+                                     "[[:alpha:]]{3}\\b",
+                                     "(?i)key",
+                                     "x*"};
+    static const char *const TEXT[] = {"mail bob.smith@example.com or 123-45-6789 now\t ok",
+                                       "KEY key Key kEy 12 a_b __ x xx", "no match here at all 000-00-0000x"};
+    for (size_t r = 0; r < sizeof RE / sizeof *RE; r++)
+        for (size_t t = 0; t < sizeof TEXT / sizeof *TEXT; t++) {
+            struct sy_gpat *p = sy_gpat_new();
+            char err[128];
+            assert_int_equal(sy_gpat_add_regex(p, RE[r], 0, 1, err, sizeof err), 0);
+            assert_int_equal(sy_gpat_compile(p, err, sizeof err), 0);
+            static struct hits a, u;
+            a.n = u.n = 0;
+            char wide[256];
+            size_t n = strlen(TEXT[t]);
+            snprintf(wide, sizeof wide, "%s\n\n\xc3\xa9", TEXT[t]);
+            assert_true(sy_gpat_scan_all(p, TEXT[t], n, take, &a) >= 0);
+            assert_true(sy_gpat_scan_all(p, wide, strlen(wide), take, &u) >= 0);
+            size_t k = 0;
+            for (size_t j = 0; j < u.n; j++)
+                if (u.v[j].off + u.v[j].len < n || (u.v[j].off + u.v[j].len == n && u.v[j].len))
+                    u.v[k++] = u.v[j];
+            u.n = k;
+            k = 0;
+            for (size_t j = 0; j < a.n; j++)
+                if (a.v[j].off < n)
+                    a.v[k++] = a.v[j];
+            a.n = k;
+            assert_int_equal(a.n, u.n);
+            for (size_t j = 0; j < a.n; j++) {
+                assert_int_equal(a.v[j].off, u.v[j].off);
+                assert_int_equal(a.v[j].len, u.v[j].len);
+            }
+            sy_gpat_free(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +490,8 @@ int main(void)
         cmocka_unit_test(test_overlaps),
         cmocka_unit_test(test_misuse),
         cmocka_unit_test(test_many_keywords_1mb),
+        cmocka_unit_test(test_automaton_vs_plain_search),
+        cmocka_unit_test(test_regex_ascii_twin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

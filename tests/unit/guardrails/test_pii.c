@@ -19,19 +19,11 @@
 #include "core/buf.h"
 #include "guardrails/guardrail.h"
 #include "guardrails/local/pii.h"
+#include "lib/gtest.h"
 
 static int open_guard(struct sy_guard *g, const char *params, unsigned modes, char *err, size_t errlen)
 {
-    memset(g, 0, sizeof *g);
-    g->ops = sy_guard_kind("pii_masking");
-    assert_non_null(g->ops);
-    g->name = "pii-guard";
-    g->modes = modes;
-    json_object *p = json_tokener_parse(params);
-    assert_non_null(p);
-    int rc = g->ops->open(g, p, NULL, err, errlen);
-    json_object_put(p);
-    return rc;
+    return gt_open(g, "pii_masking", "pii-guard", modes, params, err, errlen);
 }
 
 /* One text segment as texts.c gives it: body is the JSON, the segment is the
@@ -45,18 +37,9 @@ static void set_body(struct one *o, enum sy_gdialect d, unsigned phase, const ch
                      size_t n)
 {
     memset(o, 0, sizeof *o);
-    for (size_t i = 0; i < n; i++) {
-        const char *at = strstr(body, texts[i]);
-        assert_non_null(at);
-        o->seg[i] = (struct sy_gseg){.text = texts[i],
-                                     .len = strlen(texts[i]),
-                                     .off = (size_t)(at - body) - 1,
-                                     .raw_len = strlen(texts[i]) + 2,
-                                     .role = SY_GR_USER,
-                                     .msg = (int)i};
-    }
-    o->in = (struct sy_ginput){
-        .phase = phase, .dialect = d, .seg = o->seg, .nseg = n, .body = body, .body_len = strlen(body)};
+    for (size_t i = 0; i < n; i++)
+        o->seg[i] = gt_seg(body, texts[i], (int)i);
+    o->in = gt_input(phase, d, body, o->seg, n, NULL, 0);
 }
 
 static char *mask1(const char *params, const char *text)

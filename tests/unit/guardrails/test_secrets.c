@@ -18,19 +18,11 @@
 
 #include "core/buf.h"
 #include "guardrails/guardrail.h"
+#include "lib/gtest.h"
 
 static int open_guard(struct sy_guard *g, const char *params, char *err, size_t errlen)
 {
-    memset(g, 0, sizeof *g);
-    g->ops = sy_guard_kind("hide_secrets");
-    assert_non_null(g->ops);
-    g->name = "hide-secrets";
-    g->modes = SY_GM_PRE;
-    json_object *p = json_tokener_parse(params);
-    assert_non_null(p);
-    int rc = g->ops->open(g, p, NULL, err, errlen);
-    json_object_put(p);
-    return rc;
+    return gt_open(g, "hide_secrets", "hide-secrets", SY_GM_PRE, params, err, errlen);
 }
 
 static char *redact(const char *params, const char *text, struct sy_gresult *keep)
@@ -38,8 +30,8 @@ static char *redact(const char *params, const char *text, struct sy_gresult *kee
     struct sy_guard g;
     char err[256];
     assert_int_equal(open_guard(&g, params, err, sizeof err), 0);
-    struct sy_gseg s = {.text = text, .len = strlen(text), .off = 1, .raw_len = strlen(text) + 2};
-    struct sy_ginput in = {.phase = SY_GM_PRE, .seg = &s, .nseg = 1};
+    struct sy_gseg s = gt_seg(NULL, text, 0);
+    struct sy_ginput in = gt_input(SY_GM_PRE, SY_GD_CHAT, NULL, &s, 1, NULL, 0);
     struct sy_gresult r = {0};
     g.ops->check(&g, &in, &r);
     char *out = NULL;

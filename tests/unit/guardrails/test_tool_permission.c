@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "guardrails/guardrail.h"
+#include "lib/gtest.h"
 
 /* corpus config 08, litellm_params as JSON */
 static const char *cfg08 =
@@ -31,23 +32,13 @@ static const char *cfg08 =
 
 static int open_guard(struct sy_guard *g, const char *params, unsigned modes, char *err, size_t errlen)
 {
-    memset(g, 0, sizeof *g);
-    g->ops = sy_guard_kind("tool_permission");
-    assert_non_null(g->ops);
-    g->name = "tool-permission-guardrail";
-    g->modes = modes;
-    json_object *p = json_tokener_parse(params);
-    assert_non_null(p);
-    int rc = g->ops->open(g, p, NULL, err, errlen);
-    json_object_put(p);
-    return rc;
+    return gt_open(g, "tool_permission", "tool-permission-guardrail", modes, params, err, errlen);
 }
 
 static void run(const struct sy_guard *g, unsigned phase, enum sy_gdialect d, const char *body,
                 const struct sy_gtool *tools, size_t n, struct sy_gresult *r)
 {
-    struct sy_ginput in = {
-        .phase = phase, .dialect = d, .tool = tools, .ntool = n, .body = body, .body_len = body ? strlen(body) : 0};
+    struct sy_ginput in = gt_input(phase, d, body, NULL, 0, tools, n);
     memset(r, 0, sizeof *r);
     g->ops->check(g, &in, r);
 }
