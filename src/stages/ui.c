@@ -175,8 +175,8 @@ static int login(struct sy_call *c)
     snprintf(ukey, sizeof ukey, "u:%s", user);
     snprintf(akey, sizeof akey, "a:%s", sy_req_peer(c->req, addr, sizeof addr) == 0 ? addr : "?");
     if (sy_ui_login_blocked(ukey, now) || sy_ui_login_blocked(akey, now)) {
-        sy_call_error(c, 429, "rate_limit_error", "None",
-                      "Too many failed login attempts; try again in a minute", "retry-after: 60\r\n", 17);
+        sy_call_error(c, 429, "rate_limit_error", "None", "Too many failed login attempts; try again in a minute",
+                      "retry-after: 60\r\n", 17);
         return SY_DONE;
     }
     const char *ui_user = getenv("UI_USERNAME");

@@ -32,13 +32,13 @@
 #include "http/reply.h"
 #include "http/server.h"
 
-#define SEC_HEADERS                                                                                                  \
-    "content-security-policy: default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src "    \
-    "'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors "     \
-    "'none'\r\n"                                                                                                     \
-    "x-frame-options: DENY\r\n"                                                                                      \
-    "x-content-type-options: nosniff\r\n"                                                                            \
-    "referrer-policy: same-origin\r\n"                                                                               \
+#define SEC_HEADERS                                                                                              \
+    "content-security-policy: default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src " \
+    "'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors " \
+    "'none'\r\n"                                                                                                 \
+    "x-frame-options: DENY\r\n"                                                                                  \
+    "x-content-type-options: nosniff\r\n"                                                                        \
+    "referrer-policy: same-origin\r\n"                                                                           \
     "vary: Accept-Encoding\r\n"
 
 const struct sy_ui_file *sy_ui_file_find(const char *path, size_t n)

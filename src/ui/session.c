@@ -172,7 +172,10 @@ int sy_ui_cookie_get(const char *h, size_t n, const char *name, const char **v, 
 
 static int hexv(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Percent-decode s[0..n) ('+' a space) into out[0..cap): its length, -1 when

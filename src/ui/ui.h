@@ -62,9 +62,9 @@ long sy_ui_gunzip(const unsigned char *gz, size_t n, char *out, size_t cap);
 enum sy_ui_kind { SY_UI_MASTER = 'm', SY_UI_USER = 'u' };
 
 struct sy_ui_sess {
-    int kind;       /* SY_UI_MASTER or SY_UI_USER */
-    char id[65];    /* 32 hex (master) or 64 hex (user: the key's sha256) */
-    long long exp;  /* unix seconds */
+    int kind;      /* SY_UI_MASTER or SY_UI_USER */
+    char id[65];   /* 32 hex (master) or 64 hex (user: the key's sha256) */
+    long long exp; /* unix seconds */
 };
 
 /* Write the token naming s, signed under salt, into out (NUL-terminated).

@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    static const char *const types[] = {"application/x-www-form-urlencoded", "application/json", NULL,
-                                        "text/plain", "application/json; charset=utf-8"};
+    static const char *const types[] = {"application/x-www-form-urlencoded", "application/json", NULL, "text/plain",
+                                        "application/json; charset=utf-8"};
     const char *ct = types[data[0] % 5];
     const char *body = (const char *)data + 1;
     size_t n = size - 1;

@@ -220,7 +220,7 @@ static void gunzip_bounds(void **st)
     char out[64];
     assert_int_equal(sy_ui_gunzip(z, zn, out, sizeof out), (long)sizeof raw - 1);
     assert_memory_equal(out, raw, sizeof raw - 1);
-    assert_int_equal(sy_ui_gunzip(z, zn, out, 5), -1);     /* does not fit */
+    assert_int_equal(sy_ui_gunzip(z, zn, out, 5), -1);      /* does not fit */
     assert_int_equal(sy_ui_gunzip(z, zn - 4, out, 64), -1); /* truncated */
     assert_int_equal(sy_ui_gunzip((const unsigned char *)"nope", 4, out, 64), -1);
 }
@@ -249,8 +249,8 @@ static void embedded_table(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(token_round_trip), cmocka_unit_test(token_forgery),   cmocka_unit_test(csrf_tokens),
-        cmocka_unit_test(cookie_header),    cmocka_unit_test(login_bodies),    cmocka_unit_test(accept_encoding),
+        cmocka_unit_test(token_round_trip), cmocka_unit_test(token_forgery),  cmocka_unit_test(csrf_tokens),
+        cmocka_unit_test(cookie_header),    cmocka_unit_test(login_bodies),   cmocka_unit_test(accept_encoding),
         cmocka_unit_test(gunzip_bounds),    cmocka_unit_test(embedded_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
