@@ -7,6 +7,7 @@ PKGS=(
   libuv1-dev libhttp-parser-dev libyaml-dev libssl-dev libpcre2-dev
   libjson-c-dev libjsmn-dev libsqlite3-dev libcmocka-dev libhiredis-dev redis-server
   libpq-dev libsodium-dev postgresql sqlite3
+  python3-nacl python3-cryptography # LiteLLM's encryption, for the test fixtures (tests/integration/fixtures/litellm_encrypt.py)
   curl ca-certificates openssl wrk nginx-light
   iproute2 # the agents tier brings up loopback in its own network namespace (tests/agents/run.sh)
 )

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 #include "responses/store.h"
 #include "store/dbpool.h"
 #include "tokenizer/tokenizer.h"
+#include "upstream/client.h"
 
 static const char default_config[] =
     "# switchyard's built-in default: model groups served by the in-process mock model.\n"
@@ -222,6 +224,22 @@ static void on_hup(uv_signal_t *s, int signum)
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
 
+/* The config names an upstream that is likely reached over TLS: a deployment
+ * with an https api_base, or a remote provider's default one. A gateway whose
+ * deployments are all in-process or plain http makes its TLS context only if
+ * something (an MCP server, a callback) connects over TLS. */
+static int wants_tls(const struct sy_config *cfg)
+{
+    for (size_t i = 0; i < cfg->n_deployments; i++) {
+        const struct sy_deployment *d = &cfg->deployments[i];
+        if (d->mock_response || (d->provider && !strcmp(d->provider, "mock")))
+            continue;
+        if (!d->api_base || !strncasecmp(d->api_base, "https:", 6))
+            return 1;
+    }
+    return 0;
+}
+
 /* A whole decimal number in [lo, hi] (no trailing junk, no overflow), else -1. */
 static int int_arg(const char *s, int lo, int hi)
 {
@@ -341,6 +359,10 @@ int main(int argc, char **argv)
     uv_signal_start(&sig_hup, on_hup, SIGHUP);
     if (sy_log_start(g->cfg) != 0) /* the logging callbacks' thread (when any is on) */
         sy_warn("logging: cannot start the logging thread; callbacks are off");
+    if (wants_tls(g->cfg)) { /* the CA bundle loaded off the loops, once (upstream/client.h) */
+        struct sy_upool_opts uo = {.ssl_verify = g->cfg->ssl_verify, .ca_file = g->cfg->ssl_ca_file};
+        sy_upool_tls_warm(&uo);
+    }
     if (sy_workers_start(workers, host, port, g) != 0)
         return 1;
     sy_info("switchyard %s listening on %s:%d with %d worker(s), %zu model group(s)%s", SY_VERSION, host, port, workers,

@@ -100,15 +100,16 @@ struct sy_admin_route {
 #define SY_ADMIN_MASTER    0x40 /* the master key only (LiteLLM's master_key_only_routes) */
 
 /* Each handler file exports its table, NULL-path terminated. */
-extern const struct sy_admin_route sy_admin_key_routes[];      /* admin/keys.c */
-extern const struct sy_admin_route sy_admin_user_routes[];     /* admin/users.c */
-extern const struct sy_admin_route sy_admin_team_routes[];     /* admin/teams.c */
-extern const struct sy_admin_route sy_admin_customer_routes[]; /* admin/customers.c */
-extern const struct sy_admin_route sy_admin_org_routes[];      /* admin/orgs.c */
-extern const struct sy_admin_route sy_admin_budget_routes[];   /* admin/budgets.c */
-extern const struct sy_admin_route sy_admin_spend_routes[];    /* admin/spend.c */
-extern const struct sy_admin_route sy_admin_model_routes[];    /* admin/models.c */
-extern const struct sy_admin_route sy_admin_mcp_routes[];      /* admin/mcp.c */
+extern const struct sy_admin_route sy_admin_key_routes[];        /* admin/keys.c */
+extern const struct sy_admin_route sy_admin_user_routes[];       /* admin/users.c */
+extern const struct sy_admin_route sy_admin_team_routes[];       /* admin/teams.c */
+extern const struct sy_admin_route sy_admin_customer_routes[];   /* admin/customers.c */
+extern const struct sy_admin_route sy_admin_org_routes[];        /* admin/orgs.c */
+extern const struct sy_admin_route sy_admin_budget_routes[];     /* admin/budgets.c */
+extern const struct sy_admin_route sy_admin_spend_routes[];      /* admin/spend.c */
+extern const struct sy_admin_route sy_admin_model_routes[];      /* admin/models.c */
+extern const struct sy_admin_route sy_admin_mcp_routes[];        /* admin/mcp.c */
+extern const struct sy_admin_route sy_admin_credential_routes[]; /* admin/credentials.c */
 
 /* Find the handler for method + path: the route, or NULL; *path_known set
  * when the path exists with another method. */

@@ -34,9 +34,11 @@
  * that lets the pool start a stdio server from the database (mcp/stdio.c):
  * by default only the config file starts processes.
  *
- * credentials are stored as the JSON given (LiteLLM encrypts them with its
- * salt key, nacl secretbox: switchyard has no libsodium; see
- * docs/litellm-differences.md). Each change lists the "mcp:servers"
+ * credentials are stored as LiteLLM's encrypt_credentials stores them: the
+ * secret members (auth_value, client_id, client_secret, aws_access_key_id,
+ * aws_secret_access_key, aws_session_token) each encrypted under the salt
+ * key (core/secret.h; without a salt key, as given), the others as they
+ * are; mcp/conf.c decrypts them. Each change lists the "mcp:servers"
  * invalidation: stages/mcp_registry.c reloads the rows on every instance.
  *
  * Errors: these routes raise HTTPException outside LiteLLM's ProxyException
@@ -53,6 +55,7 @@
 #include "admin/entity_impl.h"
 #include "config/config.h"
 #include "core/buf.h"
+#include "core/secret.h"
 #include "keys/keys.h"
 #include "mcp/mcp.h"
 #include "router/table.h"
@@ -556,6 +559,45 @@ static int check_write(struct sy_admin_ctx *a, struct json_object *body, struct 
     return 0;
 }
 
+/* The secret members of credentials encrypted in the set, as LiteLLM's
+ * encrypt_credentials (mcp_server/db.py); nothing to do without a salt key.
+ * 0, or -1 with a 500 written. */
+static int encrypt_credentials(struct sy_admin_ctx *a, struct sy__cset *cs)
+{
+    static const char *const SECRET[] = {
+        "auth_value", "client_id", "client_secret", "aws_access_key_id", "aws_secret_access_key", "aws_session_token"};
+    const char *salt = sy_secret_salt(a->master_key), *text = cs_text(cs, "credentials");
+    struct json_object *o = text && salt ? json_tokener_parse(text) : NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        json_object_put(o);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof SECRET / sizeof SECRET[0]; i++) {
+        struct json_object *v;
+        if (!json_object_object_get_ex(o, SECRET[i], &v) || !json_object_is_type(v, json_type_string))
+            continue;
+        size_t n = (size_t)json_object_get_string_len(v), cap = sy_secret_encrypted_len(n) + 1;
+        char *e = malloc(cap);
+        long l = e ? sy_secret_encrypt(json_object_get_string(v), n, salt, e, cap) : -1;
+        if (l < 0) {
+            free(e);
+            json_object_put(o);
+            sy_admin_error(a, 500, "internal_server_error", NULL, "could not encrypt credentials.%s", SECRET[i]);
+            return -1;
+        }
+        json_object_object_add(o, SECRET[i], json_object_new_string_len(e, (int)l));
+        free(e);
+    }
+    char *t = strdup(sy_admin_jtext(o));
+    json_object_put(o);
+    if (!t) {
+        sy_admin_error(a, 500, "internal_server_error", NULL, "out of memory");
+        return -1;
+    }
+    sy__cset_put(cs, "credentials", sy_sv_json(sy__cset_own(cs, t)));
+    return 0;
+}
+
 /* No other server (config, or another row) answers to the name or alias of
  * this one. 0, 1 with the answer written, < 0 a store error. */
 static int check_unique(struct sy_store *st, struct sy_admin_ctx *a, const struct sy__cset *cs,
@@ -632,7 +674,7 @@ static void mcp_create(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 400, "server_id must be 1 to 200 characters");
         goto out;
     }
-    if (check_write(a, body, &cs, NULL) < 0)
+    if (check_write(a, body, &cs, NULL) < 0 || encrypt_credentials(a, &cs) < 0)
         goto out;
     char id[37];
     if (!given)
@@ -711,7 +753,7 @@ static void mcp_update(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 404, "MCP Server not found, passed server_id=%s", sid);
         goto out;
     }
-    if (check_write(a, body, &cs, &row) < 0)
+    if (check_write(a, body, &cs, &row) < 0 || encrypt_credentials(a, &cs) < 0)
         goto out;
     rc = check_unique(st, a, &cs, &row, sid);
     if (rc < 0)

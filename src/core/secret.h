@@ -38,4 +38,20 @@ long sy_secret_decrypt(const char *v, const char *salt, char *out, size_t cap);
  * encrypted and stored secrets are left as they are). */
 const char *sy_secret_salt(const char *master_key);
 
+/* LiteLLM's newer form, "v3:gcm:" (its default for new writes since
+ * general_settings.encryption_algorithm exists): as sy_secret_encrypt. Only
+ * LiteLLM versions with the v3 reader read it. */
+long sy_secret_encrypt_gcm(const char *plain, size_t n, const char *salt, char *out, size_t cap);
+size_t sy_secret_encrypted_gcm_len(size_t n);
+
+/* NaCl's crypto_secretbox with an explicit key and nonce, for the published
+ * test vectors: box is tag(16) || ciphertext(n - 16). 0, or -1 (open: the
+ * tag does not verify; out is then zeroed). */
+#define SY_SECRETBOX_NONCE 24
+#define SY_SECRETBOX_TAG   16
+int sy__secretbox_open(unsigned char *out, const unsigned char *box, size_t n,
+                       const unsigned char nonce[SY_SECRETBOX_NONCE], const unsigned char key[32]);
+int sy__secretbox_seal(unsigned char *box, const unsigned char *msg, size_t n,
+                       const unsigned char nonce[SY_SECRETBOX_NONCE], const unsigned char key[32]);
+
 #endif

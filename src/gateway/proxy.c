@@ -1290,14 +1290,7 @@ static void keep_provider_headers(struct sy_call *c, const struct sy_uheader *h,
                 memcpy(o + n, "llm_provider-", 13);
                 n += 13;
             }
-            memcpy(o + n, x->name, x->name_len);
-            n += x->name_len;
-            o[n++] = ':';
-            o[n++] = ' ';
-            memcpy(o + n, x->value, x->value_len);
-            n += x->value_len;
-            o[n++] = '\r';
-            o[n++] = '\n';
+            n += sy_header_line(o + n, x->name, x->name_len, x->value, x->value_len);
         }
     }
     c->up.up_headers = o;

@@ -35,6 +35,7 @@
 #include "gateway/ptfwd.h"
 #include "gateway/usage.h"
 #include "gateway/xlate.h"
+#include "http/reply.h"
 #include "http/server.h"
 #include "providers/ptroute.h"
 #include "upstream/client.h"
@@ -249,14 +250,7 @@ static int on_head(void *ud, int status, const struct sy_uheader *h, size_t nh)
             continue;
         if (n + x->name_len + x->value_len + 4 > HEADERS_MAX)
             break;
-        memcpy(o + n, x->name, x->name_len);
-        n += x->name_len;
-        o[n++] = ':';
-        o[n++] = ' ';
-        memcpy(o + n, x->value, x->value_len);
-        n += x->value_len;
-        o[n++] = '\r';
-        o[n++] = '\n';
+        n += sy_header_line(o + n, x->name, x->name_len, x->value, x->value_len);
     }
     c->up.up_headers = o;
     c->up.up_headers_len = n;

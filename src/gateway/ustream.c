@@ -58,6 +58,7 @@ struct ustate {
     struct sy_buf text;   /* decoded text not yet counted */
     struct sy_buf tail;   /* the stream's last bytes: its final usage is read from them */
     struct sy_buf line;   /* a data line split across reads */
+    struct sy_buf raw;    /* stream bytes whose text is not decoded yet (< STREAM_RAW) */
     uint64_t ct;          /* completion tokens counted from flushed text */
     int line_over;        /* the line passed STREAM_LINE_MAX: its text is not counted */
     struct sy_buf *hold;  /* include_cost_in_streaming_usage, the model echo: a partial SSE line held back */
@@ -95,6 +96,7 @@ static void collect_strings(const char *ev, size_t n, const char *key, size_t kl
 #define STREAM_LINE_MAX (1u << 20)
 #define STREAM_FLUSH    (32u * 1024u)
 #define STREAM_TEXT_MAX (1u << 20)
+#define STREAM_RAW      (64u * 1024u)
 
 void sy_ustream_collect(const struct sy_call *c, const char *p, size_t n, struct sy_buf *text)
 {
@@ -157,8 +159,8 @@ static void data_line(struct sy_call *c, struct ustate *u, const char *l, size_t
         text_flush(c, u);
 }
 
-/* The text of a stream's data lines, kept for counting. */
-static void keep_text(struct sy_call *c, struct ustate *u, const char *p, size_t n)
+/* The text of a stream's data lines, decoded for counting. */
+static void decode_text(struct sy_call *c, struct ustate *u, const char *p, size_t n)
 {
     while (n) {
         const char *nl = memchr(p, '\n', n);
@@ -179,6 +181,33 @@ static void keep_text(struct sy_call *c, struct ustate *u, const char *p, size_t
         p = nl + 1;
         n -= ln + 1;
     }
+}
+
+/* The text is needed only when the upstream reports no usage (or the client
+ * leaves), so a stream's bytes are kept as they came and decoded in batches
+ * of STREAM_RAW, or when the count is asked for: a stream whose final chunk
+ * carries usage never decodes a short answer. */
+static void keep_text(struct sy_call *c, struct ustate *u, const char *p, size_t n)
+{
+    if (u->raw.len + n > STREAM_RAW) {
+        decode_text(c, u, u->raw.p, u->raw.len);
+        sy_buf_reset(&u->raw);
+        if (n > STREAM_RAW) {
+            decode_text(c, u, p, n);
+            return;
+        }
+    }
+    if (sy_buf_append(&u->raw, p, n) != 0)
+        decode_text(c, u, p, n);
+}
+
+/* Decode what keep_text kept (before the text is counted). */
+static void settle_text(struct sy_call *c, struct ustate *u)
+{
+    if (!u->raw.len)
+        return;
+    decode_text(c, u, u->raw.p, u->raw.len);
+    sy_buf_reset(&u->raw);
 }
 
 /* The stream's last bytes. */
@@ -228,31 +257,15 @@ static int cost_inject(const struct sy_call *c)
             ((c->kind == SY_RK_CHAT || c->kind == SY_RK_COMPLETIONS) && c->in.include_usage));
 }
 
-/* The number after "key": in p[0..n), -1 when none. */
-static int64_t line_num(const char *p, size_t n, const char *key)
-{
-    size_t kl = strlen(key);
-    const char *k = memmem(p, n, key, kl);
-    if (!k)
-        return -1;
-    const char *e = p + n;
-    k += kl;
-    while (k < e && (*k == ' ' || *k == ':'))
-        k++;
-    int64_t v = -1;
-    for (; k < e && *k >= '0' && *k <= '9' && v < ((int64_t)1 << 50); k++)
-        v = (v < 0 ? 0 : v * 10) + (*k - '0');
-    return v;
-}
-
 /* The cost for a message_delta event p[0..n): its counts, the prompt from
  * message_start (the call's) when it carries no input_tokens. */
 static double msg_delta_cost(const struct sy_call *c, const char *p, size_t n)
 {
     struct sy_usage u = {0};
-    int64_t in = line_num(p, n, "\"input_tokens\""), out = line_num(p, n, "\"output_tokens\"");
-    int64_t cr = line_num(p, n, "\"cache_read_input_tokens\""), cw = line_num(p, n, "\"cache_creation_input_tokens\"");
-    int64_t h1 = line_num(p, n, "\"ephemeral_1h_input_tokens\"");
+    int64_t in = SY_USAGE_LAST_NUM(p, n, "\"input_tokens\""), out = SY_USAGE_LAST_NUM(p, n, "\"output_tokens\"");
+    int64_t cr = SY_USAGE_LAST_NUM(p, n, "\"cache_read_input_tokens\""),
+            cw = SY_USAGE_LAST_NUM(p, n, "\"cache_creation_input_tokens\"");
+    int64_t h1 = SY_USAGE_LAST_NUM(p, n, "\"ephemeral_1h_input_tokens\"");
     if (in > 0) {
         u.cached_tokens = cr > 0 ? (uint64_t)cr : 0;
         u.cache_creation_tokens = cw > 0 ? (uint64_t)cw : 0;
@@ -453,6 +466,7 @@ static void ustate_free(void *p)
     sy_buf_free(&u->text);
     sy_buf_free(&u->tail);
     sy_buf_free(&u->line);
+    sy_buf_free(&u->raw);
 }
 
 static int start(struct sy_call *c)
@@ -465,6 +479,7 @@ static int start(struct sy_call *c)
     sy_buf_init(&u->text, STREAM_TEXT_MAX + (1u << 20));
     sy_buf_init(&u->tail, 2 * STREAM_TAIL);
     sy_buf_init(&u->line, STREAM_LINE_MAX);
+    sy_buf_init(&u->raw, STREAM_RAW);
     sy_arena_defer(&c->req->arena, ustate_free, u);
     if ((cost_inject(c) || sy_ustream_echoes(c)) && !sy_xlate_decodes(c)) {
         u->hold = sy_arena_alloc(&c->req->arena, 2 * sizeof *u->hold);
@@ -505,18 +520,19 @@ const struct sy_filter sy_filter_usage = {
 
 /* ---- the upstream stage's side ----------------------------------------------- */
 
-uint64_t sy_ustream_tokens(const struct sy_call *c, const struct sy_tok *t)
+uint64_t sy_ustream_tokens(struct sy_call *c, const struct sy_tok *t)
 {
-    const struct ustate *u = sy_call_slot(c, usage_slot);
+    struct ustate *u = sy_call_slot(c, usage_slot);
     if (!u)
         return 0;
+    settle_text(c, u);
     return u->ct + sy_tok_count(t, u->text.p ? u->text.p : "", u->text.len);
 }
 
 size_t sy_ustream_pending(const struct sy_call *c)
 {
     const struct ustate *u = sy_call_slot(c, usage_slot);
-    return u ? u->text.len : 0;
+    return u ? u->text.len + u->raw.len : 0;
 }
 
 const char *sy_ustream_tail(const struct sy_call *c, size_t *n)

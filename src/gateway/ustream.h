@@ -21,9 +21,10 @@ struct sy_tok;
  * arguments, completion text; Anthropic and Responses deltas once the stream
  * started) from the JSON or SSE p[0..n), appended to out. */
 void sy_ustream_collect(const struct sy_call *c, const char *p, size_t n, struct sy_buf *out);
-/* The tokens of the text streamed so far (the pool: may count a large text). */
-uint64_t sy_ustream_tokens(const struct sy_call *c, const struct sy_tok *t);
-/* Bytes of streamed text not yet counted (the size of that job). */
+/* The tokens of the text streamed so far (the pool: may decode and count a
+ * large text; the call is suspended meanwhile). */
+uint64_t sy_ustream_tokens(struct sy_call *c, const struct sy_tok *t);
+/* Bytes of streamed text, or of stream not yet decoded, not yet counted (the size of that job). */
 size_t sy_ustream_pending(const struct sy_call *c);
 /* The stream's last bytes; NULL (*n 0) when none. */
 const char *sy_ustream_tail(const struct sy_call *c, size_t *n);

@@ -9,6 +9,7 @@
 #define SY_HTTP_REPLY_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct sy_req;
 struct sy_buf;
@@ -27,5 +28,18 @@ void sy_reply_json(struct sy_req *r, int status, const char *json, size_t len);
  * allocation failed while it was built (core/buf.h's sticky error), with a
  * 500 error instead: a client never gets a truncated document. */
 void sy_reply_buf(struct sy_req *r, int status, const struct sy_buf *b);
+
+/* Write "name: value\r\n" at o (the caller has made room: nl + vl + 4 bytes);
+ * the bytes written. For the gateway's echo of upstream headers. */
+static inline size_t sy_header_line(char *o, const char *name, size_t nl, const char *v, size_t vl)
+{
+    memcpy(o, name, nl);
+    o[nl] = ':';
+    o[nl + 1] = ' ';
+    memcpy(o + nl + 2, v, vl);
+    o[nl + 2 + vl] = '\r';
+    o[nl + 3 + vl] = '\n';
+    return nl + vl + 4;
+}
 
 #endif

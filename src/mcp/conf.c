@@ -61,8 +61,8 @@
 
 #include "core/arena.h"
 #include "core/hex.h"
+#include "core/secret.h"
 #include "core/utf8.h"
-#include "mcp/secretbox.h"
 #include "providers/jdom.h"
 
 #define MAX_PREFIX 127 /* fits sy_mcp_session.scope */
@@ -122,16 +122,15 @@ void sy_mcp_set_master_key(const char *k)
 }
 
 /* A credential LiteLLM stored encrypted (its salt key: LITELLM_SALT_KEY, else
- * the master key) is decrypted; any other value stays as it is (LiteLLM's
- * decrypt_value_helper with return_original_value). */
+ * the master key; either of LiteLLM's formats, core/secret.h) is decrypted;
+ * any other value stays as it is (LiteLLM's decrypt_value_helper with
+ * return_original_value). */
 static char *maybe_decrypt(struct bctx *c, char *v)
 {
-    const char *salt = getenv("LITELLM_SALT_KEY");
     const struct master_key *m = atomic_load(&g_master_key);
-    if (!salt || !*salt)
-        salt = m && m->k[0] ? m->k : NULL;
+    const char *salt = sy_secret_salt(m ? m->k : NULL);
     char plain[4096];
-    long n = v && salt ? sy__mcp_litellm_decrypt(v, salt, plain, sizeof plain) : -1;
+    long n = v && salt ? sy_secret_decrypt(v, salt, plain, sizeof plain) : -1;
     if (n < 0 || sy_utf8_check(plain, (size_t)n) != (size_t)n)
         return v;
     char *r = sy_arena_strndup(c->a, plain, (size_t)n);

@@ -412,27 +412,13 @@ static int finish_request(const struct sy_xctx *x, const char *id, const char *s
         return fail(&o->err, 401,
                     "Unable to locate credentials (set aws_access_key_id and aws_secret_access_key, the "
                     "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY environment, or AWS_BEARER_TOKEN_BEDROCK)");
-    char host[512], date[17];
+    char host[512];
     if (auth_len >= sizeof host)
         return fail(&o->err, 400, "bedrock: endpoint host too long");
     memcpy(host, auth, auth_len);
     host[auth_len] = 0;
-    sy_sigv4_amz_date(x->now, date);
-    struct sy_sigv4_header h[] = {{"content-type", "application/json"}};
-    struct sy_sigv4 s = {.method = "POST",
-                         .host = host,
-                         .path = o->url.p + path_off,
-                         .headers = h,
-                         .nheaders = 1,
-                         .payload = o->body.p,
-                         .payload_len = o->body.len,
-                         .access_key = pc->access_key,
-                         .secret_key = pc->secret_key,
-                         .session_token = pc->session_token,
-                         .region = pc->region ? pc->region : "us-west-2",
-                         .service = "bedrock",
-                         .amz_date = date};
-    rc = sy_sigv4_sign(&s, &o->headers);
+    rc = sy_sigv4_bedrock_post(host, o->url.p + path_off, o->body.p, o->body.len, pc->access_key, pc->secret_key,
+                               pc->session_token, pc->region, x->now, &o->headers);
     if (rc == SY_ENOSPC)
         return fail(&o->err, 413, "bedrock: request too large");
     if (rc)

@@ -287,23 +287,8 @@ int sy_count_bedrock(const struct sy_xctx *x, const struct sy_jdoc *req, struct 
         rc = sy_buf_printf(&o->headers, "Authorization: Bearer %s\r\n", pc->key);
         return rc ? fail(&o->err, SY_ENOSPC, 413, "count_tokens: headers too large") : 0;
     }
-    char date[17];
-    sy_sigv4_amz_date(x->now, date);
-    struct sy_sigv4_header h[] = {{"content-type", "application/json"}};
-    struct sy_sigv4 s = {.method = "POST",
-                         .host = host,
-                         .path = o->url.p + path_off,
-                         .headers = h,
-                         .nheaders = 1,
-                         .payload = o->body.p,
-                         .payload_len = o->body.len,
-                         .access_key = pc->access_key,
-                         .secret_key = pc->secret_key,
-                         .session_token = pc->session_token,
-                         .region = pc->region ? pc->region : "us-west-2",
-                         .service = "bedrock",
-                         .amz_date = date};
-    if (sy_sigv4_sign(&s, &o->headers) != 0)
+    if (sy_sigv4_bedrock_post(host, o->url.p + path_off, o->body.p, o->body.len, pc->access_key, pc->secret_key,
+                              pc->session_token, pc->region, x->now, &o->headers) != 0)
         return fail(&o->err, SY_EINVAL, 500, "count_tokens: bedrock: the request could not be signed");
     return 0;
 }

@@ -496,3 +496,26 @@ int sy_sigv4_sign(const struct sy_sigv4 *in, struct sy_buf *headers_out)
     sy_buf_free(&sh);
     return rc;
 }
+
+int sy_sigv4_bedrock_post(const char *host, const char *path, const char *body, size_t n, const char *access_key,
+                          const char *secret_key, const char *session_token, const char *region, int64_t now,
+                          struct sy_buf *headers_out)
+{
+    char date[17];
+    sy_sigv4_amz_date(now, date);
+    struct sy_sigv4_header h[] = {{"content-type", "application/json"}};
+    struct sy_sigv4 s = {.method = "POST",
+                         .host = host,
+                         .path = path,
+                         .headers = h,
+                         .nheaders = 1,
+                         .payload = body,
+                         .payload_len = n,
+                         .access_key = access_key,
+                         .secret_key = secret_key,
+                         .session_token = session_token,
+                         .region = region ? region : "us-west-2",
+                         .service = "bedrock",
+                         .amz_date = date};
+    return sy_sigv4_sign(&s, headers_out);
+}

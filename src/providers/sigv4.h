@@ -98,6 +98,14 @@ int sy_sigv4_string_to_sign(const struct sy_sigv4 *in, struct sy_buf *out);
 /* Unix seconds -> "YYYYMMDDTHHMMSSZ" (UTC) in out[17]. */
 void sy_sigv4_amz_date(int64_t unix_seconds, char out[17]);
 
+/* A Bedrock runtime POST of a JSON body (content-type application/json),
+ * signed for service "bedrock" in region (NULL: us-west-2); the Authorization,
+ * X-Amz-Date, X-Amz-Content-Sha256 and token headers appended to headers_out.
+ * The one place Bedrock calls and token counts are signed. 0, SY_ENOSPC, or
+ * another SY_E* as sy_sigv4_sign. */
+int sy_sigv4_bedrock_post(const char *host, const char *path, const char *body, size_t n, const char *access_key,
+                          const char *secret_key, const char *session_token, const char *region, int64_t now,
+                          struct sy_buf *headers_out);
 /* Append s[0..n) percent-encoded: every byte but A-Z a-z 0-9 - _ . ~ (and '/'
  * when keep_slash) as %XX. Bedrock model ids go in the URL path this way
  * (Python's urllib.parse.quote(id, safe="")). 0 or SY_ENOSPC. */

@@ -12,8 +12,16 @@
  *   kept on a retired list until exit: a `const struct sy_price *` handed out
  *   earlier stays valid for the life of the process, as spend.h promises.
  *
- *   The built-in generation is parsed once (first load or first lookup,
- *   pthread_once) and never freed.
+ *   The built-in generation is indexed once (first load or first lookup,
+ *   pthread_once) and never freed. Indexing is one pass over the embedded
+ *   text that records where each key and entry are (a few ms); an entry is
+ *   parsed with json-c the first time it is looked up, and published into
+ *   the list with a compare-and-swap (two threads may both parse it; one
+ *   copy wins, the other is freed). Parsing all 3,000 entries at start cost
+ *   65-110 ms of CPU per process (several hundred ms under the sanitizers),
+ *   paid by every start although a gateway looks up a handful of models. A
+ *   user map is parsed whole, as before (its base entries are materialized
+ *   first).
  *
  *   A user file entry whose key is already in the built-in table is MERGED
  *   field by field over it (a file giving only input_cost_per_token for
@@ -50,6 +58,7 @@ extern const size_t sy_prices_builtin_json_len;
 /* Also used by the fuzz harness and tests; not in spend.h. */
 int sy_prices_load_buffer(const char *json, size_t n, char *err, size_t errlen);
 void sy__prices_release_old(void);
+int sy__prices_lazy_diff(const char *json, size_t n);
 
 struct gen {
     struct gen *older;     /* retired chain */
@@ -60,6 +69,12 @@ struct gen {
     size_t n;
     uint32_t *slots; /* index + 1 into list; 0 empty */
     size_t mask;
+    /* the built-in generation only: entries are parsed when first looked up
+     * (list[i] NULL until then, filled with a CAS), from these spans of src */
+    const char *src;
+    struct span {
+        uint32_t ko, kl, vo, vl;
+    } * spans;
 };
 
 static _Atomic(struct gen *) g_cur;
@@ -247,7 +262,52 @@ static void gen_free(struct gen *g)
     free(g->own);
     free(g->list);
     free(g->slots);
+    free(g->spans);
     free(g);
+}
+
+/* The entry behind a lazy span (see DESIGN). NULL only when out of memory. */
+static const struct sy_price *entry_parse(const struct gen *g, size_t i)
+{
+    const struct span *sp = &g->spans[i];
+    char key[512];
+    if (sp->kl >= sizeof key)
+        return NULL;
+    memcpy(key, g->src + sp->ko, sp->kl);
+    key[sp->kl] = 0;
+    struct json_object *o = NULL;
+    struct json_tokener *tok = json_tokener_new();
+    if (tok) {
+        o = json_tokener_parse_ex(tok, g->src + sp->vo, (int)sp->vl);
+        json_tokener_free(tok);
+    }
+    if (!o)
+        o = json_object_new_object(); /* cannot happen for the built-in text; an entry without prices */
+    struct sy_price *p = o ? entry_new(key, o) : NULL;
+    json_object_put(o);
+    if (!p)
+        return NULL;
+    const struct sy_price *expected = NULL;
+    if (!__atomic_compare_exchange_n((const struct sy_price **)&g->list[i], &expected, p, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(p); /* another thread published it first */
+        return expected;
+    }
+    return p;
+}
+
+static const struct sy_price *entry_at(const struct gen *g, size_t i)
+{
+    const struct sy_price *p = __atomic_load_n(&g->list[i], __ATOMIC_ACQUIRE);
+    return p || !g->spans ? p : entry_parse(g, i);
+}
+
+static int key_is(const struct gen *g, size_t i, const char *k, size_t kn)
+{
+    if (g->spans)
+        return g->spans[i].kl == kn && memcmp(g->src + g->spans[i].ko, k, kn) == 0;
+    const char *pk = g->list[i]->key;
+    return !strncmp(pk, k, kn) && pk[kn] == 0;
 }
 
 static const struct sy_price *gen_get(const struct gen *g, const char *k, size_t kn, size_t *idx)
@@ -258,11 +318,10 @@ static const struct sy_price *gen_get(const struct gen *g, const char *k, size_t
         uint32_t s = g->slots[i];
         if (!s)
             return NULL;
-        const struct sy_price *p = g->list[s - 1];
-        if (!strncmp(p->key, k, kn) && p->key[kn] == 0) {
+        if (key_is(g, s - 1, k, kn)) {
             if (idx)
                 *idx = s - 1;
-            return p;
+            return entry_at(g, s - 1);
         }
     }
 }
@@ -278,8 +337,8 @@ static int gen_index(struct gen *g)
         return -1;
     g->mask = cap - 1;
     for (size_t j = 0; j < g->n; j++) {
-        const char *k = g->list[j]->key;
-        size_t i = fnv(k, strlen(k)) & g->mask;
+        size_t i = g->spans ? fnv(g->src + g->spans[j].ko, g->spans[j].kl) & g->mask
+                            : fnv(g->list[j]->key, strlen(g->list[j]->key)) & g->mask;
         while (g->slots[i])
             i = (i + 1) & g->mask;
         g->slots[i] = (uint32_t)(j + 1);
@@ -329,8 +388,9 @@ static struct gen *gen_parse(const char *json, size_t n, const char *name, const
     }
     if (!g || !g->own || !g->list)
         goto oom;
-    if (nbase)
-        memcpy(g->list, base->list, nbase * sizeof *g->list);
+    for (size_t i = 0; i < nbase; i++) /* a lazy base is materialized whole */
+        if ((g->list[i] = entry_at(base, i)) == NULL)
+            goto oom;
     g->n = nbase;
     /* index over the base entries, so duplicates inside the file and overrides
      * of base entries are found while we go */
@@ -388,16 +448,142 @@ oom:
     return NULL;
 }
 
+/* ---- the built-in generation's index (see DESIGN) ------------------------- */
+
+static size_t ws(const char *j, size_t i, size_t n)
+{
+    while (i < n && (j[i] == ' ' || j[i] == '\n' || j[i] == '\r' || j[i] == '\t'))
+        i++;
+    return i;
+}
+
+/* The end of the string that starts at j[i] == '"' (just past its closing
+ * quote), or 0 when unterminated. */
+static size_t str_end(const char *j, size_t i, size_t n)
+{
+    for (i++; i < n; i++) {
+        if (j[i] == '\\')
+            i++;
+        else if (j[i] == '"')
+            return i + 1;
+    }
+    return 0;
+}
+
+/* The end of the value at j[i] (objects and arrays by depth, strings aware of
+ * escapes, scalars up to a delimiter), or 0 when malformed. */
+static size_t value_end(const char *j, size_t i, size_t n)
+{
+    if (i >= n)
+        return 0;
+    if (j[i] == '"')
+        return str_end(j, i, n);
+    if (j[i] != '{' && j[i] != '[') {
+        while (i < n && j[i] != ',' && j[i] != '}' && j[i] != ']' && j[i] != ' ' && j[i] != '\n')
+            i++;
+        return i;
+    }
+    size_t depth = 0;
+    for (; i < n; i++) {
+        char ch = j[i];
+        if (ch == '"') {
+            size_t e = str_end(j, i, n);
+            if (!e)
+                return 0;
+            i = e - 1;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if ((ch == '}' || ch == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Index the top-level object's keys and entry spans without parsing the
+ * entries. NULL when the text is not the simple shape expected (a key with
+ * an escape, a malformed value): the caller then parses it whole. */
+static struct gen *gen_lazy(const char *j, size_t n)
+{
+    if (n > UINT32_MAX)
+        return NULL;
+    size_t i = ws(j, 0, n), cap = 4096;
+    if (i >= n || j[i] != '{')
+        return NULL;
+    struct gen *g = calloc(1, sizeof *g);
+    if (!g || !(g->spans = malloc(cap * sizeof *g->spans)))
+        goto bad;
+    g->src = j;
+    i = ws(j, i + 1, n);
+    if (i < n && j[i] == '}')
+        goto done;
+    for (;;) {
+        if (i >= n || j[i] != '"')
+            goto bad;
+        size_t ke = str_end(j, i, n);
+        if (!ke || memchr(j + i + 1, '\\', ke - i - 2))
+            goto bad;
+        size_t ko = i + 1, kl = ke - i - 2;
+        i = ws(j, ke, n);
+        if (i >= n || j[i] != ':')
+            goto bad;
+        size_t vo = ws(j, i + 1, n), ve = value_end(j, vo, n);
+        if (!ve)
+            goto bad;
+        int meta = (kl == 11 && !memcmp(j + ko, "sample_spec", 11)) ||
+                   (kl == 12 && !memcmp(j + ko, "last_updated", 12)) ||
+                   (kl == 24 && !memcmp(j + ko, "fallback_generalizations", 24));
+        if (!meta && j[vo] == '{') {
+            if (g->n == cap) {
+                struct span *ns = realloc(g->spans, 2 * cap * sizeof *g->spans);
+                if (!ns)
+                    goto bad;
+                g->spans = ns;
+                cap *= 2;
+            }
+            g->spans[g->n++] = (struct span){(uint32_t)ko, (uint32_t)kl, (uint32_t)vo, (uint32_t)(ve - vo)};
+        }
+        i = ws(j, ve, n);
+        if (i < n && j[i] == ',') {
+            i = ws(j, i + 1, n);
+            continue;
+        }
+        if (i < n && j[i] == '}')
+            break;
+        goto bad;
+    }
+done:
+    if (!(g->list = calloc(g->n + 1, sizeof *g->list)) || gen_index(g) != 0)
+        goto bad;
+    for (size_t k = 0; k < g->n; k++) { /* a duplicate key (not in the built-in text): parsed whole instead */
+        const struct span *sp = &g->spans[k];
+        for (size_t h = fnv(j + sp->ko, sp->kl) & g->mask;; h = (h + 1) & g->mask) {
+            uint32_t at = g->slots[h];
+            if (at && key_is(g, at - 1, j + sp->ko, sp->kl)) {
+                if (at - 1 != k)
+                    goto bad;
+                break;
+            }
+        }
+    }
+    return g;
+bad:
+    gen_free(g);
+    return NULL;
+}
+
 static void builtin_init(void)
 {
     char err[256];
     struct timespec t0, t1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    struct gen *g = gen_parse(sy_prices_builtin_json, sy_prices_builtin_json_len, "built-in model_prices.json", NULL,
-                              err, sizeof err);
+    struct gen *g = gen_lazy(sy_prices_builtin_json, sy_prices_builtin_json_len);
+    if (!g)
+        g = gen_parse(sy_prices_builtin_json, sy_prices_builtin_json_len, "built-in model_prices.json", NULL, err,
+                      sizeof err);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     if (g)
-        sy_debug("model prices: %zu built-in entries parsed in %.1f ms of CPU", g->n,
+        sy_debug("model prices: %zu built-in entries indexed in %.1f ms of CPU", g->n,
                  (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     if (!g) {
         sy_error("%s", err);
@@ -549,7 +735,7 @@ size_t sy_prices_count(void)
 const struct sy_price *sy_price_at(size_t i)
 {
     const struct gen *g = cur();
-    return i < g->n ? g->list[i] : NULL;
+    return i < g->n ? entry_at(g, i) : NULL;
 }
 
 /* LiteLLM's models_by_provider (litellm/__init__.py add_known_models): which
@@ -615,7 +801,9 @@ size_t sy_prices_provider_models(const char *provider, void (*fn)(const char *na
     const struct gen *g = cur();
     size_t count = 0;
     for (size_t i = 0; i < g->n; i++) {
-        const struct sy_price *p = g->list[i];
+        const struct sy_price *p = entry_at(g, i);
+        if (!p)
+            continue;
         const char *v = p->litellm_provider, *k = p->key;
         size_t j = 0;
         while (j < 9 && lp[j] && (!v || strcmp(v, lp[j]) != 0))
@@ -789,4 +977,31 @@ const char *sy_prices_env_map(char *note, size_t notelen)
     }
     snprintf(path, sizeof path, "%s", u);
     return path;
+}
+
+/* For the fuzz harness: index json lazily and parse it whole; where both
+ * accept it, every entry must be the same (key, order, JSON text, prices).
+ * 0 same (or not comparable), 1 different. */
+int sy__prices_lazy_diff(const char *json, size_t n)
+{
+    char err[64];
+    struct gen *lz = gen_lazy(json, n);
+    if (!lz)
+        return 0;
+    struct gen *ea = gen_parse(json, n, "fuzz", NULL, err, sizeof err);
+    int diff = 0;
+    if (ea) {
+        diff = ea->n != lz->n;
+        for (size_t i = 0; !diff && i < ea->n; i++) {
+            const struct sy_price *a = ea->list[i], *b = entry_at(lz, i);
+            diff = !b || strcmp(a->key, b->key) || strcmp(a->json, b->json) ||
+                   memcmp(&a->input_cost_per_token, &b->input_cost_per_token, sizeof a->input_cost_per_token) ||
+                   a->supports != b->supports || gen_get(lz, a->key, strlen(a->key), NULL) != b;
+        }
+    }
+    for (size_t i = 0; i < lz->n; i++)
+        free((void *)lz->list[i]);
+    gen_free(lz);
+    gen_free(ea);
+    return diff;
 }

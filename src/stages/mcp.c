@@ -1282,6 +1282,22 @@ static void list_done_json(struct sy_call *c, int status, const char *body, size
     (void)arg;
 }
 
+/* A dispatch of one job of the given kind whose JSON answer goes to done. */
+static struct job *one_job(struct sy_call *c, struct disp *d, enum mkind kind, sy_mcp_json_fn done, void *arg)
+{
+    d->json = done;
+    d->reply = list_done_json;
+    d->arg = arg;
+    d->jobs = sy_arena_alloc(&c->req->arena, sizeof *d->jobs);
+    memset(d->jobs, 0, sizeof *d->jobs);
+    d->njobs = 1;
+    struct job *j = &d->jobs[0];
+    j->d = d;
+    j->kind = kind;
+    sy_buf_init(&j->out, 64u << 20);
+    return j;
+}
+
 void sy_mcp_list_tools(struct sy_call *c, const struct sy_mcp_server *one, sy_mcp_json_fn done, void *arg)
 {
     struct disp *d = disp_new(c, one, MODE_TOOLS_ARR);
@@ -1305,16 +1321,7 @@ void sy_mcp_list_tools(struct sy_call *c, const struct sy_mcp_server *one, sy_mc
             return;
         }
     }
-    d->json = done;
-    d->reply = list_done_json;
-    d->arg = arg;
-    d->jobs = sy_arena_alloc(&c->req->arena, sizeof *d->jobs);
-    memset(d->jobs, 0, sizeof *d->jobs);
-    d->njobs = 1;
-    struct job *j = &d->jobs[0];
-    j->d = d;
-    j->kind = MK_TOOLS_LIST;
-    sy_buf_init(&j->out, 64u << 20);
+    struct job *j = one_job(c, d, MK_TOOLS_LIST, done, arg);
     d->pending = 2;
     start_job(j);
     job_started(j);
@@ -1330,16 +1337,7 @@ void sy_mcp_call_tool(struct sy_call *c, const char *name, size_t nlen, const ch
         done(c, SY_ENOMEM, "out of memory", 13, arg);
         return;
     }
-    d->json = done;
-    d->reply = list_done_json;
-    d->arg = arg;
-    d->jobs = sy_arena_alloc(&c->req->arena, sizeof *d->jobs);
-    memset(d->jobs, 0, sizeof *d->jobs);
-    d->njobs = 1;
-    struct job *j = &d->jobs[0];
-    j->d = d;
-    j->kind = MK_TOOLS_CALL;
-    sy_buf_init(&j->out, 64u << 20);
+    struct job *j = one_job(c, d, MK_TOOLS_CALL, done, arg);
     /* params as a client would send them: {"name": ..., "arguments": ...} */
     struct sy_buf p;
     sy_buf_init(&p, (alen + nlen) * 6 + 64);

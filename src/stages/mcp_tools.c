@@ -477,6 +477,24 @@ static void calls_start(struct sy_call *c, struct mt *m)
 
 /* ---- the items of what ran -------------------------------------------------- */
 
+/* One chat tool_calls entry: {"id","type":"function","function":{"name","arguments"}}. */
+static void chat_tool_call(struct sy_jw *w, const struct mcall *k)
+{
+    sy_jw_obj(w);
+    sy_jw_key(w, "id");
+    sy_jw_str(w, k->call_id, k->call_id_len);
+    sy_jw_key(w, "type");
+    sy_jw_cstr(w, "function");
+    sy_jw_key(w, "function");
+    sy_jw_obj(w);
+    sy_jw_key(w, "name");
+    sy_jw_str(w, k->name, k->nlen);
+    sy_jw_key(w, "arguments");
+    sy_jw_str(w, k->args, k->alen);
+    sy_jw_end(w);
+    sy_jw_end(w);
+}
+
 static void note_calls(struct mt *m)
 {
     for (unsigned i = 0; i < m->nk; i++) {
@@ -487,19 +505,7 @@ static void note_calls(struct mt *m)
             sy_jw_init(&w, &m->callitems);
             if (m->callitems.len)
                 SY_BUF_LIT(&m->callitems, ",");
-            sy_jw_obj(&w);
-            sy_jw_key(&w, "id");
-            sy_jw_str(&w, k->call_id, k->call_id_len);
-            sy_jw_key(&w, "type");
-            sy_jw_cstr(&w, "function");
-            sy_jw_key(&w, "function");
-            sy_jw_obj(&w);
-            sy_jw_key(&w, "name");
-            sy_jw_str(&w, k->name, k->nlen);
-            sy_jw_key(&w, "arguments");
-            sy_jw_str(&w, k->args, k->alen);
-            sy_jw_end(&w);
-            sy_jw_end(&w);
+            chat_tool_call(&w, k);
             sy_jw_init(&w, &m->results);
             if (m->results.len)
                 SY_BUF_LIT(&m->results, ",");
@@ -1137,19 +1143,7 @@ static int follow_up(struct sy_call *c, struct mt *m)
         sy_jw_arr(&w);
         for (unsigned i = 0; i < m->nk; i++) {
             const struct mcall *k = &m->k[i];
-            sy_jw_obj(&w);
-            sy_jw_key(&w, "id");
-            sy_jw_str(&w, k->call_id, k->call_id_len);
-            sy_jw_key(&w, "type");
-            sy_jw_cstr(&w, "function");
-            sy_jw_key(&w, "function");
-            sy_jw_obj(&w);
-            sy_jw_key(&w, "name");
-            sy_jw_str(&w, k->name, k->nlen);
-            sy_jw_key(&w, "arguments");
-            sy_jw_str(&w, k->args, k->alen);
-            sy_jw_end(&w);
-            sy_jw_end(&w);
+            chat_tool_call(&w, k);
         }
         sy_jw_end(&w);
         sy_jw_end(&w);

@@ -23,6 +23,7 @@
  *   | LiteLLM_EndUserTable               | user_id                      | end users (customers)         |
  *   | LiteLLM_SpendLogs                  | request_id                   | one row per request           |
  *   | LiteLLM_MCPServerTable             | server_id                    | MCP servers added by the API  |
+ *   | LiteLLM_CredentialsTable           | credential_id                | provider credentials (/credentials) |
  *   | LiteLLM_ObjectPermissionTable      | object_permission_id         | MCP servers / tools a key, team or org may
  * use | | LiteLLM_Daily{User,Team,Organization,EndUser,Tag}Spend | id       | daily aggregates; upserted ON CONFLICT on
  * their unique (entity, date, api_key, model, custom_llm_provider, mcp_namespaced_tool_name, endpoint) index | |
@@ -545,6 +546,18 @@ static const struct sy__col c_ObjectPermissionTable[] = {
     {"agent_access_groups", "text[]", "ARRAY[]::text[]", 0},
     {"models", "text[]", "ARRAY[]::text[]", 0},
 };
+/* Reusable provider credentials (admin/credentials.c): each value of
+ * credential_values encrypted as LiteLLM does (core/secret.h). */
+static const struct sy__col c_CredentialsTable[] = {
+    {"credential_id", "text", NULL, 1},
+    {"credential_name", "text", NULL, 1},
+    {"credential_values", "jsonb", NULL, 1},
+    {"credential_info", "jsonb", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"created_by", "text", NULL, 1},
+    {"updated_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"updated_by", "text", NULL, 1},
+};
 /* switchyard's own: stored Responses conversations (responses/store.h). */
 static const struct sy__col c_ModelTable[] = {
     {"id", "integer", NULL, 1},
@@ -638,6 +651,8 @@ const struct sy__table sy__tables[] = {
      "object_permission_id"},
     {"LiteLLM_ModelTable", c_ModelTable, (int)(sizeof c_ModelTable / sizeof c_ModelTable[0]), "LiteLLM_ModelTable_pkey",
      "id"},
+    {"LiteLLM_CredentialsTable", c_CredentialsTable, (int)(sizeof c_CredentialsTable / sizeof c_CredentialsTable[0]),
+     "LiteLLM_CredentialsTable_pkey", "credential_id"},
     {"LiteLLM_ProxyModelTable", c_ProxyModelTable, (int)(sizeof c_ProxyModelTable / sizeof c_ProxyModelTable[0]),
      "LiteLLM_ProxyModelTable_pkey", "model_id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]),
@@ -718,6 +733,7 @@ const struct sy__index sy__indexes[] = {
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_team_id_idx", 0, "team_id"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_token_idx", 0, "token"},
     {"LiteLLM_DeletedVerificationToken", "LiteLLM_DeletedVerificationToken_user_id_idx", 0, "user_id"},
+    {"LiteLLM_CredentialsTable", "LiteLLM_CredentialsTable_credential_name_key", 1, "credential_name"},
     {"SwitchyardResponse", "SwitchyardResponse_created_at_idx", 0, "created_at"},
     {"SwitchyardObject", "SwitchyardObject_kind_token_idx", 0, "kind, token"},
     {"SwitchyardObject", "SwitchyardObject_kind_user_id_idx", 0, "kind, user_id"},

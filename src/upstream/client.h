@@ -41,8 +41,16 @@ struct sy_upool_opts {
     void *after_read_arg;
 };
 
-/* Create the pool for this loop; NULL on failure (TLS context setup). */
+/* Create the pool for this loop; NULL when out of memory. Its TLS context is
+ * made at its first TLS connection, and shared by every pool with the same
+ * ssl_verify and ca_file: loading the system's CA bundle costs tens of ms of
+ * CPU, which a gateway whose upstreams are all plain HTTP never pays, and
+ * which others pay once per process rather than once per worker. */
 struct sy_upool *sy_upool_new(uv_loop_t *loop, const struct sy_upool_opts *opts);
+/* Make the TLS context for opts on a short-lived thread now, so that the first
+ * TLS connection of a worker does not load the CA bundle on its loop (main
+ * calls it when the config names an https upstream). */
+void sy_upool_tls_warm(const struct sy_upool_opts *opts);
 /* Set (or clear, with NULL) the after_read hook of a pool already created. */
 void sy_upool_after_read(struct sy_upool *p, void (*cb)(void *arg), void *arg);
 /* Close every connection; in-flight requests get on_done(SY_ECANCELED).

@@ -174,11 +174,7 @@ struct sy_upool *sy_upool_new(uv_loop_t *loop, const struct sy_upool_opts *opts)
         p->opts.max_idle_per_origin = 64;
     if (p->opts.idle_timeout_s <= 0)
         p->opts.idle_timeout_s = 60;
-    p->ssl_ctx = sy__tls_ctx_new(&p->opts);
-    if (!p->ssl_ctx) {
-        free(p);
-        return NULL;
-    }
+    p->ssl_ctx = NULL; /* sy__tls_ctx_shared at the first TLS connection */
     uv_timer_init(loop, &p->defer);
     p->defer.data = p;
     return p;

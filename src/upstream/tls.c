@@ -8,6 +8,7 @@
  */
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,9 +60,68 @@ SSL_CTX *sy__tls_ctx_new(const struct sy_upool_opts *o)
     return ctx;
 }
 
+/* The shared contexts: one per (ssl_verify, ca_file) seen, for the life of
+ * the process. A handful at most (the workers' pools, the logging thread's). */
+#define SHARED_MAX 8
+static struct {
+    int verify;
+    char *ca_file;
+    SSL_CTX *ctx;
+} shared[SHARED_MAX];
+static int nshared;
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+
+SSL_CTX *sy__tls_ctx_shared(const struct sy_upool_opts *o)
+{
+    const char *ca = o->ca_file && *o->ca_file ? o->ca_file : "";
+    pthread_mutex_lock(&shared_mu);
+    for (int i = 0; i < nshared; i++)
+        if (shared[i].verify == !!o->ssl_verify && strcmp(shared[i].ca_file, ca) == 0) {
+            SSL_CTX_up_ref(shared[i].ctx);
+            pthread_mutex_unlock(&shared_mu);
+            return shared[i].ctx;
+        }
+    SSL_CTX *ctx = sy__tls_ctx_new(o); /* under the lock: a second caller waits rather than loads again */
+    if (ctx && nshared < SHARED_MAX && (shared[nshared].ca_file = strdup(ca)) != NULL) {
+        shared[nshared].verify = !!o->ssl_verify;
+        shared[nshared].ctx = ctx;
+        SSL_CTX_up_ref(ctx); /* the table's reference */
+        nshared++;
+    }
+    pthread_mutex_unlock(&shared_mu);
+    return ctx;
+}
+
+static void *warm_main(void *arg)
+{
+    struct sy_upool_opts *o = arg;
+    SSL_CTX_free(sy__tls_ctx_shared(o));
+    free((char *)o->ca_file);
+    free(o);
+    return NULL;
+}
+
+void sy_upool_tls_warm(const struct sy_upool_opts *opts)
+{
+    struct sy_upool_opts *o = calloc(1, sizeof *o);
+    if (!o)
+        return;
+    o->ssl_verify = opts ? opts->ssl_verify : 1;
+    o->ca_file = opts && opts->ca_file ? strdup(opts->ca_file) : NULL;
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, warm_main, o) != 0)
+        warm_main(o); /* no thread: now, on the caller's */
+    pthread_attr_destroy(&a);
+}
+
 int sy__tls_conn_init(struct sy__conn *c)
 {
     struct sy__origin *o = c->origin;
+    if (!c->pool->ssl_ctx && !(c->pool->ssl_ctx = sy__tls_ctx_shared(&c->pool->opts)))
+        return SY_ETLS;
     SSL *ssl = SSL_new(c->pool->ssl_ctx);
     if (!ssl)
         return SY_ETLS;

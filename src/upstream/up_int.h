@@ -172,6 +172,9 @@ void sy__conn_wrote(struct sy__conn *c, int status);
 
 /* tls.c */
 SSL_CTX *sy__tls_ctx_new(const struct sy_upool_opts *o);
+/* The process's context for o's ssl_verify and ca_file (made once, a new
+ * reference each call); NULL when it cannot be made (logged). */
+SSL_CTX *sy__tls_ctx_shared(const struct sy_upool_opts *o);
 int sy__tls_conn_init(struct sy__conn *c);
 /* Drive the handshake: 1 done, 0 needs more input, <0 SY_ETLS. Flushes output. */
 int sy__tls_handshake(struct sy__conn *c);

@@ -64,6 +64,8 @@ const MATRIX = {
   // writes by non-admins with LiteLLM's own 403 (tests/mcp/admin.test.mjs)
   'GET /v1/mcp/server': 'info', 'GET /v1/mcp/server/*': 'info', 'GET /v1/mcp/access_groups': 'info',
   'POST /v1/mcp/server': 'info', 'PUT /v1/mcp/server': 'info', 'DELETE /v1/mcp/server/*': 'info',
+  'POST /credentials': 'admin', 'GET /credentials': 'read', 'GET /credentials/by_name/*': 'read',
+  'GET /credentials/by_model/*': 'read', 'PATCH /credentials/*': 'admin', 'DELETE /credentials/*': 'admin',
 };
 
 /** Every route of the C tables: "METHOD path" ("ANY" for method 0). */

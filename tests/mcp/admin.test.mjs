@@ -18,11 +18,16 @@
 //                 general_settings.switchyard_mcp_stdio_from_api is true
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, until } from '../lib/harness.mjs';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { api, root, until } from '../lib/harness.mjs';
 import { startPostgres } from '../lib/pg.mjs';
 import { MASTER_KEY, connect, initialize, rpc, startGatewayWithMcp, startMcpServer, textOf } from './lib.mjs';
 
 const SERVED_MS = 20000; // the registry reads on a change at once, and every 10 s in any case
+
+const run = promisify(execFile);
 
 /** The tool names key sees on gw's /mcp (a session of its own, then tools/list). */
 async function toolNames(gw, key) {
@@ -178,6 +183,34 @@ async function suite(label, mkdb) {
       // deleted: gone
       assert.equal((await api(gw.url, MASTER_KEY, 'DELETE', `/v1/mcp/server/${c.json.server_id}`)).status, 202);
       assert.ok(await until(async () => !(await toolNames(gw, MASTER_KEY)).some((n) => n.startsWith('live2-')), SERVED_MS));
+    });
+
+    test('credentials written through the API are stored encrypted as LiteLLM stores them, and used', async () => {
+      const secret = 'mcp-bearer-secret-42';
+      const up = await startMcpServer('http', { tools: ['echo'], bearer: secret });
+      try {
+        const c = await api(gw.url, MASTER_KEY, 'POST', '/v1/mcp/server', { server_name: 'locked', url: up.url,
+          transport: 'http', auth_type: 'bearer_token', credentials: { auth_value: secret, region: 'eu' } });
+        assert.equal(c.status, 201, c.text);
+        assert.equal(c.json.credentials, null);
+        const sql = `SELECT credentials FROM "LiteLLM_MCPServerTable" WHERE server_id = '${c.json.server_id}'`;
+        let cred;
+        if (pgh) cred = (await pgh.psql(sql, db))[0].credentials;
+        else {
+          const { stdout } = await run('sqlite3', [path.join(gw.dir, 'switchyard.db'), sql], { timeout: 20000 });
+          cred = JSON.parse(stdout);
+        }
+        assert.equal(cred.region, 'eu', 'a member that is not a secret is kept as given');
+        assert.notEqual(cred.auth_value, secret, 'auth_value is not stored in clear');
+        const { stdout } = await run(path.join(root, 'tests/integration/fixtures/litellm_encrypt.py'),
+          ['--salt', MASTER_KEY, '--decrypt', cred.auth_value], { timeout: 20000 });
+        assert.equal(stdout.trim(), secret, 'LiteLLM\'s own scheme decrypts it under the master key');
+        assert.ok(await until(async () => (await toolNames(gw, MASTER_KEY)).includes('locked-echo'), SERVED_MS),
+          'the server is reached with the decrypted token');
+        assert.equal((await api(gw.url, MASTER_KEY, 'DELETE', `/v1/mcp/server/${c.json.server_id}`)).status, 202);
+      } finally {
+        await up.stop();
+      }
     });
 
     test('roles: only admins write; a key reads only its servers, without url, headers or env', async () => {

@@ -4,7 +4,7 @@
  * past the token); then its first bytes fill a session's fields, which are
  * minted and read back (they must round-trip), and the minted token with one
  * byte changed at a place the input picks must be refused. The input is also
- * read as a credential LiteLLM stored encrypted (src/mcp/secretbox.c): a
+ * read as a credential LiteLLM stored encrypted (src/core/secret.c): a
  * random one never opens. */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "mcp/mcp.h"
-#include "mcp/secretbox.h"
+#include "core/secret.h"
 
 static const char K[] = "fuzz-secret";
 
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(cred, data, size);
     cred[size] = 0;
-    if (sy__mcp_litellm_decrypt(cred, K, plain, sizeof plain) >= 0)
+    if (sy_secret_decrypt(cred, K, plain, sizeof plain) >= 0)
         abort(); /* a forged ciphertext */
     free(cred);
 

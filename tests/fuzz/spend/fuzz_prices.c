@@ -1,6 +1,8 @@
 /* fuzz_prices.c - libFuzzer harness: random bytes as a LiteLLM-format price
  * file (sy_prices_load_buffer), then as a model name for every lookup rule.
- * Must never crash or leak; retired tables are freed after each input. */
+ * Must never crash or leak; retired tables are freed after each input. Also
+ * a differential: the lazy index (used for the built-in map) against the
+ * whole parse. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,10 +12,13 @@
 
 int sy_prices_load_buffer(const char *json, size_t n, char *err, size_t errlen);
 void sy__prices_release_old(void);
+int sy__prices_lazy_diff(const char *json, size_t n);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[256];
+    if (sy__prices_lazy_diff((const char *)data, size))
+        abort(); /* the built-in map's lazy index must read a text as the whole parse does */
     if (sy_prices_load_buffer((const char *)data, size, err, sizeof err) == 0) {
         size_t n = sy_prices_count();
         for (size_t i = 0; i < n; i++) {

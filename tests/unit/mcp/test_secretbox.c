@@ -1,4 +1,4 @@
-/* test_secretbox.c - XSalsa20-Poly1305 (src/mcp/secretbox.c) against NaCl's
+/* test_secretbox.c - XSalsa20-Poly1305 (src/core/secret.c) against NaCl's
  * published vectors (the crypto_box / crypto_secretbox test: "firstkey",
  * its nonce, the 131-byte message and its box; HSalsa20's "secondkey"), a
  * tampered box, and LiteLLM's stored form: a DB row whose credentials LiteLLM
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "mcp/mcp.h"
-#include "mcp/secretbox.h"
+#include "core/secret.h"
 
 static const unsigned char firstkey[32] = {0x1b, 0x27, 0x55, 0x64, 0x73, 0xe9, 0x85, 0xd4, 0x62, 0xcd, 0x51,
                                            0x19, 0x7a, 0x9a, 0x46, 0xc7, 0x60, 0x09, 0x54, 0x9e, 0xac, 0x64,
@@ -45,33 +45,33 @@ static void test_vectors(void **state)
 {
     (void)state;
     unsigned char out[sizeof box];
-    assert_int_equal(sy__mcp_secretbox_open(out, box, sizeof box, nonce, firstkey), 0);
+    assert_int_equal(sy__secretbox_open(out, box, sizeof box, nonce, firstkey), 0);
     assert_memory_equal(out, msg, sizeof msg);
     unsigned char sealed[sizeof box];
-    assert_int_equal(sy__mcp_secretbox_seal(sealed, msg, sizeof msg, nonce, firstkey), 0);
+    assert_int_equal(sy__secretbox_seal(sealed, msg, sizeof msg, nonce, firstkey), 0);
     assert_memory_equal(sealed, box, sizeof box);
     /* any changed byte (tag or ciphertext), a wrong key or nonce: refused, output zeroed */
     unsigned char bad[sizeof box];
     for (size_t i = 0; i < sizeof box; i += 7) {
         memcpy(bad, box, sizeof box);
         bad[i] ^= 0x01;
-        assert_int_equal(sy__mcp_secretbox_open(out, bad, sizeof bad, nonce, firstkey), -1);
+        assert_int_equal(sy__secretbox_open(out, bad, sizeof bad, nonce, firstkey), -1);
         for (size_t j = 0; j < sizeof msg; j++)
             assert_int_equal(out[j], 0);
     }
     unsigned char k2[32];
     memcpy(k2, firstkey, 32);
     k2[31] ^= 0x80;
-    assert_int_equal(sy__mcp_secretbox_open(out, box, sizeof box, nonce, k2), -1);
+    assert_int_equal(sy__secretbox_open(out, box, sizeof box, nonce, k2), -1);
     unsigned char n2[24];
     memcpy(n2, nonce, 24);
     n2[23] ^= 1;
-    assert_int_equal(sy__mcp_secretbox_open(out, box, sizeof box, n2, firstkey), -1);
-    assert_int_equal(sy__mcp_secretbox_open(out, box, 15, nonce, firstkey), -1);
+    assert_int_equal(sy__secretbox_open(out, box, sizeof box, n2, firstkey), -1);
+    assert_int_equal(sy__secretbox_open(out, box, 15, nonce, firstkey), -1);
     /* an empty message round-trips (the tag alone) */
     unsigned char t[16], o[1];
-    assert_int_equal(sy__mcp_secretbox_seal(t, NULL, 0, nonce, firstkey), 0);
-    assert_int_equal(sy__mcp_secretbox_open(o, t, 16, nonce, firstkey), 0);
+    assert_int_equal(sy__secretbox_seal(t, NULL, 0, nonce, firstkey), 0);
+    assert_int_equal(sy__secretbox_open(o, t, 16, nonce, firstkey), 0);
 }
 
 /* LiteLLM's encrypt_value_helper: base64(nonce || box) under sha256(salt). */
@@ -82,7 +82,7 @@ static void litellm_encrypt(const char *plain, const char *salt, int urlsafe, ch
     EVP_Digest(salt, strlen(salt), key, &kl, EVP_sha256(), NULL);
     memcpy(raw, nonce, 24);
     size_t n = strlen(plain);
-    assert_int_equal(sy__mcp_secretbox_seal(raw + 24, (const unsigned char *)plain, n, nonce, key), 0);
+    assert_int_equal(sy__secretbox_seal(raw + 24, (const unsigned char *)plain, n, nonce, key), 0);
     int l = EVP_EncodeBlock((unsigned char *)out, raw, (int)(24 + 16 + n));
     if (urlsafe)
         for (int i = 0; i < l; i++)
@@ -126,15 +126,14 @@ static void test_litellm_rows(void **state)
     sy_mcp_set_master_key(NULL);
     /* garbage that base64-decodes is never mistaken for a credential */
     char buf[128];
-    assert_int_equal(
-        sy__mcp_litellm_decrypt("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0", "salty",
-                                buf, sizeof buf),
-        -1);
-    assert_int_equal(sy__mcp_litellm_decrypt("not base64 !", "salty", buf, sizeof buf), -1);
-    assert_int_equal(sy__mcp_litellm_decrypt("", "salty", buf, sizeof buf), -1);
-    assert_int_equal(sy__mcp_litellm_decrypt(enc_key, "", buf, sizeof buf), -1);
-    assert_int_equal(sy__mcp_litellm_decrypt(enc_key, "salty", plainbuf, 8), -1); /* does not fit */
-    assert_int_equal(sy__mcp_litellm_decrypt(enc_key, "salty", plainbuf, sizeof plainbuf), 15);
+    assert_int_equal(sy_secret_decrypt("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0",
+                                       "salty", buf, sizeof buf),
+                     -1);
+    assert_int_equal(sy_secret_decrypt("not base64 !", "salty", buf, sizeof buf), -1);
+    assert_int_equal(sy_secret_decrypt("", "salty", buf, sizeof buf), -1);
+    assert_int_equal(sy_secret_decrypt(enc_key, "", buf, sizeof buf), -1);
+    assert_int_equal(sy_secret_decrypt(enc_key, "salty", plainbuf, 8), -1); /* does not fit */
+    assert_int_equal(sy_secret_decrypt(enc_key, "salty", plainbuf, sizeof plainbuf), 15);
 }
 
 int main(void)
