@@ -17,6 +17,10 @@
 
 struct sy_config;
 
+/* store_model_in_db of the config in force (stages/model_registry.c sets it):
+ * the /model/new etc. routes answer LiteLLM's error when 0. */
+extern _Atomic int sy_admin_store_model_in_db;
+
 /* The file name database deployments carry (sy_deployment.file): how
  * /model/info tells them from the config file's (model_info.db_model). */
 #define SY_MODELDB_FILE "<database>"
