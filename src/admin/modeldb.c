@@ -176,8 +176,9 @@ char *sy_modeldb_encrypt_params(const char *params_json, const char *salt)
         json_object_object_add(enc, k, json_object_new_string_len(c, (int)cl));
         free(c);
     }
-    char *out = ok ? strdup(json_object_to_json_string_ext(enc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
-                   : NULL;
+    char *out =
+        ok ? strdup(json_object_to_json_string_ext(enc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
+           : NULL;
     json_object_put(enc);
     json_object_put(lp);
     return out;

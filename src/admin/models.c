@@ -182,8 +182,7 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
     const struct sy_price *p = dep_price(d);
     json_object *mine = json_object_new_object();
     json_object_object_add(mine, "id", json_object_new_string(d->id ? d->id : ""));
-    json_object_object_add(mine, "db_model",
-                           json_object_new_boolean(d->file && strcmp(d->file, SY_MODELDB_FILE) == 0));
+    json_object_object_add(mine, "db_model", json_object_new_boolean(d->file && strcmp(d->file, SY_MODELDB_FILE) == 0));
     if (d->mode && (!p || !p->mode || strcmp(p->mode, d->mode) != 0))
         json_object_object_add(mine, "mode", json_object_new_string(d->mode));
     if (d->max_tokens >= 0)
@@ -596,7 +595,7 @@ static char *merge_params(const char *stored, json_object *upd, const char *salt
         json_object_put(cur);
         cur = json_object_new_object();
     }
-    char *enc = sy_modeldb_encrypt_params(sy_admin_jtext(upd), salt);
+    char *enc = upd ? sy_modeldb_encrypt_params(sy_admin_jtext(upd), salt) : strdup("{}");
     json_object *eo = enc ? json_tokener_parse(enc) : NULL;
     free(enc);
     char *out = NULL;
@@ -670,13 +669,14 @@ static void model_new(struct sy_store *st, struct sy_admin_ctx *a)
         snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
         char now[32];
         sy_admin_iso_now(a, now);
-        struct sy_sval p[7] = {sy_sv_text(id),   sy_sv_text(name), sy_sv_json(enc),  sy_sv_json(info_text),
+        struct sy_sval p[7] = {sy_sv_text(id),    sy_sv_text(name), sy_sv_json(enc),  sy_sv_json(info_text),
                                sy_sv_text(actor), sy_sv_ts(now),    sy_sv_text(actor)};
-        int rc = sy_store_exec(st,
-                               "INSERT INTO " T_PM " (\"model_id\", \"model_name\", \"litellm_params\", \"model_info\", "
-                               "\"created_by\", \"created_at\", \"updated_by\", \"updated_at\") "
-                               "VALUES ($1, $2, $3, $4, $5, $6, $7, $6)",
-                               7, p, NULL, NULL);
+        int rc =
+            sy_store_exec(st,
+                          "INSERT INTO " T_PM " (\"model_id\", \"model_name\", \"litellm_params\", \"model_info\", "
+                          "\"created_by\", \"created_at\", \"updated_by\", \"updated_at\") "
+                          "VALUES ($1, $2, $3, $4, $5, $6, $7, $6)",
+                          7, p, NULL, NULL);
         if (rc == SY_STORE_ECONFLICT) {
             detail_error(a, 400, "Model with this id already exists in db");
         } else if (rc < 0) {
@@ -694,8 +694,8 @@ out:
 
 /* Update model_id's row: name (NULL: keep), litellm_params merged, model_info
  * merged (NULL: keep). */
-static void update_row(struct sy_store *st, struct sy_admin_ctx *a, const char *id, const char *name,
-                       json_object *lp, json_object *mi, int patch)
+static void update_row(struct sy_store *st, struct sy_admin_ctx *a, const char *id, const char *name, json_object *lp,
+                       json_object *mi, int patch)
 {
     struct sy_admin_row row;
     int rc = read_row(st, id, &row);
@@ -738,8 +738,9 @@ static void update_row(struct sy_store *st, struct sy_admin_ctx *a, const char *
         char actor[256], now[32];
         snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
         sy_admin_iso_now(a, now);
-        struct sy_sval p[6] = {sy_sv_text(id),    sy_sv_text(new_name), sy_sv_json(params),
-                               sy_sv_json(sy_admin_jtext(info)), sy_sv_text(actor), sy_sv_ts(now)};
+        struct sy_sval p[6] = {sy_sv_text(id),     sy_sv_text(new_name),
+                               sy_sv_json(params), sy_sv_json(sy_admin_jtext(info)),
+                               sy_sv_text(actor),  sy_sv_ts(now)};
         rc = sy_store_exec(st,
                            "UPDATE " T_PM " SET \"model_name\" = $2, \"litellm_params\" = $3, \"model_info\" = $4, "
                            "\"updated_by\" = $5, \"updated_at\" = $6 WHERE \"model_id\" = $1",

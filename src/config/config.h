@@ -266,8 +266,8 @@ struct sy_config {
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
     int mcp_stdio_from_api; /* general_settings.switchyard_mcp_stdio_from_api: stdio MCP servers from the database */
     int store_prompts_in_spend_logs; /* general_settings, bool: SpendLogs.messages / response kept */
-    int store_model_in_db; /* general_settings.store_model_in_db, else env STORE_MODEL_IN_DB (true/1):
-                            * /model/new etc. and LiteLLM_ProxyModelTable's models (stages/model_registry.c) */
+    int store_model_in_db;           /* general_settings.store_model_in_db, else env STORE_MODEL_IN_DB (true/1):
+                                      * /model/new etc. and LiteLLM_ProxyModelTable's models (stages/model_registry.c) */
     /* alerting (general_settings; logging/sinks/slack.c) */
     int alerting_slack;          /* "slack" in general_settings.alerting */
     double alerting_threshold_s; /* slow-response threshold, default 300 */

@@ -479,8 +479,8 @@ struct sy_config *sy_config_with_models(struct sy_config *base, struct sy_config
         for (size_t j = 0; j < k && !dup; j++)
             dup = d[j].id && e->id && strcmp(d[j].id, e->id) == 0;
         if (dup) {
-            sy_warn("models: database model %s (%s) skipped: a model with this id is already in the model list",
-                    e->id, e->model_name ? e->model_name : "");
+            sy_warn("models: database model %s (%s) skipped: a model with this id is already in the model list", e->id,
+                    e->model_name ? e->model_name : "");
             continue;
         }
         d[k++] = *e;
