@@ -246,14 +246,51 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
     json_object_put(mine);
 }
 
-static void deployment(struct sy_buf *b, const struct sy_deployment *d)
+/* model_info.switchyard_state: the router's live view of the deployment on
+ * this instance (router/router.h sy_dstate), for the Models page:
+ *   {"healthy": false after a failed health check,
+ *    "in_cooldown", "cooldown_until": ISO time or null, "cooldown_status": the
+ *    status that caused it or null,
+ *    "successes", "failures": this minute's calls, "in_flight",
+ *    "rpm_used", "tpm_used": this minute (the fleet's with Redis)} */
+static void live_state(struct sy_buf *b, struct sy_dstate *st, double now)
 {
+    int64_t now_ms = (int64_t)(now * 1000);
+    int64_t until = atomic_load_explicit(&st->cooldown_until_ms, memory_order_relaxed);
+    int cool = until > now_ms;
+    sy_buf_printf(b, "{\"healthy\":%s,\"in_cooldown\":%s,\"cooldown_until\":",
+                  atomic_load_explicit(&st->unhealthy, memory_order_relaxed) ? "false" : "true",
+                  cool ? "true" : "false");
+    if (cool) {
+        char iso[32];
+        sy_iso_time((double)until / 1000.0, iso);
+        sy_admin_jstr(b, iso);
+        sy_buf_printf(b, ",\"cooldown_status\":%d", atomic_load_explicit(&st->cooldown_status, memory_order_relaxed));
+    } else {
+        SY_BUF_LIT(b, "null,\"cooldown_status\":null");
+    }
+    sy_buf_printf(
+        b, ",\"successes\":%llu,\"failures\":%llu,\"in_flight\":%d,\"rpm_used\":%llu,\"tpm_used\":%llu}",
+        (unsigned long long)sy_win_get(&st->w_ok, now_ms), (unsigned long long)sy_win_get(&st->w_fail, now_ms),
+        atomic_load_explicit(&st->inflight, memory_order_relaxed), (unsigned long long)sy_router_rpm_used(st, now_ms),
+        (unsigned long long)sy_router_tpm_used(st, now_ms));
+}
+
+static void deployment(struct sy_buf *b, const struct sy_drt *r, double now)
+{
+    const struct sy_deployment *d = r->d;
     SY_BUF_LIT(b, "{\"model_name\":");
     sy_admin_jstr(b, d->model_name);
     SY_BUF_LIT(b, ",\"litellm_params\":");
     litellm_params(b, d);
     SY_BUF_LIT(b, ",\"model_info\":");
     model_info(b, d);
+    if (r->st && !sy_buf_failed(b) && b->len && b->p[b->len - 1] == '}') { /* one more member of model_info */
+        b->len--;
+        SY_BUF_LIT(b, ",\"switchyard_state\":");
+        live_state(b, r->st, now);
+        SY_BUF_LIT(b, "}");
+    }
     SY_BUF_LIT(b, "}");
 }
 
@@ -287,7 +324,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
             const struct sy_deployment *d = g->drts[i].d;
             if (visible(a, i) && d->id && strcmp(d->id, only_id) == 0) {
                 SY_BUF_LIT(&a->out, "{\"data\":[");
-                deployment(&a->out, d);
+                deployment(&a->out, &g->drts[i], a->now);
                 SY_BUF_LIT(&a->out, "]}");
                 return;
             }
@@ -307,7 +344,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
-        deployment(&a->out, d);
+        deployment(&a->out, &g->drts[i], a->now);
     }
     SY_BUF_LIT(&a->out, "]}");
 }

@@ -87,6 +87,12 @@ for (const backend of ['sqlite', 'postgres']) {
       const info = await A('GET', '/model/info?litellm_model_id=dbm-1-id');
       assert.equal(info.status, 200, info.text);
       assert.equal(info.json.data[0].model_info.db_model, true);
+      const st = info.json.data[0].model_info.switchyard_state; // the Models page's live state
+      assert.equal(st.healthy, true);
+      assert.equal(st.in_cooldown, false);
+      assert.equal(st.cooldown_until, null);
+      assert.ok(st.successes >= 1, JSON.stringify(st));
+      assert.equal(typeof st.failures, 'number');
       assert.ok(!info.text.includes('sk-db-secret-1234'));
       const all = await A('GET', '/v2/model/info');
       assert.equal(all.json.data.find((d) => d.model_info.id === 'dbm-1-id').model_info.db_model, true);
@@ -224,6 +230,25 @@ describe('two instances on one PostgreSQL', () => {
     assert.equal((await api(a.url, MASTER_KEY, 'POST', '/model/delete', { id: r.json.model_id })).status, 200);
     assert.ok(await until(async () => (await chat(b, 'shared-m')).status === 400, 10000));
     assert.ok(await until(async () => (await chat(c, 'shared-m')).status === 400, 15000));
+  });
+
+  test('a deployment in cooldown shows it in /model/info', async () => {
+    const r = await api(a.url, MASTER_KEY, 'POST', '/model/new', { model_name: 'cool-m', litellm_params: { model: 'openai/cool-up', api_base: 'http://127.0.0.1:9/v1', api_key: 'sk-c' }, model_info: { id: 'cool-id' } });
+    assert.equal(r.status, 200, r.text);
+    const good = await api(a.url, MASTER_KEY, 'POST', '/model/new', { model_name: 'cool-m', litellm_params: { model: 'openai/cool-ok', api_base: mock.base, api_key: 'sk-c' }, model_info: { id: 'cool-ok-id' } });
+    assert.equal(good.status, 200, good.text);
+    assert.ok(await until(async () => (await api(a.url, MASTER_KEY, 'GET', '/v2/model/info?model=cool-m')).json.data.length === 2, 10000));
+    // the refused deployment fails (the group retries on the other), then cools down
+    assert.ok(await until(async () => {
+      await chat(a, 'cool-m');
+      return (await api(a.url, MASTER_KEY, 'GET', '/model/info?litellm_model_id=cool-id')).json.data[0].model_info.switchyard_state.in_cooldown;
+    }, 15000), 'cooled down');
+    const st = (await api(a.url, MASTER_KEY, 'GET', '/model/info?litellm_model_id=cool-id')).json.data[0].model_info.switchyard_state;
+    assert.ok(st.failures >= 1, JSON.stringify(st));
+    assert.equal(st.in_cooldown, true, JSON.stringify(st));
+    assert.match(st.cooldown_until, /^\d{4}-\d\d-\d\dT/);
+    assert.equal((await api(a.url, MASTER_KEY, 'POST', '/model/delete', { id: 'cool-id' })).status, 200);
+    assert.equal((await api(a.url, MASTER_KEY, 'POST', '/model/delete', { id: 'cool-ok-id' })).status, 200);
   });
 
   test('no request dropped while models change under load', async () => {
