@@ -100,12 +100,16 @@ int sy_modeldb_entry(const char *model_id, const char *model_name, const char *p
     return rc;
 }
 
-struct sy_config *sy_modeldb_config(const char *entries, size_t n, char *err, size_t errlen)
+struct sy_config *sy_modeldb_config(const char *entries, size_t n, const char *creds, char *err, size_t errlen)
 {
     struct sy_buf b;
     sy_buf_init(&b, (size_t)1 << 30);
     SY_BUF_LIT(&b, "{\"model_list\": ");
     sy_buf_append(&b, entries, n);
+    if (creds) {
+        SY_BUF_LIT(&b, ", \"credential_list\": ");
+        sy_buf_puts(&b, creds);
+    }
     SY_BUF_LIT(&b, "}\n");
     struct sy_config *c = NULL;
     if (sy_buf_failed(&b))
@@ -118,14 +122,14 @@ struct sy_config *sy_modeldb_config(const char *entries, size_t n, char *err, si
     return c;
 }
 
-int sy_modeldb_check(const char *entry, size_t n, char *err, size_t errlen)
+int sy_modeldb_check(const char *entry, size_t n, const char *creds, char *err, size_t errlen)
 {
     struct sy_buf b;
     sy_buf_init(&b, ENTRY_MAX * 2);
     SY_BUF_LIT(&b, "[");
     sy_buf_append(&b, entry, n);
     SY_BUF_LIT(&b, "]");
-    struct sy_config *c = sy_buf_failed(&b) ? NULL : sy_modeldb_config(b.p, b.len, err, errlen);
+    struct sy_config *c = sy_buf_failed(&b) ? NULL : sy_modeldb_config(b.p, b.len, creds, err, errlen);
     sy_buf_free(&b);
     if (!c)
         return -1;
@@ -181,5 +185,22 @@ char *sy_modeldb_encrypt_params(const char *params_json, const char *salt)
            : NULL;
     json_object_put(enc);
     json_object_put(lp);
+    return out;
+}
+
+char *sy_modeldb_credential_list(struct json_object *creds)
+{
+    if (!creds || !json_object_is_type(creds, json_type_object))
+        return NULL;
+    json_object *list = json_object_new_array();
+    json_object_object_foreach(creds, name, values)
+    {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "credential_name", json_object_new_string(name));
+        json_object_object_add(c, "credential_values", json_object_get(values));
+        json_object_array_add(list, c);
+    }
+    char *out = strdup(json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(list);
     return out;
 }

@@ -35,12 +35,20 @@ int sy_modeldb_entry(const char *model_id, const char *model_name, const char *p
 
 /* Load entries (a JSON array of model_list entries) as a config snapshot
  * whose deployments are the database's (file SY_MODELDB_FILE); quiet, no
- * environment export, no include. NULL with a reason in err. */
-struct sy_config *sy_modeldb_config(const char *entries, size_t n, char *err, size_t errlen);
+ * environment export, no include. creds: a credential_list (JSON array of
+ * {"credential_name","credential_values"}) their litellm_credential_name
+ * resolves against, or NULL. NULL with a reason in err. */
+struct sy_config *sy_modeldb_config(const char *entries, size_t n, const char *creds, char *err, size_t errlen);
 
 /* Check one entry as the config loader would take it, and that switchyard
  * can serve its provider. 0, or -1 with a reason in err. */
-int sy_modeldb_check(const char *entry, size_t n, char *err, size_t errlen);
+int sy_modeldb_check(const char *entry, size_t n, const char *creds, char *err, size_t errlen);
+
+/* LiteLLM_CredentialsTable's rows (admin/credentials.h sy_credentials_load's
+ * {"name": {values}} object) as a credential_list JSON array (malloc'ed), or
+ * NULL. */
+struct json_object;
+char *sy_modeldb_credential_list(struct json_object *creds);
 
 /* litellm_params (a JSON object) with each string value encrypted under salt,
  * as compact JSON text (malloc'ed), or NULL (salt NULL/empty, out of memory). */

@@ -54,6 +54,7 @@
 
 #include "admin/admin.h"
 #include "admin/admin_impl.h"
+#include "admin/credentials.h"
 #include "admin/modeldb.h"
 #include "config/config.h"
 #include "core/secret.h"
@@ -600,9 +601,14 @@ static void answer_row(struct sy_store *st, struct sy_admin_ctx *a, const char *
 
 /* The entry the stored (encrypted) params make, checked as the config loader
  * would take it: 0, or -1 with a 400 written. */
-static int check_entry(struct sy_admin_ctx *a, const char *id, const char *name, const char *enc_params,
-                       const char *info, const char *salt)
+static int check_entry(struct sy_store *st, struct sy_admin_ctx *a, const char *id, const char *name,
+                       const char *enc_params, const char *info, const char *salt)
 {
+    json_object *co = NULL;
+    char *creds = NULL;
+    if (sy_credentials_load(st, salt, &co) == 0) /* litellm_credential_name resolves against them */
+        creds = sy_modeldb_credential_list(co);
+    json_object_put(co);
     struct sy_buf e;
     char err[512] = "";
     sy_buf_init(&e, 4u << 20);
@@ -612,8 +618,9 @@ static int check_entry(struct sy_admin_ctx *a, const char *id, const char *name,
         rc = -1;
     }
     if (rc == 0)
-        rc = sy_modeldb_check(e.p, e.len, err, sizeof err);
+        rc = sy_modeldb_check(e.p, e.len, creds, err, sizeof err);
     sy_buf_free(&e);
+    free(creds);
     if (rc != 0)
         sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, invalid model: %s", err);
     return rc;
@@ -701,7 +708,7 @@ static void model_new(struct sy_store *st, struct sy_admin_ctx *a)
         sy_admin_error(a, 500, "auth_error", "None", "Authentication Error, litellm_params could not be encrypted");
     } else if (config_model(a, id)) {
         detail_error(a, 400, "Model id already in the config: a database model must have its own id");
-    } else if (check_entry(a, id, name, enc, info_text, salt) == 0) {
+    } else if (check_entry(st, a, id, name, enc, info_text, salt) == 0) {
         char actor[256];
         snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
         char now[32];
@@ -771,7 +778,7 @@ static void update_row(struct sy_store *st, struct sy_admin_ctx *a, const char *
     const char *new_name = name ? name : cur_name;
     if (salt && !params)
         sy_admin_error(a, 500, "auth_error", "None", "Authentication Error, litellm_params could not be encrypted");
-    if (params && check_entry(a, id, new_name, params, sy_admin_jtext(info), salt) == 0) {
+    if (params && check_entry(st, a, id, new_name, params, sy_admin_jtext(info), salt) == 0) {
         char actor[256], now[32];
         snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
         sy_admin_iso_now(a, now);

@@ -10,7 +10,9 @@
  *                              (admin/modeldb.h), each checked alone by the
  *                              config loader (a bad row is skipped with a
  *                              warning naming its model_id), then all loaded
- *                              as one model_list snapshot
+ *                              as one model_list snapshot; their
+ *                              litellm_credential_name resolves against
+ *                              LiteLLM_CredentialsTable (admin/credentials.h)
  *   "models" invalidation      the admin routes' change on this instance, or
  *                              another's through Redis (keys/invalidate.c):
  *                              worker 0 reads at once
@@ -37,6 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "admin/credentials.h"
 #include "admin/modeldb.h"
 #include "config/config.h"
 #include "core/buf.h"
@@ -86,6 +91,7 @@ struct rows_acc {
     struct sy_buf entries; /* the good rows as model_list entries */
     int n, nbad;
     const char *salt;
+    const char *creds; /* LiteLLM_CredentialsTable as a credential_list, or NULL */
 };
 
 static int row_cb(void *ud, const struct sy_srow *r)
@@ -103,7 +109,7 @@ static int row_cb(void *ud, const struct sy_srow *r)
         rc = -1;
     }
     if (rc == 0)
-        rc = sy_modeldb_check(e.p, e.len, err, sizeof err);
+        rc = sy_modeldb_check(e.p, e.len, acc->creds, err, sizeof err);
     if (rc != 0) {
         sy_warn("models: database model %s skipped: %s", id ? id : "(no model_id)", err);
         acc->nbad++;
@@ -125,12 +131,20 @@ static int read_rows(struct sy_store *st)
     char *mkc = mk ? strdup(mk) : NULL;
     pthread_mutex_unlock(&M.mu);
     struct rows_acc acc = {.salt = sy_secret_salt(mkc)};
+    json_object *co = NULL;
+    char *creds = NULL;
+    if (sy_credentials_load(st, acc.salt, &co) == 0) /* litellm_credential_name resolves against them */
+        creds = sy_modeldb_credential_list(co);
+    json_object_put(co);
+    acc.creds = creds;
     sy_buf_init(&acc.raw, ROWS_MAX);
     sy_buf_init(&acc.entries, ROWS_MAX);
     SY_BUF_LIT(&acc.entries, "[");
     int rc = sy_store_exec(st, "SELECT * FROM \"LiteLLM_ProxyModelTable\" ORDER BY \"created_at\", \"model_id\"", 0,
                            NULL, row_cb, &acc);
     SY_BUF_LIT(&acc.entries, "]");
+    if (creds) /* a credential's change is a change too */
+        sy_buf_puts(&acc.raw, creds);
     int ret = -1;
     if (rc < 0) {
         sy_warn("models: LiteLLM_ProxyModelTable not read: %s", sy_store_errmsg(st));
@@ -143,7 +157,8 @@ static int read_rows(struct sy_store *st)
         ret = 0;
         if (!same) {
             char err[512] = "";
-            struct sy_config *c = acc.n ? sy_modeldb_config(acc.entries.p, acc.entries.len, err, sizeof err) : NULL;
+            struct sy_config *c =
+                acc.n ? sy_modeldb_config(acc.entries.p, acc.entries.len, creds, err, sizeof err) : NULL;
             if (acc.n && !c) {
                 sy_warn("models: database models not applied: %s", err);
                 ret = -1;
@@ -161,6 +176,7 @@ static int read_rows(struct sy_store *st)
         }
     }
     free(mkc);
+    free(creds);
     sy_buf_free(&acc.raw);
     sy_buf_free(&acc.entries);
     return ret;
@@ -322,7 +338,7 @@ static void on_kick(uv_async_t *a)
 static void on_invalidate(const char *kind, const char *id)
 {
     (void)id;
-    if (strcmp(kind, "models") != 0)
+    if (strcmp(kind, "models") != 0) /* "models:db", "models:credentials" */
         return;
     atomic_store(&M.force, 1);
     pthread_mutex_lock(&M.kick_mu);

@@ -178,6 +178,17 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.ok(await until(async () => (await chat(gw, 'lite-a')).status === 400, 15000));
     });
 
+    test('litellm_credential_name resolves against LiteLLM_CredentialsTable', async () => {
+      const c = await A('POST', '/credentials', { credential_name: 'dbm-cred', credential_values: { api_key: 'sk-from-cred', api_base: mock.base }, credential_info: {} });
+      assert.equal(c.status, 200, c.text);
+      const r = await A('POST', '/model/new', { model_name: 'cred-m', litellm_params: { model: 'openai/cred-up', litellm_credential_name: 'dbm-cred' }, model_info: { id: 'cred-id' } });
+      assert.equal(r.status, 200, r.text);
+      assert.ok(await until(async () => (await chat(gw, 'cred-m')).status === 200, 10000), 'served with the credential');
+      const auth = (await mock.requests()).filter((q) => JSON.parse(q.body).model === 'cred-up').pop().headers.authorization;
+      assert.equal(auth, 'Bearer sk-from-cred');
+      assert.equal((await A('POST', '/model/delete', { id: 'cred-id' })).status, 200);
+    });
+
     test('a restart serves the rows before its first request; SIGHUP keeps them', async () => {
       const r = await A('POST', '/model/new', { model_name: 'keep-m', litellm_params: { model: 'openai/keep-up', api_base: mock.base, api_key: 'sk-k' } });
       assert.equal(r.status, 200, r.text);
