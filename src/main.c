@@ -29,6 +29,7 @@
 #include "responses/owners.h"
 #include "responses/store.h"
 #include "store/dbpool.h"
+#include "stages/model_registry.h"
 #include "tokenizer/tokenizer.h"
 #include "upstream/client.h"
 
@@ -116,12 +117,6 @@ static struct sy_gwconf *build(struct sy_config *cfg, char *err, size_t errlen)
 {
     load_prices(cfg);
     return sy_gwconf_build(cfg, err, errlen);
-}
-
-static struct sy_gwconf *load(const char *path, char *err, size_t errlen)
-{
-    struct sy_config *cfg = load_cfg(path, err, errlen);
-    return cfg ? build(cfg, err, errlen) : NULL;
 }
 
 /* The database: the config's database_url (or DATABASE_URL), else --db, else
@@ -212,8 +207,11 @@ static void on_hup(uv_signal_t *s, int signum)
 {
     char err[1024] = "";
     sy_info("SIGHUP: reloading %s", config_path ? config_path : "the built-in config");
-    struct sy_gwconf *g = load(config_path, err, sizeof err);
+    sy_model_registry_lock(); /* a database model change builds and swaps under it too */
+    struct sy_config *cfg = load_cfg(config_path, err, sizeof err);
+    struct sy_gwconf *g = cfg ? build(sy_model_registry_with_db(cfg), err, sizeof err) : NULL;
     if (!g) {
+        sy_model_registry_unlock();
         sy_error("config reload failed, keeping the old config: %s", err);
         return;
     }
@@ -221,6 +219,7 @@ static void on_hup(uv_signal_t *s, int signum)
     if (sy_log_configure(g->cfg) != 0) /* the logging thread copies what it needs */
         sy_warn("logging: the new callback settings could not be applied");
     sy_workers_swap_conf(g); /* takes over our reference as the global one */
+    sy_model_registry_unlock();
     sy_info("config reloaded: %zu model group(s)", ngroups);
 }
 
@@ -323,6 +322,8 @@ int main(int argc, char **argv)
         sy_config_unref(cfg);
         return 1;
     }
+    if (!check) /* store_model_in_db: the database's models join the config's before the first request */
+        cfg = sy_model_registry_with_db(cfg);
     struct sy_gwconf *g = build(cfg, err, sizeof err);
     if (!g) {
         fprintf(stderr, "switchyard: config error: %s\n", err);

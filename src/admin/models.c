@@ -46,6 +46,7 @@
 #include <http_parser.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,11 @@
 
 #include "admin/admin.h"
 #include "admin/admin_impl.h"
+#include "admin/credentials.h"
+#include "admin/modeldb.h"
 #include "config/config.h"
+#include "core/secret.h"
+#include "store/store.h"
 #include "router/table.h"
 #include "spend/spend.h"
 
@@ -178,7 +183,7 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
     const struct sy_price *p = dep_price(d);
     json_object *mine = json_object_new_object();
     json_object_object_add(mine, "id", json_object_new_string(d->id ? d->id : ""));
-    json_object_object_add(mine, "db_model", json_object_new_boolean(0));
+    json_object_object_add(mine, "db_model", json_object_new_boolean(d->file && strcmp(d->file, SY_MODELDB_FILE) == 0));
     if (d->mode && (!p || !p->mode || strcmp(p->mode, d->mode) != 0))
         json_object_object_add(mine, "mode", json_object_new_string(d->mode));
     if (d->max_tokens >= 0)
@@ -242,14 +247,51 @@ static void model_info(struct sy_buf *b, const struct sy_deployment *d)
     json_object_put(mine);
 }
 
-static void deployment(struct sy_buf *b, const struct sy_deployment *d)
+/* model_info.switchyard_state: the router's live view of the deployment on
+ * this instance (router/router.h sy_dstate), for the Models page:
+ *   {"healthy": false after a failed health check,
+ *    "in_cooldown", "cooldown_until": ISO time or null, "cooldown_status": the
+ *    status that caused it or null,
+ *    "successes", "failures": this minute's calls, "in_flight",
+ *    "rpm_used", "tpm_used": this minute (the fleet's with Redis)} */
+static void live_state(struct sy_buf *b, struct sy_dstate *st, double now)
 {
+    int64_t now_ms = (int64_t)(now * 1000);
+    int64_t until = atomic_load_explicit(&st->cooldown_until_ms, memory_order_relaxed);
+    int cool = until > now_ms;
+    sy_buf_printf(b, "{\"healthy\":%s,\"in_cooldown\":%s,\"cooldown_until\":",
+                  atomic_load_explicit(&st->unhealthy, memory_order_relaxed) ? "false" : "true",
+                  cool ? "true" : "false");
+    if (cool) {
+        char iso[32];
+        sy_iso_time((double)until / 1000.0, iso);
+        sy_admin_jstr(b, iso);
+        sy_buf_printf(b, ",\"cooldown_status\":%d", atomic_load_explicit(&st->cooldown_status, memory_order_relaxed));
+    } else {
+        SY_BUF_LIT(b, "null,\"cooldown_status\":null");
+    }
+    sy_buf_printf(
+        b, ",\"successes\":%llu,\"failures\":%llu,\"in_flight\":%d,\"rpm_used\":%llu,\"tpm_used\":%llu}",
+        (unsigned long long)sy_win_get(&st->w_ok, now_ms), (unsigned long long)sy_win_get(&st->w_fail, now_ms),
+        atomic_load_explicit(&st->inflight, memory_order_relaxed), (unsigned long long)sy_router_rpm_used(st, now_ms),
+        (unsigned long long)sy_router_tpm_used(st, now_ms));
+}
+
+static void deployment(struct sy_buf *b, const struct sy_drt *r, double now)
+{
+    const struct sy_deployment *d = r->d;
     SY_BUF_LIT(b, "{\"model_name\":");
     sy_admin_jstr(b, d->model_name);
     SY_BUF_LIT(b, ",\"litellm_params\":");
     litellm_params(b, d);
     SY_BUF_LIT(b, ",\"model_info\":");
     model_info(b, d);
+    if (r->st && !sy_buf_failed(b) && b->len && b->p[b->len - 1] == '}') { /* one more member of model_info */
+        b->len--;
+        SY_BUF_LIT(b, ",\"switchyard_state\":");
+        live_state(b, r->st, now);
+        SY_BUF_LIT(b, "}");
+    }
     SY_BUF_LIT(b, "}");
 }
 
@@ -283,7 +325,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
             const struct sy_deployment *d = g->drts[i].d;
             if (visible(a, i) && d->id && strcmp(d->id, only_id) == 0) {
                 SY_BUF_LIT(&a->out, "{\"data\":[");
-                deployment(&a->out, d);
+                deployment(&a->out, &g->drts[i], a->now);
                 SY_BUF_LIT(&a->out, "]}");
                 return;
             }
@@ -303,7 +345,7 @@ static void model_info_list(struct sy_admin_ctx *a, const char *only_group, cons
             continue;
         if (n++)
             SY_BUF_LIT(&a->out, ",");
-        deployment(&a->out, d);
+        deployment(&a->out, &g->drts[i], a->now);
     }
     SY_BUF_LIT(&a->out, "]}");
 }
@@ -495,11 +537,376 @@ static void model_group_info(struct sy_store *st, struct sy_admin_ctx *a)
     SY_BUF_LIT(&a->out, "]}");
 }
 
+/* ---- database models (general_settings.store_model_in_db) ------------------------
+ *
+ * POST /model/new, POST /model/update, PATCH /model/{id}/update, POST
+ * /model/delete write LiteLLM_ProxyModelTable as LiteLLM's
+ * model_management_endpoints.py does: every string value of litellm_params
+ * encrypted (admin/modeldb.h), model_info stored with its id, created_by /
+ * updated_by the caller. Each change publishes a "models" invalidation:
+ * stages/model_registry.c re-reads the table at once here, and on the other
+ * instances through Redis (else within its 5 s poll). Proxy admins only. */
+
+#define T_PM "\"LiteLLM_ProxyModelTable\""
+
+_Atomic int sy_admin_store_model_in_db;
+
+/* LiteLLM's HTTPException(detail={"error": msg}) re-raised as a
+ * ProxyException: the message is the dict's Python repr. */
+static void detail_error(struct sy_admin_ctx *a, int status, const char *msg)
+{
+    int dq = strchr(msg, '\'') != NULL;
+    sy_admin_error(a, status, "auth_error", "None", "{'error': %s%s%s}", dq ? "\"" : "'", msg, dq ? "\"" : "'");
+}
+
+static int enabled(struct sy_admin_ctx *a)
+{
+    if (atomic_load(&sy_admin_store_model_in_db))
+        return 1;
+    detail_error(a, 500, "Set `'STORE_MODEL_IN_DB='True'` in your env to enable this feature.");
+    return 0;
+}
+
+/* A config-file deployment has this id (it cannot be changed through the API). */
+static int config_model(const struct sy_admin_ctx *a, const char *id)
+{
+    for (size_t i = 0; a->table && i < a->table->ndrts; i++) {
+        const struct sy_deployment *d = a->table->drts[i].d;
+        if (d->id && strcmp(d->id, id) == 0 && !(d->file && strcmp(d->file, SY_MODELDB_FILE) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+static int read_row(struct sy_store *st, const char *id, struct sy_admin_row *row)
+{
+    struct sy_sval p = sy_sv_text(id);
+    memset(row, 0, sizeof *row);
+    return sy_store_exec(st, "SELECT * FROM " T_PM " WHERE \"model_id\" = $1", 1, &p, sy_admin_row_cb, row);
+}
+
+/* Answer with the stored row (LiteLLM returns the LiteLLM_ProxyModelTable row). */
+static void answer_row(struct sy_store *st, struct sy_admin_ctx *a, const char *id)
+{
+    struct sy_admin_row row;
+    int rc = read_row(st, id, &row);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+    } else if (row.found) {
+        sy_buf_reset(&a->out);
+        sy_srow_json(&a->out, &row.r);
+    }
+    sy_admin_row_free(&row);
+}
+
+/* The entry the stored (encrypted) params make, checked as the config loader
+ * would take it: 0, or -1 with a 400 written. */
+static int check_entry(struct sy_store *st, struct sy_admin_ctx *a, const char *id, const char *name,
+                       const char *enc_params, const char *info, const char *salt)
+{
+    json_object *co = NULL;
+    char *creds = NULL;
+    if (sy_credentials_load(st, salt, &co) == 0) /* litellm_credential_name resolves against them */
+        creds = sy_modeldb_credential_list(co);
+    json_object_put(co);
+    struct sy_buf e;
+    char err[512] = "";
+    sy_buf_init(&e, 4u << 20);
+    int rc = sy_modeldb_entry(id, name, enc_params, info, salt, &e, err, sizeof err);
+    if (rc == 0 && sy_buf_failed(&e)) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = sy_modeldb_check(e.p, e.len, creds, err, sizeof err);
+    sy_buf_free(&e);
+    free(creds);
+    if (rc != 0)
+        sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, invalid model: %s", err);
+    return rc;
+}
+
+/* Stored params (encrypted) with the request's non-null values, encrypted, over them. */
+static char *merge_params(const char *stored, json_object *upd, const char *salt)
+{
+    json_object *cur = stored ? json_tokener_parse(stored) : NULL;
+    if (cur && json_object_is_type(cur, json_type_string)) {
+        json_object *in = json_tokener_parse(json_object_get_string(cur));
+        json_object_put(cur);
+        cur = in;
+    }
+    if (!cur || !json_object_is_type(cur, json_type_object)) {
+        json_object_put(cur);
+        cur = json_object_new_object();
+    }
+    char *enc = upd ? sy_modeldb_encrypt_params(sy_admin_jtext(upd), salt) : strdup("{}");
+    json_object *eo = enc ? json_tokener_parse(enc) : NULL;
+    free(enc);
+    char *out = NULL;
+    if (eo) {
+        json_object_object_foreach(eo, k, v) json_object_object_add(cur, k, json_object_get(v));
+        out = strdup(sy_admin_jtext(cur));
+    }
+    json_object_put(eo);
+    json_object_put(cur);
+    return out;
+}
+
+static const char *salt_or_error(struct sy_admin_ctx *a)
+{
+    const char *salt = sy_secret_salt(a->master_key);
+    if (!salt || !*salt)
+        sy_admin_error(a, 500, "auth_error", "None",
+                       "Authentication Error, no LITELLM_SALT_KEY or master key to encrypt litellm_params with");
+    return salt && *salt ? salt : NULL;
+}
+
+static void model_new(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    json_object *body = sy_admin_body(a);
+    if (!body)
+        return;
+    const char *name = NULL, *model = NULL, *id = NULL;
+    json_object *lp = NULL, *mi = NULL;
+    if (sy_admin_get_str(a, body, "model_name", &name) == SY_AF_ERR ||
+        sy_admin_get_obj(a, body, "litellm_params", &lp) == SY_AF_ERR ||
+        sy_admin_get_obj(a, body, "model_info", &mi) == SY_AF_ERR)
+        goto out;
+    if (!name) {
+        sy_admin_422(a, "model_name", "missing", "Field required", NULL);
+        goto out;
+    }
+    if (!lp) {
+        sy_admin_422(a, "litellm_params", "missing", "Field required", NULL);
+        goto out;
+    }
+    if (sy_admin_get_str(a, lp, "model", &model) == SY_AF_ERR)
+        goto out;
+    if (!model) {
+        sy_admin_422(a, "litellm_params.model", "missing", "Field required", NULL);
+        goto out;
+    }
+    if (!enabled(a))
+        goto out;
+    const char *salt = salt_or_error(a);
+    if (!salt)
+        goto out;
+    json_object *info = mi ? json_object_get(mi) : json_object_new_object();
+    char uuid[37];
+    json_object *idv;
+    if (json_object_object_get_ex(info, "id", &idv) && json_object_is_type(idv, json_type_string) &&
+        json_object_get_string_len(idv) > 0) {
+        id = json_object_get_string(idv);
+    } else {
+        sy_admin_uuid(uuid);
+        json_object_object_add(info, "id", json_object_new_string(uuid));
+        id = uuid;
+    }
+    char *enc = sy_modeldb_encrypt_params(sy_admin_jtext(lp), salt);
+    const char *info_text = sy_admin_jtext(info);
+    if (!enc) {
+        sy_admin_error(a, 500, "auth_error", "None", "Authentication Error, litellm_params could not be encrypted");
+    } else if (config_model(a, id)) {
+        detail_error(a, 400, "Model id already in the config: a database model must have its own id");
+    } else if (check_entry(st, a, id, name, enc, info_text, salt) == 0) {
+        char actor[256];
+        snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
+        char now[32];
+        sy_admin_iso_now(a, now);
+        struct sy_sval p[7] = {sy_sv_text(id),    sy_sv_text(name), sy_sv_json(enc),  sy_sv_json(info_text),
+                               sy_sv_text(actor), sy_sv_ts(now),    sy_sv_text(actor)};
+        int rc =
+            sy_store_exec(st,
+                          "INSERT INTO " T_PM " (\"model_id\", \"model_name\", \"litellm_params\", \"model_info\", "
+                          "\"created_by\", \"created_at\", \"updated_by\", \"updated_at\") "
+                          "VALUES ($1, $2, $3, $4, $5, $6, $7, $6)",
+                          7, p, NULL, NULL);
+        if (rc == SY_STORE_ECONFLICT) {
+            detail_error(a, 400, "Model with this id already exists in db");
+        } else if (rc < 0) {
+            sy_admin_db_error(a, st, rc);
+        } else {
+            answer_row(st, a, id);
+            sy_admin_invalidate(a, "models", "db");
+        }
+    }
+    free(enc);
+    json_object_put(info);
+out:
+    json_object_put(body);
+}
+
+/* Update model_id's row: name (NULL: keep), litellm_params merged, model_info
+ * merged (NULL: keep). */
+static void update_row(struct sy_store *st, struct sy_admin_ctx *a, const char *id, const char *name, json_object *lp,
+                       json_object *mi, int patch)
+{
+    struct sy_admin_row row;
+    int rc = read_row(st, id, &row);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+        sy_admin_row_free(&row);
+        return;
+    }
+    if (!row.found) {
+        if (config_model(a, id))
+            detail_error(a, 400, "Can't edit model. Model in config. Store model in db via `/model/new`. to edit.");
+        else if (patch)
+            sy_admin_error(a, 404, "not_found", "model_id", "Model %s not found on proxy.", id);
+        else
+            sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, model not found");
+        sy_admin_row_free(&row);
+        return;
+    }
+    const char *salt = salt_or_error(a);
+    const char *cur_name = sy_srow_text(&row.r, "model_name");
+    const char *cur_info = sy_srow_text(&row.r, "model_info");
+    char *params = salt ? merge_params(sy_srow_text(&row.r, "litellm_params"), lp ? lp : NULL, salt) : NULL;
+    json_object *info = cur_info ? json_tokener_parse(cur_info) : NULL;
+    if (!info || !json_object_is_type(info, json_type_object)) {
+        json_object_put(info);
+        info = json_object_new_object();
+    }
+    if (mi) {
+        json_object_object_foreach(mi, k, v)
+        {
+            if (strcmp(k, "id") != 0)
+                json_object_object_add(info, k, json_object_get(v));
+        }
+    }
+    json_object_object_add(info, "id", json_object_new_string(id));
+    const char *new_name = name ? name : cur_name;
+    if (salt && !params)
+        sy_admin_error(a, 500, "auth_error", "None", "Authentication Error, litellm_params could not be encrypted");
+    if (params && check_entry(st, a, id, new_name, params, sy_admin_jtext(info), salt) == 0) {
+        char actor[256], now[32];
+        snprintf(actor, sizeof actor, "%s", sy_admin_actor(a));
+        sy_admin_iso_now(a, now);
+        struct sy_sval p[6] = {sy_sv_text(id),     sy_sv_text(new_name),
+                               sy_sv_json(params), sy_sv_json(sy_admin_jtext(info)),
+                               sy_sv_text(actor),  sy_sv_ts(now)};
+        rc = sy_store_exec(st,
+                           "UPDATE " T_PM " SET \"model_name\" = $2, \"litellm_params\" = $3, \"model_info\" = $4, "
+                           "\"updated_by\" = $5, \"updated_at\" = $6 WHERE \"model_id\" = $1",
+                           6, p, NULL, NULL);
+        if (rc < 0) {
+            sy_admin_db_error(a, st, rc);
+        } else {
+            answer_row(st, a, id);
+            sy_admin_invalidate(a, "models", "db");
+        }
+    }
+    free(params);
+    json_object_put(info);
+    sy_admin_row_free(&row);
+}
+
+static void model_update(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    json_object *body = sy_admin_body(a);
+    if (!body)
+        return;
+    json_object *lp = NULL, *mi = NULL;
+    const char *id = NULL;
+    if (sy_admin_get_obj(a, body, "litellm_params", &lp) == SY_AF_ERR ||
+        sy_admin_get_obj(a, body, "model_info", &mi) == SY_AF_ERR)
+        goto out;
+    if (!enabled(a))
+        goto out;
+    if (!mi) {
+        sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, model_info not provided");
+        goto out;
+    }
+    if (sy_admin_get_str(a, mi, "id", &id) == SY_AF_ERR)
+        goto out;
+    if (!id) {
+        sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, model_info.id not provided");
+        goto out;
+    }
+    if (!lp) { /* LiteLLM: "litellm_params not provided" once the row is found */
+        struct sy_admin_row row;
+        int rc = read_row(st, id, &row);
+        int found = rc >= 0 && row.found;
+        sy_admin_row_free(&row);
+        if (found) {
+            sy_admin_error(a, 400, "auth_error", "None", "Authentication Error, litellm_params not provided");
+            goto out;
+        }
+    }
+    /* the old endpoint changes litellm_params only (LiteLLM's update_model) */
+    update_row(st, a, id, NULL, lp, NULL, 0);
+out:
+    json_object_put(body);
+}
+
+static void model_patch(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    char id[256];
+    const char *p = a->path + strlen("/model/");
+    size_t n = strcspn(p, "/");
+    if (n == 0 || n >= sizeof id) {
+        sy_admin_error(a, 404, "not_found", "model_id", "Model not found on proxy.");
+        return;
+    }
+    memcpy(id, p, n);
+    id[n] = 0;
+    json_object *body = sy_admin_body(a);
+    if (!body)
+        return;
+    const char *name = NULL;
+    json_object *lp = NULL, *mi = NULL;
+    if (sy_admin_get_str(a, body, "model_name", &name) == SY_AF_ERR ||
+        sy_admin_get_obj(a, body, "litellm_params", &lp) == SY_AF_ERR ||
+        sy_admin_get_obj(a, body, "model_info", &mi) == SY_AF_ERR)
+        goto out;
+    if (enabled(a))
+        update_row(st, a, id, name, lp, mi, 1);
+out:
+    json_object_put(body);
+}
+
+static void model_delete(struct sy_store *st, struct sy_admin_ctx *a)
+{
+    json_object *body = sy_admin_body(a);
+    if (!body)
+        return;
+    const char *id = NULL;
+    if (sy_admin_get_str(a, body, "id", &id) == SY_AF_ERR)
+        goto out;
+    if (!id) {
+        sy_admin_422(a, "id", "missing", "Field required", NULL);
+        goto out;
+    }
+    if (!enabled(a))
+        goto out;
+    struct sy_sval pv = sy_sv_text(id);
+    int rc = sy_store_exec(st, "DELETE FROM " T_PM " WHERE \"model_id\" = $1", 1, &pv, NULL, NULL);
+    if (rc < 0) {
+        sy_admin_db_error(a, st, rc);
+    } else if (rc == 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "Model with id=%s not found in db", id);
+        detail_error(a, 400, msg);
+    } else {
+        sy_buf_reset(&a->out);
+        SY_BUF_LIT(&a->out, "{\"message\":\"Model: ");
+        sy_buf_json_escape(&a->out, id, strlen(id));
+        SY_BUF_LIT(&a->out, " deleted successfully\"}");
+        sy_admin_invalidate(a, "models", "db");
+    }
+out:
+    json_object_put(body);
+}
+
 #define NR (SY_ADMIN_NODB | SY_ADMIN_READONLY | SY_ADMIN_SELF) /* any key: narrowed to its models */
 const struct sy_admin_route sy_admin_model_routes[] = {
     {HTTP_GET, "/model/info", model_info_v1, NR},
     {HTTP_GET, "/v1/model/info", model_info_v1, NR},
     {HTTP_GET, "/v2/model/info", model_info_v2, NR},
     {HTTP_GET, "/model_group/info", model_group_info, NR},
+    {HTTP_POST, "/model/new", model_new, 0},
+    {HTTP_POST, "/model/update", model_update, 0},
+    {HTTP_PATCH, "/model/*/update", model_patch, 0},
+    {HTTP_POST, "/model/delete", model_delete, 0},
     {0, NULL, NULL, 0},
 };

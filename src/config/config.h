@@ -267,6 +267,8 @@ struct sy_config {
     int mcp_stdio_from_api;  /* general_settings.switchyard_mcp_stdio_from_api: stdio MCP servers from the database */
     double ui_session_ttl_s; /* general_settings.switchyard_ui_session_ttl: admin UI sessions, default 43200 */
     int store_prompts_in_spend_logs; /* general_settings, bool: SpendLogs.messages / response kept */
+    int store_model_in_db;           /* general_settings.store_model_in_db, else env STORE_MODEL_IN_DB (true/1):
+                                      * /model/new etc. and LiteLLM_ProxyModelTable's models (stages/model_registry.c) */
     /* alerting (general_settings; logging/sinks/slack.c) */
     int alerting_slack;          /* "slack" in general_settings.alerting */
     double alerting_threshold_s; /* slow-response threshold, default 300 */
@@ -344,6 +346,13 @@ const char *sy_deployment_param(const struct sy_deployment *d, const char *key);
 
 void sy_config_ref(struct sy_config *c);
 void sy_config_unref(struct sy_config *c);
+
+/* A snapshot with base's settings whose model_list is base's deployments then
+ * extra's (the database's models, stages/model_registry.c), an extra one
+ * whose id a base deployment has skipped with a warning. It references base
+ * and extra (either may be unreferenced by the caller after). NULL: out of
+ * memory. extra may be NULL. */
+struct sy_config *sy_config_with_models(struct sy_config *base, struct sy_config *extra);
 
 /* Inputs of every load from outside the file, set by main before the first:
  *   sy_config_sink_known  1 when a logging sink implements callback `name`

@@ -363,8 +363,11 @@ static struct sy_config *new_config(struct sy_config_priv **privp)
 static void free_config(struct sy_config *c)
 {
     struct sy_config_priv *priv = c->priv;
+    struct sy_config *base = priv->base, *extra = priv->extra;
     sy_arena_free(&priv->arena);
     free(priv);
+    sy_config_unref(base);
+    sy_config_unref(extra);
 }
 
 int sy_config_load_string_ex(const char *yaml, size_t len, const char *name, const char *dir, unsigned flags,
@@ -448,6 +451,50 @@ void sy_config_unref(struct sy_config *c)
         return;
     if (atomic_fetch_sub_explicit((_Atomic int *)&c->refs, 1, memory_order_acq_rel) == 1)
         free_config(c);
+}
+
+struct sy_config *sy_config_with_models(struct sy_config *base, struct sy_config *extra)
+{
+    struct sy_config_priv *priv;
+    struct sy_config *c = new_config(&priv);
+    if (!c)
+        return NULL;
+    size_t n = base->n_deployments + (extra ? extra->n_deployments : 0);
+    struct sy_deployment *d = sy_arena_alloc(&priv->arena, (n ? n : 1) * sizeof *d);
+    if (!d) {
+        free_config(c);
+        return NULL;
+    }
+    *c = *base; /* every setting (and pointer) is base's, which this snapshot keeps alive */
+    c->priv = priv;
+    const struct sy_config_priv *bp = base->priv;
+    priv->warnings = bp->warnings; /* base's arena: read-only here */
+    priv->n_warnings = bp->n_warnings;
+    if (base->n_deployments)
+        memcpy(d, base->deployments, base->n_deployments * sizeof *d);
+    size_t k = base->n_deployments;
+    for (size_t i = 0; extra && i < extra->n_deployments; i++) {
+        const struct sy_deployment *e = &extra->deployments[i];
+        int dup = 0;
+        for (size_t j = 0; j < k && !dup; j++)
+            dup = d[j].id && e->id && strcmp(d[j].id, e->id) == 0;
+        if (dup) {
+            sy_warn("models: database model %s (%s) skipped: a model with this id is already in the model list", e->id,
+                    e->model_name ? e->model_name : "");
+            continue;
+        }
+        d[k++] = *e;
+    }
+    c->deployments = d;
+    c->n_deployments = k;
+    sy_config_ref(base);
+    priv->base = base;
+    if (extra) {
+        sy_config_ref(extra);
+        priv->extra = extra;
+    }
+    atomic_store((_Atomic int *)&c->refs, 1);
+    return c;
 }
 
 const char *sy_config_warning(const struct sy_config *c, int i)

@@ -15,6 +15,7 @@ struct sy_config_priv {
     struct sy_arena arena; /* every allocation of the snapshot */
     const char **warnings;
     size_t n_warnings, cap_warnings;
+    struct sy_config *base, *extra; /* sy_config_with_models: the snapshots this one points into (referenced) */
 };
 
 struct sy_ld {

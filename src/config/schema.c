@@ -201,7 +201,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"database_url", USED},
                                            {"database_connection_pool_limit", USED},
                                            {"database_connection_timeout", UNSUP},
-                                           {"store_model_in_db", UNSUP},
+                                           {"store_model_in_db", USED},
                                            {"disable_spend_logs", USED},
                                            {"disable_spend_updates", UNSUP},
                                            {"disable_error_logs", USED},
@@ -1268,6 +1268,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     if (sy__get_bool(ld, sy__ymap_get(gs, "switchyard_mcp_stdio_from_api"),
                      "general_settings.switchyard_mcp_stdio_from_api", &b) > 0)
         c->mcp_stdio_from_api = b;
+    if (sy__get_bool(ld, sy__ymap_get(gs, "store_model_in_db"), "general_settings.store_model_in_db", &b) > 0)
+        c->store_model_in_db = b ? 1 : 0;
     if (sy__get_count(ld, sy__ymap_get(gs, "global_max_parallel_requests"),
                       "general_settings.global_max_parallel_requests", 1, 1, &d) > 0)
         c->global_max_parallel = (long)d;
@@ -1777,8 +1779,13 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
         fill_router(ld, c, s, root->file);
     else
         sy__fill_redis(ld, &c->router, NULL, root->file); /* REDIS_URL / REDIS_HOST from the environment */
+    c->store_model_in_db = -1;
     if ((s = section(ld, root, "general_settings")))
         fill_general(ld, c, s);
+    if (c->store_model_in_db < 0) { /* env STORE_MODEL_IN_DB when the config does not say (LiteLLM's get_secret_bool) */
+        const char *smd = getenv("STORE_MODEL_IN_DB");
+        c->store_model_in_db = smd && (!strcasecmp(smd, "true") || !strcmp(smd, "1"));
+    }
     /* a redis cache's server is also the router's and the limiter's unless router_settings names one */
     if (c->cache_redis && (c->cache_redis_host || c->cache_redis_url)) {
         const struct sy_ynode *rs = section(ld, root, "router_settings");

@@ -463,10 +463,16 @@ static int ki_matches(void *obj, void *arg)
 }
 
 static void (*_Atomic inval_hook)(const char *kind, const char *id);
+static void (*_Atomic inval_hook2)(const char *kind, const char *id); /* sy_keys_add_invalidate_hook's */
 
 void sy_keys_set_invalidate_hook(void (*fn)(const char *kind, const char *id))
 {
     atomic_store(&inval_hook, fn);
+}
+
+void sy_keys_add_invalidate_hook(void (*fn)(const char *kind, const char *id))
+{
+    atomic_store(&inval_hook2, fn);
 }
 
 void sy_keys_invalidate(const char *kind, const char *id)
@@ -492,6 +498,9 @@ void sy_keys_invalidate(const char *kind, const char *id)
     void (*hook)(const char *, const char *) = atomic_load(&inval_hook);
     if (hook)
         hook(kind, id);
+    void (*hook2)(const char *, const char *) = atomic_load(&inval_hook2);
+    if (hook2)
+        hook2(kind, id);
 }
 
 /* ---- settled spend ------------------------------------------------------ */

@@ -148,6 +148,9 @@ void sy_keys_invalidate(const char *kind, const char *id);
  * ("mcp", "all", ...: stages/mcp_registry.c reloads the MCP servers on
  * "mcp:servers"), on whatever thread invalidates; NULL: none. */
 void sy_keys_set_invalidate_hook(void (*fn)(const char *kind, const char *id));
+/* A second hook of the same kind, called after that one (stages/model_registry.c
+ * reloads the database models on "models"). */
+void sy_keys_add_invalidate_hook(void (*fn)(const char *kind, const char *id));
 
 /* Load on a DB thread. Returns 0 and sets *out (refs 1; found 0 when there is
  * no such key / end user), or a negative SY_STORE_E* (database unreachable:

@@ -43,7 +43,7 @@ void sy_gateway_invalidate(struct sy_worker *w, const char *msg)
     sy_keys_invalidate(kind, colon ? colon + 1 : "");
     if (!strcmp(kind, "token") && colon) /* in-memory reservations (SQLite) re-read what changed */
         sy_ledger_forget(SY_ENT_KEY, colon + 1);
-    else if (strcmp(kind, "mcp") != 0) /* "mcp:servers" (stages/mcp_registry.c) holds no spend */
+    else if (strcmp(kind, "mcp") != 0 && strcmp(kind, "models") != 0) /* MCP servers, DB models: no spend */
         sy_ledger_forget(-1, NULL);
     if (w && w->redis && sy_redis_up(w->redis)) {
         const char *argv[3] = {"PUBLISH", "switchyard:keys", msg};

@@ -567,6 +567,16 @@ static const struct sy__col c_ModelTable[] = {
     {"updated_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
     {"updated_by", "text", NULL, 1},
 };
+static const struct sy__col c_ProxyModelTable[] = {
+    {"model_id", "text", NULL, 1},
+    {"model_name", "text", NULL, 1},
+    {"litellm_params", "jsonb", NULL, 1},
+    {"model_info", "jsonb", NULL, 0},
+    {"created_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"created_by", "text", NULL, 1},
+    {"updated_at", "timestamp(3) without time zone", "CURRENT_TIMESTAMP", 1},
+    {"updated_by", "text", NULL, 1},
+};
 static const struct sy__col c_SwitchyardResponse[] = {
     {"id", "text", NULL, 1},        {"model_id", "text", NULL, 0},
     {"model", "text", NULL, 0},     {"owner", "text", NULL, 0},
@@ -643,6 +653,8 @@ const struct sy__table sy__tables[] = {
      "id"},
     {"LiteLLM_CredentialsTable", c_CredentialsTable, (int)(sizeof c_CredentialsTable / sizeof c_CredentialsTable[0]),
      "LiteLLM_CredentialsTable_pkey", "credential_id"},
+    {"LiteLLM_ProxyModelTable", c_ProxyModelTable, (int)(sizeof c_ProxyModelTable / sizeof c_ProxyModelTable[0]),
+     "LiteLLM_ProxyModelTable_pkey", "model_id"},
     {"SwitchyardResponse", c_SwitchyardResponse, (int)(sizeof c_SwitchyardResponse / sizeof c_SwitchyardResponse[0]),
      "SwitchyardResponse_pkey", "id"},
     {"SwitchyardObject", c_SwitchyardObject, (int)(sizeof c_SwitchyardObject / sizeof c_SwitchyardObject[0]),

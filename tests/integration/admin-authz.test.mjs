@@ -60,6 +60,7 @@ const MATRIX = {
   'GET /global/all_end_users': 'read', 'POST /global/spend/reset': 'master',
   'GET /model/info': 'info', 'GET /v1/model/info': 'info', 'GET /v2/model/info': 'info',
   'GET /model_group/info': 'info',
+  'POST /model/new': 'admin', 'POST /model/update': 'admin', 'PATCH /model/*/update': 'admin', 'POST /model/delete': 'admin',
   // the MCP server routes pass the gate for every key; their handlers refuse
   // writes by non-admins with LiteLLM's own 403 (tests/mcp/admin.test.mjs)
   'GET /v1/mcp/server': 'info', 'GET /v1/mcp/server/*': 'info', 'GET /v1/mcp/access_groups': 'info',
@@ -104,7 +105,7 @@ for (const backend of ['sqlite', 'postgres']) {
     const A = (method, p, body) => api(gw.url, MASTER_KEY, method, p, body);
     before(async () => {
       const databaseUrl = backend === 'postgres' ? await pg.createDb('authz_test') : null;
-      gw = await startGateway(keysConfig(mock.base, { databaseUrl }));
+      gw = await startGateway(keysConfig(mock.base, { databaseUrl, general: '  store_model_in_db: true\n' }));
       for (const role of ['proxy_admin', 'proxy_admin_viewer', 'internal_user', 'internal_user_viewer']) {
         const r = await A('POST', '/user/new', { user_id: `u-${role}`, user_role: role });
         assert.equal(r.status, 200, r.text);
