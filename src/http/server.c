@@ -14,7 +14,8 @@
  * served when the socket drains. Header fields, values and the URL are copied out of
  * the read buffer as http-parser reports them, so read buffers can be reused
  * at once. Writes copy their bytes (one malloc per write) and count queued
- * bytes for backpressure. A connection is freed only after its request ended
+ * bytes for backpressure; a streamed chunk (size line, its pieces, CRLF) is
+ * copied once into the connection's output, flushed at the loop's end. A connection is freed only after its request ended
  * and both its uv handles are closed (deferred destruction as in libuv).
  */
 #include "http/server.h"
