@@ -15,8 +15,9 @@
  * the read buffer as http-parser reports them, so read buffers can be reused
  * at once. Writes copy their bytes (one malloc per write) and count queued
  * bytes for backpressure; a streamed chunk (size line, its pieces, CRLF) is
- * copied once into the connection's output, flushed at the loop's end. A connection is freed only after its request ended
- * and both its uv handles are closed (deferred destruction as in libuv).
+ * copied once into the connection's output, flushed at the loop's end. A
+ * connection is freed only after its request ended and both its uv handles
+ * are closed (deferred destruction as in libuv).
  */
 #include "http/server.h"
 
