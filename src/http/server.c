@@ -14,8 +14,10 @@
  * served when the socket drains. Header fields, values and the URL are copied out of
  * the read buffer as http-parser reports them, so read buffers can be reused
  * at once. Writes copy their bytes (one malloc per write) and count queued
- * bytes for backpressure. A connection is freed only after its request ended
- * and both its uv handles are closed (deferred destruction as in libuv).
+ * bytes for backpressure; a streamed chunk (size line, its pieces, CRLF) is
+ * copied once into the connection's output, flushed at the loop's end. A
+ * connection is freed only after its request ended and both its uv handles
+ * are closed (deferred destruction as in libuv).
  */
 #include "http/server.h"
 
@@ -1249,28 +1251,73 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra, size_t extra
     conn_out(c, "\r\n", 2);
 }
 
-size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
+/* A chunk's pieces v[0..nv) (n bytes in all) into the connection's output:
+ * its size line, the pieces and the CRLF in one reservation (one memcpy per
+ * piece, one flush scheduled), else piece by piece through conn_out (which
+ * writes past a full buffer). */
+static void chunk_out(struct sy_conn *c, int chunked, const struct sy_str *v, unsigned nv, size_t n)
 {
-    struct sy_conn *c = r->conn;
-    if (!n || r->head) /* HEAD: the body is never sent */
-        return c->queued + c->out.len;
-    r->bytes_out += n;
-    if (r->resp_chunked) {
-        char sz[24];
-        char *e = sz + sizeof sz, *b = e;
+    char sz[24];
+    char *e = sz + sizeof sz, *b = e;
+    size_t hl = 0;
+    if (chunked) {
         *--b = '\n';
         *--b = '\r';
         b = sy_hex_uint_rev(b, n);
-        conn_out(c, b, (size_t)(e - b));
-        conn_out(c, p, n);
-        conn_out(c, "\r\n", 2);
-    } else {
-        conn_out(c, p, n);
+        hl = (size_t)(e - b);
     }
+    size_t all = hl + n + (chunked ? 2 : 0);
+    if (c->dead || c->close_started)
+        return;
+    if (sy_buf_reserve(&c->out, all) == 0) {
+        char *o = c->out.p + c->out.len;
+        memcpy(o, b, hl);
+        o += hl;
+        for (unsigned i = 0; i < nv; i++) {
+            memcpy(o, v[i].p, v[i].n);
+            o += v[i].n;
+        }
+        if (chunked) {
+            memcpy(o, "\r\n", 2);
+            o += 2;
+        }
+        *o = 0;
+        c->out.len += all;
+        if (c->out.len >= 65536)
+            conn_flush(c);
+        else
+            schedule_flush(c);
+        return;
+    }
+    conn_flush(c);         /* over the cap: what is queued goes first, then the pieces */
+    sy_buf_reset(&c->out); /* clear the refused reservation's sticky error */
+    conn_out(c, b, hl);
+    for (unsigned i = 0; i < nv; i++)
+        conn_out(c, v[i].p, v[i].n);
+    if (chunked)
+        conn_out(c, "\r\n", 2);
+}
+
+size_t sy_resp_chunkv(struct sy_req *r, const struct sy_str *v, unsigned nv)
+{
+    struct sy_conn *c = r->conn;
+    size_t n = 0;
+    for (unsigned i = 0; i < nv; i++)
+        n += v[i].n;
+    if (!n || r->head) /* HEAD: the body is never sent */
+        return c->queued + c->out.len;
+    r->bytes_out += n;
+    chunk_out(c, r->resp_chunked, v, nv, n);
     size_t q = c->queued + c->out.len;
     if (c->high_water && q > c->high_water)
         c->over_high = 1;
     return q;
+}
+
+size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n)
+{
+    struct sy_str v = {p, n};
+    return sy_resp_chunkv(r, &v, 1);
 }
 
 void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t high_water)

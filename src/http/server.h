@@ -146,6 +146,9 @@ void sy_resp_start(struct sy_req *r, int status, const char *extra_headers, size
 /* Queue one chunk (copied). Returns the bytes queued on the socket so far, so
  * callers can apply backpressure (see sy_resp_set_drain_cb). */
 size_t sy_resp_chunk(struct sy_req *r, const char *p, size_t n);
+/* One chunk made of the pieces v[0..nv), copied once into the output (no
+ * joining buffer). Same return as sy_resp_chunk. */
+size_t sy_resp_chunkv(struct sy_req *r, const struct sy_str *v, unsigned nv);
 /* Called once the queued bytes drop below low water after exceeding high water. */
 void sy_resp_set_drain_cb(struct sy_req *r, void (*cb)(struct sy_req *), size_t high_water);
 void sy_resp_end(struct sy_req *r);
