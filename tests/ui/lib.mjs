@@ -82,7 +82,8 @@ export async function loginUI(page, base, username, password) {
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.locator('nav#nav a').first().waitFor({ state: 'visible' });
+  await page.locator('main [data-page]:not([data-page="login"])').first().waitFor({ state: 'attached' });
+  await page.locator('nav#nav a').first().waitFor({ state: 'attached' });
 }
 
 /** Wait until the page's root is drawn and no data view is still loading. */

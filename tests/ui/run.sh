@@ -16,4 +16,4 @@ fi
 export SWITCHYARD_BIN=${SWITCHYARD_BIN:-$PWD/../../build/switchyard}
 export MOCK_UPSTREAM_BIN=${MOCK_UPSTREAM_BIN:-$PWD/../../build/tests/mock/mock_upstream}
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-exec timeout 300 node --test --test-concurrency=1 --test-timeout=120000 ui.test.mjs "$@"
+exec timeout 300 node --test --test-concurrency=1 ui.test.mjs "$@"

@@ -58,7 +58,7 @@ async function gotoPage(page, id) {
   await settled(page, id);
 }
 
-test('login: a bad password shows an error; the admin logs in with UI_PASSWORD and with the master key', async (t) => {
+test('login: a bad password shows an error; the admin logs in with UI_PASSWORD and with the master key', { timeout: 90000 }, async (t) => {
   const { page, context } = await newPage(t);
   await page.goto(`${base}/ui/`);
   await page.getByLabel('Username').waitFor();
@@ -76,7 +76,7 @@ test('login: a bad password shows an error; the admin logs in with UI_PASSWORD a
 
   await page.getByLabel('Password').fill(UI_PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.locator('nav#nav a').first().waitFor({ state: 'visible' });
+  await page.locator('main [data-page]:not([data-page="login"])').first().waitFor({ state: 'attached' });
   const cookie = (await context.cookies()).find((c) => c.name === 'sy_session');
   assert.ok(cookie, 'the session cookie is set');
   assert.equal(cookie.httpOnly, true);
@@ -102,7 +102,7 @@ test('login: a bad password shows an error; the admin logs in with UI_PASSWORD a
   assert.equal(r.status, 401, 'a logged-out session is refused');
 });
 
-test('Models page: add a model pointing at the mock upstream; it appears and is served', async (t) => {
+test('Models page: add a model pointing at the mock upstream; it appears and is served', { timeout: 90000 }, async (t) => {
   const { page } = await newPage(t);
   await loginUI(page, base, UI_USERNAME, UI_PASSWORD);
   await gotoPage(page, 'models');
@@ -129,7 +129,7 @@ test('Models page: add a model pointing at the mock upstream; it appears and is 
   await screenshot(page, 'models-after-add-1280x800');
 });
 
-test('Keys page: create a key with a max budget; the key shown once is copied', async (t) => {
+test('Keys page: create a key with a max budget; the key shown once is copied', { timeout: 90000 }, async (t) => {
   const { page, context } = await newPage(t);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   await loginUI(page, base, UI_USERNAME, UI_PASSWORD);
@@ -156,7 +156,7 @@ test('Keys page: create a key with a max budget; the key shown once is copied', 
   assert.equal(info.json.info.max_budget, 10);
 });
 
-test('the key calls the new model through the API: chat and stream', async () => {
+test('the key calls the new model through the API: chat and stream', { timeout: 90000 }, async () => {
   assert.ok(uiKey, 'a key from the Keys page');
   const r = await chat(uiKey);
   assert.equal(r.status, 200, r.text);
@@ -169,7 +169,7 @@ test('the key calls the new model through the API: chat and stream', async () =>
   assert.equal((await chat('sk-not-a-key')).status, 401);
 });
 
-test('Logs shows the request; Usage shows spend > 0; the key row shows its spend', async (t) => {
+test('Logs shows the request; Usage shows spend > 0; the key row shows its spend', { timeout: 90000 }, async (t) => {
   assert.ok(uiKey, 'a key from the Keys page');
   // the spend writer batches every 0.1 s: wait (bounded) until the key carries spend
   let spend = 0;
@@ -209,7 +209,7 @@ async function editBudget(page, value) {
   await dlg.waitFor({ state: 'detached' });
 }
 
-test('edit the budget below the spend: refused; raise it; regenerate: old key refused, new works; delete: refused', async (t) => {
+test('edit the budget below the spend: refused; raise it; regenerate: old key refused, new works; delete: refused', { timeout: 90000 }, async (t) => {
   assert.ok(uiKey, 'a key from the Keys page');
   const { page } = await newPage(t);
   await loginUI(page, base, UI_USERNAME, UI_PASSWORD);
@@ -247,7 +247,7 @@ test('edit the budget below the spend: refused; raise it; regenerate: old key re
   assert.ok(await until(async () => (r = await chat(fresh)).status === 401, WAIT), `the deleted key is refused: ${r.status} ${r.text}`);
 });
 
-test('an internal user logs in with their password and sees only their own keys', async (t) => {
+test('an internal user logs in with their password and sees only their own keys', { timeout: 90000 }, async (t) => {
   for (const [id, email, pw] of [['ui-alice', 'alice@example.com', 'alice-pw-1'], ['ui-bob', 'bob@example.com', 'bob-pw-1']]) {
     const u = await call(base, 'POST', '/user/new', { user_id: id, user_email: email, password: pw, user_role: 'internal_user' });
     assert.equal(u.status, 200, u.text);
@@ -298,7 +298,7 @@ test('an internal user logs in with their password and sees only their own keys'
   assert.ok(admin === 401 || admin === 403, `an internal user cannot list every user (${admin})`);
 });
 
-test('a forged cross-site POST is refused; a same-origin POST needs x-csrf-token', async (t) => {
+test('a forged cross-site POST is refused; a same-origin POST needs x-csrf-token', { timeout: 90000 }, async (t) => {
   const { page, context } = await newPage(t);
   await loginUI(page, base, UI_USERNAME, UI_PASSWORD);
   const count = async () => (await call(base, 'GET', '/key/list?size=1')).json.total_count;
@@ -375,7 +375,7 @@ test('a forged cross-site POST is refused; a same-origin POST needs x-csrf-token
   await call(base, 'POST', '/key/delete', { keys: [ok.body.key] });
 });
 
-test('Playground: a streamed answer appears', async (t) => {
+test('Playground: a streamed answer appears', { timeout: 90000 }, async (t) => {
   const { page } = await newPage(t);
   await loginUI(page, base, UI_USERNAME, UI_PASSWORD);
   await gotoPage(page, 'playground');
@@ -404,7 +404,7 @@ async function tabTo(page, predicate, arg, limit = 80) {
 }
 
 for (const [w, hgt] of [[1280, 800], [390, 844]]) {
-  test(`every page at ${w}x${hgt}: screenshot, axe-core, no console errors${w > 400 ? ', keyboard' : ''}`, async (t) => {
+  test(`every page at ${w}x${hgt}: screenshot, axe-core, no console errors${w > 400 ? ', keyboard' : ''}`, { timeout: 150000 }, async (t) => {
     const { page, errors, clearErrors } = await newPage(t, { width: w, height: hgt });
     await page.goto(`${base}/ui/login`);
     await page.getByLabel('Username').waitFor();
@@ -416,6 +416,13 @@ for (const [w, hgt] of [[1280, 800], [390, 844]]) {
 
     const ids = await page.locator('nav#nav a').evaluateAll((as) => as.map((a) => new URL(a.href).pathname.replace(/^\/ui\//, '')));
     assert.ok(ids.length >= 11, `the navigation lists every page: ${ids}`);
+    if (w < 400) { // the navigation sits behind the Menu button on a phone
+      const menu = page.getByRole('button', { name: 'Menu' });
+      await menu.click();
+      await page.locator('nav#nav a').first().waitFor({ state: 'visible' });
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await screenshot(page, `nav-open-${w}x${hgt}`);
+    }
     const problems = [];
     for (const id of ids) {
       clearErrors();
