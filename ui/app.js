@@ -194,4 +194,8 @@ async function route() {
 }
 
 window.addEventListener("popstate", route);
+window.addEventListener("sy:unauthorized", () => {
+  document.querySelectorAll("dialog").forEach((d) => d.remove());
+  if (pathId() !== "login") navigate(`${BASE}/login?next=${encodeURIComponent(location.pathname)}`, { replace: true });
+});
 route();

@@ -93,6 +93,12 @@ export async function api(method, path, { body, query } = {}) {
   } else {
     data = null;
   }
+  if (res.status === 401 && sessionCache && path !== "/ui/session" && path !== "/login") {
+    // the session ended (expired, revoked, logged out elsewhere): the shell
+    // shows the login form
+    sessionCache = null;
+    window.dispatchEvent(new CustomEvent("sy:unauthorized"));
+  }
   if (!res.ok) throw new ApiError(res.status, errorMessage(data, res.status));
   return data;
 }
@@ -119,7 +125,7 @@ export function h(tag, attrs, ...children) {
       } else if (k === "class") {
         el.className = Array.isArray(v) ? v.filter(Boolean).join(" ") : v;
       } else if (k === "value" && "value" in el) {
-        el.value = v;
+        continue; // after the children: a <select>'s options must exist first
       } else if (k === "checked" || k === "selected" || k === "disabled") {
         el[k] = !!v;
         if (v) el.setAttribute(k, "");
@@ -131,6 +137,7 @@ export function h(tag, attrs, ...children) {
     }
   }
   appendChild(el, children);
+  if (attrs && attrs.value !== undefined && attrs.value !== null && "value" in el) el.value = attrs.value;
   return el;
 }
 
@@ -183,9 +190,16 @@ export function table({ columns, fetchPage, pageSize = 25, onRow, caption, empty
         );
         if (onRow) {
           tr.classList.add("clickable");
+          tr.tabIndex = 0;
           tr.addEventListener("click", (ev) => {
             if (ev.target.closest("button, a, input, select, label")) return;
             onRow(row);
+          });
+          tr.addEventListener("keydown", (ev) => {
+            if (ev.target === tr && (ev.key === "Enter" || ev.key === " ")) {
+              ev.preventDefault();
+              onRow(row);
+            }
           });
         }
         return tr;
@@ -315,6 +329,17 @@ export function formFields(spec) {
       const v = type === "json" && f.value !== undefined && typeof f.value !== "string" ? JSON.stringify(f.value, null, 2) : f.value;
       input = h("textarea", { id, name: f.name, rows: f.rows || 3, placeholder: f.placeholder, required: f.required, spellcheck: "false" });
       input.value = v === undefined || v === null ? "" : v;
+    } else if (type === "select" && f.multiple) {
+      // a multi-choice as a group of checkboxes: keyboard- and
+      // screen-reader-friendly where <select multiple> is not
+      const cur = new Set((f.value || []).map(String));
+      const boxes = (f.options || []).map((o, i) => {
+        const [val, lab] = typeof o === "object" ? [o.value, o.label] : [o, o];
+        const cid = `${id}-${i}`;
+        return h("span", { class: "choice" }, h("input", { id: cid, type: "checkbox", value: String(val), checked: cur.has(String(val)) }), h("label", { for: cid }, lab));
+      });
+      input = h("div", { class: "choices", role: "group" }, boxes.length ? boxes : h("span", { class: "help" }, "None available"));
+      input.multi = true;
     } else if (type === "select") {
       const cur = Array.isArray(f.value) ? f.value.map(String) : [String(f.value ?? "")];
       input = h(
@@ -343,6 +368,10 @@ export function formFields(spec) {
     inputs[f.name] = { f, input };
     const helpId = f.help ? id + "-help" : undefined;
     if (helpId) input.setAttribute("aria-describedby", helpId);
+    if (input.multi) {
+      input.setAttribute("aria-labelledby", id + "-legend");
+      return h("fieldset", { class: "field choices-field" }, h("legend", { id: id + "-legend" }, f.label), input, f.help ? h("small", { id: helpId, class: "help" }, f.help) : null);
+    }
     return h(
       "div",
       { class: ["field", type === "checkbox" ? "check" : ""] },
@@ -361,7 +390,7 @@ export function formFields(spec) {
         continue;
       }
       if (type === "select" && f.multiple) {
-        out[name] = [...input.selectedOptions].map((o) => o.value);
+        out[name] = [...input.querySelectorAll("input:checked")].map((o) => o.value);
         continue;
       }
       const raw = input.value.trim();
@@ -412,5 +441,145 @@ export function fmtDate(s) {
   if (!s) return "–";
   const d = new Date(s);
   if (Number.isNaN(d.getTime())) return String(s);
-  return d.toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return d.toLocaleString("en-US", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
+}
+
+// ---- helpers the management pages share -----------------------------------
+
+// The heading row of a page: an h1 (labelling the page root) and buttons.
+export function pageHeader(title, ...actions) {
+  return h("div", { class: "page-head" }, h("h1", { id: "page-title" }, title), h("div", { class: "actions" }, actions));
+}
+
+// A fetchPage over a route that answers the whole list (LiteLLM's
+// /team/list, /organization/list, /customer/list, /budget/list): the
+// list is read on page 1 (a reload) and sliced, filtered by match(row).
+export function listPager(load, match) {
+  let cache = null;
+  return async (page, size) => {
+    if (page === 1 || !cache) cache = await load();
+    const rows = match ? cache.filter(match) : cache;
+    return { rows: rows.slice((page - 1) * size, page * size), total: rows.length };
+  };
+}
+
+// spend against a budget: "$1.20 / $10.00" with a bar.
+export function budgetCell(spend, max) {
+  const s = Number(spend) || 0;
+  if (max === null || max === undefined) return h("span", null, fmtMoney(s), h("span", { class: "help" }, " / no limit"));
+  const m = Number(max);
+  const pct = m > 0 ? Math.min(100, (s / m) * 100) : 100;
+  const bar = h("span", { class: ["bar", s >= m ? "over" : ""], role: "presentation" }, h("span", { class: "w" + Math.round(pct / 5) * 5 }));
+  return h("span", null, `${fmtMoney(s)} / ${fmtMoney(m)}`, bar);
+}
+
+export function chips(list, empty = "–") {
+  if (!Array.isArray(list) || !list.length) return empty;
+  return h("span", { class: "chips" }, list.map((x) => h("span", { class: "badge" }, String(x))));
+}
+
+// A modal holding a form; submit(values) may be async; an error (bad
+// input or the server's) stays in the dialog.
+export function formDialog(title, spec, submit, label = "Save") {
+  const form = formFields(spec);
+  return modal(title, form.el, [{ label, kind: "primary", onClick: () => submit(form.values()) }]);
+}
+
+// Show a secret once (a new key) with a copy button.
+export function secretDialog(title, value, note) {
+  const code = h("code", { tabindex: "0" }, value);
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "btn small",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          toast("Copied", "success");
+        } catch {
+          const r = document.createRange();
+          r.selectNodeContents(code);
+          const sel = getSelection();
+          sel.removeAllRanges();
+          sel.addRange(r);
+          toast("Press Ctrl+C to copy", "info");
+        }
+      },
+    },
+    "Copy",
+  );
+  return modal(title, h("div", null, note ? h("p", null, note) : null, h("div", { class: "secret" }, code, copy)), []);
+}
+
+// The row buttons of a table cell.
+export function rowActions(...buttons) {
+  return h("div", { class: "actions" }, buttons.filter(Boolean));
+}
+
+export function button(label, onclick, kind = "", extra = {}) {
+  return h("button", { type: "button", class: ["btn", "small", kind], onclick, ...extra }, label);
+}
+
+// The model group names a picker offers (GET /v1/models); [] on error.
+export async function modelNames() {
+  try {
+    const r = await api("GET", "/v1/models");
+    return [...new Set((r.data || []).map((m) => m.id))].sort();
+  } catch {
+    return [];
+  }
+}
+
+// Numbers and strings for a form's initial value from a row.
+export function pick(row, ...names) {
+  const out = {};
+  for (const n of names) if (row && row[n] !== undefined && row[n] !== null) out[n] = row[n];
+  return out;
+}
+
+// A one-field filter form (role=search) calling onSearch(text).
+export function searchForm(id, label, placeholder, onSearch, ...extra) {
+  const input = h("input", { id, type: "search", placeholder });
+  return h(
+    "form",
+    {
+      class: "toolbar",
+      role: "search",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        onSearch(input.value.trim());
+      },
+    },
+    h("div", { class: "field" }, h("label", { for: id }, label), input),
+    extra,
+    h("button", { type: "submit", class: "btn" }, "Search"),
+  );
+}
+
+// Run an action from a row button: errors become a toast, success a
+// toast and a table reload.
+export async function act(fn, done, tbl) {
+  try {
+    await fn();
+    if (done) toast(done, "success");
+    if (tbl) tbl.reload();
+  } catch (e) {
+    toast(e.message, "error");
+  }
+}
+
+// A read-only view of an object's fields (a row's details): scalars as
+// text, objects and lists as formatted JSON.
+export function detailsList(obj, skip = []) {
+  return h(
+    "dl",
+    { class: "kv" },
+    Object.entries(obj || {})
+      .filter(([k]) => !skip.includes(k))
+      .map(([k, v]) => [
+        h("dt", null, k),
+        h("dd", null, v !== null && typeof v === "object" ? h("pre", { class: "mono" }, JSON.stringify(v, null, 2)) : v === null || v === undefined || v === "" ? "–" : String(v)),
+      ]),
+  );
 }

@@ -55,6 +55,7 @@
 #include "config/config.h"
 #include "core/buf.h"
 #include "core/secret.h"
+#include "core/utf8.h"
 #include "http/server.h"
 #include "router/table.h"
 
@@ -137,9 +138,11 @@ static struct json_object *masked(struct json_object *o, int depth)
 }
 
 /* A copy of credential_values with every string encrypted; NULL when one
- * does not encrypt. */
-static struct json_object *encrypted(struct json_object *vals, const char *salt)
+ * does not encrypt (credentials.h). */
+struct json_object *sy_credentials_encrypt_values(struct json_object *vals, const char *salt)
 {
+    if (!salt || !*salt || !json_object_is_type(vals, json_type_object))
+        return NULL;
     struct json_object *r = json_object_new_object();
     json_object_object_foreach(vals, k, v)
     {
@@ -162,8 +165,9 @@ static struct json_object *encrypted(struct json_object *vals, const char *salt)
 }
 
 /* A copy of stored credential_values with every string decrypted (null
- * when it does not decrypt, as LiteLLM's decrypt_value_helper). */
-static struct json_object *decrypted(struct json_object *vals, const char *salt)
+ * when it does not decrypt, as LiteLLM's decrypt_value_helper; the stored
+ * text with keep_original). */
+struct json_object *sy_credentials_decrypt_values(struct json_object *vals, const char *salt, int keep_original)
 {
     struct json_object *r = json_object_new_object();
     if (!json_object_is_type(vals, json_type_object))
@@ -178,7 +182,10 @@ static struct json_object *decrypted(struct json_object *vals, const char *salt)
         size_t cap = strlen(s) + 1;
         char *p = malloc(cap);
         long l = p && salt ? sy_secret_decrypt(s, salt, p, cap) : -1;
-        json_object_object_add(r, k, l < 0 ? NULL : json_object_new_string_len(p, (int)l));
+        json_object_object_add(r, k,
+                               l >= 0          ? json_object_new_string_len(p, (int)l)
+                               : keep_original ? json_object_get(v)
+                                               : NULL);
         if (p)
             OPENSSL_cleanse(p, cap);
         free(p);
@@ -230,7 +237,7 @@ int sy_credentials_load(struct sy_store *st, const char *salt, struct json_objec
         if (!json_object_object_get_ex(o, "credential_name", &n) || !n)
             continue;
         json_object_object_get_ex(o, "credential_values", &v);
-        json_object_object_add(r, json_object_get_string(n), decrypted(v, salt));
+        json_object_object_add(r, json_object_get_string(n), sy_credentials_decrypt_values(v, salt, 0));
     }
     json_object_put(arr);
     *out = r;
@@ -280,7 +287,7 @@ static const char *path_name(const struct sy_admin_ctx *a, const char *prefix, c
     if (!n || n >= cap)
         return NULL;
     size_t l = sy_pct_decode(a->path + pl, n, out, cap, 0);
-    return l && strlen(out) == l ? out : NULL;
+    return l && strlen(out) == l && sy_utf8_check(out, l) == l ? out : NULL; /* no NUL, text only */
 }
 
 static const char *salt_of(const struct sy_admin_ctx *a)
@@ -376,7 +383,7 @@ static void cred_create(struct sy_store *st, struct sy_admin_ctx *a)
                        "Cannot store a credential: set LITELLM_SALT_KEY or a master key to encrypt its values");
         goto out;
     }
-    enc = encrypted(vals, salt);
+    enc = sy_credentials_encrypt_values(vals, salt);
     if (!enc) {
         sy_admin_error(a, 500, "internal_server_error", "None", "Internal Server Error, could not encrypt a value");
         goto out;
@@ -427,7 +434,7 @@ static void cred_list(struct sy_store *st, struct sy_admin_ctx *a)
         json_object_object_get_ex(o, "credential_name", &n);
         json_object_object_get_ex(o, "credential_values", &v);
         json_object_object_get_ex(o, "credential_info", &inf);
-        struct json_object *d = decrypted(v, salt), *m = masked(d, 0);
+        struct json_object *d = sy_credentials_decrypt_values(v, salt, 0), *m = masked(d, 0);
         if (i)
             SY_BUF_LIT(&a->out, ",");
         SY_BUF_LIT(&a->out, "{\"credential_name\":");
@@ -465,7 +472,7 @@ static void cred_by_name(struct sy_store *st, struct sy_admin_ctx *a)
     struct json_object *o = json_object_array_get_idx(arr, 0), *v, *inf;
     json_object_object_get_ex(o, "credential_values", &v);
     json_object_object_get_ex(o, "credential_info", &inf);
-    struct json_object *d = decrypted(v, salt_of(a));
+    struct json_object *d = sy_credentials_decrypt_values(v, salt_of(a), 0);
     a->status = 200;
     sy_buf_reset(&a->out);
     item(&a->out, name, inf, d);
@@ -520,7 +527,7 @@ static int patch_tx(struct sy_store *st, struct sy_admin_ctx *a, void *ud)
     cur_v = json_object_is_type(sv, json_type_object) ? json_object_get(sv) : json_object_new_object();
     cur_i = json_object_is_type(si, json_type_object) ? json_object_get(si) : json_object_new_object();
     if (p->vals) {
-        enc = encrypted(p->vals, p->salt);
+        enc = sy_credentials_encrypt_values(p->vals, p->salt);
         if (!enc) {
             sy_admin_error(a, 500, "internal_server_error", "None", "Internal Server Error, could not encrypt a value");
             rc = SY_ADMIN_TX_ABORT;

@@ -18,4 +18,17 @@ struct json_object;
  * is null. Runs on a DB thread. 0, or a negative SY_STORE_E* (*out NULL). */
 int sy_credentials_load(struct sy_store *st, const char *salt, struct json_object **out);
 
+/* The per-value forms LiteLLM stores (credential_values, a database model's
+ * litellm_params), for any caller on a DB thread. Both return a new object
+ * (json_object_put it) or NULL (out of memory; encrypt: no salt, or a cipher
+ * failure):
+ *   encrypt: every string member encrypted with sy_secret_encrypt (the
+ *            stored text), every other member copied as it is;
+ *   decrypt: every string member decrypted; one that does not decrypt is
+ *            null, or with keep_original the stored string as it is
+ *            (decrypt_value_helper's return_original_value, which LiteLLM's
+ *            decrypt_model_list_from_db uses for a model's litellm_params). */
+struct json_object *sy_credentials_encrypt_values(struct json_object *vals, const char *salt);
+struct json_object *sy_credentials_decrypt_values(struct json_object *vals, const char *salt, int keep_original);
+
 #endif

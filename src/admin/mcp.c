@@ -38,7 +38,9 @@
  * secret members (auth_value, client_id, client_secret, aws_access_key_id,
  * aws_secret_access_key, aws_session_token) each encrypted under the salt
  * key (core/secret.h; without a salt key, as given), the others as they
- * are; mcp/conf.c decrypts them. Each change lists the "mcp:servers"
+ * are; mcp/conf.c decrypts them. PUT merges credentials over the stored ones
+ * while auth_type stays, and clears them when it changes without new ones
+ * (LiteLLM's update_mcp_server). Each change lists the "mcp:servers"
  * invalidation: stages/mcp_registry.c reloads the rows on every instance.
  *
  * Errors: these routes raise HTTPException outside LiteLLM's ProxyException
@@ -598,6 +600,40 @@ static int encrypt_credentials(struct sy_admin_ctx *a, struct sy__cset *cs)
     return 0;
 }
 
+/* PUT, as LiteLLM's update_mcp_server: with the same auth_type, credentials
+ * given are merged over the stored ones (a member not given keeps its stored,
+ * encrypted value: a client cannot send back what it was never shown); a new
+ * auth_type without credentials clears them. 0, or -1 with a 500 written. */
+static int merge_credentials(struct sy_admin_ctx *a, struct sy__cset *cs, const struct sy_admin_row *row)
+{
+    const char *at = cs_text(cs, "auth_type"), *old_at = sy_srow_text(&row->r, "auth_type");
+    int same = !at || (old_at && strcmp(at, old_at) == 0);
+    const struct sy_sval *given = sy__cset_get(cs, "credentials");
+    if (!given) {
+        if (!same && old_at)
+            sy__cset_put(cs, "credentials", sy_sv_null());
+        return 0;
+    }
+    const struct sy_sval *cur = sy_srow_get(&row->r, "credentials");
+    if (!same || given->k != SY_SV_JSON || !cur || cur->k != SY_SV_JSON)
+        return 0;
+    struct json_object *o = json_tokener_parse(cur->s), *n = json_tokener_parse(given->s);
+    int rc = 0;
+    if (json_object_is_type(o, json_type_object) && json_object_is_type(n, json_type_object)) {
+        json_object_object_foreach(n, k, v) json_object_object_add(o, k, json_object_get(v));
+        char *t = strdup(sy_admin_jtext(o));
+        if (t)
+            sy__cset_put(cs, "credentials", sy_sv_json(sy__cset_own(cs, t)));
+        else {
+            sy_admin_error(a, 500, "internal_server_error", NULL, "out of memory");
+            rc = -1;
+        }
+    }
+    json_object_put(o);
+    json_object_put(n);
+    return rc;
+}
+
 /* No other server (config, or another row) answers to the name or alias of
  * this one. 0, 1 with the answer written, < 0 a store error. */
 static int check_unique(struct sy_store *st, struct sy_admin_ctx *a, const struct sy__cset *cs,
@@ -753,7 +789,7 @@ static void mcp_update(struct sy_store *st, struct sy_admin_ctx *a)
         sy__detail(a, 404, "MCP Server not found, passed server_id=%s", sid);
         goto out;
     }
-    if (check_write(a, body, &cs, &row) < 0 || encrypt_credentials(a, &cs) < 0)
+    if (check_write(a, body, &cs, &row) < 0 || encrypt_credentials(a, &cs) < 0 || merge_credentials(a, &cs, &row) < 0)
         goto out;
     rc = check_unique(st, a, &cs, &row, sid);
     if (rc < 0)

@@ -207,6 +207,19 @@ async function suite(label, mkdb) {
         assert.equal(stdout.trim(), secret, 'LiteLLM\'s own scheme decrypts it under the master key');
         assert.ok(await until(async () => (await toolNames(gw, MASTER_KEY)).includes('locked-echo'), SERVED_MS),
           'the server is reached with the decrypted token');
+        // a PUT that changes one member keeps the others (stored encrypted), as LiteLLM merges them
+        let u = await api(gw.url, MASTER_KEY, 'PUT', '/v1/mcp/server', { server_id: c.json.server_id, credentials: { region: 'us' } });
+        assert.equal(u.status, 200, u.text);
+        const now = pgh ? (await pgh.psql(sql, db))[0].credentials
+          : JSON.parse((await run('sqlite3', [path.join(gw.dir, 'switchyard.db'), sql], { timeout: 20000 })).stdout);
+        assert.equal(now.region, 'us');
+        assert.equal(now.auth_value, cred.auth_value, 'auth_value kept as stored');
+        // a new auth_type without credentials clears them
+        u = await api(gw.url, MASTER_KEY, 'PUT', '/v1/mcp/server', { server_id: c.json.server_id, auth_type: 'none' });
+        assert.equal(u.status, 200, u.text);
+        const cleared = pgh ? (await pgh.psql(sql, db))[0].credentials
+          : (await run('sqlite3', [path.join(gw.dir, 'switchyard.db'), sql], { timeout: 20000 })).stdout.trim();
+        assert.ok(cleared === null || cleared === '', `credentials cleared: ${JSON.stringify(cleared)}`);
         assert.equal((await api(gw.url, MASTER_KEY, 'DELETE', `/v1/mcp/server/${c.json.server_id}`)).status, 202);
       } finally {
         await up.stop();

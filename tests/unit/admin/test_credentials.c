@@ -90,7 +90,7 @@ static const char *member(struct json_object *o, const char *k)
 
 static int setup(void **state)
 {
-    snprintf(db_path, sizeof db_path, "/tmp/sy-test-admin-cred-%d.db", (int)getpid());
+    snprintf(db_path, sizeof db_path, "%s/sy-test-admin-cred-%d.db", P_tmpdir, (int)getpid());
     unlink(db_path);
     unsetenv("LITELLM_SALT_KEY");
     struct sy_store_conf conf = {.url = db_path};
@@ -213,12 +213,40 @@ static void test_no_salt(void **state)
     unsetenv("LITELLM_SALT_KEY");
 }
 
+/* The per-value helpers the models registry shares: strings encrypted, the
+ * rest kept; on the way back keep_original keeps what does not decrypt. */
+static void test_values(void **state)
+{
+    (void)state;
+    struct json_object *in = json_tokener_parse("{\"api_key\":\"sk-x-123\",\"rpm\":10,\"tags\":[\"a\"]}");
+    assert_null(sy_credentials_encrypt_values(in, NULL));
+    struct json_object *enc = sy_credentials_encrypt_values(in, MASTER);
+    assert_non_null(enc);
+    assert_string_not_equal(member(enc, "api_key"), "sk-x-123");
+    assert_string_equal(member(enc, "rpm"), "10");
+    json_object_object_add(enc, "plain", json_object_new_string("os.environ/KEY"));
+    struct json_object *d0 = sy_credentials_decrypt_values(enc, MASTER, 0),
+                       *d1 = sy_credentials_decrypt_values(enc, MASTER, 1),
+                       *dx = sy_credentials_decrypt_values(enc, "other", 1);
+    assert_string_equal(member(d0, "api_key"), "sk-x-123");
+    assert_string_equal(member(d0, "plain"), "(null)");
+    assert_string_equal(member(d1, "plain"), "os.environ/KEY");
+    assert_string_equal(member(d1, "tags"), "[ \"a\" ]");
+    assert_string_equal(member(dx, "api_key"), member(enc, "api_key")); /* kept as stored */
+    json_object_put(d0);
+    json_object_put(d1);
+    json_object_put(dx);
+    json_object_put(enc);
+    json_object_put(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_load, setup, teardown),
         cmocka_unit_test_setup_teardown(test_masking, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_salt, setup, teardown),
+        cmocka_unit_test(test_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
