@@ -14,6 +14,7 @@ import { startGateway, startMock, MASTER_KEY, root } from '../lib/harness.mjs';
 
 const require = createRequire(import.meta.url);
 export const AXE = require.resolve('axe-core/axe.min.js');
+const AXE_SRC = fs.readFileSync(AXE, 'utf8');
 export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve(root, process.env.UI_ARTIFACTS || 'build/ui-artifacts');
 export const WAIT = 15000;
@@ -99,7 +100,9 @@ export async function settled(page, id) {
 
 /** Run axe-core on the page; returns the serious and critical violations. */
 export async function axe(page) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ path: AXE });
+  // evaluated over the DevTools protocol: the UI's Content-Security-Policy
+  // (script-src 'self') rightly refuses an injected <script>
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SRC);
   const res = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({
