@@ -83,8 +83,26 @@ export async function loginUI(page, base, username, password) {
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.locator('main [data-page]:not([data-page="login"])').first().waitFor({ state: 'attached' });
+  try {
+    await page.locator('main [data-page]:not([data-page="login"])').first().waitFor({ state: 'attached' });
+  } catch (e) {
+    const shown = await page.locator('[data-page="login"] [role="alert"]').first().textContent().catch(() => '');
+    throw new Error(`login as ${username} did not reach a page; the form says: ${JSON.stringify(shown)}\n${e.message}`);
+  }
   await page.locator('nav#nav a').first().waitFor({ state: 'attached' });
+}
+
+/** Click a dialog's button and wait for the dialog to close; when it stays
+ * open, fail with the error the dialog shows (the server's message). */
+export async function submitDialog(page, name) {
+  const dlg = page.getByRole('dialog');
+  await dlg.getByRole('button', { name }).click();
+  try {
+    await dlg.waitFor({ state: 'detached' });
+  } catch (e) {
+    const shown = await dlg.locator('[role="alert"]').first().textContent().catch(() => '');
+    throw new Error(`the dialog stayed open after "${name}"; it says: ${JSON.stringify(shown)}\n${e.message}`);
+  }
 }
 
 /** Wait until the page's root is drawn and no data view is still loading. */

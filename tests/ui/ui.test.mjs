@@ -17,7 +17,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { until } from '../lib/harness.mjs';
 import {
-  launch, closeBrowser, startStack, newPage, loginUI, settled, axe, fmtViolations, screenshot, call, streamChat,
+  launch, closeBrowser, startStack, newPage, loginUI, submitDialog, settled, axe, fmtViolations, screenshot, call, streamChat,
   UI_USERNAME, UI_PASSWORD, MASTER_KEY, WAIT, ARTIFACTS,
 } from './lib.mjs';
 
@@ -114,8 +114,7 @@ test('Models page: add a model pointing at the mock upstream; it appears and is 
   await dlg.getByLabel('API key').fill('sk-upstream-secret');
   await dlg.getByLabel('Input cost per token (USD)').fill('0');
   await dlg.getByLabel('Output cost per token (USD)').fill('0.001');
-  await dlg.getByRole('button', { name: 'Add model' }).click();
-  await dlg.waitFor({ state: 'detached' });
+  await submitDialog(page, 'Add model');
   await page.locator('[data-page="models"] [data-table] tr', { hasText: MODEL }).first().waitFor({ state: 'visible' });
   const text = await page.locator('[data-page="models"] [data-table]').textContent();
   assert.ok(!text.includes('sk-upstream-secret'), 'the upstream key is not shown');
@@ -205,8 +204,7 @@ async function editBudget(page, value) {
   await row.getByRole('button', { name: /^Edit / }).click();
   const dlg = page.getByRole('dialog');
   await dlg.getByLabel('Max budget (USD)').fill(String(value));
-  await dlg.getByRole('button', { name: 'Save' }).click();
-  await dlg.waitFor({ state: 'detached' });
+  await submitDialog(page, 'Save');
 }
 
 test('edit the budget below the spend: refused; raise it; regenerate: old key refused, new works; delete: refused', { timeout: 90000 }, async (t) => {
