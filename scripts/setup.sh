@@ -6,7 +6,7 @@ PKGS=(
   build-essential pkg-config meson ninja-build clang libclang-rt-14-dev llvm clang-format
   libuv1-dev libhttp-parser-dev libyaml-dev libssl-dev libpcre2-dev
   libjson-c-dev libjsmn-dev libsqlite3-dev libcmocka-dev libhiredis-dev redis-server
-  libpq-dev libsodium-dev postgresql sqlite3
+  libpq-dev libsodium-dev zlib1g-dev postgresql sqlite3
   python3-nacl python3-cryptography # LiteLLM's encryption, for the test fixtures (tests/integration/fixtures/litellm_encrypt.py)
   curl ca-certificates openssl wrk nginx-light
   iproute2 # the agents tier brings up loopback in its own network namespace (tests/agents/run.sh)

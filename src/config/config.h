@@ -265,6 +265,7 @@ struct sy_config {
     int unpriced_models; /* general_settings.switchyard_unpriced_models: SY_UNPRICED_* (budgeted keys, no price) */
     int reject_clientside_metadata_tags; /* general_settings: a request whose metadata carries tags is refused */
     int mcp_stdio_from_api; /* general_settings.switchyard_mcp_stdio_from_api: stdio MCP servers from the database */
+    double ui_session_ttl_s; /* general_settings.switchyard_ui_session_ttl: admin UI sessions, default 43200 */
     int store_prompts_in_spend_logs; /* general_settings, bool: SpendLogs.messages / response kept */
     /* alerting (general_settings; logging/sinks/slack.c) */
     int alerting_slack;          /* "slack" in general_settings.alerting */

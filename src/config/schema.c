@@ -242,6 +242,7 @@ static const struct kdef general_keys[] = {{"master_key", USED},
                                            {"otel", USED},
                                            {"reject_clientside_metadata_tags", USED},
                                            {"switchyard_mcp_stdio_from_api", USED},
+                                           {"switchyard_ui_session_ttl", USED},
                                            {"custom_key_generate", PYONLY},
                                            {"infer_model_from_keys", UNSUP},
                                            {"ui_access_mode", UNSUP},
@@ -1233,6 +1234,8 @@ static void fill_general(struct sy_ld *ld, struct sy_config *c, const struct sy_
     }
     if (positive(ld, gs, "proxy_batch_write_at", 0, &d))
         c->proxy_batch_write_at_s = d;
+    if (positive(ld, gs, "switchyard_ui_session_ttl", 0, &d)) /* the admin UI's session lifetime, seconds */
+        c->ui_session_ttl_s = d < 60 ? 60 : d > 31536000 ? 31536000 : d;
     /* the budget-reset job's interval: a random time in [min, max], chosen at start (LiteLLM: 597 / 605) */
     if (positive(ld, gs, "proxy_budget_rescheduler_min_time", 0, &d))
         c->budget_resched_min_s = d;
@@ -1733,6 +1736,7 @@ void sy__config_fill(struct sy_ld *ld, struct sy_ynode *root)
     c->body_total_timeout_s = 60;
     c->keepalive_timeout_s = 75;
     c->proxy_batch_write_at_s = 1;
+    c->ui_session_ttl_s = 43200;
     c->user_api_key_cache_ttl_s = 10;
     c->spend_queue_max = 100000;
     c->mcp_max_rounds = 5;

@@ -72,6 +72,7 @@ enum sy_route_kind {
     SY_RK_MCP_SSE,  /* GET /sse, /mcp/sse (the old SSE transport's stream), POST its message endpoint (stages/mcp_sse.c)
                      */
     SY_RK_MCP_REST, /* GET /mcp-rest/tools/list, POST /mcp-rest/tools/call (stages/mcp.c) */
+    SY_RK_UI,       /* GET /ui and below, POST /login, POST /logout: the admin UI (stages/ui.c) */
     SY_RK__COUNT
 };
 

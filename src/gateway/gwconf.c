@@ -233,7 +233,7 @@ void sy_gwconf_print(const struct sy_gwconf *g, FILE *out)
         "chat",          "completions", "embeddings",   "responses", "passthrough", "messages",      "messages_count",
         "models",        "model_one",   "liveness",     "readiness", "metrics",     "token_counter", "health",
         "admin",         "cache_admin", "responses_id", "files",     "routes",      "root",          "provider",
-        "provider_open", "guardrails",  "mcp",          "mcp_sse",   "mcp_rest"};
+        "provider_open", "guardrails",  "mcp",          "mcp_sse",   "mcp_rest",    "ui"};
     fprintf(out, "pipelines:\n");
     for (int k = 0; k < SY_RK__COUNT; k++) {
         fprintf(out, "  %-14s", names[k]);

@@ -103,6 +103,10 @@ static const struct route routes[] = {
     R("/mcp/", HTTP_DELETE, SY_RK_MCP),
     R("/mcp-rest/tools/list", HTTP_GET, SY_RK_MCP_REST),
     R("/mcp-rest/tools/call", HTTP_POST, SY_RK_MCP_REST),
+    /* the admin UI (stages/ui.c): its pages and files are GET /ui/... (below) */
+    R("/ui", HTTP_GET, SY_RK_UI),
+    R("/login", HTTP_POST, SY_RK_UI),
+    R("/logout", HTTP_POST, SY_RK_UI),
 };
 #undef R
 
@@ -214,6 +218,13 @@ static int match(struct sy_req *r, struct sy_str *param, struct sy_str *route_pa
             *route_path = p;
             return proutes[i].kind;
         }
+    }
+    if (p.n > 4 && memcmp(p.p, "/ui/", 4) == 0) { /* the admin UI's pages and files (stages/ui.c) */
+        if (r->method == HTTP_GET) {
+            *route_path = p;
+            return SY_RK_UI;
+        }
+        path_known = 1;
     }
     int known = 0; /* the management API (admin/routes.c) */
     if (p.n < 512) {

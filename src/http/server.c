@@ -1304,6 +1304,19 @@ struct sy_str sy_req_header(const struct sy_req *r, const char *name)
     return SY_STR_NULL;
 }
 
+int sy_req_peer(const struct sy_req *r, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    if (!r->conn || uv_tcp_getpeername(&r->conn->tcp, (struct sockaddr *)&ss, &len) != 0)
+        return -1;
+    if (ss.ss_family == AF_INET6)
+        return uv_ip6_name((struct sockaddr_in6 *)&ss, out, cap) == 0 ? 0 : -1;
+    if (ss.ss_family == AF_INET)
+        return uv_ip4_name((struct sockaddr_in *)&ss, out, cap) == 0 ? 0 : -1;
+    return -1;
+}
+
 struct sy_server *sy_server_new(uv_loop_t *loop, sy_req_handler h, sy_limits_cb lim, void *ud)
 {
     static int inited;

@@ -121,6 +121,8 @@ int sy_server_adopt(struct sy_server *s, int fd);
 
 /* Look up a request header (case-insensitive); NULL view when absent. */
 struct sy_str sy_req_header(const struct sy_req *r, const char *name);
+/* The client's address (the TCP peer, as text) into out; 0, or -1 (unknown). */
+int sy_req_peer(const struct sy_req *r, char *out, size_t cap);
 /* Percent-decode s[0..n) into out (cap >= 1, NUL-terminated, truncated to
  * fit); plus_space: '+' is a space (query strings), else kept (paths).
  * Returns the decoded length. */

@@ -20,6 +20,14 @@
  *      │ sha256 ─ sy_keys_get ─ hit ─ key checks ─────▶ OK / 401 / 400
  *      │            └ miss ─ sy_call_db(load) ─ put ─ key checks ─ resume
  *      └ DB unreachable: allow_requests_on_db_unavailable ? OK : 503
+ *
+ * The admin UI's session cookie (ui/ui.h): read only when no key header is
+ * present (a key header wins, so API clients are unaffected and a request
+ * without a cookie pays one header scan). A master session acts as the master
+ * key; a user session names its virtual key's sha256, looked up as any key.
+ * A cookie-authenticated request other than GET/HEAD/OPTIONS must carry the
+ * session's x-csrf-token and, with an Origin header, come from the request's
+ * Host: else 403 "CSRF check failed". A bad cookie is a 401 as a bad key.
  */
 #include "gateway/gateway.h"
 #include "gateway/stage.h"
@@ -38,6 +46,7 @@
 #include "http/server.h"
 #include "keys/keys.h"
 #include "store/store.h"
+#include "ui/ui.h"
 
 static struct sy_str strip_prefix(struct sy_str v, const char *pfx)
 {
@@ -227,6 +236,58 @@ static void load_done(struct sy_call *c, void *arg)
         sy_call_resume(c);
 }
 
+/* The virtual key whose sha256 is token: cached, else loaded on a DB thread. */
+static int lookup_token(struct sy_call *c, const char *token, struct sy_str presented)
+{
+    struct sy_keyinfo *ki = sy_keys_get(token);
+    if (ki) {
+        if (!ki->found) {
+            sy_keyinfo_unref(ki);
+            return invalid_key(c, presented);
+        }
+        return key_resolved(c, ki);
+    }
+    struct key_load *kl = sy_arena_alloc(&c->req->arena, sizeof *kl);
+    memcpy(kl->token, token, 65);
+    kl->presented = presented;
+    if (sy_call_db(c, load_run, load_done, kl) != 0) {
+        c->auth.db_rc = SY_STORE_EDOWN;
+        load_done(c, kl);
+        return SY_AGAIN;
+    }
+    return SY_AGAIN;
+}
+
+/* No key header: the admin UI's session cookie, if any. */
+static int cookie_auth(struct sy_call *c)
+{
+    const char *salt = sy_ui_salt(c->g->master_key);
+    struct sy_ui_sess s;
+    int rc = sy_ui_req_session(c->req, salt, (long long)time(NULL), &s);
+    if (rc == 0)
+        return invalid_key(c, SY_STR_NULL);
+    if (rc < 0) {
+        c->out.exception_class = "AuthenticationError";
+        sy_call_error(c, 401, "auth_error", "None",
+                      "Authentication Error, invalid or expired session cookie; log in again", NULL, 0);
+        return SY_DONE;
+    }
+    if (!sy_ui_csrf_ok(c->req, salt, &s)) {
+        sy_call_error(c, 403, "auth_error", "None", "CSRF check failed", NULL, 0);
+        return SY_DONE;
+    }
+    if (s.kind == SY_UI_MASTER) {
+        unsigned char d[SHA256_DIGEST_LENGTH];
+        SHA256((const unsigned char *)c->g->master_key, c->g->master_key_len, d);
+        c->auth.hashed_key = hex_digest(&c->req->arena, d);
+        c->auth.is_admin = 1;
+        return SY_OK;
+    }
+    if (!c->g->keys)
+        return invalid_key(c, SY_STR_NULL);
+    return lookup_token(c, s.id, SY_STR_NULL);
+}
+
 static int auth_run(struct sy_call *c)
 {
     if (single_key(c) != SY_OK)
@@ -238,6 +299,8 @@ static int auth_run(struct sy_call *c)
         if (sy_query_get(c->req->query.p, c->req->query.n, "key", qk, 512))
             k = (struct sy_str){qk, strlen(qk)};
     }
+    if (!k.p && sy_req_header(c->req, "cookie").p) /* no key header: the UI's session cookie */
+        return cookie_auth(c);
     unsigned char d[SHA256_DIGEST_LENGTH];
     if (k.p && k.n && key_ok(c->g, k, d)) {
         c->auth.hashed_key = hex_digest(&c->req->arena, d);
@@ -258,23 +321,7 @@ static int auth_run(struct sy_call *c)
     /* d already holds SHA-256(k): the token */
     char token[65];
     sy_hex_encode(token, d, SHA256_DIGEST_LENGTH);
-    struct sy_keyinfo *ki = sy_keys_get(token);
-    if (ki) {
-        if (!ki->found) {
-            sy_keyinfo_unref(ki);
-            return invalid_key(c, k);
-        }
-        return key_resolved(c, ki);
-    }
-    struct key_load *kl = sy_arena_alloc(&c->req->arena, sizeof *kl);
-    memcpy(kl->token, token, 65);
-    kl->presented = k;
-    if (sy_call_db(c, load_run, load_done, kl) != 0) {
-        c->auth.db_rc = SY_STORE_EDOWN;
-        load_done(c, kl);
-        return SY_AGAIN;
-    }
-    return SY_AGAIN;
+    return lookup_token(c, token, k);
 }
 
 static int metrics_auth_run(struct sy_call *c)

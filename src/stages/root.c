@@ -14,6 +14,11 @@
  *                                                       "endpoints":[{"method","path","auth",
  *                                                       "description"}...],"docs":{...}}
  *
+ * A browser (an Accept header that names text/html and prefers it) is sent
+ * to the admin UI instead: 302 to /ui/, HEAD alike (HEAD answers as GET).
+ * A client without an Accept header, or with only * / *, gets the page above:
+ * Claude Code's HEAD / probe stays a 200.
+ *
  * No auth (as LiteLLM's docs page) and nothing from the config: the page is
  * the same for every caller and says nothing a caller could not learn from
  * /routes. Clients that probe the gateway at start (Claude Code's HEAD /) get
@@ -113,6 +118,11 @@ static int root_run(struct sy_call *c)
     static const char *const types[] = {"text/html", "application/json"};
     struct sy_str acc = sy_req_header(c->req, "accept");
     int json = sy_accept_pick(acc.p, acc.n, types, 2) == 1;
+    if (!json && acc.p && memmem(acc.p, acc.n, "text/html", 9)) {
+        static const char loc[] = "location: /ui/\r\nvary: Accept\r\n";
+        sy_resp_simple(c->req, 302, loc, sizeof loc - 1, "text/plain; charset=utf-8", "", 0);
+        return SY_DONE;
+    }
     struct sy_buf b;
     sy_buf_init(&b, 64u << 10);
     int rc = json ? root_json(&b) : root_html(&b);

@@ -56,7 +56,7 @@ test('HEAD / is 200 with the index page\'s length and no body; GET / is HTML nam
   assert.ok(!html.includes(KEY));
 });
 
-test('GET / with Accept: application/json: the same as JSON; a browser\'s Accept gets HTML', async () => {
+test('GET / with Accept: application/json: the same as JSON; a browser\'s Accept goes to the admin UI', async () => {
   const r = await fetch(`${gw.url}/`, { headers: { accept: 'application/json' } });
   assert.equal(r.status, 200);
   assert.equal(r.headers.get('content-type'), 'application/json');
@@ -65,8 +65,9 @@ test('GET / with Accept: application/json: the same as JSON; a browser\'s Accept
   assert.match(j.version, /^\d+\.\d+\.\d+/);
   assert.ok(j.endpoints.some((e) => e.path === '/v1/messages/count_tokens' && e.method === 'POST'));
   assert.ok(j.endpoints.some((e) => e.path === '/health/liveliness' && e.auth === 'none'));
-  const b = await fetch(`${gw.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
-  assert.match(b.headers.get('content-type'), /^text\/html/);
+  const b = await fetch(`${gw.url}/`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  assert.equal(b.status, 302);
+  assert.equal(b.headers.get('location'), '/ui/');
   const q = await fetch(`${gw.url}/`, { headers: { accept: 'text/html;q=0.1, application/json;q=0.5' } });
   assert.equal(q.headers.get('content-type'), 'application/json');
   const n = await fetch(`${gw.url}/`, { headers: { accept: 'application/json;q=0' } });
