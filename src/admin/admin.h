@@ -111,6 +111,11 @@ extern const struct sy_admin_route sy_admin_model_routes[];      /* admin/models
 extern const struct sy_admin_route sy_admin_mcp_routes[];        /* admin/mcp.c */
 extern const struct sy_admin_route sy_admin_credential_routes[]; /* admin/credentials.c */
 
+/* the UI's data (issue 25) */
+extern const struct sy_admin_route sy_admin_activity_routes[];  /* admin/activity.c */
+extern const struct sy_admin_route sy_admin_logdetail_routes[]; /* admin/logdetail.c */
+extern const struct sy_admin_route sy_admin_settings_routes[];  /* admin/settings.c */
+
 /* Find the handler for method + path: the route, or NULL; *path_known set
  * when the path exists with another method. */
 const struct sy_admin_route *sy_admin_match(int method, const char *path, size_t n, int *path_known);

@@ -14,9 +14,20 @@
 static const struct sy_admin_route *const *tables(size_t *n)
 {
     static const struct sy_admin_route *const t[] = {
-        sy_admin_key_routes, sy_admin_user_routes,       sy_admin_team_routes,  sy_admin_customer_routes,
-        sy_admin_org_routes, sy_admin_budget_routes,     sy_admin_spend_routes, sy_admin_model_routes,
-        sy_admin_mcp_routes, sy_admin_credential_routes,
+        sy_admin_key_routes,
+        sy_admin_user_routes,
+        sy_admin_team_routes,
+        sy_admin_customer_routes,
+        sy_admin_org_routes,
+        sy_admin_budget_routes,
+        sy_admin_spend_routes,
+        sy_admin_model_routes,
+        sy_admin_mcp_routes,
+        sy_admin_credential_routes,
+        // the UI's data
+        sy_admin_activity_routes,
+        sy_admin_logdetail_routes,
+        sy_admin_settings_routes,
     };
     *n = sizeof t / sizeof t[0];
     return t;

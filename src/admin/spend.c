@@ -504,6 +504,10 @@ static void spend_logs_page(struct sy_store *st, struct sy_admin_ctx *a)
         q_and(&q, "request_id = $%d", sy_sv_text(rid));
     if (QP("model", model))
         q_and(&q, "model = $%d", sy_sv_text(model));
+    char alias[512]; /* LiteLLM's key_alias filter: the keys with that alias */
+    if (QP("key_alias", alias))
+        q_and(&q, "api_key IN (SELECT token FROM \"LiteLLM_VerificationToken\" WHERE key_alias = $%d)",
+              sy_sv_text(alias));
     if (QP("end_user", eu))
         q_and(&q, "end_user = $%d", sy_sv_text(eu));
     if (QP("min_spend", mins))

@@ -238,6 +238,10 @@ struct sy_spend_rec {
     const char *metadata;                 /* JSON object text (SpendLogsMetadata), may be NULL */
     const char *request_tags;             /* JSON array text, may be NULL */
     const char *mcp_namespaced_tool_name; /* an MCP tool call's "<server>-<tool>" (stages/mcp.c); NULL otherwise */
+    /* a failed call's metadata.error_information (LiteLLM's error_code, error_class,
+     * error_message): the status sent, the exception class and message; NULL: none */
+    const char *error_class, *error_message;
+    int error_code;
     double spend;
     struct sy_usage usage;
     double start_s, end_s, completion_start_s; /* unix seconds */

@@ -113,6 +113,8 @@ static const size_t str_fields[] = {
     offsetof(struct sy_spend_rec, resv_id),
     offsetof(struct sy_spend_rec, guard_info),
     offsetof(struct sy_spend_rec, mcp_namespaced_tool_name),
+    offsetof(struct sy_spend_rec, error_class),
+    offsetof(struct sy_spend_rec, error_message),
 };
 #define NSTR          (sizeof str_fields / sizeof str_fields[0])
 #define FIELD(r, off) (*(const char **)((char *)(r) + (off)))
@@ -457,7 +459,20 @@ static void build_metadata(struct sy_buf *b, const struct sy_spend_rec *r)
         SY_BUF_LIT(b, ",\"stream_cut\":true");
     jkey_str(b, "status", r->status ? r->status : "success", &first);
     jkey_str(b, "proxy_server_request", NULL, &first);
-    jkey_str(b, "error_information", NULL, &first);
+    if (r->error_code || r->error_class || r->error_message) { /* LiteLLM's StandardLoggingPayloadErrorInformation */
+        sy_buf_puts(b, ",\"error_information\":{");
+        int f2 = 1;
+        char code[16];
+        snprintf(code, sizeof code, "%d", r->error_code);
+        jkey_str(b, "error_code", r->error_code ? code : NULL, &f2);
+        jkey_str(b, "error_class", r->error_class, &f2);
+        jkey_str(b, "llm_provider", r->custom_llm_provider, &f2);
+        jkey_str(b, "traceback", NULL, &f2);
+        jkey_str(b, "error_message", r->error_message, &f2);
+        sy_buf_puts(b, "}");
+    } else {
+        jkey_str(b, "error_information", NULL, &first);
+    }
     sy_buf_puts(b, "}");
 }
 
@@ -674,6 +689,56 @@ static int write_daily(struct wctx *x, struct wrec *list, size_t n)
     return rc < 0 ? rc : 0;
 }
 
+/* LiteLLM_DailyTagSpend: one upsert per request tag (the record's
+ * request_tags JSON array), as LiteLLM's tag aggregate. */
+static int write_daily_tags(struct wctx *x, struct wrec *list, size_t n)
+{
+    static const char *const sql = DAILY_SQL("LiteLLM_DailyTagSpend", "tag");
+    char now_iso[32];
+    sy_iso_time(wall(), now_iso);
+    int rc = 0;
+    struct wrec *w = list;
+    for (size_t i = 0; i < n && rc >= 0; i++, w = w->next) {
+        const struct sy_spend_rec *r = &w->r;
+        if (!r->request_tags || !strchr(r->request_tags, '"'))
+            continue;
+        struct json_object *arr = json_tokener_parse(r->request_tags);
+        char date[32], id[37];
+        sy_iso_time(r->start_s, date);
+        date[10] = 0;
+        size_t nt = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+        for (size_t t = 0; t < nt && rc >= 0; t++) {
+            struct json_object *v = json_object_array_get_idx(arr, t);
+            if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v))
+                continue;
+            int fail = is_failure(r);
+            uuid4(id, &x->rng);
+            struct sy_sval p[17] = {
+                sy_sv_text(id),
+                sy_sv_text(json_object_get_string(v)),
+                sy_sv_text(date),
+                sy_sv_text(nz(r->api_key)),
+                sy_sv_text(nz(r->model)),
+                sy_sv_text(r->model_group),
+                sy_sv_text(nz(r->custom_llm_provider)),
+                sy_sv_int((int64_t)r->usage.prompt_tokens),
+                sy_sv_int((int64_t)r->usage.completion_tokens),
+                sy_sv_int((int64_t)r->usage.cached_tokens),
+                sy_sv_int((int64_t)r->usage.cache_creation_tokens),
+                sy_sv_num(r->spend),
+                sy_sv_int(1),
+                sy_sv_int(!fail),
+                sy_sv_int(fail),
+                sy_sv_ts(now_iso),
+                sy_sv_text(nz(r->mcp_namespaced_tool_name)),
+            };
+            rc = sy_store_exec(x->st, sql, 17, p, NULL, NULL);
+        }
+        json_object_put(arr);
+    }
+    return rc < 0 ? rc : 0;
+}
+
 /* ---- entity spend ---- */
 
 static const char *const ent_sql[SY_ENT__COUNT] = {
@@ -771,6 +836,8 @@ static int write_chunk(struct wctx *x, struct wrec *list, size_t n, int logs)
     if (logs && (rc = write_logs(x, list, n)) < 0)
         goto fail;
     if ((rc = write_daily(x, list, n)) < 0)
+        goto fail;
+    if ((rc = write_daily_tags(x, list, n)) < 0)
         goto fail;
     if ((rc = write_entities(x, list, n)) < 0)
         goto fail;

@@ -797,6 +797,40 @@ const char *sy_call_type(const struct sy_call *c)
 }
 
 /* The call ended: its SpendLogs row, entity spend, the reservation settled (finish hook). */
+/* SpendLogs.request_tags (and LiteLLM_DailyTagSpend): the body's "tags" then
+ * metadata.tags, their raw array contents joined as JSON array text (the
+ * body parsed as JSON, so the text is valid); NULL when there are none. */
+static const char *spend_tags(struct sy_call *c)
+{
+    const char *p = c->req->body.p;
+    struct sy_jspan t1 = {0}, t2 = {0}, meta = {0};
+    if (!p || !c->in.scan.top_is_object)
+        return NULL;
+    if (c->in.scan.rk_mask & (1u << SY_JR_TAGS))
+        t1 = c->in.scan.rk[SY_JR_TAGS];
+    if (memmem(p, c->req->body.len, "metadata", 8))
+        meta = sy_jscan_member(p, (struct sy_jspan){0, c->req->body.len, 'o'}, "metadata");
+    if (meta.type == 'o')
+        t2 = sy_jscan_member(p, meta, "tags");
+    int a1 = t1.type == 'a' && t1.len > 2, a2 = t2.type == 'a' && t2.len > 2;
+    if (!a1 && !a2)
+        return NULL;
+    size_t n1 = a1 ? t1.len - 2 : 0, n2 = a2 ? t2.len - 2 : 0, o = 0;
+    char *out = sy_arena_alloc(&c->req->arena, n1 + n2 + 4);
+    if (!out)
+        return NULL;
+    out[o++] = '[';
+    memcpy(out + o, p + t1.off + 1, n1);
+    o += n1;
+    if (a1 && a2)
+        out[o++] = ',';
+    memcpy(out + o, p + t2.off + 1, n2);
+    o += n2;
+    out[o++] = ']';
+    out[o] = 0;
+    return out;
+}
+
 static void spend_finish(struct sy_call *c, int status)
 {
     if (!c->g->db || !c->req_group)
@@ -854,6 +888,12 @@ static void spend_finish(struct sy_call *c, int status)
                      : c->usage.have_usage && c->cache != SY_CACHE_HIT ? "provider"
                                                                        : NULL;
     r.stream_cut = c->in.stream && c->out.client_started && status == 499; /* the client left mid-stream */
+    r.request_tags = spend_tags(c);
+    if (status >= 400) { /* metadata.error_information */
+        r.error_code = status;
+        r.error_class = c->out.exception_class;
+        r.error_message = c->out.err_msg ? c->out.err_msg : c->up.up_body.len ? c->up.up_body.p : NULL;
+    }
     r.guard_info = c->out.guard_info; /* the guardrails that ran (stages/guardrails.c); NULL: none */
     if (c->g->cfg->store_prompts_in_spend_logs && !c->g->cfg->turn_off_message_logging) {
         /* SpendLogs' proxy_server_request and response (spend/prompts.c, on the writer thread) */

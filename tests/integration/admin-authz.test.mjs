@@ -66,6 +66,9 @@ const MATRIX = {
   'POST /v1/mcp/server': 'info', 'PUT /v1/mcp/server': 'info', 'DELETE /v1/mcp/server/*': 'info',
   'POST /credentials': 'admin', 'GET /credentials': 'read', 'GET /credentials/by_name/*': 'read',
   'GET /credentials/by_model/*': 'read', 'PATCH /credentials/*': 'admin', 'DELETE /credentials/*': 'admin',
+  // the UI's data (admin/activity.c, logdetail.c, settings.c): handlers scope the spend ones to the caller's own
+  'GET /user/daily/activity': 'spend', 'GET /team/daily/activity': 'spend', 'GET /tag/daily/activity': 'spend',
+  'GET /spend/logs/ui/*': 'spend', 'GET /switchyard/settings': 'read',
 };
 
 /** Every route of the C tables: "METHOD path" ("ANY" for method 0). */

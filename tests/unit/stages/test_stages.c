@@ -200,6 +200,7 @@ static const char full_expected[] =
     "  mcp           auth -> mcp\n"
     "  mcp_sse       auth -> mcp_sse\n"
     "  mcp_rest      auth -> mcp\n"
+    "  ui            ui\n"
     "deployments: 1 usable of 1, model groups: 1\n"
     "mcp servers: also the database's LiteLLM_MCPServerTable (read every 10 s)\n";
 
