@@ -10,6 +10,7 @@ PKGS=(
   python3-nacl python3-cryptography # LiteLLM's encryption, for the test fixtures (tests/integration/fixtures/litellm_encrypt.py)
   curl ca-certificates openssl wrk nginx-light
   iproute2 # the agents tier brings up loopback in its own network namespace (tests/agents/run.sh)
+  chromium fonts-dejavu-core # the ui tier: playwright-core drives Debian's browser (tests/ui/run.sh)
 )
 # Node.js (for the SDK end-to-end tests) may come from Debian or be preinstalled.
 command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)

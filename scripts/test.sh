@@ -6,7 +6,8 @@
 # tests, integration tests of the real binary against the mock upstream, the
 # OpenAI Node SDK end-to-end tests, the MCP gateway with the official MCP SDK
 # on both sides (tests/mcp), the coding-agent CLIs (Claude Code,
-# Codex, opencode) end to end (tests/agents), the config corpus check, the tokenizer
+# Codex, opencode) end to end (tests/agents), the admin UI in Chromium (tests/ui,
+# screenshots in $UI_ARTIFACTS), the config corpus check, the tokenizer
 # differential test against tiktoken, the same unit+integration tests under
 # sanitizers, and each fuzz harness briefly.
 # Ends with one line "N passed, N failed".
@@ -60,7 +61,7 @@ export SWITCHYARD_BIN=$ROOT/build/switchyard MOCK_UPSTREAM_BIN=$ROOT/build/tests
 tier layers-calls plain bash scripts/check-layers.sh --objects build
 
 # --- npm test clients (official SDKs, tiktoken reference, coding-agent CLIs) --
-for d in tests/e2e tests/tokenizer tests/agents tests/logging tests/mcp; do
+for d in tests/e2e tests/tokenizer tests/agents tests/logging tests/mcp tests/ui; do
   [ -f "$d/package.json" ] && (cd "$d" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1 || npm install --silent --no-audit --no-fund >/dev/null)
 done
 
@@ -83,6 +84,9 @@ tier guardrails node node --test --test-concurrency=1 tests/guardrails/
 # the MCP gateway with the official MCP SDK on both sides (one tier: not repeated under ASan)
 tier mcp node node --test --test-concurrency=1 tests/mcp/
 tier agents node bash tests/agents/run.sh
+# the admin UI in Debian's Chromium (playwright-core, axe-core); screenshots in $UI_ARTIFACTS
+export UI_ARTIFACTS=${UI_ARTIFACTS:-$ROOT/build/ui-artifacts}
+tier ui node bash tests/ui/run.sh
 tier config-corpus plain bash tests/integration/check-config-corpus.sh "$SWITCHYARD_BIN"
 if [ -x tests/tokenizer/run.sh ]; then
   tier tokenizer-differential node env SY_TOKENIZE="$ROOT/build/tests/unit/tokenizer/sy-tokenize" tests/tokenizer/run.sh
