@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <openssl/sha.h>
 #include <string.h>
 #include <strings.h>
 
@@ -36,6 +37,7 @@
 #include "limits/limits.h"
 #include "admin/entity_impl.h"
 #include "config/config.h"
+#include "core/hex.h"
 #include "core/buf.h"
 #include "core/pyrepr.h"
 #include "router/table.h"
@@ -540,7 +542,7 @@ static const struct sy__field USER_F[] = {
     {"blocked", SY_FK_BOOL, NULL, 0},
     {"auto_create_key", SY_FK_BOOL, NULL, 0},
     {"send_invite_email", SY_FK_BOOL, NULL, 0},
-    {"password", SY_FK_STR, NULL, 0},
+    {"password", SY_FK_STR, "password", 0}, /* stored as its sha256 hex (hash_password below) */
     {"guardrails", SY_FK_STRARR, NULL, 0},
     {"prompts", SY_FK_STRARR, NULL, 0},
     {"model_rpm_limit", SY_FK_OBJ, NULL, 0},
@@ -725,9 +727,26 @@ static void new_user_defaults(const struct sy_admin_ctx *a, struct json_object *
         json_object_object_add(body, "budget_duration", json_object_new_string(c->internal_user_budget_duration));
 }
 
+/* A password given to /user/new or /user/update is stored as LiteLLM's
+ * hash_token of it (sha256 hex), which LiteLLM's login accepts as it accepts
+ * the text; the UI's login (stages/ui.c) checks it the same way. Never
+ * returned (row answers leave the column out). */
+static void hash_password(struct json_object *body)
+{
+    struct json_object *v;
+    if (!body || !json_object_object_get_ex(body, "password", &v) || !json_object_is_type(v, json_type_string))
+        return;
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    char hx[65];
+    SHA256((const unsigned char *)json_object_get_string(v), (size_t)json_object_get_string_len(v), d);
+    sy_hex_encode(hx, d, sizeof d);
+    json_object_object_add(body, "password", json_object_new_string(hx));
+}
+
 static void user_new(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a), *teams = NULL;
+    hash_password(body);
     struct sy__cset cs = {0}, ks = {0};
     struct sy_admin_row urow = {0}, krow = {0};
     char uid[256], now[32], key[64], token[65], key_name[32];
@@ -987,6 +1006,7 @@ out:
 static void user_update(struct sy_store *st, struct sy_admin_ctx *a)
 {
     struct json_object *body = sy_admin_body(a);
+    hash_password(body);
     struct sy__cset cs = {0};
     struct sy_admin_row old = {0}, row = {0};
     const char *user_id = NULL, *email = NULL;

@@ -37,6 +37,10 @@
 #include "core/hex.h"
 #include "http/reply.h"
 #include "http/server.h"
+#include "admin/admin.h"
+#include "admin/validate.h"
+#include "gateway/offload.h"
+#include "keys/keys.h"
 #include "store/store.h"
 #include "ui/ui.h"
 
@@ -78,6 +82,255 @@ static void reply_json(struct sy_call *c, int status, const char *hdrs, size_t h
         sy_resp_simple(c->req, status, hdrs, hn, "application/json", b->p, b->len);
 }
 
+/* ---- internal users (a DB thread) -------------------------------------------
+ *
+ * A user logs in with their user_id or user_email and the password stored in
+ * LiteLLM_UserTable.password, compared as LiteLLM's login does: equal to the
+ * text, or to its sha256 hex (hash_token; /user/new and /user/update store
+ * that). The session is a virtual key made for the user by the management
+ * API's own /key/generate (duration = the session TTL, metadata
+ * switchyard_ui_session), so every route sees the user's role and scope as
+ * for any of their keys; the cookie names its sha256. Logout deletes it. */
+struct ujob {
+    char user[256], pass[1024];
+    long long ttl;
+    int status; /* 0 ok, else the HTTP status of the refusal */
+    char user_id[256], role[64], token[65];
+    char *inval[SY_ADMIN_MAX_INVAL];
+    int ninval;
+};
+
+/* The columns user_id, user_role and password of the rows a query returns. */
+struct urow {
+    int n, has_pw;
+    char uid[256], role[64], pw[1024];
+};
+
+static int urow_cb(void *ud, const struct sy_srow *r)
+{
+    struct urow *u = ud;
+    if (u->n++)
+        return 0;
+    const char *id = sy_srow_text(r, "user_id"), *ro = sy_srow_text(r, "user_role"), *pa = sy_srow_text(r, "password");
+    snprintf(u->uid, sizeof u->uid, "%s", id ? id : "");
+    snprintf(u->role, sizeof u->role, "%s", ro && *ro ? ro : "internal_user_viewer");
+    snprintf(u->pw, sizeof u->pw, "%s", pa ? pa : "");
+    u->has_pw = id && pa && *pa;
+    return 0;
+}
+
+/* 1 and the row when exactly one user matches (an email two users share
+ * names nobody), 0 none, -1 the database failed. */
+static int user_row(struct sy_store *st, const char *sql, const char *v, struct urow *u)
+{
+    struct sy_sval p[1] = {sy_sv_text(v)};
+    memset(u, 0, sizeof *u);
+    int rc = sy_store_exec(st, sql, 1, p, urow_cb, u);
+    if (rc < 0)
+        return -1;
+    return u->n == 1 && u->has_pw;
+}
+
+static void jstr(struct sy_buf *b, const char *s)
+{
+    SY_BUF_LIT(b, "\"");
+    sy_buf_json_escape(b, s, strlen(s));
+    SY_BUF_LIT(b, "\"");
+}
+
+/* Run a management route as the master key would (admin/admin.h), on this DB thread. */
+static int admin_call(struct sy_store *st, struct sy_call *c, struct ujob *j, int method, const char *path,
+                      const char *body, struct sy_buf *out)
+{
+    int known = 0;
+    const struct sy_admin_route *rt = sy_admin_match(method, path, strlen(path), &known);
+    if (!rt)
+        return -1;
+    struct sy_admin_ctx a;
+    memset(&a, 0, sizeof a);
+    a.method = method;
+    a.path = path;
+    a.query = "";
+    a.body = body;
+    a.body_len = strlen(body);
+    a.is_admin = a.is_master = 1;
+    a.caller_role = SY_ROLE_PROXY_ADMIN;
+    a.now = (double)time(NULL);
+    a.table = &c->g->table;
+    a.master_key = c->g->master_key;
+    a.master_key_len = c->g->master_key_len;
+    sy_buf_init(&a.out, 1u << 20);
+    if (sy_admin_validate(&a) == 0)
+        rt->fn(st, &a);
+    for (int i = 0; i < a.ninval; i++) {
+        if (j->ninval < SY_ADMIN_MAX_INVAL)
+            j->inval[j->ninval++] = a.inval[i];
+        else
+            free(a.inval[i]);
+    }
+    *out = a.out;
+    return a.status && a.status != 200 ? -1 : 0;
+}
+
+static void ulogin_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct ujob *j = arg;
+    struct urow u;
+    j->status = 401;
+    int f =
+        user_row(st, "SELECT user_id, user_role, password FROM \"LiteLLM_UserTable\" WHERE user_id = $1", j->user, &u);
+    if (f == 0)
+        f = user_row(st, "SELECT user_id, user_role, password FROM \"LiteLLM_UserTable\" WHERE user_email = $1",
+                     j->user, &u);
+    if (f < 0) {
+        j->status = 503;
+        return;
+    }
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    char hx[65];
+    SHA256((const unsigned char *)j->pass, strlen(j->pass), d);
+    sy_hex_encode(hx, d, sizeof d);
+    int ok =
+        f == 1 && (sy_ui_ct_eq(j->pass, strlen(j->pass), u.pw, strlen(u.pw)) | sy_ui_ct_eq(hx, 64, u.pw, strlen(u.pw)));
+    snprintf(j->user_id, sizeof j->user_id, "%s", u.uid);
+    snprintf(j->role, sizeof j->role, "%s", u.role);
+    OPENSSL_cleanse(&u, sizeof u);
+    OPENSSL_cleanse(j->pass, sizeof j->pass);
+    if (!ok)
+        return;
+    struct sy_buf body, out;
+    sy_buf_init(&body, 4096);
+    SY_BUF_LIT(&body, "{\"user_id\":");
+    jstr(&body, j->user_id);
+    sy_buf_printf(&body, ",\"duration\":\"%llds\",\"metadata\":{\"switchyard_ui_session\":true}}", j->ttl);
+    int rc = sy_buf_failed(&body) ? -1 : admin_call(st, c, j, HTTP_POST, "/key/generate", body.p, &out);
+    sy_buf_free(&body);
+    const char *t = rc == 0 && out.p ? strstr(out.p, "\"token\":\"") : NULL;
+    if (t && strlen(t + 9) >= 64 && t[9 + 64] == '"') {
+        memcpy(j->token, t + 9, 64);
+        j->token[64] = 0;
+        j->status = 0;
+    } else {
+        j->status = 500;
+    }
+    sy_buf_free(&out);
+}
+
+static void publish_inval(struct sy_call *c, struct ujob *j)
+{
+    for (int i = 0; i < j->ninval; i++) {
+        sy_gateway_invalidate(c->w, j->inval[i]);
+        free(j->inval[i]);
+    }
+    j->ninval = 0;
+}
+
+static void login_user_ok(struct sy_call *c, const char *salt, struct ujob *j);
+
+static void ulogin_done(struct sy_call *c, void *arg)
+{
+    struct ujob *j = arg;
+    publish_inval(c, j);
+    if (j->status == 0) {
+        login_user_ok(c, sy_ui_salt(c->g->master_key), j);
+        return;
+    }
+    if (j->status == 401) {
+        char ukey[300];
+        char akey[80], addr[64];
+        snprintf(ukey, sizeof ukey, "u:%s", j->user);
+        snprintf(akey, sizeof akey, "a:%s", sy_req_peer(c->req, addr, sizeof addr) == 0 ? addr : "?");
+        sy_ui_login_failed(ukey, (long long)time(NULL));
+        sy_ui_login_failed(akey, (long long)time(NULL));
+        auth_error(c, 401, "Invalid credentials used to access UI.");
+        return;
+    }
+    sy_call_error(c, j->status, "internal_server_error", "None",
+                  j->status == 503 ? "No connected db." : "the session could not be created", NULL, 0);
+}
+
+/* The user session named by a cookie: its key's user and role (a DB thread). */
+static void usess_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct ujob *j = arg;
+    struct sy_sval p[1] = {sy_sv_text(j->token)};
+    struct urow u;
+    memset(&u, 0, sizeof u);
+    j->status = 401;
+    int rc = sy_store_exec(st,
+                           "SELECT t.user_id AS user_id, u.user_role AS user_role, 'x' AS password FROM "
+                           "\"LiteLLM_VerificationToken\" t LEFT JOIN \"LiteLLM_UserTable\" u ON u.user_id = "
+                           "t.user_id WHERE t.token = $1",
+                           1, p, urow_cb, &u);
+    if (rc < 0)
+        j->status = 503;
+    else if (u.n == 1 && u.has_pw) {
+        snprintf(j->user_id, sizeof j->user_id, "%s", u.uid);
+        snprintf(j->role, sizeof j->role, "%s", u.role);
+        j->status = 0;
+    }
+}
+
+static void usess_done(struct sy_call *c, void *arg)
+{
+    struct ujob *j = arg;
+    if (j->status) {
+        if (j->status == 401)
+            auth_error(c, 401, "Authentication Error, not logged in (the session has ended)");
+        else
+            sy_call_error(c, j->status, "internal_server_error", "None", "No connected db.", NULL, 0);
+        return;
+    }
+    const char *salt = sy_ui_salt(c->g->master_key);
+    struct sy_ui_sess s = {.kind = SY_UI_USER, .exp = j->ttl};
+    memcpy(s.id, j->token, 65);
+    char csrf[65], exp[32];
+    sy_ui_csrf(salt, &s, csrf);
+    iso(j->ttl, exp);
+    struct sy_buf b;
+    sy_buf_init(&b, 4096);
+    SY_BUF_LIT(&b, "{\"user_id\":");
+    jstr(&b, j->user_id);
+    SY_BUF_LIT(&b, ",\"user_role\":");
+    jstr(&b, j->role);
+    sy_buf_printf(&b, ",\"is_admin\":%s,\"csrf_token\":\"%s\",\"expires_at\":\"%s\",\"auth\":true}",
+                  strcmp(j->role, "proxy_admin") == 0 ? "true" : "false", csrf, exp);
+    reply_json(c, 200, "cache-control: no-store\r\n", 25, &b);
+    sy_buf_free(&b);
+}
+
+/* Logout of a user session: its key deleted (a DB thread). */
+static void ulogout_run(struct sy_store *st, struct sy_call *c, void *arg)
+{
+    struct ujob *j = arg;
+    struct sy_buf body, out;
+    sy_buf_init(&body, 256);
+    sy_buf_printf(&body, "{\"keys\":[\"%s\"]}", j->token);
+    admin_call(st, c, j, HTTP_POST, "/key/delete", body.p, &out);
+    sy_buf_free(&out);
+    sy_buf_free(&body);
+}
+
+static void ulogout_done(struct sy_call *c, void *arg)
+{
+    static const char clear[] = "set-cookie: " SY_UI_COOKIE "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0\r\n"
+                                "cache-control: no-store\r\n";
+    publish_inval(c, arg);
+    struct sy_buf b;
+    sy_buf_init(&b, 64);
+    SY_BUF_LIT(&b, "{\"message\":\"logged out\"}");
+    reply_json(c, 200, clear, sizeof clear - 1, &b);
+    sy_buf_free(&b);
+}
+
+static struct ujob *ujob_new(struct sy_call *c)
+{
+    struct ujob *j = sy_arena_alloc(&c->req->arena, sizeof *j);
+    if (j)
+        memset(j, 0, sizeof *j);
+    return j;
+}
+
 /* ---- GET /ui/session ---- */
 static int session_get(struct sy_call *c)
 {
@@ -92,7 +345,19 @@ static int session_get(struct sy_call *c)
         return SY_DONE;
     }
     struct sy_ui_sess s;
-    if (sy_ui_req_session(c->req, salt, now_s(), &s) != 1 || s.kind != SY_UI_MASTER) {
+    int rc = sy_ui_req_session(c->req, salt, now_s(), &s);
+    struct ujob *j;
+    if (rc == 1 && s.kind == SY_UI_USER && sy_gw.db && (j = ujob_new(c)) != NULL) {
+        sy_buf_free(&b);
+        memcpy(j->token, s.id, 65);
+        j->ttl = s.exp; /* the session's end, for the answer */
+        if (sy_call_db(c, usess_run, usess_done, j) != 0) {
+            sy_call_error(c, 503, "internal_server_error", "None", "No connected db.", NULL, 0);
+            return SY_DONE;
+        }
+        return SY_AGAIN;
+    }
+    if (rc != 1 || s.kind != SY_UI_MASTER) {
         sy_buf_free(&b);
         auth_error(c, 401, "Authentication Error, not logged in (no valid session cookie)");
         return SY_DONE;
@@ -187,13 +452,53 @@ static int login(struct sy_call *c)
     int pok = sy_ui_ct_eq(pass, strlen(pass), c->g->master_key, c->g->master_key_len);
     if (ui_pass && *ui_pass)
         pok |= sy_ui_ct_eq(pass, strlen(pass), ui_pass, strlen(ui_pass));
-    OPENSSL_cleanse(pass, sizeof pass);
     if (uok && pok)
         return login_ok(c, sy_ui_salt(c->g->master_key));
+    struct ujob *j;
+    if (!uok && sy_gw.db && (j = ujob_new(c)) != NULL) { /* an internal user (a DB thread) */
+        snprintf(j->user, sizeof j->user, "%s", user);
+        memcpy(j->pass, pass, sizeof j->pass);
+        OPENSSL_cleanse(pass, sizeof pass);
+        j->ttl = session_ttl(c);
+        if (sy_call_db(c, ulogin_run, ulogin_done, j) != 0) {
+            OPENSSL_cleanse(j->pass, sizeof j->pass);
+            sy_call_error(c, 503, "internal_server_error", "None", "No connected db.", NULL, 0);
+            return SY_DONE;
+        }
+        return SY_AGAIN;
+    }
+    OPENSSL_cleanse(pass, sizeof pass);
     sy_ui_login_failed(ukey, now);
     sy_ui_login_failed(akey, now);
     auth_error(c, 401, "Invalid credentials used to access UI.");
     return SY_DONE;
+}
+
+static void login_user_ok(struct sy_call *c, const char *salt, struct ujob *j)
+{
+    struct sy_ui_sess s = {.kind = SY_UI_USER, .exp = now_s() + j->ttl};
+    memcpy(s.id, j->token, 65);
+    char tok[SY_UI_TOKEN_MAX + 1], exp[32];
+    if (sy_ui_token_make(salt, &s, tok, sizeof tok) < 0) {
+        sy_call_error(c, 500, "internal_server_error", "None", "session token", NULL, 0);
+        return;
+    }
+    iso(s.exp, exp);
+    char h[512];
+    int form = form_post(c->req);
+    int hn = snprintf(h, sizeof h,
+                      "set-cookie: " SY_UI_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%lld%s\r\n"
+                      "cache-control: no-store\r\n%s",
+                      tok, j->ttl, over_tls(c->req) ? "; Secure" : "", form ? "location: /ui/\r\n" : "");
+    struct sy_buf b;
+    sy_buf_init(&b, 1024);
+    SY_BUF_LIT(&b, "{\"user_id\":");
+    jstr(&b, j->user_id);
+    SY_BUF_LIT(&b, ",\"user_role\":");
+    jstr(&b, j->role);
+    sy_buf_printf(&b, ",\"expires_at\":\"%s\"}", exp);
+    reply_json(c, form ? 303 : 200, h, (size_t)hn, &b);
+    sy_buf_free(&b);
 }
 
 /* ---- POST /logout ---- */
@@ -210,6 +515,12 @@ static int logout(struct sy_call *c)
     }
     if (rc == 1 && s.kind == SY_UI_MASTER)
         sy_ui_revoke(s.id, s.exp);
+    struct ujob *j;
+    if (rc == 1 && s.kind == SY_UI_USER && sy_gw.db && (j = ujob_new(c)) != NULL) {
+        memcpy(j->token, s.id, 65);
+        if (sy_call_db(c, ulogout_run, ulogout_done, j) == 0)
+            return SY_AGAIN;
+    }
     struct sy_buf b;
     sy_buf_init(&b, 64);
     SY_BUF_LIT(&b, "{\"message\":\"logged out\"}");
