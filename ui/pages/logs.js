@@ -82,7 +82,6 @@ async function fill(body, row) {
 export default {
   id: "logs",
   title: "Logs",
-  icon: "📜",
   render(root) {
     const now = new Date();
     const f = {

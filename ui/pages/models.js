@@ -66,6 +66,23 @@ function toBody(v) {
   return { model_name: v.model_name, litellm_params: lp, model_info: v.model_info || {} };
 }
 
+// The database models are served once the registry has rebuilt the config in
+// force (a few ms after the write, on a DB thread): wait until the list shows
+// the change (bounded) before redrawing, so a new row is never missed.
+async function served(pred) {
+  for (let i = 0; i < 40; i++) {
+    try {
+      const r = await api("GET", "/v2/model/info");
+      if (pred((r && r.data) || [])) return;
+    } catch (e) {
+      return;
+    }
+    await new Promise((res) => setTimeout(res, 250));
+  }
+}
+
+const hasId = (rows, id) => rows.some((d) => (d.model_info || {}).id === id);
+
 export default {
   id: "models",
   title: "Models",
@@ -78,7 +95,9 @@ export default {
         "Add model",
         modelSpec(),
         async (v) => {
-          await api("POST", "/model/new", { body: toBody(v) });
+          const r = await api("POST", "/model/new", { body: toBody(v) });
+          const id = r && (r.model_id || (r.model_info || {}).id);
+          if (id) await served((rows) => hasId(rows, id));
           toast("Model added", "success");
           tbl.goto(1);
         },
@@ -102,6 +121,7 @@ export default {
       if (!(await confirmDialog("Delete model", `Delete the deployment ${id} of ${d.model_name}?`))) return;
       try {
         await api("POST", "/model/delete", { body: { id } });
+        await served((rows) => !hasId(rows, id));
         toast("Model deleted", "success");
         tbl.goto(1);
       } catch (e) {

@@ -46,7 +46,6 @@ async function readStream(res, onDelta) {
 export default {
   id: "playground",
   title: "Playground",
-  icon: "💬",
   async render(root) {
     const status = h("div", { "aria-live": "polite" }, loading("Loading models…"));
     root.append(h("div", { class: "page-head" }, h("h1", { id: "page-title" }, "Playground")), status);

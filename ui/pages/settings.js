@@ -80,7 +80,6 @@ function guardrails(list) {
 export default {
   id: "settings",
   title: "Settings",
-  icon: "⚙️",
   roles: ["proxy_admin", "proxy_admin_viewer"],
   async render(root) {
     const body = h("div", { "aria-live": "polite" }, loading("Loading settings…"));

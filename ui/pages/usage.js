@@ -59,7 +59,6 @@ async function load(route, start, end) {
 export default {
   id: "usage",
   title: "Usage",
-  icon: "📈",
   render(root) {
     const today = new Date();
     const from = new Date(today.getTime() - 29 * 86400e3);
